@@ -1,0 +1,16 @@
+# Source this to use the project's environment: the venv, the built interfaces, and ROS 2
+# discovery kept on this machine (Jazzy+ and Humble variables both).
+_SM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$_SM_ROOT/.venv/bin/activate"
+if [ -f "$_SM_ROOT/install/setup.bash" ]; then
+  # colcon's setup scripts read unset variables
+  set +u; . "$_SM_ROOT/install/setup.bash"; set -u 2>/dev/null || true
+fi
+# The wheels' shared libraries and the interfaces' typesupport libraries
+_SM_SITE=$("$_SM_ROOT/.venv/bin/python" -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+export LD_LIBRARY_PATH="$_SM_ROOT/install/spatial_manip_interfaces/lib:$_SM_ROOT/.venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export ROS_AUTOMATIC_DISCOVERY_RANGE=${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
+export ROS_LOCALHOST_ONLY=${ROS_LOCALHOST_ONLY:-1}
+export MUJOCO_GL=${MUJOCO_GL:-egl}
+export PYOPENGL_PLATFORM=${PYOPENGL_PLATFORM:-egl}
+unset _SM_SITE

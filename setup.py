@@ -1,0 +1,42 @@
+"""ament_python package `spatial_manip`.
+
+Node executables are console_scripts so `ros2 run spatial_manip <node>` works on a ROS machine
+(setup.cfg puts them in lib/spatial_manip); `spatial-manip` is the command line for people.
+"""
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "spatial_manip"
+
+# node name -> module with main(); the bringup graphs refer to these names
+NODES = {
+    "planner_node": "spatial_manip.nodes.planner_node",
+}
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(include=[PACKAGE, PACKAGE + ".*"]),
+    package_data={PACKAGE: ["sim/assets/*", "web/*"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", ["resource/" + PACKAGE]),
+        ("share/" + PACKAGE, ["package.xml"]),
+        ("share/" + PACKAGE + "/launch", glob("launch/*.py")),
+        ("share/" + PACKAGE + "/config/graphs", glob("config/graphs/*.yaml")),
+        ("share/" + PACKAGE + "/config/params", glob("config/params/*.yaml")),
+        ("share/" + PACKAGE + "/config", glob("config/*.yaml")),
+        ("share/" + PACKAGE + "/urdf", glob("urdf/*")),
+    ],
+    install_requires=["setuptools"],
+    zip_safe=False,
+    maintainer="spatial_manip maintainers",
+    maintainer_email="maintainers@spatial-manip.dev",
+    description="Spatial-instruction pick and place for a UR5 with a RealSense L515.",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    entry_points={
+        "console_scripts": [f"{name} = {mod}:main" for name, mod in NODES.items()]
+        + ["spatial-manip = spatial_manip.cli:main"],
+    },
+)

@@ -1,0 +1,48 @@
+"""`spatial-manip`: the one command line for people.
+
+Each subcommand lives in its own module with `add_arguments(parser)` and `run(args) -> int`;
+the table below names them, so `--help` lists everything without importing heavy modules.
+To add a subcommand, add one line here.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
+    "goal": ("spatial_manip.bringup.goal_cli", "send one ExecuteInstruction goal and print feedback and result"),
+}
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="spatial-manip",
+        description="Spatial-instruction pick and place: a VLM chooses, geometry computes. "
+        "Run `spatial-manip COMMAND --help` for the options of one command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    wanted = next((a for a in (argv or []) if not a.startswith("-")), None)
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == wanted:  # import only the module that will run
+            mod = importlib.import_module(module)
+            mod.add_arguments(p)
+            p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv)
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 0 if args.command is None else 2
+    return int(args._run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
