@@ -1,0 +1,388 @@
+"""Every spatial word, defined once (ESPIRE A.2). The planner, the task generator and the
+success checker all call these functions; nothing else may re-define a spatial word.
+
+Reference frames
+- relative:  viewer-centred. Forward is the viewer's gaze projected on the ground; origin the viewer.
+- intrinsic: object-centred. Forward is the reference object's front (+x) projected on the ground;
+             origin the object's centre. The frame is *attached* to the reference.
+- absolute:  fixed world axes: north = +y, east = +x, up = +z (gravity is -z).
+
+Positional relations ("O1 is left of O2"): compare coordinates along the frame's right axis.
+"behind" (ESPIRE A.2): if the frame is independent of O2, O1 is further than O2 along the
+forward axis; if the frame is attached to O2, O1 is further along the *opposite* of O2's front.
+"in front of" is the mirror of "behind" in both cases. above/below compare along gravity only.
+
+Directional relations ("a book to your left", "at 3 o'clock of the mirror"): the bearing of O1
+seen from the frame's origin (or from O2) falls in a sector: left/right/front/behind are the
+90-degree sectors around those directions; clock positions are 30-degree sectors with 12 o'clock
+on the forward axis and 3 o'clock on the right.
+
+Distances are boundary to boundary between oriented boxes (0 when they touch or overlap), and
+boundary to point for a viewpoint. Tilt is the angle between the global up axis and the object's
+upright axis (+z of the object).
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence, Union
+
+import numpy as np
+
+from spatial_manip.scene import Region, SceneObject, Viewpoint
+
+UP = np.array([0.0, 0.0, 1.0])
+NORTH = np.array([0.0, 1.0, 0.0])
+
+Boxlike = Union[SceneObject, Region]
+Placeable = Union[SceneObject, Region, Viewpoint]
+
+# Thresholds with a meaning a person would agree with; named so every caller shares them.
+FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's up
+UPRIGHT_MIN_TILT_DEG = 70.0     # standing upright: the book's long side near vertical
+POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
+RANK_TIE_M = 0.01               # values within 1 cm share a rank
+
+
+class Frame(str, enum.Enum):
+    RELATIVE = "relative"
+    INTRINSIC = "intrinsic"
+    ABSOLUTE = "absolute"
+
+
+@dataclass(frozen=True)
+class FrameAxes:
+    """A reference frame instance: origin and ground-plane axes (unit vectors, world frame)."""
+
+    frame: Frame
+    origin: np.ndarray
+    forward: np.ndarray
+    right: np.ndarray
+    up: np.ndarray
+    attached_to: str | None = None   # id of the reference the frame is attached to (intrinsic)
+
+    def coords(self, point) -> np.ndarray:
+        """(forward, right, up) coordinates of a world point relative to the origin."""
+        d = np.asarray(point, float) - self.origin
+        return np.array([d @ self.forward, d @ self.right, d @ self.up])
+
+
+def horizontal(v) -> np.ndarray:
+    """Unit projection of a vector on the ground plane."""
+    v = np.asarray(v, float)
+    h = v - (v @ UP) * UP
+    n = np.linalg.norm(h)
+    if n < 1e-9:
+        raise ValueError(f"direction {v.tolist()} is vertical: it has no forward on the ground plane")
+    return h / n
+
+
+def _axes(frame: Frame, origin, forward, attached_to=None) -> FrameAxes:
+    f = horizontal(forward)
+    right = np.cross(f, UP)          # forward x up = right (x fwd, z up -> right is -y)
+    return FrameAxes(frame, np.asarray(origin, float), f, right, UP.copy(), attached_to)
+
+
+def frame_axes(frame: Frame | str, *, viewer: Viewpoint | None = None,
+               reference: Placeable | None = None, reference_id: str | None = None) -> FrameAxes:
+    """Build a frame. relative needs `viewer`; intrinsic needs an oriented `reference` (an
+    object with a front, or a Viewpoint such as the robot); absolute needs nothing."""
+    frame = Frame(frame)
+    if frame is Frame.ABSOLUTE:
+        return FrameAxes(frame, np.zeros(3), NORTH.copy(), np.array([1.0, 0, 0]), UP.copy())
+    if frame is Frame.RELATIVE:
+        if viewer is None:
+            raise ValueError("a relative frame needs the viewer's pose")
+        return _axes(frame, viewer.position, viewer.forward, "viewer")
+    if reference is None:
+        raise ValueError("an intrinsic frame needs a reference object")
+    if isinstance(reference, Viewpoint):
+        return _axes(frame, reference.position, reference.forward, reference_id or "viewpoint")
+    if isinstance(reference, SceneObject) and not reference.oriented:
+        raise ValueError(f"{reference.id!r} has no front, so it has no intrinsic frame; use the viewer's")
+    return _axes(frame, reference.center, reference.rotation[:, 0], reference.id)
+
+
+def default_frame(reference: Placeable | None, viewer: Viewpoint) -> FrameAxes:
+    """The frame a careful human uses when none is named (ESPIRE): the reference's own frame
+    when it has a front, else the viewer's."""
+    if isinstance(reference, Viewpoint) or (isinstance(reference, SceneObject) and reference.oriented):
+        return frame_axes(Frame.INTRINSIC, reference=reference)
+    return frame_axes(Frame.RELATIVE, viewer=viewer)
+
+
+def position_of(x: Placeable | np.ndarray) -> np.ndarray:
+    if isinstance(x, (SceneObject, Region)):
+        return x.center
+    if isinstance(x, Viewpoint):
+        return x.position
+    return np.asarray(x, float).reshape(3)
+
+
+# --- positional relations ---------------------------------------------------------------------
+def _delta(a, b, axes: FrameAxes) -> np.ndarray:
+    return axes.coords(position_of(a)) - axes.coords(position_of(b))
+
+
+def is_left_of(a, b, axes: FrameAxes, margin: float = POSITION_MARGIN_M) -> bool:
+    return bool(_delta(a, b, axes)[1] < -margin)
+
+
+def is_right_of(a, b, axes: FrameAxes, margin: float = POSITION_MARGIN_M) -> bool:
+    return bool(_delta(a, b, axes)[1] > margin)
+
+
+def _attached(b, axes: FrameAxes) -> bool:
+    bid = getattr(b, "id", None)
+    return axes.attached_to is not None and (bid == axes.attached_to or isinstance(b, Viewpoint))
+
+
+def is_behind(a, b, axes: FrameAxes, margin: float = POSITION_MARGIN_M) -> bool:
+    """ESPIRE A.2: further along forward if the frame is independent of b; further along the
+    opposite of b's front if the frame is attached to b."""
+    d = _delta(a, b, axes)[0]
+    return bool(d < -margin) if _attached(b, axes) else bool(d > margin)
+
+
+def is_in_front_of(a, b, axes: FrameAxes, margin: float = POSITION_MARGIN_M) -> bool:
+    d = _delta(a, b, axes)[0]
+    return bool(d > margin) if _attached(b, axes) else bool(d < -margin)
+
+
+def is_above(a, b, margin: float = POSITION_MARGIN_M) -> bool:
+    """Along gravity only (absolute): a's bottom is above b's top when both are boxes."""
+    return bool(_bottom(a) > _top(b) - margin)
+
+
+def is_below(a, b, margin: float = POSITION_MARGIN_M) -> bool:
+    return is_above(b, a, margin)
+
+
+def _top(x) -> float:
+    if isinstance(x, (SceneObject, Region)):
+        return float(_corners(x)[:, 2].max())
+    return float(position_of(x)[2])
+
+
+def _bottom(x) -> float:
+    if isinstance(x, (SceneObject, Region)):
+        return float(_corners(x)[:, 2].min())
+    return float(position_of(x)[2])
+
+
+def is_between(x, a, b) -> bool:
+    """x's centre projects onto the ground segment from a to b (strictly inside it) and lies
+    closer to that segment than half the segment's length."""
+    pa, pb, px = (position_of(o)[:2] for o in (a, b, x))
+    ab = pb - pa
+    L2 = float(ab @ ab)
+    if L2 < 1e-12:
+        return False
+    t = float((px - pa) @ ab) / L2
+    off = np.linalg.norm(px - (pa + t * ab))
+    return 0.0 < t < 1.0 and off < 0.5 * math.sqrt(L2)
+
+
+# --- directional relations (sectors) ----------------------------------------------------------
+def bearing_deg(target, axes: FrameAxes, origin=None) -> float:
+    """Clockwise angle from the frame's forward axis to the target, seen from `origin`
+    (default the frame's origin), in [0, 360). 90 = right, 180 = behind, 270 = left."""
+    o = axes.origin if origin is None else position_of(origin)
+    d = position_of(target) - o
+    f, r = float(d @ axes.forward), float(d @ axes.right)
+    return math.degrees(math.atan2(r, f)) % 360.0
+
+
+DIRECTION_CENTRES = {"front": 0.0, "right": 90.0, "behind": 180.0, "left": 270.0}
+
+
+def direction_of(target, axes: FrameAxes, origin=None) -> str:
+    """The 90-degree sector (front/right/behind/left) the target lies in.
+
+    For a frame attached to a reference, "front" is the side the reference faces; for an
+    independent frame with a separate `origin` object, "behind" means further away."""
+    b = bearing_deg(target, axes, origin)
+    return min(DIRECTION_CENTRES, key=lambda k: abs((b - DIRECTION_CENTRES[k] + 180) % 360 - 180))
+
+
+def in_direction(target, word: str, axes: FrameAxes, origin=None) -> bool:
+    """Directional relation: 'target is to the <word> of origin' within a 90-degree sector.
+    With an independent frame and a separate reference, front/behind swap (A.2's rule: behind
+    the reference = further along the viewer's forward)."""
+    if word not in DIRECTION_CENTRES:
+        raise ValueError(f"unknown direction {word!r}; expected one of {sorted(DIRECTION_CENTRES)}")
+    got = direction_of(target, axes, origin)
+    independent = origin is not None and not _attached(origin, axes)
+    if independent and word in ("front", "behind"):
+        word = "behind" if word == "front" else "front"
+    return got == word
+
+
+def clock_position(target, axes: FrameAxes, origin=None) -> int:
+    """Clock position 1..12 with 12 on the forward axis and 3 on the right (30-degree sectors)."""
+    h = int(round(bearing_deg(target, axes, origin) / 30.0)) % 12
+    return 12 if h == 0 else h
+
+
+def clock_direction(hour: int, axes: FrameAxes) -> np.ndarray:
+    """Unit ground-plane direction of a clock hour in a frame."""
+    if not 1 <= int(hour) <= 12:
+        raise ValueError(f"clock hours run 1..12, got {hour}")
+    a = math.radians(30.0 * (int(hour) % 12))
+    return math.cos(a) * axes.forward + math.sin(a) * axes.right
+
+
+# --- orientation of an object -----------------------------------------------------------------
+def tilt_deg(obj: SceneObject) -> float:
+    """Angle between the global up axis and the object's upright axis (+z)."""
+    c = float(np.clip(obj.rotation[:, 2] @ UP, -1.0, 1.0))
+    return math.degrees(math.acos(c))
+
+
+def book_pose_class(obj: SceneObject) -> str:
+    """'flat' | 'upright' | 'tilted' for a book. A book lies flat when its thin axis is vertical
+    and stands upright when its thin axis is horizontal; anything else is tilted. The thin axis
+    is the smallest box extent, so this works whichever local axis the book's thickness is on."""
+    thin = obj.rotation[:, int(np.argmin(obj.size))]
+    angle = math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
+    if angle <= FLAT_MAX_TILT_DEG:
+        return "flat"
+    if angle >= UPRIGHT_MIN_TILT_DEG:
+        return "upright"
+    return "tilted"
+
+
+def book_tilt_deg(obj: SceneObject) -> float:
+    """Tilt of a book from upright: 0 standing, 90 lying flat (the angle between the up axis
+    and the book's long upright edge)."""
+    thin = obj.rotation[:, int(np.argmin(obj.size))]
+    return 90.0 - math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
+
+
+# --- distances --------------------------------------------------------------------------------
+def _corners(x: Boxlike) -> np.ndarray:
+    if isinstance(x, SceneObject):
+        return x.corners()
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+    return x.center + (signs * (x.size / 2)) @ x.rotation.T
+
+
+def _project_to_box(p: np.ndarray, box: Boxlike) -> np.ndarray:
+    local = (p - box.center) @ box.rotation
+    local = np.clip(local, -box.size / 2, box.size / 2)
+    return box.center + box.rotation @ local
+
+
+def distance_to_point(box: Boxlike, point) -> float:
+    p = np.asarray(point, float).reshape(3)
+    return float(np.linalg.norm(p - _project_to_box(p, box)))
+
+
+def _separated(a: Boxlike, b: Boxlike) -> bool:
+    """Separating-axis test for two oriented boxes."""
+    axes = [a.rotation[:, i] for i in range(3)] + [b.rotation[:, i] for i in range(3)]
+    axes += [np.cross(a.rotation[:, i], b.rotation[:, j]) for i in range(3) for j in range(3)]
+    ca, cb = _corners(a), _corners(b)
+    for ax in axes:
+        n = np.linalg.norm(ax)
+        if n < 1e-9:
+            continue
+        pa, pb = ca @ (ax / n), cb @ (ax / n)
+        if pa.max() < pb.min() - 1e-9 or pb.max() < pa.min() - 1e-9:
+            return True
+    return False
+
+
+def distance(a: Placeable, b: Placeable) -> float:
+    """Boundary-to-boundary distance in metres: 0 when touching or overlapping; to a viewpoint
+    or point, the distance from the box boundary to that point."""
+    a_box, b_box = isinstance(a, (SceneObject, Region)), isinstance(b, (SceneObject, Region))
+    if not a_box and not b_box:
+        return float(np.linalg.norm(position_of(a) - position_of(b)))
+    if not a_box:
+        return distance_to_point(b, position_of(a))
+    if not b_box:
+        return distance_to_point(a, position_of(b))
+    if not _separated(a, b):
+        return 0.0
+    # Alternating projections between two convex sets converge to a closest pair.
+    p = a.center.copy()
+    for _ in range(200):
+        q = _project_to_box(p, b)
+        p_new = _project_to_box(q, a)
+        if np.linalg.norm(p_new - p) < 1e-7:
+            p = p_new
+            break
+        p = p_new
+    return float(np.linalg.norm(p - _project_to_box(p, b)))
+
+
+# --- ranks ------------------------------------------------------------------------------------
+def rank_select(items: Sequence, key: Callable[[object], float], rank: int = 1,
+                descending: bool = False, tie: float = RANK_TIE_M) -> list:
+    """Items at the given rank (1 = first) of `key`, sorted ascending (or descending). Values
+    within `tie` of each other share a rank, so 'the second leftmost' is well defined when two
+    objects are level."""
+    if rank < 1:
+        raise ValueError(f"ranks start at 1, got {rank}")
+    vals = sorted(((key(x), i) for i, x in enumerate(items)), reverse=descending)
+    groups: list[list[int]] = []
+    for v, i in vals:
+        if groups and abs(v - key(items[groups[-1][0]])) <= tie:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    if rank > len(groups):
+        return []
+    return [items[i] for i in sorted(groups[rank - 1])]
+
+
+def lateral(x, axes: FrameAxes) -> float:
+    """Coordinate along the frame's right axis (smaller = further left)."""
+    return float(axes.coords(position_of(x))[1])
+
+
+def depth(x, axes: FrameAxes) -> float:
+    """Coordinate along the frame's forward axis."""
+    return float(axes.coords(position_of(x))[0])
+
+
+def leftmost(items: Sequence, axes: FrameAxes, rank: int = 1) -> list:
+    return rank_select(items, lambda o: lateral(o, axes), rank)
+
+
+def rightmost(items: Sequence, axes: FrameAxes, rank: int = 1) -> list:
+    return rank_select(items, lambda o: lateral(o, axes), rank, descending=True)
+
+
+def closest(items: Sequence, to: Placeable, rank: int = 1) -> list:
+    return rank_select(items, lambda o: distance(o, to), rank)
+
+
+def farthest(items: Sequence, to: Placeable, rank: int = 1) -> list:
+    return rank_select(items, lambda o: distance(o, to), rank, descending=True)
+
+
+# --- parts of a container (table, shelf) ------------------------------------------------------
+def container_axes(container: SceneObject) -> FrameAxes:
+    """The frame of a person standing at the container's front, facing it: forward points into
+    the container (opposite its front face), so "the left of the table" is that person's left
+    and "the back of the table" is its far side."""
+    return _axes(Frame.INTRINSIC, container.center, -container.rotation[:, 0], container.id)
+
+
+def part_of(x, container: SceneObject, word: str) -> bool:
+    """Whether x lies in the named part of a container: left/right halves, front/back halves
+    (front = the side facing the viewer), upper/lower halves (along gravity)."""
+    ax = container_axes(container)
+    f, r, u = ax.coords(position_of(x))
+    table = {"left": r < 0, "right": r > 0, "front": f < 0, "back": f > 0, "behind": f > 0,
+             "upper": u > 0, "top": u > 0, "lower": u < 0, "bottom": u < 0}
+    if word not in table:
+        raise ValueError(f"unknown part {word!r}; expected one of {sorted(table)}")
+    return bool(table[word])
+
+
+def objects_in(items: Iterable, predicate: Callable[[object], bool]) -> list:
+    return [o for o in items if predicate(o)]
