@@ -19,6 +19,7 @@ class CameraIntrinsics:
     distortion: tuple = field(default=(0.0, 0.0, 0.0, 0.0, 0.0))
 
     def __post_init__(self):
+        object.__setattr__(self, "distortion", tuple(float(c) for c in self.distortion))
         if self.width <= 0 or self.height <= 0:
             raise ValueError(f"image size must be positive, got {self.width}x{self.height}")
         if not (self.fx > 0 and self.fy > 0 and np.isfinite([self.cx, self.cy]).all()):
@@ -39,10 +40,117 @@ class CameraIntrinsics:
         f = 0.5 * height / np.tan(np.radians(fovy_deg) / 2)
         return cls(width, height, f, f, (width - 1) / 2, (height - 1) / 2)
 
+    @classmethod
+    def from_camera_info(cls, info) -> "CameraIntrinsics":
+        """From a sensor_msgs/CameraInfo message or a dict with its fields (k, d, width, height,
+        distortion_model); upper-case K/D as in ROS 1 dicts also work."""
+        get = (lambda k: info.get(k, info.get(k.upper()))) if isinstance(info, dict) else (lambda k: getattr(info, k, None))
+        k, w, h = get("k"), get("width"), get("height")
+        if k is None or w is None or h is None:
+            raise ValueError(f"camera_info needs 'k' (9 numbers), 'width' and 'height'; got keys "
+                             f"{sorted(info) if isinstance(info, dict) else type(info).__name__}")
+        d = tuple(float(x) for x in (get("d") if get("d") is not None else ()))
+        model = str(get("distortion_model") or "plumb_bob")
+        if model not in DISTORTION_MODELS:
+            raise ValueError(f"distortion model {model!r} is not supported; use one of {DISTORTION_MODELS}")
+        return cls.from_K(np.asarray(k, float), int(w), int(h), distortion_model=model,
+                          distortion=_five(d))
+
+    @classmethod
+    def from_realsense(cls, rs_intr) -> "CameraIntrinsics":
+        """From a pyrealsense2.intrinsics (duck-typed: fx fy ppx ppy width height model coeffs)."""
+        name = getattr(rs_intr.model, "name", str(rs_intr.model)).split(".")[-1]
+        model = _RS_MODELS.get(name)
+        if model is None:
+            raise ValueError(f"RealSense distortion {name!r} is not supported; expected one of {sorted(_RS_MODELS)}")
+        return cls(int(rs_intr.width), int(rs_intr.height), float(rs_intr.fx), float(rs_intr.fy),
+                   float(rs_intr.ppx), float(rs_intr.ppy), model, _five(rs_intr.coeffs))
+
+    @property
+    def has_distortion(self) -> bool:
+        return any(abs(float(c)) > 0 for c in self.distortion)
+
+    def to_camera_info(self) -> dict:
+        return {"width": self.width, "height": self.height, "k": self.K.reshape(-1).tolist(),
+                "d": [float(c) for c in self.distortion], "distortion_model": self.distortion_model}
+
     def scaled(self, width: int, height: int) -> "CameraIntrinsics":
         sx, sy = width / self.width, height / self.height
         return CameraIntrinsics(width, height, self.fx * sx, self.fy * sy, self.cx * sx, self.cy * sy,
                                 self.distortion_model, self.distortion)
+
+
+# plumb_bob = OpenCV/ROS Brown-Conrady (k1, k2, p1, p2, k3) mapping ideal -> distorted;
+# inverse_brown_conrady = librealsense's variant whose polynomial maps distorted -> ideal.
+DISTORTION_MODELS = ("plumb_bob", "inverse_brown_conrady")
+_RS_MODELS = {"none": "plumb_bob", "brown_conrady": "plumb_bob", "modified_brown_conrady": "plumb_bob",
+              "inverse_brown_conrady": "inverse_brown_conrady"}
+
+
+def _five(coeffs) -> tuple:
+    c = [float(x) for x in coeffs][:5]
+    return tuple(c + [0.0] * (5 - len(c)))
+
+
+def _brown(xy: np.ndarray, d) -> np.ndarray:
+    """Brown-Conrady polynomial on normalised coordinates (N, 2)."""
+    k1, k2, p1, p2, k3 = d
+    x, y = xy[:, 0], xy[:, 1]
+    r2 = x * x + y * y
+    radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+    return np.stack([x * radial + 2 * p1 * x * y + p2 * (r2 + 2 * x * x),
+                     y * radial + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y], axis=1)
+
+
+def _brown_inverse(xy_target: np.ndarray, d, iterations: int = 20) -> np.ndarray:
+    """Solve _brown(xy) = xy_target by fixed-point iteration (converges for real lenses)."""
+    k1, k2, p1, p2, k3 = d
+    xy = xy_target.copy()
+    for _ in range(iterations):
+        x, y = xy[:, 0], xy[:, 1]
+        r2 = x * x + y * y
+        radial = 1 + r2 * (k1 + r2 * (k2 + r2 * k3))
+        dx = 2 * p1 * x * y + p2 * (r2 + 2 * x * x)
+        dy = p1 * (r2 + 2 * y * y) + 2 * p2 * x * y
+        xy = np.stack([(xy_target[:, 0] - dx) / radial, (xy_target[:, 1] - dy) / radial], axis=1)
+    return xy
+
+
+def undistort_normalized(xy_distorted: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
+    """Ideal normalised coordinates (x/z, y/z) of distorted normalised coordinates."""
+    xy = np.asarray(xy_distorted, float).reshape(-1, 2)
+    if not intr.has_distortion:
+        return xy
+    if intr.distortion_model == "inverse_brown_conrady":
+        return _brown(xy, intr.distortion)
+    return _brown_inverse(xy, intr.distortion)
+
+
+def distort_normalized(xy_ideal: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
+    xy = np.asarray(xy_ideal, float).reshape(-1, 2)
+    if not intr.has_distortion:
+        return xy
+    if intr.distortion_model == "inverse_brown_conrady":
+        return _brown_inverse(xy, intr.distortion)
+    return _brown(xy, intr.distortion)
+
+
+def undistort_points(pixels: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
+    """Pixels (N, 2) as an ideal pinhole camera with the same K would have seen them."""
+    uv = np.asarray(pixels, float).reshape(-1, 2)
+    xy = np.stack([(uv[:, 0] - intr.cx) / intr.fx, (uv[:, 1] - intr.cy) / intr.fy], axis=1)
+    xy = undistort_normalized(xy, intr)
+    return np.stack([xy[:, 0] * intr.fx + intr.cx, xy[:, 1] * intr.fy + intr.cy], axis=1)
+
+
+def pixel_rays(u: np.ndarray, v: np.ndarray, intr: CameraIntrinsics) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised ray coordinates (x/z, y/z) of pixel centres, distortion removed."""
+    x = (np.asarray(u, float) - intr.cx) / intr.fx
+    y = (np.asarray(v, float) - intr.cy) / intr.fy
+    if intr.has_distortion:
+        xy = undistort_normalized(np.stack([x.ravel(), y.ravel()], axis=1), intr)
+        x, y = xy[:, 0].reshape(x.shape), xy[:, 1].reshape(y.shape)
+    return x, y
 
 
 def valid_depth_mask(depth_m: np.ndarray, min_m: float = 0.05, max_m: float = 10.0) -> np.ndarray:
@@ -65,8 +173,8 @@ def backproject(depth_m: np.ndarray, intr: CameraIntrinsics, mask: np.ndarray | 
         ok &= np.asarray(mask, bool)
     v, u = np.nonzero(ok)
     z = d[v, u].astype(np.float64)
-    x = (u - intr.cx) * z / intr.fx
-    y = (v - intr.cy) * z / intr.fy
+    rx, ry = pixel_rays(u, v, intr)
+    x, y = rx * z, ry * z
     return np.stack([x, y, z], axis=1), np.stack([u, v], axis=1)
 
 
@@ -76,7 +184,10 @@ def project(points_cam: np.ndarray, intr: CameraIntrinsics) -> tuple[np.ndarray,
     p = np.atleast_2d(np.asarray(points_cam, float))
     z = p[:, 2]
     with np.errstate(divide="ignore", invalid="ignore"):
-        u = intr.fx * p[:, 0] / z + intr.cx
-        v = intr.fy * p[:, 1] / z + intr.cy
+        xy = np.stack([p[:, 0] / z, p[:, 1] / z], axis=1)
+    if intr.has_distortion:
+        xy = distort_normalized(xy, intr)
+    u = intr.fx * xy[:, 0] + intr.cx
+    v = intr.fy * xy[:, 1] + intr.cy
     inside = (z > 0) & (u >= -0.5) & (u < intr.width - 0.5) & (v >= -0.5) & (v < intr.height - 0.5)
     return np.stack([u, v], axis=1), inside
