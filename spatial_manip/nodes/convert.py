@@ -32,3 +32,79 @@ def pose_stamped(T: np.ndarray, frame_id: str, stamp=None) -> PoseStamped:
 
 def vector3(v) -> Vector3:
     return Vector3(x=float(v[0]), y=float(v[1]), z=float(v[2]))
+
+
+# --- images and camera_info (the RealSense driver's encodings) --------------------------------
+def image_to_array(msg) -> np.ndarray:
+    """sensor_msgs/Image -> numpy: rgb8/bgr8 -> (H, W, 3) uint8 RGB; 16UC1/mono16 -> (H, W)
+    uint16; 32FC1 -> (H, W) float32. Raises ValueError on an unknown encoding or a short buffer."""
+    dtypes = {"rgb8": (np.uint8, 3), "bgr8": (np.uint8, 3), "16UC1": (np.uint16, 1),
+              "mono16": (np.uint16, 1), "32FC1": (np.float32, 1), "mono8": (np.uint8, 1)}
+    if msg.encoding not in dtypes:
+        raise ValueError(f"unsupported image encoding {msg.encoding!r}; expected one of {sorted(dtypes)}")
+    dtype, ch = dtypes[msg.encoding]
+    itemsize = np.dtype(dtype).itemsize
+    if msg.step < msg.width * ch * itemsize or len(msg.data) < msg.step * msg.height:
+        raise ValueError(f"image buffer too short for {msg.width}x{msg.height} {msg.encoding}")
+    dt = np.dtype(dtype).newbyteorder(">" if msg.is_bigendian else "<")
+    rows = np.frombuffer(bytes(msg.data), dtype=np.uint8).reshape(msg.height, msg.step)
+    arr = rows[:, : msg.width * ch * itemsize].copy().view(dt).reshape(msg.height, msg.width, ch)
+    arr = arr.astype(dtype, copy=False)
+    if msg.encoding == "bgr8":
+        arr = arr[..., ::-1]
+    return arr[..., 0] if ch == 1 else np.ascontiguousarray(arr)
+
+
+def array_to_image(arr: np.ndarray, encoding: str, frame_id: str, stamp=None):
+    """numpy -> sensor_msgs/Image for rgb8 (H, W, 3 uint8) or 16UC1 (H, W uint16)."""
+    from sensor_msgs.msg import Image
+
+    arr = np.ascontiguousarray(arr)
+    expected = {"rgb8": (np.uint8, 3), "16UC1": (np.uint16, 2), "32FC1": (np.float32, 2)}
+    if encoding not in expected or arr.dtype != expected[encoding][0] or arr.ndim != expected[encoding][1]:
+        raise ValueError(f"array {arr.dtype} {arr.shape} does not fit encoding {encoding!r}")
+    msg = Image()
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    msg.height, msg.width = arr.shape[:2]
+    msg.encoding = encoding
+    msg.is_bigendian = 0
+    msg.step = arr.strides[0]
+    msg.data = arr.tobytes()
+    return msg
+
+
+def camera_info_to_intrinsics(msg):
+    from spatial_manip.geometry.camera import CameraIntrinsics
+
+    k = list(msg.k)
+    return CameraIntrinsics(int(msg.width), int(msg.height), float(k[0]), float(k[4]), float(k[2]),
+                            float(k[5]), msg.distortion_model or "plumb_bob", tuple(float(x) for x in msg.d))
+
+
+def intrinsics_to_camera_info(intr, frame_id: str, stamp=None):
+    from sensor_msgs.msg import CameraInfo
+
+    msg = CameraInfo()
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    msg.width, msg.height = intr.width, intr.height
+    msg.distortion_model = intr.distortion_model
+    msg.d = [float(x) for x in intr.distortion]
+    msg.k = [intr.fx, 0.0, intr.cx, 0.0, intr.fy, intr.cy, 0.0, 0.0, 1.0]
+    msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    msg.p = [intr.fx, 0.0, intr.cx, 0.0, 0.0, intr.fy, intr.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return msg
+
+
+def stamp_to_seconds(stamp) -> float:
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def seconds_to_stamp(t: float):
+    from builtin_interfaces.msg import Time
+
+    sec = int(t // 1)
+    return Time(sec=sec, nanosec=int(round((t - sec) * 1e9)) % 1_000_000_000)
