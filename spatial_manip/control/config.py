@@ -1,0 +1,61 @@
+"""Loading config/params/arm.yaml into plain dicts, and the shared grasp->TCP convention."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+from spatial_manip.errors import InvalidGoalError
+
+_REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "arm.yaml"
+
+
+def default_config_path() -> Path:
+    """config/params/arm.yaml of the source tree, else the installed share/ copy."""
+    if _REPO_CONFIG.is_file():
+        return _REPO_CONFIG
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        return Path(get_package_share_directory("spatial_manip")) / "config" / "params" / "arm.yaml"
+    except Exception:  # noqa: BLE001 - no ament index here: the source path is the answer
+        return _REPO_CONFIG
+
+
+def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
+    """The arm configuration as a dict; `overrides` use dotted keys ("arm.backend": "sim")."""
+    import yaml
+
+    p = Path(path) if path else default_config_path()
+    if not p.is_file():
+        raise InvalidGoalError(f"arm config {p} does not exist; pass an arm.yaml path (see config/params/arm.yaml)")
+    cfg = yaml.safe_load(p.read_text()) or {}
+    cfg = copy.deepcopy(cfg)
+    for key, value in (overrides or {}).items():
+        node = cfg
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return cfg
+
+
+def grasp_to_tcp_rotation(cfg: Mapping) -> np.ndarray:
+    """The fixed 3x3 rotation R with T_base_tcp = T_base_grasp @ R (from primitives.grasp_to_tcp_rotation)."""
+    vals = np.asarray(cfg.get("primitives", {}).get("grasp_to_tcp_rotation",
+                                                     [0, 0, 1, 0, 1, 0, -1, 0, 0]), float).reshape(-1)
+    if vals.size != 9:
+        raise InvalidGoalError(f"grasp_to_tcp_rotation needs 9 numbers (row-major 3x3), got {vals.size}")
+    R = vals.reshape(3, 3)
+    if not np.allclose(R @ R.T, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+        raise InvalidGoalError(f"grasp_to_tcp_rotation must be a proper rotation, got {R.tolist()}")
+    return R
+
+
+def grasp_to_tcp(T_base_grasp: np.ndarray, R_grasp_tcp: np.ndarray) -> np.ndarray:
+    """TCP pose for a graspnetAPI-convention grasp pose (approach +x -> TCP approach +z)."""
+    T = np.array(T_base_grasp, float)
+    T[:3, :3] = T[:3, :3] @ R_grasp_tcp
+    return T
