@@ -94,7 +94,7 @@ def test_metric_placement_tolerance_and_side(gap, ok):
 def test_distance_three_centimetres_and_in_area():
     s = scene([book("b", [1.0, 0.0, 0.76])])
     spec = {"type": "distance", "object": "b", "reference": "robot"}
-    d = 0.9  # boundary of the book nearest the robot is at x = 0.9
+    d = math.hypot(0.9, 0.75)  # nearest boundary point (0.9, 0, 0.75) to the robot base at the origin
     assert check_constraints([dict(spec, value_m=d + 0.02)], s).success
     assert not check_constraints([dict(spec, value_m=d + 0.04)], s).success
     area = {"center": [1.0, 0.05, 0.8], "size": [0.1, 0.1, 0.2]}
