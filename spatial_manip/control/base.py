@@ -1,0 +1,91 @@
+"""The `Arm` and `Gripper` protocols every backend implements (ur_rtde, sim, ...).
+
+Contract shared by all backends:
+- Poses are 4x4 `T_base_tcp` (TCP in the robot base frame, metres); joints are 6 radians in
+  UR order (`JOINT_NAMES`).
+- `move_l` / `move_j` block until the motion ends. They raise `MotionFailedError` (with the
+  controller's reason) when the controller refuses or stops, and `CanceledError` when `stop()`
+  was called from another thread during the motion; `stop()` is thread-safe and decelerates
+  the arm promptly. Backends never re-send an interrupted motion by themselves.
+- Backends do not check safety: `MotionPrimitives` passes every command through the
+  `SafetyEnvelope` first. Backends only enforce what the controller itself reports.
+- The Gripper's `close()` closes the jaws; its lifecycle is `connect()` / `disconnect()`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from spatial_manip.control.kinematics import JOINT_NAMES
+from spatial_manip.registry import register_role
+
+__all__ = ["Arm", "Gripper", "SafetyStatus", "JOINT_NAMES", "ARM_BACKENDS", "GRIPPER_BACKENDS"]
+
+
+@dataclasses.dataclass(frozen=True)
+class SafetyStatus:
+    """What the controller says about itself; `reason()` names the first problem."""
+
+    connected: bool = True
+    program_running: bool = True
+    protective_stop: bool = False
+    emergency_stop: bool = False
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.connected and self.program_running and not (self.protective_stop or self.emergency_stop)
+
+    def reason(self) -> str:
+        if not self.connected:
+            return "connection to the controller lost"
+        if self.emergency_stop:
+            return "emergency stop active: release the e-stop, then restart safety"
+        if self.protective_stop:
+            return "protective stop: clear the cause, then unlock the protective stop (recover)"
+        if not self.program_running:
+            return "control script not running: re-upload it (recover)"
+        return self.detail or "ok"
+
+
+@runtime_checkable
+class Arm(Protocol):
+    def connect(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "Arm": ...
+    def __exit__(self, *exc) -> None: ...
+    @property
+    def is_connected(self) -> bool: ...
+    def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None: ...
+    def move_j(self, q: np.ndarray, speed: float, accel: float) -> None: ...
+    def stop(self) -> None: ...
+    def joint_positions(self) -> np.ndarray: ...
+    def tcp_pose(self) -> np.ndarray: ...
+    def safety_status(self) -> SafetyStatus: ...
+
+
+@runtime_checkable
+class Gripper(Protocol):
+    def connect(self) -> None: ...
+    def disconnect(self) -> None: ...
+    def activate(self) -> None: ...
+    def move(self, width_m: float, speed: float, force: float) -> bool:
+        """Go to width_m (speed, force 0..1); True when it stopped on an object."""
+    def open(self) -> None: ...
+    def close(self) -> bool:
+        """Close the jaws; True when an object is detected between them."""
+    def width_m(self) -> float: ...
+
+
+# backend name -> factory taking (config: dict) of the whole arm.yaml
+ARM_BACKENDS = {
+    "ur_rtde": "spatial_manip.control.ur_rtde_arm:make_arm",
+    "sim": "spatial_manip.control.sim_arm:make_arm",
+}
+GRIPPER_BACKENDS = {
+    "robotiq_socket": "spatial_manip.control.robotiq:make_gripper",
+}
+register_role("arm", ARM_BACKENDS)
+register_role("gripper", GRIPPER_BACKENDS)

@@ -1,0 +1,223 @@
+"""Pick, place, home and waypoint motions over the `Arm` / `Gripper` protocols.
+
+Each primitive first checks its WHOLE plan with the SafetyEnvelope (so a refusal happens before
+the arm moves at all), then runs phase by phase, reporting `progress(phase, detail, fraction)`.
+A `cancel` Event is checked between phases and watched during them: setting it calls
+`arm.stop()` and the primitive raises CanceledError. Nothing is retried here.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from spatial_manip.control.base import Arm, Gripper
+from spatial_manip.control.safety import SafetyEnvelope
+from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError
+
+ProgressFn = Callable[[str, str, float], None]
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class PrimitivesConfig:
+    approach_distance_m: float = 0.10
+    lift_height_m: float = 0.10
+    speed_m_s: float = 0.25
+    accel_m_s2: float = 1.2
+    joint_speed_rad_s: float = 1.05
+    joint_accel_rad_s2: float = 1.4
+    gripper_speed: float = 0.5
+    gripper_force: float = 0.5
+    home_q: tuple[float, ...] = (np.pi, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0)
+
+    def __post_init__(self):
+        for f in ("approach_distance_m", "lift_height_m"):
+            if not (0.0 <= getattr(self, f) <= 0.5):
+                raise InvalidGoalError(f"primitives.{f} must be within 0..0.5 m, got {getattr(self, f)}")
+        if len(self.home_q) != 6:
+            raise InvalidGoalError(f"primitives.home_q needs 6 joint angles, got {self.home_q}")
+
+    @classmethod
+    def from_config(cls, cfg: Mapping) -> "PrimitivesConfig":
+        fields = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in dict(cfg).items() if k in fields}
+        if "home_q" in kw:
+            kw["home_q"] = tuple(float(v) for v in kw["home_q"])
+        return cls(**kw)
+
+
+@dataclasses.dataclass
+class MotionResult:
+    final_pose: np.ndarray
+    object_held: bool = False
+
+
+class MotionPrimitives:
+    def __init__(self, arm: Arm, gripper: Gripper | None, safety: SafetyEnvelope, config: PrimitivesConfig):
+        self.arm, self.gripper, self.safety, self.config = arm, gripper, safety, config
+
+    # ---- public primitives ---------------------------------------------------------------
+    def pick(self, grasp_T: np.ndarray, *, width_m: float = 0.0, approach_m: float | None = None,
+             lift_m: float | None = None, speed_scale: float = 0.0, progress: ProgressFn | None = None,
+             cancel: threading.Event | None = None) -> MotionResult:
+        """Open, joint-move to the pre-grasp (approach_m back along the TCP z axis), approach
+        linearly, close, lift along base +z. GraspFailedError (after the lift) if nothing is held."""
+        gripper = self._need_gripper("pick")
+        grasp_T = np.asarray(grasp_T, float)
+        pre = _offset_along_tcp_z(grasp_T, -self._dist(approach_m, self.config.approach_distance_m))
+        lift = _offset_along_base_z(grasp_T, self._dist(lift_m, self.config.lift_height_m))
+        q_pre, lin = self._plan(pre, [grasp_T, lift])
+        v, a, vj, aj = self._speeds(speed_scale)
+        run = _Runner(self.arm, progress, cancel, total=5)
+        run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
+                                                                     self.config.gripper_force)
+                  if width_m > 0 else gripper.open())
+        run.phase("pre_grasp", "joint move to the pre-grasp pose", lambda: self.arm.move_j(q_pre, vj, aj))
+        run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v, a))
+        held = run.phase("close", "closing the gripper", gripper.close)
+        run.phase("lift", "lifting", lambda: self.arm.move_l(lift, v, a))
+        run.done("lift")
+        if not held:
+            raise GraspFailedError(f"the gripper closed to {gripper.width_m():.3f} m without detecting an object; "
+                                   "check the grasp pose and width")
+        return MotionResult(self.arm.tcp_pose(), object_held=True)
+
+    def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
+              speed_scale: float = 0.0, progress: ProgressFn | None = None,
+              cancel: threading.Event | None = None) -> MotionResult:
+        """Joint-move above the place pose, descend linearly, open, retreat back along TCP -z."""
+        gripper = self._need_gripper("place")
+        place_T = np.asarray(place_T, float)
+        pre = _offset_along_tcp_z(place_T, -self._dist(approach_m, self.config.approach_distance_m))
+        retreat = _offset_along_tcp_z(place_T, -self._dist(retreat_m, self.config.lift_height_m))
+        q_pre, _ = self._plan(pre, [place_T, retreat])
+        v, a, vj, aj = self._speeds(speed_scale)
+        run = _Runner(self.arm, progress, cancel, total=4)
+        run.phase("pre_place", "joint move above the place pose", lambda: self.arm.move_j(q_pre, vj, aj))
+        run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v, a))
+        run.phase("open", "releasing", gripper.open)
+        run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v, a))
+        run.done("retreat")
+        return MotionResult(self.arm.tcp_pose(), object_held=False)
+
+    def home(self, *, speed_scale: float = 0.0, progress: ProgressFn | None = None,
+             cancel: threading.Event | None = None) -> MotionResult:
+        q = self.safety.check_joint_motion(self.arm.joint_positions(), self.config.home_q)
+        _, _, vj, aj = self._speeds(speed_scale)
+        run = _Runner(self.arm, progress, cancel, total=1)
+        run.phase("home", "joint move home", lambda: self.arm.move_j(q, vj, aj))
+        run.done("home")
+        return MotionResult(self.arm.tcp_pose())
+
+    def waypoints(self, poses: Sequence[np.ndarray], *, speed_scale: float = 0.0,
+                  progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> MotionResult:
+        """Linear moves through TCP poses; the gripper is untouched."""
+        poses = [np.asarray(T, float) for T in poses]
+        self.safety.check_motion(poses, self.arm.joint_positions())
+        v, a, _, _ = self._speeds(speed_scale)
+        run = _Runner(self.arm, progress, cancel, total=len(poses))
+        for i, T in enumerate(poses):
+            run.phase("waypoint", f"waypoint {i + 1}/{len(poses)}", lambda T=T: self.arm.move_l(T, v, a))
+        run.done("waypoint")
+        return MotionResult(self.arm.tcp_pose())
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _plan(self, pre: np.ndarray, linear: list[np.ndarray]):
+        """Safety-check a joint move to `pre` then linear moves through `linear`."""
+        q_now = self.arm.joint_positions()
+        q_pre = self.safety.check_pose(pre, q_now)
+        self.safety.check_joint_motion(q_now, q_pre)
+        return q_pre, self.safety.check_motion(linear, q_pre)
+
+    def _speeds(self, scale: float):
+        if not (0.0 <= scale <= 1.0):
+            raise InvalidGoalError(f"speed_scale must be within 0..1 (0 = default), got {scale}")
+        c = self.config
+        s = scale or 1.0
+        v, a = self.safety.clamp_speed(c.speed_m_s * s, c.accel_m_s2)
+        vj, aj = self.safety.clamp_speed(c.joint_speed_rad_s * s, c.joint_accel_rad_s2, joint=True)
+        return v, a, vj, aj
+
+    @staticmethod
+    def _dist(value: float | None, default: float) -> float:
+        if value is None or value == 0:
+            return default
+        if not (0.0 < value <= 0.5):
+            raise InvalidGoalError(f"approach/lift distances must be within 0..0.5 m (0 = default), got {value}")
+        return float(value)
+
+    def _need_gripper(self, what: str) -> Gripper:
+        if self.gripper is None:
+            raise InvalidGoalError(f"{what} needs a gripper but none is configured (arm.gripper.backend)")
+        return self.gripper
+
+
+class _Runner:
+    """Runs phases in order, with progress reports and a cancel watcher around each."""
+
+    def __init__(self, arm: Arm, progress: ProgressFn | None, cancel: threading.Event | None, total: int):
+        self.arm, self.progress, self.cancel = arm, progress, cancel
+        self.total, self.index = max(1, total), 0
+
+    def phase(self, name: str, detail: str, fn: Callable):
+        self._check_cancel(name)
+        if self.progress:
+            self.progress(name, detail, self.index / self.total)
+        with self._watch():
+            try:
+                result = fn()
+            except CanceledError:
+                raise
+            except Exception:
+                if self.cancel is not None and self.cancel.is_set():
+                    raise CanceledError(f"canceled during {name}") from None
+                raise
+        self._check_cancel(name)
+        self.index += 1
+        return result
+
+    def done(self, name: str):
+        if self.progress:
+            self.progress(name, "done", 1.0)
+
+    def _check_cancel(self, name: str):
+        if self.cancel is not None and self.cancel.is_set():
+            raise CanceledError(f"canceled at phase {name}; the arm was stopped")
+
+    @contextlib.contextmanager
+    def _watch(self):
+        """While a phase runs, a thread waits for cancel and stops the arm at once."""
+        if self.cancel is None:
+            yield
+            return
+        finished = threading.Event()
+
+        def watcher():
+            while not finished.is_set():
+                if self.cancel.wait(0.005):
+                    if not finished.is_set():
+                        self.arm.stop()
+                    return
+
+        t = threading.Thread(target=watcher, name="cancel-watch", daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            finished.set()
+            t.join(1.0)
+
+
+def _offset_along_tcp_z(T: np.ndarray, d: float) -> np.ndarray:
+    out = T.copy()
+    out[:3, 3] = T[:3, 3] + d * T[:3, 2]
+    return out
+
+
+def _offset_along_base_z(T: np.ndarray, d: float) -> np.ndarray:
+    out = T.copy()
+    out[:3, 3] = T[:3, 3] + np.array([0.0, 0.0, d])
+    return out

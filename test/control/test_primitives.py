@@ -1,0 +1,162 @@
+"""Motion primitives over a unit-test double of the Arm/Gripper protocols."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from spatial_manip.control.base import Arm, Gripper, SafetyStatus
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
+from spatial_manip.control.safety import SafetyEnvelope
+from spatial_manip.errors import CanceledError, GraspFailedError, MotionFailedError, UnreachableError
+
+
+class FakeArm:
+    """Records commands; moves take `move_time_s` and honour stop() from another thread."""
+
+    def __init__(self, kin, q0, move_time_s=0.0, fail_on=None):
+        self.kin, self.q = kin, np.array(q0, float)
+        self.log, self.move_time_s, self.fail_on = [], move_time_s, fail_on
+        self._stop = threading.Event()
+        self.stops = 0
+
+    def connect(self): pass
+    def close(self): pass
+    def __enter__(self): return self
+    def __exit__(self, *exc): pass
+    is_connected = True
+
+    def _move(self, kind, q_goal):
+        self.log.append((kind, np.array(q_goal)))
+        if self.fail_on == len(self.log):
+            raise MotionFailedError("protective stop")
+        self._stop.clear()
+        if self._stop.wait(self.move_time_s):
+            raise CanceledError("stopped")
+        self.q = np.array(q_goal, float)
+
+    def move_l(self, T, speed, accel):
+        self.last_speed = speed
+        self._move("L", self.kin.ik(T, self.q))
+
+    def move_j(self, q, speed, accel):
+        self._move("J", q)
+
+    def stop(self):
+        self.stops += 1
+        self._stop.set()
+
+    def joint_positions(self): return self.q.copy()
+    def tcp_pose(self): return self.kin.fk(self.q)
+    def safety_status(self): return SafetyStatus()
+
+
+class FakeGripper:
+    def __init__(self, holds=True):
+        self.holds, self.log, self.width = holds, [], 0.085
+    def connect(self): pass
+    def disconnect(self): pass
+    def activate(self): self.log.append("activate")
+    def move(self, width_m, speed, force):
+        self.log.append(("move", width_m)); self.width = width_m; return False
+    def open(self): self.log.append("open"); self.width = 0.085
+    def close(self):
+        self.log.append("close"); self.width = 0.03 if self.holds else 0.0; return self.holds
+    def width_m(self): return self.width
+
+
+@pytest.fixture
+def setup():
+    cfg = load_arm_config()
+    env = SafetyEnvelope.from_config(cfg)
+    pc = PrimitivesConfig.from_config(cfg["primitives"])
+    return env, pc
+
+
+def grasp(x, y, z):
+    T = np.eye(4)
+    T[:3, :3] = np.diag([1.0, -1.0, -1.0])
+    T[:3, 3] = [x, y, z]
+    return T
+
+
+def test_protocols_are_satisfied_by_the_doubles(setup):
+    env, pc = setup
+    assert isinstance(FakeArm(env.kin, pc.home_q), Arm)
+    assert isinstance(FakeGripper(), Gripper)
+
+
+def test_pick_runs_phases_in_order_and_ends_lifted(setup):
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
+    phases = []
+    res = MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.05), progress=lambda p, d, f: phases.append((p, f)))
+    assert [p for p, _ in phases] == ["open", "pre_grasp", "approach", "close", "lift", "lift"]
+    assert [f for _, f in phases] == sorted(f for _, f in phases)
+    assert [k for k, _ in arm.log] == ["J", "L", "L"]
+    np.testing.assert_allclose(env.kin.fk(arm.log[0][1])[:3, 3], [0.5, 0.0, 0.15], atol=1e-9)  # pre-grasp 10 cm up
+    np.testing.assert_allclose(res.final_pose[:3, 3], [0.5, 0.0, 0.15], atol=1e-9)
+    assert res.object_held and grip.log == ["open", "close"]
+
+
+def test_pick_on_nothing_lifts_then_reports_grasp_failed(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    with pytest.raises(GraspFailedError, match="without detecting an object"):
+        MotionPrimitives(arm, FakeGripper(holds=False), env, pc).pick(grasp(0.5, 0.0, 0.05))
+    assert len(arm.log) == 3
+
+
+def test_place_descends_opens_and_retreats_along_tcp_z(setup):
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
+    res = MotionPrimitives(arm, grip, env, pc).place(grasp(0.45, 0.2, 0.08), approach_m=0.05)
+    assert grip.log == ["open"]
+    np.testing.assert_allclose(res.final_pose[:3, 3], [0.45, 0.2, 0.18], atol=1e-9)
+
+
+def test_unsafe_plan_is_refused_before_any_motion(setup):
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
+    with pytest.raises(UnreachableError):
+        MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.001))  # grasp under the table limit
+    with pytest.raises(UnreachableError):
+        MotionPrimitives(arm, grip, env, pc).waypoints([grasp(0.5, 0.0, 0.2), grasp(0.5, 0.9, 0.2)])
+    assert arm.log == [] and grip.log == []
+
+
+def test_speed_scale_is_capped_by_the_envelope(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    MotionPrimitives(arm, FakeGripper(), env, pc).waypoints([grasp(0.5, 0.0, 0.2)], speed_scale=1.0)
+    assert arm.last_speed <= env.config.max_tcp_speed_m_s
+
+
+def test_cancel_during_a_phase_stops_the_arm_and_raises(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q, move_time_s=5.0)
+    cancel = threading.Event()
+    threading.Timer(0.1, cancel.set).start()
+    t0 = time.monotonic()
+    with pytest.raises(CanceledError):
+        MotionPrimitives(arm, FakeGripper(), env, pc).home(cancel=cancel)
+    assert time.monotonic() - t0 < 1.0 and arm.stops == 1
+
+
+def test_cancel_before_start_moves_nothing(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CanceledError):
+        MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.05), cancel=cancel)
+    assert arm.log == []
+
+
+def test_motion_failure_stops_the_sequence(setup):
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q, fail_on=2), FakeGripper()
+    with pytest.raises(MotionFailedError, match="protective stop"):
+        MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.05))
+    assert len(arm.log) == 2 and grip.log == ["open"]  # never closed, never lifted
