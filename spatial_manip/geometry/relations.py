@@ -386,3 +386,54 @@ def part_of(x, container: SceneObject, word: str) -> bool:
 
 def objects_in(items: Iterable, predicate: Callable[[object], bool]) -> list:
     return [o for o in items if predicate(o)]
+
+
+# --- extents and "directly" relations (added for the planner, issue 4) ----------------------
+def half_extent_along(x, direction) -> float:
+    """Half the extent of a box along a world direction (its support distance from the centre);
+    0 for a viewpoint or a point. Used to place one box a boundary distance away from another."""
+    if not isinstance(x, (SceneObject, Region)):
+        return 0.0
+    d = np.asarray(direction, float)
+    d = d / np.linalg.norm(d)
+    return float(np.abs(x.rotation.T @ d) @ (x.size / 2))
+
+
+def object_height(x) -> float:
+    """'How high' an item is: an object's own height (the h of its [l, w, h] size, i.e. along its
+    own up axis, whatever its pose); a region's vertical extent."""
+    if isinstance(x, SceneObject):
+        return float(x.size[2])
+    return float(_top(x) - _bottom(x))
+
+
+def object_width(x, axes: FrameAxes) -> float:
+    """'How wide' an item is: an object's own width (the w of its size); a region's extent along
+    the frame's right axis (a slot's width as the viewer sees it)."""
+    if isinstance(x, SceneObject):
+        return float(x.size[1])
+    return 2.0 * half_extent_along(x, axes.right)
+
+
+def _interval_overlap(a, b, direction) -> bool:
+    ca, cb = position_of(a) @ direction, position_of(b) @ direction
+    ha, hb = half_extent_along(a, direction), half_extent_along(b, direction)
+    return bool(abs(ca - cb) < ha + hb - 1e-9)
+
+
+def directly_above(items: Sequence, ref, axes: FrameAxes, below: bool = False) -> list:
+    """'directly above (below) ref': items above (below) ref along gravity whose extent along the
+    frame's right axis overlaps ref's (same column), keeping only the nearest level."""
+    rel = is_below if below else is_above
+    cands = [o for o in items if rel(o, ref) and _interval_overlap(o, ref, axes.right)]
+    return rank_select(cands, lambda o: abs(position_of(o)[2] - position_of(ref)[2]), 1)
+
+
+def directly_beside(items: Sequence, ref, word: str, axes: FrameAxes) -> list:
+    """'immediately to the left (right) of ref': items left (right) of ref in the frame whose
+    vertical extent overlaps ref's (same level), keeping only the nearest (boundary distance)."""
+    if word not in ("left", "right"):
+        raise ValueError(f"directly_beside takes 'left' or 'right', got {word!r}")
+    rel = is_left_of if word == "left" else is_right_of
+    cands = [o for o in items if rel(o, ref, axes) and _interval_overlap(o, ref, UP)]
+    return rank_select(cands, lambda o: distance(o, ref), 1)

@@ -1,0 +1,602 @@
+"""Spatial programs: ESPIRE Table 11's functional programs plus TIGeR's metric placements.
+
+A program is a tree of `Node`s with a canonical text form, e.g.
+
+    pick(unique(filterRel$RankLeftMost(2, filterOri$Flat(filterBook(TABLE)), viewer)))
+    place(unique(filterAttr$Empty(filterSlot(SHELF))), pose=upright)
+    place(metric$Right(0.1, jar_1, viewer))
+
+`parse_program(text)` reads the text back (round trip is exact), and `execute(program, scene)`
+evaluates it with the geometry core (`spatial_manip.geometry.relations`: every spatial word is
+decided there) into a `ProgramResult`. The task generator builds tasks with these nodes, so the
+generator's answer set and the planner's are the same function of the scene.
+
+Node vocabulary (S = a set expression, O = a reference: `viewer`, `robot` or an object id;
+F = the frame owner: `viewer` for the relative frame, the reference itself for its intrinsic
+frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
+
+  sources      TABLE (objects in the scene, nothing held), SHELF (placement regions)
+  category     filterBook(S)  filterSlot(S)  filterLabel(word, S)
+  attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
+               $Empty|NonEmpty|Emptiest(S)  $Index1D(row, S)  $Index2D(row, col, S)
+  distance     filterDist$Closest|Farthest(S, O)  $RankClosest|RankFarthest(k, S, O)
+               $LessThan|MoreThan|EqualTo(m, S, O)  $Range(m1, m2, S, O)
+  relationship filterRel$Left|Right|Front|Behind|Upper|Lower(S, C)   parts of container C
+               filterRel$LeftMost|RightMost(S, F)  $RankLeftMost|RankRightMost(k, S, F)
+               filterRel$Between(S, O1, O2)
+  orientation  filterOri$Flat|Vertical|Tilted(S)  $TiltDegree(deg, S)
+               filterOri$Left|Right|Front|Behind(S, O, F)  $Above|Below(S, O)
+               filterOri$DirectLeft|DirectRight(S, O, F)  $DirectAbove|DirectBelow(S, O, F)
+               filterOri$ClockPosition(hour, S, O, F)
+  unique(S)    the answer set, which must not be empty (any member satisfies the instruction)
+  metric       metric$Left|Right|Front|Behind|Above(m, O, F)  m = boundary-to-boundary gap
+               metric$Near(m, O)  metric$Between(O1, O2)  metric$Clock(hour, m, O, F)
+  root         pick(S)   place(S | metric, pose=upright|flat|tilted|keep, tilt_deg=x)
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from spatial_manip.errors import InvalidGoalError, NotUnderstoodError, TargetNotFoundError
+from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+
+# --- tolerances shared with the task generator and the success checker ----------------------
+APPROX_MIN_TOL_M = 0.03        # "around 20 cm", "about 1.5 m": at least +-3 cm (ESPIRE's check)
+APPROX_REL_TOL = 0.10          # ... or +-10 % of the stated value, whichever is larger
+TILT_TOL_DEG = 10.0            # "a tilt of about 30 degrees": +-10 deg (ESPIRE's check)
+EMPTY_MAX_OCCUPANCY = 0.05     # a slot is empty below 5 % occupancy
+FULL_MIN_OCCUPANCY = 0.95      # ... and full from 95 %; in between it is partly occupied
+OCCUPANCY_TIE = 0.02           # occupancies within 2 points tie for "emptiest"
+ADJACENT_GAP_M = 0.05          # "immediately left of X" on a table: 5 cm boundary gap
+DEFAULT_TILT_DEG = 30.0        # "at a tilt" with no angle
+SMALL_MAX_M = 0.18             # size classes by longest side when the scene gives none
+LARGE_MIN_M = 0.26
+
+
+def approx_tolerance_m(value_m: float) -> float:
+    """Half-width of the band that "about value" accepts."""
+    return max(APPROX_MIN_TOL_M, APPROX_REL_TOL * abs(value_m))
+
+
+# --- the tree ----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sym:
+    """A symbol: a source (TABLE, SHELF), a reference (viewer, robot, an id) or a keyword value."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name if _BARE.fullmatch(self.name) else '"' + self.name.replace('"', '\\"') + '"'
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str
+    rel: str | None = None
+    args: tuple = ()
+    kwargs: tuple = ()          # ((key, value), ...) in canonical order
+
+    def kw(self, key: str, default=None):
+        return dict(self.kwargs).get(key, default)
+
+    def __str__(self) -> str:
+        head = self.op + (f"${self.rel}" if self.rel else "")
+        parts = [_fmt(a) for a in self.args] + [f"{k}={_fmt(v)}" for k, v in self.kwargs]
+        return f"{head}({', '.join(parts)})"
+
+
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return repr(round(v, 6))
+    return str(v)
+
+
+def node(op: str, rel_: str | None = None, *args, **kwargs) -> Node:
+    """Build a node; strings become symbols, so `node('filterBook', None, 'TABLE')` works."""
+    conv = tuple(Sym(a) if isinstance(a, str) else a for a in args)
+    kw = tuple((k, Sym(v) if isinstance(v, str) else v) for k, v in sorted(kwargs.items()) if v is not None)
+    return Node(op, rel_, conv, kw)
+
+
+# --- text -> tree ------------------------------------------------------------------------------
+_TOKEN = re.compile(r'\s*(?:(?P<num>-?\d+\.\d*(?:e-?\d+)?|-?\d+(?:e-?\d+)?)|(?P<str>"(?:[^"\\]|\\.)*")'
+                    r'|(?P<name>[A-Za-z_][A-Za-z0-9_.:\-]*)|(?P<punct>[$(),=]))')
+
+
+def parse_program(text: str) -> Node:
+    """Parse the canonical text of a program back into its tree."""
+    toks, pos = [], 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise NotUnderstoodError(f"program text: unexpected character at {pos}: {text[pos:pos + 20]!r}")
+        kind = m.lastgroup
+        toks.append((kind, m.group(kind)))
+        pos = m.end()
+    toks.append(("end", ""))
+    i = 0
+
+    def peek():
+        return toks[i]
+
+    def take(expected=None):
+        nonlocal i
+        t = toks[i]
+        if expected is not None and t[1] != expected:
+            raise NotUnderstoodError(f"program text: expected {expected!r}, got {t[1]!r} in {text!r}")
+        i += 1
+        return t
+
+    def expr():
+        kind, val = take()
+        if kind == "num":
+            return float(val) if any(c in val for c in ".e") else int(val)
+        if kind == "str":
+            return Sym(bytes(val[1:-1], "utf-8").decode("unicode_escape"))
+        if kind != "name":
+            raise NotUnderstoodError(f"program text: unexpected {val!r} in {text!r}")
+        r = None
+        if peek()[1] == "$":
+            take("$")
+            r = take()[1]
+        if peek()[1] != "(":
+            if r is not None:
+                raise NotUnderstoodError(f"program text: {val}${r} needs arguments")
+            return {"true": True, "false": False}.get(val, Sym(val))
+        take("(")
+        args, kwargs = [], []
+        while peek()[1] != ")":
+            if peek()[0] == "name" and toks[i + 1][1] == "=":
+                key = take()[1]
+                take("=")
+                kwargs.append((key, expr()))
+            else:
+                args.append(expr())
+            if peek()[1] == ",":
+                take(",")
+            elif peek()[1] != ")":
+                raise NotUnderstoodError(f"program text: expected ',' or ')', got {peek()[1]!r} in {text!r}")
+        take(")")
+        return Node(val, r, tuple(args), tuple(sorted(kwargs)))
+
+    tree = expr()
+    if peek()[0] != "end":
+        raise NotUnderstoodError(f"program text: trailing {peek()[1]!r} in {text!r}")
+    if not isinstance(tree, Node):
+        raise NotUnderstoodError(f"program text {text!r} is not a program")
+    return tree
+
+
+# --- results -----------------------------------------------------------------------------------
+@dataclass
+class PlacePose:
+    position: np.ndarray
+    orientation: np.ndarray            # quaternion [qx, qy, qz, qw]
+
+    def to_dict(self) -> dict:
+        return {"position": [round(float(v), 6) for v in self.position],
+                "orientation": [round(float(v), 6) for v in self.orientation]}
+
+
+@dataclass
+class ProgramResult:
+    action: str                        # "pick" | "place"
+    targets: list[str]
+    place_pose: PlacePose | None = None
+    trace: list[dict] = field(default_factory=list)   # [{"node": text, "ids": [...]}] inner first
+    pose: str | None = None            # placement pose asked for: upright | flat | tilted | keep
+
+
+# --- evaluation --------------------------------------------------------------------------------
+Item = Any  # SceneObject | Region
+
+
+class _Eval:
+    def __init__(self, scene: Scene):
+        self.scene = scene
+        self.trace: list[dict] = []
+
+    # references ---------------------------------------------------------------------------
+    def ref(self, s) -> SceneObject | Region | Viewpoint:
+        name = s.name if isinstance(s, Sym) else str(s)
+        if name in ("viewer", "you"):
+            return self.scene.viewer
+        if name == "robot":
+            return self.scene.robot
+        try:
+            return self.scene.get(name)
+        except KeyError:
+            raise TargetNotFoundError(
+                f"the program refers to {name!r}, which is not in the scene; it holds: "
+                f"{_describe(self.scene)}") from None
+
+    def container(self, s, items) -> SceneObject:
+        """The table or shelf named by `s`; when the scene has none, a box around the items facing
+        the viewer (so "the left of the shelf" still means its left half)."""
+        name = s.name if isinstance(s, Sym) else str(s)
+        cat = {"TABLE": "table", "SHELF": "shelf", "table": "table", "shelf": "shelf"}.get(name)
+        if cat is None:
+            obj = self.ref(s)
+            if not isinstance(obj, SceneObject):
+                raise InvalidGoalError(f"{name!r} is not a table or shelf")
+            return self._as_container(obj)
+        found = self.scene.by_category(cat)
+        if found:
+            return self._as_container(found[0])
+        pool = items or (self.scene.regions if cat == "shelf" else self.scene.objects)
+        if not pool:
+            raise TargetNotFoundError(f"there is no {cat} in the scene and nothing to infer it from")
+        pts = np.concatenate([rel._corners(o) for o in pool])
+        lo, hi = pts.min(0), pts.max(0)
+        R = _yaw_facing_viewer(self.scene)                 # its front faces the viewer
+        return SceneObject(f"<{cat}>", cat, cat, (lo + hi) / 2, np.maximum(hi - lo, 1e-3), R, True)
+
+    def _as_container(self, obj: SceneObject) -> SceneObject:
+        if obj.oriented:
+            return obj
+        # No known front: the side facing the viewer is its front.
+        return SceneObject(obj.id, obj.label, obj.category, obj.center, obj.size,
+                           _yaw_facing_viewer(self.scene), True)
+
+    def frame(self, s) -> rel.FrameAxes:
+        """The frame named by its owner: viewer -> relative; robot -> the robot's own; a container
+        -> the container's; an oriented object -> its intrinsic frame."""
+        name = s.name if isinstance(s, Sym) else str(s)
+        if name in ("viewer", "you"):
+            return rel.frame_axes(rel.Frame.RELATIVE, viewer=self.scene.viewer)
+        if name == "robot":
+            return rel.frame_axes(rel.Frame.INTRINSIC, reference=self.scene.robot, reference_id="robot")
+        if name in ("TABLE", "SHELF"):
+            return rel.container_axes(self.container(s, []))
+        obj = self.ref(s)
+        if isinstance(obj, SceneObject) and obj.category in ("table", "shelf"):
+            return rel.container_axes(self._as_container(obj))
+        try:
+            return rel.frame_axes(rel.Frame.INTRINSIC, reference=obj, reference_id=name)
+        except ValueError as e:
+            raise InvalidGoalError(f"cannot use {name!r}'s own frame: {e}") from e
+
+    # sets -----------------------------------------------------------------------------------
+    def set_(self, n) -> list[Item]:
+        if isinstance(n, Sym):
+            if n.name == "TABLE":
+                out = [o for o in self.scene.objects if not o.held and o.category not in ("table", "shelf")]
+            elif n.name == "SHELF":
+                out = list(self.scene.regions)
+            else:
+                out = [self.ref(n)]
+            return out
+        if not isinstance(n, Node):
+            raise InvalidGoalError(f"expected a set expression, got {n!r}")
+        fn = _OPS.get(n.op)
+        if fn is None or n.op in ("pick", "place", "metric"):
+            raise InvalidGoalError(f"{n.op!r} is not a set operation")
+        out = fn(self, n)
+        self.trace.append({"node": str(n), "ids": [o.id for o in out]})
+        return out
+
+
+def _describe(scene: Scene) -> str:
+    objs = [f"{o.id} ({o.label})" for o in scene.objects]
+    regs = [r.id for r in scene.regions]
+    return ", ".join(objs + regs) or "nothing"
+
+
+def _num(v, what: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InvalidGoalError(f"{what} must be a number, got {v!r}")
+    return float(v)
+
+
+def _rank(v) -> int:
+    k = int(_num(v, "a rank"))
+    if k < 1:
+        raise InvalidGoalError(f"ranks start at 1 (the first), got {k}")
+    return k
+
+
+def _size_class(o) -> str | None:
+    if not isinstance(o, SceneObject):
+        return None
+    if o.size_class:
+        return o.size_class.lower()
+    longest = float(max(o.size))
+    return "small" if longest < SMALL_MAX_M else "large" if longest > LARGE_MIN_M else "medium"
+
+
+def op_category(ev: _Eval, n: Node):
+    if n.op == "filterBook":
+        return [o for o in ev.set_(n.args[0]) if isinstance(o, SceneObject) and o.category == "book"]
+    if n.op == "filterSlot":
+        return [o for o in ev.set_(n.args[0]) if isinstance(o, Region) and o.kind == "slot"]
+    word = str(n.args[0]).lower()
+    return [o for o in ev.set_(n.args[1])
+            if isinstance(o, SceneObject) and word in (o.label.lower(), o.category.lower())]
+
+
+def op_attr(ev: _Eval, n: Node):
+    r, a = n.rel, n.args
+    if r in ("Small", "Medium", "Large"):
+        return [o for o in ev.set_(a[0]) if _size_class(o) == r.lower()]
+    if r in ("Height", "Width"):
+        v = _num(a[0], f"{r} in metres")
+        axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
+        meas = rel.object_height if r == "Height" else (lambda o: rel.object_width(o, axes))
+        return [o for o in ev.set_(a[1]) if abs(meas(o) - v) <= approx_tolerance_m(v)]
+    if r in ("Empty", "NonEmpty", "Emptiest"):
+        items = [o for o in ev.set_(a[0]) if isinstance(o, Region)]
+        if r == "Empty":
+            return [o for o in items if o.occupancy < EMPTY_MAX_OCCUPANCY]
+        if r == "NonEmpty":
+            return [o for o in items if EMPTY_MAX_OCCUPANCY <= o.occupancy < FULL_MIN_OCCUPANCY]
+        return rel.rank_select(items, lambda o: o.occupancy, 1, tie=OCCUPANCY_TIE)
+    if r == "Index1D":
+        row = _rank(a[0])
+        return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.row == row]
+    if r == "Index2D":
+        row, col = _rank(a[0]), _rank(a[1])
+        return [o for o in ev.set_(a[2]) if isinstance(o, Region) and o.row == row and o.col == col]
+    raise InvalidGoalError(f"unknown attribute filter {r!r}")
+
+
+def op_dist(ev: _Eval, n: Node):
+    r, a = n.rel, n.args
+    if r in ("Closest", "Farthest"):
+        items, ref = ev.set_(a[0]), ev.ref(a[1])
+        items = [o for o in items if o is not ref]
+        return (rel.closest if r == "Closest" else rel.farthest)(items, ref)
+    if r in ("RankClosest", "RankFarthest"):
+        k, items, ref = _rank(a[0]), ev.set_(a[1]), ev.ref(a[2])
+        items = [o for o in items if o is not ref]
+        return (rel.closest if r == "RankClosest" else rel.farthest)(items, ref, k)
+    if r == "Range":
+        lo, hi = sorted((_num(a[0], "a distance"), _num(a[1], "a distance")))
+        items, ref = ev.set_(a[2]), ev.ref(a[3])
+        return [o for o in items if o is not ref and lo <= rel.distance(o, ref) <= hi]
+    v = _num(a[0], "a distance in metres")
+    items, ref = ev.set_(a[1]), ev.ref(a[2])
+    test: Callable[[float], bool] = {
+        "LessThan": lambda d: d < v,
+        "MoreThan": lambda d: d > v,
+        "EqualTo": lambda d: abs(d - v) <= approx_tolerance_m(v),
+    }.get(r)
+    if test is None:
+        raise InvalidGoalError(f"unknown distance filter {r!r}")
+    return [o for o in items if o is not ref and test(rel.distance(o, ref))]
+
+
+_PART = {"Left": "left", "Right": "right", "Front": "front", "Behind": "back", "Upper": "upper", "Lower": "lower"}
+
+
+def op_rel(ev: _Eval, n: Node):
+    r, a = n.rel, n.args
+    if r in _PART:
+        items = ev.set_(a[0])
+        box = ev.container(a[1], items)
+        return [o for o in items if rel.part_of(o, box, _PART[r])]
+    if r in ("LeftMost", "RightMost", "RankLeftMost", "RankRightMost"):
+        k, rest = (_rank(a[0]), a[1:]) if r.startswith("Rank") else (1, a)
+        items = ev.set_(rest[0])
+        axes = ev.frame(rest[1] if len(rest) > 1 else Sym("viewer"))
+        return (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
+    if r == "Between":
+        items, o1, o2 = ev.set_(a[0]), ev.ref(a[1]), ev.ref(a[2])
+        return [o for o in items if o is not o1 and o is not o2 and rel.is_between(o, o1, o2)]
+    raise InvalidGoalError(f"unknown relationship filter {r!r}")
+
+
+def op_ori(ev: _Eval, n: Node):
+    r, a = n.rel, n.args
+    if r in ("Flat", "Vertical", "Tilted"):
+        want = {"Flat": "flat", "Vertical": "upright", "Tilted": "tilted"}[r]
+        return [o for o in ev.set_(a[0]) if isinstance(o, SceneObject) and rel.book_pose_class(o) == want]
+    if r == "TiltDegree":
+        v = _num(a[0], "a tilt in degrees")
+        tilt = lambda o: rel.book_tilt_deg(o) if o.category == "book" else rel.tilt_deg(o)  # noqa: E731
+        return [o for o in ev.set_(a[1]) if isinstance(o, SceneObject) and abs(tilt(o) - v) <= TILT_TOL_DEG]
+    if r in ("Above", "Below"):
+        items, ref = ev.set_(a[0]), ev.ref(a[1])
+        f = rel.is_above if r == "Above" else rel.is_below
+        return [o for o in items if o is not ref and f(o, ref)]
+    hour = None
+    if r == "ClockPosition":
+        hour, a = _rank(a[0]), a[1:]
+    items, ref = ev.set_(a[0]), ev.ref(a[1])
+    items = [o for o in items if o is not ref]
+    owner = a[2] if len(a) > 2 else a[1]
+    axes = ev.frame(owner)
+    # The frame's origin is the reference itself when the frame is attached to it; otherwise
+    # (relative frame, separate reference) the bearing is seen from the reference.
+    origin = None if _name(owner) == _name(a[1]) else ref
+    if r in ("Left", "Right", "Front", "Behind"):
+        return [o for o in items if rel.in_direction(o, r.lower(), axes, origin)]
+    if r in ("DirectLeft", "DirectRight"):
+        return rel.directly_beside(items, ref, r[6:].lower(), axes)
+    if r in ("DirectAbove", "DirectBelow"):
+        return rel.directly_above(items, ref, axes, below=(r == "DirectBelow"))
+    if r == "ClockPosition":
+        return [o for o in items if rel.clock_position(o, axes, origin) == hour]
+    raise InvalidGoalError(f"unknown orientation filter {r!r}")
+
+
+def _name(s) -> str:
+    return s.name if isinstance(s, Sym) else str(s)
+
+
+def op_unique(ev: _Eval, n: Node):
+    items = ev.set_(n.args[0])
+    if not items:
+        raise TargetNotFoundError(f"nothing in the scene satisfies {n.args[0]}; see the trace for where "
+                                  f"the candidates ran out")
+    return items
+
+
+_OPS: dict[str, Callable[[_Eval, Node], list]] = {
+    "filterBook": op_category, "filterSlot": op_category, "filterLabel": op_category,
+    "filterAttr": op_attr, "filterDist": op_dist, "filterRel": op_rel, "filterOri": op_ori,
+    "unique": op_unique,
+}
+
+
+# --- placement poses ---------------------------------------------------------------------------
+def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneObject | None) -> np.ndarray:
+    """World rotation for the placed object: `base_R` gives the yaw (its x is the depth axis,
+    facing the viewer); upright keeps the object's up along z, flat lays it on its back, tilted
+    leans it by `tilt_deg` about the depth axis."""
+    if pose == "keep" and held is not None:
+        return held.rotation
+    ang = {"upright": 0.0, "keep": 0.0, "flat": 90.0, "tilted": tilt_deg}[pose]
+    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
+    Rx = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    return base_R @ Rx
+
+
+def _yaw_facing_viewer(scene: Scene) -> np.ndarray:
+    x = -rel.horizontal(scene.viewer.forward)
+    return np.column_stack([x, np.cross(rel.UP, x), rel.UP])
+
+
+def _support_top(scene: Scene, xy: np.ndarray, fallback_z: float) -> float:
+    """Height of the support surface under a ground point: the top of the table (or any
+    container) whose footprint contains it, else `fallback_z`."""
+    tops = []
+    for o in scene.objects:
+        if o.category in ("table", "shelf"):
+            c = o.corners()
+            lo, hi = c.min(0), c.max(0)
+            if lo[0] <= xy[0] <= hi[0] and lo[1] <= xy[1] <= hi[1]:
+                tops.append(hi[2])
+    return float(max(tops)) if tops else fallback_z
+
+
+def _finish_pose(scene: Scene, center_xy_z: np.ndarray, base_z: float, R: np.ndarray) -> PlacePose:
+    held = scene.held_object()
+    half_h = 0.0
+    if held is not None:
+        half_h = float(np.abs(R.T @ rel.UP) @ (held.size / 2))
+    pos = np.array([center_xy_z[0], center_xy_z[1], base_z + half_h])
+    return PlacePose(pos, matrix_to_quat(R))
+
+
+def slot_place_pose(scene: Scene, slot: Region, pose: str, tilt_deg: float) -> PlacePose:
+    base = slot.rotation if not np.allclose(slot.rotation, np.eye(3)) else _yaw_facing_viewer(scene)
+    R = _pose_rotation(base, pose, tilt_deg, scene.held_object())
+    bottom = float(rel._corners(slot)[:, 2].min())
+    return _finish_pose(scene, slot.center, bottom, R)
+
+
+def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePose:
+    scene, a, r = ev.scene, m.args, m.rel
+    held = scene.held_object()
+    R = _pose_rotation(_yaw_facing_viewer(scene), "upright" if pose == "keep" and held is None else pose,
+                       tilt_deg, held)
+    if r == "Between":
+        p1, p2 = (rel.position_of(ev.ref(x)) for x in a[:2])
+        c = (p1 + p2) / 2
+        return _finish_pose(scene, c, _support_top(scene, c, min(p1[2], p2[2])), R)
+    if r == "Near":
+        gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
+        direction = _free_direction(ev, ref)
+    elif r == "Clock":
+        hour, gap, ref = _rank(a[0]), _num(a[1], "a distance"), ev.ref(a[2])
+        direction = rel.clock_direction(hour, ev.frame(a[3] if len(a) > 3 else a[2]))
+    elif r in ("Left", "Right", "Front", "Behind", "Above"):
+        gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
+        if r == "Above":
+            direction = rel.UP.copy()
+        else:
+            axes = ev.frame(a[2] if len(a) > 2 else a[1])
+            attached = axes.attached_to == _name(a[1]) or (len(a) <= 2)
+            direction = {"Left": -axes.right, "Right": axes.right,
+                         "Front": axes.forward, "Behind": -axes.forward}[r]
+            if not attached and r in ("Front", "Behind"):
+                direction = -direction      # ESPIRE A.2: behind X (viewer's frame) = further away
+    else:
+        raise InvalidGoalError(f"unknown metric placement {r!r}")
+    if gap < 0:
+        raise InvalidGoalError(f"a placement distance must be positive, got {gap} m")
+    c = rel.position_of(ref)
+    # extent of the held object, in its placed orientation, along the offset direction
+    held_half = float(np.abs(R.T @ direction) @ (held.size / 2)) if held is not None else 0.0
+    if r == "Above":
+        top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
+        return _finish_pose(scene, c, top + gap, R)
+    target = c + direction * (rel.half_extent_along(ref, direction) + gap + held_half)
+    ref_bottom = float(rel._corners(ref)[:, 2].min()) if isinstance(ref, (SceneObject, Region)) else c[2]
+    return _finish_pose(scene, target, _support_top(scene, target, ref_bottom), R)
+
+
+def _free_direction(ev: _Eval, ref) -> np.ndarray:
+    """For "N cm from X" with no direction: the viewer-frame direction (of 8) whose neighbourhood
+    is farthest from every other object, ties broken towards the viewer's right."""
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
+    c = rel.position_of(ref)
+    others = [o for o in ev.scene.objects if o is not ref and not o.held and o.category not in ("table", "shelf")]
+    best, best_score = None, -1.0
+    for hour in (3, 9, 6, 12, 2, 4, 8, 10):
+        d = rel.clock_direction(hour, axes)
+        p = c + d * (rel.half_extent_along(ref, d) + 0.1)
+        score = min((rel.distance_to_point(o, p) for o in others), default=1e9)
+        if score > best_score + 1e-6:
+            best, best_score = d, score
+    return best
+
+
+# --- entry point -------------------------------------------------------------------------------
+def execute(program: Node | str, scene: Scene) -> ProgramResult:
+    """Evaluate a program on a scene. Raises TargetNotFoundError when the answer set is empty
+    (the message names the step where the candidates ran out), InvalidGoalError on a malformed
+    program."""
+    if isinstance(program, str):
+        program = parse_program(program)
+    if not isinstance(program, Node) or program.op not in ("pick", "place"):
+        raise InvalidGoalError(f"a program's root must be pick(...) or place(...), got {program}")
+    ev = _Eval(scene)
+    pose = _name(program.kw("pose", Sym("upright" if program.op == "place" else "keep")))
+    tilt = float(program.kw("tilt_deg", DEFAULT_TILT_DEG if pose == "tilted" else 0.0))
+    if pose not in ("upright", "flat", "tilted", "keep"):
+        raise InvalidGoalError(f"pose must be upright, flat, tilted or keep, got {pose!r}")
+    body = program.args[0] if program.args else None
+    if body is None:
+        raise InvalidGoalError(f"{program.op}() needs an argument")
+    try:
+        if program.op == "place" and isinstance(body, Node) and body.op == "metric":
+            pp = metric_place_pose(ev, body, pose, tilt)
+            ev.trace.append({"node": str(body), "ids": [], "position": pp.to_dict()["position"]})
+            return ProgramResult("place", [], pp, ev.trace, pose)
+        items = ev.set_(body)
+        if not items:
+            raise TargetNotFoundError(_empty_message(ev.trace, body))
+    except (IndexError, TypeError) as e:
+        raise InvalidGoalError(f"malformed program {program}: {e}") from e
+    ids = [o.id for o in items]
+    if program.op == "pick":
+        return ProgramResult("pick", ids, None, ev.trace, None)
+    regions = [o for o in items if isinstance(o, Region)]
+    pp = None
+    if regions:
+        # Several slots may qualify; place in the one nearest the robot (easiest to reach).
+        best = min(regions, key=lambda s: rel.distance(s, scene.robot))
+        pp = slot_place_pose(scene, best, pose, tilt)
+    return ProgramResult("place", ids, pp, ev.trace, pose)
+
+
+def _empty_message(trace: list[dict], body) -> str:
+    where = next((t for t in trace if not t["ids"]), None)
+    step = f" (the candidates ran out at {where['node']})" if where else ""
+    return f"nothing in the scene satisfies {body}{step}"
