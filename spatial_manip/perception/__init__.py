@@ -1,1 +1,34 @@
+"""Perception: segmenters that turn one RGB-D observation into detections and a Scene.
 
+    seg = make_segmenter("classical", seed=0)
+    dets = seg.segment(obs, hints=SegmentationHints(expected=(ExpectedObject(label="jar", ...),)))
+    scene = detections_to_scene(dets, obs)
+
+Backends (role "segmenter"): ground_truth (simulator segmentation), classical (support planes +
+clustering + colour, no weights), learned (open-vocabulary detector + SAM, weights on disk).
+"""
+from spatial_manip.perception.base import (Detection, ExpectedObject, OrientedBox, SegmentationHints,
+                                           Segmenter, camera_viewpoint, check_observation,
+                                           detections_to_scene)
+from spatial_manip.registry import backend_names, make, register_role
+
+BACKENDS = {
+    "ground_truth": "spatial_manip.perception.ground_truth:GroundTruthSegmenter",
+    "classical": "spatial_manip.perception.classical:ClassicalSegmenter",
+    "learned": "spatial_manip.perception.learned:LearnedSegmenter",
+}
+register_role("segmenter", BACKENDS)
+
+
+def make_segmenter(name: str, **config) -> Segmenter:
+    """Build segmenter backend `name` with its keyword configuration."""
+    return make("segmenter", name, **config)
+
+
+def segmenter_names() -> list[str]:
+    return backend_names("segmenter")
+
+
+__all__ = ["Detection", "ExpectedObject", "OrientedBox", "SegmentationHints", "Segmenter",
+           "camera_viewpoint", "check_observation", "detections_to_scene", "make_segmenter",
+           "segmenter_names", "BACKENDS"]

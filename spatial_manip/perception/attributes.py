@@ -1,0 +1,99 @@
+"""Object attributes words can refer to: a basic colour name, and a book's size class.
+
+Colour names come from hue/saturation/value rather than the nearest RGB, because shading on a
+real or rendered surface changes brightness far more than hue. Book size classes are ESPIRE's
+(supplementary Table 20), applied to the box's dimensions sorted longest first, so a book lying
+flat and one standing on a shelf get the same class.
+"""
+from __future__ import annotations
+
+import colorsys
+
+import numpy as np
+
+# ESPIRE Table 20, metres: (length, width, thickness) ranges of the book assets.
+BOOK_SIZE_RANGES_M = {
+    "small": ((0.175, 0.188), (0.108, 0.130), (0.015, 0.018)),
+    "medium": ((0.216, 0.250), (0.140, 0.176), (0.020, 0.025)),
+    "large": ((0.254, 0.305), (0.203, 0.241), (0.037, 0.040)),
+}
+# How far a measured dimension may fall outside a range and still count (depth noise, voxels).
+BOOK_TOLERANCE_M = (0.015, 0.015, 0.006)
+
+# Hue centres in degrees of the chromatic names.
+_HUES = (("red", 0.0), ("orange", 30.0), ("yellow", 58.0), ("green", 120.0), ("cyan", 180.0),
+         ("blue", 225.0), ("purple", 280.0), ("pink", 330.0), ("red", 360.0))
+
+COLOUR_NAMES = ("red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink",
+                "brown", "black", "white", "gray")
+
+# Representative RGB (0-255) of each name, to compare a named expectation with a measurement.
+COLOUR_RGB = {"red": (200, 30, 30), "orange": (230, 130, 30), "yellow": (220, 210, 40),
+              "green": (40, 160, 60), "cyan": (40, 190, 200), "blue": (40, 70, 200),
+              "purple": (130, 50, 170), "pink": (230, 120, 170), "brown": (120, 75, 40),
+              "black": (20, 20, 20), "white": (235, 235, 235), "gray": (128, 128, 128)}
+
+
+def mean_rgb(rgb: np.ndarray, mask: np.ndarray) -> tuple:
+    """Median colour (0-255) over the mask: the median ignores specular highlights and edges."""
+    px = rgb[np.asarray(mask, bool)]
+    if px.size == 0:
+        return (0.0, 0.0, 0.0)
+    return tuple(float(c) for c in np.median(px.reshape(-1, 3), axis=0))
+
+
+def colour_name(rgb) -> str:
+    """A basic colour word for an RGB triple (0-255)."""
+    r, g, b = (float(c) / 255.0 for c in rgb)
+    h, s, v = colorsys.rgb_to_hsv(r, g, b)
+    if v < 0.18:
+        return "black"
+    if s < 0.22:
+        return "white" if v > 0.78 else "gray" if v > 0.35 else "black"
+    hue = h * 360.0
+    if 15.0 <= hue < 45.0 and v < 0.6:
+        return "brown"           # dark orange reads as brown
+    return min(_HUES, key=lambda nh: abs(nh[1] - hue))[0]
+
+
+def colour_distance(a, b) -> float:
+    """0 (same) .. ~1 (far) between two colours, each a name or 0-255 RGB; hue-aware."""
+    ra = np.asarray(COLOUR_RGB[a] if isinstance(a, str) else a, float) / 255.0
+    rb = np.asarray(COLOUR_RGB[b] if isinstance(b, str) else b, float) / 255.0
+    if isinstance(a, str) and isinstance(b, str):
+        return 0.0 if a == b else 1.0
+    if isinstance(a, str) or isinstance(b, str):
+        # A name against a measurement: compare names, softened by chromatic distance
+        name = a if isinstance(a, str) else b
+        measured = rb if isinstance(a, str) else ra
+        return 0.0 if colour_name(measured * 255.0) == name else min(1.0, 0.5 + _chroma_dist(ra, rb))
+    return min(1.0, _chroma_dist(ra, rb))
+
+
+def _chroma_dist(a: np.ndarray, b: np.ndarray) -> float:
+    # Normalise brightness away so shading does not count as a colour difference.
+    na, nb = a / max(a.sum(), 1e-6), b / max(b.sum(), 1e-6)
+    return float(np.linalg.norm(na - nb) * 2.0 + 0.3 * abs(a.mean() - b.mean()))
+
+
+def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str | None:
+    """ESPIRE's book size class of a box of these dimensions (any order), or None when it is
+    not book-shaped within the tolerance."""
+    dims = np.sort(np.asarray(size_m, float).reshape(3))[::-1]
+    tol = np.asarray(tolerance_m, float)
+    best, best_excess = None, np.inf
+    for name, ranges in BOOK_SIZE_RANGES_M.items():
+        lo = np.array([r[0] for r in ranges])
+        hi = np.array([r[1] for r in ranges])
+        excess = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
+        if np.all(excess <= tol) and (excess / tol).sum() < best_excess:
+            best, best_excess = name, float((excess / tol).sum())
+    return best
+
+
+def size_mismatch(measured_m, expected_m) -> float:
+    """Relative mismatch of two sizes compared sorted (orientation-free): 0 = equal."""
+    a = np.sort(np.asarray(measured_m, float).reshape(3))
+    b = np.sort(np.asarray(expected_m, float).reshape(3))
+    # The thinnest dimension gets an absolute floor so a 1.5 cm book is not judged at 1 mm.
+    return float(np.mean(np.abs(a - b) / np.maximum(b, 0.02)))

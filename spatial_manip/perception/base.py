@@ -1,0 +1,165 @@
+"""The `Segmenter` protocol, its output (`Detection`), the hints a scene config can give it, and
+the conversion of detections into the planner's `Scene`.
+
+Every backend (simulator ground truth, classical, learned) turns one `RGBDObservation` into a
+list of detections whose boxes are oriented 3D boxes in the robot `base` frame, computed from
+depth — never copied from a simulator's poses, so that perception error is measurable.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from spatial_manip.errors import NoObservationError
+from spatial_manip.geometry.camera import valid_depth_mask
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+
+# Categories that hold objects up; a segmenter reports the objects on them, not the furniture.
+SUPPORT_CATEGORIES = ("table", "shelf", "floor", "wall", "robot")
+
+
+@dataclass
+class OrientedBox:
+    """An oriented 3D box in the base frame: world = rotation @ local + center.
+
+    size = extents along the box's own x (length, the longer side in the support plane),
+    y (width) and z (height, along the support plane's normal)."""
+
+    center: np.ndarray
+    size: np.ndarray
+    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
+
+    def __post_init__(self):
+        self.center = np.asarray(self.center, float).reshape(3)
+        self.size = np.asarray(self.size, float).reshape(3)
+        self.rotation = np.asarray(self.rotation, float).reshape(3, 3)
+
+    @property
+    def yaw_rad(self) -> float:
+        """Heading of the box's x axis about base z."""
+        return float(np.arctan2(self.rotation[1, 0], self.rotation[0, 0]))
+
+
+@dataclass
+class Detection:
+    """One object found in one observation."""
+
+    id: str
+    label: str
+    category: str
+    mask: np.ndarray              # (H, W) bool, in the observation's colour image
+    score: float
+    box: OrientedBox              # in the base frame
+    mean_rgb: tuple = (0.0, 0.0, 0.0)   # 0-255, over the mask
+    colour: str = "unknown"       # a basic colour name (see attributes.colour_name)
+    size_class: str | None = None  # "small" | "medium" | "large" for books (ESPIRE Table 20)
+    extra: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ExpectedObject:
+    """What a scene config says may be on the table: a label to give the object that matches.
+
+    Any of size (metres, any order: matched sorted) and colour (a name or 0-255 RGB) can be
+    missing; an `id` is kept as the detection's id when matched."""
+
+    label: str
+    category: str = "object"
+    size_m: tuple | None = None
+    colour: str | tuple | None = None
+    id: str | None = None
+
+    def __post_init__(self):
+        if self.size_m is not None:
+            s = np.asarray(self.size_m, float).reshape(-1)
+            if s.shape != (3,) or not np.all(s > 0):
+                raise ValueError(f"ExpectedObject {self.label!r}: size_m must be 3 positive metres, got {self.size_m!r}")
+            object.__setattr__(self, "size_m", tuple(float(x) for x in s))
+
+
+@dataclass(frozen=True)
+class SegmentationHints:
+    """What the scene config (or the simulator's exported scene) tells a segmenter.
+
+    - `objects`: scene object id -> (label, category), used by the ground-truth backend to name
+      the simulator's segments;
+    - `expected`: the objects a classical or learned backend should try to recognise."""
+
+    objects: Mapping[str, tuple] = field(default_factory=dict)
+    expected: tuple = ()
+
+    @classmethod
+    def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
+        """Names and catalogue dimensions from a scene (e.g. the simulator's export). Only the
+        labels, categories, sizes and colours are used: positions never leave the scene."""
+        objects = {o.id: (o.label, o.category) for o in scene.objects}
+        expected = tuple(
+            ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
+                           colour=_scene_colour(o), id=o.id)
+            for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
+        return cls(objects=objects, expected=expected)
+
+
+def _scene_colour(o: SceneObject):
+    for key in ("colour", "color", "rgb"):
+        if key in o.extra:
+            v = o.extra[key]
+            return v if isinstance(v, str) else tuple(v)
+    return None
+
+
+@runtime_checkable
+class Segmenter(Protocol):
+    def segment(self, obs: RGBDObservation, *, hints: SegmentationHints | None = None) -> list[Detection]:
+        """Objects in `obs`, each with a mask and an oriented box in the base frame."""
+        ...
+
+
+def check_observation(obs: RGBDObservation, *, min_valid_fraction: float = 0.01) -> np.ndarray:
+    """The valid-depth mask of `obs`; raise NoObservationError when depth is (nearly) empty."""
+    if not isinstance(obs, RGBDObservation):
+        raise NoObservationError(f"expected an RGBDObservation, got {type(obs).__name__}")
+    valid = valid_depth_mask(obs.depth_m)
+    frac = float(valid.mean()) if valid.size else 0.0
+    if frac < min_valid_fraction:
+        raise NoObservationError(
+            f"the depth image has {frac:.1%} valid pixels (need at least {min_valid_fraction:.0%}): "
+            "it is empty, all zero or NaN. Check the camera connection, the depth alignment and "
+            "that the scene is within the sensor's range.")
+    if not np.all(np.isfinite(obs.T_base_cam)):
+        raise NoObservationError("the camera extrinsics T_base_cam are not finite: calibrate the camera "
+                                 "or wait for /camera/extrinsics")
+    return valid
+
+
+def camera_viewpoint(T_base_cam: np.ndarray) -> Viewpoint:
+    """The viewer of a scene: the camera's position and optical axis in the base frame."""
+    T = np.asarray(T_base_cam, float).reshape(4, 4)
+    return Viewpoint(T[:3, 3], T[:3, 2])
+
+
+def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *,
+                        viewer: Viewpoint | None = None, robot: Viewpoint | None = None,
+                        regions: Sequence[Region] = (), extra_objects: Sequence[SceneObject] = ()) -> Scene:
+    """The planner's scene from detections: the viewer is the camera (from T_base_cam) and the
+    robot sits at the base origin facing +x unless given. `extra_objects` (e.g. the table from a
+    scene config) are appended unchanged."""
+    viewer = viewer or camera_viewpoint(obs.T_base_cam)
+    robot = robot or Viewpoint([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    objects = []
+    for d in detections:
+        objects.append(SceneObject(
+            id=d.id, label=d.label, category=d.category, center=d.box.center, size=d.box.size,
+            rotation=d.box.rotation, oriented=False, size_class=d.size_class,
+            extra={"score": float(d.score), "colour": d.colour,
+                   "rgb": [round(float(c), 1) for c in d.mean_rgb],
+                   "mask_area_px": int(np.count_nonzero(d.mask))}))
+    ids = [o.id for o in objects] + [o.id for o in extra_objects]
+    dup = sorted({i for i in ids if ids.count(i) > 1})
+    if dup:
+        raise ValueError(f"detections and extra objects share ids {dup}: give each object a unique id")
+    return Scene(viewer, robot, objects + list(extra_objects), list(regions),
+                 {"stamp_s": float(obs.stamp_s)})

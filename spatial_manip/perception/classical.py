@@ -1,0 +1,171 @@
+"""Classical segmentation of any RGB-D frame, no weights: support planes, clusters of what stands
+on them, a colour split of touching objects, an oriented box per cluster, colour and size
+attributes, and labels from what the scene config expects.
+
+Pipeline (base frame throughout):
+1. horizontal planes by seeded RANSAC on a pixel-strided cloud (table top, shelf boards, floor);
+2. every valid pixel's height above the highest plane under it; pixels higher than
+   `min_height_m` are object candidates;
+3. voxel downsampling + connected components of the radius graph; small, huge, floating or
+   structural (reaching the board above) clusters are dropped;
+4. clusters holding two clearly different colours in two coherent parts are split;
+5. each cluster's pixels -> mask, its points -> oriented box on its plane, colour, size class;
+6. labels by one-to-one matching with `hints.expected`, books by ESPIRE's dimensions.
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import colour_name, mean_rgb
+from spatial_manip.perception.base import Detection, SegmentationHints, check_observation
+from spatial_manip.perception.boxfit import fit_box
+from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
+from spatial_manip.perception.cluster import Voxels, components, split_by_colour
+from spatial_manip.perception.labelling import assign_labels
+from spatial_manip.perception.planes import Plane, fit_horizontal_planes, support_of
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(kw_only=True)
+class ClassicalConfig:
+    seed: int = 0
+    plane_stride_px: int = 4          # pixel stride of the cloud the planes are fit on
+    plane_inlier_m: float = 0.008
+    plane_max_tilt_deg: float = 10.0
+    max_planes: int = 4
+    min_height_m: float = 0.007       # above the plane: thinner is table noise (small books are 15 mm)
+    voxel_m: float = 0.005
+    cluster_radius_m: float = 0.011   # voxel centres closer than this are one object
+    min_cluster_voxels: int = 25
+    max_object_extent_m: float = 0.6  # larger footprints are furniture, not objects
+    max_object_height_m: float = 0.5
+    max_support_gap_m: float = 0.05   # a cluster must reach this close to its plane (else floating: an arm)
+    colour_split: bool = True
+    colour_split_distance: float = 0.25
+    workspace_min_m: tuple | None = None   # optional base-frame crop (x, y, z)
+    workspace_max_m: tuple | None = None
+    match_max_cost: float = 0.8
+
+    def __post_init__(self):
+        for name in ("plane_inlier_m", "min_height_m", "voxel_m", "cluster_radius_m",
+                     "max_object_extent_m", "max_object_height_m"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"ClassicalConfig.{name} must be positive, got {getattr(self, name)!r}")
+        if self.plane_stride_px < 1 or self.min_cluster_voxels < 1:
+            raise ValueError("plane_stride_px and min_cluster_voxels must be >= 1")
+        if self.cluster_radius_m < self.voxel_m:
+            raise ValueError(f"cluster_radius_m ({self.cluster_radius_m}) must be at least voxel_m "
+                             f"({self.voxel_m}) or neighbouring voxels never connect")
+        if (self.workspace_min_m is None) != (self.workspace_max_m is None):
+            raise ValueError("give both workspace_min_m and workspace_max_m, or neither")
+
+
+class ClassicalSegmenter:
+    def __init__(self, **config):
+        self.config = ClassicalConfig(**config)
+        self.last_timing_s: dict = {}
+        self.last_planes: list[Plane] = []
+
+    def segment(self, obs: RGBDObservation, *, hints: SegmentationHints | None = None) -> list[Detection]:
+        cfg = self.config
+        timer = _Timer()
+        valid = check_observation(obs)
+        rng = np.random.default_rng(cfg.seed)
+        cloud, _ = base_cloud(obs, valid, stride=cfg.plane_stride_px)
+        planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
+                                       max_tilt_deg=cfg.plane_max_tilt_deg)
+        self.last_planes = planes
+        timer.lap("planes")
+        if not planes:
+            log.warning("no horizontal support plane in view: no objects can be segmented")
+            self.last_timing_s = timer.laps
+            return []
+
+        pts, uv = base_cloud(obs, valid)
+        if cfg.workspace_min_m is not None:
+            inside = np.all((pts >= cfg.workspace_min_m) & (pts <= cfg.workspace_max_m), axis=1)
+            pts, uv = pts[inside], uv[inside]
+        support, height = support_of(pts, planes, min_height_m=cfg.min_height_m)
+        keep = support >= 0
+        pts, uv, support, height = pts[keep], uv[keep], support[keep], height[keep]
+        timer.lap("candidates")
+
+        detections = []
+        if len(pts):
+            rgb = obs.rgb[uv[:, 1], uv[:, 0]].astype(float)
+            vox = Voxels(pts, rgb, cfg.voxel_m)
+            for members in self._clusters(vox):
+                det = self._detection(obs, vox, members, pts, uv, support, height, planes)
+                if det is not None:
+                    detections.append(det)
+        timer.lap("clusters")
+        detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
+        assign_labels(detections, (hints or SegmentationHints()).expected, max_cost=cfg.match_max_cost)
+        timer.lap("labels")
+        self.last_timing_s = timer.laps
+        return detections
+
+    def _clusters(self, vox: Voxels) -> list[np.ndarray]:
+        cfg = self.config
+        comp = components(vox.centres, cfg.cluster_radius_m)
+        order = np.argsort(comp, kind="stable")
+        bounds = np.flatnonzero(np.diff(comp[order])) + 1
+        out = []
+        for members in np.split(order, bounds):
+            if len(members) < cfg.min_cluster_voxels:
+                continue
+            if cfg.colour_split:
+                out.extend(p for p in split_by_colour(
+                    vox.centres, vox.rgb, members, radius_m=cfg.cluster_radius_m,
+                    min_voxels=cfg.min_cluster_voxels, min_distance=cfg.colour_split_distance)
+                    if len(p) >= cfg.min_cluster_voxels)
+            else:
+                out.append(members)
+        return out
+
+    def _detection(self, obs, vox, members, pts, uv, support, height, planes) -> Detection | None:
+        cfg = self.config
+        in_cluster = np.zeros(len(vox.counts), bool)
+        in_cluster[members] = True
+        sel = in_cluster[vox.inverse]
+        p, h = pts[sel], height[sel]
+        plane = planes[int(np.bincount(support[sel]).argmax())]
+        if np.percentile(h, 1) > cfg.max_support_gap_m or np.percentile(h, 99) > cfg.max_object_height_m:
+            return None
+        if _reaches_plane_above(p, plane, planes):
+            return None          # a shelf's side panel or back wall, not an object
+        box = fit_box(p, normal=plane.normal, plane_d=plane.d, max_gap_m=cfg.max_support_gap_m)
+        if box.size[0] > cfg.max_object_extent_m:
+            return None
+        mask = pixels_to_mask(uv[sel], obs.depth_m.shape)
+        rgb = mean_rgb(obs.rgb, mask)
+        return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
+                         mean_rgb=rgb, colour=colour_name(rgb),
+                         extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
+                                "n_points": int(sel.sum())})
+
+
+def _reaches_plane_above(points: np.ndarray, support: Plane, planes: list[Plane], tol_m: float = 0.02) -> bool:
+    top = points[np.argmax(points[:, 2])][None]
+    for q in planes:
+        if q.z0 > support.z0 + 0.05 and q.covers(top)[0] and abs(q.height(top)[0]) < tol_m:
+            return True
+    return False
+
+
+class _Timer:
+    def __init__(self):
+        import time
+        self._now = time.perf_counter
+        self._t = self._now()
+        self.laps: dict = {}
+
+    def lap(self, name: str) -> None:
+        t = self._now()
+        self.laps[name] = t - self._t
+        self._t = t

@@ -1,0 +1,77 @@
+"""Euclidean clustering of a point cloud without open3d: voxel downsampling, then connected
+components of the radius graph of voxel centres (scipy cKDTree + csgraph), and a colour split
+of clusters that hold two touching objects of different colours."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+from scipy.spatial import cKDTree
+
+
+class Voxels:
+    """Points grouped into voxels: `inverse[i]` is point i's voxel, `centres` and `rgb` are per voxel."""
+
+    def __init__(self, points: np.ndarray, rgb: np.ndarray, voxel_m: float):
+        keys = np.floor(points / voxel_m).astype(np.int64)
+        # One integer key per voxel is far faster to unique than rows.
+        keys -= keys.min(axis=0)
+        span = keys.max(axis=0) + 1
+        flat = (keys[:, 0] * span[1] + keys[:, 1]) * span[2] + keys[:, 2]
+        _, self.inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
+        self.inverse = self.inverse.reshape(-1)
+        self.counts = counts
+        n = len(counts)
+        self.centres = np.stack([np.bincount(self.inverse, points[:, k], n) for k in range(3)], 1) / counts[:, None]
+        self.rgb = np.stack([np.bincount(self.inverse, rgb[:, k], n) for k in range(3)], 1) / counts[:, None]
+
+
+def components(centres: np.ndarray, radius_m: float, subset: np.ndarray | None = None) -> np.ndarray:
+    """Connected-component label of each centre (or of `subset` indices) in the radius graph."""
+    pts = centres if subset is None else centres[subset]
+    if len(pts) == 0:
+        return np.zeros(0, int)
+    pairs = cKDTree(pts).query_pairs(radius_m, output_type="ndarray")
+    graph = coo_matrix((np.ones(len(pairs), bool), (pairs[:, 0], pairs[:, 1])), shape=(len(pts), len(pts)))
+    return connected_components(graph, directed=False)[1]
+
+
+def colour_features(rgb: np.ndarray) -> np.ndarray:
+    """Chromaticity (shading-free) plus a damped brightness, per row of 0-255 RGB."""
+    c = np.asarray(rgb, float) / 255.0
+    s = np.maximum(c.sum(axis=1, keepdims=True), 1e-6)
+    return np.hstack([c / s * 2.0, 0.3 * c.mean(axis=1, keepdims=True)])
+
+
+def split_by_colour(centres: np.ndarray, rgb: np.ndarray, members: np.ndarray, *, radius_m: float,
+                    min_voxels: int, min_distance: float, depth: int = 2) -> list[np.ndarray]:
+    """Split one cluster (voxel indices `members`) where it is two spatially coherent parts of
+    clearly different colour; recursive up to `depth` times. Returns lists of voxel indices."""
+    if depth <= 0 or len(members) < 2 * min_voxels:
+        return [members]
+    f = colour_features(rgb[members])
+    # Two-means with a deterministic farthest-point start.
+    c0 = f[np.argmax(np.linalg.norm(f - f.mean(0), axis=1))]
+    c1 = f[np.argmax(np.linalg.norm(f - c0, axis=1))]
+    for _ in range(8):
+        lab = np.linalg.norm(f - c1, axis=1) < np.linalg.norm(f - c0, axis=1)
+        if lab.all() or not lab.any():
+            return [members]
+        c0, c1 = f[~lab].mean(0), f[lab].mean(0)
+    if np.linalg.norm(c0 - c1) < min_distance:
+        return [members]
+    parts = []
+    for side in (~lab, lab):
+        idx = members[side]
+        if len(idx) < min_voxels:
+            return [members]
+        comp = components(centres, radius_m, idx)
+        main = np.argmax(np.bincount(comp))
+        if np.mean(comp == main) < 0.8:       # scattered speckle, not an object: keep whole
+            return [members]
+        parts.append(idx)
+    out = []
+    for p in parts:
+        out.extend(split_by_colour(centres, rgb, p, radius_m=radius_m, min_voxels=min_voxels,
+                                   min_distance=min_distance, depth=depth - 1))
+    return out

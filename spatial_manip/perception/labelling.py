@@ -1,0 +1,71 @@
+"""Naming anonymous clusters: match them to the objects a scene config expects (by size and
+colour, one-to-one), recognise unlisted books by ESPIRE's book dimensions, and give every
+detection a unique, stable id."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from spatial_manip.perception.attributes import book_size_class, colour_distance, size_mismatch
+from spatial_manip.perception.base import Detection, ExpectedObject
+
+_UNMATCHED = 1e6
+
+
+def match_cost(det: Detection, exp: ExpectedObject) -> float:
+    """0 = perfect; above `max_cost` = not this object. Size weighs more than colour, since
+    lighting moves colour more than depth moves size."""
+    cost, terms = 0.0, 0
+    if exp.size_m is not None:
+        cost += 2.0 * size_mismatch(det.box.size, exp.size_m)
+        terms += 1
+    if exp.colour is not None:
+        cost += colour_distance(exp.colour, det.mean_rgb)
+        terms += 1
+    if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
+        cost += 1.0     # a book without listed size must at least look like one
+    return cost if terms else 0.5
+
+
+def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8) -> list[Detection]:
+    """Label detections in place from `expected` (one-to-one, minimum total cost), then fall back
+    to "book" for book-shaped clusters and "object" otherwise; set book size classes and ids."""
+    expected = list(expected or ())
+    if detections and expected:
+        cost = np.array([[match_cost(d, e) for e in expected] for d in detections])
+        gated = np.where(cost <= max_cost, cost, _UNMATCHED)
+        rows, cols = linear_sum_assignment(gated)
+        for r, c in zip(rows, cols):
+            if gated[r, c] < _UNMATCHED:
+                e, d = expected[c], detections[r]
+                d.label, d.category = e.label, e.category
+                d.score = float(max(0.05, 1.0 - cost[r, c] / max_cost))
+                d.extra["matched"] = e.id or e.label
+                if e.id:
+                    d.id = e.id
+                    d.extra["keep_id"] = True
+    for d in detections:
+        if "matched" not in d.extra:
+            if book_size_class(d.box.size) is not None:
+                d.label, d.category = "book", "book"
+            d.score = min(d.score, 0.5)
+        if d.category == "book":
+            d.size_class = book_size_class(d.box.size)
+    unique_ids(detections)
+    return detections
+
+
+def unique_ids(detections: list[Detection]) -> None:
+    """Give every detection without a kept (matched) id a fresh "<label>_<k>" id."""
+    taken = {d.id for d in detections if d.extra.get("keep_id")}
+    counters: dict[str, int] = {}
+    for d in detections:
+        if d.extra.pop("keep_id", False):
+            continue
+        base = d.label.replace(" ", "_") or "object"
+        k = counters.get(base, 0)
+        while f"{base}_{k}" in taken:
+            k += 1
+        d.id = f"{base}_{k}"
+        taken.add(d.id)
+        counters[base] = k + 1

@@ -1,0 +1,178 @@
+"""Learned segmentation: an open-vocabulary detector (OWLv2 or Grounding DINO) finds boxes for
+text queries, SAM turns each box into a mask, and the geometry is the same as the classical
+backend's (support plane, oriented box from the masked depth).
+
+Weights are never downloaded by this code: it loads from local folders only, and raises
+`BackendUnavailableError` saying what to download and where when they are missing.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from spatial_manip.errors import BackendUnavailableError
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
+from spatial_manip.perception.base import Detection, SegmentationHints, check_observation
+from spatial_manip.perception.boxfit import fit_box
+from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.perception.labelling import unique_ids
+from spatial_manip.perception.planes import fit_horizontal_planes, plane_under
+
+MODELS_DIR = "~/.cache/spatial_manip/models"
+DETECTOR_REPO = "google/owlv2-base-patch16-ensemble"
+SAM_REPO = "facebook/sam-vit-base"
+
+
+@dataclass(kw_only=True)
+class LearnedConfig:
+    detector_path: str = f"{MODELS_DIR}/owlv2-base-patch16-ensemble"
+    sam_path: str = f"{MODELS_DIR}/sam-vit-base"
+    queries: tuple = ("book", "jar", "cup", "bottle", "box", "bowl")
+    score_threshold: float = 0.2
+    nms_iou: float = 0.5
+    min_pixels: int = 50
+    device: str = "cpu"
+    seed: int = 0
+
+    def __post_init__(self):
+        if not 0.0 <= self.score_threshold <= 1.0 or not 0.0 < self.nms_iou <= 1.0:
+            raise ValueError(f"score_threshold must be in [0, 1] and nms_iou in (0, 1], got "
+                             f"{self.score_threshold}, {self.nms_iou}")
+        self.queries = tuple(self.queries)
+
+
+def _missing_weights(path: Path) -> str | None:
+    if not path.is_dir():
+        return "does not exist"
+    if not (path / "config.json").is_file():
+        return "has no config.json"
+    if not any(path.glob("*.safetensors")) and not any(path.glob("*.bin")):
+        return "has no *.safetensors or *.bin weights"
+    return None
+
+
+class LearnedSegmenter:
+    def __init__(self, **config):
+        self.config = LearnedConfig(**config)
+        self._check_weights()
+        try:
+            import torch  # noqa: F401  (imported here only: an optional dependency)
+            import transformers
+        except ImportError as e:
+            raise BackendUnavailableError(
+                f"the learned segmenter needs transformers and torch ({e}); install them "
+                "(`pip install transformers torch`) or use the 'classical' segmenter") from e
+        self._load(transformers)
+
+    def _check_weights(self) -> None:
+        problems = []
+        for what, path, repo in (("detector", self.config.detector_path, DETECTOR_REPO),
+                                 ("SAM", self.config.sam_path, SAM_REPO)):
+            p = Path(path).expanduser()
+            why = _missing_weights(p)
+            if why:
+                problems.append(f"the {what} weights folder {p} {why}; on a machine with internet run "
+                                f"`huggingface-cli download {repo} --local-dir {p}` and copy the folder here")
+        if problems:
+            raise BackendUnavailableError(
+                "the learned segmenter loads weights from disk only, and they are missing: "
+                + "; ".join(problems)
+                + ". Set segmenter.learned.detector_path / sam_path to other local folders, "
+                  "or use the 'classical' segmenter, which needs no weights.")
+
+    def _load(self, transformers) -> None:
+        det_path = str(Path(self.config.detector_path).expanduser())
+        sam_path = str(Path(self.config.sam_path).expanduser())
+        self._det_processor = transformers.AutoProcessor.from_pretrained(det_path, local_files_only=True)
+        self._detector = transformers.AutoModelForZeroShotObjectDetection.from_pretrained(
+            det_path, local_files_only=True).to(self.config.device).eval()
+        self._sam_processor = transformers.SamProcessor.from_pretrained(sam_path, local_files_only=True)
+        self._sam = transformers.SamModel.from_pretrained(sam_path, local_files_only=True).to(self.config.device).eval()
+
+    def segment(self, obs: RGBDObservation, *, hints: SegmentationHints | None = None) -> list[Detection]:
+        valid = check_observation(obs)
+        hints = hints or SegmentationHints()
+        categories = {e.label: e.category for e in hints.expected}
+        queries = tuple(dict.fromkeys(e.label for e in hints.expected)) or self.config.queries
+        boxes, scores, labels = self._detect(obs.rgb, queries)
+        if len(boxes) == 0:
+            return []
+        masks = self._masks(obs.rgb, boxes)
+        rng = np.random.default_rng(self.config.seed)
+        planes = fit_horizontal_planes(base_cloud(obs, valid, stride=4)[0], rng)
+        detections = []
+        for mask, score, label in zip(masks, scores, labels):
+            mask = mask & valid
+            if np.count_nonzero(mask) < self.config.min_pixels:
+                continue
+            pts, _ = base_cloud(obs, mask)
+            plane = plane_under(pts, planes)
+            box = fit_box(pts, normal=plane.normal, plane_d=plane.d) if plane is not None else fit_box(pts)
+            rgb = mean_rgb(obs.rgb, mask)
+            category = categories.get(label, "book" if "book" in label else "object")
+            detections.append(Detection(
+                id="", label=label, category=category, mask=mask, score=float(score), box=box,
+                mean_rgb=rgb, colour=colour_name(rgb),
+                size_class=book_size_class(box.size) if category == "book" else None,
+                extra={"backend": "learned"}))
+        unique_ids(detections)
+        return detections
+
+    def _detect(self, rgb: np.ndarray, queries: tuple):
+        """Boxes (N, 4) xyxy pixels, scores, labels after class-agnostic NMS."""
+        import torch
+
+        h, w = rgb.shape[:2]
+        kind = getattr(self._detector.config, "model_type", "")
+        text = [list(queries)] if kind.startswith("owl") else ". ".join(queries) + "."
+        inputs = self._det_processor(text=text, images=rgb, return_tensors="pt").to(self.config.device)
+        with torch.no_grad():
+            out = self._detector(**inputs)
+        if kind.startswith("owl"):
+            side = max(h, w)    # OWLv2 pads to a square: boxes come back in the padded frame
+            res = self._det_processor.post_process_object_detection(
+                out, threshold=self.config.score_threshold, target_sizes=[(side, side)])[0]
+            labels = [queries[int(i)] for i in res["labels"]]
+        else:
+            res = self._det_processor.post_process_grounded_object_detection(
+                out, inputs.input_ids, threshold=self.config.score_threshold,
+                text_threshold=self.config.score_threshold, target_sizes=[(h, w)])[0]
+            labels = [str(t) for t in res.get("text_labels", res["labels"])]
+        boxes = res["boxes"].cpu().numpy().reshape(-1, 4)
+        boxes = np.clip(boxes, 0, [w - 1, h - 1, w - 1, h - 1])
+        scores = res["scores"].cpu().numpy().reshape(-1)
+        keep = _nms(boxes, scores, self.config.nms_iou)
+        return boxes[keep], scores[keep], [labels[i] for i in keep]
+
+    def _masks(self, rgb: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+        import torch
+
+        inputs = self._sam_processor(rgb, input_boxes=[boxes.tolist()], return_tensors="pt").to(self.config.device)
+        with torch.no_grad():
+            out = self._sam(**inputs, multimask_output=False)
+        masks = self._sam_processor.image_processor.post_process_masks(
+            out.pred_masks.cpu(), inputs["original_sizes"].cpu(), inputs["reshaped_input_sizes"].cpu())[0]
+        return masks[:, 0].numpy().astype(bool)
+
+
+def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:
+    order = list(np.argsort(-scores))
+    keep = []
+    while order:
+        i = order.pop(0)
+        keep.append(int(i))
+        if not order:
+            break
+        rest = np.array(order)
+        x1 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        y1 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        x2 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        y2 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+        area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])  # noqa: E731
+        ious = inter / np.maximum(area(boxes[i]) + area(boxes[rest]) - inter, 1e-9)
+        order = [j for j, o in zip(order, ious) if o < iou]
+    return keep

@@ -1,0 +1,169 @@
+"""Horizontal support planes (table tops, shelf boards, the floor) from a point cloud in the
+base frame: seeded RANSAC with the normal constrained near +z, refined by least squares, and
+each plane's footprint on a coarse grid so "above this plane" means above its surface, not
+beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+
+@dataclass
+class Plane:
+    """n . p + d = 0 with unit normal n pointing up; `footprint` marks grid cells it covers."""
+
+    normal: np.ndarray
+    d: float
+    n_inliers: int
+    footprint: np.ndarray        # (nx, ny) bool over the grid below
+    origin_xy: np.ndarray        # grid origin (x, y) in metres
+    cell_m: float
+
+    def height(self, points: np.ndarray) -> np.ndarray:
+        """Signed distance of (N, 3) points above the plane."""
+        return points @ self.normal + self.d
+
+    @property
+    def z0(self) -> float:
+        """Height of the plane at x = y = 0 (for sorting and reports)."""
+        return float(-self.d / self.normal[2])
+
+    def covers(self, points: np.ndarray) -> np.ndarray:
+        """Which points lie over (or under) the plane's footprint."""
+        ij = np.floor((points[:, :2] - self.origin_xy) / self.cell_m).astype(int)
+        nx, ny = self.footprint.shape
+        ok = (ij[:, 0] >= 0) & (ij[:, 0] < nx) & (ij[:, 1] >= 0) & (ij[:, 1] < ny)
+        out = np.zeros(len(points), bool)
+        out[ok] = self.footprint[ij[ok, 0], ij[ok, 1]]
+        return out
+
+
+def fit_horizontal_planes(points: np.ndarray, rng: np.random.Generator, *, max_planes: int = 4,
+                          inlier_m: float = 0.008, max_tilt_deg: float = 10.0, iterations: int = 150,
+                          min_inliers: int = 400, min_fraction: float = 0.04,
+                          min_area_m2: float = 0.1, cell_m: float = 0.02) -> list[Plane]:
+    """Up to `max_planes` near-horizontal planes, most supported first.
+
+    `points` should be a downsampled cloud (a few tens of thousands of points) in the base
+    frame. A plane needs `min_inliers` and `min_fraction` of the cloud, and one connected patch
+    of at least `min_area_m2` (so the tops of books, even coplanar ones, are not supports)."""
+    pts = np.asarray(points, float)
+    planes: list[Plane] = []
+    remaining = pts
+    cos_tilt = np.cos(np.radians(max_tilt_deg))
+    need = max(min_inliers, int(min_fraction * len(pts)))
+    for _ in range(2 * max_planes + 2):       # rejected candidates also use up an attempt
+        if len(planes) >= max_planes or len(remaining) < need:
+            break
+        model = _ransac_plane(remaining, rng, inlier_m, cos_tilt, iterations)
+        if model is None:
+            break
+        inl = np.abs(remaining @ model[0] + model[1]) < inlier_m
+        if inl.sum() < need:
+            break
+        inl &= _largest_patch(remaining, inl, cell_m)
+        n, d = _refine(remaining[inl])
+        inl = (np.abs(remaining @ n + d) < inlier_m) & _largest_patch(remaining, inl, cell_m)
+        area = len(np.unique(np.floor(remaining[inl, :2] / cell_m), axis=0)) * cell_m ** 2
+        if inl.sum() >= need and area >= min_area_m2:
+            planes.append(_with_footprint(n, d, remaining[inl], cell_m))
+        remaining = remaining[~inl]
+    return sorted(planes, key=lambda p: -p.n_inliers)
+
+
+def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarray:
+    """Inliers in the largest 8-connected patch of occupied grid cells."""
+    out = np.zeros(len(pts), bool)
+    if not inl.any():
+        return out
+    xy = pts[inl, :2]
+    lo = xy.min(axis=0)
+    ij = np.floor((xy - lo) / cell_m).astype(int)
+    grid = np.zeros(tuple(ij.max(axis=0) + 1), bool)
+    grid[ij[:, 0], ij[:, 1]] = True
+    labels, n = ndimage.label(grid, structure=np.ones((3, 3)))
+    if n <= 1:
+        out[inl] = True
+        return out
+    lab = labels[ij[:, 0], ij[:, 1]]
+    out[np.flatnonzero(inl)] = lab == np.argmax(np.bincount(lab)[1:]) + 1
+    return out
+
+
+def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations):
+    """Best near-horizontal plane (n, d) by inlier count, all hypotheses scored at once."""
+    idx = rng.integers(0, len(pts), size=(iterations, 3))
+    a, b, c = pts[idx[:, 0]], pts[idx[:, 1]], pts[idx[:, 2]]
+    n = np.cross(b - a, c - a)
+    norm = np.linalg.norm(n, axis=1)
+    ok = norm > 1e-9
+    n[ok] /= norm[ok, None]
+    n[n[:, 2] < 0] *= -1
+    ok &= n[:, 2] > cos_tilt
+    if not ok.any():
+        return None
+    n, a = n[ok], a[ok]
+    d = -np.einsum("ij,ij->i", n, a)
+    # Score on a subsample: enough to rank hypotheses, cheap for ~100 of them.
+    sub = pts if len(pts) <= 4000 else pts[rng.choice(len(pts), 4000, replace=False)]
+    counts = (np.abs(sub @ n.T + d) < inlier_m).sum(axis=0)
+    k = int(np.argmax(counts))
+    return n[k], float(d[k])
+
+
+def _refine(inliers: np.ndarray):
+    """Least-squares plane through inliers (smallest principal axis), normal up."""
+    c = inliers.mean(axis=0)
+    _, _, vt = np.linalg.svd(inliers - c, full_matrices=False)
+    n = vt[2] if vt[2, 2] >= 0 else -vt[2]
+    return n, float(-n @ c)
+
+
+def _with_footprint(n, d, inliers, cell_m) -> Plane:
+    lo = inliers[:, :2].min(axis=0) - cell_m
+    ij = np.floor((inliers[:, :2] - lo) / cell_m).astype(int)
+    shape = tuple(ij.max(axis=0) + 2)
+    grid = np.zeros(shape, bool)
+    grid[ij[:, 0], ij[:, 1]] = True
+    # Objects occlude the surface under them: close gaps and fill holes so they still count.
+    grid = ndimage.binary_closing(grid, iterations=2)
+    grid = ndimage.binary_fill_holes(grid)
+    grid = ndimage.binary_dilation(grid, iterations=1)
+    return Plane(n, d, int(len(inliers)), grid, lo, cell_m)
+
+
+def support_of(points: np.ndarray, planes: list[Plane], *, min_height_m: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each point, the index of the highest plane it stands above (covered by its footprint
+    and at least `min_height_m` over it), or -1; and its height above that plane.
+
+    Points lying on any plane (within `min_height_m`, footprint or not) are surface, never
+    object: a coarse footprint must not turn a table's edge into an object above the floor."""
+    best = np.full(len(points), -1)
+    best_h = np.full(len(points), np.nan)
+    best_z = np.full(len(points), -np.inf)
+    on_surface = np.zeros(len(points), bool)
+    for k, p in enumerate(planes):
+        h = p.height(points)
+        on_surface |= np.abs(h) <= min_height_m
+        ok = (h > min_height_m) & (p.z0 > best_z)
+        ok[ok] = p.covers(points[ok])
+        best[ok], best_h[ok], best_z[ok] = k, h[ok], p.z0
+    best[on_surface] = -1
+    return best, best_h
+
+
+def plane_under(points: np.ndarray, planes: list[Plane], *, tolerance_m: float = 0.01) -> Plane | None:
+    """The highest plane whose footprint holds the points' centroid and that lies no higher than
+    their lowest point (+ tolerance): the surface the object rests on."""
+    if not planes or len(points) == 0:
+        return None
+    centroid = points.mean(axis=0, keepdims=True)
+    best = None
+    for p in planes:
+        if p.covers(centroid)[0] and np.min(p.height(points)) > -tolerance_m:
+            if best is None or p.z0 > best.z0:
+                best = p
+    return best

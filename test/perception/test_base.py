@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+
+from spatial_manip.errors import BackendUnavailableError, ErrorCode, NoObservationError
+from spatial_manip.perception import (Detection, ExpectedObject, OrientedBox, SegmentationHints,
+                                      Segmenter, detections_to_scene, make_segmenter, segmenter_names)
+from spatial_manip.scene import Scene
+
+
+def test_registry_lists_every_backend():
+    assert segmenter_names() == ["classical", "ground_truth", "learned"]
+    with pytest.raises(ValueError, match="choose one of"):
+        make_segmenter("magic")
+
+
+@pytest.mark.parametrize("name", ["classical", "ground_truth"])
+def test_backends_satisfy_the_protocol(name):
+    assert isinstance(make_segmenter(name), Segmenter)
+
+
+def test_config_is_validated():
+    with pytest.raises(TypeError):
+        make_segmenter("classical", voxel_size=0.01)          # unknown key
+    with pytest.raises(ValueError, match="voxel_m"):
+        make_segmenter("classical", voxel_m=0.02, cluster_radius_m=0.01)
+    with pytest.raises(ValueError, match="size_m"):
+        ExpectedObject(label="jar", size_m=(0.1, -0.1, 0.1))
+
+
+@pytest.mark.parametrize("name", ["classical", "ground_truth"])
+@pytest.mark.parametrize("fill", [0.0, np.nan])
+def test_empty_or_nan_depth_is_a_clear_no_observation(name, fill, tabletop):
+    obs, _ = tabletop
+    from dataclasses import replace
+    bad = replace(obs, depth_m=np.full_like(obs.depth_m, fill))
+    with pytest.raises(NoObservationError, match="valid pixels") as e:
+        make_segmenter(name).segment(bad)
+    assert e.value.code == ErrorCode.NO_OBSERVATION
+
+
+def test_ground_truth_needs_the_segmentation_image(tabletop):
+    from dataclasses import replace
+    obs, _ = tabletop
+    with pytest.raises(NoObservationError, match="classical"):
+        make_segmenter("ground_truth").segment(replace(obs, segmentation=None))
+
+
+def test_learned_backend_without_weights_says_what_to_download(tmp_path):
+    with pytest.raises(BackendUnavailableError) as e:
+        make_segmenter("learned", detector_path=str(tmp_path / "owlv2"), sam_path=str(tmp_path / "sam"))
+    msg = str(e.value)
+    assert str(tmp_path / "owlv2") in msg and "download" in msg.lower()
+    assert "google/owlv2" in msg and "facebook/sam" in msg
+
+
+def test_detections_to_scene(tabletop):
+    obs, _ = tabletop
+    box = OrientedBox([0.6, 0.1, 0.76], [0.2, 0.1, 0.02])
+    det = Detection(id="book_0", label="book", category="book", mask=np.zeros(obs.depth_m.shape, bool),
+                    score=0.9, box=box, mean_rgb=(200, 20, 20), colour="red", size_class="small")
+    scene = detections_to_scene([det], obs)
+    assert isinstance(scene, Scene)
+    np.testing.assert_allclose(scene.viewer.position, obs.T_base_cam[:3, 3])
+    np.testing.assert_allclose(scene.viewer.forward, obs.T_base_cam[:3, 2])
+    np.testing.assert_allclose(scene.robot.forward, [1, 0, 0])
+    o = scene.get("book_0")
+    assert o.size_class == "small" and o.extra["colour"] == "red"
+    # JSON round trip through the public scene format
+    again = Scene.from_dict(scene.to_dict())
+    np.testing.assert_allclose(again.get("book_0").center, box.center)
+    with pytest.raises(ValueError, match="unique"):
+        detections_to_scene([det, det], obs)
+
+
+def test_hints_from_scene_keep_names_not_poses(tabletop):
+    _, scene = tabletop
+    hints = SegmentationHints.from_scene(scene)
+    assert hints.objects["obj3"] == ("jar", "reference")
+    assert all(e.category != "table" for e in hints.expected)
+    assert not any(hasattr(e, "center") for e in hints.expected)
