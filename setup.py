@@ -12,6 +12,7 @@ PACKAGE = "spatial_manip"
 # node name -> module with main(); the bringup graphs refer to these names
 NODES = {
     "planner_node": "spatial_manip.nodes.planner_node",
+    "camera_node": "spatial_manip.nodes.camera_node",
 }
 
 setup(

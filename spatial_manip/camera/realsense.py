@@ -76,18 +76,7 @@ def make_realsense_source(**cfg) -> "RealSenseSource":
 
 
 def intrinsics_from_rs(intr) -> CameraIntrinsics:
-    """pyrealsense2 intrinsics -> CameraIntrinsics with the ROS distortion model name."""
-    import pyrealsense2 as rs
-
-    model = {rs.distortion.brown_conrady: "plumb_bob", rs.distortion.none: "plumb_bob",
-             rs.distortion.modified_brown_conrady: "plumb_bob",
-             rs.distortion.inverse_brown_conrady: "plumb_bob",
-             rs.distortion.kannala_brandt4: "equidistant"}.get(intr.model, "plumb_bob")
-    coeffs = tuple(float(c) for c in intr.coeffs)
-    if model == "equidistant":
-        coeffs = coeffs[:4]
-    return CameraIntrinsics(int(intr.width), int(intr.height), float(intr.fx), float(intr.fy),
-                            float(intr.ppx), float(intr.ppy), distortion_model=model, distortion=coeffs)
+    return CameraIntrinsics.from_realsense(intr)
 
 
 class _Pipeline:
@@ -118,6 +107,7 @@ class _Pipeline:
                                     f"{cfg.file_path or cfg.serial or 'first device'}): {e}. Check the "
                                     "profile (depth/colour resolution and fps) is one the device offers") from e
         device = self.profile.get_device()
+        self.color_fps = self.profile.get_stream(rs.stream.color).fps() or cfg.fps
         self.playback = device.as_playback() if cfg.source == "file" else None
         if self.playback is not None:
             self.playback.set_real_time(cfg.real_time)
@@ -325,6 +315,8 @@ class RealSenseSource:
     def _capture(self, pipe: _Pipeline) -> str:
         """Read until stopped, the recording ends, or the device stops delivering."""
         silent_since = time.monotonic()
+        last = (None, None)
+        half_period_ms = 500.0 / pipe.color_fps
         while not self._stop.is_set():
             try:
                 pair = pipe.read(timeout_s=0.2)
@@ -337,6 +329,15 @@ class RealSenseSource:
                     return f"device lost: no frame for {self.config.frame_timeout_s} s"
                 continue
             silent_since = time.monotonic()
+            numbers = (pair[0].get_frame_number(), pair[1].get_frame_number())
+            # The syncer emits a set whenever either stream has a new frame, pairing it with the
+            # other stream's previous one; deliver only sets where both frames are new and taken
+            # within half a frame period of each other (the SDK syncer's own tolerance).
+            if numbers[0] == last[0] or numbers[1] == last[1]:
+                continue
+            if abs(pair[0].get_timestamp() - pair[1].get_timestamp()) > half_period_ms:
+                continue
+            last = numbers
             self._seq += 1
             frame = frame_from_rs(*pair, seq=self._seq)
             with self._lock:

@@ -1,0 +1,159 @@
+"""camera_node: a RealSense camera (L515 or any depth RealSense) or an SDK recording, published
+as the official realsense2_camera driver does (rgb8 colour, 16UC1 mm aligned depth, camera_info
+from the SDK intrinsics, optical frame ids, sensor time), plus `/camera/extrinsics` from the
+hand-eye calibration file. The core (spatial_manip.camera.realsense) owns the device; this node
+only converts and publishes, from its own thread, so publishing never blocks capture.
+
+    ros2 run spatial_manip camera_node --ros-args -p source:=file -p file_path:=run.db3
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import PoseStamped
+from sensor_msgs.msg import CameraInfo, Image
+
+from spatial_manip.camera.realsense import RealSenseConfig, RealSenseSource
+from spatial_manip.camera.types import CameraError, StampConverter
+from spatial_manip.nodes import convert
+
+PARAMS = {  # name -> default; numbers < 0 and "" mean "leave the device's value"
+    "source": "live", "serial": "", "file_path": "", "real_time": True, "repeat_playback": False,
+    "depth_width": 640, "depth_height": 480, "color_width": 640, "color_height": 480, "fps": 30,
+    "laser_power": -1.0, "receiver_gain": -1.0, "confidence_threshold": -1.0, "visual_preset": "",
+    "temporal_filter": False, "spatial_filter": False, "hole_filling_filter": False,
+    "reconnect_initial_s": 0.5, "reconnect_max_s": 8.0,
+    "max_frame_age_s": 0.5, "calibration_file": "",
+    "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
+    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
+    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
+    "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
+    "base_frame_id": "base", "reliable": True,
+}
+
+
+def realsense_config(p: dict) -> RealSenseConfig:
+    """Node parameters -> the core's config (unset options become None)."""
+    opt = lambda v: None if v is None or (isinstance(v, (int, float)) and v < 0) or v == "" else v  # noqa: E731
+    preset = opt(p["visual_preset"])
+    if isinstance(preset, str) and preset.isdigit():
+        preset = int(preset)
+    return RealSenseConfig(
+        source=p["source"], serial=p["serial"], file_path=p["file_path"], real_time=p["real_time"],
+        repeat_playback=p["repeat_playback"], depth_width=p["depth_width"], depth_height=p["depth_height"],
+        color_width=p["color_width"], color_height=p["color_height"], fps=p["fps"],
+        laser_power=opt(p["laser_power"]), receiver_gain=opt(p["receiver_gain"]),
+        confidence_threshold=opt(p["confidence_threshold"]), visual_preset=preset,
+        temporal_filter=p["temporal_filter"], spatial_filter=p["spatial_filter"],
+        hole_filling_filter=p["hole_filling_filter"], reconnect_initial_s=p["reconnect_initial_s"],
+        reconnect_max_s=p["reconnect_max_s"])
+
+
+def ros_time(seconds_ns: int) -> Time:
+    return Time(sec=seconds_ns // 1_000_000_000, nanosec=seconds_ns % 1_000_000_000)
+
+
+class CameraNode(Node):
+    def __init__(self):
+        super().__init__("camera_node")
+        for name, default in PARAMS.items():
+            self.declare_parameter(name, default)
+        self.p = {name: self.get_parameter(name).value for name in PARAMS}
+        qos = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE) if self.p["reliable"] \
+            else qos_profile_sensor_data
+        self.pub_color = self.create_publisher(Image, self.p["color_topic"], qos)
+        self.pub_color_info = self.create_publisher(CameraInfo, self.p["color_info_topic"], qos)
+        self.pub_depth = self.create_publisher(Image, self.p["depth_topic"], qos)
+        self.pub_depth_info = self.create_publisher(CameraInfo, self.p["depth_info_topic"], qos)
+        self._publish_extrinsics()
+        self.stamps = StampConverter()
+        self.published = 0
+        self.stale = 0
+        self.source = RealSenseSource(realsense_config(self.p), on_status=self._on_status)
+        self.source.connect()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._publish_loop, name="camera-publish", daemon=True)
+        self._thread.start()
+
+    def _publish_extrinsics(self) -> None:
+        if not self.p["calibration_file"]:
+            self.get_logger().info("no calibration_file: /camera/extrinsics is not published")
+            return
+        from spatial_manip.geometry.calibration import load_calibration
+
+        cal = load_calibration(self.p["calibration_file"])
+        if cal.eye_in_hand:
+            self.get_logger().warn("eye-in-hand calibration: the camera pose moves with the flange, so this node"
+                                   " does not publish a fixed /camera/extrinsics")
+            return
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.pub_extr = self.create_publisher(PoseStamped, self.p["extrinsics_topic"], latched)
+        self.pub_extr.publish(convert.pose_stamped(cal.T_base_camera(), self.p["base_frame_id"],
+                                                   self.get_clock().now().to_msg()))
+
+    def _on_status(self, status: str, detail: str) -> None:
+        if status == "streaming":
+            self.stamps.reset()  # a reconnected device's hardware clock starts again
+        log = self.get_logger().warn if status in ("reconnecting", "ended") else self.get_logger().info
+        log(f"camera {status}: {detail}")
+
+    def _publish_loop(self) -> None:
+        seq, last_warn = 0, 0.0
+        while not self._stop.is_set():
+            try:
+                frame = self.source.wait_for_frame(0.5, seq)
+            except CameraError:
+                continue  # status changes are logged by _on_status
+            seq = frame.seq
+            age = frame.age_s()
+            if age > self.p["max_frame_age_s"]:
+                self.stale += 1
+                if time.monotonic() - last_warn > 2.0:
+                    last_warn = time.monotonic()
+                    self.get_logger().warn(f"dropping a frame {age:.3f} s old (max_frame_age_s="
+                                           f"{self.p['max_frame_age_s']}); {self.stale} dropped so far")
+                continue
+            self.publish_frame(frame)
+
+    def publish_frame(self, frame) -> None:
+        if frame.timestamp_domain in ("global_time", "system_time"):
+            stamp = ros_time(int(round(frame.stamp_ms * 1e6)))
+        else:
+            stamp = ros_time(int(round(self.stamps.to_ros_seconds(frame.stamp_ms, frame.timestamp_domain) * 1e9)))
+        fid = self.p["color_frame_id"]  # aligned depth lives in the colour optical frame
+        info = convert.intrinsics_to_camera_info(frame.intrinsics, fid, stamp)
+        self.pub_color.publish(convert.array_to_image(frame.rgb, "rgb8", fid, stamp))
+        self.pub_color_info.publish(info)
+        self.pub_depth.publish(convert.array_to_image(frame.depth_mm, "16UC1", fid, stamp))
+        self.pub_depth_info.publish(info)
+        self.published += 1
+
+    def destroy_node(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.source.close()
+        super().destroy_node()
+
+
+def main(args=None) -> None:
+    rclpy.init(args=args)
+    node = CameraNode()
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""camera_node as a separate process playing a synthetic recording; this test subscribes."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from geometry_msgs.msg import PoseStamped  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
+
+from spatial_manip.nodes.convert import image_to_array  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CALIB = os.path.join(ROOT, "config", "calibration", "eye_to_hand.example.yaml")
+
+
+@pytest.fixture
+def ros_node():
+    rclpy.init()
+    node = rclpy.create_node("camera_node_test")
+    yield node
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+def start_camera_node(*params):
+    args = [sys.executable, "-m", "spatial_manip.nodes.camera_node", "--ros-args"]
+    for p in params:
+        args += ["-p", p]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def stop(proc):
+    proc.terminate()
+    try:
+        out, _ = proc.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+    return out
+
+
+def test_node_publishes_recording_like_the_realsense_driver(vga_recording, ros_node):
+    got = {"color": [], "depth": [], "cinfo": [], "dinfo": [], "extr": []}
+    ros_node.create_subscription(Image, "/camera/color/image_raw", got["color"].append, 10)
+    ros_node.create_subscription(Image, "/camera/aligned_depth_to_color/image_raw", got["depth"].append, 10)
+    ros_node.create_subscription(CameraInfo, "/camera/color/camera_info", got["cinfo"].append, 10)
+    ros_node.create_subscription(CameraInfo, "/camera/aligned_depth_to_color/camera_info", got["dinfo"].append, 10)
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    ros_node.create_subscription(PoseStamped, "/camera/extrinsics", got["extr"].append, latched)
+    proc = start_camera_node("source:=file", f"file_path:={vga_recording.path}", "real_time:=true",
+                             "repeat_playback:=true", f"calibration_file:={CALIB}", "max_frame_age_s:=1.0")
+    try:
+        deadline = time.monotonic() + 20
+        while (len(got["depth"]) < 8 or not got["extr"]) and time.monotonic() < deadline:
+            rclpy.spin_once(ros_node, timeout_sec=0.1)
+            assert proc.poll() is None, stop(proc)
+    finally:
+        log = stop(proc)
+    assert len(got["depth"]) >= 8, log
+    assert got["extr"] and got["extr"][0].header.frame_id == "base"
+    assert got["extr"][0].pose.position.x == pytest.approx(1.2)
+
+    by_stamp = {round(f.stamp_ms * 1e6): f for f in vga_recording.frames}
+    colors = {(m.header.stamp.sec * 10**9 + m.header.stamp.nanosec): m for m in got["color"]}
+    checked = 0
+    for dmsg in got["depth"]:
+        ns = dmsg.header.stamp.sec * 10**9 + dmsg.header.stamp.nanosec
+        rec = by_stamp[ns]  # sensor time (global_time) is the ROS stamp, to the nanosecond
+        assert dmsg.encoding == "16UC1" and dmsg.header.frame_id == "camera_color_optical_frame"
+        depth = image_to_array(dmsg)
+        want_mm = np.rint(rec.depth_raw * 0.25).astype(np.uint16)   # L515 0.25 mm units -> mm
+        ok = depth > 0
+        assert (depth[ok] == want_mm[ok]).mean() > 0.999
+        if ns in colors:
+            cmsg = colors[ns]
+            assert cmsg.encoding == "rgb8" and cmsg.header.frame_id == "camera_color_optical_frame"
+            assert np.array_equal(image_to_array(cmsg), rec.rgb)
+            checked += 1
+    assert checked >= 5
+    ci = vga_recording.color_intrinsics
+    for info in (got["cinfo"][0], got["dinfo"][0]):
+        assert (info.width, info.height) == (ci.width, ci.height)
+        assert np.allclose(np.array(info.k), ci.K.reshape(-1), atol=1e-3)
+        assert info.distortion_model == "plumb_bob" and len(info.d) == 5
+        assert info.header.frame_id == "camera_color_optical_frame"
