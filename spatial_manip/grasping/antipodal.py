@@ -1,0 +1,303 @@
+"""`antipodal`: a geometric 6-DoF grasp sampler (the default backend; no weights, no licence).
+
+Pipeline (all vectorised over candidates x neighbours; the only Python loops are over a handful
+of sampling angles):
+  1. clean the cloud, voxel-downsample, find the support plane (RANSAC) and the "up" direction;
+  2. PCA normals on the target, oriented toward the camera;
+  3. candidates at sampled contacts: (A) approach into the surface (-normal), closing axis swept
+     around it; (B) closing along the normal (the contact and its antipodal partner), approach
+     swept around it; approaches from below the support are dropped;
+  4. pass 1 on the target: slide each gripper frame to the object's near boundary, centre it on
+     the points between the fingers, measure the width, and rate antipodality (normals at the
+     two extremes along the closing axis within the friction cone) and centring;
+  5. pass 2 on the whole scene: the deepest insertion that keeps both fingers (at full opening,
+     with their approach path) and the palm free of scene points; too shallow = collision;
+  6. score, NMS, sort.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from spatial_manip.errors import InvalidGoalError
+from spatial_manip.grasping.base import lims_mask, validate_cloud
+from spatial_manip.grasping.cloud_ops import estimate_normals, fit_plane_ransac, voxel_downsample
+from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.grasping.gripper import GripperGeometry
+
+
+@dataclass(frozen=True, kw_only=True)
+class AntipodalConfig:
+    voxel_m: float = 0.004              # target resolution
+    scene_voxel_m: float = 0.006        # collision cloud resolution
+    normal_neighbours: int = 16
+    num_seeds: int = 96                 # contacts sampled on the target (x4 with dense_grasp)
+    closing_angles: int = 8             # family A: closing axis directions in [0, pi)
+    approach_angles: int = 8            # family B: approach directions in [0, 2 pi)
+    friction_coef: float = 0.6          # friction cone half-angle = atan(mu)
+    margin_m: float = 0.004             # clearance kept from every scene point
+    approach_path_m: float = 0.05       # free path required behind the palm
+    min_grasp_points: int = 6
+    min_object_width_m: float = 0.008   # narrower = only one face seen: the far side is unknown
+    max_upward_approach: float = 0.2    # reject approaches with a.up above this (from below)
+    max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
+    target_neighbours: int = 256        # neighbours per candidate in pass 1
+    scene_neighbours: int = 384         # neighbours per candidate in pass 2
+    object_height_m: float = 0.008      # object mask: points this far above the support plane
+    top_k: int = 50
+    nms_translation_m: float = 0.02
+    nms_rotation_deg: float = 30.0
+    seed: int = 0
+    weights: dict = field(default_factory=lambda: {"antipodal": 0.3, "approach": 0.2, "clearance": 0.15,
+                                                   "centring": 0.15, "depth": 0.2})
+
+    def __post_init__(self):
+        for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef"):
+            if not getattr(self, k) > 0:
+                raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
+        if self.num_seeds < 1 or self.closing_angles < 1 or self.approach_angles < 1:
+            raise ValueError("num_seeds, closing_angles and approach_angles must be >= 1")
+        if set(self.weights) != {"antipodal", "approach", "clearance", "centring", "depth"}:
+            raise ValueError(f"weights must name antipodal, approach, clearance, centring, depth; got {sorted(self.weights)}")
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+
+
+def _perpendicular(v: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to each row of v."""
+    helper = np.where(np.abs(v[:, [0]]) < 0.9, [[1.0, 0, 0]], [[0, 1.0, 0]])
+    return _unit(np.cross(v, helper))
+
+
+def _frames(approach: np.ndarray, closing: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotations with columns approach (x), closing (y), x cross y (z)."""
+    y = _unit(closing - np.einsum("ij,ij->i", closing, approach)[:, None] * approach)
+    return np.stack([approach, y, np.cross(approach, y)], axis=2)
+
+
+class AntipodalProposer:
+    """Geometric grasp proposer; see the module docstring. Build with `make("grasp", "antipodal", ...)`."""
+
+    def __init__(self, *, gripper: GripperGeometry | dict | None = None, **config):
+        self.gripper = gripper if isinstance(gripper, GripperGeometry) else GripperGeometry(**(gripper or {}))
+        self.config = AntipodalConfig(**config)
+
+    # ------------------------------------------------------------------ public API
+    def get_grasp(self, points, colors=None, lims=None, apply_object_mask=True, dense_grasp=False,
+                  collision_detection=True, *, target_mask=None, up=None, object_id: int = -1):
+        """AnyGrasp's call, plus optional `target_mask` (bool per input point) and `up` (camera frame).
+
+        Without a target mask the target is the points inside `lims`, else (apply_object_mask)
+        everything above the support plane, else the whole cloud.
+        """
+        cfg, g = self.config, self.gripper
+        rng = np.random.default_rng(cfg.seed)
+        pts, _, ok = validate_cloud(points, colors)
+        tmask = self._target_mask(points, ok, target_mask)
+
+        scene_idx = voxel_downsample(pts, cfg.scene_voxel_m)
+        scene = pts[scene_idx]
+        plane = fit_plane_ransac(scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
+                                 if (~tmask).sum() >= 3 else scene, rng=rng)
+        up_vec, up_note = self._up(up, plane, pts)
+        if tmask is None:
+            if lims is not None:
+                tmask = lims_mask(pts, lims)
+            elif apply_object_mask and plane is not None:
+                n, d = plane
+                s = 1.0 if n @ up_vec >= 0 else -1.0
+                tmask = s * (pts @ n + d) > cfg.object_height_m
+            else:
+                tmask = np.ones(len(pts), bool)
+        target = pts[tmask]
+        target = target[voxel_downsample(target, cfg.voxel_m)]
+        if len(target) < cfg.min_grasp_points:
+            return self._empty(f"only {len(target)} target points after cropping/masking: nothing to grasp "
+                               "(check the target box or mask)"), scene
+        normals = estimate_normals(target, cfg.normal_neighbours)
+
+        R, origins, seed_of = self._candidates(target, normals, up_vec, rng, dense_grasp)
+        if len(R) == 0:
+            return self._empty("every candidate approach came from below the support surface"), scene
+        pass1 = self._pass1(target, normals, R, origins, seed_of)
+        if pass1 is None:
+            return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with enough contact points "
+                               "(object too wide, too thin or too sparse)"), scene
+        R, origins, width, antipodal, centring = pass1
+        # keep the pass-2 budget for the most promising candidates
+        pre = antipodal + centring - np.einsum("ij,j->i", R[:, :, 0], up_vec)
+        keep = np.argsort(-pre, kind="stable")[: cfg.max_candidates_checked]
+        R, origins, width, antipodal, centring = R[keep], origins[keep], width[keep], antipodal[keep], centring[keep]
+
+        if collision_detection:
+            depth, clearance = self._pass2(scene, R, origins)
+        else:
+            depth, clearance = np.full(len(R), g.max_depth_m), np.ones(len(R))
+        valid = depth >= g.min_depth_m
+        if not valid.any():
+            return self._empty(f"all {len(R)} candidate grasps collide with the scene (support, neighbours) "
+                               "before reaching the minimum finger depth"), scene
+        R, origins, width, antipodal, centring, depth, clearance = (
+            a[valid] for a in (R, origins, width, antipodal, centring, depth, clearance))
+
+        w = cfg.weights
+        approach_align = np.clip(-(R[:, :, 0] @ up_vec), 0.0, 1.0)
+        score = (w["antipodal"] * antipodal + w["approach"] * approach_align + w["clearance"] * clearance
+                 + w["centring"] * centring + w["depth"] * depth / g.max_depth_m) / sum(w.values())
+        widths = np.clip(width + 2 * cfg.margin_m, 0.0, g.max_width_m)
+        gg = GraspGroup.from_parts(scores=score, widths=widths, heights=g.finger_height_m, depths=depth,
+                                   rotations=R, translations=origins, object_ids=object_id, note=up_note)
+        if lims is not None and target_mask is not None:
+            gg = gg[lims_mask(gg.translations, lims)]
+        gg = gg.nms(cfg.nms_translation_m, np.deg2rad(cfg.nms_rotation_deg))[: cfg.top_k]
+        if len(gg) == 0:
+            gg = self._empty("no grasp left inside lims")
+        return gg, scene
+
+    # ------------------------------------------------------------------ steps
+    @staticmethod
+    def _target_mask(points, ok, target_mask):
+        if target_mask is None:
+            return None
+        m = np.asarray(target_mask)
+        if m.dtype != bool or m.shape != (np.asarray(points).shape[0],):
+            raise InvalidGoalError(f"target_mask must be a bool array of shape ({np.asarray(points).shape[0]},), "
+                                   f"got {m.dtype} {m.shape}")
+        return m[ok]
+
+    @staticmethod
+    def _up(up, plane, pts):
+        if up is not None:
+            u = np.asarray(up, float).reshape(3)
+            if not np.all(np.isfinite(u)) or np.linalg.norm(u) < 1e-9:
+                raise InvalidGoalError(f"up must be a finite non-zero 3-vector, got {up!r}")
+            return u / np.linalg.norm(u), ""
+        if plane is not None:
+            n, d = plane
+            # the support's normal that points toward the camera (origin) is "up" for a table seen from above
+            return (n if d > 0 else -n), "up estimated from the support plane"
+        return -_unit(pts.mean(axis=0)), "no support plane found: up assumed toward the camera"
+
+    def _candidates(self, target, normals, up, rng, dense):
+        cfg = self.config
+        m = min(len(target), cfg.num_seeds * (4 if dense else 1))
+        seeds = rng.choice(len(target), m, replace=False)
+        p, n = target[seeds], normals[seeds]
+        b1 = _perpendicular(n)
+        b2 = np.cross(n, b1)
+        Rs, os_, ids = [], [], []
+        for th in np.arange(cfg.closing_angles) * np.pi / cfg.closing_angles:          # family A
+            Rs.append(_frames(-n, np.cos(th) * b1 + np.sin(th) * b2)); os_.append(p); ids.append(seeds)
+        for ph in np.arange(cfg.approach_angles) * 2 * np.pi / cfg.approach_angles:    # family B
+            Rs.append(_frames(np.cos(ph) * b1 + np.sin(ph) * b2, n)); os_.append(p); ids.append(seeds)
+        R, o, s = np.concatenate(Rs), np.concatenate(os_), np.concatenate(ids)
+        ok = R[:, :, 0] @ up <= cfg.max_upward_approach
+        return R[ok], o[ok], s[ok]
+
+    @staticmethod
+    def _local(cloud, tree, R, origins, centres, k, radius):
+        """Neighbours of `centres` in each candidate frame: (C, k, 3) coordinates, (C, k) valid, indices."""
+        k = min(k, len(cloud))
+        dist, idx = tree.query(centres, k=k, distance_upper_bound=radius, workers=-1)
+        if k == 1:
+            dist, idx = dist[:, None], idx[:, None]
+        valid = np.isfinite(dist)
+        idx = np.where(valid, idx, 0)
+        q = np.matmul(cloud[idx] - origins[:, None, :], R)
+        return q, valid, idx
+
+    def _pass1(self, target, normals, R, origins, seed_of):
+        cfg, g = self.config, self.gripper
+        tree = cKDTree(target)
+        radius = g.max_width_m + g.max_depth_m
+        # candidates of one seed share its neighbours: query once per seed, then broadcast
+        seeds, inverse = np.unique(seed_of, return_inverse=True)
+        k = min(cfg.target_neighbours, len(target))
+        dist, nb = tree.query(target[seeds], k=k, distance_upper_bound=radius, workers=-1)
+        dist, nb = dist.reshape(len(seeds), k), nb.reshape(len(seeds), k)
+        nb = np.where(np.isfinite(dist), nb, 0)
+        diff = target[nb] - target[seeds][:, None, :]           # (S, k, 3), origins are the seeds
+        valid = np.isfinite(dist)[inverse]
+        idx = nb[inverse]
+        q = np.matmul(diff[inverse], R)                          # (C, k, 3) in each candidate frame
+        x, y, z = q[..., 0], q[..., 1], q[..., 2]
+        slab = valid & (np.abs(z) <= g.finger_height_m / 2) & (np.abs(y) <= g.max_width_m)
+        # slide to the object's near boundary along the approach
+        xs = np.where(slab, x, np.inf)
+        x0 = xs.min(axis=1)
+        # a boundary found at the edge of a full neighbour set may lie further out: not trusted
+        reach = np.linalg.norm(np.take_along_axis(q, xs.argmin(axis=1)[:, None, None], 1)[:, 0], axis=1)
+        full = valid.all(axis=1)
+        kth = np.linalg.norm(q[:, -1], axis=1)
+        truncated = full & (reach >= kth - 2 * cfg.voxel_m)
+        inside = slab & (x <= x0[:, None] + g.max_depth_m)
+        count = inside.sum(axis=1)
+        ymin = np.where(inside, y, np.inf).min(axis=1)
+        ymax = np.where(inside, y, -np.inf).max(axis=1)
+        width = ymax - ymin
+        # a width below min_object_width_m means one visible face and a hidden far side: unsafe
+        ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * cfg.margin_m) & np.isfinite(x0) \
+            & (width >= cfg.min_object_width_m) & ~truncated
+        if not ok.any():
+            return None
+        R, origins, q, inside, idx = R[ok], origins[ok], q[ok], inside[ok], idx[ok]
+        x0, ymin, ymax, width, count = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok]
+        ymid = (ymin + ymax) / 2
+        new_origins = origins + R[:, :, 0] * x0[:, None] + R[:, :, 1] * ymid[:, None]
+        # antipodality: normals at both extremes within the friction cone of the closing axis
+        cos_cone = np.cos(np.arctan(cfg.friction_coef))
+        ny = np.abs(np.matmul(normals[idx], R[:, :, 1:2])[..., 0])
+        band = 0.006
+        lo = inside & (q[..., 1] <= ymin[:, None] + band)
+        hi = inside & (q[..., 1] >= ymax[:, None] - band)
+        s_lo = np.where(lo, ny >= cos_cone, False).sum(1) / np.maximum(lo.sum(1), 1)
+        s_hi = np.where(hi, ny >= cos_cone, False).sum(1) / np.maximum(hi.sum(1), 1)
+        antipodal = 0.5 * (s_lo + s_hi)
+        zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)
+        centre = target.mean(axis=0)
+        off = centre - new_origins
+        off_perp = off - np.einsum("ci,ci->c", off, R[:, :, 1])[:, None] * R[:, :, 1]
+        centring = 0.5 * (1 - np.clip(np.abs(zmean) / (g.finger_height_m / 2), 0, 1)) \
+            + 0.5 * np.exp(-np.linalg.norm(off_perp, axis=1) / 0.08)
+        return R, new_origins, width, antipodal, centring
+
+    def _pass2(self, scene, R, origins):
+        """Deepest collision-free insertion per candidate, and a clearance score in [0, 1].
+
+        Fine query around the fingers (finger and palm-face limits), coarse query around the palm
+        and its approach path (palm limit). Fingers ride at full opening, as on the way in.
+        """
+        cfg, g = self.config, self.gripper
+        m, a = cfg.margin_m, R[:, :, 0]
+        half_w = g.max_width_m / 2 + g.finger_thickness_m
+        lo_x, hi_x = g.min_depth_m - g.finger_length_m, g.max_depth_m
+        fine_r = float(np.linalg.norm([(hi_x - lo_x) / 2, half_w, g.palm_height_m / 2])) + m
+        q, valid, _ = self._local(scene, cKDTree(scene), R, origins, origins + a * (hi_x + lo_x) / 2,
+                                  cfg.scene_neighbours, fine_r)
+        x, ay, az = q[..., 0], np.abs(q[..., 1]), np.abs(q[..., 2])
+        finger = valid & (az <= g.finger_height_m / 2 + m) & (ay >= g.max_width_m / 2 - m) & (ay <= half_w + m)
+        palm = valid & (az <= g.palm_height_m / 2 + m) & (ay <= half_w + m)
+        lim_finger = np.where(finger, x, np.inf).min(axis=1) - m
+        lim_palm = np.where(palm, x, np.inf).min(axis=1) + g.finger_length_m - m
+
+        coarse = scene[voxel_downsample(scene, 2 * cfg.scene_voxel_m)]
+        c_lo = lo_x - g.palm_length_m - cfg.approach_path_m
+        c_hi = g.max_depth_m - g.finger_length_m
+        coarse_r = float(np.linalg.norm([(c_hi - c_lo) / 2, half_w, g.palm_height_m / 2])) + 2 * m
+        q, valid, _ = self._local(coarse, cKDTree(coarse), R, origins, origins + a * (c_hi + c_lo) / 2,
+                                  cfg.scene_neighbours // 2, coarse_r)
+        palm = valid & (np.abs(q[..., 2]) <= g.palm_height_m / 2 + m) & (np.abs(q[..., 1]) <= half_w + m) \
+            & (q[..., 0] >= c_lo)
+        lim_palm = np.minimum(lim_palm, np.where(palm, q[..., 0], np.inf).min(axis=1) + g.finger_length_m - 2 * m)
+
+        limit = np.minimum(lim_finger, lim_palm)
+        depth = np.minimum(g.max_depth_m, limit)
+        clearance = np.clip((limit - depth) / 0.02, 0, 1)
+        return depth, clearance
+
+    def _empty(self, why: str) -> GraspGroup:
+        return GraspGroup(note=why)

@@ -1,0 +1,76 @@
+"""Parallel-jaw gripper geometry (Robotiq 2F-85 by default) and the fixed grasp->TCP rotation.
+
+The grasp frame is graspnetAPI's (approach +x, closing +y, finger height +z). A real tool's TCP
+frame differs: on a UR with a Robotiq 2F-85 the TCP approaches along its +z. One configured
+rotation `grasp_to_tcp_rotation` (columns = TCP axes written in the grasp frame) maps one to the
+other: R_base_tcp = R_base_grasp @ grasp_to_tcp_rotation. The control code uses the same key.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+# TCP z = grasp x (approach), TCP y = grasp y (closing), TCP x = -grasp z (right-handed).
+DEFAULT_GRASP_TO_TCP = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
+
+
+@dataclass(frozen=True, kw_only=True)
+class GripperGeometry:
+    """Boxes of a parallel-jaw gripper in the grasp frame, metres.
+
+    Fingers: x in [depth - finger_length_m, depth], |y| in [w/2, w/2 + finger_thickness_m],
+    |z| <= finger_height_m / 2. Palm: behind the fingers' root, |y| <= w/2 + thickness,
+    |z| <= palm_height_m / 2, palm_length_m long along -x.
+    """
+
+    name: str = "robotiq_2f85"
+    max_width_m: float = 0.085
+    min_width_m: float = 0.0
+    finger_length_m: float = 0.045
+    finger_thickness_m: float = 0.012
+    finger_height_m: float = 0.022
+    palm_length_m: float = 0.08
+    palm_height_m: float = 0.06
+    max_depth_m: float = 0.035
+    min_depth_m: float = 0.012
+    grasp_to_tcp_rotation: tuple = DEFAULT_GRASP_TO_TCP
+
+    def __post_init__(self):
+        for k in ("max_width_m", "finger_length_m", "finger_thickness_m", "finger_height_m",
+                  "palm_length_m", "palm_height_m", "max_depth_m", "min_depth_m"):
+            v = getattr(self, k)
+            if not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
+                raise ValueError(f"gripper {k} must be a positive number of metres, got {v!r}")
+        if self.max_width_m > 0.3:
+            raise ValueError(f"max_width_m={self.max_width_m} looks like millimetres; give metres (0.085 for a 2F-85)")
+        if not 0 <= self.min_width_m < self.max_width_m:
+            raise ValueError("min_width_m must be in [0, max_width_m)")
+        if self.min_depth_m > self.max_depth_m or self.max_depth_m > self.finger_length_m:
+            raise ValueError("need min_depth_m <= max_depth_m <= finger_length_m")
+        R = np.asarray(self.grasp_to_tcp_rotation, float)
+        if R.shape != (3, 3) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
+            raise ValueError(f"grasp_to_tcp_rotation must be a proper 3x3 rotation, got {self.grasp_to_tcp_rotation}")
+
+    @property
+    def R_grasp_tcp(self) -> np.ndarray:
+        return np.asarray(self.grasp_to_tcp_rotation, float)
+
+    def tcp_poses(self, grasp_matrices: np.ndarray) -> np.ndarray:
+        """(N, 4, 4) TCP poses for (N, 4, 4) grasp poses (same translation, rotated axes)."""
+        T = np.array(grasp_matrices, float, copy=True)
+        T[..., :3, :3] = T[..., :3, :3] @ self.R_grasp_tcp
+        return T
+
+
+def load_grasp_config(path: str | Path) -> tuple[GripperGeometry, str, dict]:
+    """Read config/params/grasp.yaml: (gripper geometry, backend name, that backend's params)."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    g = data.get("grasp", data)
+    gripper_cfg = dict(g.get("gripper", {}))
+    if "grasp_to_tcp_rotation" in g:
+        gripper_cfg["grasp_to_tcp_rotation"] = tuple(tuple(r) for r in g["grasp_to_tcp_rotation"])
+    backend = str(g.get("backend", "antipodal"))
+    return GripperGeometry(**gripper_cfg), backend, dict(g.get(backend, {}) or {})

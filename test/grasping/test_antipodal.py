@@ -1,0 +1,125 @@
+import numpy as np
+import pytest
+
+from spatial_manip.errors import BackendUnavailableError, InvalidGoalError
+from spatial_manip.geometry import transforms as tf
+from spatial_manip.grasping import BACKENDS, GraspProposer  # noqa: F401  (registers the role)
+from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.registry import make
+
+from synthetic import box_scene
+
+BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))       # 5 x 6 x 8 cm block on the table
+BOOK = ((0.5, 0.15, 0.1), (0.2, 0.03, 0.2))         # upright book, 3 cm thick
+
+
+@pytest.fixture(scope="module")
+def scene():
+    return box_scene([BOX, BOOK])
+
+
+@pytest.fixture(scope="module")
+def proposer():
+    return make("grasp", "antipodal")
+
+
+def _in_base(gg, T):
+    return gg.transform(T, frame_id="base")
+
+
+def test_protocol(proposer):
+    from spatial_manip.grasping.base import GraspProposer
+    assert isinstance(proposer, GraspProposer)
+
+
+@pytest.mark.parametrize("label,box", [(1, BOX), (2, BOOK)])
+def test_grasps_straddle_the_target_and_avoid_collisions(scene, proposer, label, box):
+    pts, lab, T, up = scene
+    gg, cloud = proposer.get_grasp(pts, None, target_mask=lab == label, up=up)
+    assert len(gg) > 0, gg.note
+    assert np.all(np.diff(gg.scores) <= 1e-12) and np.all((gg.scores >= 0) & (gg.scores <= 1))
+    best = _in_base(gg, T)[0]
+    c, s = np.asarray(box[0]), np.asarray(box[1])
+    assert np.all(np.abs(best.translation - c) <= s / 2 + 0.02)        # on the object
+    assert best.approach[2] < 0.3                                        # not from below
+    assert 0.008 <= best.width <= 0.085
+    # both fingers, at full opening and full depth, must be outside the (axis-aligned) object
+    for side in (-1, 1):
+        tip = best.translation + side * best.closing_axis * (0.085 / 2 + 0.006) + best.approach * best.depth
+        assert np.any(np.abs(tip - c) > s / 2), f"finger tip {tip} inside the object"
+
+
+def test_object_mask_without_target(scene, proposer):
+    pts, lab, T, up = scene
+    gg, _ = proposer.get_grasp(pts, None, up=up)  # apply_object_mask: everything above the table
+    assert len(gg) > 0
+    z = _in_base(gg, T).translations[:, 2]
+    assert np.all(z > 0.01)
+
+
+def test_lims_bound_the_target(scene, proposer):
+    pts, lab, T, up = scene
+    tgt = pts[lab == 1]
+    lo, hi = tgt.min(0) - 0.01, tgt.max(0) + 0.01
+    lims = [lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]]
+    gg, _ = proposer.get_grasp(pts, None, lims=lims, up=up)
+    assert len(gg) > 0
+    assert np.all(np.linalg.norm(_in_base(gg, T).translations[:, :2] - [0.5, 0.0], axis=1) < 0.06)
+
+
+def test_too_wide_target_gives_an_explained_empty_result(proposer):
+    pts, lab, T, up = box_scene([((0.5, 0.0, 0.02), (0.2, 0.2, 0.04))])  # 20 cm slab, 4 cm thick, on the table
+    gg, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up)
+    assert len(gg) == 0 and gg.note
+
+
+@pytest.mark.parametrize("bad,match", [
+    (np.zeros((0, 3)), "finite points"),
+    (np.zeros((10, 3)), "finite points"),
+    (np.full((500, 3), np.nan), "finite points"),
+    (np.zeros((100, 2)), r"\(N, 3\)"),
+])
+def test_bad_clouds(proposer, bad, match):
+    with pytest.raises(InvalidGoalError, match=match):
+        proposer.get_grasp(bad, None)
+
+
+def test_millimetre_cloud_is_refused(scene, proposer):
+    pts, lab, T, up = scene
+    with pytest.raises(InvalidGoalError, match="millimetres"):
+        proposer.get_grasp(pts * 1000.0, None, target_mask=lab == 1, up=up)
+
+
+def test_nans_are_dropped_not_fatal(scene, proposer):
+    pts, lab, T, up = scene
+    noisy = pts.copy()
+    noisy[::7] = np.nan
+    gg, _ = proposer.get_grasp(noisy, None, target_mask=lab == 1, up=up)
+    assert len(gg) > 0
+
+
+def test_deterministic_for_a_seed(scene):
+    pts, lab, T, up = scene
+    a, _ = make("grasp", "antipodal", seed=3).get_grasp(pts, None, target_mask=lab == 1, up=up)
+    b, _ = make("grasp", "antipodal", seed=3).get_grasp(pts, None, target_mask=lab == 1, up=up)
+    assert np.array_equal(a.grasp_group_array, b.grasp_group_array)
+
+
+def test_tcp_rotation_maps_approach_to_tcp_z():
+    g = GripperGeometry()
+    R = tf.rpy_to_matrix(0.3, -0.2, 1.0)
+    T = np.eye(4)
+    T[:3, :3] = R
+    tcp = g.tcp_poses(T[None])[0]
+    assert np.allclose(tcp[:3, 2], R[:, 0]) and np.allclose(tcp[:3, 1], R[:, 1])
+    with pytest.raises(ValueError, match="millimetres"):
+        GripperGeometry(max_width_m=85.0)
+
+
+def test_anygrasp_without_sdk_explains_how_to_get_it():
+    with pytest.raises(BackendUnavailableError, match="anygrasp_sdk"):
+        make("grasp", "anygrasp")
+
+
+def test_every_backend_is_registered():
+    assert set(BACKENDS) == {"antipodal", "contact_graspnet", "anygrasp"}
