@@ -14,6 +14,8 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
     "goal": ("spatial_manip.bringup.goal_cli", "send one ExecuteInstruction goal and print feedback and result"),
+    "ur-emulator": ("spatial_manip.control.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
+    "arm-bench": ("spatial_manip.control.bench_cli", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),
 }
 
 

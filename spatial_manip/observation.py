@@ -26,3 +26,81 @@ class RGBDObservation:
             raise ValueError(
                 f"rgb {self.rgb.shape[:2]} and depth {self.depth_m.shape} must both be {(h, w)} (aligned)")
         self.T_base_cam = np.asarray(self.T_base_cam, float).reshape(4, 4)
+
+
+class ObservationBuffer:
+    """Newest colour, depth, camera_info and extrinsics from separate topics, paired by stamp
+    (the role message_filters' approximate sync plays on a ROS machine; it is absent here).
+    Thread-safe; `wait_pair` blocks until a fresh, synchronized pair exists or the time is up."""
+
+    def __init__(self, *, max_skew_s: float = 0.05, keep: int = 5):
+        import collections
+        import threading
+
+        self.max_skew_s = max_skew_s
+        self._color = collections.deque(maxlen=keep)   # (stamp_s, rgb, received_monotonic)
+        self._depth = collections.deque(maxlen=keep)   # (stamp_s, depth_m, received_monotonic)
+        self.intrinsics: CameraIntrinsics | None = None
+        self.T_base_cam: np.ndarray | None = None
+        self._cv = threading.Condition()
+
+    def add_color(self, stamp_s: float, rgb: np.ndarray, received_s: float) -> None:
+        with self._cv:
+            self._color.append((stamp_s, rgb, received_s))
+            self._cv.notify_all()
+
+    def add_depth(self, stamp_s: float, depth_m: np.ndarray, received_s: float) -> None:
+        with self._cv:
+            self._depth.append((stamp_s, depth_m, received_s))
+            self._cv.notify_all()
+
+    def set_intrinsics(self, intr: CameraIntrinsics) -> None:
+        with self._cv:
+            self.intrinsics = intr
+            self._cv.notify_all()
+
+    def set_extrinsics(self, T_base_cam: np.ndarray) -> None:
+        with self._cv:
+            self.T_base_cam = np.asarray(T_base_cam, float)
+            self._cv.notify_all()
+
+    def missing(self) -> list[str]:
+        """What is still missing for an observation (for a precise NO_OBSERVATION message)."""
+        out = []
+        if not self._color:
+            out.append("colour image")
+        if not self._depth:
+            out.append("aligned depth image")
+        if self.intrinsics is None:
+            out.append("camera_info")
+        if self.T_base_cam is None:
+            out.append("camera extrinsics")
+        return out
+
+    def _pair(self, newer_than_s: float):
+        for cs, rgb, cr in reversed(self._color):
+            if cr < newer_than_s:
+                break
+            for ds, depth, dr in reversed(self._depth):
+                if dr >= newer_than_s and abs(cs - ds) <= self.max_skew_s:
+                    return cs, rgb, depth
+        return None
+
+    def wait_pair(self, *, timeout_s: float, newer_than_s: float, now, cancel=None) -> RGBDObservation | None:
+        """A synchronized observation received after `newer_than_s` (monotonic), or None on timeout
+        or cancel. `now` is the monotonic clock used for `received_s`."""
+        deadline = now() + timeout_s
+        with self._cv:
+            while True:
+                pair = self._pair(newer_than_s)
+                if pair and self.intrinsics is not None and self.T_base_cam is not None:
+                    stamp, rgb, depth = pair
+                    if rgb.shape[:2] != depth.shape or rgb.shape[:2] != (self.intrinsics.height, self.intrinsics.width):
+                        raise ValueError(f"colour {rgb.shape[:2]}, depth {depth.shape} and camera_info "
+                                         f"{self.intrinsics.width}x{self.intrinsics.height} disagree: is depth aligned to colour?")
+                    return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics,
+                                           T_base_cam=self.T_base_cam, stamp_s=stamp)
+                left = deadline - now()
+                if left <= 0 or (cancel is not None and cancel.is_set()):
+                    return None
+                self._cv.wait(min(left, 0.05))

@@ -1,0 +1,70 @@
+"""`spatial-manip goal TEXT`: send one instruction to a running graph, print feedback as it
+arrives and the result. Exit status 0 on success, 1 on a failed goal, 2 when no server answers."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+
+from spatial_manip.bringup.goal_client import KINDS, send_goal
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("instruction", help='e.g. "pick the second leftmost book lying flat"')
+    p.add_argument("--kind", choices=sorted(KINDS), default="auto", help="task kind (default: inferred)")
+    p.add_argument("--dry-run", action="store_true", help="plan only; never move the arm")
+    p.add_argument("--attempts", type=int, default=1, help="attempts including reflection retries")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the result")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--server-timeout", type=float, default=20.0, help="seconds to wait for the action server")
+
+
+def result_dict(report) -> dict:
+    r = report.result
+    if r is None:
+        return {"status": report.status, "success": False}
+    pos = r.target_pose.pose.position
+    return {"status": report.status, "success": r.success, "error_code": r.error_code, "message": r.message,
+            "target_ids": list(r.target_ids), "target_position": [pos.x, pos.y, pos.z],
+            "trace_path": r.trace_path, "attempts": r.attempts, "elapsed_s": round(report.elapsed_s, 3)}
+
+
+def run(args) -> int:
+    import rclpy
+    from rclpy.executors import SingleThreadedExecutor
+
+    rclpy.init()
+    node = rclpy.create_node("spatial_manip_goal_client")
+    ex = SingleThreadedExecutor()
+    ex.add_node(node)
+    spin = threading.Thread(target=ex.spin, daemon=True)
+    spin.start()
+
+    def show(fb):
+        if not args.json:
+            print(f"  [{fb.progress * 100:5.1f}%] attempt {fb.attempt} {fb.stage:<10} {fb.detail}", flush=True)
+
+    try:
+        report = send_goal(node, args.instruction, kind=args.kind, dry_run=args.dry_run,
+                           max_attempts=args.attempts, timeout_s=args.timeout, on_feedback=show,
+                           server_timeout_s=args.server_timeout)
+    except TimeoutError as e:
+        print(f"spatial-manip goal: {e}", file=sys.stderr)
+        return 2
+    finally:
+        ex.shutdown()
+        spin.join(timeout=5.0)
+        node.destroy_node()
+        rclpy.try_shutdown()
+    d = result_dict(report)
+    if args.json:
+        print(json.dumps(d))
+    else:
+        print(f"result: {d.get('status')} success={d.get('success')} code={d.get('error_code', '')!r}")
+        print(f"  {d.get('message', '')}")
+        if d.get("target_ids"):
+            print(f"  targets: {', '.join(d['target_ids'])} at {d['target_position']}")
+        if d.get("trace_path"):
+            print(f"  trace: {d['trace_path']}")
+    return 0 if d.get("success") else 1

@@ -1,0 +1,74 @@
+"""A real ExecuteInstruction action client: send one goal, stream feedback, return the result.
+Used by `spatial-manip goal`, the demo and the benchmark runner."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+KINDS = {"auto": 0, "pick": 1, "place": 2, "pick_and_place": 3}
+
+
+@dataclass
+class GoalReport:
+    accepted: bool
+    status: str = ""                       # succeeded | aborted | canceled | rejected | timeout
+    result: object | None = None           # ExecuteInstruction.Result
+    feedback: list = field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool = False,
+              max_attempts: int = 1, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
+              on_feedback: Callable | None = None, cancel_after_s: float | None = None,
+              action_name: str = "/spatial_manip/execute_instruction") -> GoalReport:
+    """Send a goal from `node` (spun by the caller's executor in another thread)."""
+    from action_msgs.msg import GoalStatus
+    from rclpy.action import ActionClient
+
+    from spatial_manip_interfaces.action import ExecuteInstruction
+
+    client = ActionClient(node, ExecuteInstruction, action_name)
+    try:
+        if not client.wait_for_server(timeout_sec=server_timeout_s):
+            raise TimeoutError(f"no ExecuteInstruction server at {action_name} within {server_timeout_s:g} s")
+        goal = ExecuteInstruction.Goal(instruction=instruction, task_kind=KINDS.get(kind, kind) if isinstance(kind, str) else kind,
+                                       dry_run=dry_run, max_attempts=max_attempts)
+        report = GoalReport(accepted=False)
+        t0 = time.monotonic()
+
+        def fb(msg):
+            report.feedback.append(msg.feedback)
+            if on_feedback:
+                on_feedback(msg.feedback)
+
+        handle = _wait(client.send_goal_async(goal, feedback_callback=fb), server_timeout_s)
+        if handle is None or not handle.accepted:
+            report.status = "rejected"
+            return report
+        report.accepted = True
+        result_future = handle.get_result_async()
+        if cancel_after_s is not None:
+            time.sleep(cancel_after_s)
+            _wait(handle.cancel_goal_async(), 10.0)
+        res = _wait(result_future, timeout_s)
+        report.elapsed_s = time.monotonic() - t0
+        if res is None:
+            report.status = "timeout"
+            _wait(handle.cancel_goal_async(), 5.0)
+            return report
+        report.result = res.result
+        report.status = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
+                         GoalStatus.STATUS_CANCELED: "canceled"}.get(res.status, str(res.status))
+        return report
+    finally:
+        client.destroy()
+
+
+def _wait(future, timeout_s: float):
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout_s):
+        return None
+    return future.result()

@@ -1,0 +1,119 @@
+"""planner_node: the ExecuteInstruction action server. A thin adapter: it validates goals,
+runs one at a time through the ROS-free `InstructionPipeline`, and maps feedback, cancel and
+the outcome onto the action. The ROS side of each stage lives in `planner_ports.py`."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import rclpy
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from std_msgs.msg import String
+
+from spatial_manip.errors import ErrorCode, InvalidGoalError
+from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
+from spatial_manip.nodes.planner_ports import PlannerPorts, declare_port_parameters
+from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
+from spatial_manip_interfaces.action import ExecuteInstruction
+
+ACTION_NAME = "/spatial_manip/execute_instruction"
+
+
+class PlannerNode(Node):
+    def __init__(self):
+        super().__init__("planner_node")
+        self.group = ReentrantCallbackGroup()
+        declare_port_parameters(self)
+        self.ports = PlannerPorts(self, self.group)
+        self.pipeline = InstructionPipeline(self.ports, trace_dir=None)
+        self._busy = threading.Lock()
+        self._cancel = threading.Event()
+        self._log_pub = self.create_publisher(String, "/spatial_manip/instruction_log", 10)
+        self._server = ActionServer(
+            self, ExecuteInstruction, ACTION_NAME, execute_callback=self._execute,
+            goal_callback=lambda _goal: GoalResponse.ACCEPT,
+            cancel_callback=self._on_cancel, callback_group=self.group)
+        self.get_logger().info(f"ready: {ACTION_NAME}")
+
+    def _on_cancel(self, _goal_handle) -> CancelResponse:
+        self._cancel.set()
+        return CancelResponse.ACCEPT
+
+    def _execute(self, goal_handle):
+        g = goal_handle.request
+        if not self._busy.acquire(blocking=False):
+            # A second goal while one runs: refused with a code and a reason the client can read.
+            goal_handle.abort()
+            return self._result(Outcome(False, ErrorCode.BUSY.value,
+                                        "another instruction is running; wait for it or cancel it first"))
+        try:
+            self._cancel.clear()
+            try:
+                goal = validate_goal(g.instruction, int(g.task_kind), g.dry_run, int(g.max_attempts))
+            except InvalidGoalError as e:
+                goal_handle.abort()
+                return self._log(g, self._result(Outcome(False, e.code.value, e.message)))
+
+            def feedback(stage, detail, progress, attempt):
+                fb = ExecuteInstruction.Feedback(stage=stage.value, detail=detail,
+                                                 progress=float(progress), attempt=int(attempt))
+                goal_handle.publish_feedback(fb)
+
+            self.pipeline.feedback = feedback
+            self.pipeline.trace_dir = self.ports.new_trace_dir()
+            outcome = self.pipeline.run(goal, self._cancel)
+            if outcome.error_code == ErrorCode.CANCELED.value and goal_handle.is_cancel_requested:
+                goal_handle.canceled()
+            elif outcome.success:
+                goal_handle.succeed()
+            else:
+                goal_handle.abort()
+            return self._log(g, self._result(outcome))
+        finally:
+            self._busy.release()
+
+    def _result(self, o: Outcome) -> ExecuteInstruction.Result:
+        r = ExecuteInstruction.Result(success=o.success, error_code=o.error_code, message=o.message,
+                                      target_ids=list(o.target_ids), trace_path=o.trace_path,
+                                      attempts=int(o.attempts))
+        stamp = self.get_clock().now().to_msg()
+        if o.target_pose is not None:
+            r.target_pose = pose_stamped(o.target_pose, "base", stamp)
+        if o.grasp is not None:
+            r.grasp.pose = pose_msg_from_matrix(o.grasp)
+            r.grasp.score, r.grasp.width = float(o.grasp_score), float(o.grasp_width)
+        return r
+
+    def _log(self, goal, result):
+        """Publish goal and result as one JSON line, so `spatial-manip record` keeps them."""
+        self._log_pub.publish(String(data=json.dumps({
+            "time": time.time(), "instruction": goal.instruction, "task_kind": int(goal.task_kind),
+            "dry_run": bool(goal.dry_run), "max_attempts": int(goal.max_attempts),
+            "success": result.success, "error_code": result.error_code, "message": result.message,
+            "target_ids": list(result.target_ids), "trace_path": result.trace_path,
+            "target_pose": [result.target_pose.pose.position.x, result.target_pose.pose.position.y,
+                            result.target_pose.pose.position.z]})))
+        return result
+
+
+def main(args=None):
+    rclpy.init(args=args)
+    node = PlannerNode()
+    executor = MultiThreadedExecutor(num_threads=4)
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.ports.close()
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""One instruction, end to end, without ROS: perceive -> reason -> grasp -> move -> verify,
+with reflection and retries (ESPIRE Algorithms 2b/3b), feedback at every stage, cancel at any
+stage, and a trace. The planner node supplies the `Ports` (camera, grasp service, arm action)
+and maps `Outcome` onto the action result; tests and offline tools supply their own."""
+from __future__ import annotations
+
+import enum
+import threading
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import Scene
+from spatial_manip.trace import Trace
+
+MAX_INSTRUCTION_CHARS = 1000
+MAX_ATTEMPTS_LIMIT = 10
+TASK_KINDS = ("auto", "pick", "place", "pick_and_place")
+# Failures worth another attempt after reflection; the rest cannot change by trying again.
+RETRYABLE = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.VERIFY_FAILED}
+
+
+class Stage(str, enum.Enum):
+    PERCEIVING = "perceiving"
+    REASONING = "reasoning"
+    GRASPING = "grasping"
+    MOVING = "moving"
+    VERIFYING = "verifying"
+    REFLECTING = "reflecting"
+
+
+# Progress at the start of each stage within one attempt (0..1).
+STAGE_PROGRESS = {Stage.PERCEIVING: 0.0, Stage.REASONING: 0.15, Stage.GRASPING: 0.3,
+                  Stage.MOVING: 0.45, Stage.VERIFYING: 0.85, Stage.REFLECTING: 0.95}
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoalRequest:
+    instruction: str
+    task_kind: str = "auto"
+    dry_run: bool = False
+    max_attempts: int = 1
+
+
+def validate_goal(instruction, task_kind, dry_run=False, max_attempts=1) -> GoalRequest:
+    """A clean GoalRequest or InvalidGoalError saying exactly what is wrong."""
+    if isinstance(task_kind, int):
+        if not 0 <= task_kind < len(TASK_KINDS):
+            raise InvalidGoalError(f"unknown task kind {task_kind}; expected 0..{len(TASK_KINDS) - 1} "
+                                   f"({', '.join(TASK_KINDS)})")
+        task_kind = TASK_KINDS[task_kind]
+    if task_kind not in TASK_KINDS:
+        raise InvalidGoalError(f"unknown task kind {task_kind!r}; expected one of {TASK_KINDS}")
+    if not isinstance(instruction, str):
+        raise InvalidGoalError("the instruction must be text")
+    try:
+        instruction.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidGoalError("the instruction is not valid UTF-8 (it has unpaired surrogates)") from e
+    bad = [c for c in instruction if unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") and c not in "\t\n"]
+    if bad:
+        raise InvalidGoalError(f"the instruction contains {len(bad)} control or invalid characters "
+                               f"(first: U+{ord(bad[0]):04X}); send plain text")
+    text = " ".join(instruction.split())
+    if not text:
+        raise InvalidGoalError("the instruction is empty; say what to pick or place")
+    if len(text) > MAX_INSTRUCTION_CHARS:
+        raise InvalidGoalError(f"the instruction has {len(text)} characters; the limit is {MAX_INSTRUCTION_CHARS}")
+    if not isinstance(max_attempts, int) or not 1 <= max_attempts <= MAX_ATTEMPTS_LIMIT:
+        raise InvalidGoalError(f"max_attempts must be between 1 and {MAX_ATTEMPTS_LIMIT}, got {max_attempts}")
+    return GoalRequest(instruction=text, task_kind=task_kind, dry_run=bool(dry_run), max_attempts=max_attempts)
+
+
+@dataclass
+class Decision:
+    """What the reasoning stage decided, in the base frame."""
+
+    action: str                                   # "pick" | "place" | "pick_and_place"
+    target_ids: list[str] = field(default_factory=list)
+    pick_id: str | None = None                    # object to pick, if any
+    place_pose: np.ndarray | None = None          # 4x4 pose of the placed object, if any
+    program: str = ""
+    details: dict = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    success: bool
+    error_code: str = ""
+    message: str = ""
+    target_ids: list[str] = field(default_factory=list)
+    target_pose: np.ndarray | None = None         # 4x4, base frame
+    grasp: np.ndarray | None = None               # 4x4 TCP grasp pose, base frame
+    grasp_score: float = 0.0
+    grasp_width: float = 0.0
+    trace_path: str = ""
+    attempts: int = 0
+
+
+class Ports(Protocol):
+    """What the pipeline needs from the outside world. Each may raise a SpatialManipError."""
+
+    def observe(self, cancel: threading.Event) -> RGBDObservation: ...
+    def perceive(self, obs: RGBDObservation) -> Scene: ...
+    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: dict | None,
+               trace: Trace) -> Decision: ...
+    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list: ...
+    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict: ...
+    def place(self, decision: Decision, cancel: threading.Event) -> dict: ...
+    def verify(self, decision: Decision, goal: GoalRequest, cancel: threading.Event) -> tuple[bool, str, str]: ...
+    def stop_motion(self) -> None: ...
+
+
+FeedbackFn = Callable[[Stage, str, float, int], None]
+
+
+class InstructionPipeline:
+    def __init__(self, ports: Ports, *, feedback: FeedbackFn | None = None, trace_dir: str | None = None):
+        self.ports = ports
+        self.feedback = feedback or (lambda *a: None)
+        self.trace_dir = trace_dir
+
+    def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
+        trace = Trace(self.trace_dir, goal.__dict__)
+        outcome = Outcome(success=False, attempts=0)
+        reflection: dict | None = None
+        try:
+            for attempt in range(1, goal.max_attempts + 1):
+                outcome.attempts = attempt
+                try:
+                    self._attempt(goal, attempt, cancel, trace, reflection, outcome)
+                    outcome.success, outcome.error_code = True, ""
+                    break
+                except SpatialManipError as e:
+                    outcome.error_code, outcome.message = e.code.value, e.message
+                    trace.event("error", code=e.code.value, message=e.message, attempt=attempt)
+                    if e.code not in RETRYABLE or attempt == goal.max_attempts or cancel.is_set():
+                        break
+                    reflection = self._reflect(goal, attempt, e, outcome, trace)
+        except Exception as e:  # a bug must still end the goal cleanly, and say where to look
+            outcome.success, outcome.error_code = False, ErrorCode.INTERNAL.value
+            outcome.message = f"internal error: {type(e).__name__}: {e}"
+            trace.event("error", code="INTERNAL", message=outcome.message)
+            self._safe_stop()
+        if cancel.is_set() and not outcome.success:
+            outcome.error_code, outcome.message = ErrorCode.CANCELED.value, "the goal was canceled; the arm was stopped"
+        outcome.trace_path = trace.finish({k: v for k, v in outcome.__dict__.items() if k != "trace_path"})
+        return outcome
+
+    # --- one attempt --------------------------------------------------------------------------
+    def _enter(self, stage: Stage, detail: str, attempt: int, goal: GoalRequest, trace: Trace,
+               cancel: threading.Event) -> None:
+        if cancel.is_set():
+            self._safe_stop()
+            raise CanceledError("the goal was canceled")
+        trace.stage(stage.value, detail)
+        span = 1.0 / goal.max_attempts
+        self.feedback(stage, detail, min(1.0, (attempt - 1 + STAGE_PROGRESS[stage]) * span), attempt)
+
+    def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
+        self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
+        obs = self.ports.observe(cancel)
+        trace.image("observation", obs.rgb, "colour image the goal was planned on")
+        scene = self.ports.perceive(obs)
+        trace.event("scene", objects=[o.to_dict() for o in scene.objects],
+                    regions=[r.to_dict() for r in scene.regions])
+
+        self._enter(Stage.REASONING, f"interpreting: {goal.instruction!r}", attempt, goal, trace, cancel)
+        decision = self.ports.reason(scene, goal, obs, reflection, trace)
+        outcome.target_ids = list(decision.target_ids)
+        outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
+            _object_pose(scene, decision.pick_id)
+        trace.event("decision", action=decision.action, targets=decision.target_ids,
+                    pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program)
+        if goal.dry_run:
+            outcome.message = f"dry run: would {decision.action} {', '.join(decision.target_ids) or 'at the computed pose'}"
+            return
+
+        if decision.pick_id is not None:
+            self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
+            grasps = self.ports.propose_grasps(decision, scene, obs)
+            trace.event("grasps", count=len(grasps))
+            self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
+            picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
+            outcome.grasp = picked.get("grasp_pose")
+            outcome.grasp_score = float(picked.get("score", 0.0))
+            outcome.grasp_width = float(picked.get("width", 0.0))
+            trace.event("picked", **picked)
+        if decision.place_pose is not None:
+            self._enter(Stage.MOVING, "placing", attempt, goal, trace, cancel)
+            placed = self._guarded(lambda: self.ports.place(decision, cancel), cancel)
+            trace.event("placed", **placed)
+
+        self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
+        ok, category, message = self.ports.verify(decision, goal, cancel)
+        trace.event("verified", success=ok, category=category, message=message)
+        if not ok:
+            raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
+        outcome.message = message or f"done: {decision.action} {', '.join(decision.target_ids)}"
+
+    def _guarded(self, fn, cancel: threading.Event):
+        """Run a motion; if it fails or is canceled, make sure the arm is stopped."""
+        try:
+            result = fn()
+        except BaseException:
+            self._safe_stop()
+            raise
+        if cancel.is_set():
+            self._safe_stop()
+            raise CanceledError("the goal was canceled during motion")
+        return result
+
+    def _safe_stop(self) -> None:
+        try:
+            self.ports.stop_motion()
+        except Exception:  # stopping is best effort; the arm node has its own safety
+            pass
+
+    def _reflect(self, goal, attempt, error: SpatialManipError, outcome, trace) -> dict:
+        self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}); reflecting",
+                      min(1.0, (attempt - 1 + STAGE_PROGRESS[Stage.REFLECTING]) / goal.max_attempts), attempt)
+        trace.stage(Stage.REFLECTING.value, error.message)
+        reflection = {"attempt": attempt, "error_code": error.code.value, "reason": error.message,
+                      "previous_targets": list(outcome.target_ids)}
+        trace.event("reflection", **reflection)
+        return reflection
+
+
+def _object_pose(scene: Scene, obj_id: str | None) -> np.ndarray | None:
+    if obj_id is None:
+        return None
+    try:
+        o = scene.get(obj_id)
+    except KeyError:
+        return None
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = o.rotation, o.center
+    return T

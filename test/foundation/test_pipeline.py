@@ -1,0 +1,125 @@
+"""The ROS-free pipeline with unit-test ports: stage order, feedback, cancel, retries."""
+import threading
+
+import numpy as np
+import pytest
+
+from spatial_manip.errors import GraspFailedError, InvalidGoalError, TargetNotFoundError
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+
+class FakePorts:
+    """A unit-test double for the node's ports (never used outside tests)."""
+
+    def __init__(self, pick_failures=0, reason_error=None):
+        self.pick_failures = pick_failures
+        self.reason_error = reason_error
+        self.calls = []
+        self.stopped = 0
+
+    def observe(self, cancel):
+        self.calls.append("observe")
+        intr = CameraIntrinsics(8, 6, 5, 5, 4, 3)
+        return RGBDObservation(np.zeros((6, 8, 3), np.uint8), np.ones((6, 8), np.float32), intr, np.eye(4))
+
+    def perceive(self, obs):
+        self.calls.append("perceive")
+        book = SceneObject("book_1", "book", "book", [0.6, 0, 0.8], [0.2, 0.15, 0.03])
+        return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [book])
+
+    def reason(self, scene, goal, obs, reflection, trace):
+        self.calls.append(("reason", reflection["attempt"] if reflection else None))
+        if self.reason_error:
+            raise self.reason_error
+        return Decision("pick", ["book_1"], pick_id="book_1")
+
+    def propose_grasps(self, decision, scene, obs):
+        self.calls.append("grasps")
+        return [np.eye(4)]
+
+    def pick(self, grasps, decision, cancel):
+        self.calls.append("pick")
+        if self.pick_failures > 0:
+            self.pick_failures -= 1
+            raise GraspFailedError("the book slipped")
+        return {"grasp_pose": np.eye(4), "score": 0.9, "width": 0.03}
+
+    def place(self, decision, cancel):
+        self.calls.append("place")
+        return {}
+
+    def verify(self, decision, goal, cancel):
+        self.calls.append("verify")
+        return True, "", "book_1 is in the gripper"
+
+    def stop_motion(self):
+        self.stopped += 1
+
+
+def run(ports, **goal):
+    fb = []
+    p = InstructionPipeline(ports, feedback=lambda *a: fb.append(a))
+    g = validate_goal(goal.pop("instruction", "pick the book"), goal.pop("kind", "pick"), **goal)
+    return p.run(g, threading.Event()), fb
+
+
+def test_stages_run_in_order_with_rising_progress():
+    ports = FakePorts()
+    out, fb = run(ports)
+    assert out.success and out.target_ids == ["book_1"] and out.grasp_score == 0.9
+    assert [f[0].value for f in fb] == ["perceiving", "reasoning", "grasping", "moving", "verifying"]
+    progress = [f[2] for f in fb]
+    assert progress == sorted(progress) and progress[-1] < 1.0
+
+
+def test_dry_run_never_moves():
+    ports = FakePorts()
+    out, _ = run(ports, dry_run=True)
+    assert out.success and "dry run" in out.message
+    assert "pick" not in ports.calls and "grasps" not in ports.calls
+
+
+def test_grasp_failure_reflects_and_retries_then_succeeds():
+    ports = FakePorts(pick_failures=1)
+    out, fb = run(ports, max_attempts=2)
+    assert out.success and out.attempts == 2
+    assert ("reason", 1) in ports.calls           # the retry saw the reflection of attempt 1
+    assert "reflecting" in [f[0].value for f in fb]
+    assert ports.stopped >= 1                      # the failed motion stopped the arm
+
+
+def test_non_retryable_error_ends_at_once():
+    ports = FakePorts(reason_error=TargetNotFoundError("no jar in the scene"))
+    out, _ = run(ports, max_attempts=3)
+    assert not out.success and out.error_code == "TARGET_NOT_FOUND" and out.attempts == 1
+
+
+def test_cancel_before_a_stage_stops_and_reports_canceled():
+    ports = FakePorts()
+    cancel = threading.Event()
+    cancel.set()
+    out = InstructionPipeline(ports).run(validate_goal("pick it", "pick"), cancel)
+    assert out.error_code == "CANCELED" and ports.calls == [] and ports.stopped >= 1
+
+
+def test_a_bug_in_a_port_becomes_internal_not_a_crash():
+    ports = FakePorts(reason_error=ZeroDivisionError("boom"))
+    out, _ = run(ports)
+    assert out.error_code == "INTERNAL" and "ZeroDivisionError" in out.message
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("", "auto"), "empty"), (("x", "fly"), "unknown task kind"), (("x", 7), "unknown task kind"),
+    (("x\ud800", "auto"), "UTF-8"), (("x", "auto", False, 0), "max_attempts"),
+])
+def test_validate_goal_refuses(args, needle):
+    with pytest.raises(InvalidGoalError, match=needle):
+        validate_goal(*args)
+
+
+def test_validate_goal_normalises_whitespace_and_kind_numbers():
+    g = validate_goal("  pick   the\nbook ", 3)
+    assert g.instruction == "pick the book" and g.task_kind == "pick_and_place"

@@ -1,0 +1,86 @@
+"""The planner node across real processes and real DDS: goals from a real action client to
+the node started by the pip-only launcher."""
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from ros_helpers import client_node, launched, wait_for
+from spatial_manip.bringup.goal_client import send_goal
+
+pytestmark = pytest.mark.ros
+OBS_TIMEOUT_S = 1.5
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory):
+    log = tmp_path_factory.mktemp("launch") / "launch.log"
+    traces = tmp_path_factory.mktemp("traces")
+    with launched("planner", f"planner_node.observation_timeout_s={OBS_TIMEOUT_S}",
+                  f"planner_node.trace_dir={traces}", log_path=log) as proc:
+        with client_node() as node:
+            yield node, proc, log
+
+
+@pytest.mark.parametrize("instruction,kind,attempts,expect", [
+    ("", 0, 1, "empty"),
+    ("   \n\t ", 0, 1, "empty"),
+    ("pick " + "the book " * 200, 0, 1, "limit is 1000"),
+    ("pick the book\x07", 0, 1, "control"),
+    ("pick the book", 9, 1, "unknown task kind"),
+    ("pick the book", 1, 0, "max_attempts"),
+    ("pick the book", 1, -3, "max_attempts"),
+])
+def test_invalid_goals_get_invalid_goal(graph, instruction, kind, attempts, expect):
+    node, _, _ = graph
+    report = send_goal(node, instruction, kind=kind, max_attempts=attempts, timeout_s=15)
+    assert report.status == "aborted"
+    assert report.result.error_code == "INVALID_GOAL"
+    assert expect in report.result.message
+
+
+def test_no_camera_gives_no_observation_in_time_with_feedback(graph):
+    node, _, _ = graph
+    report = send_goal(node, "pick the leftmost book", timeout_s=15)
+    assert report.result.error_code == "NO_OBSERVATION"
+    assert "colour image" in report.result.message
+    assert OBS_TIMEOUT_S - 0.1 <= report.elapsed_s < OBS_TIMEOUT_S + 2.0
+    assert [f.stage for f in report.feedback][:1] == ["perceiving"]
+    assert os.path.isfile(report.result.trace_path)
+
+
+def test_cancel_is_honoured(graph):
+    node, proc, log = graph
+    # lengthen the wait so the cancel lands while the goal is perceiving
+    report = send_goal(node, "pick the leftmost book", timeout_s=15, cancel_after_s=0.5)
+    assert report.status == "canceled", report.result
+    assert report.result.error_code == "CANCELED"
+    assert report.elapsed_s < OBS_TIMEOUT_S + 1.0
+
+
+def test_second_goal_is_refused_while_one_runs(graph):
+    import threading
+
+    node, _, _ = graph
+    first = {}
+    t = threading.Thread(target=lambda: first.update(r=send_goal(node, "pick the leftmost book", timeout_s=15)))
+    t.start()
+    time.sleep(0.4)
+    second = send_goal(node, "pick the rightmost book", timeout_s=15)
+    t.join()
+    assert second.result.error_code == "BUSY"
+    assert "another instruction is running" in second.result.message
+    assert first["r"].result.error_code == "NO_OBSERVATION"
+
+
+def test_killing_a_required_node_stops_the_launcher_and_names_it(tmp_path):
+    log = tmp_path / "launch.log"
+    with launched("planner", log_path=log) as proc:
+        assert wait_for(lambda: "ready" in log.read_text(), 20), log.read_text()
+        pid = int(subprocess.check_output(["pgrep", "-f", "-n", "bin/planner_node"]).split()[0])
+        os.kill(pid, signal.SIGKILL)
+        assert proc.wait(15) != 0
+    text = log.read_text()
+    assert "required node planner_node died" in text
