@@ -1,0 +1,24 @@
+# spatial_manip: every command sets itself up first (idempotent: seconds when nothing changed).
+SHELL := /bin/bash
+ENV := source scripts/env.sh
+PYTEST_ARGS ?=
+
+.PHONY: setup demo test test-fast bench clean
+
+setup:            ## venv, ROS 2 wheels, interfaces build, project install (apt packages as root)
+	bash scripts/setup.sh
+
+demo: setup       ## the main job: the sim graph, one instruction from a real action client, a trace page
+	$(ENV) && python -m spatial_manip.cli demo
+
+test: setup       ## the whole test suite (CI runs exactly this)
+	$(ENV) && python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+test-fast: setup  ## everything but the slow and cross-process tests
+	$(ENV) && python -m pytest -q -p no:cacheprovider -m "not slow and not ros" $(PYTEST_ARGS)
+
+bench: setup      ## the benchmark commands that print figures (minutes; not part of the tests)
+	$(ENV) && bash scripts/bench.sh
+
+clean:
+	rm -rf build install log .venv traces out
