@@ -108,7 +108,7 @@ class AntipodalProposer:
             if lims is not None:
                 tmask = lims_mask(pts, lims)
             elif apply_object_mask and plane is not None:
-                n, d = plane
+                n, d, _ = plane
                 s = 1.0 if n @ up_vec >= 0 else -1.0
                 tmask = s * (pts @ n + d) > cfg.object_height_m
             else:
@@ -177,7 +177,7 @@ class AntipodalProposer:
                 raise InvalidGoalError(f"up must be a finite non-zero 3-vector, got {up!r}")
             return u / np.linalg.norm(u), ""
         if plane is not None:
-            n, d = plane
+            n, d, _ = plane
             # the support's normal that points toward the camera (origin) is "up" for a table seen from above
             return (n if d > 0 else -n), "up estimated from the support plane"
         return -_unit(pts.mean(axis=0)), "no support plane found: up assumed toward the camera"

@@ -67,8 +67,9 @@ def test_lims_bound_the_target(scene, proposer):
     assert np.all(np.linalg.norm(_in_base(gg, T).translations[:, :2] - [0.5, 0.0], axis=1) < 0.06)
 
 
-def test_too_wide_target_gives_an_explained_empty_result(proposer):
-    pts, lab, T, up = box_scene([((0.5, 0.0, 0.02), (0.2, 0.2, 0.04))])  # 20 cm slab, 4 cm thick, on the table
+def test_target_without_valid_grasp_gives_an_explained_empty_result(proposer):
+    # a 20 x 20 x 0.8 cm slab flat on the table: too wide to straddle, too thin to reach under
+    pts, lab, T, up = box_scene([((0.5, 0.0, 0.004), (0.2, 0.2, 0.008))])
     gg, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up)
     assert len(gg) == 0 and gg.note
 
