@@ -18,7 +18,7 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   sources      TABLE (objects in the scene, nothing held), SHELF (placement regions)
   category     filterBook(S)  filterSlot(S)  filterLabel(word, S)
   attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
-               $Empty|NonEmpty|Emptiest(S)  $Index1D(row, S)  $Index2D(row, col, S)
+               $Empty|NonEmpty|Emptiest(S)  $Index1D(row, S)  $Column(col, S)  $Index2D(row, col, S)
   distance     filterDist$Closest|Farthest(S, O)  $RankClosest|RankFarthest(k, S, O)
                $LessThan|MoreThan|EqualTo(m, S, O)  $Range(m1, m2, S, O)
   relationship filterRel$Left|Right|Front|Behind|Upper|Lower(S, C)   parts of container C
@@ -348,6 +348,9 @@ def op_attr(ev: _Eval, n: Node):
     if r == "Index1D":
         row = _rank(a[0])
         return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.row == row]
+    if r == "Column":
+        col = _rank(a[0])
+        return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.col == col]
     if r == "Index2D":
         row, col = _rank(a[0]), _rank(a[1])
         return [o for o in ev.set_(a[2]) if isinstance(o, Region) and o.row == row and o.col == col]
@@ -441,8 +444,7 @@ def _name(s) -> str:
 def op_unique(ev: _Eval, n: Node):
     items = ev.set_(n.args[0])
     if not items:
-        raise TargetNotFoundError(f"nothing in the scene satisfies {n.args[0]}; see the trace for where "
-                                  f"the candidates ran out")
+        raise TargetNotFoundError(_empty_message(ev.trace, n.args[0]))
     return items
 
 

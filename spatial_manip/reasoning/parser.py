@@ -1,0 +1,590 @@
+"""English instruction -> spatial program (the deterministic `program` backend).
+
+The parser is a set of phrase rules over a normalised instruction. Normalisation turns number
+words, ordinals, units, degrees and clock hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`,
+`clock6`) and the names of scene objects into reference tokens (`ref0`, `refviewer`,
+`refrobot`, possessives `possref0`...). Each rule consumes the words it explains and yields a
+clause; whatever is left must be filler, otherwise the parser raises NotUnderstoodError naming
+the words it could not interpret (it never guesses). Clauses are then checked for contradictions
+and composed into a program (see `program.py`), the frame of every relation chosen as ESPIRE does
+(`relations.default_frame`), unless the instruction names one.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+
+from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
+from spatial_manip.geometry import relations as rel
+from spatial_manip.reasoning.program import ADJACENT_GAP_M, Node, Sym, node
+from spatial_manip.scene import Scene, SceneObject
+
+# --- normalisation ---------------------------------------------------------------------------
+_UNITS = {"m": 1.0, "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0,
+          "cm": 0.01, "centimeter": 0.01, "centimeters": 0.01, "centimetre": 0.01, "centimetres": 0.01,
+          "mm": 0.001, "millimeter": 0.001, "millimeters": 0.001, "millimetre": 0.001, "millimetres": 0.001}
+_ONES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+         "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+         "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+        "ninth": 9, "tenth": 10}
+_UNIT_RE = "|".join(sorted(_UNITS, key=len, reverse=True))
+_NUM = r"\d+(?:\.\d+)?"
+
+
+def _number_words(t: str) -> str:
+    t = re.sub(r"\b(one|two|three|four|five|six|seven|eight|nine|\d+) and a half\b",
+               lambda m: str(_ONES.get(m.group(1), None) or float(m.group(1))) + ".5", t)
+    t = re.sub(r"\bhalf an? (" + _UNIT_RE + r")\b", r"0.5 \1", t)
+    t = re.sub(r"\ban? (meter|metre)\b", r"1 \1", t)
+
+    def tens(m):
+        return str(_TENS[m.group(1)] + (_ONES[m.group(2)] if m.group(2) else 0))
+    t = re.sub(r"\b(" + "|".join(_TENS) + r")(?:[ -](one|two|three|four|five|six|seven|eight|nine))?\b", tens, t)
+    t = re.sub(r"\b(\d+) hundred\b", lambda m: str(int(m.group(1)) * 100), t)
+    t = re.sub(r"\bhundred\b", "100", t)
+    # "one" is a number only where a number must stand ("one meter", "row one"), not in "one of"
+    t = re.sub(r"\bone(?= (?:" + _UNIT_RE + r"|degrees?|deg|oclock)\b)|(?<=row |umn )one\b", "1", t)
+    t = re.sub(r"\b(" + "|".join(k for k in _ONES if k != "one") + r")\b", lambda m: str(_ONES[m.group(1)]), t)
+    t = re.sub(r"\b(" + "|".join(_ORD) + r")\b", lambda m: f"rank{_ORD[m.group(1)]}", t)
+    t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"rank\1", t)
+    return t
+
+
+def normalise(text: str) -> str:
+    t = " " + text.lower().strip() + " "
+    t = t.replace("’", "'").replace("°", " degrees ")
+    t = re.sub(r"o'\s?clock|o ?clock", " oclock", t)
+    t = re.sub(r"(\w)-(\w)", r"\1 \2", t)                 # flat-lying, medium-sized, 30-degree
+    t = re.sub(r"(\d),(\d{3})\b", r"\1\2", t)
+    t = re.sub(r"[^\w.' ]", " ", t)                       # drop punctuation but keep 1.5 and 's
+    t = re.sub(r"\.(?!\d)", " ", t)
+    t = _number_words(t)
+    # "1.5 to 2 meters": the unit of the second number applies to both
+    t = re.sub(rf"\b({_NUM}) (to|and) ({_NUM}) ?({_UNIT_RE})\b",
+               lambda m: f"{m.group(1)} {m.group(4)} {m.group(2)} {m.group(3)} {m.group(4)}", t)
+    t = re.sub(rf"\b({_NUM}) ?({_UNIT_RE})\b", lambda m: f"d{float(m.group(1)) * _UNITS[m.group(2)]:g}", t)
+    t = re.sub(rf"\b({_NUM}) ?(?:degrees?|deg)\b", r"deg\1", t)
+    t = re.sub(r"\b(\d{1,2})\s+oclock\b", r"clock\1", t)
+    return " " + re.sub(r"\s+", " ", t).strip() + " "
+
+
+# --- references ------------------------------------------------------------------------------
+_CONTAINERS = ("table", "shelf")
+
+
+@dataclass
+class _Refs:
+    """Reference tokens found in the text: token -> scene id (or viewer/robot)."""
+
+    ids: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+def _plural(w: str) -> list[str]:
+    return [w, w + "s", w + "es", w[:-1] + "ies" if w.endswith("y") else w]
+
+
+def _mark_references(t: str, scene: Scene, refs: _Refs) -> str:
+    """Replace the names of scene objects by reference tokens, longest names first."""
+    t = re.sub(r" (?:the robot|robot)'s ", " possrobot ", t)
+    t = re.sub(r" (?:your|my) ", " possviewer ", t)
+    t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
+    t = re.sub(r" (?:you|me|yourself|the viewer|the camera) ", " refviewer ", t)
+    phrases: dict[str, set[str]] = {}
+    for o in scene.objects:
+        if o.category in _CONTAINERS or (o.category == "book" and o.label.lower() in ("book", "books")):
+            continue
+        words = o.label.lower().replace("_", " ").split()
+        cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
+        for c in cands:
+            if c in ("book",):
+                continue
+            head, last = c.rsplit(" ", 1) if " " in c else ("", c)
+            for p in _plural(last):
+                phrases.setdefault((head + " " + p).strip(), set()).add(o.id)
+    vocab = sorted({w for p in phrases for w in p.split()})
+    t = _fuzzy(t, vocab)
+    for p in sorted(phrases, key=lambda s: (-len(s.split()), -len(s))):
+        pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s)? ")
+        while True:
+            m = pat.search(t)
+            if not m:
+                break
+            ids = sorted(phrases[p])
+            if len(ids) > 1:
+                raise AmbiguousError(f"{p!r} could be any of {ids}; name it more precisely "
+                                     f"(e.g. by its full label: {[_label(scene, i) for i in ids]})")
+            tok = next((k for k, v in refs.ids.items() if v == ids[0]), f"ref{len(refs.ids)}")
+            refs.ids[tok], refs.labels[tok] = ids[0], p
+            t = t[:m.start()] + (f" poss{tok} " if m.group(1) else f" {tok} ") + t[m.end():]
+    refs.ids["refviewer"], refs.ids["refrobot"] = "viewer", "robot"
+    return re.sub(r"\s+", " ", t)
+
+
+def _label(scene: Scene, oid: str) -> str:
+    return next((o.label for o in scene.objects if o.id == oid), oid)
+
+
+def _fuzzy(t: str, vocab: list[str]) -> str:
+    """Correct small misspellings of object names ("alarm clok")."""
+    out = []
+    for w in t.split():
+        base, poss = (w[:-2], "'s") if w.endswith("'s") else (w, "")
+        if base not in _KNOWN and base not in vocab and len(base) >= 4 and not re.match(r"[a-z]*\d", base):
+            close = difflib.get_close_matches(base, vocab, n=1, cutoff=0.8)
+            w = (close[0] if close else base) + poss
+        out.append(w)
+    return " " + " ".join(out) + " "
+
+
+# --- rules -----------------------------------------------------------------------------------
+R = r"(?:the )?(ref\w+|unk_\w+)"             # a reference
+P = r"(poss\w+)"                              # a possessive owner
+D = r"d(\d+(?:\.\d+)?)"                       # a distance in metres
+K = r"(?:rank(\d+) )?"                        # an optional rank
+APPROX = r"(?:(?:about|around|approximately|roughly|some|exactly|nearly|almost) )?"
+CONT = r"(table|tabletop|shelf)"
+FRAME_VIEW = r"(?:(?:from|in) (?:possviewer|the viewer's|the camera's) (?:own )?(?:point of view|perspective|view|viewpoint|frame)|as refviewer see (?:it|them))"
+FRAME_OWN = r"(?:(?:from|in|relative to) (?:its|their) own (?:point of view|perspective|view|frame|front)|relative to the way (?:it|they) faces?)"
+FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
+
+
+@dataclass
+class Clause:
+    kind: str          # attr | pose | part | super | dist | dir | between | metric | frame | verb | noun
+    rel: str
+    args: tuple = ()
+    pos: int = 0
+
+
+def _c(kind, rel_, *args):
+    return lambda m: Clause(kind, rel_(m) if callable(rel_) else rel_,
+                            tuple(a(m) if callable(a) else a for a in args), m.start())
+
+
+def g(i, conv=None):
+    return lambda m: (conv(m.group(i)) if conv and m.group(i) is not None else m.group(i))
+
+
+def _side(word: str) -> str:
+    return {"left": "Left", "right": "Right", "front": "Front", "back": "Behind", "rear": "Behind",
+            "far": "Behind", "near": "Front", "upper": "Upper", "top": "Upper", "lower": "Lower",
+            "bottom": "Lower"}[word]
+
+
+RULES: list[tuple[str, object]] = [
+    # frames named explicitly
+    (FRAME_VIEW, _c("frame", "viewer")),
+    (FRAME_OWN, _c("frame", "own")),
+    (FRAME_OF, _c("frame", "of", g(1))),
+    # held object and filler phrases
+    (r"(?:that |which )?(?:refviewer (?:are|is) holding|possviewer (?:hand|gripper)|(?:in|from) the gripper|"
+     r"(?:currently )?held|refviewer hold)", _c("noise", "")),
+    # actions
+    (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring", _c("verb", "pick")),
+    (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move", _c("verb", "place")),
+    # metric placements (TIGeR): a distance and a direction from a reference
+    (APPROX + D + r" (?:away )?(?:to the |to |on the |on )?(left|right) (?:side )?(?:of|from) " + R,
+     _c("metric", "dir", g(2), g(1, float), g(3))),
+    (APPROX + D + r" (?:away )?(?:in front of|to the front of|in front from) " + R,
+     _c("metric", "dir", "front", g(1, float), g(2))),
+    (APPROX + D + r" (?:away )?(?:behind|to the back of|at the back of|in back of|to the rear of|back from) " + R,
+     _c("metric", "dir", "back", g(1, float), g(2))),
+    (APPROX + D + r" (?:above|over|on top of) " + R, _c("metric", "dir", "above", g(1, float), g(2))),
+    # distances
+    (r"(?:between )?" + D + r" (?:to|and) " + D + r" (?:away )?(?:from|of|to) " + R,
+     _c("dist", "Range", g(1, float), g(2, float), g(3))),
+    (r"(?:between )?" + D + r" (?:to|and) " + D + r" (?:away)?", _c("dist", "Range", g(1, float), g(2, float), None)),
+    (r"(?:within|less than|closer than|under|no more than|at most|no farther than|no further than) " + D +
+     r"(?: (?:away )?(?:from|of|to) " + R + ")?", _c("dist", "LessThan", g(1, float), g(2))),
+    (r"(?:more than|farther than|further than|over|at least|beyond|no closer than) " + D +
+     r"(?: (?:away )?(?:from|of|to) " + R + ")?", _c("dist", "MoreThan", g(1, float), g(2))),
+    (APPROX + D + r" (?:away )?(?:from|of) " + R, _c("dist", "EqualTo", g(1, float), g(2))),
+    (APPROX + D + r" away", _c("dist", "EqualTo", g(1, float), None)),
+    # attributes
+    (r"(?:that is |which is )?(?:with a height of |a height of )" + APPROX + D, _c("attr", "Height", g(1, float))),
+    (r"(?:that is |which is )?" + APPROX + D + r" (?:high|tall|in height)", _c("attr", "Height", g(1, float))),
+    (r"(?:that is |which is )?(?:with a width of |a width of )" + APPROX + D, _c("attr", "Width", g(1, float))),
+    (r"(?:that is |which is )?" + APPROX + D + r" (?:wide|in width|across)", _c("attr", "Width", g(1, float))),
+    (r"row (\d+),? (?:and )?column (\d+)", _c("attr", "Index2D", g(1, int), g(2, int))),
+    (r"column (\d+),? (?:and )?row (\d+)", _c("attr", "Index2D", g(2, int), g(1, int))),
+    (r"rank(\d+) row,? (?:and )?rank(\d+) column", _c("attr", "Index2D", g(1, int), g(2, int))),
+    (r"row (\d+)|rank(\d+) row", _c("attr", "Index1D", lambda m: int(m.group(1) or m.group(2)))),
+    (r"column (\d+)|rank(\d+) column", _c("attr", "Column", lambda m: int(m.group(1) or m.group(2)))),
+    (r"top row", _c("attr", "Index1D", 1)),
+    (r"emptiest|least occupied|least full|most empty|freest", _c("super", "Emptiest")),
+    (r"partly occupied|partially occupied|partly filled|partially filled|partly full|half full|non empty|not empty|"
+     r"occupied", _c("attr", "NonEmpty")),
+    (r"empty|unoccupied|free|vacant", _c("attr", "Empty")),
+    (r"small|little|tiny|smaller", _c("attr", "Small")),
+    (r"medium sized|medium size|medium|mid sized|middle sized", _c("attr", "Medium")),
+    (r"large|big|bigger|larger", _c("attr", "Large")),
+    # tilt and pose
+    (r"(?:that is |which is )?(?:at |with )?(?:a |an )?tilt (?:angle )?of " + APPROX + r"deg(\d+(?:\.\d+)?)",
+     _c("pose", "TiltDegree", g(1, float))),
+    (r"(?:that is |which is )?(?:tilted|leaning|leans|inclined|slanted|tilting|tipped) (?:by |at )?(?:an angle of )?"
+     + APPROX + r"deg(\d+(?:\.\d+)?)", _c("pose", "TiltDegree", g(1, float))),
+    (r"(?:at )?(?:a |an )?" + APPROX + r"deg(\d+(?:\.\d+)?) (?:tilt|angle|incline|slant)(?: angle)?",
+     _c("pose", "TiltDegree", g(1, float))),
+    (r"(?:that |which )?(?:is |are )?(?:lying flat|lies flat|flat lying|laid flat|laying flat|lying down|flat|"
+     r"lying|horizontally|horizontal)", _c("pose", "Flat")),
+    (r"(?:that |which )?(?:is |are )?(?:standing upright|stands upright|standing up|upright|standing|stands|"
+     r"vertically|vertical|on its end)", _c("pose", "Vertical")),
+    (r"(?:that |which )?(?:is |are )?(?:at a tilt|at an angle|tilted|tilting|leaning|leans|slanted|slanting|"
+     r"inclined|tipped)(?: at an angle)?", _c("pose", "Tilted")),
+    # direct (immediate) relations
+    (r"(?:immediately|directly|right|just) (?:to the |to |on the |on )?(left|right) (?:side )?of " + R,
+     _c("dir", "Direct", g(1), g(2))),
+    (r"(?:right|just|immediately|directly) next to " + R + r" on (?:its|their|possviewer|" + P[1:-1] + r") (left|right)",
+     _c("dir", "Direct", lambda m: m.group(2), g(1))),
+    (r"(?:immediately|directly|right|just) (above|over|below|under|beneath|underneath) " + R,
+     _c("dir", "DirectV", g(1), g(2))),
+    # parts of the table or shelf
+    (r"(?:on |at |in |to |from |near )?(?:the )?" + CONT + r"'s (left|right|front|back|rear|far|near|upper|lower|top|bottom)"
+     r"(?: (?:side|half|part|portion|edge|end|area|section))?", _c("part", lambda m: m.group(2), None)),
+    (r"(?:on |at |in |to |from |near )?(?:the )?(left|right|front|back|rear|far|near|upper|lower|top|bottom) "
+     r"(?:(?:side|half|part|portion|edge|end|area|section) )?of (?:the )?" + CONT,
+     _c("part", lambda m: m.group(1), None)),
+    # directional relations to a reference
+    (r"(?:to the |to |on the |on |at the )?(left|right) (?:side |hand side )?of " + R, _c("dir", "Side", g(1), g(2))),
+    (r"(?:to |on |at )?" + P + r" (left|right)(?: side| hand side)?", _c("dir", "Side", g(2), g(1))),
+    (r"(?:in front of|to the front of|before) " + R, _c("dir", "Side", "front", g(1))),
+    (r"(?:in front of|to the front of) " + P + r"", _c("dir", "Side", "front", g(1))),
+    (r"(?:behind|to the back of|at the back of|in back of|to the rear of|at the rear of) " + R,
+     _c("dir", "Side", "back", g(1))),
+    (r"(?:above|over|on top of|higher than) " + R, _c("dir", "Vert", "above", g(1))),
+    (r"(?:below|under|underneath|beneath|lower than) " + R, _c("dir", "Vert", "below", g(1))),
+    (r"(?:at |to |in )?" + P + r" clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(2, int), g(1))),
+    (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)? (?:of|from|relative to) " + R,
+     _c("dir", "Clock", g(1, int), g(2))),
+    (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(1, int), "refviewer")),
+    (r"(?:in )?between " + R + r" and " + R, _c("between", "Between", g(1), g(2))),
+    # superlatives and ranks
+    (K + r"(?:left ?most|furthest to the left|farthest to the left|furthest left|most left)",
+     _c("super", "LeftMost", g(1, int))),
+    (K + r"(?:right ?most|furthest to the right|farthest to the right|furthest right|most right)",
+     _c("super", "RightMost", g(1, int))),
+    (r"rank(\d+) (?:book |slot |one )?from the left", _c("super", "LeftMost", g(1, int))),
+    (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
+    (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:to|from) " + R + ")?",
+     _c("super", "Closest", g(1, int), g(2))),
+    (K + r"(?:farthest|furthest|most distant)(?: (?:book|slot|one))?(?: (?:away )?(?:from|to) " + R + ")?",
+     _c("super", "Farthest", g(1, int), g(2))),
+    # bare parts ("on the left", "at the back") after every "left of X" rule had its chance
+    (r"(?:on |at |in |to |from |near )?the (left|right|front|back|rear|far|near|upper|lower|top|bottom)"
+     r"(?: (?:side|half|part|portion|edge|end|area|section))?", _c("part", lambda m: m.group(1), None)),
+    (r"(?:on |at |in |to |from |near )?(?:the )?(upper|lower|top|bottom|far|front|back) (?:side|half|part|portion|edge|end|area|section)",
+     _c("part", lambda m: m.group(1), None)),
+    # container words as the frame of a superlative ("the leftmost book on the table")
+    (r"(?:on|from|of|in|at) (?:the )?" + CONT, _c("where", lambda m: m.group(1))),
+    (r"books?|slots?|spots?|places?|items?|objects?", _c("noun", lambda m: "slot" if m.group(0)[0] in "sp" else "book")),
+]
+_COMPILED = [(re.compile(r"(?<= )(?:" + p + r")(?= )"), f) for p, f in RULES]
+_FILLER = set("""the a an and on in at of to that which is are it its them they this these those please
+    can could would you will from with for one among there some any then onto into up down off out me
+    somewhere spot location position place area now just carefully gently currently be as by so
+    lies sits sitting located situated positioned standing_""".split())
+_NOUNS = {"book", "books", "slot", "slots", "one", "ones"}
+_KNOWN = set(w for p, _ in RULES for w in re.findall(r"[a-z]+", p)) | _FILLER | {"book", "slot", "table", "shelf"}
+
+
+# --- composition -----------------------------------------------------------------------------
+@dataclass
+class Parsed:
+    program: Node
+    clauses: list[Clause]
+    leftover: list[str]
+
+
+def _extract(t: str) -> tuple[list[Clause], str]:
+    clauses: list[Clause] = []
+    for rx, make in _COMPILED:
+        def sub(m, make=make):
+            c = make(m)
+            c.pos = m.start()
+            clauses.append(c)
+            return " " * (m.end() - m.start())   # keep positions for word order
+        t = rx.sub(sub, t)
+        t = re.sub(r"  +", lambda m: m.group(0), t)
+    clauses.sort(key=lambda c: c.pos)
+    return clauses, t
+
+
+def _unknown_simple(t: str) -> str:
+    """A word after 'the/a/an' that names nothing we know (and is not an adjective of 'book' or
+    'slot') is an object the scene does not hold: mark it so the error says so."""
+    out, words = [], t.split()
+
+    def unknown(w):
+        return w.removesuffix("'s") not in _KNOWN and not re.match(r"(ref|poss|rank|clock|deg|d\d|unk_|\d)", w)
+    for i, w in enumerate(words):
+        prev = words[i - 1] if i else ""
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if prev in ("the", "a", "an") and unknown(w) and nxt not in _NOUNS:
+            out.append("unk_" + w)
+        elif out and out[-1].startswith("unk_") and unknown(w) and w not in _FILLER:
+            out[-1] += "_" + w           # "the ceramic jar" -> one unknown name
+        else:
+            out.append(w)
+    return " " + " ".join(out) + " "
+
+
+class InstructionParser:
+    """Deterministic English -> spatial program over one scene."""
+
+    def __init__(self, scene: Scene):
+        self.scene = scene
+
+    def parse(self, text: str, task_kind: str = "auto") -> Parsed:
+        if not text or not text.strip():
+            raise InvalidGoalError("the instruction is empty; say what to pick or where to place")
+        refs = _Refs()
+        t = _mark_references(normalise(text), self.scene, refs)
+        t = _unknown_simple(t)
+        clauses, rest = _extract(t)
+        leftover = [w for w in rest.split() if w not in _FILLER]
+        named = [w for w in leftover if w in refs.ids and w not in ("refviewer", "refrobot")]
+        leftover = [w for w in leftover if w not in named]
+        unknown_refs = sorted({w[4:].replace("_", " ") for w in leftover + [str(a) for c in clauses for a in c.args]
+                               if isinstance(w, str) and w.startswith("unk_")})
+        if unknown_refs:
+            raise TargetNotFoundError(
+                f"{', '.join(repr(u) for u in unknown_refs)} is not in the scene; it holds: {self._contents()}")
+        if leftover:
+            raise NotUnderstoodError(
+                f"could not interpret {' '.join(repr(w) for w in leftover)} in {text.strip()!r}; "
+                "rephrase with the words of ESPIRE's spatial vocabulary (left/right of, in front of, behind, "
+                "closest to, leftmost, row N column M, N cm to the right of X, ...)")
+        self._refs = refs
+        action = self._action(clauses, task_kind)
+        if len(named) > 1 or (named and action != "pick"):
+            raise NotUnderstoodError(f"could not tell what {[refs.labels[w] for w in named]} does in {text.strip()!r}")
+        self._named = refs.ids[named[0]] if named else None
+        prog = self._compose(action, clauses)
+        return Parsed(prog, clauses, leftover)
+
+    # ------------------------------------------------------------------------------------------
+    def _contents(self) -> str:
+        objs = [f"{o.label} ({o.id})" for o in self.scene.objects if not o.held]
+        return ", ".join(objs) + (f"; and {len(self.scene.regions)} shelf slots" if self.scene.regions else "")
+
+    def _action(self, clauses, task_kind) -> str:
+        verbs = {c.rel for c in clauses if c.kind == "verb"}
+        if len(verbs) > 1:
+            raise AmbiguousError(f"the instruction asks both to pick and to place ({sorted(verbs)}); give one action")
+        if verbs:
+            return verbs.pop()
+        if task_kind in ("pick", "place"):
+            return task_kind
+        return "place" if self.scene.held_object() is not None else "pick"
+
+    def _ref(self, tok) -> Sym:
+        if tok is None:
+            return Sym("viewer")
+        tok = tok[4:] if tok.startswith("poss") else tok
+        if tok in ("viewer", "robot"):
+            return Sym(tok)
+        if tok.startswith("unk_"):
+            raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
+        return Sym(self._refs.ids[tok])
+
+    def _owner(self, ref: Sym, frame: Clause | None) -> Sym:
+        """Whose frame a directional relation uses: named in the instruction, else ESPIRE's default
+        (the reference's own when it has a front, the viewer's otherwise)."""
+        if frame is not None:
+            if frame.rel == "viewer":
+                return Sym("viewer")
+            if frame.rel == "of":
+                return self._ref(frame.args[0])
+            return ref   # "from its own point of view"
+        if ref.name in ("viewer", "robot"):
+            return ref
+        obj = self.scene.get(ref.name)
+        fr = rel.default_frame(obj, self.scene.viewer)
+        return ref if fr.frame is rel.Frame.INTRINSIC else Sym("viewer")
+
+    def _compose(self, action: str, clauses: list[Clause]) -> Node:
+        frame = next((c for c in clauses if c.kind == "frame"), None)
+        where = next((c for c in clauses if c.kind == "where"), None)
+        _check_contradictions(clauses)
+        nouns = {c.rel for c in clauses if c.kind == "noun"}
+        poses = [c for c in clauses if c.kind == "pose"]
+        metric = [c for c in clauses if c.kind == "metric"]
+        use_slots = action == "place" and bool(self.scene.regions) and not metric
+        if action == "place" and not use_slots:
+            return self._metric_program(clauses, frame, poses)
+        if action == "pick" and self._named is not None:
+            if "book" in nouns:
+                raise NotUnderstoodError(f"the instruction names both a book and {self._named!r}; pick which?")
+            base = Sym(self._named)           # "pick up the jar": that object itself
+        elif action == "pick":
+            base = node("filterBook", None, "TABLE")
+            if "slot" in nouns:
+                raise InvalidGoalError("a slot cannot be picked up; pick a book or place into a slot")
+        else:
+            base = node("filterSlot", None, "SHELF")
+        s = base
+        container = Sym("SHELF" if use_slots else "TABLE")
+        order = {"attr": 0, "pose": 1, "part": 2, "between": 3, "dir": 4, "dist": 5, "super": 6}
+        for c in sorted((c for c in clauses if c.kind in order), key=lambda c: (order[c.kind], c.pos)):
+            if c.kind == "pose" and action == "place":
+                continue        # a pose in a placement says how to place, not which slot
+            s = self._apply(c, s, container, frame, where)
+        kw = {}
+        if action == "place":
+            kw = _place_pose_kwargs(poses)
+        return node(action, None, Node("unique", None, (s,)), **kw)
+
+    def _apply(self, c: Clause, s: Node, container: Sym, frame, where) -> Node:
+        a = c.args
+        if c.kind == "attr":
+            if c.rel in ("Height", "Width"):
+                return node("filterAttr", c.rel, a[0], s)
+            if c.rel in ("Index1D", "Column"):
+                return node("filterAttr", c.rel, a[0], s)
+            if c.rel == "Index2D":
+                return node("filterAttr", c.rel, a[0], a[1], s)
+            return node("filterAttr", c.rel, s)
+        if c.kind == "pose":
+            if c.rel == "TiltDegree":
+                return node("filterOri", "TiltDegree", a[0], s)
+            return node("filterOri", c.rel, s)
+        if c.kind == "part":
+            return node("filterRel", _side(a[0] if a and a[0] else c.rel), s, container)
+        if c.kind == "between":
+            return node("filterRel", "Between", s, self._ref(a[0]), self._ref(a[1]))
+        if c.kind == "dist":
+            if c.rel == "Range":
+                return node("filterDist", "Range", a[0], a[1], s, self._ref(a[2]))
+            return node("filterDist", c.rel, a[0], s, self._ref(a[1]))
+        if c.kind == "super":
+            if c.rel == "Emptiest":
+                return node("filterAttr", "Emptiest", s)
+            k = a[0] if a and a[0] else None
+            if c.rel in ("Closest", "Farthest"):
+                ref = self._ref(a[1])
+                return (node("filterDist", "Rank" + c.rel, k, s, ref) if k and k > 1
+                        else node("filterDist", c.rel, s, ref))
+            owner = self._super_owner(frame, where)
+            return (node("filterRel", "Rank" + c.rel, k, s, owner) if k and k > 1
+                    else node("filterRel", c.rel, s, owner))
+        if c.kind == "dir":
+            return self._dir(c, s, frame)
+        raise InvalidGoalError(f"internal: unhandled clause {c}")
+
+    def _super_owner(self, frame, where) -> Sym:
+        if frame is not None:
+            if frame.rel == "viewer":
+                return Sym("viewer")
+            if frame.rel == "of":
+                return self._ref(frame.args[0])
+        if where is not None:   # "the leftmost book on the table": the table's own frame
+            return Sym("SHELF" if where.rel == "shelf" else "TABLE")
+        return Sym("viewer")
+
+    def _dir(self, c: Clause, s: Node, frame) -> Node:
+        kind, a = c.rel, c.args
+        if kind == "Clock":
+            ref = self._ref(a[1])
+            return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame))
+        word, ref = a[0], self._ref(a[1])
+        if kind == "Vert":
+            return node("filterOri", "Above" if word == "above" else "Below", s, ref)
+        if kind == "DirectV":
+            up = word in ("above", "over")
+            return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, self._owner(ref, frame))
+        if kind == "Direct":
+            return node("filterOri", "Direct" + word.capitalize(), s, ref, self._owner(ref, frame))
+        r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
+        return node("filterOri", r, s, ref, self._owner(ref, frame))
+
+    # metric placements on a table (TIGeR)
+    def _metric_program(self, clauses, frame, poses) -> Node:
+        kw = _place_pose_kwargs(poses)
+        m = next((c for c in clauses if c.kind == "metric"), None)
+        if m is not None:
+            word, dist, ref = m.args[0], m.args[1], self._ref(m.args[2])
+            if word == "above":
+                return node("place", None, node("metric", "Above", dist, ref), **kw)
+            r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
+            return node("place", None, node("metric", r, dist, ref, self._owner(ref, frame)), **kw)
+        b = next((c for c in clauses if c.kind == "between"), None)
+        if b is not None:
+            return node("place", None, node("metric", "Between", self._ref(b.args[0]), self._ref(b.args[1])), **kw)
+        d = next((c for c in clauses if c.kind == "dir"), None)
+        if d is not None:
+            if d.rel == "Clock":
+                ref = self._ref(d.args[1])
+                return node("place", None, node("metric", "Clock", d.args[0], ADJACENT_GAP_M, ref,
+                                                self._owner(ref, frame)), **kw)
+            word, ref = d.args[0], self._ref(d.args[1])
+            if word in ("above", "over") or d.rel == "Vert" and word == "above":
+                return node("place", None, node("metric", "Above", 0.0, ref), **kw)
+            if word in ("below", "under", "beneath", "underneath"):
+                raise InvalidGoalError(f"cannot place a book below {ref.name} on a table; place it beside or on top")
+            r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
+            return node("place", None, node("metric", r, ADJACENT_GAP_M, ref, self._owner(ref, frame)), **kw)
+        e = next((c for c in clauses if c.kind == "dist" and c.rel == "EqualTo"), None)
+        if e is not None:
+            return node("place", None, node("metric", "Near", e.args[0], self._ref(e.args[1])), **kw)
+        if not self.scene.regions:
+            raise InvalidGoalError("the instruction does not say where to place the book, and the scene has no "
+                                   "shelf slots; say e.g. '10 cm to the right of the jar'")
+        raise InvalidGoalError("internal: no placement found")
+
+
+def _place_pose_kwargs(poses: list[Clause]) -> dict:
+    if not poses:
+        return {"pose": "upright"}
+    p = poses[0]
+    if p.rel == "Flat":
+        return {"pose": "flat"}
+    if p.rel == "Tilted":
+        return {"pose": "tilted"}
+    if p.rel == "TiltDegree":
+        return {"pose": "tilted", "tilt_deg": float(p.args[0])}
+    return {"pose": "upright"}
+
+
+_OPPOSITE = [("LeftMost", "Right"), ("RightMost", "Left"), ("Closest", "Farthest"), ("Left", "Right"),
+             ("Front", "Behind"), ("Upper", "Lower"), ("Small", "Large"), ("Small", "Medium"), ("Medium", "Large"),
+             ("Empty", "NonEmpty"), ("Flat", "Vertical"), ("Flat", "Tilted"), ("Vertical", "Tilted"),
+             ("Empty", "Emptiest")]
+
+
+def _check_contradictions(clauses: list[Clause]) -> None:
+    """Words that cannot hold together ("the leftmost book on the right") are refused, not guessed."""
+    tags = set()
+    for c in clauses:
+        if c.kind in ("attr", "super"):
+            tags.add(c.rel)
+        elif c.kind == "pose":
+            tags.add("Tilted" if c.rel == "TiltDegree" else c.rel)
+        elif c.kind == "part":
+            tags.add(_side(c.args[0]) if c.args and c.args[0] else c.rel)
+    for a, b in _OPPOSITE:
+        if a in tags and b in tags:
+            raise AmbiguousError(f"the instruction contradicts itself: {_WORD.get(a, a)} and {_WORD.get(b, b)} "
+                                 "cannot both hold for one target; say which you mean")
+    less = [c.args[0] for c in clauses if c.kind == "dist" and c.rel == "LessThan"]
+    more = [c.args[0] for c in clauses if c.kind == "dist" and c.rel == "MoreThan"]
+    if less and more and max(more) >= min(less):
+        raise AmbiguousError(f"nothing can be both closer than {min(less)} m and farther than {max(more)} m")
+    rows = {c.args[0] for c in clauses if c.kind == "attr" and c.rel in ("Index1D", "Index2D")}
+    if len(rows) > 1:
+        raise AmbiguousError(f"the instruction names several rows {sorted(rows)}; name one")
+
+
+_WORD = {"LeftMost": "leftmost", "RightMost": "rightmost", "Right": "on the right", "Left": "on the left",
+         "Closest": "closest", "Farthest": "farthest", "Front": "at the front", "Behind": "at the back",
+         "Upper": "upper part", "Lower": "lower part", "Flat": "lying flat", "Vertical": "upright",
+         "Tilted": "tilted"}
+
+
+def parse_instruction(scene: Scene, text: str, task_kind: str = "auto") -> Node:
+    """The program for an instruction on a scene (raises a SpatialManipError subclass when it cannot)."""
+    return InstructionParser(scene).parse(text, task_kind).program
