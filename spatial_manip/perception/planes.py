@@ -55,7 +55,7 @@ def fit_horizontal_planes(points: np.ndarray, rng: np.random.Generator, *, max_p
     remaining = pts
     cos_tilt = np.cos(np.radians(max_tilt_deg))
     need = max(min_inliers, int(min_fraction * len(pts)))
-    for _ in range(2 * max_planes + 2):       # rejected candidates also use up an attempt
+    for _ in range(max_planes + 3):       # rejected candidates (object tops) also use up an attempt
         if len(planes) >= max_planes or len(remaining) < need:
             break
         model = _ransac_plane(remaining, rng, inlier_m, cos_tilt, iterations)
@@ -108,7 +108,7 @@ def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations):
     n, a = n[ok], a[ok]
     d = -np.einsum("ij,ij->i", n, a)
     # Score on a subsample: enough to rank hypotheses, cheap for ~100 of them.
-    sub = pts if len(pts) <= 4000 else pts[rng.choice(len(pts), 4000, replace=False)]
+    sub = pts if len(pts) <= 2500 else pts[rng.choice(len(pts), 2500, replace=False)]
     counts = (np.abs(sub @ n.T + d) < inlier_m).sum(axis=0)
     k = int(np.argmax(counts))
     return n[k], float(d[k])
@@ -167,3 +167,20 @@ def plane_under(points: np.ndarray, planes: list[Plane], *, tolerance_m: float =
             if best is None or p.z0 > best.z0:
                 best = p
     return best
+
+
+def height_images(depth_m: np.ndarray, intr, T_base_cam: np.ndarray, planes: list[Plane]) -> np.ndarray:
+    """(P, H, W) float32 height of every pixel's point above each plane, straight from the depth
+    image: n . (R z r(u, v) + t) + d = z (R^T n) . r(u, v) + (n . t + d), linear in u and v, so
+    no point cloud is built (invalid depth gives meaningless values: mask them)."""
+    h, w = depth_m.shape
+    u = (np.arange(w, dtype=np.float32) - intr.cx) / intr.fx
+    v = (np.arange(h, dtype=np.float32) - intr.cy) / intr.fy
+    R, t = T_base_cam[:3, :3], T_base_cam[:3, 3]
+    out = np.empty((len(planes), h, w), np.float32)
+    z = np.nan_to_num(depth_m.astype(np.float32, copy=False))
+    for k, p in enumerate(planes):
+        m = (R.T @ p.normal).astype(np.float32)
+        k_img = m[0] * u[None, :] + m[1] * v[:, None] + m[2]
+        out[k] = z * k_img + np.float32(p.normal @ t + p.d)
+    return out
