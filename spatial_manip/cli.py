@@ -12,10 +12,18 @@ import sys
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "plan": ("spatial_manip.reasoning.plan_cli", "plan one instruction on a scene file (targets, place pose, program)"),
+    "plan-bench": ("spatial_manip.reasoning.plan_bench", "time the planner per instruction over scenes (median/p95)"),
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
+    "tasks": ("spatial_manip.sim.tasks_cli", "generate a task suite: tasks.jsonl + scene files (ESPIRE families, TIGeR metric)"),
+    "oracle": ("spatial_manip.sim.oracle_cli", "solve generated tasks with the ground-truth oracle in the simulator"),
     "goal": ("spatial_manip.bringup.goal_cli", "send one ExecuteInstruction goal and print feedback and result"),
     "ur-emulator": ("spatial_manip.control.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
     "arm-bench": ("spatial_manip.control.bench_cli", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),
+    "camera-bench": ("spatial_manip.camera.bench", "camera_node publish rate and drops on RealSense playback vs the SDK alone"),
+    "record": ("spatial_manip.bags.record_cli", "record camera, joint, scene and instruction topics into a rosbag2 (sqlite3 or MCAP)"),
+    "replay": ("spatial_manip.bags.replay_cli", "publish a rosbag2 (ours, ros2 bag record, or a RealSense .db3) with its original timing"),
+    "evaluate": ("spatial_manip.bags.evaluate_cli", "re-run the planner offline on every instruction recorded in bags and compare"),
 }
 
 

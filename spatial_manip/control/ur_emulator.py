@@ -1,0 +1,436 @@
+"""A UR controller emulator on loopback, enough for the unmodified ur_rtde library.
+
+Serves RTDE (30004), the script port (30003, the uploaded URScript is accepted and "run"),
+the dashboard (29999) and a Robotiq 2F URCap socket (63352). The emulated arm
+(`EmulatedArm`) executes the command protocol of ur_rtde's control script: a command id in
+`input_int_register_0` with its arguments in `input_double_register_*`, readiness (1) and
+completion (2) in `output_int_register_0`, async progress in `output_int_register_2`.
+
+Test hooks on the dashboard port (not UR commands):
+  `emulator protective_stop`  halt now, raise safety bit 2, stop the script
+  `emulator emergency_stop`   the same with the emergency-stop bits
+  `emulator drop [seconds]`   close every RTDE connection and refuse new ones for a while
+  `emulator state`            one line of JSON (q, tcp pose, moving, safety)
+Run in its OWN process: ur_rtde holds the GIL in its constructors (TOOLCHAIN.md).
+"""
+from __future__ import annotations
+
+import json
+import socket
+import socketserver
+import struct
+import threading
+import time
+
+import numpy as np
+
+from spatial_manip.control.emulated_arm import EmulatedArm
+from spatial_manip.control.robotiq_emulator import RobotiqEmulator
+
+_SIZES = {"BOOL": "?", "UINT8": "B", "UINT32": "I", "UINT64": "Q", "INT32": "i", "DOUBLE": "d",
+          "VECTOR3D": "3d", "VECTOR6D": "6d", "VECTOR6INT32": "6i", "VECTOR6UINT32": "6I"}
+_V6 = ("target_q target_qd target_qdd target_current target_moment actual_q actual_qd actual_current "
+       "joint_control_output actual_TCP_pose actual_TCP_speed actual_TCP_force target_TCP_pose "
+       "target_TCP_speed joint_temperatures actual_joint_voltage ft_raw_wrench payload_inertia "
+       "external_force_torque").split()
+_TYPES = {**{n: "VECTOR6D" for n in _V6},
+          **{n: "DOUBLE" for n in ("timestamp actual_execution_time speed_scaling target_speed_fraction actual_momentum "
+                                  "actual_main_voltage actual_robot_voltage actual_robot_current standard_analog_input0 "
+                                  "standard_analog_input1 standard_analog_output0 standard_analog_output1 io_current "
+                                  "tool_analog_input0 tool_analog_input1 tool_output_current tool_temperature "
+                                  "tcp_force_scalar payload speed_slider_fraction standard_analog_output_0 "
+                                  "standard_analog_output_1 joint_position_deviation_ratio collision_detection_ratio "
+                                  "speed_scaling_combined").split()},
+          **{n: "UINT32" for n in ("robot_status_bits safety_status_bits runtime_state analog_io_types tool_mode "
+                                  "tool_analog_input_types output_bit_registers0_to_31 output_bit_registers32_to_63 "
+                                  "input_bit_registers0_to_31 input_bit_registers32_to_63 speed_slider_mask "
+                                  "script_control_line euromap67_input_bits euromap67_output_bits").split()},
+          **{n: "UINT64" for n in ("actual_digital_input_bits", "actual_digital_output_bits")},
+          **{n: "INT32" for n in ("robot_mode", "safety_mode", "safety_status", "tool_output_voltage")},
+          **{n: "VECTOR3D" for n in ("actual_tool_accelerometer", "elbow_position", "elbow_velocity", "payload_cog")},
+          "joint_mode": "VECTOR6INT32",
+          **{n: "UINT8" for n in ("standard_digital_output_mask standard_digital_output configurable_digital_output_mask "
+                                 "configurable_digital_output tool_digital_output_mask tool_digital_output "
+                                 "standard_analog_output_mask standard_analog_output_type").split()}}
+
+
+def _type_of(name: str) -> str:
+    if name in _TYPES:
+        return _TYPES[name]
+    if "int_register" in name:
+        return "INT32"
+    if "double_register" in name:
+        return "DOUBLE"
+    if "bit_register_" in name:
+        return "BOOL"
+    return "NOT_FOUND"
+
+
+def _pack(fmt_types, values) -> bytes:
+    out = b""
+    for t, v in zip(fmt_types, values):
+        f = _SIZES[t]
+        out += struct.pack(">" + f, *(v if len(f) > 1 else [v]))
+    return out
+
+
+def _send(sock: socket.socket, kind: bytes, payload: bytes = b""):
+    sock.sendall(struct.pack(">HB", 3 + len(payload), kind[0]) + payload)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise ConnectionError("client closed")
+        buf += chunk
+    return buf
+
+
+class URControllerEmulator:
+    """The controller: state, command processing, and the servers around it."""
+
+    CMD = {"moveJ": 1, "moveL": 3, "speedL": 10, "servoL": 24, "speedStop": 15, "servoStop": 16, "setTcp": 29, "stopL": 33, "stopJ": 34,
+           "stopScript": 255}
+
+    def __init__(self, arm: EmulatedArm, *, host: str = "127.0.0.1", version=(5, 11, 1, 108318),
+                 max_stream_hz: float = 250.0, gripper: RobotiqEmulator | None = None, log=None):
+        self.arm, self.host, self.version = arm, host, version
+        self.max_stream_hz = max_stream_hz
+        self.gripper = gripper
+        self.log = log or (lambda msg: None)
+        self.trace = False
+        self.lock = threading.RLock()
+        self.inputs: dict[str, float] = {}
+        self.out_int = [0, 0, -1]
+        self.out_double = [0.0] * 6
+        self.script_running = False
+        self.protective_stop = False
+        self.emergency_stop = False
+        self._async_count = self._async_op = 0
+        self._async_running = False
+        self._executing = self._busy = False
+        self._refuse_until = 0.0
+        self._rtde_socks: set[socket.socket] = set()
+        self._servers: list[socketserver.TCPServer] = []
+        self._stop = threading.Event()
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def start(self, ports=(30004, 30003, 29999)):
+        emu = self
+        handlers = (self._serve_rtde, self._serve_script, self._serve_dashboard)
+        for port, fn in zip(ports, handlers):
+            class H(socketserver.BaseRequestHandler):
+                def handle(self, fn=fn):
+                    self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                    try:
+                        fn(self.request)
+                    except (ConnectionError, OSError):
+                        pass
+
+            socketserver.ThreadingTCPServer.allow_reuse_address = True
+            srv = socketserver.ThreadingTCPServer((self.host, port), H)
+            srv.daemon_threads = True
+            self._servers.append(srv)
+            threading.Thread(target=srv.serve_forever, daemon=True, name=f"emu-{port}").start()
+        threading.Thread(target=self._physics, daemon=True, name="emu-physics").start()
+        emu.log(f"UR emulator on {self.host}: RTDE {ports[0]}, script {ports[1]}, dashboard {ports[2]}")
+
+    def shutdown(self):
+        self._stop.set()
+        for s in self._servers:
+            s.shutdown()
+            s.server_close()
+
+    # ---- the control script, as a state machine ticked with the arm ------------------------
+    # ur_rtde's script: "realtime" commands are processed every cycle and answered with ready
+    # (1); regular ones run once, then answer done (2) until the client writes 0 again.
+    REALTIME = {6, 9, 10, 11, 24, 25, 26, 27, 38, 58, 66, 67, 68, 69, 70, 71}
+
+    def _physics(self):
+        period = self.arm.dt
+        next_t = time.monotonic()
+        while not self._stop.is_set():
+            finished = self.arm.tick()
+            with self.lock:
+                if finished and self._async_running:
+                    self._write_async(-1)
+                self._step_script()
+            next_t += period
+            time.sleep(max(0.0, next_t - time.monotonic()))
+
+    def _write_async(self, value: int):
+        """The script's async register: change count in bits 16-23, operation id in 24-30,
+        bit 15 = running with the progress in bits 0-14."""
+        self._async_count = (self._async_count + 1) % 128
+        if value == 0:
+            self._async_op = (self._async_op + 1) % 128
+        reg = self._async_count * 65536 + self._async_op * 16777216
+        if value >= 0:
+            reg += 32768 + min(value, 32767)
+        self.out_int[2] = reg
+        self._async_running = value >= 0
+
+    def _step_script(self):
+        if not self.script_running:
+            self.out_int[0] = 0
+            return
+        cmd = int(self.inputs.get("input_int_register_0", 0))
+        if cmd in self.REALTIME:
+            self._execute(cmd)
+            self.out_int[0] = 1
+        elif cmd == 0:
+            self._executing, self._busy = False, False
+            self.out_int[0] = 1
+        elif not self._executing:
+            self._executing = True
+            self._busy = self._execute(cmd)
+            self.out_int[0] = 0 if self._busy else 2
+        elif self._busy and not self.arm.moving:
+            self._busy = False
+            self.out_int[0] = 2
+
+    def _execute(self, cmd: int) -> bool:
+        """Run one command; True when it blocks until the arm stands still (sync moves, stops)."""
+        reg = [float(self.inputs.get(f"input_double_register_{i}", 0.0)) for i in range(12)]
+        asynchronous = int(self.inputs.get("input_int_register_1", 0)) == 1
+        if cmd not in self.REALTIME or self.trace:
+            self.log(f"command {cmd} {np.round(reg[:8], 4).tolist()} async={asynchronous}")
+        if cmd in (self.CMD["moveJ"], self.CMD["moveL"]):
+            if self._async_running:
+                self._write_async(-1)  # a new move replaces the running one
+            (self.arm.move_j if cmd == 1 else self.arm.move_l)(reg[:6], reg[6], reg[7])
+            if asynchronous:
+                self._write_async(0)
+            return not asynchronous
+        if cmd == self.CMD["speedL"]:
+            self.arm.speed_l(reg[:6], reg[6], reg[7])
+        elif cmd == self.CMD["servoL"]:
+            self.arm.servo_l(reg[:6], reg[8] if reg[8] > 0 else 0.008)
+        elif cmd in (self.CMD["stopL"], self.CMD["stopJ"]):
+            if self._async_running:
+                self._write_async(-1)
+            self.arm.stop(reg[0] if reg[0] > 0 else 10.0)
+            return not asynchronous
+        elif cmd in (self.CMD["speedStop"], self.CMD["servoStop"]):
+            self.arm.stop(reg[0] if reg[0] > 0 else 10.0)
+        elif cmd == self.CMD["stopScript"]:
+            self.script_running = False
+        elif cmd == self.CMD["setTcp"]:
+            self.arm.set_tcp(reg[:6])
+        return False
+
+    # ---- safety injection ----------------------------------------------------------------
+    def inject(self, what: str):
+        with self.lock:
+            if what == "protective_stop":
+                self.protective_stop = True
+            else:
+                self.emergency_stop = True
+            self.arm.halt(what)
+            self.script_running = False  # the controller stops the program on a safety stop
+            if self._async_running:
+                self._write_async(-1)
+        self.log(f"injected {what}")
+
+    def drop_connections(self, refuse_s: float):
+        self._refuse_until = time.monotonic() + refuse_s
+        for s in list(self._rtde_socks):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.log(f"dropped RTDE connections, refusing for {refuse_s} s")
+
+    # ---- RTDE ----------------------------------------------------------------------------
+    def _outputs(self, names) -> list:
+        q, qd, tcp = self.arm.state()
+        with self.lock:
+            safety_bits = 1 | (4 if self.protective_stop else 0) | (0xC0 if self.emergency_stop else 0)
+            running = self.script_running
+            vals = {"timestamp": self.arm.t, "actual_q": q, "target_q": q, "actual_qd": qd, "target_qd": qd,
+                    "actual_TCP_pose": tcp, "target_TCP_pose": tcp, "runtime_state": 2 if running else 1,
+                    "robot_status_bits": 1 | (2 if running else 0), "safety_status_bits": safety_bits,
+                    "robot_mode": 7, "safety_mode": 3 if self.protective_stop else (7 if self.emergency_stop else 1),
+                    "safety_status": 3 if self.protective_stop else (7 if self.emergency_stop else 1),
+                    "speed_scaling": 1.0, "target_speed_fraction": 1.0, "actual_main_voltage": 48.0,
+                    "actual_robot_voltage": 48.0, "joint_mode": [253] * 6, "actual_execution_time": 0.1,
+                    "payload": 1.0}
+            for i in range(3):
+                vals[f"output_int_register_{i}"] = self.out_int[i]
+            for i in range(6):
+                vals[f"output_double_register_{i}"] = self.out_double[i]
+        out = []
+        for n in names:
+            t = _type_of(n)
+            v = vals.get(n, self.inputs.get(n, 0))
+            f = _SIZES[t]
+            if len(f) > 1:  # vectors: zeros when the value is unknown
+                arr = np.asarray(v, float).reshape(-1)
+                arr = arr if arr.size == int(f[0]) else np.zeros(int(f[0]))
+                out.append([int(x) for x in arr] if f[1] in "iI" else [float(x) for x in arr])
+            else:
+                out.append(float(v) if t == "DOUBLE" else bool(v) if t == "BOOL" else int(v))
+        return out
+
+    def _serve_rtde(self, sock: socket.socket):
+        if time.monotonic() < self._refuse_until:
+            return  # "network down": accept then close at once
+        self._rtde_socks.add(sock)
+        recipes: dict[int, list[tuple[str, str]]] = {}
+        out_names: list[str] = []
+        out_types: list[str] = []
+        freq = 125.0
+        started = threading.Event()
+        writer = None
+        try:
+            while True:
+                size, kind = struct.unpack(">HB", _recv_exact(sock, 3))
+                body = _recv_exact(sock, size - 3)
+                k = chr(kind)
+                if k == "V":
+                    _send(sock, b"V", b"\x01")
+                elif k == "v":
+                    _send(sock, b"v", struct.pack(">IIII", *self.version))
+                elif k == "O":
+                    freq = struct.unpack(">d", body[:8])[0]
+                    out_names = [n for n in body[8:].decode().split(",") if n]
+                    out_types = [_type_of(n) for n in out_names]
+                    for n, t in zip(out_names, out_types):
+                        if t == "NOT_FOUND":
+                            self.log(f"RTDE output {n!r} unknown to the emulator")
+                    out_names = [n for n, t in zip(out_names, out_types) if t != "NOT_FOUND"]
+                    _send(sock, b"O", b"\x01" + ",".join(out_types).encode())
+                elif k == "I":
+                    names = [n for n in body.decode().split(",") if n]
+                    rid = len(recipes) + 1
+                    types = [_type_of(n) for n in names]
+                    busy = any(t == "NOT_FOUND" for t in types)
+                    recipes[rid] = list(zip(names, types))
+                    _send(sock, b"I", bytes([0 if busy else rid]) + ",".join(types).encode())
+                elif k == "S":
+                    _send(sock, b"S", b"\x01")
+                    if writer is None:
+                        hz = min(freq if freq > 0 else 125.0, self.max_stream_hz)
+                        writer = threading.Thread(target=self._stream, args=(sock, out_names, out_types, hz, started),
+                                                  daemon=True)
+                        started.set()
+                        writer.start()
+                elif k == "P":
+                    started.clear()
+                    _send(sock, b"P", b"\x01")
+                elif k == "U":
+                    self._apply_inputs(recipes.get(body[0], []), body[1:])
+        finally:
+            started.clear()
+            self._rtde_socks.discard(sock)
+
+    def _apply_inputs(self, recipe, data: bytes):
+        off, vals = 0, {}
+        for name, t in recipe:
+            f = ">" + _SIZES[t]
+            n = struct.calcsize(f)
+            v = struct.unpack(f, data[off:off + n])
+            vals[name] = v[0] if len(v) == 1 else list(v)
+            off += n
+        with self.lock:
+            old = self.inputs.get("input_int_register_0")
+            self.inputs.update(vals)
+            if self.trace and vals.get("input_int_register_0", old) != old:
+                self.log(f"input_int_register_0 {old} -> {vals['input_int_register_0']}")
+
+    def _stream(self, sock, names, types, hz, started: threading.Event):
+        period, next_t = 1.0 / hz, time.monotonic()
+        try:
+            while started.is_set():
+                _send(sock, b"U", b"\x01" + _pack(types, self._outputs(names)))
+                next_t += period
+                time.sleep(max(0.0, next_t - time.monotonic()))
+        except OSError:
+            pass
+
+    # ---- script port (30003): the uploaded program starts once the upload goes quiet -------
+    def _serve_script(self, sock: socket.socket):
+        sock.settimeout(0.2)
+        buf = b""
+        while True:
+            try:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                buf += chunk
+                # ur_rtde's script ends with its control loop marker and `end`
+                if b"NODE_CONTROL_LOOP_ENDS" in buf[-200:] and buf.rstrip().endswith(b"end"):
+                    self._start_program(len(buf))
+                    buf = b""
+            except socket.timeout:
+                if buf:  # any other script: run it once the upload goes quiet
+                    self._start_program(len(buf))
+                    buf = b""
+        if buf:
+            self._start_program(len(buf))
+
+    def _start_program(self, nbytes: int):
+        with self.lock:
+            if self.protective_stop or self.emergency_stop:
+                self.log(f"script of {nbytes} bytes refused: safety stop active")
+                return
+            self.script_running = True
+            self._executing = self._busy = False
+            self._write_async(-1)  # reset_async_progress() at script start
+        self.log(f"script of {nbytes} bytes received: program running")
+
+    # ---- dashboard (29999) ----------------------------------------------------------------
+    def _serve_dashboard(self, sock: socket.socket):
+        f = sock.makefile("rwb", buffering=0)
+        f.write(b"Connected: Universal Robots Dashboard Server\n")
+        for raw in f:
+            line = raw.decode(errors="replace").strip()
+            if self.trace:
+                self.log(f"dashboard: {line}")
+            reply = self._dashboard(line)
+            f.write((reply + "\n").encode())
+            if line == "quit":
+                break
+
+    def _dashboard(self, line: str) -> str:
+        low = line.lower()
+        if low.startswith("emulator"):
+            parts = low.split()
+            if len(parts) > 1 and parts[1] in ("protective_stop", "emergency_stop"):
+                self.inject(parts[1])
+                return f"{parts[1]} injected"
+            if len(parts) > 1 and parts[1] == "drop":
+                self.drop_connections(float(parts[2]) if len(parts) > 2 else 1.0)
+                return "connections dropped"
+            if len(parts) == 4 and parts[1] == "set_out_int":  # probe the client's register decoding
+                with self.lock:
+                    self.out_int[int(parts[2])] = int(parts[3])
+                return "ok"
+            if len(parts) > 1 and parts[1] == "state":
+                q, _, tcp = self.arm.state()
+                return json.dumps({"q": q.tolist(), "tcp": tcp.tolist(), "moving": self.arm.moving,
+                                   "protective_stop": self.protective_stop, "script_running": self.script_running})
+            return "unknown emulator command"
+        if low == "unlock protective stop":
+            with self.lock:
+                self.protective_stop = False
+            return "Protective stop releasing"
+        if low == "restart safety":
+            with self.lock:
+                self.protective_stop = self.emergency_stop = False
+            return "Restarting safety"
+        if low == "safetystatus":
+            return "Safetystatus: " + ("PROTECTIVE_STOP" if self.protective_stop else
+                                       "ROBOT_EMERGENCY_STOP" if self.emergency_stop else "NORMAL")
+        if low == "safetymode":
+            return "Safetymode: " + ("PROTECTIVE_STOP" if self.protective_stop else "NORMAL")
+        replies = {"polyscopeversion": "URSoftware %d.%d.%d.%d (Dec 08 2021)" % self.version,
+                   "get serial number": "20235500001", "get robot model": "UR5", "robotmode": "Robotmode: RUNNING",
+                   "is in remote control": "true", "power on": "Powering on", "power off": "Powering off",
+                   "brake release": "Brake releasing", "close safety popup": "closing safety popup",
+                   "close popup": "closing popup", "programstate": "PLAYING rtde_control" if self.script_running
+                   else "STOPPED <unnamed>", "running": f"Program running: {str(self.script_running).lower()}",
+                   "stop": "Stopped", "play": "Starting program", "pause": "Pausing program", "quit": "Disconnected"}
+        return replies.get(low, f"could not understand: '{line}'")
