@@ -1,0 +1,194 @@
+"""Natural-language phrasings of the task families (ESPIRE Table 10's examples plus paraphrases).
+
+Each family has several templates; the generator picks one with its seeded Generator and fills
+the fields:
+
+    {ref} {ref2}   a reference phrase ("the ceramic jar", "you", "the robot")
+    {refs}         possessive of the reference ("the mirror's", "your")
+    {k}            an ordinal word ("second")
+    {d} {d2}       a distance with its unit ("80 centimeters", "1.5 meters")
+    {h}            a size with its unit ("20 centimeters")
+    {hour}         a clock hour (1..12)
+    {deg}          a tilt in degrees
+    {row} {col}    shelf indices
+    {frame}        how the frame is named (", from your point of view" / ", from its own point of view")
+    {pose}         how the book should be placed (" upright", " lying flat", "")
+
+The words are the ones the planner's parser understands (issue 4); keep them plain.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}
+
+# --- pick from the table --------------------------------------------------------------------------
+PICK: dict[str, list[str]] = {
+    "Attribute/Small": ["take a small book from the table", "pick up a small book", "grab one of the small books"],
+    "Attribute/Medium": ["take a medium-sized book", "pick up a medium-sized book from the table",
+                         "grab a medium book"],
+    "Attribute/Large": ["take a large book", "pick up a large book from the table", "grab one of the big books"],
+    "Attribute/Height": ["take a book around {h} high", "pick up a book that is about {h} tall",
+                         "grab a book roughly {h} high"],
+    "Distance/Closest": ["take a book among the books closest to {ref}", "pick up the book nearest to {ref}",
+                         "grab the book closest to {ref}"],
+    "Distance/Farthest": ["take a book among the books farthest from {ref}", "pick up the book farthest from {ref}",
+                          "grab the book that is farthest away from {ref}"],
+    "Distance/RankClosest": ["take a book among the books {k} closest to {ref}",
+                             "pick up the {k} closest book to {ref}", "grab the book that is {k} nearest to {ref}"],
+    "Distance/RankFarthest": ["take a book among the books {k} farthest from {ref}",
+                              "pick up the {k} farthest book from {ref}"],
+    "Distance/LessThan": ["take a book within {d} of {ref}", "pick up a book less than {d} away from {ref}",
+                          "grab a book closer than {d} to {ref}"],
+    "Distance/MoreThan": ["take a book more than {d} away from {ref}", "pick up a book farther than {d} from {ref}",
+                          "grab a book at least {d} away from {ref}"],
+    "Distance/EqualTo": ["take a book about {d} away from {ref}", "pick up a book roughly {d} from {ref}",
+                         "grab the book around {d} away from {ref}"],
+    "Distance/Range": ["take a book {d} to {d2} away from {ref}", "pick up a book between {d} and {d2} from {ref}"],
+    "Relationship/Left": ["take a book on the left of the table", "pick up a book from the left side of the table",
+                          "grab a book on the table's left half"],
+    "Relationship/Right": ["take a book on the right of the table", "pick up a book from the right side of the table",
+                           "grab a book on the table's right half"],
+    "Relationship/Front": ["take a book at the front of the table", "pick up a book from the front of the table",
+                           "grab a book from the front half of the table"],
+    "Relationship/Behind": ["take a book at the back of the table", "pick up a book from the back of the table",
+                            "grab a book on the far half of the table"],
+    "Relationship/LeftMost": ["take the leftmost book{frame}", "pick up the book furthest to the left{frame}",
+                              "grab the leftmost book{frame}"],
+    "Relationship/RightMost": ["take the rightmost book{frame}", "pick up the book furthest to the right{frame}",
+                               "grab the rightmost book{frame}"],
+    "Relationship/RankLeftMost": ["take the {k} leftmost book{frame}", "pick up the {k} book from the left{frame}"],
+    "Relationship/RankRightMost": ["take the {k} rightmost book{frame}", "pick up the {k} book from the right{frame}"],
+    "Relationship/Between": ["take the book between {ref} and {ref2}", "pick up a book that lies between {ref} and {ref2}",
+                             "grab the book in between {ref} and {ref2}"],
+    "Orientation/Flat": ["take a flat-lying book from the table", "pick up a book lying flat", "grab a book that lies flat"],
+    "Orientation/Vertical": ["take a book standing upright", "pick up an upright book", "grab a book that stands upright"],
+    "Orientation/Tilted": ["take a book at a tilt", "pick up a tilted book", "grab a book that leans at an angle"],
+    "Orientation/TiltDegree": ["take the book tilted about {deg} degrees", "pick up a book at a tilt of about {deg} degrees",
+                               "grab the book leaning roughly {deg} degrees"],
+    "Orientation/Left": ["take a book to the left of {ref}{frame}", "pick up a book on {refs} left{frame}"],
+    "Orientation/Right": ["take a book to the right of {ref}{frame}", "pick up a book on {refs} right{frame}"],
+    "Orientation/Front": ["take a book in front of {ref}{frame}", "pick up a book that is in front of {ref}{frame}"],
+    "Orientation/Behind": ["take a book behind {ref}{frame}", "pick up a book that is behind {ref}{frame}"],
+    "Orientation/ClockPosition": ["take a book at {refs} {hour} o'clock{frame}",
+                                  "pick up the book at {hour} o'clock of {ref}{frame}"],
+}
+
+# --- place on the shelf (the robot holds the book) ------------------------------------------------
+PLACE: dict[str, list[str]] = {
+    "Attribute/Empty": ["place the book{pose} in an empty slot", "put the book{pose} into an empty slot of the shelf"],
+    "Attribute/NonEmpty": ["place the book{pose} in a partly occupied slot",
+                           "put the book{pose} into a slot that is partly occupied"],
+    "Attribute/Emptiest": ["place the book{pose} in the emptiest slot", "put the book{pose} into the emptiest slot"],
+    "Attribute/Width": ["place the book{pose} in a slot around {h} wide", "put the book{pose} into a slot about {h} wide"],
+    "Attribute/Index1D": ["place the book{pose} at row {row} of the shelf", "put the book{pose} on row {row} of the shelf"],
+    "Attribute/Index2D": ["place the book{pose} at row {row}, column {col} of the shelf",
+                          "put the book{pose} in the slot at row {row}, column {col}"],
+    "Distance/Closest": ["place the book{pose} in the slot closest to {ref}",
+                         "put the book{pose} into the slot nearest to {ref}"],
+    "Distance/Farthest": ["place the book{pose} in the slot farthest from {ref}",
+                          "put the book{pose} into the slot farthest from {ref}"],
+    "Distance/LessThan": ["place the book{pose} in a slot within {d} of {ref}",
+                          "put the book{pose} into a slot less than {d} away from {ref}"],
+    "Distance/MoreThan": ["place the book{pose} in a slot more than {d} away from {ref}",
+                          "put the book{pose} into a slot farther than {d} from {ref}"],
+    "Relationship/Left": ["place the book{pose} in a slot on the left of the shelf",
+                          "put the book{pose} into a slot on the shelf's left side"],
+    "Relationship/Right": ["place the book{pose} in a slot on the right of the shelf",
+                           "put the book{pose} into a slot on the shelf's right side"],
+    "Relationship/Upper": ["place the book{pose} in a slot in the upper part of the shelf",
+                           "put the book{pose} into a slot on the top half of the shelf"],
+    "Relationship/Lower": ["place the book{pose} in a slot in the lower part of the shelf",
+                           "put the book{pose} into a slot on the bottom half of the shelf"],
+    "Relationship/LeftMost": ["place the book{pose} in a leftmost slot on the shelf{frame}",
+                              "put the book{pose} into the leftmost slot{frame}"],
+    "Relationship/RightMost": ["place the book{pose} in a rightmost slot on the shelf{frame}",
+                               "put the book{pose} into the rightmost slot{frame}"],
+    "Relationship/RankLeftMost": ["place the book{pose} in a {k} leftmost slot on the shelf{frame}",
+                                  "put the book{pose} into the {k} slot from the left{frame}"],
+    "Relationship/RankRightMost": ["place the book{pose} in a {k} rightmost slot on the shelf{frame}",
+                                   "put the book{pose} into the {k} slot from the right{frame}"],
+    "Orientation/Vertical": ["place the book upright on the shelf", "put the book on the shelf standing upright",
+                             "stand the book upright on the shelf"],
+    "Orientation/Flat": ["place the book lying flat on the shelf", "put the book flat on the shelf",
+                         "lay the book flat on the shelf"],
+    "Orientation/Left": ["place the book{pose} in a slot to {refs} left", "put the book{pose} into a slot on {refs} left"],
+    "Orientation/Right": ["place the book{pose} in a slot to {refs} right", "put the book{pose} into a slot on {refs} right"],
+    "Orientation/Above": ["place the book{pose} in a slot above {ref}", "put the book{pose} into a slot higher than {ref}"],
+    "Orientation/Below": ["place the book{pose} in a slot below {ref}", "put the book{pose} into a slot lower than {ref}"],
+    "Orientation/DirectAbove": ["place the book{pose} in a slot directly above {ref}",
+                                "put the book{pose} into the slot right above {ref}"],
+    "Orientation/DirectBelow": ["place the book{pose} in a slot directly below {ref}",
+                                "put the book{pose} into the slot right below {ref}"],
+    "Orientation/DirectLeft": ["place the book{pose} in the slot immediately to the left of {ref}",
+                               "put the book{pose} into the slot right next to {ref} on its left"],
+    "Orientation/DirectRight": ["place the book{pose} in the slot immediately to the right of {ref}",
+                                "put the book{pose} into the slot right next to {ref} on its right"],
+    "Orientation/ClockPosition": ["place the book{pose} in a slot at {refs} {hour} o'clock",
+                                  "put the book{pose} into a slot at {hour} o'clock of {ref}"],
+}
+
+# --- TIGeR metric placements ------------------------------------------------------------------------
+METRIC: dict[str, list[str]] = {
+    "Metric/Left": ["place the book {d} to the left of {ref}", "put it {d} left of {ref}"],
+    "Metric/Right": ["place the book {d} to the right of {ref}", "put it {d} right of {ref}"],
+    "Metric/Front": ["place the book {d} in front of {ref}", "put it {d} in front of {ref}"],
+    "Metric/Behind": ["place the book {d} behind {ref}", "put it {d} behind {ref}"],
+}
+
+FRAME_WORDS = {
+    "viewer": [", from your point of view", " as you see it", ""],
+    "own": [", from its own point of view", ", relative to the way it faces"],
+    "container": [" on the table", " from the table"],
+    "shelf": ["", " on the shelf"],
+}
+POSE_WORDS = {"upright": [" upright", " standing upright"], "flat": [" lying flat", " flat"], "": [""]}
+
+
+def ordinal(k: int) -> str:
+    return ORDINALS.get(int(k), f"{int(k)}th")
+
+
+def length_words(m: float) -> str:
+    """A length as a person says it: centimetres below a metre, metres with one decimal above."""
+    if m < 1.0 - 1e-9:
+        return f"{int(round(m * 100))} centimeters"
+    v = round(m, 1)
+    return f"{v:g} meters" if v != 1.0 else "1 meter"
+
+
+def ref_phrase(label: str | None) -> str:
+    """'you' for the viewer, 'the robot', else 'the <label>'."""
+    if label in (None, "viewer"):
+        return "you"
+    if label == "robot":
+        return "the robot"
+    return f"the {label}"
+
+
+def possessive(label: str | None) -> str:
+    if label in (None, "viewer"):
+        return "your"
+    return f"{ref_phrase(label)}'s"
+
+
+def table_for(action: str, family: str) -> list[str]:
+    table = {"pick": PICK, "place": PLACE, "metric": METRIC}[action]
+    if family not in table:
+        raise KeyError(f"no phrasings for {action} family {family!r}; add them to phrasings.py")
+    return table[family]
+
+
+def render(rng: np.random.Generator, action: str, family: str, **fields) -> str:
+    """One instruction for a family, its template and optional words chosen by `rng`."""
+    templates = table_for(action, family)
+    t = templates[int(rng.integers(len(templates)))]
+    if "frame_kind" in fields:
+        kind = fields.pop("frame_kind")
+        words = FRAME_WORDS.get(kind, [""])
+        fields["frame"] = words[int(rng.integers(len(words)))]
+    fields.setdefault("frame", "")
+    pose = fields.pop("pose_kind", "")
+    pw = POSE_WORDS.get(pose, [""])
+    fields["pose"] = pw[int(rng.integers(len(pw)))]
+    return t.format(**fields)
