@@ -454,7 +454,7 @@ class InstructionParser:
                 return node("filterOri", "TiltDegree", a[0], s)
             return node("filterOri", c.rel, s)
         if c.kind == "part":
-            return node("filterRel", _side(a[0] if a and a[0] else c.rel), s, container)
+            return node("filterRel", _side(c.rel), s, container)
         if c.kind == "between":
             return node("filterRel", "Between", s, self._ref(a[0]), self._ref(a[1]))
         if c.kind == "dist":
@@ -565,7 +565,7 @@ def _check_contradictions(clauses: list[Clause]) -> None:
         elif c.kind == "pose":
             tags.add("Tilted" if c.rel == "TiltDegree" else c.rel)
         elif c.kind == "part":
-            tags.add(_side(c.args[0]) if c.args and c.args[0] else c.rel)
+            tags.add(_side(c.rel))
     for a, b in _OPPOSITE:
         if a in tags and b in tags:
             raise AmbiguousError(f"the instruction contradicts itself: {_WORD.get(a, a)} and {_WORD.get(b, b)} "

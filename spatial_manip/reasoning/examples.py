@@ -1,4 +1,5 @@
-"""Hand-built scenes with known answers (world = robot base, robot at origin facing +x).
+"""Hand-built example scenes with known answers (world = robot base, robot at origin facing +x),
+used by the tests, `spatial-manip plan-bench` and the docs.
 
 Viewer right is world -y, so "left" means larger y. The table's front faces the robot.
 """
@@ -38,6 +39,8 @@ def table_scene(extra_books=()):
         book("b_med_up", 0.7, 0.15, "upright", "medium"),
         book("b_large_tilt", 0.85, -0.2, "tilted", "large"),
         book("b_med_flat", 0.45, -0.45, "flat", "medium"),
+        book("b_left_up", 0.35, 0.6, "upright", "small", yaw=90.0),     # in the viewer's left sector
+        book("b_back_up", 1.05, -0.35, "upright", "medium"),            # behind the picture frame
         SceneObject("jar", "ceramic jar", "reference", [0.9, 0.2, TABLE_TOP + 0.08], [0.1, 0.1, 0.16]),
         # the picture frame faces the robot (+x of the frame points to world -x)
         SceneObject("frame", "picture frame", "reference", [1.0, -0.3, TABLE_TOP + 0.1], [0.02, 0.15, 0.2],
@@ -68,3 +71,42 @@ def shelf_scene(held=True):
     if held:
         objs.append(SceneObject("held_book", "book", "book", [0.3, 0.0, 1.0], [0.15, 0.03, 0.22], held=True))
     return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
+
+
+# ESPIRE Table 10's example instructions (and a few paraphrases) on these scenes.
+TABLE_INSTRUCTIONS = [
+    "take a small book from the table", "take a medium-sized book", "take a large book",
+    "take a book around 20 centimeters high", "take a book among the books closest to you",
+    "take a book among the books farthest from you", "take a book more than 1 meter away from you",
+    "take a book among the books second closest to you", "take a book about 1.1 meters away from you",
+    "take a book 80 to 90 centimeters away from you", "take a book on the left of the table",
+    "take a book at the front of the table", "take a book at the back of the table",
+    "take the leftmost book from the table", "take the second leftmost book on the table",
+    "take a flat-lying book from the table", "take a book to your left", "take a book behind the picture frame",
+    "take the second leftmost book lying flat", "pick up the book at a tilt of about 45 degrees",
+]
+SHELF_INSTRUCTIONS = [
+    "place the book in an empty slot", "place the book in a partly occupied slot", "place the book in the emptiest slot",
+    "place the book in a slot around 45 centimeters wide", "place the book at row 2 of the shelf",
+    "place the book at row 2, column 3 of the shelf", "place the book in a slot within 1.5 meters of you",
+    "place the book in a slot on the left of the shelf", "place the book in a slot in the upper part of the shelf",
+    "place the book in a slot in the lower part of the shelf", "place the book in a second rightmost slot on the shelf",
+    "place the book upright on the shelf", "place the book at a tilt on the shelf",
+    "place the book in a slot to the right of the alarm clock", "place the book in a slot above the picture frame",
+    "place the book in a slot directly above the alarm clock", "place the book in a slot directly below the picture frame",
+    "place the book at a tilt angle of about 30 degrees in the emptiest slot",
+]
+METRIC_INSTRUCTIONS = [
+    "place the book 10 cm to the right of the jar", "put it twenty centimeters in front of the picture frame",
+    "place the book between the jar and the picture frame", "place the book immediately to the left of the jar",
+    "place the book 15 cm from the jar",
+]
+
+
+def held_table_scene():
+    """The table scene with a book in the gripper (for metric placements)."""
+    s = table_scene()
+    held = book("held_book", 0.3, 0.0, "upright")
+    held.held = True
+    s.objects.append(held)
+    return s
