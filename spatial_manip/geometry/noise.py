@@ -1,0 +1,71 @@
+"""An L515-like depth noise model, shared by the accuracy tests and the simulator's camera.
+
+What a lidar-style RealSense L515 does to a clean depth image, in order:
+- range noise: Gaussian, standard deviation growing with range (sigma = a + b z^2);
+- flying pixels: at depth discontinuities the return mixes foreground and background, giving
+  points strewn along the ray between the two surfaces;
+- holes: no return (0) at some edge pixels and in small random blobs (dark or specular spots);
+- quantisation: the ROS driver publishes 16-bit millimetres.
+
+Usage: `noisy = L515Noise().apply(depth_m, rng)` (float32 metres, 0 = no return). Every draw
+comes from the Generator passed in, so a seed reproduces a frame exactly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+
+@dataclass(frozen=True)
+class L515Noise:
+    sigma_base_m: float = 0.0015       # about 2.5-3 mm at 1 m, as the L515's datasheet precision
+    sigma_quad_m_per_m2: float = 0.0015
+    edge_jump_m: float = 0.02          # a neighbour farther than this marks a depth edge
+    flying_prob: float = 0.5           # edge pixels that become flying pixels
+    edge_hole_prob: float = 0.15       # edge pixels with no return
+    hole_blob_prob: float = 0.0008     # seeds of random hole blobs per pixel
+    hole_blob_radius_px: int = 2
+    quantum_m: float = 0.001           # 0 disables quantisation
+
+    def __post_init__(self):
+        for name in ("sigma_base_m", "sigma_quad_m_per_m2", "edge_jump_m", "quantum_m"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        for name in ("flying_prob", "edge_hole_prob", "hole_blob_prob"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
+
+    def sigma_m(self, z_m: np.ndarray) -> np.ndarray:
+        return self.sigma_base_m + self.sigma_quad_m_per_m2 * np.asarray(z_m) ** 2
+
+    def apply(self, depth_m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        d = np.asarray(depth_m, np.float64)
+        valid = np.isfinite(d) & (d > 0)
+        d = np.where(valid, d, 0.0)
+        out = d + rng.standard_normal(d.shape) * self.sigma_m(d)
+        near, far = _edge_neighbours(d, valid)
+        edge = far > near + self.edge_jump_m
+        fly = edge & (rng.random(d.shape) < self.flying_prob)
+        mix = rng.random(d.shape)
+        out = np.where(fly, near + mix * (far - near), out)
+        holes = edge & ~fly & (rng.random(d.shape) < self.edge_hole_prob / max(1 - self.flying_prob, 1e-9))
+        if self.hole_blob_prob > 0:
+            seeds = rng.random(d.shape) < self.hole_blob_prob
+            holes |= ndimage.binary_dilation(seeds, iterations=self.hole_blob_radius_px)
+        out[holes | ~valid] = 0.0
+        if self.quantum_m > 0:
+            out = np.round(out / self.quantum_m) * self.quantum_m
+        return np.maximum(out, 0.0).astype(np.float32)
+
+
+def _edge_neighbours(d: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest and farthest valid depth in each pixel's 3x3 neighbourhood."""
+    big = np.where(valid, d, np.inf)
+    small = np.where(valid, d, -np.inf)
+    near = ndimage.minimum_filter(big, size=3, mode="nearest")
+    far = ndimage.maximum_filter(small, size=3, mode="nearest")
+    near = np.where(np.isfinite(near), near, d)
+    far = np.where(np.isfinite(far), far, d)
+    return near, far
