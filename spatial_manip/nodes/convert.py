@@ -108,3 +108,40 @@ def seconds_to_stamp(t: float):
 
     sec = int(t // 1)
     return Time(sec=sec, nanosec=int(round((t - sec) * 1e9)) % 1_000_000_000)
+
+
+def scene_to_msg(scene, frame_id: str = "base", stamp=None):
+    """core Scene -> spatial_manip_interfaces/Scene (what the grasp node and RViz read)."""
+    from spatial_manip_interfaces.msg import DetectedObject, PlacementRegion
+    from spatial_manip_interfaces.msg import Scene as SceneMsg
+
+    from spatial_manip.geometry.transforms import make_transform
+
+    msg = SceneMsg()
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    for vp, field_name in ((scene.viewer, "viewer"), (scene.robot, "robot")):
+        setattr(msg, field_name, pose_msg_from_matrix(make_transform(_look_rotation(vp.forward), vp.position)))
+    for o in scene.objects:
+        msg.objects.append(DetectedObject(
+            id=o.id, label=o.label, category=o.category, pose=pose_msg_from_matrix(make_transform(o.rotation, o.center)),
+            size=vector3(o.size), score=float(o.extra.get("score", 1.0)), oriented=bool(o.oriented),
+            size_class=o.size_class or "", held=bool(o.held)))
+    for r in scene.regions:
+        msg.regions.append(PlacementRegion(
+            id=r.id, kind=r.kind, row=int(r.row), col=int(r.col),
+            pose=pose_msg_from_matrix(make_transform(r.rotation, r.center)), size=vector3(r.size),
+            occupancy=float(r.occupancy)))
+    return msg
+
+
+def _look_rotation(forward) -> np.ndarray:
+    """A rotation whose +x is `forward` and whose +z is as close to world up as possible."""
+    f = np.asarray(forward, float) / np.linalg.norm(forward)
+    up = np.array([0.0, 0.0, 1.0])
+    left = np.cross(up, f)
+    if np.linalg.norm(left) < 1e-6:
+        left = np.array([0.0, 1.0, 0.0])
+    left /= np.linalg.norm(left)
+    return np.column_stack([f, left, np.cross(f, left)])

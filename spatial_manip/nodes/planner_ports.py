@@ -1,7 +1,9 @@
-"""The ROS side of each pipeline stage for planner_node: camera subscriptions, the grasp
-service, the arm action. Perception and reasoning are core objects chosen by parameters."""
+"""The ROS side of each pipeline stage for planner_node: camera subscriptions, the workspace
+description, the grasp service, the arm action. Perception and reasoning are core objects
+chosen by parameters; every decision is made in the core."""
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -10,25 +12,39 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
+from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
+from std_msgs.msg import String
 
-from spatial_manip.errors import NoObservationError
-from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array,
-                                         matrix_from_pose_msg, stamp_to_seconds)
+from spatial_manip_interfaces.msg import Scene as SceneMsg
+
+from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, MotionFailedError,
+                                  NoObservationError, SpatialManipError, StageTimeoutError)
+from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
+from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
+                                         pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
+from spatial_manip.pipeline import Decision
+from spatial_manip.scene import Scene, SceneFormatError
 
 PARAMETERS = {
     "color_topic": "/camera/color/image_raw",
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",
     "camera_info_topic": "/camera/color/camera_info",
     "extrinsics_topic": "/camera/extrinsics",
+    "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
+    "workspace_file": "",             # the same as a file, for a real cell
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
     "segmenter": "classical",         # perception backend (see spatial_manip.perception)
     "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
     "grasp_service": "/spatial_manip/propose_grasps",
+    "grasp_timeout_s": 10.0,
+    "max_grasp_tries": 3,             # top-k grasps tried before GRASP_FAILED
     "arm_action": "/spatial_manip/arm_motion",
+    "motion_timeout_s": 60.0,
+    "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
     "trace_dir": "traces",            # one sub-directory per goal
 }
 
@@ -44,20 +60,31 @@ def declare_port_parameters(node) -> None:
 class PlannerPorts:
     def __init__(self, node, group):
         self.node = node
-        p = lambda n: node.get_parameter(n).value  # noqa: E731
-        self.timeout_s = float(p("observation_timeout_s"))
-        self.trace_root = Path(os.path.expanduser(str(p("trace_dir"))))
-        self.buffer = ObservationBuffer(max_skew_s=float(p("max_skew_s")))
-        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        node.create_subscription(Image, p("color_topic"), self._on_color, qos_profile_sensor_data,
-                                 callback_group=group)
-        node.create_subscription(Image, p("depth_topic"), self._on_depth, qos_profile_sensor_data,
-                                 callback_group=group)
-        node.create_subscription(CameraInfo, p("camera_info_topic"), self._on_info, qos_profile_sensor_data,
-                                 callback_group=group)
-        node.create_subscription(PoseStamped, p("extrinsics_topic"), self._on_extrinsics, latched,
-                                 callback_group=group)
+        self.p = {n: node.get_parameter(n).value for n in PARAMETERS}
+        self.trace_root = Path(os.path.expanduser(str(self.p["trace_dir"])))
+        self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]))
+        self.workspace: Scene | None = None
+        self._segmenter = None
+        self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
+        self._held_id: str | None = None
+        self._arm_goal = None
         self._warned: set[str] = set()
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        subs = [(Image, "color_topic", self._on_color, qos_profile_sensor_data),
+                (Image, "depth_topic", self._on_depth, qos_profile_sensor_data),
+                (CameraInfo, "camera_info_topic", self._on_info, qos_profile_sensor_data),
+                (PoseStamped, "extrinsics_topic", self._on_extrinsics, latched),
+                (String, "workspace_topic", self._on_workspace, latched)]
+        for msg_type, param, cb, qos in subs:
+            node.create_subscription(msg_type, self.p[param], cb, qos, callback_group=group)
+        if self.p["workspace_file"]:
+            self.workspace = Scene.load(self.p["workspace_file"])
+        self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
+        from spatial_manip_interfaces.action import ArmMotion
+        from spatial_manip_interfaces.srv import ProposeGrasps
+
+        self.grasp_client = node.create_client(ProposeGrasps, self.p["grasp_service"], callback_group=group)
+        self.arm_client = ActionClient(node, ArmMotion, self.p["arm_action"], callback_group=group)
 
     # --- subscriptions ---------------------------------------------------------------------
     def _warn_once(self, key: str, text: str) -> None:
@@ -93,45 +120,187 @@ class PlannerPorts:
         except ValueError as e:
             self._warn_once("extrinsics", f"ignoring camera extrinsics: {e}")
 
-    # --- pipeline ports --------------------------------------------------------------------
+    def _on_workspace(self, msg: String) -> None:
+        try:
+            self.workspace = Scene.from_dict(json.loads(msg.data))
+        except (ValueError, SceneFormatError) as e:
+            self._warn_once("workspace", f"ignoring the workspace description: {e}")
+
+    # --- perceive --------------------------------------------------------------------------
     def new_trace_dir(self) -> str:
         return str(self.trace_root / datetime.now().strftime("%Y%m%d-%H%M%S-%f"))
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
-        obs = self.buffer.wait_pair(timeout_s=self.timeout_s, newer_than_s=time.monotonic() - self.timeout_s,
+        timeout = float(self.p["observation_timeout_s"])
+        obs = self.buffer.wait_pair(timeout_s=timeout, newer_than_s=time.monotonic() - 0.5,
                                     now=time.monotonic, cancel=cancel)
         if obs is None:
             if cancel.is_set():
-                from spatial_manip.errors import CanceledError
-
                 raise CanceledError("the goal was canceled while waiting for the camera")
             missing = self.buffer.missing()
-            what = ", ".join(missing) if missing else "a colour/depth pair with matching stamps"
+            what = ", ".join(missing) if missing else "a fresh colour/depth pair with matching stamps"
             raise NoObservationError(
-                f"no synchronized RGB-D observation within {self.timeout_s:g} s (missing: {what}); "
+                f"no synchronized RGB-D observation within {timeout:g} s (missing: {what}); "
                 f"is the camera (or sim) node running and publishing on the configured topics?")
         return obs
 
-    def perceive(self, obs):
-        raise NotImplementedError("perception is wired in by the planner issue")
+    def perceive(self, obs: RGBDObservation) -> Scene:
+        from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 
-    def reason(self, scene, goal, obs, reflection, trace):
-        raise NotImplementedError("reasoning is wired in by the planner issue")
+        if self._segmenter is None:
+            self._segmenter = make_segmenter(str(self.p["segmenter"]))
+        ws = self.workspace
+        fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
+        hints = SegmentationHints.from_scene(ws.with_objects(o for o in ws.objects if o.category not in FIXTURES)) \
+            if ws else None
+        detections = self._segmenter.segment(obs, hints=hints)
+        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures)
+        if self._held_id is not None:
+            scene = self._mark_held(scene)
+        self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
+        return scene
 
-    def propose_grasps(self, decision, scene, obs):
-        raise NotImplementedError
+    def _mark_held(self, scene: Scene) -> Scene:
+        from dataclasses import replace
 
-    def pick(self, grasps, decision, cancel):
-        raise NotImplementedError
+        return scene.with_objects(replace(o, held=(o.id == self._held_id)) for o in scene.objects)
 
-    def place(self, decision, cancel):
-        raise NotImplementedError
+    # --- reason ----------------------------------------------------------------------------
+    def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
+        from spatial_manip.reasoning.compound import plan_compound
+        from spatial_manip.reasoning.parser import parse_instruction
+        from spatial_manip.reasoning.program import execute
 
-    def verify(self, decision, goal, cancel):
-        raise NotImplementedError
+        def plan_one(sc, text, kind):
+            program = parse_instruction(sc, text, kind)
+            result = execute(program, sc)
+            trace.event("program_step", instruction=text, program=str(program), steps=result.trace,
+                        targets=result.targets)
+            result.program_text = str(program)
+            return result
+
+        pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
+        targets = (pick.targets if pick else []) + (place.targets if place else [])
+        place_T = None
+        if place is not None and place.place_pose is not None:
+            place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
+        pick_id = pick.targets[0] if pick and pick.targets else None
+        if place is not None and pick is None:
+            held = scene.held_object()
+            self._held_id = held.id if held else self._held_id
+        program = " ; ".join(r.program_text for r in (pick, place) if r is not None)
+        action = "pick_and_place" if pick and place else ("pick" if pick else "place")
+        return Decision(action, targets, pick_id=pick_id, place_pose=place_T, program=program,
+                        details={"scene": scene})
+
+    # --- grasp -----------------------------------------------------------------------------
+    def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:
+        from spatial_manip_interfaces.srv import ProposeGrasps
+
+        if not self.grasp_client.wait_for_service(timeout_sec=float(self.p["grasp_timeout_s"])):
+            raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
+        req = ProposeGrasps.Request(target_id=decision.pick_id, max_grasps=int(self.p["max_grasp_tries"]) * 3)
+        res = _wait_future(self.grasp_client.call_async(req), float(self.p["grasp_timeout_s"]))
+        if res is None:
+            raise StageTimeoutError(f"the grasp service did not answer within {self.p['grasp_timeout_s']} s")
+        if not res.success or not res.grasps.grasps:
+            raise SpatialManipError(f"no grasp for {decision.pick_id}: {res.message}",
+                                    res.error_code or ErrorCode.GRASP_FAILED.value)
+        return [{"pose": matrix_from_pose_msg(g.pose), "score": g.score, "width": g.width, "depth": g.depth}
+                for g in res.grasps.grasps]
+
+    # --- move ------------------------------------------------------------------------------
+    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict:
+        from spatial_manip.grasping.gripper import GripperGeometry
+        from spatial_manip_interfaces.action import ArmMotion
+
+        gripper = GripperGeometry()
+        obj = decision.details["scene"].get(decision.pick_id)
+        T_obj = make_transform(obj.rotation, obj.center)
+        errors = []
+        for g in grasps[: int(self.p["max_grasp_tries"])]:
+            T_tcp = gripper.tcp_poses(g["pose"][None])[0]
+            goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, target=pose_stamped(T_tcp, "base"),
+                                  gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)))
+            result = self._run_arm(goal, cancel)
+            if result.success and result.object_held:
+                self._in_hand = invert(T_obj) @ T_tcp
+                self._held_id = decision.pick_id
+                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"]}
+            errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
+            if result.error_code in ("MOTION_FAILED", "CANCELED"):
+                break
+        raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
+
+    def place(self, decision: Decision, cancel: threading.Event) -> dict:
+        from spatial_manip_interfaces.action import ArmMotion
+
+        if self._in_hand is None:
+            raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
+        T_tcp = decision.place_pose @ self._in_hand
+        goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
+        result = self._run_arm(goal, cancel)
+        if not result.success:
+            raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
+        self._in_hand, placed = None, self._held_id
+        self._held_id = None
+        return {"placed_id": placed, "tcp_pose": T_tcp}
+
+    def _run_arm(self, goal, cancel: threading.Event):
+        if not self.arm_client.wait_for_server(timeout_sec=10.0):
+            raise MotionFailedError(f"no arm action server at {self.p['arm_action']}: is arm_node (or sim_node) running?")
+        handle = _wait_future(self.arm_client.send_goal_async(goal), 10.0)
+        if handle is None or not handle.accepted:
+            raise MotionFailedError("the arm refused the motion goal")
+        self._arm_goal = handle
+        try:
+            fut = handle.get_result_async()
+            deadline = time.monotonic() + float(self.p["motion_timeout_s"])
+            while not fut.done():
+                if cancel.is_set():
+                    _wait_future(handle.cancel_goal_async(), 5.0)
+                    raise CanceledError("the goal was canceled during motion; the arm was stopped")
+                if time.monotonic() > deadline:
+                    _wait_future(handle.cancel_goal_async(), 5.0)
+                    raise StageTimeoutError(f"the motion took longer than {self.p['motion_timeout_s']} s; stopped")
+                time.sleep(0.02)
+            return fut.result().result
+        finally:
+            self._arm_goal = None
 
     def stop_motion(self) -> None:
-        pass
+        if self._arm_goal is not None:
+            self._arm_goal.cancel_goal_async()
+
+    # --- verify ----------------------------------------------------------------------------
+    def verify(self, decision: Decision, goal, cancel: threading.Event) -> tuple[bool, str, str]:
+        """Observe again and check the instruction's constraint on the new scene."""
+        if decision.place_pose is None:
+            ok = self._held_id == decision.pick_id
+            return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
+        time.sleep(0.3)  # let the camera publish a frame taken after the motion
+        scene = self.perceive(self.observe(cancel))
+        want = decision.place_pose[:3, 3]
+        movable = [o for o in scene.objects if o.category not in FIXTURES]
+        if not movable:
+            return False, "not_in_region", "nothing was seen after placing"
+        near = min(movable, key=lambda o: np.linalg.norm(o.center[:2] - want[:2]))
+        err = float(np.linalg.norm(near.center[:2] - want[:2]))
+        tol = float(self.p["verify_tolerance_m"])
+        if err <= tol:
+            return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
+        return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"
 
     def close(self) -> None:
-        pass
+        self.stop_motion()
+
+
+FIXTURES = ("table", "shelf", "support", "floor")
+
+
+def _wait_future(future, timeout_s: float):
+    done = threading.Event()
+    future.add_done_callback(lambda _f: done.set())
+    if not done.wait(timeout_s):
+        return None
+    return future.result()
