@@ -14,8 +14,6 @@ import sys
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("spatial_manip.reasoning.plan_cli", "plan one instruction on a scene file (targets, place pose, program)"),
     "plan-bench": ("spatial_manip.reasoning.plan_bench", "time the planner per instruction over scenes (median/p95)"),
-    "plan": ("spatial_manip.reasoning.plan_cli", "plan one instruction on a scene file (targets, place pose, program)"),
-    "plan-bench": ("spatial_manip.reasoning.plan_bench", "time the planner per instruction over scenes (median/p95)"),
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
     "tasks": ("spatial_manip.sim.tasks_cli", "generate a task suite: tasks.jsonl + scene files (ESPIRE families, TIGeR metric)"),
     "oracle": ("spatial_manip.sim.oracle_cli", "solve generated tasks with the ground-truth oracle in the simulator"),
