@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "oracle": ("spatial_manip.sim.oracle_cli", "solve generated tasks with the ground-truth oracle in the simulator"),
     "goal": ("spatial_manip.bringup.goal_cli", "send one ExecuteInstruction goal and print feedback and result"),
     "demo": ("spatial_manip.bench.demo", "the simulated pick-and-place: sim graph, one instruction, a trace page"),
+    "bench": ("spatial_manip.bench.runner", "run generated tasks through the ROS graph: results.json, report.md, plots, trace index"),
     "ur-emulator": ("spatial_manip.control.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
     "arm-bench": ("spatial_manip.control.bench_cli", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),
     "camera-bench": ("spatial_manip.camera.bench", "camera_node publish rate and drops on RealSense playback vs the SDK alone"),

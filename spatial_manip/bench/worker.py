@@ -1,0 +1,118 @@
+"""One benchmark worker: its own ROS graph (sim, grasp and planner nodes started by the
+pip-only launcher) in its own ROS_DOMAIN_ID, and a real action client that runs each assigned
+task: reset the simulator to the task, send the instruction, ask the simulator to judge the
+final state. Each finished episode is appended as one JSON line, so a run can resume.
+
+    python -m spatial_manip.bench.worker --tasks CHUNK.jsonl --out RESULTS.jsonl --domain 42
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def _call(client, request, timeout_s: float):
+    done = threading.Event()
+    fut = client.call_async(request)
+    fut.add_done_callback(lambda _f: done.set())
+    return fut.result() if done.wait(timeout_s) else None
+
+
+def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) -> dict:
+    """The results.json record of one episode (issue #6's fields)."""
+    r = report.result
+    trace_path = r.trace_path if r is not None else ""
+    stage_times = {}
+    if trace_path and Path(trace_path).is_file():
+        stage_times = json.loads(Path(trace_path).read_text()).get("stage_times_s", {})
+    moves = sum(1 for f in report.feedback if f.stage == "moving")
+    golden = int(task.get("golden_steps", 4))
+    success = bool(check is not None and check.success and r is not None)
+    if r is not None and not r.success and r.error_code:
+        category = r.error_code.lower()
+    elif check is not None and not check.success:
+        category = check.failure_category or "unknown"
+    else:
+        category = "" if success else "no_result"
+    return {
+        "task_id": task["id"], "suite": task.get("suite"), "family": task.get("family"),
+        "difficulty": task.get("difficulty"), "instruction": task["instruction"], "backends": backends,
+        "success": success, "failure_category": category,
+        "planner_success": bool(r is not None and r.success), "planner_error": r.error_code if r else report.status,
+        "planner_targets": list(r.target_ids) if r else [], "answer": task.get("answer", []),
+        "steps": moves * golden, "golden_steps": golden, "time_s": round(elapsed_s, 3),
+        "stage_times_s": stage_times, "check_message": check.message if check else "",
+        "final_state": json.loads(check.final_state_json) if check is not None and check.final_state_json else None,
+        "trace_path": trace_path,
+    }
+
+
+def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str = "sim",
+               goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
+    import rclpy
+    from rclpy.executors import MultiThreadedExecutor
+
+    from spatial_manip.bringup.goal_client import send_goal
+    from spatial_manip.bringup.graph import load_graph
+    from spatial_manip.bringup.launcher import Launcher
+    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+
+    log = open(log_path, "a") if log_path else sys.stdout
+    launcher = Launcher(load_graph(graph), params={"planner_node": {"segmenter": segmenter,
+                                                                    "trace_dir": str(out_path.parent / "traces")}},
+                        out=log)
+    launcher.start()
+    rclpy.init()
+    node = rclpy.create_node("spatial_manip_bench_worker")
+    ex = MultiThreadedExecutor(num_threads=2)
+    ex.add_node(node)
+    spinner = threading.Thread(target=ex.spin, daemon=True)
+    spinner.start()
+    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
+    try:
+        reset = node.create_client(ResetTask, "/sim/reset_task")
+        check = node.create_client(CheckSuccess, "/sim/check_success")
+        if not reset.wait_for_service(timeout_sec=90.0):
+            raise RuntimeError("the sim node did not come up within 90 s")
+        for task in tasks:
+            t0 = time.monotonic()
+            scene_json = Path(task["scene_path"]).read_text()
+            res = _call(reset, ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
+                                                 seed=int(task.get("scene_seed", 0))), 60.0)
+            if res is None or not res.success:
+                raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
+            report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
+            verdict = _call(check, CheckSuccess.Request(), 30.0)
+            rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
+            with open(out_path, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+    finally:
+        ex.shutdown()
+        spinner.join(timeout=5)
+        node.destroy_node()
+        rclpy.try_shutdown()
+        launcher.request_stop()
+        launcher.shutdown()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--tasks", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--domain", type=int, required=True)
+    ap.add_argument("--segmenter", default="classical")
+    ap.add_argument("--log")
+    a = ap.parse_args(argv)
+    os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
+    tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
+    run_worker(tasks, Path(a.out), segmenter=a.segmenter, log_path=Path(a.log) if a.log else None)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
