@@ -31,7 +31,13 @@ DISTANCE_TOL_M = 0.03      # ESPIRE A.4
 TILT_TOL_DEG = 10.0        # ESPIRE A.4
 LIFT_MIN_M = 0.03          # "lifted above its support"
 AREA_MARGIN_M = 0.01       # a centre within 1 cm of an area's face still counts as inside
-FLOOR_Z_M = 0.10           # an object whose bottom is this low has fallen to the floor
+FLOOR_Z_M = 0.10           # an object whose bottom is this close to the floor has fallen
+
+
+def _floor(scene: Scene) -> float:
+    """Height below which an object lies on the floor: `extra["ground_z"]` (the simulator's
+    floor, below the robot base) + 10 cm; without it the floor is taken at z = 0."""
+    return float(scene.extra.get("ground_z", 0.0)) + FLOOR_Z_M
 
 
 class CheckResult(NamedTuple):
@@ -113,14 +119,14 @@ def _fell(final: Scene, initial: Scene, oid: str) -> bool:
         a, b = _obj(initial, oid), _obj(final, oid)
     except CheckSpecError:
         return False
-    return _bottom(b) < min(_bottom(a) - 0.05, FLOOR_Z_M)
+    return _bottom(b) < min(_bottom(a) - 0.05, _floor(final))
 
 
 def _released(spec, final: Scene, initial: Scene | None) -> CheckResult:
     o = _obj(final, spec["object"])
     if o.held:
         return _fail(Failure.NOT_RELEASED, f"{o.id} is still in the gripper")
-    if _bottom(o) < FLOOR_Z_M:
+    if _bottom(o) < _floor(final):
         return _fail(Failure.DROPPED, f"{o.id} lies on the floor (bottom at z={_bottom(o):.2f} m)")
     return _ok(f"{o.id} released")
 

@@ -1,0 +1,28 @@
+"""Oracle expert on generated tasks (kinematic fallback world; the MuJoCo run is a CLI benchmark)."""
+import pytest
+
+from spatial_manip.sim import oracle, tasks
+from spatial_manip.sim.checker import check_task
+
+
+@pytest.mark.slow
+def test_oracle_solves_a_small_suite_kinematically():
+    items = tasks.generate("all", 40, seed=4, pool_size=9)
+    results = [oracle.solve(t, s) for t, s in items]
+    failed = [(r.task_id, r.failure_category, r.message) for r in results if not r.success]
+    assert len(failed) <= 0.05 * len(results), failed
+    assert all(r.steps <= r.golden_steps for r in results if r.success)
+
+
+def test_wrong_answer_fails_the_checker():
+    (t, s), = tasks.generate("smoke", 1, seed=1, pool_size=3)
+    assert t.action == "pick"
+    world = oracle.KinematicWorld(s)
+    wrong = next(o for o in s.objects if o.category == "book" and o.id not in t.answer)
+    g = oracle.grasp_point(wrong)
+    import numpy as np
+    R = np.diag([1.0, -1.0, -1.0])
+    world.move_tcp(oracle._T(R, g))
+    world.set_gripper(True)
+    world.move_tcp(oracle._T(R, g + [0, 0, 0.1]))
+    assert check_task(t.to_dict(), world.export_scene(), s).failure_category == "wrong_object"
