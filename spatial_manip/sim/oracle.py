@@ -97,6 +97,39 @@ class KinematicWorld:
         return Scene.from_dict(self.scene.to_dict())
 
 
+class SimWorldAdapter:
+    """The oracle's four calls on `sim.world.SimWorld` (MuJoCo physics)."""
+
+    name = "mujoco"
+
+    def __init__(self, scene: Scene):
+        from spatial_manip.sim.world import SimWorld
+        self.world = SimWorld(scene)
+
+    def move_tcp(self, T_tcp) -> bool:
+        from spatial_manip.errors import UnreachableError
+        try:
+            return bool(self.world.move_tcp(np.asarray(T_tcp, float)))
+        except UnreachableError:
+            return False
+
+    def set_gripper(self, closed: bool) -> bool:
+        if closed:
+            return bool(self.world.close_gripper())
+        self.world.set_gripper(0.085)
+        return True
+
+    def export_scene(self) -> Scene:
+        return self.world.export_scene()
+
+
+def _frame(y_axis, z_axis) -> np.ndarray:
+    z = np.asarray(z_axis, float) / np.linalg.norm(z_axis)
+    y = np.asarray(y_axis, float) - (np.asarray(y_axis, float) @ z) * z
+    y /= np.linalg.norm(y)
+    return np.column_stack([np.cross(y, z), y, z])
+
+
 @dataclass
 class Plan:
     poses: list          # TCP poses in order, with the gripper command after index `grip_at`
@@ -121,8 +154,19 @@ def plan_pick(scene: Scene, task: T.Task) -> Plan:
     books = {o.id: o for o in scene.objects}
     target = min((books[i] for i in task.answer), key=lambda o: np.linalg.norm(o.center))
     g = grasp_point(target)
-    R = np.diag([1.0, -1.0, -1.0])
-    return Plan([_T(R, g + [0, 0, APPROACH_M]), _T(R, g), _T(R, g + [0, 0, APPROACH_M])], 1, True)
+    R = grasp_rotation(target, g)
+    back = -R[:, 2] * APPROACH_M            # pre-grasp: backed off along the approach axis
+    return Plan([_T(R, g + back), _T(R, g), _T(R, g + [0, 0, APPROACH_M])], 1, True)
+
+
+def grasp_rotation(book: SceneObject, g: np.ndarray) -> np.ndarray:
+    """TCP orientation (z = approach, y = finger closing axis) that pinches the book's thickness:
+    top-down for an upright book, along the long axis into the overhang for a flat or tilted one."""
+    thin = book.rotation[:, int(np.argmin(book.size))]
+    if rel.book_pose_class(book) == "upright":
+        return _frame(thin, -rel.UP)
+    into = book.center - g
+    return _frame(thin, into)
 
 
 FLAT_R = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)   # width along y, thickness up, length along x

@@ -19,7 +19,8 @@ def _world_factory(name: str):
     if name in ("auto", "mujoco"):
         try:
             from spatial_manip.sim.world import SimWorld  # noqa: F401
-            return SimWorld, "mujoco"
+            from spatial_manip.sim.oracle import SimWorldAdapter
+            return SimWorldAdapter, "mujoco"
         except ImportError:
             if name == "mujoco":
                 raise SystemExit("error: spatial_manip.sim.world.SimWorld is not available; use --world kinematic")
