@@ -13,6 +13,7 @@ PACKAGE = "spatial_manip"
 NODES = {
     "planner_node": "spatial_manip.nodes.planner_node",
     "camera_node": "spatial_manip.nodes.camera_node",
+    "grasp_node": "spatial_manip.nodes.grasp_node",
 }
 
 setup(

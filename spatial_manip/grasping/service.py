@@ -1,0 +1,141 @@
+"""The grasp service's logic without ROS: crop the target from an RGB-D observation, propose
+grasps in the camera frame, move them to the base frame and keep the reachable ones.
+
+grasp_node is a thin adapter over `GraspService.propose`; every failure comes back as a
+`GraspResult` with an error code and a message, never as an exception.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
+from spatial_manip.geometry import transforms as tf
+from spatial_manip.geometry.camera import backproject
+from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.grasping.gripper import GripperGeometry
+
+
+@dataclass(frozen=True, kw_only=True)
+class ServiceConfig:
+    workspace_min_m: tuple = (-0.2, -0.8, -0.05)   # reachable grasp points, base frame
+    workspace_max_m: tuple = (1.0, 0.8, 0.8)
+    max_upward_approach: float = 0.2               # approach . z_base above this = from below
+    crop_margin_m: float = 0.01                    # target box inflation
+    scene_margin_m: float = 0.15                   # collision context kept around the target
+    pixel_stride: int = 2                          # back-project every n-th pixel (speed)
+    max_grasps: int = 10
+
+    def __post_init__(self):
+        lo, hi = np.asarray(self.workspace_min_m, float), np.asarray(self.workspace_max_m, float)
+        if lo.shape != (3,) or hi.shape != (3,) or np.any(lo >= hi):
+            raise ValueError(f"workspace box must be 3 mins below 3 maxes, got {self.workspace_min_m} {self.workspace_max_m}")
+        if self.pixel_stride < 1 or self.max_grasps < 1:
+            raise ValueError("pixel_stride and max_grasps must be >= 1")
+
+
+@dataclass
+class TargetBox:
+    center: np.ndarray
+    size: np.ndarray
+    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
+    object_id: str = ""
+
+
+@dataclass
+class GraspResult:
+    grasps: GraspGroup                      # base frame, ranked, reachable
+    error_code: str = ""
+    message: str = ""
+    latency_s: float = 0.0
+    object_name: str = ""
+
+    @property
+    def success(self) -> bool:
+        return not self.error_code
+
+
+def points_in_box(points_base: np.ndarray, box: TargetBox, margin_m: float) -> np.ndarray:
+    local = (points_base - box.center) @ np.asarray(box.rotation, float)
+    return np.all(np.abs(local) <= np.asarray(box.size) / 2 + margin_m, axis=1)
+
+
+class GraspService:
+    def __init__(self, proposer, gripper: GripperGeometry, config: ServiceConfig | None = None):
+        self.proposer, self.gripper, self.config = proposer, gripper, config or ServiceConfig()
+
+    # ---- entry points -------------------------------------------------------------------
+    def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0) -> GraspResult:
+        t0 = time.perf_counter()
+        try:
+            box = self._check_box(box)
+            cfg = self.config
+            s = cfg.pixel_stride
+            depth = np.asarray(depth_m, np.float32)
+            if s > 1:
+                depth = depth[::s, ::s]
+                intrinsics = intrinsics.scaled(depth.shape[1], depth.shape[0])
+            pts_cam, _ = backproject(depth, intrinsics)
+            if len(pts_cam) == 0:
+                raise SpatialManipError("the depth image has no valid pixel", ErrorCode.NO_OBSERVATION)
+            pts_base = tf.apply(T_base_cam, pts_cam)
+            near = points_in_box(pts_base, box, cfg.scene_margin_m)
+            target = points_in_box(pts_base, box, cfg.crop_margin_m)
+            if target.sum() < 20:
+                raise SpatialManipError(
+                    f"only {int(target.sum())} depth points inside the target box of {box.object_id or 'the request'} "
+                    f"(centre {np.round(box.center, 3).tolist()}): is it in view, and is the extrinsics right?",
+                    ErrorCode.TARGET_NOT_FOUND)
+            return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0)
+        except SpatialManipError as e:
+            return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
+        except Exception as e:  # a bug: reported, never raised into the node
+            return GraspResult(GraspGroup(frame_id="base"), ErrorCode.INTERNAL.value,
+                               f"{type(e).__name__}: {e}", time.perf_counter() - t0)
+
+    def propose_for_cloud(self, points_base, T_base_cam, max_grasps: int = 0) -> GraspResult:
+        """The request's own cloud (base frame) is both the target and the collision scene."""
+        t0 = time.perf_counter()
+        try:
+            p = np.asarray(points_base, float)
+            if p.ndim != 2 or p.shape[1] != 3:
+                raise InvalidGoalError(f"cloud must be (N, 3) points, got {p.shape}")
+            pts_cam = tf.apply(tf.invert(T_base_cam), p)
+            return self._propose(pts_cam, None, T_base_cam, "", max_grasps, t0)
+        except SpatialManipError as e:
+            return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
+        except Exception as e:
+            return GraspResult(GraspGroup(frame_id="base"), ErrorCode.INTERNAL.value,
+                               f"{type(e).__name__}: {e}", time.perf_counter() - t0)
+
+    # ---- steps ----------------------------------------------------------------------------
+    @staticmethod
+    def _check_box(box: TargetBox) -> TargetBox:
+        c, s, R = (np.asarray(v, float) for v in (box.center, box.size, box.rotation))
+        if c.shape != (3,) or s.shape != (3,) or not np.all(np.isfinite(c)) or not np.all(s > 0):
+            raise InvalidGoalError(f"target box needs a finite centre and positive size, got {c.tolist()} {s.tolist()}")
+        return TargetBox(c, s, R.reshape(3, 3), box.object_id)
+
+    def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0) -> GraspResult:
+        cfg = self.config
+        up_cam = np.asarray(T_base_cam)[:3, :3].T @ np.array([0.0, 0.0, 1.0])
+        kw = {"up": up_cam}
+        if target_mask is not None:
+            kw["target_mask"] = target_mask
+        gg, _ = self.proposer.get_grasp(pts_cam, None, **kw)
+        base = gg.transform(T_base_cam, frame_id="base")
+        n_all = len(base)
+        lo, hi = np.asarray(cfg.workspace_min_m), np.asarray(cfg.workspace_max_m)
+        inside = np.all((base.translations >= lo) & (base.translations <= hi), axis=1)
+        not_below = base.approaches[:, 2] <= cfg.max_upward_approach
+        base = base[inside & not_below]
+        k = max_grasps if max_grasps > 0 else cfg.max_grasps
+        base = base.sort_by_score()[:k]
+        dt = time.perf_counter() - t0
+        if len(base) == 0:
+            why = gg.note if n_all == 0 else (f"{n_all} grasps found but none reachable: {int((~inside).sum())} outside "
+                                              f"the workspace box, {int((~not_below).sum())} approach from below")
+            return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}", dt, name)
+        return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms", dt, name)

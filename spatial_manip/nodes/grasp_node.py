@@ -1,0 +1,213 @@
+"""grasp_node: the `ProposeGrasps` service (/spatial_manip/propose_grasps) over the grasping core.
+
+Keeps the latest aligned depth + camera_info, the camera extrinsics and the latest scene; a
+request names a scene object, a box, or carries a cloud. Replies with ranked, reachable grasps
+in the base frame (graspnetAPI convention) and publishes a MarkerArray of them. Errors come back
+as error_code + message; no exception leaves a callback.
+
+    ros2 run spatial_manip grasp_node --ros-args -p backend:=antipodal
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from geometry_msgs.msg import Point, PoseStamped
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2
+from spatial_manip_interfaces.msg import Grasp as GraspMsg
+from spatial_manip_interfaces.msg import Scene as SceneMsg
+from spatial_manip_interfaces.srv import ProposeGrasps
+from visualization_msgs.msg import Marker, MarkerArray
+
+import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
+from spatial_manip.errors import ErrorCode
+from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
+from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
+from spatial_manip.nodes import convert
+from spatial_manip.registry import make
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
+
+PARAMS = {
+    "config_file": "", "backend": "",
+    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
+    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
+    "extrinsics_topic": "/camera/extrinsics", "scene_topic": "/spatial_manip/scene",
+    "marker_topic": "/spatial_manip/grasp_markers", "service": "/spatial_manip/propose_grasps",
+    "max_grasps": 10, "pixel_stride": 2, "max_frame_age_s": 0.0,
+    "workspace_min_m": [-0.2, -0.8, -0.05], "workspace_max_m": [1.0, 0.8, 0.8],
+}
+
+
+def cloud_to_points(msg: PointCloud2) -> np.ndarray:
+    """x, y, z float32 fields of a PointCloud2 -> (N, 3) float64 (NaN rows kept for the core to drop)."""
+    fields = {f.name: f for f in msg.fields}
+    if not all(k in fields and fields[k].datatype == 7 for k in "xyz"):  # 7 = FLOAT32
+        raise ValueError("cloud must have float32 fields x, y, z")
+    dt = np.dtype({"names": list("xyz"), "formats": ["<f4"] * 3,
+                   "offsets": [fields[k].offset for k in "xyz"], "itemsize": msg.point_step})
+    raw = np.frombuffer(bytes(msg.data), dtype=dt, count=msg.width * msg.height)
+    return np.stack([raw["x"], raw["y"], raw["z"]], axis=1).astype(np.float64)
+
+
+class GraspNode(Node):
+    def __init__(self):
+        super().__init__("grasp_node")
+        for name, default in PARAMS.items():
+            self.declare_parameter(name, default)
+        p = {name: self.get_parameter(name).value for name in PARAMS}
+        self.p = p
+        gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or DEFAULT_CONFIG)
+        if p["backend"]:
+            backend, backend_cfg = p["backend"], {}
+        self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
+                                         ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
+                                                       workspace_max_m=tuple(p["workspace_max_m"]),
+                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"]))
+        self.gripper: GripperGeometry = gripper
+        self._lock = threading.Lock()
+        self.depth = self.info = self.extrinsics = self.scene = None
+        group = ReentrantCallbackGroup()
+        sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+        self.create_subscription(Image, p["depth_topic"], self._on_depth, sensor, callback_group=group)
+        self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)
+        self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=group)
+        self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=group)
+        self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
+        self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
+        self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
+
+    # ---- inputs ------------------------------------------------------------------------------
+    def _on_depth(self, msg):
+        with self._lock:
+            self.depth = msg
+
+    def _on_info(self, msg):
+        with self._lock:
+            self.info = msg
+
+    def _on_extrinsics(self, msg):
+        with self._lock:
+            self.extrinsics = msg
+
+    def _on_scene(self, msg):
+        with self._lock:
+            self.scene = msg
+
+    # ---- service -------------------------------------------------------------------------------
+    def _on_request(self, request, response):
+        try:
+            return self._respond(request, response)
+        except Exception as e:  # never let an exception escape into the executor
+            response.success, response.error_code = False, ErrorCode.INTERNAL.value
+            response.message = f"{type(e).__name__}: {e}"
+            response.grasps.grasps = []
+            return response
+
+    def _respond(self, request, response):
+        try:
+            result, stamp = self._handle(request)
+        except Exception as e:
+            result, stamp = GraspResult(grasps=None, error_code=ErrorCode.INTERNAL.value,
+                                        message=f"{type(e).__name__}: {e}"), None
+        response.success = result.success
+        response.error_code = result.error_code
+        response.message = result.message
+        response.grasps.header.frame_id = "base"
+        if stamp is not None:
+            response.grasps.header.stamp = stamp
+        if result.grasps is not None and len(result.grasps):
+            response.grasps.grasps = [self._grasp_msg(g, result.object_name) for g in result.grasps]
+            self.markers.publish(self._marker_array(result.grasps, response.grasps.header))
+        # rclpy forbids changing the severity of one call site, hence two calls
+        if result.success:
+            self.get_logger().info(f"propose_grasps: OK {result.message}")
+        else:
+            self.get_logger().warning(f"propose_grasps: {result.error_code} {result.message}")
+        return response
+
+    def _handle(self, request) -> tuple[GraspResult, object]:
+        with self._lock:
+            depth, info, extr, scene = self.depth, self.info, self.extrinsics, self.scene
+        if extr is None:
+            return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
+                               f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
+        T_base_cam = convert.matrix_from_pose_msg(extr.pose)
+        n = int(request.max_grasps)
+        size = request.target_box.size
+        if not request.target_id and not any((size.x, size.y, size.z)):
+            if request.cloud.width * request.cloud.height == 0:
+                return GraspResult(None, ErrorCode.INVALID_GOAL.value,
+                                   "give one of target_id, target_box (non-zero size) or cloud"), None
+            pts = cloud_to_points(request.cloud)
+            if request.cloud.header.frame_id and request.cloud.header.frame_id != "base":
+                pts = pts @ T_base_cam[:3, :3].T + T_base_cam[:3, 3]  # camera-frame cloud -> base
+            return self.service_core.propose_for_cloud(pts, T_base_cam, n), request.cloud.header.stamp
+        if depth is None or info is None:
+            return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
+                               f"no depth image or camera_info yet on {self.p['depth_topic']}"), None
+        if request.target_id:
+            obj = next((o for o in (scene.objects if scene else []) if o.id == request.target_id), None)
+            if obj is None:
+                known = [o.id for o in scene.objects] if scene else []
+                return GraspResult(None, ErrorCode.TARGET_NOT_FOUND.value,
+                                   f"object {request.target_id!r} is not in the latest scene "
+                                   f"(known: {known}); is {self.p['scene_topic']} published?"), None
+            box_msg = obj
+        else:
+            box_msg = request.target_box
+        T_obj = convert.matrix_from_pose_msg(box_msg.pose)
+        box = TargetBox(T_obj[:3, 3], np.array([box_msg.size.x, box_msg.size.y, box_msg.size.z]), T_obj[:3, :3],
+                        box_msg.id or request.target_id)
+        depth_m = convert.image_to_array(depth).astype(np.float32)
+        if depth.encoding in ("16UC1", "mono16"):
+            depth_m *= 0.001  # the RealSense driver publishes millimetres
+        intr = convert.camera_info_to_intrinsics(info)
+        return self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n), depth.header.stamp
+
+    # ---- outputs -------------------------------------------------------------------------------
+    def _grasp_msg(self, g, name: str) -> GraspMsg:
+        return GraspMsg(score=float(g.score), width=float(g.width), height=float(g.height), depth=float(g.depth),
+                        pose=convert.pose_msg_from_matrix(g.matrix()), object_id=int(g.object_id), object_name=name)
+
+    def _marker_array(self, grasps, header) -> MarkerArray:
+        arr = MarkerArray(markers=[Marker(action=Marker.DELETEALL)])
+        for i, g in enumerate(grasps[:5]):
+            m = Marker(header=header, ns="grasps", id=i, type=Marker.LINE_LIST, action=Marker.ADD)
+            m.scale.x = 0.004
+            m.color.r, m.color.g, m.color.a = float(1 - g.score), float(g.score), 1.0
+            a, y = g.approach, g.closing_axis
+            t, hw = g.translation, g.width / 2
+            tips = [t + s * hw * y + g.depth * a for s in (-1, 1)]
+            roots = [t + s * hw * y + (g.depth - self.gripper.finger_length_m) * a for s in (-1, 1)]
+            mid = t + (g.depth - self.gripper.finger_length_m) * a
+            segs = [(roots[0], tips[0]), (roots[1], tips[1]), (roots[0], roots[1]), (mid, mid - 0.05 * a)]
+            m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for seg in segs for p in seg]
+            arr.markers.append(m)
+        return arr
+
+
+def main(args=None):
+    rclpy.init(args=args)
+    node = GraspNode()
+    executor = MultiThreadedExecutor()
+    executor.add_node(node)
+    try:
+        executor.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    main()

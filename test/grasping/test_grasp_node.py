@@ -1,0 +1,109 @@
+"""grasp_node in its own process; this test publishes synthetic camera frames and a scene, then
+calls /spatial_manip/propose_grasps over real DDS."""
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from geometry_msgs.msg import PoseStamped  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField  # noqa: E402
+from spatial_manip_interfaces.msg import DetectedObject, Scene  # noqa: E402
+from spatial_manip_interfaces.srv import ProposeGrasps  # noqa: E402
+
+from spatial_manip.geometry import transforms as tf  # noqa: E402
+from spatial_manip.nodes import convert  # noqa: E402
+from synthetic import render_boxes  # noqa: E402
+
+BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
+
+
+@pytest.fixture(scope="module")
+def graph():
+    rclpy.init()
+    node = rclpy.create_node("grasp_node_test")
+    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.grasp_node"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    depth, intr, T, _ = render_boxes([BOX])
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+    pubs = {
+        "depth": node.create_publisher(Image, "/camera/aligned_depth_to_color/image_raw", sensor),
+        "info": node.create_publisher(CameraInfo, "/camera/aligned_depth_to_color/camera_info", sensor),
+        "extr": node.create_publisher(PoseStamped, "/camera/extrinsics", latched),
+        "scene": node.create_publisher(Scene, "/spatial_manip/scene", latched),
+    }
+    pubs["extr"].publish(convert.pose_stamped(T, "base"))
+    obj = DetectedObject(id="block_1", label="block", category="reference",
+                         pose=convert.pose_msg_from_matrix(tf.make_transform(t=BOX[0])), size=convert.vector3(BOX[1]))
+    scene = Scene(objects=[obj])
+    scene.header.frame_id = "base"
+    pubs["scene"].publish(scene)
+    client = node.create_client(ProposeGrasps, "/spatial_manip/propose_grasps")
+    try:
+        assert client.wait_for_service(timeout_sec=30), "grasp_node did not come up"
+        deadline = time.monotonic() + 10
+        while pubs["depth"].get_subscription_count() == 0 and time.monotonic() < deadline:
+            rclpy.spin_once(node, timeout_sec=0.05)
+        depth_mm = np.round(depth * 1000).astype(np.uint16)
+        for _ in range(3):
+            pubs["depth"].publish(convert.array_to_image(depth_mm, "16UC1", "camera_color_optical_frame"))
+            pubs["info"].publish(convert.intrinsics_to_camera_info(intr, "camera_color_optical_frame"))
+            rclpy.spin_once(node, timeout_sec=0.1)
+        yield node, client, T, proc
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, _ = proc.communicate()
+        print(out)  # the node's log, shown when a test fails
+
+
+def call(node, client, req, timeout=30, proc=None):
+    if proc is not None and proc.poll() is not None:
+        pytest.fail(f"grasp_node exited with {proc.returncode}: {proc.stdout.read()}")
+    fut = client.call_async(req)
+    rclpy.spin_until_future_complete(node, fut, timeout_sec=timeout)
+    assert fut.done(), "no reply from grasp_node"
+    return fut.result()
+
+
+def test_target_id_gives_ranked_base_frame_grasps(graph):
+    node, client, _, proc = graph
+    res = call(node, client, ProposeGrasps.Request(target_id="block_1", max_grasps=5))
+    assert res.success, res.message
+    assert res.grasps.header.frame_id == "base" and 1 <= len(res.grasps.grasps) <= 5
+    scores = [g.score for g in res.grasps.grasps]
+    assert scores == sorted(scores, reverse=True)
+    for g in res.grasps.grasps:
+        p = g.pose.position
+        assert abs(p.x - 0.5) < 0.06 and abs(p.y) < 0.06 and 0.0 < p.z < 0.12
+        R = convert.matrix_from_pose_msg(g.pose)[:3, :3]
+        assert R[2, 0] <= 0.2  # approach (grasp +x) not from below
+        assert g.object_name == "block_1"
+
+
+def test_errors_come_back_as_codes(graph):
+    node, client, _, proc = graph
+    res = call(node, client, ProposeGrasps.Request(target_id="no_such_thing"), proc=proc)
+    assert not res.success and res.error_code == "TARGET_NOT_FOUND" and "block_1" in res.message
+    res = call(node, client, ProposeGrasps.Request())
+    assert not res.success and res.error_code == "INVALID_GOAL"
+
+
+def test_cloud_request_in_millimetres_is_refused_with_a_reason(graph):
+    node, client, T, proc = graph
+    pts = np.random.default_rng(0).random((300, 3)).astype(np.float32) * 900.0
+    msg = PointCloud2(height=1, width=len(pts), point_step=12, row_step=12 * len(pts), is_dense=True,
+                      fields=[PointField(name=n, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                              for i, n in enumerate("xyz")], data=pts.tobytes())
+    msg.header.frame_id = "camera_color_optical_frame"
+    res = call(node, client, ProposeGrasps.Request(cloud=msg))
+    assert not res.success and res.error_code == "INVALID_GOAL" and "millimetres" in res.message
