@@ -133,6 +133,9 @@ def _fuzzy(t: str, vocab: list[str]) -> str:
     """Correct small misspellings of object names ("alarm clok")."""
     out = []
     for w in t.split():
+        if w in vocab:
+            out.append(w)
+            continue
         base, poss = (w[:-2], "'s") if w.endswith("'s") else (w, "")
         if base not in _KNOWN and base not in vocab and len(base) >= 4 and not re.match(r"[a-z]*\d", base):
             close = difflib.get_close_matches(base, vocab, n=1, cutoff=0.8)
