@@ -56,8 +56,24 @@ def colour_name(rgb) -> str:
     return min(_HUES, key=lambda nh: abs(nh[1] - hue))[0]
 
 
+ALIASES = {"grey": "gray", "violet": "purple", "magenta": "pink", "teal": "cyan", "tan": "brown"}
+
+
+def canonical_colour(name: str) -> str | None:
+    """A known colour name for `name` (aliases such as "grey" mapped), or None when unknown."""
+    n = ALIASES.get(name.strip().lower(), name.strip().lower())
+    return n if n in COLOUR_RGB else None
+
+
 def colour_distance(a, b) -> float:
-    """0 (same) .. ~1 (far) between two colours, each a name or 0-255 RGB; hue-aware."""
+    """0 (same) .. ~1 (far) between two colours, each a name or 0-255 RGB; hue-aware.
+    An unknown name is 0.5 (no evidence either way)."""
+    if isinstance(a, str):
+        a = canonical_colour(a)
+    if isinstance(b, str):
+        b = canonical_colour(b)
+    if a is None or b is None:
+        return 0.5
     ra = np.asarray(COLOUR_RGB[a] if isinstance(a, str) else a, float) / 255.0
     rb = np.asarray(COLOUR_RGB[b] if isinstance(b, str) else b, float) / 255.0
     if isinstance(a, str) and isinstance(b, str):

@@ -17,8 +17,10 @@ from spatial_manip.geometry.camera import valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
-# Categories that hold objects up; a segmenter reports the objects on them, not the furniture.
-SUPPORT_CATEGORIES = ("table", "shelf", "floor", "wall", "robot")
+# Furniture and scenery: never an object a segmenter reports, nor one it is told to expect.
+FURNITURE_CATEGORIES = ("table", "shelf", "floor", "wall", "robot")
+# Also never reported, but expected (so a cluster matching a book's pedestal is known and dropped).
+SUPPORT_CATEGORIES = FURNITURE_CATEGORIES + ("support",)
 
 
 @dataclass
@@ -94,12 +96,13 @@ class SegmentationHints:
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
         """Names and catalogue dimensions from a scene (e.g. the simulator's export). Only the
-        labels, categories, sizes and colours are used: positions never leave the scene."""
+        labels, categories, sizes and colours are used: positions never leave the scene.
+        Furniture (table, shelf) is not expected unless `include_support`."""
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
                            colour=_scene_colour(o), id=o.id)
-            for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
+            for o in scene.objects if include_support or o.category not in FURNITURE_CATEGORIES)
         return cls(objects=objects, expected=expected)
 
 

@@ -19,10 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
+from scipy.spatial import cKDTree
 
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
-from spatial_manip.perception.base import Detection, SegmentationHints, check_observation
+from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
 from spatial_manip.perception.boxfit import fit_box
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
@@ -45,7 +46,10 @@ class ClassicalConfig:
     min_cluster_voxels: int = 25
     max_object_extent_m: float = 0.6  # larger footprints are furniture, not objects
     max_object_height_m: float = 0.5
-    max_support_gap_m: float = 0.05   # a cluster must reach this close to its plane (else floating: an arm)
+    max_support_gap_m: float = 0.05   # a connected cluster must reach this close to its plane (else it floats: an arm)
+    rest_reach_m: float = 0.08        # ... or rest on a grounded cluster this close sideways (hidden support)
+    min_extent_m: float = 0.004       # thinner boxes are slivers of a surface seen edge-on, not objects
+    robot_keepout_radius_m: float = 0.2   # points this close to the base's z axis are the robot
     colour_split: bool = True
     colour_split_distance: float = 0.25
     workspace_min_m: tuple | None = None   # optional base-frame crop (x, y, z)
@@ -99,14 +103,14 @@ class ClassicalSegmenter:
             inside = np.all((pts >= cfg.workspace_min_m) & (pts <= cfg.workspace_max_m), axis=1)
             pts, uv = pts[inside], uv[inside]
         support, height = support_of(pts, planes, min_height_m=cfg.min_height_m)
-        keep = support >= 0
+        keep = (support >= 0) & (np.hypot(pts[:, 0], pts[:, 1]) > cfg.robot_keepout_radius_m)
         pts, uv, support, height = pts[keep], uv[keep], support[keep], height[keep]
         timer.lap("candidates")
 
         detections = []
         if len(pts):
             rgb = obs.rgb[uv[:, 1], uv[:, 0]].astype(float)
-            vox = Voxels(pts, rgb, cfg.voxel_m)
+            vox = Voxels(pts, rgb, cfg.voxel_m, height)
             for members in self._clusters(vox):
                 det = self._detection(obs, vox, members, pts, uv, support, height, planes)
                 if det is not None:
@@ -114,6 +118,7 @@ class ClassicalSegmenter:
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
         assign_labels(detections, (hints or SegmentationHints()).expected, max_cost=cfg.match_max_cost)
+        detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         timer.lap("labels")
         self.last_timing_s = timer.laps
         return detections
@@ -123,9 +128,14 @@ class ClassicalSegmenter:
         comp = components(vox.centres, cfg.cluster_radius_m)
         order = np.argsort(comp, kind="stable")
         bounds = np.flatnonzero(np.diff(comp[order])) + 1
+        groups = [m for m in np.split(order, bounds) if len(m) >= cfg.min_cluster_voxels]
+        grounded = [vox.height[m].min() <= cfg.max_support_gap_m for m in groups]
+        tree = cKDTree(vox.centres[:, :2])
         out = []
-        for members in np.split(order, bounds):
-            if len(members) < cfg.min_cluster_voxels:
+        for members, on_plane in zip(groups, grounded):
+            # Something must reach down to the support or rest on a grounded cluster (a book on
+            # its pedestal, whose top the book hides); else it floats: an arm, a hand.
+            if not on_plane and not self._rests_on_other(vox, members, comp, tree):
                 continue
             if cfg.colour_split:
                 out.extend(p for p in split_by_colour(
@@ -136,19 +146,38 @@ class ClassicalSegmenter:
                 out.append(members)
         return out
 
+    def _rests_on_other(self, vox: Voxels, members: np.ndarray, comp: np.ndarray, tree) -> bool:
+        """Whether another cluster lies just below this one's lowest voxels (within
+        `rest_reach_m` sideways and `max_support_gap_m` down) and reaches its support."""
+        cfg = self.config
+        h = vox.height[members]
+        low = members[h <= h.min() + 0.01]
+        hits = tree.query_ball_point(vox.centres[low, :2], cfg.rest_reach_m)
+        near = np.unique(np.concatenate([np.asarray(x, int) for x in hits] + [np.zeros(0, int)]))
+        me = comp[members[0]]
+        near = near[comp[near] != me]
+        below = near[(vox.height[near] < h.min()) & (vox.height[near] > h.min() - cfg.max_support_gap_m)]
+        return any(vox.height[comp == c].min() <= cfg.max_support_gap_m for c in np.unique(comp[below]))
+
     def _detection(self, obs, vox, members, pts, uv, support, height, planes) -> Detection | None:
         cfg = self.config
         in_cluster = np.zeros(len(vox.counts), bool)
         in_cluster[members] = True
         sel = in_cluster[vox.inverse]
-        p, h = pts[sel], height[sel]
-        plane = planes[int(np.bincount(support[sel]).argmax())]
-        if np.percentile(h, 1) > cfg.max_support_gap_m or np.percentile(h, 99) > cfg.max_object_height_m:
+        p = pts[sel]
+        # The highest plane under a good share of the cluster: a coarse footprint must not let
+        # part of a book fall through to the floor.
+        share = np.bincount(support[sel], minlength=len(planes)) / sel.sum()
+        plane = max((planes[k] for k in np.flatnonzero(share >= 0.1)), key=lambda q: q.z0)
+        h = plane.height(p)
+        if np.percentile(h, 99) > cfg.max_object_height_m:
             return None
         if _reaches_plane_above(p, plane, planes):
             return None          # a shelf's side panel or back wall, not an object
+        if _under_furniture(p, plane, planes):
+            return None          # on the floor beneath the table top: legs, not objects
         box = fit_box(p, normal=plane.normal, plane_d=plane.d, max_gap_m=cfg.max_support_gap_m)
-        if box.size[0] > cfg.max_object_extent_m:
+        if box.size[0] > cfg.max_object_extent_m or box.size.min() < cfg.min_extent_m:
             return None
         mask = pixels_to_mask(uv[sel], obs.depth_m.shape)
         rgb = mean_rgb(obs.rgb, mask)
@@ -164,6 +193,15 @@ def _reaches_plane_above(points: np.ndarray, support: Plane, planes: list[Plane]
         if q.z0 > support.z0 + 0.05 and q.covers(top)[0] and abs(q.height(top)[0]) < tol_m:
             return True
     return False
+
+
+def _under_furniture(points: np.ndarray, support: Plane, planes: list[Plane]) -> bool:
+    """On the lowest plane (the floor) and beneath a higher plane that covers it (a table)."""
+    if len(planes) < 2 or support.z0 > min(q.z0 for q in planes) + 1e-6:
+        return False
+    centroid = points.mean(axis=0, keepdims=True)
+    top = points[:, 2].max()
+    return any(q.z0 > top and q.covers(centroid)[0] for q in planes if q is not support)
 
 
 class _Timer:

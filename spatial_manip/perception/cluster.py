@@ -12,7 +12,7 @@ from scipy.spatial import cKDTree
 class Voxels:
     """Points grouped into voxels: `inverse[i]` is point i's voxel, `centres` and `rgb` are per voxel."""
 
-    def __init__(self, points: np.ndarray, rgb: np.ndarray, voxel_m: float):
+    def __init__(self, points: np.ndarray, rgb: np.ndarray, voxel_m: float, height: np.ndarray | None = None):
         keys = np.floor(points / voxel_m).astype(np.int64)
         # One integer key per voxel is far faster to unique than rows.
         keys -= keys.min(axis=0)
@@ -24,6 +24,8 @@ class Voxels:
         n = len(counts)
         self.centres = np.stack([np.bincount(self.inverse, points[:, k], n) for k in range(3)], 1) / counts[:, None]
         self.rgb = np.stack([np.bincount(self.inverse, rgb[:, k], n) for k in range(3)], 1) / counts[:, None]
+        # Mean height above the point's support plane, per voxel (None when not given).
+        self.height = None if height is None else np.bincount(self.inverse, height, n) / counts
 
 
 def components(centres: np.ndarray, radius_m: float, subset: np.ndarray | None = None) -> np.ndarray:

@@ -15,7 +15,7 @@ import numpy as np
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
-from spatial_manip.perception.base import Detection, SegmentationHints, check_observation
+from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
 from spatial_manip.perception.boxfit import fit_box
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.labelling import unique_ids
@@ -118,6 +118,7 @@ class LearnedSegmenter:
                 mean_rgb=rgb, colour=colour_name(rgb),
                 size_class=book_size_class(box.size) if category == "book" else None,
                 extra={"backend": "learned"}))
+        detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         unique_ids(detections)
         return detections
 

@@ -64,18 +64,20 @@ def fit_horizontal_planes(points: np.ndarray, rng: np.random.Generator, *, max_p
         inl = np.abs(remaining @ model[0] + model[1]) < inlier_m
         if inl.sum() < need:
             break
-        inl &= _largest_patch(remaining, inl, cell_m)
-        n, d = _refine(remaining[inl])
-        inl = (np.abs(remaining @ n + d) < inlier_m) & _largest_patch(remaining, inl, cell_m)
-        area = len(np.unique(np.floor(remaining[inl, :2] / cell_m), axis=0)) * cell_m ** 2
-        if inl.sum() >= need and area >= min_area_m2:
+        patch = inl & _largest_patch(remaining, inl, cell_m)
+        n, d = _refine(remaining[patch])
+        inl = np.abs(remaining @ n + d) < inlier_m
+        patch = _largest_patch(remaining, inl, cell_m)
+        area = len(np.unique(np.floor(remaining[patch, :2] / cell_m), axis=0)) * cell_m ** 2
+        if patch.sum() >= need and area >= min_area_m2:
+            # The footprint spans every piece of the surface (a floor cut up by table legs)
             planes.append(_with_footprint(n, d, remaining[inl], cell_m))
         remaining = remaining[~inl]
     return sorted(planes, key=lambda p: -p.n_inliers)
 
 
 def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarray:
-    """Inliers in the largest 8-connected patch of occupied grid cells."""
+    """Inliers in the largest 8-connected patch of occupied grid cells (gaps of one cell bridged)."""
     out = np.zeros(len(pts), bool)
     if not inl.any():
         return out
@@ -84,7 +86,8 @@ def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarra
     ij = np.floor((xy - lo) / cell_m).astype(int)
     grid = np.zeros(tuple(ij.max(axis=0) + 1), bool)
     grid[ij[:, 0], ij[:, 1]] = True
-    labels, n = ndimage.label(grid, structure=np.ones((3, 3)))
+    # Far, grazing surfaces sample sparser than a cell: bridge one empty cell before labelling.
+    labels, n = ndimage.label(ndimage.binary_dilation(grid, structure=np.ones((3, 3))), structure=np.ones((3, 3)))
     if n <= 1:
         out[inl] = True
         return out

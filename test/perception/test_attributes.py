@@ -30,3 +30,8 @@ def test_colour_distance_and_size_mismatch():
     assert colour_distance((220, 30, 25), (110, 15, 12)) < colour_distance((220, 30, 25), (30, 60, 210))
     assert size_mismatch((0.1, 0.2, 0.03), (0.2, 0.03, 0.1)) == pytest.approx(0.0)
     assert size_mismatch((0.1, 0.2, 0.03), (0.3, 0.2, 0.03)) > 0.2
+
+
+def test_colour_aliases_and_unknown_names():
+    assert colour_distance("grey", (128, 128, 130)) == 0.0
+    assert colour_distance("chartreuse-ish", (128, 128, 130)) == 0.5
