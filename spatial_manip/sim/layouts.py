@@ -35,7 +35,7 @@ from spatial_manip.sim import assets as A
 
 TABLE_FRONT_X = 0.25             # robot base to the table's front edge
 TABLE_TOP_Z = 0.0
-SHELF_FRONT_X = 0.60
+SHELF_FRONT_X = 0.75
 TABLETOP_GROUND_Z = -0.70        # table height of Table 20 below the robot base
 SHELF_GROUND_Z = -0.90           # robot on a higher stand for shelves so middle rows are reachable
 SPACING_M = 0.05                 # ESPIRE: keep 5 cm between objects where possible
@@ -288,7 +288,7 @@ def sample_tabletop(rng: np.random.Generator, *, n_books: int = 4, n_near: int =
     cam = np.array([rng.uniform(-0.95, -0.6), rng.choice([-1, 1]) * rng.uniform(0.15, 0.55),
                     TABLE_TOP_Z + rng.uniform(0.5, 1.0)])
     viewer = Viewpoint(cam, target - cam)
-    ee = _ee_pose(rng, cam[2], R_TCP_DOWN, ((0.10, 0.25), (-0.25, 0.25)), (-45.0, 45.0), z_min=0.25)
+    ee = _ee_pose(rng, cam[2], R_TCP_DOWN, ((0.25, 0.35), (-0.25, 0.25)), (-45.0, 45.0), z_min=0.25)
     return Scene(viewer=viewer, robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=objects,
                  extra={"kind": "tabletop", "ground_z": TABLETOP_GROUND_Z, "ee_pose": ee.tolist()})
 
@@ -380,7 +380,7 @@ def sample_shelf(rng: np.random.Generator, *, layout: str = "grid", n_distant: i
             y = yc + inner_w / 2 - (c - 1) * (cw + PANEL_T) - cw / 2    # col 1 at the viewer's left (+y)
             if c < k:
                 parts.append(((xc, y - cw / 2 - PANEL_T / 2, z_floor + row_h / 2), (D, PANEL_T, row_h)))
-            wrist = np.array([SHELF_FRONT_X + 0.06 - 0.17, y, z_floor + 0.16])
+            wrist = np.array([SHELF_FRONT_X + 0.06 - 0.156, y, z_floor + 0.16])
             regions.append(Region(f"slot_r{r}c{c}", "slot", [xc - 0.005, y, z_floor + row_h / 2], [D - 0.01, cw, row_h],
                                   row=r, col=c, rotation=_rz(math.pi),
                                   extra={"reachable": bool(np.linalg.norm(wrist - SHOULDER) <= REACH_M)}))
@@ -433,7 +433,7 @@ def sample_shelf(rng: np.random.Generator, *, layout: str = "grid", n_distant: i
     # camera faces the shelf centre from 1.2-1.5 m above the ground, behind the robot
     target = np.array([xc, yc, g + Ht / 2])
     cam = np.array([rng.uniform(-1.7, -1.25), rng.uniform(-0.45, 0.45), g + rng.uniform(1.2, 1.5)])
-    ee = _ee_pose(rng, cam[2], R_TCP_FORWARD, ((0.20, 0.30), (-0.2, 0.2)), (60.0, 120.0), z_min=0.0)
+    ee = _ee_pose(rng, cam[2], R_TCP_FORWARD, ((0.45, 0.52), (-0.2, 0.2)), (60.0, 120.0), z_min=0.10)
     objects.append(_held_book(rng, ee, next_id("book"), colors.pop()))
     return Scene(viewer=Viewpoint(cam, target - cam), robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=objects,
                  regions=regions, extra={"kind": "shelf", "layout": layout, "ground_z": g, "ee_pose": ee.tolist()})

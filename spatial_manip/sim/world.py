@@ -1,0 +1,476 @@
+"""SimWorld: a MuJoCo world built from a Scene (UR5e + Robotiq 2F-85, books, supports, references,
+an RGB-D camera), with the arm and gripper primitives the sim backends and the sim node use.
+
+API (stable; all poses 4x4 in the world = robot `base` frame, metres):
+
+    world = SimWorld(scene, config=SimConfig(width=640, height=480, depth_noise=False), seed=0)
+    world.reset(scene=None, seed=0)           # rebuild from a scene (None: the current one)
+    obs = world.render()                      # RGBDObservation: rgb, depth_m (background 0),
+                                              #   intrinsics, T_base_cam, segmentation (H, W) int32
+                                              #   (-1 none), segment_ids {index: scene object id}
+    world.joint_names                         # 6 UR joints + GRIPPER_JOINT_NAME
+    world.joint_positions() -> (7,)           # arm radians + gripper opening in metres
+    world.tcp_pose() -> 4x4                   # TCP: z = approach, y = finger closing axis
+    world.move_tcp(T, speed_mps=0.2, cancel=None) -> bool   # Cartesian straight line, physics on
+    world.move_joints(q, speed_rad_s=1.0, cancel=None) -> bool
+    world.set_gripper(width_m) -> None; world.close_gripper() -> bool (object held)
+    world.held_object_id() -> str | None
+    world.object_pose(id) -> 4x4; world.export_scene() -> Scene (same ids, current poses, held)
+    world.visible_fractions(ids=None) -> {id: fraction of the object's unoccluded pixels seen}
+    world.step(n); world.close()
+
+move_tcp raises UnreachableError when no IK solution reaches the target (before moving) and
+returns False when cancelled or when the arm could not follow (blocked by contact).
+T_tool0_tcp of this model (TOOL0_TCP): translation [0, 0, 0.1559], rotation -90 deg about tool0 z.
+Headless rendering needs MUJOCO_GL=egl (or osmesa).
+"""
+from __future__ import annotations
+
+import math
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Callable
+
+import mujoco
+import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
+
+from spatial_manip.errors import UnreachableError
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import Scene
+from spatial_manip.sim import mjcf
+from spatial_manip.sim.layouts import camera_pose
+
+GRIPPER_JOINT_NAME = "robotiq_85_left_knuckle_joint"   # published like the ROS Robotiq driver
+GRIPPER_MAX_WIDTH_M = 0.085
+HOME_Q = np.array([-math.pi, -1.9, 1.9, -1.57, -1.57, 0.0])   # elbow up, tool above the front of the table
+TOOL0_TCP = np.array([[0.0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0.1559], [0, 0, 0, 1]])
+CONTROL_DT_S = 0.02
+
+
+@dataclass(frozen=True, kw_only=True)
+class SimConfig:
+    width: int = 640
+    height: int = 480
+    fovy_deg: float = 43.3                # L515 colour at 640x480: fx = fy ~ 605 px
+    depth_noise: bool = False             # geometry.noise.L515Noise on the rendered depth
+    timestep_s: float = 0.002
+    book_density_kg_m3: float = 350.0     # books of 0.1-0.9 kg: within what the 2F-85 model holds
+    vary_lighting: bool = True            # light intensity drawn from the seed
+    settle_s: float = 1.0                 # max physics after a motion (stops early once converged)
+    ik_tol_m: float = 1e-3
+    ik_tol_rad: float = math.radians(0.5)
+    max_speed_mps: float = 0.5
+
+    def __post_init__(self):
+        if self.width <= 0 or self.height <= 0:
+            raise ValueError(f"image size must be positive, got {self.width}x{self.height}")
+        if not 10.0 <= self.fovy_deg <= 120.0:
+            raise ValueError(f"fovy_deg must be within 10-120 degrees, got {self.fovy_deg}")
+        if not 0 < self.timestep_s <= 0.01:
+            raise ValueError(f"timestep_s must be in (0, 0.01] for stable grasps, got {self.timestep_s}")
+        if self.book_density_kg_m3 <= 0 or self.max_speed_mps <= 0:
+            raise ValueError("book_density_kg_m3 and max_speed_mps must be positive")
+
+
+def _pose_error(T_target: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    dp = T_target[:3, 3] - T[:3, 3]
+    dr = Rotation.from_matrix(T_target[:3, :3] @ T[:3, :3].T).as_rotvec()
+    return dp, dr
+
+
+class SimWorld:
+    def __init__(self, scene: Scene, *, config: SimConfig | None = None, seed: int = 0):
+        self.config = config or SimConfig()
+        self.lock = threading.RLock()      # callers share one world between render and physics
+        self._renderer = None
+        self.reset(scene, seed)
+
+    # --- building -------------------------------------------------------------------------------
+    def reset(self, scene: Scene | None = None, seed: int = 0) -> None:
+        with self.lock:
+            scene = scene if scene is not None else self.scene
+            self.scene = scene
+            self.rng = np.random.default_rng(seed)
+            light = float(self.rng.uniform(0.75, 1.25)) if self.config.vary_lighting else 1.0
+            c = self.config
+            spec, self.meta = mjcf.build_spec(scene, width=c.width, height=c.height, fovy_deg=c.fovy_deg,
+                                              book_density=c.book_density_kg_m3, timestep_s=c.timestep_s,
+                                              light_scale=light)
+            with warnings.catch_warnings():   # cone/impratio attach conflict: set explicitly in mjcf
+                warnings.simplefilter("ignore")
+                self.model = spec.compile()
+            self.data = mujoco.MjData(self.model)
+            self._kd = mujoco.MjData(self.model)            # scratch data for IK
+            self._index()
+            if self._renderer is not None:
+                self._renderer.close()
+                self._renderer = None
+            self._init_robot(scene)
+
+    def _index(self) -> None:
+        m = self.model
+        self._arm_jnt = [m.joint(n).id for n in mjcf.ARM_JOINTS]
+        self._arm_qadr = np.array([m.jnt_qposadr[j] for j in self._arm_jnt])
+        self._arm_dadr = np.array([m.jnt_dofadr[j] for j in self._arm_jnt])
+        self._arm_act = np.array([m.actuator(n).id for n in mjcf.ARM_ACTUATORS])
+        self._grip_act = m.actuator(mjcf.GRIPPER_ACTUATOR).id
+        self._grip_qadr = m.jnt_qposadr[m.joint(mjcf.GRIPPER_JOINT).id]
+        self._tcp = m.site(mjcf.TCP_SITE).id
+        self._cam = m.camera(mjcf.CAMERA).id
+        self._pads = {m.body(n).id for n in mjcf.PAD_BODIES}
+        self._pad_geoms = {g for g in range(m.ngeom) if m.geom_bodyid[g] in self._pads}
+        self._body_of = {oid: m.body(f"obj:{oid}").id for oid in self.meta.dynamic_ids}
+        self._id_of_body = {b: oid for oid, b in self._body_of.items()}
+        self._q_limits = np.array([m.jnt_range[j] for j in self._arm_jnt])
+        # geom -> segmentation index (position of the object in scene.objects), -1 robot / floor
+        index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
+        self._geom_seg = np.full(m.ngeom, -1, np.int32)
+        for g in range(m.ngeom):
+            name = m.geom(g).name
+            if name.startswith("obj:"):
+                self._geom_seg[g] = index[name.split(":")[1]]
+
+    def _init_robot(self, scene: Scene) -> None:
+        m, d = self.model, self.data
+        T_ee = np.asarray(scene.extra["ee_pose"], float) if "ee_pose" in scene.extra else None
+        q = HOME_Q.copy()
+        if T_ee is not None:
+            q_ik = self._ik(T_ee, HOME_Q)
+            if q_ik is None:
+                raise UnreachableError(f"the scene's initial TCP pose {T_ee[:3, 3].round(3).tolist()} has no IK solution; "
+                                       "resample the scene")
+            q = q_ik
+        d.qpos[self._arm_qadr] = q
+        d.ctrl[self._arm_act] = q
+        held = scene.held_object()
+        d.ctrl[self._grip_act] = 0.0
+        mujoco.mj_forward(m, d)
+        robot = set(range(m.nbody)) - set(self._id_of_body) - {0}
+        for i in range(d.ncon):
+            b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
+            if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
+                raise UnreachableError(f"the scene's initial arm pose collides ({m.body(b1).name} with {m.body(b2).name}); "
+                                       "resample the scene")
+        if held is not None:
+            # close on the carried book while pinning it in place, so it does not fall meanwhile
+            b = self._body_of[held.id]
+            qadr = m.jnt_qposadr[m.body_jntadr[b]]
+            q0 = d.qpos[qadr:qadr + 7].copy()
+            d.ctrl[self._grip_act] = 255.0
+            for _ in range(int(0.8 / m.opt.timestep)):
+                mujoco.mj_step(m, d)
+                d.qpos[qadr:qadr + 7] = q0
+                d.qvel[m.jnt_dofadr[m.body_jntadr[b]]:m.jnt_dofadr[m.body_jntadr[b]] + 6] = 0
+        self.step(int(0.3 / m.opt.timestep))
+
+    # --- state ----------------------------------------------------------------------------------
+    @property
+    def joint_names(self) -> list[str]:
+        return list(mjcf.ARM_JOINTS) + [GRIPPER_JOINT_NAME]
+
+    def joint_positions(self) -> np.ndarray:
+        with self.lock:
+            return np.r_[self.data.qpos[self._arm_qadr], self.gripper_width()]
+
+    def gripper_width(self) -> float:
+        """Opening between the pads, metres (from the driver joint: 0 rad open, ~0.8 rad closed)."""
+        a = float(self.data.qpos[self._grip_qadr])
+        return float(np.clip(GRIPPER_MAX_WIDTH_M * (1.0 - a / 0.8), 0.0, GRIPPER_MAX_WIDTH_M))
+
+    def tcp_pose(self) -> np.ndarray:
+        with self.lock:
+            return self._site_pose(self.data)
+
+    def _site_pose(self, d) -> np.ndarray:
+        return make_transform(d.site_xmat[self._tcp].reshape(3, 3).copy(), d.site_xpos[self._tcp].copy())
+
+    def object_pose(self, obj_id: str) -> np.ndarray:
+        with self.lock:
+            if obj_id in self._body_of:
+                b = self._body_of[obj_id]
+                return make_transform(self.data.xmat[b].reshape(3, 3).copy(), self.data.xpos[b].copy())
+            o = self.scene.get(obj_id)
+            return make_transform(o.rotation, o.center)
+
+    def held_object_id(self) -> str | None:
+        """The book both pads touch, if any."""
+        with self.lock:
+            m, d = self.model, self.data
+            touching: dict = {}
+            for i in range(d.ncon):
+                c = d.contact[i]
+                for g_pad, g_obj in ((c.geom1, c.geom2), (c.geom2, c.geom1)):
+                    if g_pad in self._pad_geoms:
+                        b = int(m.geom_bodyid[g_obj])
+                        if b in self._id_of_body:
+                            touching.setdefault(b, set()).add(int(m.geom_bodyid[g_pad]))
+            for b, pads in touching.items():
+                if len(pads) == 2:
+                    return self._id_of_body[b]
+            return None
+
+    def export_scene(self) -> Scene:
+        with self.lock:
+            held = self.held_object_id()
+            objs = []
+            for o in self.scene.objects:
+                o2 = type(o)(**{**o.__dict__, "extra": dict(o.extra)})
+                if o.id in self._body_of:
+                    T = self.object_pose(o.id)
+                    o2.center, o2.rotation = T[:3, 3], T[:3, :3]
+                    o2.held = o.id == held
+                objs.append(o2)
+            s = self.scene.with_objects(objs)
+            s.extra = {**self.scene.extra, "ee_pose": self.tcp_pose().tolist()}
+            return s
+
+    # --- physics --------------------------------------------------------------------------------
+    def step(self, n: int = 1) -> None:
+        with self.lock:
+            mujoco.mj_step(self.model, self.data, int(n))
+
+    def _ik(self, T: np.ndarray, q0: np.ndarray, iters: int = 100) -> np.ndarray | None:
+        """DLS from q0; if that is stuck (limits, wrist flips), DLS from each analytic UR solution
+        (nearest to q0 first: the DH model differs from the mesh model by ~1 mm)."""
+        q = self._ik_dls(T, q0, iters)
+        if q is not None:
+            return q
+        for seed in self._analytic_seeds(T, q0):
+            q = self._ik_dls(T, seed, 50)
+            if q is not None:
+                return q
+        return None
+
+    def _analytic_seeds(self, T: np.ndarray, q0: np.ndarray) -> list:
+        from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
+        kin = URKinematics(**DH_PRESETS["ur5e"], q_min=tuple(self._q_limits[:, 0]), q_max=tuple(self._q_limits[:, 1]),
+                           T_tool0_tcp=TOOL0_TCP)
+        sols = kin.ik_all(T, q0)
+        return sorted(sols, key=lambda q: float(np.sum(np.abs(q - q0))))
+
+    def _ik_dls(self, T: np.ndarray, q0: np.ndarray, iters: int) -> np.ndarray | None:
+        """Damped least squares on the TCP site Jacobian (arm joints only), within joint limits."""
+        m, kd = self.model, self._kd
+        kd.qpos[:] = self.data.qpos
+        q = np.array(q0, float)
+        jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
+        lam = 0.05
+        for _ in range(iters):
+            kd.qpos[self._arm_qadr] = q
+            mujoco.mj_kinematics(m, kd)
+            mujoco.mj_comPos(m, kd)
+            dp, dr = _pose_error(T, self._site_pose(kd))
+            if np.linalg.norm(dp) < self.config.ik_tol_m * 0.2 and np.linalg.norm(dr) < self.config.ik_tol_rad * 0.2:
+                return q
+            mujoco.mj_jacSite(m, kd, jacp, jacr, self._tcp)
+            J = np.vstack([jacp[:, self._arm_dadr], jacr[:, self._arm_dadr]])
+            e = np.r_[dp, dr]
+            dq = J.T @ np.linalg.solve(J @ J.T + lam ** 2 * np.eye(6), e)
+            n = np.linalg.norm(dq)
+            if n > 0.3:
+                dq *= 0.3 / n
+            q = np.clip(q + dq, self._q_limits[:, 0], self._q_limits[:, 1])
+        kd.qpos[self._arm_qadr] = q
+        mujoco.mj_kinematics(m, kd)
+        dp, dr = _pose_error(T, self._site_pose(kd))
+        ok = np.linalg.norm(dp) < self.config.ik_tol_m and np.linalg.norm(dr) < self.config.ik_tol_rad
+        return q if ok else None
+
+    def _drive(self, q_target: np.ndarray, cancel) -> bool:
+        """One control period towards q_target; False if cancelled."""
+        if cancel is not None and cancel():
+            self.data.ctrl[self._arm_act] = self.data.qpos[self._arm_qadr]
+            return False
+        self.data.ctrl[self._arm_act] = q_target
+        mujoco.mj_step(self.model, self.data, int(round(CONTROL_DT_S / self.model.opt.timestep)))
+        return True
+
+    def _settle(self, q_target, cancel) -> bool:
+        """Hold q_target until the joints converge; then correct a steady offset (payload, contact)
+        by commanding past the target once, as an integral term would."""
+        q_cmd = np.array(q_target, float)
+        for _ in range(2):
+            for _ in range(int(self.config.settle_s / CONTROL_DT_S)):
+                if not self._drive(q_cmd, cancel):
+                    return False
+                if np.max(np.abs(self.data.qvel[self._arm_dadr])) < 1e-3:
+                    break
+            err = q_target - self.data.qpos[self._arm_qadr]
+            if np.max(np.abs(err)) < 2e-4:
+                break
+            q_cmd = q_cmd + err
+        return True
+
+    def move_tcp(self, T_target: np.ndarray, *, speed_mps: float = 0.2,
+                 cancel: Callable[[], bool] | None = None) -> bool:
+        T_target = np.asarray(T_target, float)
+        if T_target.shape != (4, 4):
+            raise ValueError(f"move_tcp expects a 4x4 pose, got shape {T_target.shape}")
+        speed = float(np.clip(speed_mps, 1e-3, self.config.max_speed_mps))
+        with self.lock:
+            q_now = self.data.qpos[self._arm_qadr].copy()
+            if self._ik(T_target, q_now) is None:
+                raise UnreachableError(f"no IK solution for TCP at {T_target[:3, 3].round(3).tolist()}: outside the "
+                                       "UR5e workspace or joint limits; choose a closer pose")
+            T0 = self._site_pose(self.data)
+            dist = max(np.linalg.norm(T_target[:3, 3] - T0[:3, 3]),
+                       0.15 * np.linalg.norm(_pose_error(T_target, T0)[1]))    # 1 rad ~ 15 cm of travel
+            n = max(1, int(math.ceil(dist / (speed * CONTROL_DT_S))))
+            slerp = Slerp([0, 1], Rotation.from_matrix([T0[:3, :3], T_target[:3, :3]]))
+            q = q_now
+            for i in range(1, n + 1):
+                s = i / n
+                s = 0.5 - 0.5 * math.cos(math.pi * s)          # smooth start and stop
+                Ti = make_transform(slerp([s]).as_matrix()[0], (1 - s) * T0[:3, 3] + s * T_target[:3, 3])
+                qi = self._ik_dls(Ti, q, 30)
+                q = qi if qi is not None else q
+                if not self._drive(q, cancel):
+                    return False
+            q_final = self._ik(T_target, q)
+            if q_final is None or not self._settle(q_final, cancel):
+                return False
+            dp, dr = _pose_error(T_target, self._site_pose(self.data))
+            return bool(np.linalg.norm(dp) < 0.005 and np.linalg.norm(dr) < math.radians(2))
+
+    def move_joints(self, q: np.ndarray, *, speed_rad_s: float = 1.0,
+                    cancel: Callable[[], bool] | None = None) -> bool:
+        q = np.asarray(q, float).reshape(-1)[:6]
+        if np.any(q < self._q_limits[:, 0]) or np.any(q > self._q_limits[:, 1]):
+            raise UnreachableError(f"joint target {q.round(3).tolist()} is outside the joint limits")
+        with self.lock:
+            q0 = self.data.qpos[self._arm_qadr].copy()
+            n = max(1, int(math.ceil(np.max(np.abs(q - q0)) / (max(speed_rad_s, 1e-3) * CONTROL_DT_S))))
+            for i in range(1, n + 1):
+                s = 0.5 - 0.5 * math.cos(math.pi * i / n)
+                if not self._drive(q0 + s * (q - q0), cancel):
+                    return False
+            if not self._settle(q, cancel):
+                return False
+            return bool(np.max(np.abs(self.data.qpos[self._arm_qadr] - q)) < 0.01)
+
+    def set_gripper(self, width_m: float) -> None:
+        """Open (or close) to `width_m` between the pads (0 .. 0.085) and let the fingers settle."""
+        w = float(np.clip(width_m, 0.0, GRIPPER_MAX_WIDTH_M))
+        with self.lock:
+            self.data.ctrl[self._grip_act] = 255.0 * (1.0 - w / GRIPPER_MAX_WIDTH_M)
+            self.step(int(0.6 / self.model.opt.timestep))
+
+    def close_gripper(self) -> bool:
+        """Close fully; True when both pads hold a book."""
+        with self.lock:
+            self.data.ctrl[self._grip_act] = 255.0
+            self.step(int(0.8 / self.model.opt.timestep))
+            return self.held_object_id() is not None
+
+    # --- camera ---------------------------------------------------------------------------------
+    @property
+    def intrinsics(self) -> CameraIntrinsics:
+        return CameraIntrinsics.from_fovy(self.config.width, self.config.height, self.config.fovy_deg)
+
+    @property
+    def T_base_cam(self) -> np.ndarray:
+        return camera_pose(self.scene.viewer)
+
+    def _get_renderer(self) -> mujoco.Renderer:
+        if self._renderer is None:
+            self._renderer = mujoco.Renderer(self.model, self.config.height, self.config.width)
+        return self._renderer
+
+    def _render_seg(self, r) -> np.ndarray:
+        r.enable_segmentation_rendering()
+        try:
+            r.update_scene(self.data, camera=self._cam)
+            seg = r.render()
+        finally:
+            r.disable_segmentation_rendering()
+        geom = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), seg[..., 0], -1)
+        out = np.full(geom.shape, -1, np.int32)
+        ok = geom >= 0
+        out[ok] = self._geom_seg[geom[ok]]
+        return out, geom
+
+    def render(self) -> RGBDObservation:
+        with self.lock:
+            r = self._get_renderer()
+            r.update_scene(self.data, camera=self._cam)
+            rgb = r.render().copy()
+            r.enable_depth_rendering()
+            try:
+                r.update_scene(self.data, camera=self._cam)
+                depth = r.render().astype(np.float32)
+            finally:
+                r.disable_depth_rendering()
+            seg, geom = self._render_seg(r)
+            depth[(geom < 0) | (depth >= 0.99 * self.model.vis.map.zfar * self.model.stat.extent)] = 0.0
+            if self.config.depth_noise:
+                from spatial_manip.geometry.noise import L515Noise
+                depth = L515Noise().apply(depth, self.rng)
+            return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=self.T_base_cam,
+                                   stamp_s=float(self.data.time), segmentation=seg,
+                                   segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
+
+    def visible_fractions(self, ids=None) -> dict:
+        """Seen pixels / unoccluded pixels per object (rendered alone by hiding every other geom)."""
+        with self.lock:
+            ids = list(ids) if ids is not None else [o.id for o in self.scene.objects
+                                                     if o.category in ("book", "reference")]
+            r = self._get_renderer()
+            seg, _ = self._render_seg(r)
+            index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
+            alpha = self.model.geom_rgba[:, 3].copy()
+            out = {}
+            try:
+                for oid in ids:
+                    k = index[oid]
+                    self.model.geom_rgba[:, 3] = np.where(self._geom_seg == k, alpha, 0.0)
+                    alone, _ = self._render_seg(r)
+                    total = int(np.count_nonzero(alone == k))
+                    out[oid] = float(np.count_nonzero(seg == k)) / total if total else 0.0
+            finally:
+                self.model.geom_rgba[:, 3] = alpha
+            return out
+
+    def close(self) -> None:
+        with self.lock:
+            if self._renderer is not None:
+                self._renderer.close()
+                self._renderer = None
+
+    def __enter__(self) -> "SimWorld":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def sample_visible_scene(kind: str, seed: int, *, min_visible: float = 0.2, attempts: int = 8,
+                         config: SimConfig | None = None, **layout_kw) -> Scene:
+    """A layout whose books and references are each at least `min_visible` visible from the
+    camera (robot included) and whose initial arm pose is reachable; deterministic in `seed`
+    (attempt k uses the Generator seeded with (seed, k))."""
+    from spatial_manip.sim import layouts
+    cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
+    last = "no attempt"
+    for k in range(attempts):
+        rng = np.random.default_rng([seed, k])
+        scene = layouts.sample_tabletop(rng, **layout_kw) if kind == "tabletop" else \
+            layouts.sample_shelf(rng, **layout_kw) if kind == "shelf" else None
+        if scene is None:
+            raise ValueError(f"scene kind must be 'tabletop' or 'shelf', got {kind!r}")
+        try:
+            with SimWorld(scene, config=cfg, seed=seed) as w:
+                vis = w.visible_fractions()
+        except UnreachableError as e:
+            last = str(e)
+            continue
+        low = {i: round(v, 2) for i, v in vis.items() if v < min_visible}
+        if not low:
+            scene.extra["sample_attempt"] = k
+            return scene
+        last = f"objects below {min_visible:.0%} visible: {low}"
+    raise ValueError(f"no {kind} scene for seed {seed} in {attempts} attempts ({last}); "
+                     "lower min_visible or ask for fewer objects")

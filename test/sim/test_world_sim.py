@@ -1,0 +1,98 @@
+"""SimWorld against real MuJoCo: rendering contract, physical pick of a book by its overhang,
+export, visibility. Rendering at 320x240 keeps the run short on 2 cores."""
+import numpy as np
+import pytest
+
+from spatial_manip.errors import UnreachableError
+from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.sim import layouts as L
+from spatial_manip.sim.world import SimConfig, SimWorld, sample_visible_scene
+
+CFG = SimConfig(width=320, height=240)
+
+
+@pytest.fixture(scope="module")
+def table_world():
+    scene = L.sample_tabletop(np.random.default_rng(0), n_books=1, poses=("flat",), size_classes=("large",))
+    with SimWorld(scene, config=CFG, seed=0) as w:
+        yield w
+
+
+def test_render_contract():
+    scene = L.sample_tabletop(np.random.default_rng(1), n_books=3)
+    with SimWorld(scene, config=CFG, seed=1) as w:
+        obs = w.render()
+        assert obs.rgb.shape == (240, 320, 3) and obs.rgb.dtype == np.uint8
+        assert obs.depth_m.dtype == np.float32 and obs.depth_m.shape == (240, 320)
+        assert obs.intrinsics.width == 320 and abs(obs.intrinsics.fx - obs.intrinsics.fy) < 1e-9
+        seen = {obs.segment_ids[i] for i in np.unique(obs.segmentation) if i >= 0}
+        assert {"table", "book_1"} <= seen
+        # depth is metres along the optical axis: a table pixel back-projects onto the table top
+        v, u = np.argwhere(obs.segmentation == list(obs.segment_ids.values()).index("table"))[0]
+        z = obs.depth_m[v, u]
+        p_cam = np.array([(u - obs.intrinsics.cx) * z / obs.intrinsics.fx, (v - obs.intrinsics.cy) * z / obs.intrinsics.fy, z])
+        p = obs.T_base_cam[:3, :3] @ p_cam + obs.T_base_cam[:3, 3]
+        assert -0.05 < p[2] < 0.01
+        assert np.all(obs.depth_m[obs.segmentation < 0] >= 0)
+        noisy = SimWorld(scene, config=SimConfig(width=320, height=240, depth_noise=True), seed=1)
+        try:
+            d2 = noisy.render().depth_m
+            assert not np.array_equal(d2, obs.depth_m) and np.nanmedian(np.abs(d2 - obs.depth_m)[obs.depth_m > 0]) < 0.02
+        finally:
+            noisy.close()
+        vis = w.visible_fractions()
+        assert set(vis) == {"book_1", "book_2", "book_3", "near_1", "near_2", "distant_1"}
+        assert all(0.0 <= f <= 1.0 for f in vis.values())
+
+
+def test_pick_flat_book_by_its_overhang_and_hold_it(table_world):
+    w = table_world
+    book = w.scene.get("book_1")
+    T_b = w.object_pose("book_1")
+    R, (W, H, Lb) = T_b[:3, :3], book.size
+    z_app = -R[:, 2]                          # towards the book along its long axis
+    y_close = R[:, 1]                         # fingers close across the thickness
+    grasp = make_transform(np.column_stack([np.cross(y_close, z_app), y_close, z_app]),
+                           T_b[:3, 3] + R[:, 2] * (Lb / 2 - 0.025))
+    pre = grasp.copy()
+    pre[:3, 3] -= z_app * 0.10
+    w.set_gripper(H + 0.03)
+    assert w.move_tcp(pre, speed_mps=0.3)
+    assert w.move_tcp(grasp, speed_mps=0.1)
+    assert np.linalg.norm(w.tcp_pose()[:3, 3] - grasp[:3, 3]) < 0.003
+    assert w.close_gripper()
+    z0 = w.object_pose("book_1")[2, 3]
+    lift = grasp.copy()
+    lift[2, 3] += 0.10
+    assert w.move_tcp(lift, speed_mps=0.1)
+    w.step(int(2.0 / w.model.opt.timestep))   # hold 2 s
+    assert w.held_object_id() == "book_1"
+    assert w.object_pose("book_1")[2, 3] - z0 > 0.09
+    s = w.export_scene()
+    assert s.ids() == w.scene.ids() and s.get("book_1").held and s.get("book_1").center[2] > z0 + 0.09
+    assert w.joint_names[:6] == ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+                                 "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+    assert w.joint_positions().shape == (7,)
+
+
+def test_unreachable_target_raises_before_moving(table_world):
+    far = make_transform(np.eye(3), [2.0, 0.0, 0.5])
+    q = table_world.joint_positions()
+    with pytest.raises(UnreachableError, match="no IK solution"):
+        table_world.move_tcp(far)
+    assert np.allclose(q, table_world.joint_positions())
+
+
+def test_shelf_world_starts_with_the_book_in_the_gripper():
+    scene = L.sample_shelf(np.random.default_rng(2), layout="combo")
+    with SimWorld(scene, config=CFG) as w:
+        held = scene.held_object().id
+        w.step(500)
+        assert w.held_object_id() == held
+        assert np.linalg.norm(w.object_pose(held)[:3, 3] - scene.get(held).center) < 0.03
+
+
+def test_visible_sampler_is_deterministic():
+    a = sample_visible_scene("tabletop", 5, n_books=3)
+    b = sample_visible_scene("tabletop", 5, n_books=3)
+    assert a.to_dict() == b.to_dict()
