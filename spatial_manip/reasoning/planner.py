@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from spatial_manip.errors import ErrorCode, SpatialManipError
+from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
 from spatial_manip.registry import make, register_role
 from spatial_manip.reasoning.program import PlacePose, ProgramResult, execute
 from spatial_manip.scene import Scene
@@ -109,5 +109,11 @@ class ProgramPlanner:
 
 
 def make_planner(name: str = "program", **cfg) -> Planner:
-    """Build a planner backend by name (see BACKENDS)."""
-    return make("planner", name, **cfg)
+    """Build a planner backend by name (see BACKENDS). A backend whose module or SDK is missing
+    raises BackendUnavailableError naming what to install, instead of an ImportError."""
+    try:
+        return make("planner", name, **cfg)
+    except ImportError as e:
+        raise BackendUnavailableError(
+            f"planner backend {name!r} cannot load here ({e}); use --backend program, or install what "
+            f"the backend needs (openai: httpx; transformers: torch + transformers and local weights)") from e
