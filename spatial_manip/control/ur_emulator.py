@@ -111,31 +111,32 @@ class URControllerEmulator:
         self._async_count = self._async_op = 0
         self._async_running = False
         self._executing = self._busy = False
-        self._refuse_until = 0.0
         self._rtde_socks: set[socket.socket] = set()
         self._servers: list[socketserver.TCPServer] = []
         self._stop = threading.Event()
 
     # ---- lifecycle -----------------------------------------------------------------------
     def start(self, ports=(30004, 30003, 29999)):
-        emu = self
-        handlers = (self._serve_rtde, self._serve_script, self._serve_dashboard)
-        for port, fn in zip(ports, handlers):
-            class H(socketserver.BaseRequestHandler):
-                def handle(self, fn=fn):
-                    self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                    try:
-                        fn(self.request)
-                    except (ConnectionError, OSError):
-                        pass
-
-            socketserver.ThreadingTCPServer.allow_reuse_address = True
-            srv = socketserver.ThreadingTCPServer((self.host, port), H)
-            srv.daemon_threads = True
-            self._servers.append(srv)
-            threading.Thread(target=srv.serve_forever, daemon=True, name=f"emu-{port}").start()
+        self._ports = ports
+        for port, fn in zip(ports, (self._serve_rtde, self._serve_script, self._serve_dashboard)):
+            self._servers.append(self._listen(port, fn))
         threading.Thread(target=self._physics, daemon=True, name="emu-physics").start()
-        emu.log(f"UR emulator on {self.host}: RTDE {ports[0]}, script {ports[1]}, dashboard {ports[2]}")
+        self.log(f"UR emulator on {self.host}: RTDE {ports[0]}, script {ports[1]}, dashboard {ports[2]}")
+
+    def _listen(self, port: int, fn) -> socketserver.TCPServer:
+        class H(socketserver.BaseRequestHandler):
+            def handle(self):
+                self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                try:
+                    fn(self.request)
+                except (ConnectionError, OSError):
+                    pass
+
+        socketserver.ThreadingTCPServer.allow_reuse_address = True
+        srv = socketserver.ThreadingTCPServer((self.host, port), H)
+        srv.daemon_threads = True
+        threading.Thread(target=srv.serve_forever, daemon=True, name=f"emu-{port}").start()
+        return srv
 
     def shutdown(self):
         self._stop.set()
@@ -235,12 +236,22 @@ class URControllerEmulator:
         self.log(f"injected {what}")
 
     def drop_connections(self, refuse_s: float):
-        self._refuse_until = time.monotonic() + refuse_s
+        """Cut every RTDE link; with refuse_s > 0 the RTDE port is closed (connects are refused)
+        for that long, like a controller that went off the network."""
+        if refuse_s > 0:
+            srv = self._servers[0]
+            srv.shutdown()
+            srv.server_close()
         for s in list(self._rtde_socks):
             try:
                 s.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+        if refuse_s > 0:
+            def reopen():
+                self._servers[0] = self._listen(self._ports[0], self._serve_rtde)
+                self.log("RTDE port open again")
+            threading.Timer(refuse_s, reopen).start()
         self.log(f"dropped RTDE connections, refusing for {refuse_s} s")
 
     # ---- RTDE ----------------------------------------------------------------------------
@@ -275,8 +286,6 @@ class URControllerEmulator:
         return out
 
     def _serve_rtde(self, sock: socket.socket):
-        if time.monotonic() < self._refuse_until:
-            return  # "network down": accept then close at once
         self._rtde_socks.add(sock)
         recipes: dict[int, list[tuple[str, str]]] = {}
         out_names: list[str] = []

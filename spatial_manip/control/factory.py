@@ -1,0 +1,32 @@
+"""Build the configured Arm, Gripper, SafetyEnvelope and MotionPrimitives from arm.yaml."""
+from __future__ import annotations
+
+from typing import Mapping
+
+from spatial_manip.control import base  # noqa: F401  (registers the roles)
+from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
+from spatial_manip.control.safety import SafetyEnvelope
+from spatial_manip.registry import make
+
+
+def make_arm_from_config(cfg: Mapping, **extra):
+    """The `arm.backend` Arm; the backend's section `arm.<backend>` plus the TCP offset."""
+    name = cfg["arm"]["backend"]
+    kw = dict(cfg["arm"].get(name) or {})
+    kw.setdefault("tcp_offset", list(cfg["kinematics"].get("tcp_offset", [0, 0, 0, 0, 0, 0])))
+    kw.update(extra)
+    return make("arm", name, **kw)
+
+
+def make_gripper_from_config(cfg: Mapping, **extra):
+    """The `arm.gripper.backend` Gripper, or None for `none` (e.g. the sim arm brings its own)."""
+    g = dict(cfg["arm"].get("gripper") or {})
+    name = g.pop("backend", "none")
+    if name in ("none", "", None):
+        return None
+    g.update(extra)
+    return make("gripper", name, **g)
+
+
+def make_primitives(cfg: Mapping, arm, gripper) -> MotionPrimitives:
+    return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]))

@@ -1,0 +1,276 @@
+"""The `Arm` backend for a UR controller through ur_rtde (PyPI `ur-rtde`; imported only here).
+
+Moves are sent asynchronously and watched, so `stop()` from another thread can `stopL`/`stopJ`
+them at once. Every boolean the library returns is checked: a refused or interrupted move
+raises MotionFailedError whose message is read from the controller (protective stop,
+emergency stop, script not running, connection lost). Recovery happens only on request
+(`recover()`: unlock the protective stop through the dashboard, re-upload the control script);
+a lost connection is re-established with bounded retries by `reconnect()`, which is also tried
+once before a NEW command. An interrupted motion is never re-sent.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+
+import numpy as np
+
+from spatial_manip.control.base import SafetyStatus
+from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
+from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class URRtdeConfig:
+    host: str = "127.0.0.1"
+    frequency_hz: float = -1.0           # -1: the library's default for the controller
+    tcp_offset: tuple[float, ...] = (0.0, 0.0, 0.15, 0.0, 0.0, 0.0)
+    payload_kg: float = 1.0
+    payload_cog_m: tuple[float, float, float] = (0.0, 0.0, 0.06)
+    connect_retries: int = 3
+    retry_delay_s: float = 0.5
+    stop_decel_m_s2: float = 10.0        # stopL deceleration on cancel
+    stop_decel_rad_s2: float = 4.0       # stopJ deceleration on cancel
+    move_timeout_s: float = 60.0
+    start_timeout_s: float = 1.0         # the async move must show in the progress register by then
+    arrive_tolerance_m: float = 0.002
+    arrive_tolerance_rad: float = 0.01
+    poll_s: float = 0.004
+
+    def __post_init__(self):
+        if len(self.tcp_offset) != 6 or len(self.payload_cog_m) != 3:
+            raise InvalidGoalError("tcp_offset needs 6 values [x,y,z,rx,ry,rz], payload_cog_m 3 values")
+        if self.connect_retries < 1 or self.retry_delay_s < 0 or self.payload_kg < 0:
+            raise InvalidGoalError(f"invalid ur_rtde settings: {self}")
+
+
+class URRtdeArm:
+    def __init__(self, config: URRtdeConfig):
+        self.config = config
+        self._ctrl = self._recv = self._dash = None
+        self._lock = threading.RLock()      # one caller of the control interface at a time
+        self._stop_req = threading.Event()
+        self._moving = threading.Event()
+
+    # ---- lifecycle -----------------------------------------------------------------------
+    def connect(self) -> None:
+        import dashboard_client
+        import rtde_control
+        import rtde_receive
+
+        c, last = self.config, None
+        for attempt in range(1, c.connect_retries + 1):
+            try:
+                self._dash = dashboard_client.DashboardClient(c.host)
+                self._dash.connect()
+                self._recv = rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz)
+                self._ctrl = rtde_control.RTDEControlInterface(c.host, c.frequency_hz)
+                break
+            except RuntimeError as e:  # ur_rtde raises RuntimeError for refused/timed-out connections
+                last = e
+                time.sleep(c.retry_delay_s)
+        else:
+            raise MotionFailedError(f"cannot connect to the UR controller at {c.host} after {c.connect_retries} "
+                                    f"attempts ({last}); check the IP, that the robot is in remote control and "
+                                    "powered on") from last
+        self._configure()
+
+    def _configure(self):
+        c = self.config
+        with self._lock:
+            if not self._ctrl.setTcp(list(c.tcp_offset)):
+                raise MotionFailedError(f"the controller refused setTcp({list(c.tcp_offset)}): {self._reason()}")
+            if not self._ctrl.setPayload(c.payload_kg, list(c.payload_cog_m)):
+                raise MotionFailedError(f"the controller refused setPayload({c.payload_kg}): {self._reason()}")
+
+    def close(self) -> None:
+        with self._lock:
+            # stopScript waits for the controller: only on a live link (it hangs on a dead one)
+            ctrl_calls = ("stopScript", "disconnect") if self.is_connected else ("disconnect",)
+            for obj, calls in ((self._ctrl, ctrl_calls), (self._recv, ("disconnect",)),
+                               (self._dash, ("disconnect",))):
+                for name in calls:
+                    try:
+                        if obj is not None:
+                            getattr(obj, name)()
+                    except RuntimeError:
+                        pass  # closing a dead connection: nothing left to clean up
+            self._ctrl = self._recv = self._dash = None
+
+    def __enter__(self):
+        self.connect()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def is_connected(self) -> bool:
+        try:
+            return bool(self._ctrl and self._recv and self._ctrl.isConnected() and self._recv.isConnected())
+        except RuntimeError:
+            return False
+
+    def reconnect(self) -> None:
+        """Bounded retries; MotionFailedError if the controller stays away.
+
+        Both interfaces reconnect on every attempt (ur_rtde's own automatic reconnect can leave
+        a half-open link that reports connected), then a setTcp round trip proves the link."""
+        c, last = self.config, None
+        if self._ctrl is None:
+            return self.connect()
+        for _ in range(c.connect_retries):
+            try:
+                with self._lock:
+                    self._recv.reconnect()
+                    self._ctrl.reconnect()
+                    self._configure()
+                return
+            except (RuntimeError, MotionFailedError) as e:
+                last = e
+                time.sleep(c.retry_delay_s)
+        raise MotionFailedError(f"lost the connection to {c.host} and {c.connect_retries} reconnects failed "
+                                f"({last}); check the network and the controller")
+
+    def recover(self, timeout_s: float = 5.0) -> None:
+        """On request only: unlock a protective stop, re-upload the control script."""
+        with self._lock:
+            status = self.safety_status()
+            if status.emergency_stop:
+                raise MotionFailedError("emergency stop active: release the e-stop on the robot first")
+            if status.protective_stop:
+                reply = self._dash.unlockProtectiveStop()
+                if self._recv_wait(lambda: not self._recv.isProtectiveStopped(), timeout_s) is False:
+                    raise MotionFailedError(f"the protective stop did not release ({reply!r}); "
+                                            "wait 5 s after the stop, clear its cause, try again")
+            if not self._ctrl.isProgramRunning():
+                if not self._ctrl.reuploadScript():
+                    raise MotionFailedError(f"re-uploading the control script failed: {self._reason()}")
+                if self._recv_wait(self._ctrl.isProgramRunning, timeout_s) is False:
+                    raise MotionFailedError("the control script did not start after re-upload")
+
+    # ---- motion --------------------------------------------------------------------------
+    def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
+        self._move("moveL", list(matrix_to_rotvec_pose(np.asarray(T_base_tcp, float))), speed, accel)
+
+    def move_j(self, q, speed: float, accel: float) -> None:
+        self._move("moveJ", [float(v) for v in np.asarray(q, float).reshape(6)], speed, accel)
+
+    def stop(self) -> None:
+        """Thread-safe: a watched move stops itself at once; an idle arm is stopped directly."""
+        self._stop_req.set()
+        if not self._moving.is_set() and self._ctrl is not None and self._lock.acquire(timeout=0.05):
+            try:
+                self._ctrl.stopL(self.config.stop_decel_m_s2)
+            except RuntimeError:
+                pass
+            finally:
+                self._lock.release()
+
+    def _move(self, kind: str, target: list, speed: float, accel: float) -> None:
+        if not self.is_connected:
+            self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
+        status = self.safety_status()
+        if not status.ok:
+            raise MotionFailedError(f"{kind} not sent: {status.reason()}")
+        with self._lock:
+            self._stop_req.clear()
+            self._moving.set()
+            try:
+                before = self._ctrl.getAsyncOperationProgressEx().operationId()
+                if not getattr(self._ctrl, kind)(target, speed, accel, True):
+                    raise MotionFailedError(f"the controller refused {kind}: {self._reason()}")
+                self._watch(kind, target, before)
+            except RuntimeError as e:  # ur_rtde raises on a broken socket
+                raise MotionFailedError(f"{kind} failed: connection to the controller lost ({e}); "
+                                        "it reconnects before the next command") from e
+            finally:
+                self._moving.clear()
+
+    def _watch(self, kind: str, target: list, before: int) -> None:
+        c, ctrl = self.config, self._ctrl
+        t0, seen = time.monotonic(), False
+        while True:
+            if self._stop_req.is_set():
+                self._brake(kind)
+                raise CanceledError(f"{kind} stopped on request")
+            status = self.safety_status()
+            if not status.ok:
+                raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
+            st = ctrl.getAsyncOperationProgressEx()
+            seen = seen or st.operationId() != before
+            if seen and not st.isAsyncOperationRunning():
+                return self._check_arrival(kind, target)
+            elapsed = time.monotonic() - t0
+            if (not seen and elapsed > c.start_timeout_s) or elapsed > c.move_timeout_s:
+                self._brake(kind)
+                raise MotionFailedError(f"{kind} did not {'start' if not seen else 'finish'} within "
+                                        f"{c.start_timeout_s if not seen else c.move_timeout_s} s; it was stopped")
+            time.sleep(c.poll_s)
+
+    def _brake(self, kind: str):
+        try:
+            if kind == "moveJ":
+                self._ctrl.stopJ(self.config.stop_decel_rad_s2)
+            else:
+                self._ctrl.stopL(self.config.stop_decel_m_s2)
+        except RuntimeError:
+            pass  # connection gone: the controller's own watchdog stops the arm
+
+    def _check_arrival(self, kind: str, target: list):
+        # the move can also end because the controller stopped it; safety_status tells
+        status = self.safety_status()
+        if not status.ok:
+            raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
+        if kind == "moveL":
+            err = np.linalg.norm(np.asarray(self._recv.getActualTCPPose()[:3]) - np.asarray(target[:3]))
+            ok = err <= self.config.arrive_tolerance_m
+        else:
+            err = np.max(np.abs(np.asarray(self._recv.getActualQ()) - np.asarray(target)))
+            ok = err <= self.config.arrive_tolerance_rad
+        if not ok:
+            raise MotionFailedError(f"{kind} ended {err:.4f} away from its target without a reported stop; "
+                                    "check the controller log")
+
+    # ---- state ---------------------------------------------------------------------------
+    def joint_positions(self) -> np.ndarray:
+        self._need()
+        return np.asarray(self._recv.getActualQ(), float)
+
+    def tcp_pose(self) -> np.ndarray:
+        self._need()
+        return rotvec_pose_to_matrix(self._recv.getActualTCPPose())
+
+    def safety_status(self) -> SafetyStatus:
+        if not self.is_connected:
+            return SafetyStatus(connected=False, program_running=False)
+        try:
+            return SafetyStatus(connected=True, program_running=bool(self._ctrl.isProgramRunning()),
+                                protective_stop=bool(self._recv.isProtectiveStopped()),
+                                emergency_stop=bool(self._recv.isEmergencyStopped()),
+                                detail=f"safety mode {self._recv.getSafetyMode()}")
+        except RuntimeError as e:
+            return SafetyStatus(connected=False, program_running=False, detail=str(e))
+
+    def _reason(self) -> str:
+        return self.safety_status().reason()
+
+    def _need(self):
+        if self._recv is None:
+            raise MotionFailedError("the arm is not connected; call connect() first")
+
+    @staticmethod
+    def _recv_wait(fn, timeout_s: float) -> bool:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if fn():
+                return True
+            time.sleep(0.02)
+        return False
+
+
+def make_arm(**cfg) -> URRtdeArm:
+    fields = {f.name for f in dataclasses.fields(URRtdeConfig)}
+    kw = {k: (tuple(v) if isinstance(v, list) else v) for k, v in cfg.items() if k in fields}
+    return URRtdeArm(URRtdeConfig(**kw))
