@@ -30,12 +30,16 @@ def find_scene(instruction: str, seed: int, tries: int = 200):
     demo asks something that makes sense in the world it shows."""
     from spatial_manip.errors import SpatialManipError
     from spatial_manip.reasoning.compound import plan_compound
-    from spatial_manip.reasoning.parser import parse_instruction
-    from spatial_manip.reasoning.program import execute
+    from spatial_manip.reasoning.planner import make_planner
     from spatial_manip.sim.layouts import sample_tabletop
 
+    planner = make_planner("program")
+
     def plan_one(sc, text, kind):
-        return execute(parse_instruction(sc, text, kind), sc)
+        result = planner.plan(sc, text, task_kind=kind)
+        if not result.ok:
+            raise SpatialManipError(result.error["message"], result.error["code"])
+        return result
 
     for s in range(seed, seed + tries):
         scene = sample_tabletop(np.random.default_rng(s))

@@ -65,6 +65,7 @@ class PlannerPorts:
         self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]))
         self.workspace: Scene | None = None
         self._segmenter = None
+        self._planner = None
         self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
         self._held_id: str | None = None
         self._arm_goal = None
@@ -168,15 +169,17 @@ class PlannerPorts:
     # --- reason ----------------------------------------------------------------------------
     def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
         from spatial_manip.reasoning.compound import plan_compound
-        from spatial_manip.reasoning.parser import parse_instruction
-        from spatial_manip.reasoning.program import execute
+        from spatial_manip.reasoning.planner import make_planner
+
+        if self._planner is None:
+            self._planner = make_planner(str(self.p["planner"]))
 
         def plan_one(sc, text, kind):
-            program = parse_instruction(sc, text, kind)
-            result = execute(program, sc)
-            trace.event("program_step", instruction=text, program=str(program), steps=result.trace,
-                        targets=result.targets)
-            result.program_text = str(program)
+            result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
+            trace.event("program_step", instruction=text, program=result.program, steps=result.trace,
+                        targets=result.targets, error=result.error)
+            if not result.ok:
+                raise SpatialManipError(result.error["message"], result.error["code"])
             return result
 
         pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
@@ -188,7 +191,7 @@ class PlannerPorts:
         if place is not None and pick is None:
             held = scene.held_object()
             self._held_id = held.id if held else self._held_id
-        program = " ; ".join(r.program_text for r in (pick, place) if r is not None)
+        program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)
         action = "pick_and_place" if pick and place else ("pick" if pick else "place")
         return Decision(action, targets, pick_id=pick_id, place_pose=place_T, program=program,
                         details={"scene": scene})
