@@ -7,7 +7,8 @@
 Backends (role "segmenter"): ground_truth (simulator segmentation), classical (support planes +
 clustering + colour, no weights), learned (open-vocabulary detector + SAM, weights on disk).
 """
-from spatial_manip.perception.base import (Detection, ExpectedObject, OrientedBox, SegmentationHints,
+from spatial_manip.geometry.boxes import Box3D
+from spatial_manip.perception.base import (Detection, ExpectedObject, SegmentationHints,
                                            Segmenter, camera_viewpoint, check_observation,
                                            detections_to_scene)
 from spatial_manip.registry import backend_names, make, register_role
@@ -29,6 +30,6 @@ def segmenter_names() -> list[str]:
     return backend_names("segmenter")
 
 
-__all__ = ["Detection", "ExpectedObject", "OrientedBox", "SegmentationHints", "Segmenter",
+__all__ = ["Box3D", "Detection", "ExpectedObject", "SegmentationHints", "Segmenter",
            "camera_viewpoint", "check_observation", "detections_to_scene", "make_segmenter",
            "segmenter_names", "BACKENDS"]

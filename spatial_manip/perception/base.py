@@ -13,6 +13,7 @@ from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from spatial_manip.errors import NoObservationError
+from spatial_manip.geometry.boxes import Box3D
 from spatial_manip.geometry.camera import valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
@@ -24,28 +25,6 @@ SUPPORT_CATEGORIES = FURNITURE_CATEGORIES + ("support",)
 
 
 @dataclass
-class OrientedBox:
-    """An oriented 3D box in the base frame: world = rotation @ local + center.
-
-    size = extents along the box's own x (length, the longer side in the support plane),
-    y (width) and z (height, along the support plane's normal)."""
-
-    center: np.ndarray
-    size: np.ndarray
-    rotation: np.ndarray = field(default_factory=lambda: np.eye(3))
-
-    def __post_init__(self):
-        self.center = np.asarray(self.center, float).reshape(3)
-        self.size = np.asarray(self.size, float).reshape(3)
-        self.rotation = np.asarray(self.rotation, float).reshape(3, 3)
-
-    @property
-    def yaw_rad(self) -> float:
-        """Heading of the box's x axis about base z."""
-        return float(np.arctan2(self.rotation[1, 0], self.rotation[0, 0]))
-
-
-@dataclass
 class Detection:
     """One object found in one observation."""
 
@@ -54,7 +33,7 @@ class Detection:
     category: str
     mask: np.ndarray              # (H, W) bool, in the observation's colour image
     score: float
-    box: OrientedBox              # in the base frame
+    box: Box3D                    # in the base frame (spatial_manip.geometry.boxes)
     mean_rgb: tuple = (0.0, 0.0, 0.0)   # 0-255, over the mask
     colour: str = "unknown"       # a basic colour name (see attributes.colour_name)
     size_class: str | None = None  # "small" | "medium" | "large" for books (ESPIRE Table 20)

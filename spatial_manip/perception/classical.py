@@ -24,7 +24,7 @@ from scipy.spatial import cKDTree
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
 from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
-from spatial_manip.perception.boxfit import fit_box
+from spatial_manip.perception.box import object_box
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
 from spatial_manip.perception.labelling import assign_labels
@@ -176,10 +176,10 @@ class ClassicalSegmenter:
             return None          # a shelf's side panel or back wall, not an object
         if _under_furniture(p, plane, planes):
             return None          # on the floor beneath the table top: legs, not objects
-        box = fit_box(p, normal=plane.normal, plane_d=plane.d, max_gap_m=cfg.max_support_gap_m)
-        if box.size[0] > cfg.max_object_extent_m or box.size.min() < cfg.min_extent_m:
-            return None
         mask = pixels_to_mask(uv[sel], obs.depth_m.shape)
+        box = object_box(obs, mask, plane, float(np.percentile(h, 1)), max_gap_m=cfg.max_support_gap_m)
+        if box is None or box.size.max() > cfg.max_object_extent_m or box.size.min() < cfg.min_extent_m:
+            return None
         rgb = mean_rgb(obs.rgb, mask)
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
                          mean_rgb=rgb, colour=colour_name(rgb),

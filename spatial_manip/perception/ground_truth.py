@@ -12,7 +12,7 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
 from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints,
                                            check_observation)
-from spatial_manip.perception.boxfit import fit_box
+from spatial_manip.perception.box import object_box
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes, plane_under
 
@@ -58,8 +58,10 @@ class GroundTruthSegmenter:
                 continue
             pts, _ = base_cloud(obs, mask)
             plane = plane_under(pts, planes)
-            box = (fit_box(pts, normal=plane.normal, plane_d=plane.d) if plane is not None
-                   else fit_box(pts))
+            lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
+            box = object_box(obs, mask, plane, lowest)
+            if box is None:
+                continue
             rgb = mean_rgb(obs.rgb, mask)
             detections.append(Detection(
                 id=obj_id, label=label, category=category, mask=mask, score=1.0, box=box,

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, NoObservationError
-from spatial_manip.perception import (Detection, ExpectedObject, OrientedBox, SegmentationHints,
+from spatial_manip.perception import (Box3D, Detection, ExpectedObject, SegmentationHints,
                                       Segmenter, detections_to_scene, make_segmenter, segmenter_names)
 from spatial_manip.scene import Scene
 
@@ -55,7 +55,8 @@ def test_learned_backend_without_weights_says_what_to_download(tmp_path):
 
 def test_detections_to_scene(tabletop):
     obs, _ = tabletop
-    box = OrientedBox([0.6, 0.1, 0.76], [0.2, 0.1, 0.02])
+    box = Box3D(np.array([0.6, 0.1, 0.76]), np.array([0.2, 0.1, 0.02]), np.eye(3), mode="yaw",
+                n_points=100, n_region=100, quality=1.0, residual_m=0.0)
     det = Detection(id="book_0", label="book", category="book", mask=np.zeros(obs.depth_m.shape, bool),
                     score=0.9, box=box, mean_rgb=(200, 20, 20), colour="red", size_class="small")
     scene = detections_to_scene([det], obs)

@@ -1,0 +1,34 @@
+"""The one way every segmenter turns a mask into an oriented box: the geometry core's
+`box_2d_to_box_3d`, told which support plane the object rests on (when it touches it)."""
+from __future__ import annotations
+
+import numpy as np
+
+from spatial_manip.geometry.boxes import Box3D, BoxFitConfig, BoxFitError, SupportPlane, box_2d_to_box_3d
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.planes import Plane
+
+
+def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowest_height_m: float,
+               *, max_gap_m: float = 0.05) -> Box3D | None:
+    """Box of the object in `mask`, extended down to `plane` when its lowest visible point is
+    within `max_gap_m` of it (a book on a hidden pedestal keeps its own bottom). None when too
+    few usable depth points remain."""
+    if plane is None or not np.isfinite(lowest_height_m):
+        support, drop_m = False, 0.0
+    elif lowest_height_m <= max_gap_m:
+        support, drop_m = SupportPlane(np.asarray(plane.normal, float), float(plane.d), int(plane.n_inliers)), 0.0
+    else:
+        # Resting on something hidden (a pedestal): fit about the same up axis, on a parallel
+        # plane just under the object's own lowest point, then give the margin back.
+        drop_m = BoxFitConfig().plane_tol_m + 0.001
+        support = SupportPlane(np.asarray(plane.normal, float), float(plane.d) - lowest_height_m + drop_m,
+                               int(plane.n_inliers))
+    try:
+        box = box_2d_to_box_3d(obs, mask=mask, support_plane=support)
+    except BoxFitError:
+        return None
+    if drop_m and box.mode == "yaw" and box.size[2] > 2 * drop_m:
+        box.center = box.center + box.rotation[:, 2] * drop_m / 2
+        box.size = box.size - np.array([0.0, 0.0, drop_m])
+    return box
