@@ -13,6 +13,8 @@ PACKAGE = "spatial_manip"
 NODES = {
     "planner_node": "spatial_manip.nodes.planner_node",
     "camera_node": "spatial_manip.nodes.camera_node",
+    "recorder_node": "spatial_manip.nodes.recorder_node",
+    "replay_node": "spatial_manip.nodes.replay_node",
     "grasp_node": "spatial_manip.nodes.grasp_node",
 }
 
