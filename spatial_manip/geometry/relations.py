@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence, Union
 
 import numpy as np
+from scipy.optimize import lsq_linear
 
 from spatial_manip.scene import Region, SceneObject, Viewpoint
 
@@ -306,16 +307,13 @@ def distance(a: Placeable, b: Placeable) -> float:
         return distance_to_point(a, position_of(b))
     if not _separated(a, b):
         return 0.0
-    # Alternating projections between two convex sets converge to a closest pair.
-    p = a.center.copy()
-    for _ in range(200):
-        q = _project_to_box(p, b)
-        p_new = _project_to_box(q, a)
-        if np.linalg.norm(p_new - p) < 1e-7:
-            p = p_new
-            break
-        p = p_new
-    return float(np.linalg.norm(p - _project_to_box(p, b)))
+    # Closest pair as a bounded least-squares problem over both boxes' local coordinates
+    # (exact; alternating projections stalled far from the optimum for near-parallel faces).
+    A = np.hstack([a.rotation, -b.rotation])
+    half = np.concatenate([a.size, b.size]) / 2
+    rhs = b.center - a.center
+    sol = lsq_linear(A, rhs, bounds=(-half, half), method="bvls", tol=1e-12)
+    return float(np.linalg.norm(A @ sol.x - rhs))
 
 
 # --- ranks ------------------------------------------------------------------------------------
