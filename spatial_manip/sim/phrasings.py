@@ -137,7 +137,10 @@ METRIC: dict[str, list[str]] = {
 }
 
 FRAME_WORDS = {
-    "viewer": [", from your point of view", " as you see it", ""],
+    # "viewer" words are used only for a reference WITH a front taken in the viewer's frame: they
+    # must be explicit, since with no frame words a careful human (and relations.default_frame)
+    # reads an oriented reference in its own frame (ESPIRE A.1).
+    "viewer": [", from your point of view", " as you see it"],
     "own": [", from its own point of view", ", relative to the way it faces"],
     "container": [" on the table", " from the table"],
     "shelf": ["", " on the shelf"],
