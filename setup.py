@@ -16,6 +16,8 @@ NODES = {
     "recorder_node": "spatial_manip.nodes.recorder_node",
     "replay_node": "spatial_manip.nodes.replay_node",
     "grasp_node": "spatial_manip.nodes.grasp_node",
+    "sim_node": "spatial_manip.nodes.sim_node",
+    "arm_node": "spatial_manip.nodes.arm_node",
 }
 
 setup(

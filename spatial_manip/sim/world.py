@@ -87,6 +87,7 @@ class SimWorld:
         self.config = config or SimConfig()
         self.lock = threading.RLock()      # callers share one world between render and physics
         self._renderer = None
+        self._renderer_model, self._renderer_tid = None, None
         self.reset(scene, seed)
 
     # --- building -------------------------------------------------------------------------------
@@ -106,10 +107,7 @@ class SimWorld:
             self.data = mujoco.MjData(self.model)
             self._kd = mujoco.MjData(self.model)            # scratch data for IK
             self._index()
-            if self._renderer is not None:
-                self._renderer.close()
-                self._renderer = None
-            self._init_robot(scene)
+            self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
 
     def _index(self) -> None:
         m = self.model
@@ -376,9 +374,21 @@ class SimWorld:
         return camera_pose(self.scene.viewer)
 
     def _get_renderer(self) -> mujoco.Renderer:
+        # A GL context belongs to the thread that made it: render from one thread (the sim node
+        # has a camera thread); a new model or another thread gets a new renderer.
+        tid = threading.get_ident()
+        if self._renderer is not None and (self._renderer_model is not self.model or self._renderer_tid != tid):
+            self._drop_renderer()
         if self._renderer is None:
             self._renderer = mujoco.Renderer(self.model, self.config.height, self.config.width)
+            self._renderer_model, self._renderer_tid = self.model, tid
         return self._renderer
+
+    def _drop_renderer(self) -> None:
+        r, self._renderer = self._renderer, None
+        if r is not None and self._renderer_tid == threading.get_ident():
+            r.close()
+        # a renderer from another thread cannot be closed here; its context goes with the process
 
     def _render_seg(self, r) -> np.ndarray:
         r.enable_segmentation_rendering()
@@ -436,9 +446,7 @@ class SimWorld:
 
     def close(self) -> None:
         with self.lock:
-            if self._renderer is not None:
-                self._renderer.close()
-                self._renderer = None
+            self._drop_renderer()
 
     def __enter__(self) -> "SimWorld":
         return self

@@ -1,0 +1,267 @@
+"""sim_node: the MuJoCo world (spatial_manip.sim.world.SimWorld) behind the real robot's interfaces.
+
+Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned depth, camera_info,
+`/camera/extrinsics` transient-local), `/joint_states` (UR names + gripper) and
+`/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` (PICK, PLACE, HOME,
+WAYPOINTS through the world's primitives), `/sim/reset_task` (ResetTask) and `/sim/check_success`
+(CheckSuccess, judged by spatial_manip.sim.checker on the exported state).
+
+    sim_node --ros-args -p scene_kind:=tabletop -p seed:=3 -p camera_rate_hz:=5.0
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import rclpy
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import CameraInfo, Image, JointState
+from geometry_msgs.msg import PoseStamped
+
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.nodes import convert
+from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.sim.layouts import sample_scene
+from spatial_manip.sim.world import HOME_Q, SimConfig, SimWorld
+from spatial_manip_interfaces.action import ArmMotion
+from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+
+PARAMS = {
+    "scene_file": "", "scene_kind": "tabletop", "seed": 0, "tasks_dir": "",
+    "width": 640, "height": 480, "fovy_deg": 43.3, "depth_noise": False,
+    "camera_rate_hz": 5.0, "state_rate_hz": 30.0, "speed_mps": 0.25,
+    "approach_distance_m": 0.10, "lift_height_m": 0.10,
+    "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
+    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
+    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
+    "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
+    "base_frame_id": "base",
+}
+
+
+def camera_info(intr, frame_id: str, stamp) -> CameraInfo:
+    m = CameraInfo()
+    m.header.stamp, m.header.frame_id = stamp, frame_id
+    m.width, m.height = intr.width, intr.height
+    m.distortion_model = intr.distortion_model
+    m.d = [float(v) for v in intr.distortion]
+    m.k = [intr.fx, 0.0, intr.cx, 0.0, intr.fy, intr.cy, 0.0, 0.0, 1.0]
+    m.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    m.p = [intr.fx, 0.0, intr.cx, 0.0, 0.0, intr.fy, intr.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    return m
+
+
+def image(arr: np.ndarray, encoding: str, frame_id: str, stamp) -> Image:
+    m = Image()
+    m.header.stamp, m.header.frame_id = stamp, frame_id
+    m.height, m.width = arr.shape[:2]
+    m.encoding = encoding
+    m.step = arr.strides[0]
+    m.data = arr.tobytes()
+    return m
+
+
+class SimNode(Node):
+    def __init__(self):
+        super().__init__("sim_node")
+        self.p = {k: self.declare_parameter(k, v).value for k, v in PARAMS.items()}
+        cfg = SimConfig(width=int(self.p["width"]), height=int(self.p["height"]), fovy_deg=float(self.p["fovy_deg"]),
+                        depth_noise=bool(self.p["depth_noise"]))
+        scene = Scene.load(self.p["scene_file"]) if self.p["scene_file"] else \
+            sample_scene(self.p["scene_kind"], int(self.p["seed"]))
+        self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
+        self.task: dict | None = None
+        self.initial: Scene = scene
+        sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+        self.pub = {k: self.create_publisher(Image if "info" not in k else CameraInfo, self.p[k], sensor)
+                    for k in ("color_topic", "color_info_topic", "depth_topic", "depth_info_topic")}
+        self.pub_ext = self.create_publisher(PoseStamped, self.p["extrinsics_topic"], latched)
+        self.pub_js = self.create_publisher(JointState, "/joint_states", 10)
+        self.pub_tcp = self.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
+        # rendering stays on one thread: an EGL context cannot move between executor threads
+        self._stop = threading.Event()
+        self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
+        self._camera_thread.start()
+        self.create_timer(1.0 / float(self.p["state_rate_hz"]), self.publish_state,
+                          callback_group=MutuallyExclusiveCallbackGroup())
+        rg = ReentrantCallbackGroup()
+        self.create_service(ResetTask, "/sim/reset_task", self.on_reset, callback_group=rg)
+        self.create_service(CheckSuccess, "/sim/check_success", self.on_check, callback_group=rg)
+        self.action = ActionServer(self, ArmMotion, "/spatial_manip/arm_motion", self.on_motion, callback_group=rg,
+                                   goal_callback=lambda g: GoalResponse.ACCEPT,
+                                   cancel_callback=lambda g: CancelResponse.ACCEPT)
+        self.publish_extrinsics()
+        self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects")
+
+    # --- publishing -----------------------------------------------------------------------------
+    def publish_extrinsics(self):
+        self.pub_ext.publish(convert.pose_stamped(self.world.T_base_cam, self.p["base_frame_id"],
+                                                  self.get_clock().now().to_msg()))
+
+    def _camera_loop(self):
+        period = 1.0 / float(self.p["camera_rate_hz"])
+        while not self._stop.is_set():
+            t0 = time.monotonic()
+            try:
+                self.publish_camera()
+            except Exception as e:  # keep the camera alive through a transient failure, but say so
+                self.get_logger().error(f"camera render failed: {e}")
+            self._stop.wait(max(0.0, period - (time.monotonic() - t0)))
+        self.world.close()
+
+    def publish_camera(self):
+        obs = self.world.render()
+        stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
+        depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
+        info = camera_info(obs.intrinsics, fid, stamp)
+        self.pub["color_topic"].publish(image(np.ascontiguousarray(obs.rgb), "rgb8", fid, stamp))
+        self.pub["depth_topic"].publish(image(depth_mm, "16UC1", fid, stamp))
+        self.pub["color_info_topic"].publish(info)
+        self.pub["depth_info_topic"].publish(info)
+
+    def publish_state(self):
+        stamp = self.get_clock().now().to_msg()
+        js = JointState()
+        js.header.stamp = stamp
+        js.name = self.world.joint_names
+        js.position = [float(v) for v in self.world.joint_positions()]
+        self.pub_js.publish(js)
+        self.pub_tcp.publish(convert.pose_stamped(self.world.tcp_pose(), self.p["base_frame_id"], stamp))
+
+    # --- services -------------------------------------------------------------------------------
+    def on_reset(self, req, res):
+        try:
+            task = json.loads(req.task_json) if req.task_json else None
+            if req.scene_json:
+                scene = Scene.from_dict(json.loads(req.scene_json))
+            elif task is not None and task.get("scene"):
+                path = Path(task["scene"])
+                path = path if path.is_absolute() else Path(self.p["tasks_dir"] or ".") / path
+                scene = Scene.load(path)
+            else:
+                raise SceneFormatError("ResetTask needs scene_json, or a task_json whose 'scene' path exists "
+                                       "(relative paths resolve against the tasks_dir parameter)")
+            self.world.reset(scene, int(req.seed))
+        except (json.JSONDecodeError, SceneFormatError, SpatialManipError, ValueError) as e:
+            res.success, res.message = False, str(e)
+            return res
+        self.task, self.initial = task, scene
+        self.publish_extrinsics()
+        res.success, res.message, res.task_id = True, f"reset to {len(scene.objects)} objects", str((task or {}).get("id", ""))
+        return res
+
+    def on_check(self, req, res):
+        final = self.world.export_scene()
+        res.final_state_json = json.dumps(final.to_dict())
+        if self.task is None:
+            res.success, res.failure_category = False, "no_task"
+            res.message = "no active task: call /sim/reset_task with a task_json first"
+            return res
+        from spatial_manip.sim.checker import check_task
+        try:
+            r = check_task(self.task, final, self.initial)
+        except ValueError as e:
+            res.success, res.failure_category, res.message = False, "bad_task", str(e)
+            return res
+        res.success, res.failure_category, res.message = bool(r.success), r.failure_category or "", r.message
+        return res
+
+    # --- arm action -----------------------------------------------------------------------------
+    def on_motion(self, goal_handle):
+        g = goal_handle.request
+        res = ArmMotion.Result()
+        fb = ArmMotion.Feedback()
+        cancel = lambda: goal_handle.is_cancel_requested  # noqa: E731
+        speed = float(self.p["speed_mps"]) * (g.speed_scale if 0 < g.speed_scale <= 1 else 1.0)
+
+        def phase(name, progress, fn):
+            fb.phase, fb.progress, fb.detail = name, float(progress), ""
+            goal_handle.publish_feedback(fb)
+            return fn()
+
+        try:
+            ok, held = self._run_motion(g, speed, cancel, phase)
+        except SpatialManipError as e:
+            ok, held = False, False
+            res.error_code, res.message = e.code.value if hasattr(e.code, "value") else str(e.code), str(e)
+        res.final_pose = convert.pose_stamped(self.world.tcp_pose(), self.p["base_frame_id"],
+                                              self.get_clock().now().to_msg())
+        res.object_held = bool(held)
+        if goal_handle.is_cancel_requested:
+            res.error_code, res.message = ArmMotion.Result.CANCELED, "cancelled"
+            goal_handle.canceled()
+            return res
+        if ok and g.motion == ArmMotion.Goal.MOTION_PICK and not held:
+            ok, res.error_code, res.message = False, ArmMotion.Result.GRASP_FAILED, "the gripper closed on nothing"
+        elif not ok and not res.error_code:
+            res.error_code, res.message = ArmMotion.Result.MOTION_FAILED, "the arm could not follow the path (contact?)"
+        res.success = bool(ok)
+        (goal_handle.succeed if ok else goal_handle.abort)()
+        return res
+
+    def _run_motion(self, g, speed, cancel, phase):
+        w = self.world
+        approach = g.approach_distance or float(self.p["approach_distance_m"])
+        lift = g.lift_height or float(self.p["lift_height_m"])
+        if g.motion == ArmMotion.Goal.MOTION_HOME:
+            return phase("home", 0.0, lambda: w.move_joints(HOME_Q, cancel=cancel)), w.held_object_id() is not None
+        if g.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
+            n = max(len(g.waypoints), 1)
+            for i, p in enumerate(g.waypoints):
+                T = convert.matrix_from_pose_msg(p)
+                if not phase("waypoint", i / n, lambda: w.move_tcp(T, speed_mps=speed, cancel=cancel)):
+                    return False, False
+            return True, w.held_object_id() is not None
+        if g.motion not in (ArmMotion.Goal.MOTION_PICK, ArmMotion.Goal.MOTION_PLACE):
+            from spatial_manip.errors import InvalidGoalError
+            raise InvalidGoalError(f"motion must be 1 (PICK), 2 (PLACE), 3 (HOME) or 4 (WAYPOINTS), got {g.motion}")
+        T = convert.matrix_from_pose_msg(g.target.pose)
+        pre = T.copy()
+        pre[:3, 3] -= T[:3, 2] * approach                 # back off along the approach axis
+        up = T.copy()
+        up[2, 3] += lift
+        if g.motion == ArmMotion.Goal.MOTION_PICK:
+            steps = [("pre_grasp", lambda: (w.set_gripper(g.gripper_width or 0.085), w.move_tcp(pre, speed_mps=speed, cancel=cancel))[1]),
+                     ("approach", lambda: w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)),
+                     ("close", lambda: w.close_gripper() or True),
+                     ("lift", lambda: w.move_tcp(up, speed_mps=speed * 0.5, cancel=cancel))]
+        else:
+            steps = [("pre_place", lambda: w.move_tcp(pre, speed_mps=speed, cancel=cancel)),
+                     ("descend", lambda: w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)),
+                     ("open", lambda: (w.set_gripper(0.085), True)[1]),
+                     ("retreat", lambda: w.move_tcp(pre, speed_mps=speed * 0.5, cancel=cancel))]
+        for i, (name, fn) in enumerate(steps):
+            if not phase(name, i / len(steps), fn):
+                return False, w.held_object_id() is not None
+        return True, w.held_object_id() is not None
+
+
+def main(args=None):
+    rclpy.init(args=args)
+    node = None
+    try:
+        node = SimNode()
+        ex = MultiThreadedExecutor(num_threads=4)
+        ex.add_node(node)
+        ex.spin()
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node._stop.set()
+            node._camera_thread.join(timeout=5)
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""sim_node as a real process: camera topics like realsense2_camera, joint states, reset and
+check services, and one ArmMotion goal, over real DDS."""
+import json
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
+from geometry_msgs.msg import PoseStamped  # noqa: E402
+from sensor_msgs.msg import CameraInfo, Image, JointState  # noqa: E402
+
+from spatial_manip.sim import layouts as L  # noqa: E402
+from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
+from spatial_manip_interfaces.srv import CheckSuccess, ResetTask  # noqa: E402
+
+
+def _spin_until(node, pred, timeout_s):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end and not pred():
+        rclpy.spin_once(node, timeout_sec=0.05)
+    return pred()
+
+
+def _call(node, client, req, timeout_s=60):
+    fut = client.call_async(req)
+    _spin_until(node, fut.done, timeout_s)
+    assert fut.done(), "service call timed out"
+    return fut.result()
+
+
+@pytest.mark.slow
+def test_sim_node_across_processes():
+    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
+                             "-p", "width:=320", "-p", "height:=240", "-p", "camera_rate_hz:=4.0", "-p", "seed:=1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    rclpy.init()
+    node = rclpy.create_node("sim_node_test")
+    got: dict = {}
+    try:
+        for topic, typ in [("/camera/color/image_raw", Image), ("/camera/aligned_depth_to_color/image_raw", Image),
+                           ("/camera/color/camera_info", CameraInfo), ("/joint_states", JointState),
+                           ("/tcp_pose_broadcaster/pose", PoseStamped)]:
+            node.create_subscription(typ, topic, lambda m, t=topic: got.__setitem__(t, m), 5)
+        node.create_subscription(PoseStamped, "/camera/extrinsics", lambda m: got.__setitem__("ext", m),
+                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        assert _spin_until(node, lambda: len(got) == 6, 60), f"topics seen: {sorted(got)}"
+        rgb, depth = got["/camera/color/image_raw"], got["/camera/aligned_depth_to_color/image_raw"]
+        assert (rgb.encoding, rgb.width, rgb.height) == ("rgb8", 320, 240)
+        assert depth.encoding == "16UC1" and depth.header.frame_id == "camera_color_optical_frame"
+        d = np.frombuffer(bytes(depth.data), np.uint16).reshape(240, 320)
+        assert 300 < np.median(d[d > 0]) < 5000                      # millimetres
+        info = got["/camera/color/camera_info"]
+        assert info.k[0] > 0 and abs(info.k[2] - 159.5) < 1e-6 and info.width == 320
+        assert got["ext"].header.frame_id == "base"
+        js = got["/joint_states"]
+        assert list(js.name[:6]) == ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+                                     "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+
+        reset = node.create_client(ResetTask, "/sim/reset_task")
+        check = node.create_client(CheckSuccess, "/sim/check_success")
+        assert reset.wait_for_service(timeout_sec=30) and check.wait_for_service(timeout_sec=30)
+        r = _call(node, check, CheckSuccess.Request())
+        assert not r.success and r.failure_category == "no_task"
+        scene = L.sample_tabletop(np.random.default_rng(0), n_books=1, poses=("flat",), size_classes=("large",))
+        task = {"id": "t1", "check": [{"type": "held", "ids": ["book_1"], "lift_m": 0.03}]}
+        r = _call(node, reset, ResetTask.Request(task_json=json.dumps(task), scene_json=json.dumps(scene.to_dict()), seed=0))
+        assert r.success and r.task_id == "t1", r.message
+        bad = _call(node, reset, ResetTask.Request(task_json="", scene_json="{", seed=0))
+        assert not bad.success and "JSON" in bad.message or "Expecting" in bad.message
+
+        # pick the flat book by its overhang through the ArmMotion action
+        r2 = _call(node, reset, ResetTask.Request(task_json=json.dumps(task), scene_json=json.dumps(scene.to_dict()), seed=0))
+        assert r2.success
+        b = scene.get("book_1")
+        R, Lb = b.rotation, b.size[2]
+        z_app, y_cl = -R[:, 2], R[:, 1]
+        Rt = np.column_stack([np.cross(y_cl, z_app), y_cl, z_app])
+        from spatial_manip.geometry.transforms import make_transform
+        from spatial_manip.nodes.convert import pose_stamped
+        goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, gripper_width=float(b.size[1] + 0.03),
+                              target=pose_stamped(make_transform(Rt, b.center + R[:, 2] * (Lb / 2 - 0.025)), "base"))
+        ac = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
+        assert ac.wait_for_server(timeout_sec=30)
+        phases = []
+        gf = ac.send_goal_async(goal, feedback_callback=lambda f: phases.append(f.feedback.phase))
+        _spin_until(node, gf.done, 30)
+        rf = gf.result().get_result_async()
+        _spin_until(node, rf.done, 120)
+        result = rf.result().result
+        assert result.success and result.object_held, result.message
+        assert phases[:2] == ["pre_grasp", "approach"]
+        r = _call(node, check, CheckSuccess.Request())
+        assert r.success, r.message
+        assert json.loads(r.final_state_json)["objects"]
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
