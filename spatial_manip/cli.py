@@ -12,6 +12,7 @@ import sys
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "grasp-bench": ("spatial_manip.grasping.bench_cli", "top-1 grasp success and latency per grasp backend in MuJoCo"),
     "plan": ("spatial_manip.reasoning.plan_cli", "plan one instruction on a scene file (targets, place pose, program)"),
     "plan-bench": ("spatial_manip.reasoning.plan_bench", "time the planner per instruction over scenes (median/p95)"),
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
@@ -26,8 +27,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "record": ("spatial_manip.bags.record_cli", "record camera, joint, scene and instruction topics into a rosbag2 (sqlite3 or MCAP)"),
     "replay": ("spatial_manip.bags.replay_cli", "publish a rosbag2 (ours, ros2 bag record, or a RealSense .db3) with its original timing"),
     "evaluate": ("spatial_manip.bags.evaluate_cli", "re-run the planner offline on every instruction recorded in bags and compare"),
-}
     "sim-bench": ("spatial_manip.sim.bench_cli", "time one MuJoCo environment update (motion, settle, RGB-D + segmentation render) against ESPIRE's 11.65 s"),
+}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
