@@ -50,8 +50,10 @@ class AntipodalConfig:
     nms_translation_m: float = 0.02
     nms_rotation_deg: float = 30.0
     seed: int = 0
-    weights: dict = field(default_factory=lambda: {"antipodal": 0.3, "approach": 0.2, "clearance": 0.15,
-                                                   "centring": 0.15, "depth": 0.2})
+    rim_cos: float = 0.3                # |n . closing| below this = a rim, not a contact face
+    centroid_scale_m: float = 0.06     # distances to the centroid closer than this count as equal
+    weights: dict = field(default_factory=lambda: {"antipodal": 0.3, "approach": 0.15, "clearance": 0.1,
+                                                   "centring": 0.25, "depth": 0.2})
 
     def __post_init__(self):
         for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef"):
@@ -251,19 +253,33 @@ class AntipodalProposer:
         # antipodality: normals at both extremes within the friction cone of the closing axis
         cos_cone = np.cos(np.arctan(cfg.friction_coef))
         ny = np.abs(np.matmul(normals[idx], R[:, :, 1:2])[..., 0])
-        band = 0.006
+        band = 0.004
         lo = inside & (q[..., 1] <= ymin[:, None] + band)
         hi = inside & (q[..., 1] >= ymax[:, None] - band)
-        s_lo = np.where(lo, ny >= cos_cone, False).sum(1) / np.maximum(lo.sum(1), 1)
-        s_hi = np.where(hi, ny >= cos_cone, False).sum(1) / np.maximum(hi.sum(1), 1)
+        # per extreme point: 1 inside the friction cone; 0.5 on a rim (normal across the closing
+        # axis: the real contact face is hidden, e.g. a book's underside); 0 for a visible face
+        # at a slipping angle
+        point = np.where(ny >= cos_cone, 1.0, np.where(ny < cfg.rim_cos, 0.5, 0.0))
+        s_lo = np.where(lo, point, 0).sum(1) / np.maximum(lo.sum(1), 1) * self._contact_length(q[..., 2], lo)
+        s_hi = np.where(hi, point, 0).sum(1) / np.maximum(hi.sum(1), 1) * self._contact_length(q[..., 2], hi)
         antipodal = 0.5 * (s_lo + s_hi)
         zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)
         centre = target.mean(axis=0)
         off = centre - new_origins
         off_perp = off - np.einsum("ci,ci->c", off, R[:, :, 1])[:, None] * R[:, :, 1]
-        centring = 0.5 * (1 - np.clip(np.abs(zmean) / (g.finger_height_m / 2), 0, 1)) \
-            + 0.5 * np.exp(-np.linalg.norm(off_perp, axis=1) / 0.08)
+        # centred on the pads, and close to the target's centroid (less torque on the grip)
+        # relative to this target's candidates, so a long book still prefers its middle
+        dist = np.linalg.norm(off_perp, axis=1)
+        spread = max(float(dist.max() - dist.min()), cfg.centroid_scale_m)
+        centring = 0.3 * (1 - np.clip(np.abs(zmean) / (g.finger_height_m / 2), 0, 1)) \
+            + 0.7 * (1 - (dist - dist.min()) / spread)
         return R, new_origins, width, antipodal, centring
+
+    def _contact_length(self, z: np.ndarray, band: np.ndarray) -> np.ndarray:
+        """How much of the pad's height the extreme points cover: an edge across the pad gives 1,
+        a corner poking into it much less (corner pinches twist out)."""
+        zr = np.where(band, z, -np.inf).max(1) - np.where(band, z, np.inf).min(1)
+        return np.clip(np.nan_to_num(zr, neginf=0.0, posinf=0.0) / (0.8 * self.gripper.finger_height_m), 0.0, 1.0)
 
     def _pass2(self, scene, R, origins):
         """Deepest collision-free insertion per candidate, and a clearance score in [0, 1].
