@@ -274,3 +274,31 @@ class Scene:
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=1))
+
+
+# Static furniture the robot's cell knows from its configuration (poses included); everything
+# else is perceived.
+FIXTURE_CATEGORIES = ("table", "shelf", "support", "floor")
+
+
+def workspace_description(scene: Scene, T_base_tcp: np.ndarray | None = None) -> Scene:
+    """What a cell's configuration tells the planner, derived from a full scene: fixtures with
+    their poses, placement regions, and a catalogue of the movable objects (label, category,
+    size, colour; their poses zeroed, since those must be perceived). A held object keeps the
+    transform from the object to the TCP (`extra["T_object_tcp"]`): the robot knows how it holds
+    what it picked."""
+    objects = []
+    for o in scene.objects:
+        if o.category in FIXTURE_CATEGORIES:
+            objects.append(o)
+            continue
+        extra = {k: v for k, v in o.extra.items() if k in ("colour", "color", "rgb")}
+        extra["catalogue"] = True
+        if o.held and T_base_tcp is not None:
+            T_obj = np.eye(4)
+            T_obj[:3, :3], T_obj[:3, 3] = o.rotation, o.center
+            extra["T_object_tcp"] = (np.linalg.inv(T_obj) @ np.asarray(T_base_tcp, float)).tolist()
+        objects.append(SceneObject(o.id, o.label, o.category, np.zeros(3), o.size, np.eye(3), o.oriented,
+                                   o.size_class, o.held, extra))
+    return Scene(scene.viewer, scene.robot, objects, list(scene.regions),
+                 {k: v for k, v in scene.extra.items() if k in ("kind", "ground_z")})

@@ -7,7 +7,9 @@
         executable: planner_node    # console_script of package spatial_manip
         package: spatial_manip      # optional, default spatial_manip
         required: true              # the graph stops when it dies (default true)
-        parameters: [params/planner.yaml]   # relative to config/, or absolute
+        parameters: [params/planner.yaml]   # ROS params files, relative to config/, or absolute
+        params: {config_file: params/grasp.yaml}   # inline parameters (`-p k:=v`); a value
+                                    # starting with "params/" is resolved against config/
         remappings: {from: to}
         arguments: []               # extra command-line arguments before --ros-args
 """
@@ -34,13 +36,14 @@ class NodeSpec:
     parameters: tuple[Path, ...] = ()
     remappings: tuple[tuple[str, str], ...] = ()
     arguments: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
 
     def ros_args(self, extra_params: dict | None = None) -> list[str]:
         """The `--ros-args ...` tail shared by both launchers."""
         args = ["--ros-args", "-r", f"__node:={self.name}"]
         for p in self.parameters:
             args += ["--params-file", str(p)]
-        for k, v in (extra_params or {}).items():
+        for k, v in [*self.params, *(extra_params or {}).items()]:
             args += ["-p", f"{k}:={v}"]
         for a, b in self.remappings:
             args += ["-r", f"{a}:={b}"]
@@ -84,8 +87,10 @@ def _node_spec(n: dict, i: int, path: Path) -> NodeSpec:
         raise GraphError(f"{where} needs 'name' and 'executable'")
     params = tuple(resolve_config(p) for p in n.get("parameters", []) or [])
     for p in params:
-        if not p.is_file():
-            raise GraphError(f"{where} ({n['name']}): parameter file {p} does not exist")
+        _check_params_file(p, str(n["name"]), where)
+    inline = n.get("params", {}) or {}
+    if not isinstance(inline, dict):
+        raise GraphError(f"{where} ({n['name']}): 'params' must be a mapping name: value")
     remaps = n.get("remappings", {}) or {}
     if not isinstance(remaps, dict):
         raise GraphError(f"{where} ({n['name']}): 'remappings' must be a mapping from: to")
@@ -94,4 +99,26 @@ def _node_spec(n: dict, i: int, path: Path) -> NodeSpec:
         required=bool(n.get("required", True)), parameters=params,
         remappings=tuple((str(a), str(b)) for a, b in remaps.items()),
         arguments=tuple(str(a) for a in n.get("arguments", []) or []),
+        params=tuple((str(k), _inline_value(v)) for k, v in inline.items()),
     )
+
+
+def _inline_value(v) -> str:
+    v = str(v)
+    return str(resolve_config(v)) if v.startswith("params/") else v
+
+
+def _check_params_file(p: Path, node: str, where: str) -> None:
+    """A ROS params file must map the node's name (or a wildcard) to `ros__parameters`, or
+    rcl refuses it at start-up with a parse error; catch that here with a clear message."""
+    if not p.is_file():
+        raise GraphError(f"{where} ({node}): parameter file {p} does not exist")
+    try:
+        data = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as e:
+        raise GraphError(f"{where} ({node}): parameter file {p} is not valid YAML: {e}") from e
+    sections = [data.get(k) for k in (node, f"/{node}", "/**", "**") if isinstance(data.get(k), dict)]
+    if not any("ros__parameters" in s for s in sections):
+        raise GraphError(f"{where} ({node}): {p} is not a ROS params file for {node!r} (expected "
+                         f"'{node}: {{ros__parameters: ...}}'); pass plain config files through "
+                         f"'params: {{config_file: ...}}' instead")

@@ -26,7 +26,8 @@ from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_arr
                                          pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.pipeline import Decision
-from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
+from spatial_manip.scene import Scene, SceneFormatError, SceneObject
 
 PARAMETERS = {
     "color_topic": "/camera/color/image_raw",
@@ -35,6 +36,7 @@ PARAMETERS = {
     "extrinsics_topic": "/camera/extrinsics",
     "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
     "workspace_file": "",             # the same as a file, for a real cell
+    "tcp_topic": "/tcp_pose_broadcaster/pose",
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
     "segmenter": "classical",         # perception backend (see spatial_manip.perception)
@@ -68,6 +70,7 @@ class PlannerPorts:
         self._planner = None
         self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
         self._held_id: str | None = None
+        self._T_base_tcp: np.ndarray | None = None
         self._arm_goal = None
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -75,7 +78,8 @@ class PlannerPorts:
                 (Image, "depth_topic", self._on_depth, qos_profile_sensor_data),
                 (CameraInfo, "camera_info_topic", self._on_info, qos_profile_sensor_data),
                 (PoseStamped, "extrinsics_topic", self._on_extrinsics, latched),
-                (String, "workspace_topic", self._on_workspace, latched)]
+                (String, "workspace_topic", self._on_workspace, latched),
+                (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data)]
         for msg_type, param, cb, qos in subs:
             node.create_subscription(msg_type, self.p[param], cb, qos, callback_group=group)
         if self.p["workspace_file"]:
@@ -126,6 +130,16 @@ class PlannerPorts:
             self.workspace = Scene.from_dict(json.loads(msg.data))
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
+            return
+        held = self.workspace.held_object()  # a new workspace (e.g. a sim reset) says what is in hand
+        self._held_id = held.id if held else None
+        self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
+
+    def _on_tcp(self, msg: PoseStamped) -> None:
+        try:
+            self._T_base_tcp = matrix_from_pose_msg(msg.pose)
+        except ValueError:
+            pass
 
     # --- perceive --------------------------------------------------------------------------
     def new_trace_dir(self) -> str:
@@ -162,9 +176,22 @@ class PlannerPorts:
         return scene
 
     def _mark_held(self, scene: Scene) -> Scene:
+        """The object in the gripper, placed where the TCP says it is (perception of an object
+        inside the fingers is unreliable; the in-hand transform is known from the grasp)."""
         from dataclasses import replace
 
-        return scene.with_objects(replace(o, held=(o.id == self._held_id)) for o in scene.objects)
+        others = [replace(o, held=False) for o in scene.objects if o.id != self._held_id]
+        seen = next((o for o in scene.objects if o.id == self._held_id), None)
+        ref = seen or (self.workspace.get(self._held_id) if self.workspace and self._held_id in self.workspace.ids() else None)
+        if ref is None:
+            return scene.with_objects(others)
+        held = replace(ref, held=True)
+        if self._in_hand is not None and self._T_base_tcp is not None:
+            T_obj = self._T_base_tcp @ invert(self._in_hand)
+            held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
+        # movable objects near the held one are the same book seen in the fingers: drop them
+        others = [o for o in others if o.category in FIXTURES or np.linalg.norm(o.center - held.center) > 0.05]
+        return scene.with_objects(others + [held])
 
     # --- reason ----------------------------------------------------------------------------
     def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
@@ -296,9 +323,6 @@ class PlannerPorts:
 
     def close(self) -> None:
         self.stop_motion()
-
-
-FIXTURES = ("table", "shelf", "support", "floor")
 
 
 def _wait_future(future, timeout_s: float):

@@ -24,10 +24,11 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image, JointState
 from geometry_msgs.msg import PoseStamped
+from std_msgs.msg import String
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.nodes import convert
-from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.scene import Scene, SceneFormatError, workspace_description
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.world import HOME_Q, SimConfig, SimWorld
 from spatial_manip_interfaces.action import ArmMotion
@@ -86,6 +87,7 @@ class SimNode(Node):
         self.pub_ext = self.create_publisher(PoseStamped, self.p["extrinsics_topic"], latched)
         self.pub_js = self.create_publisher(JointState, "/joint_states", 10)
         self.pub_tcp = self.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
+        self.pub_ws = self.create_publisher(String, "/spatial_manip/workspace", latched)
         # rendering stays on one thread: an EGL context cannot move between executor threads
         self._stop = threading.Event()
         self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
@@ -99,12 +101,19 @@ class SimNode(Node):
                                    goal_callback=lambda g: GoalResponse.ACCEPT,
                                    cancel_callback=lambda g: CancelResponse.ACCEPT)
         self.publish_extrinsics()
+        self.publish_workspace()
         self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects")
 
     # --- publishing -----------------------------------------------------------------------------
     def publish_extrinsics(self):
         self.pub_ext.publish(convert.pose_stamped(self.world.T_base_cam, self.p["base_frame_id"],
                                                   self.get_clock().now().to_msg()))
+
+    def publish_workspace(self):
+        """The cell's configuration as a real deployment would have it (fixtures, slots, a
+        pose-free object catalogue), on the topic the planner reads."""
+        ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
+        self.pub_ws.publish(String(data=json.dumps(ws.to_dict())))
 
     def _camera_loop(self):
         period = 1.0 / float(self.p["camera_rate_hz"])
@@ -155,6 +164,7 @@ class SimNode(Node):
             return res
         self.task, self.initial = task, scene
         self.publish_extrinsics()
+        self.publish_workspace()
         res.success, res.message, res.task_id = True, f"reset to {len(scene.objects)} objects", str((task or {}).get("id", ""))
         return res
 

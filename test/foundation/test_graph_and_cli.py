@@ -17,7 +17,7 @@ def test_every_graph_loads_and_names_existing_parameter_files():
 
 def test_ros_args_carry_name_params_and_remaps(tmp_path):
     f = tmp_path / "g.yaml"
-    (tmp_path / "p.yaml").write_text("x: {ros__parameters: {}}\n")
+    (tmp_path / "p.yaml").write_text("a: {ros__parameters: {}}\n")
     f.write_text(f"nodes:\n  - name: a\n    executable: planner_node\n    parameters: [{tmp_path}/p.yaml]\n"
                  "    remappings: {/in: /out}\n")
     spec = load_graph(str(f)).nodes[0]
@@ -70,3 +70,18 @@ def test_launch_modules_import_without_launch_installed():
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         assert callable(mod.generate_launch_description)
+
+
+def test_a_plain_config_file_passed_as_ros_params_is_refused(tmp_path):
+    (tmp_path / "plain.yaml").write_text("grasp:\n  backend: antipodal\n")
+    f = tmp_path / "g.yaml"
+    f.write_text(f"nodes:\n  - {{name: grasp_node, executable: grasp_node, parameters: [{tmp_path}/plain.yaml]}}\n")
+    with pytest.raises(GraphError, match="not a ROS params file"):
+        load_graph(str(f))
+
+
+def test_inline_params_resolve_config_paths():
+    spec = next(n for n in load_graph("sim").nodes if n.name == "grasp_node")
+    args = spec.ros_args()
+    value = args[args.index("-p") + 1]
+    assert value.startswith("config_file:=/") and value.endswith("params/grasp.yaml")
