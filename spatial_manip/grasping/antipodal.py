@@ -42,6 +42,7 @@ class AntipodalConfig:
     min_grasp_points: int = 6
     min_object_width_m: float = 0.008   # narrower = only one face seen: the far side is unknown
     max_upward_approach: float = 0.2    # reject approaches with a.up above this (from below)
+    max_toward_camera: float = 0.2      # reject approaches with a.view below -this (from behind)
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
     target_neighbours: int = 256        # neighbours per candidate in pass 1
     scene_neighbours: int = 384         # neighbours per candidate in pass 2
@@ -52,7 +53,7 @@ class AntipodalConfig:
     seed: int = 0
     rim_cos: float = 0.3                # |n . closing| below this = a rim, not a contact face
     centroid_scale_m: float = 0.06     # distances to the centroid closer than this count as equal
-    weights: dict = field(default_factory=lambda: {"antipodal": 0.3, "approach": 0.15, "clearance": 0.1,
+    weights: dict = field(default_factory=lambda: {"antipodal": 0.35, "approach": 0.1, "clearance": 0.1,
                                                    "centring": 0.25, "depth": 0.2})
 
     def __post_init__(self):
@@ -147,7 +148,8 @@ class AntipodalProposer:
             a[valid] for a in (R, origins, width, antipodal, centring, depth, clearance))
 
         w = cfg.weights
-        approach_align = np.clip(-(R[:, :, 0] @ up_vec), 0.0, 1.0)
+        # top-down is mildly preferred; a horizontal approach (edge pinch) is still a good grasp
+        approach_align = np.clip(0.5 - 0.5 * (R[:, :, 0] @ up_vec), 0.0, 1.0)
         score = (w["antipodal"] * antipodal + w["approach"] * approach_align + w["clearance"] * clearance
                  + w["centring"] * centring + w["depth"] * depth / g.max_depth_m) / sum(w.values())
         widths = np.clip(width + 2 * cfg.margin_m, 0.0, g.max_width_m)
@@ -198,6 +200,10 @@ class AntipodalProposer:
             Rs.append(_frames(np.cos(ph) * b1 + np.sin(ph) * b2, n)); os_.append(p); ids.append(seeds)
         R, o, s = np.concatenate(Rs), np.concatenate(os_), np.concatenate(ids)
         ok = R[:, :, 0] @ up <= cfg.max_upward_approach
+        # approach through space the camera has seen: not from behind the object (the fingers
+        # would sweep through its hidden back)
+        view = o / np.maximum(np.linalg.norm(o, axis=1, keepdims=True), 1e-9)
+        ok &= np.einsum("ij,ij->i", R[:, :, 0], view) >= -cfg.max_toward_camera
         return R[ok], o[ok], s[ok]
 
     @staticmethod
