@@ -165,13 +165,14 @@ class CallGuard:
         self.errors = 0
         self.calls: Counter = Counter()
 
-    def seen(self, name: str, arguments) -> int:
-        """Count this call; cut off an action loop. Returns how often it has now been made."""
+    def seen(self, name: str, arguments, version: int = 0) -> int:
+        """Count this call (on this version of the scene); cut off an action loop. Returns how
+        often it has now been made."""
         try:
             canon = json.dumps(json.loads(arguments) if isinstance(arguments, str) else arguments, sort_keys=True)
         except (json.JSONDecodeError, TypeError):
             canon = str(arguments)
-        key = (name, canon)
+        key = (name, canon, version)
         self.calls[key] += 1
         n = self.calls[key]
         if n >= self.cfg.loop_repeats:
@@ -204,7 +205,7 @@ def converse(model: ChatModel, messages: list[dict], tools: ToolSet, guard: Call
         for i, call in enumerate(calls):
             fn = call.get("function") or {}
             name, args = str(fn.get("name", "")), fn.get("arguments")
-            n = guard.seen(name, args)
+            n = guard.seen(name, args, tools.version)
             out = tools.call(name, args)
             rec("tool_call", tool=name, arguments=out.arguments if out.arguments is not None else args,
                 ok=out.ok, result=out.result, error=out.error)

@@ -92,6 +92,7 @@ class ToolSet:
     def __init__(self, scene: Scene, *, orienter: Callable[[str, str], np.ndarray] | None = None,
                  extra: dict[str, Tool] | None = None):
         self.scene = scene
+        self.version = 0           # bumped whenever a tool changes the scene (a repeated call is then new)
         self.orienter = orienter
         self.tools: dict[str, Tool] = {t.name: t for t in self._builtin()}
         if orienter is not None:
@@ -318,6 +319,7 @@ class ToolSet:
             raise ToolCallError(f"{object_id!r} is a region; orientation grounding needs an object")
         front = np.asarray(self.orienter(object_id, query or f"the front of the {obj.label}"), float)
         self.scene = with_front(self.scene, object_id, front)
+        self.version += 1
         return {"id": object_id, "front": _r(front),
                 "note": "the object's front is now known: frame='reference' works for it"}
 
