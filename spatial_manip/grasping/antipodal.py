@@ -42,7 +42,7 @@ class AntipodalConfig:
     min_grasp_points: int = 6
     min_object_width_m: float = 0.008   # narrower = only one face seen: the far side is unknown
     max_upward_approach: float = 0.2    # reject approaches with a.up above this (from below)
-    max_toward_camera: float = 0.2      # reject approaches with a.view below -this (from behind)
+    min_view_alignment: float = 0.3     # reject approaches with a.view below this (from the side/behind)
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
     target_neighbours: int = 256        # neighbours per candidate in pass 1
     scene_neighbours: int = 384         # neighbours per candidate in pass 2
@@ -203,7 +203,7 @@ class AntipodalProposer:
         # approach through space the camera has seen: not from behind the object (the fingers
         # would sweep through its hidden back)
         view = o / np.maximum(np.linalg.norm(o, axis=1, keepdims=True), 1e-9)
-        ok &= np.einsum("ij,ij->i", R[:, :, 0], view) >= -cfg.max_toward_camera
+        ok &= np.einsum("ij,ij->i", R[:, :, 0], view) >= cfg.min_view_alignment
         return R[ok], o[ok], s[ok]
 
     @staticmethod
