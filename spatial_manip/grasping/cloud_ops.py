@@ -64,12 +64,3 @@ def fit_plane_ransac(points: np.ndarray, *, threshold_m: float = 0.006, iteratio
         n = vt[2] * (1 if vt[2] @ n >= 0 else -1)
         d0 = -n @ c
     return n, float(d0), int(len(inl))
-
-
-def group_reduce(values: np.ndarray, starts: np.ndarray, counts: np.ndarray, ufunc, empty_value: float) -> np.ndarray:
-    """ufunc.reduceat over contiguous groups; groups with no members get `empty_value`."""
-    out = np.full(len(counts), empty_value, float)
-    nz = counts > 0
-    if values.size and nz.any():
-        out[nz] = ufunc.reduceat(values, starts[nz])
-    return out
