@@ -198,8 +198,11 @@ class _Runner:
         def watcher():
             while not finished.is_set():
                 if self.cancel.wait(0.005):
-                    if not finished.is_set():
+                    # repeat until the phase returns: a stop that lands just before the backend
+                    # starts its motion must not be lost
+                    while not finished.is_set():
                         self.arm.stop()
+                        finished.wait(0.02)
                     return
 
         t = threading.Thread(target=watcher, name="cancel-watch", daemon=True)

@@ -49,23 +49,20 @@ class URRtdeArm:
     def __init__(self, config: URRtdeConfig):
         self.config = config
         self._ctrl = self._recv = self._dash = None
-        self._lock = threading.RLock()      # one caller of the control interface at a time
+        # ur_rtde is not thread-safe (a reconnect racing a state read corrupted the heap): every
+        # library call goes through _lock, held briefly; _motion_lock serialises whole moves.
+        self._lock = threading.RLock()
+        self._motion_lock = threading.Lock()
         self._stop_req = threading.Event()
         self._moving = threading.Event()
 
     # ---- lifecycle -----------------------------------------------------------------------
     def connect(self) -> None:
-        import dashboard_client
-        import rtde_control
-        import rtde_receive
-
         c, last = self.config, None
-        for attempt in range(1, c.connect_retries + 1):
+        for _ in range(c.connect_retries):
             try:
-                self._dash = dashboard_client.DashboardClient(c.host)
-                self._dash.connect()
-                self._recv = rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz)
-                self._ctrl = rtde_control.RTDEControlInterface(c.host, c.frequency_hz)
+                with self._lock:
+                    self._connect_once()
                 break
             except RuntimeError as e:  # ur_rtde raises RuntimeError for refused/timed-out connections
                 last = e
@@ -75,6 +72,17 @@ class URRtdeArm:
                                     f"attempts ({last}); check the IP, that the robot is in remote control and "
                                     "powered on") from last
         self._configure()
+
+    def _connect_once(self):
+        import dashboard_client
+        import rtde_control
+        import rtde_receive
+
+        c = self.config
+        self._dash = dashboard_client.DashboardClient(c.host)
+        self._dash.connect()
+        self._recv = rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz)
+        self._ctrl = rtde_control.RTDEControlInterface(c.host, c.frequency_hz)
 
     def _configure(self):
         c = self.config
@@ -107,24 +115,24 @@ class URRtdeArm:
 
     @property
     def is_connected(self) -> bool:
-        try:
-            return bool(self._ctrl and self._recv and self._ctrl.isConnected() and self._recv.isConnected())
-        except RuntimeError:
-            return False
+        with self._lock:
+            try:
+                return bool(self._ctrl and self._recv and self._ctrl.isConnected() and self._recv.isConnected())
+            except RuntimeError:
+                return False
 
     def reconnect(self) -> None:
         """Bounded retries; MotionFailedError if the controller stays away.
 
-        Both interfaces reconnect on every attempt (ur_rtde's own automatic reconnect can leave
-        a half-open link that reports connected), then a setTcp round trip proves the link."""
+        Each attempt disconnects the old interfaces and builds fresh ones: ur_rtde's own
+        reconnect() corrupted the heap here when its background reconnect thread was still
+        running (seen with the emulator), so it is not used."""
         c, last = self.config, None
-        if self._ctrl is None:
-            return self.connect()
         for _ in range(c.connect_retries):
             try:
                 with self._lock:
-                    self._recv.reconnect()
-                    self._ctrl.reconnect()
+                    self.close()
+                    self._connect_once()
                     self._configure()
                 return
             except (RuntimeError, MotionFailedError) as e:
@@ -169,17 +177,19 @@ class URRtdeArm:
                 self._lock.release()
 
     def _move(self, kind: str, target: list, speed: float, accel: float) -> None:
-        if not self.is_connected:
-            self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
-        status = self.safety_status()
-        if not status.ok:
-            raise MotionFailedError(f"{kind} not sent: {status.reason()}")
-        with self._lock:
+        with self._motion_lock:
+            if not self.is_connected:
+                self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
+            status = self.safety_status()
+            if not status.ok:
+                raise MotionFailedError(f"{kind} not sent: {status.reason()}")
             self._stop_req.clear()
             self._moving.set()
             try:
-                before = self._ctrl.getAsyncOperationProgressEx().operationId()
-                if not getattr(self._ctrl, kind)(target, speed, accel, True):
+                with self._lock:
+                    before = self._ctrl.getAsyncOperationProgressEx().operationId()
+                    sent = getattr(self._ctrl, kind)(target, speed, accel, True)
+                if not sent:
                     raise MotionFailedError(f"the controller refused {kind}: {self._reason()}")
                 self._watch(kind, target, before)
             except RuntimeError as e:  # ur_rtde raises on a broken socket
@@ -189,7 +199,7 @@ class URRtdeArm:
                 self._moving.clear()
 
     def _watch(self, kind: str, target: list, before: int) -> None:
-        c, ctrl = self.config, self._ctrl
+        c = self.config
         t0, seen = time.monotonic(), False
         while True:
             if self._stop_req.is_set():
@@ -198,9 +208,11 @@ class URRtdeArm:
             status = self.safety_status()
             if not status.ok:
                 raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
-            st = ctrl.getAsyncOperationProgressEx()
-            seen = seen or st.operationId() != before
-            if seen and not st.isAsyncOperationRunning():
+            with self._lock:
+                st = self._ctrl.getAsyncOperationProgressEx()
+                op_id, running = st.operationId(), st.isAsyncOperationRunning()
+            seen = seen or op_id != before
+            if seen and not running:
                 return self._check_arrival(kind, target)
             elapsed = time.monotonic() - t0
             if (not seen and elapsed > c.start_timeout_s) or elapsed > c.move_timeout_s:
@@ -210,6 +222,10 @@ class URRtdeArm:
             time.sleep(c.poll_s)
 
     def _brake(self, kind: str):
+        with self._lock:
+            self._brake_locked(kind)
+
+    def _brake_locked(self, kind: str):
         try:
             if kind == "moveJ":
                 self._ctrl.stopJ(self.config.stop_decel_rad_s2)
@@ -224,10 +240,10 @@ class URRtdeArm:
         if not status.ok:
             raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
         if kind == "moveL":
-            err = np.linalg.norm(np.asarray(self._recv.getActualTCPPose()[:3]) - np.asarray(target[:3]))
+            err = np.linalg.norm(self.tcp_pose()[:3, 3] - np.asarray(target[:3]))
             ok = err <= self.config.arrive_tolerance_m
         else:
-            err = np.max(np.abs(np.asarray(self._recv.getActualQ()) - np.asarray(target)))
+            err = np.max(np.abs(self.joint_positions() - np.asarray(target)))
             ok = err <= self.config.arrive_tolerance_rad
         if not ok:
             raise MotionFailedError(f"{kind} ended {err:.4f} away from its target without a reported stop; "
@@ -235,21 +251,24 @@ class URRtdeArm:
 
     # ---- state ---------------------------------------------------------------------------
     def joint_positions(self) -> np.ndarray:
-        self._need()
-        return np.asarray(self._recv.getActualQ(), float)
+        with self._lock:
+            self._need()
+            return np.asarray(self._recv.getActualQ(), float)
 
     def tcp_pose(self) -> np.ndarray:
-        self._need()
-        return rotvec_pose_to_matrix(self._recv.getActualTCPPose())
+        with self._lock:
+            self._need()
+            return rotvec_pose_to_matrix(self._recv.getActualTCPPose())
 
     def safety_status(self) -> SafetyStatus:
         if not self.is_connected:
             return SafetyStatus(connected=False, program_running=False)
         try:
-            return SafetyStatus(connected=True, program_running=bool(self._ctrl.isProgramRunning()),
-                                protective_stop=bool(self._recv.isProtectiveStopped()),
-                                emergency_stop=bool(self._recv.isEmergencyStopped()),
-                                detail=f"safety mode {self._recv.getSafetyMode()}")
+            with self._lock:
+                return SafetyStatus(connected=True, program_running=bool(self._ctrl.isProgramRunning()),
+                                    protective_stop=bool(self._recv.isProtectiveStopped()),
+                                    emergency_stop=bool(self._recv.isEmergencyStopped()),
+                                    detail=f"safety mode {self._recv.getSafetyMode()}")
         except RuntimeError as e:
             return SafetyStatus(connected=False, program_running=False, detail=str(e))
 

@@ -141,7 +141,7 @@ def test_cancel_during_a_phase_stops_the_arm_and_raises(setup):
     t0 = time.monotonic()
     with pytest.raises(CanceledError):
         MotionPrimitives(arm, FakeGripper(), env, pc).home(cancel=cancel)
-    assert time.monotonic() - t0 < 1.0 and arm.stops == 1
+    assert time.monotonic() - t0 < 1.0 and arm.stops >= 1
 
 
 def test_cancel_before_start_moves_nothing(setup):

@@ -1,0 +1,197 @@
+"""ArmActionServer: the ArmMotion action + arm state topics over any Arm/Gripper backend.
+
+Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with MuJoCo):
+
+    server = ArmActionServer(node, arm, gripper, primitives)   # after arm.connect()
+
+- action `/spatial_manip/arm_motion` (ArmMotion): PICK / PLACE / HOME / WAYPOINTS through
+  `MotionPrimitives` (every command passes the SafetyEnvelope first); feedback per phase; one
+  goal at a time (others are rejected); cancel sets an Event that makes the primitives call
+  `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions.
+- `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
+  (PoseStamped in `base`) at `state_rate_hz`; `~/robot_program_running` (Bool) and
+  `/spatial_manip/arm_status` (String, on change) report the controller's state.
+- `/spatial_manip/arm_recover` (std_msgs/Empty): an operator's explicit request to unlock a
+  protective stop and re-upload the control script (backends with `recover()`); nothing
+  recovers by itself and no interrupted motion is resumed.
+The node must spin in a MultiThreadedExecutor (>= 3 threads) so that cancel and the state
+timer run while a goal executes.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+from geometry_msgs.msg import PoseStamped
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Bool, Empty, String
+
+from spatial_manip.control.kinematics import JOINT_NAMES
+from spatial_manip.control.primitives import MotionPrimitives
+from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, SpatialManipError
+from spatial_manip.nodes import convert
+from spatial_manip_interfaces.action import ArmMotion
+
+ACTION_NAME = "/spatial_manip/arm_motion"
+FINGER_JOINT = "finger_joint"   # Robotiq 2F-85: 0 rad open .. 0.8 rad closed
+FINGER_CLOSED_RAD = 0.8
+
+
+class ArmActionServer:
+    def __init__(self, node, arm, gripper, primitives: MotionPrimitives, *, state_rate_hz: float = 50.0,
+                 frame_id: str = "base", gripper_max_width_m: float = 0.085, action_name: str = ACTION_NAME):
+        """`node`: the rclpy Node; `arm`/`gripper`: connected backends (gripper may be None);
+        `primitives`: MotionPrimitives over the same arm and gripper."""
+        self.node, self.arm, self.gripper, self.primitives = node, arm, gripper, primitives
+        self.frame_id, self.gripper_max_width_m = frame_id, gripper_max_width_m
+        self._busy = threading.Lock()
+        self._cancel: threading.Event | None = None  # of the running goal
+        self._last_status = None
+        self._gripper_width = gripper_max_width_m
+        group = ReentrantCallbackGroup()
+        self.joint_pub = node.create_publisher(JointState, "/joint_states", 10)
+        self.pose_pub = node.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
+        self.running_pub = node.create_publisher(Bool, "~/robot_program_running", 10)
+        self.status_pub = node.create_publisher(String, "/spatial_manip/arm_status", 10)
+        node.create_subscription(Empty, "/spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
+        self.action = ActionServer(node, ArmMotion, action_name, execute_callback=self._execute,
+                                   goal_callback=self._on_goal, cancel_callback=self._on_cancel,
+                                   callback_group=group)
+        self.timer = node.create_timer(1.0 / state_rate_hz, self._publish_state, callback_group=group)
+        self._tick = 0
+
+    def destroy(self):
+        self.action.destroy()
+        self.node.destroy_timer(self.timer)
+
+    # ---- action --------------------------------------------------------------------------
+    def _on_goal(self, goal) -> GoalResponse:
+        if self._busy.locked():
+            self.node.get_logger().warning("ArmMotion goal rejected: another motion is running")
+            return GoalResponse.REJECT
+        return GoalResponse.ACCEPT
+
+    def _on_cancel(self, goal_handle) -> CancelResponse:
+        if self._cancel is not None:
+            self._cancel.set()  # the primitives' watcher calls arm.stop() right away
+        return CancelResponse.ACCEPT
+
+    def _execute(self, goal_handle):
+        result = ArmMotion.Result()
+        if not self._busy.acquire(blocking=False):
+            goal_handle.abort()
+            result.error_code, result.message = ErrorCode.BUSY.value, "another motion is running"
+            return result
+        cancel = self._cancel = threading.Event()
+
+        def feedback(phase: str, detail: str, fraction: float):
+            goal_handle.publish_feedback(ArmMotion.Feedback(phase=phase, detail=detail, progress=float(fraction)))
+
+        try:
+            outcome = self._run(goal_handle.request, feedback, cancel)
+            result.success, result.object_held = True, bool(outcome.object_held)
+            goal_handle.succeed()
+        except CanceledError as e:
+            result.error_code, result.message = ErrorCode.CANCELED.value, str(e)
+            goal_handle.canceled()
+        except SpatialManipError as e:
+            result.error_code, result.message = e.code.value, e.message
+            self.node.get_logger().error(f"ArmMotion failed: {e.code.value}: {e.message}")
+            goal_handle.abort()
+        except Exception as e:  # noqa: BLE001 - a bug must reach the client as INTERNAL, not kill the node
+            result.error_code, result.message = ErrorCode.INTERNAL.value, f"{type(e).__name__}: {e}"
+            self.node.get_logger().error(f"ArmMotion internal error: {result.message}")
+            goal_handle.abort()
+        finally:
+            self._cancel = None
+            self._busy.release()
+        try:
+            result.final_pose = convert.pose_stamped(self.arm.tcp_pose(), self.frame_id, self._stamp())
+        except SpatialManipError:
+            pass  # no pose from a disconnected arm: the error code already says why
+        return result
+
+    def _run(self, req, feedback, cancel):
+        p = self.primitives
+        common = dict(speed_scale=float(req.speed_scale), progress=feedback, cancel=cancel)
+        if req.motion == ArmMotion.Goal.MOTION_HOME:
+            return p.home(**common)
+        if req.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
+            if not req.waypoints:
+                raise InvalidGoalError("WAYPOINTS needs at least one pose in `waypoints`")
+            return p.waypoints([self._matrix(w) for w in req.waypoints], **common)
+        if req.motion in (ArmMotion.Goal.MOTION_PICK, ArmMotion.Goal.MOTION_PLACE):
+            frame = req.target.header.frame_id
+            if frame not in ("", self.frame_id):
+                raise InvalidGoalError(f"target must be in frame {self.frame_id!r}, got {frame!r}; transform it first")
+            T = self._matrix(req.target.pose)
+            approach = float(req.approach_distance) or None
+            lift = float(req.lift_height) or None
+            if req.motion == ArmMotion.Goal.MOTION_PICK:
+                width = float(req.gripper_width)
+                if not (0.0 <= width <= self.gripper_max_width_m):
+                    raise InvalidGoalError(f"gripper_width must be within 0..{self.gripper_max_width_m} m, got {width}")
+                return p.pick(T, width_m=width, approach_m=approach, lift_m=lift, **common)
+            return p.place(T, approach_m=approach, retreat_m=lift, **common)
+        raise InvalidGoalError(f"unknown motion {req.motion}; use MOTION_PICK=1, PLACE=2, HOME=3, WAYPOINTS=4")
+
+    @staticmethod
+    def _matrix(pose) -> np.ndarray:
+        try:
+            return convert.matrix_from_pose_msg(pose)
+        except ValueError as e:
+            raise InvalidGoalError(str(e)) from e
+
+    # ---- state ---------------------------------------------------------------------------
+    def _stamp(self):
+        return self.node.get_clock().now().to_msg()
+
+    def _publish_state(self):
+        try:
+            q = self.arm.joint_positions()
+            T = self.arm.tcp_pose()
+        except SpatialManipError:
+            q = T = None
+        self._tick += 1
+        if self.gripper is not None and self._tick % 5 == 0 and not self._busy.locked():
+            try:  # the gripper socket is slow: sample it at a fifth of the rate, and not mid-goal
+                self._gripper_width = float(self.gripper.width_m())
+            except SpatialManipError:
+                pass
+        stamp = self._stamp()
+        if q is not None:
+            finger = FINGER_CLOSED_RAD * (1.0 - self._gripper_width / self.gripper_max_width_m)
+            js = JointState(name=list(JOINT_NAMES) + [FINGER_JOINT],
+                            position=[float(v) for v in q] + [float(finger)])
+            js.header.stamp, js.header.frame_id = stamp, self.frame_id
+            self.joint_pub.publish(js)
+            self.pose_pub.publish(convert.pose_stamped(T, self.frame_id, stamp))
+        if self._tick % 10 == 0:
+            status = self.arm.safety_status()
+            self.running_pub.publish(Bool(data=bool(status.program_running)))
+            reason = status.reason()
+            if reason != self._last_status:
+                self._last_status = reason
+                self.status_pub.publish(String(data=reason))
+                if status.ok:  # (rclpy refuses two severities from one call site)
+                    self.node.get_logger().info(f"arm status: {reason}")
+                else:
+                    self.node.get_logger().warning(f"arm status: {reason}")
+
+    def _on_recover(self, _msg):
+        recover = getattr(self.arm, "recover", None)
+        if recover is None:
+            self.node.get_logger().warning("this arm backend has nothing to recover")
+            return
+        if self._busy.locked():
+            self.node.get_logger().warning("recover refused: a motion is running")
+            return
+        try:
+            if not self.arm.is_connected:
+                self.arm.reconnect()
+            recover()
+            self.node.get_logger().info("arm recovered on request: protective stop unlocked, script running")
+        except SpatialManipError as e:
+            self.node.get_logger().error(f"recover failed: {e.message}")

@@ -1,0 +1,227 @@
+"""arm_node with the REAL ur_rtde library against the controller emulator, end to end.
+
+Processes: the emulator (`spatial-manip ur-emulator`), arm_node (ur_rtde backend + Robotiq
+socket), and this test as an rclpy action client. ur_rtde's ports are fixed, so these tests run
+one at a time (module-scoped processes, tests in order) and are marked slow.
+"""
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy")
+pytest.importorskip("rtde_control")
+
+from geometry_msgs.msg import PoseStamped  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.executors import MultiThreadedExecutor  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Empty  # noqa: E402
+
+from spatial_manip.nodes import convert  # noqa: E402
+from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
+
+pytestmark = pytest.mark.slow
+PORTS = (30004, 30003, 29999, 63352)
+
+
+def _ports_free() -> bool:
+    for port in PORTS:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return False
+    return True
+
+
+def dashboard(cmd: str) -> str:
+    with socket.create_connection(("127.0.0.1", 29999), timeout=3) as s:
+        f = s.makefile("rwb", buffering=0)
+        f.readline()
+        f.write((cmd + "\n").encode())
+        return f.readline().decode().strip()
+
+
+def down_pose(x, y, z) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3] = np.diag([1.0, -1.0, -1.0])  # TCP approach (+z) pointing down
+    T[:3, 3] = [x, y, z]
+    return T
+
+
+@pytest.fixture(scope="module")
+def stack():
+    if not _ports_free():
+        pytest.skip("a UR controller or emulator already serves 30004/30003/29999/63352 here")
+    env = dict(os.environ)
+    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet"], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert emu.stdout.readline().strip() == "[ur-emulator] ready"
+    node = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.arm_node", "--ros-args",
+                             "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1", "-p", "state_rate_hz:=50.0"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    rclpy.init()
+    client_node = rclpy.create_node("arm_test_client")
+    executor = MultiThreadedExecutor(num_threads=2)
+    executor.add_node(client_node)
+    spin = threading.Thread(target=executor.spin, daemon=True)
+    spin.start()
+    client = ActionClient(client_node, ArmMotion, "/spatial_manip/arm_motion")
+    try:
+        if not client.wait_for_server(timeout_sec=20.0):
+            node.terminate()
+            pytest.fail(f"arm_node did not serve the action: {node.stderr.read()[-2000:]}")
+        yield client_node, client
+    finally:
+        node.terminate()
+        node.wait(10)
+        emu.terminate()
+        emu.wait(10)
+        executor.shutdown()
+        client_node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def run_goal(client, goal, *, cancel_after_phase=None, on_feedback=None, timeout_s=30.0):
+    feedback, done = [], threading.Event()
+    holder = {}
+
+    def fb(msg):
+        feedback.append((time.monotonic(), msg.feedback.phase))
+        if on_feedback:
+            on_feedback(msg.feedback.phase)
+        if cancel_after_phase and msg.feedback.phase == cancel_after_phase and "cancel" not in holder:
+            holder["cancel"] = time.monotonic()
+            holder["handle"].cancel_goal_async()
+
+    fut = client.send_goal_async(goal, feedback_callback=fb)
+    t0 = time.monotonic()
+    while not fut.done():
+        assert time.monotonic() - t0 < 10, "goal not answered"
+        time.sleep(0.01)
+    holder["handle"] = fut.result()
+    assert holder["handle"].accepted
+    res_fut = holder["handle"].get_result_async()
+    res_fut.add_done_callback(lambda _: done.set())
+    assert done.wait(timeout_s), "no result in time"
+    return res_fut.result().result, feedback, holder
+
+
+def pick_goal(x, y, z):
+    g = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK)
+    g.target = convert.pose_stamped(down_pose(x, y, z), "base")
+    return g
+
+
+def place_goal(x, y, z):
+    g = pick_goal(x, y, z)
+    g.motion = ArmMotion.Goal.MOTION_PLACE
+    return g
+
+
+def emu_state():
+    return json.loads(dashboard("emulator state"))
+
+
+def test_pick_and_place_through_the_real_library(stack):
+    node, client = stack
+    joints: list[JointState] = []
+    node.create_subscription(JointState, "/joint_states", joints.append, 10)
+    poses: list[PoseStamped] = []
+    node.create_subscription(PoseStamped, "/tcp_pose_broadcaster/pose", poses.append, 10)
+
+    res, fb, _ = run_goal(client, pick_goal(0.5, 0.0, 0.05))
+    assert res.success, res.message
+    assert res.object_held  # the emulated 2F closed on its 4 cm object
+    assert [p for _, p in fb][:5] == ["open", "pre_grasp", "approach", "close", "lift"]
+    np.testing.assert_allclose(convert.matrix_from_pose_msg(res.final_pose.pose)[:3, 3], [0.5, 0.0, 0.15], atol=2e-3)
+
+    res, fb, _ = run_goal(client, place_goal(0.45, 0.25, 0.06))
+    assert res.success, res.message
+    assert [p for _, p in fb][:4] == ["pre_place", "descend", "open", "retreat"]
+    # the emulator's arm (UR FK) agrees with what the node reports
+    state = emu_state()
+    np.testing.assert_allclose(state["tcp"][:3], [0.45, 0.25, 0.16], atol=2e-3)
+    assert joints and joints[-1].name[:6] == ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+                                              "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+    np.testing.assert_allclose(joints[-1].position[:6], state["q"], atol=5e-3)
+    assert poses and poses[-1].header.frame_id == "base"
+
+
+def test_unsafe_goal_is_refused_before_any_motion(stack):
+    _, client = stack
+    before = emu_state()["q"]
+    res, fb, _ = run_goal(client, pick_goal(0.5, 0.0, 0.001))  # under the table limit
+    assert not res.success and res.error_code == "UNREACHABLE"
+    assert fb == []
+    np.testing.assert_allclose(emu_state()["q"], before, atol=1e-9)
+
+
+def test_cancel_stops_the_arm_promptly(stack):
+    _, client = stack
+    goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, speed_scale=0.4)
+    goal.waypoints = [convert.pose_msg_from_matrix(down_pose(0.5, -0.3, 0.3))]
+    run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
+    res, fb, holder = run_goal(client, goal, cancel_after_phase="waypoint")
+    assert res.error_code == "CANCELED", res.message
+    q1 = emu_state()["q"]
+    time.sleep(0.3)
+    state = emu_state()
+    assert not state["moving"]
+    np.testing.assert_allclose(state["q"], q1, atol=1e-9)  # stopped, and stays stopped
+    assert abs(state["tcp"][1] - (-0.3)) > 0.05  # it did not finish the move
+
+
+def test_protective_stop_mid_move_is_motion_failed_and_nothing_moves_after(stack):
+    _, client = stack
+    run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
+    injected = {}
+
+    def inject(phase):
+        if phase == "approach" and not injected:
+            injected["t"] = time.monotonic()
+            threading.Timer(0.15, lambda: dashboard("emulator protective_stop")).start()
+
+    res, fb, _ = run_goal(client, pick_goal(0.5, 0.1, 0.05), on_feedback=inject)
+    assert not res.success and res.error_code == "MOTION_FAILED"
+    assert "protective stop" in res.message
+    assert [p for _, p in fb][-1] == "approach"  # never closed, never lifted
+    q_after = emu_state()["q"]
+    res2, fb2, _ = run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
+    assert res2.error_code == "MOTION_FAILED" and "protective stop" in res2.message
+    np.testing.assert_allclose(emu_state()["q"], q_after, atol=1e-9)  # no further motion
+
+    # recovery only on an explicit request
+    node, _ = stack
+    pub = node.create_publisher(Empty, "/spatial_manip/arm_recover", 10)
+    t0 = time.monotonic()
+    while pub.get_subscription_count() == 0 and time.monotonic() - t0 < 5:
+        time.sleep(0.05)
+    pub.publish(Empty())
+    t0 = time.monotonic()
+    while (emu_state()["protective_stop"] or not emu_state()["script_running"]) and time.monotonic() - t0 < 10:
+        time.sleep(0.1)
+    res3, _, _ = run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
+    assert res3.success, res3.message
+
+
+def test_dropped_connection_is_reported_then_reconnected(stack):
+    _, client = stack
+    goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, speed_scale=0.4)
+    goal.waypoints = [convert.pose_msg_from_matrix(down_pose(0.5, -0.2, 0.3))]
+
+    def drop(phase):
+        if phase == "waypoint":
+            threading.Timer(0.2, lambda: dashboard("emulator drop 0.5")).start()
+
+    res, _, _ = run_goal(client, goal, on_feedback=drop)
+    assert not res.success and res.error_code == "MOTION_FAILED"
+    assert "connection" in res.message
+    time.sleep(0.6)
+    res2, _, _ = run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))  # reconnects first
+    assert res2.success, res2.message
