@@ -33,13 +33,16 @@ class ObservationBuffer:
     (the role message_filters' approximate sync plays on a ROS machine; it is absent here).
     Thread-safe; `wait_pair` blocks until a fresh, synchronized pair exists or the time is up."""
 
-    def __init__(self, *, max_skew_s: float = 0.05, keep: int = 5):
+    def __init__(self, *, max_skew_s: float = 0.05, keep: int = 5, require_segmentation: bool = False):
         import collections
         import threading
 
         self.max_skew_s = max_skew_s
         self._color = collections.deque(maxlen=keep)   # (stamp_s, rgb, received_monotonic)
         self._depth = collections.deque(maxlen=keep)   # (stamp_s, depth_m, received_monotonic)
+        self._seg = collections.deque(maxlen=keep)     # (stamp_s, segmentation) from a simulator
+        self.segment_ids: dict = {}
+        self.require_segmentation = require_segmentation
         self.intrinsics: CameraIntrinsics | None = None
         self.T_base_cam: np.ndarray | None = None
         self._cv = threading.Condition()
@@ -53,6 +56,13 @@ class ObservationBuffer:
         with self._cv:
             self._depth.append((stamp_s, depth_m, received_s))
             self._cv.notify_all()
+
+    def add_segmentation(self, stamp_s: float, seg: np.ndarray, segment_ids: dict) -> None:
+        """A simulator's segmentation image (object index per pixel, -1 none) for the
+        ground-truth segmenter; attached to the observation whose colour stamp it matches."""
+        with self._cv:
+            self._seg.append((stamp_s, seg))
+            self.segment_ids = dict(segment_ids)
 
     def set_intrinsics(self, intr: CameraIntrinsics) -> None:
         with self._cv:
@@ -75,6 +85,8 @@ class ObservationBuffer:
             out.append("camera_info")
         if self.T_base_cam is None:
             out.append("camera extrinsics")
+        if self.require_segmentation and not self._seg:
+            out.append("segmentation image (/sim/segmentation: the ground_truth segmenter works in simulation only)")
         return out
 
     def _pair(self, newer_than_s: float):
@@ -86,20 +98,33 @@ class ObservationBuffer:
                     return cs, rgb, depth
         return None
 
+    def _ready(self, newer_than_s: float) -> RGBDObservation | None:
+        pair = self._pair(newer_than_s)
+        if pair is None or self.intrinsics is None or self.T_base_cam is None:
+            return None
+        stamp, rgb, depth = pair
+        if rgb.shape[:2] != depth.shape or rgb.shape[:2] != (self.intrinsics.height, self.intrinsics.width):
+            from spatial_manip.errors import NoObservationError
+
+            raise NoObservationError(
+                f"colour {rgb.shape[:2]}, depth {depth.shape} and camera_info {self.intrinsics.width}x"
+                f"{self.intrinsics.height} disagree: is depth aligned to colour?")
+        seg = next((m for st, m in reversed(self._seg) if abs(st - stamp) <= self.max_skew_s), None)
+        if seg is None and self.require_segmentation:
+            return None
+        return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=self.T_base_cam,
+                               stamp_s=stamp, segmentation=seg,
+                               segment_ids=self.segment_ids if seg is not None else {})
+
     def wait_pair(self, *, timeout_s: float, newer_than_s: float, now, cancel=None) -> RGBDObservation | None:
         """A synchronized observation received after `newer_than_s` (monotonic), or None on timeout
         or cancel. `now` is the monotonic clock used for `received_s`."""
         deadline = now() + timeout_s
         with self._cv:
             while True:
-                pair = self._pair(newer_than_s)
-                if pair and self.intrinsics is not None and self.T_base_cam is not None:
-                    stamp, rgb, depth = pair
-                    if rgb.shape[:2] != depth.shape or rgb.shape[:2] != (self.intrinsics.height, self.intrinsics.width):
-                        raise ValueError(f"colour {rgb.shape[:2]}, depth {depth.shape} and camera_info "
-                                         f"{self.intrinsics.width}x{self.intrinsics.height} disagree: is depth aligned to colour?")
-                    return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics,
-                                           T_base_cam=self.T_base_cam, stamp_s=stamp)
+                obs = self._ready(newer_than_s)
+                if obs is not None:
+                    return obs
                 left = deadline - now()
                 if left <= 0 or (cancel is not None and cancel.is_set()):
                     return None

@@ -37,6 +37,7 @@ PARAMETERS = {
     "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
     "workspace_file": "",             # the same as a file, for a real cell
     "tcp_topic": "/tcp_pose_broadcaster/pose",
+    "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
     "segmenter": "classical",         # perception backend (see spatial_manip.perception)
@@ -64,7 +65,8 @@ class PlannerPorts:
         self.node = node
         self.p = {n: node.get_parameter(n).value for n in PARAMETERS}
         self.trace_root = Path(os.path.expanduser(str(self.p["trace_dir"])))
-        self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]))
+        self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]),
+                                        require_segmentation=self.p["segmenter"] == "ground_truth")
         self.workspace: Scene | None = None
         self._segmenter = None
         self._planner = None
@@ -80,6 +82,8 @@ class PlannerPorts:
                 (PoseStamped, "extrinsics_topic", self._on_extrinsics, latched),
                 (String, "workspace_topic", self._on_workspace, latched),
                 (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data)]
+        if self.p["segmenter"] == "ground_truth":  # only the simulator publishes this
+            subs.append((Image, "segmentation_topic", self._on_segmentation, qos_profile_sensor_data))
         for msg_type, param, cb, qos in subs:
             node.create_subscription(msg_type, self.p[param], cb, qos, callback_group=group)
         if self.p["workspace_file"]:
@@ -135,6 +139,11 @@ class PlannerPorts:
         self._held_id = held.id if held else None
         self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
 
+    def _on_segmentation(self, msg: Image) -> None:
+        ids = (self.workspace.extra.get("segment_ids") if self.workspace else None) or []
+        seg = image_to_array(msg).astype(np.int32) - 1
+        self.buffer.add_segmentation(stamp_to_seconds(msg.header.stamp), seg, dict(enumerate(ids)))
+
     def _on_tcp(self, msg: PoseStamped) -> None:
         try:
             self._T_base_tcp = matrix_from_pose_msg(msg.pose)
@@ -168,7 +177,9 @@ class PlannerPorts:
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
         hints = SegmentationHints.from_scene(ws.with_objects(o for o in ws.objects if o.category not in FIXTURES)) \
             if ws else None
-        detections = self._segmenter.segment(obs, hints=hints)
+        fixture_ids = {o.id for o in fixtures}
+        # fixtures come from the workspace description; a segment of one is not a new object
+        detections = [d for d in self._segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
         scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures)
         if self._held_id is not None:
             scene = self._mark_held(scene)

@@ -88,6 +88,9 @@ class SimNode(Node):
         self.pub_js = self.create_publisher(JointState, "/joint_states", 10)
         self.pub_tcp = self.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
         self.pub_ws = self.create_publisher(String, "/spatial_manip/workspace", latched)
+        # the simulator's object index per pixel (value = index + 1, 0 = none), for the
+        # ground-truth segmenter; a real camera has no such topic
+        self.pub_seg = self.create_publisher(Image, "/sim/segmentation", sensor)
         # rendering stays on one thread: an EGL context cannot move between executor threads
         self._stop = threading.Event()
         self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
@@ -113,6 +116,7 @@ class SimNode(Node):
         """The cell's configuration as a real deployment would have it (fixtures, slots, a
         pose-free object catalogue), on the topic the planner reads."""
         ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
+        ws.extra["segment_ids"] = list(self.world.meta.object_ids)   # /sim/segmentation value - 1 -> id
         self.pub_ws.publish(String(data=json.dumps(ws.to_dict())))
 
     def _camera_loop(self):
@@ -135,6 +139,9 @@ class SimNode(Node):
         self.pub["depth_topic"].publish(image(depth_mm, "16UC1", fid, stamp))
         self.pub["color_info_topic"].publish(info)
         self.pub["depth_info_topic"].publish(info)
+        if obs.segmentation is not None:
+            seg = np.clip(np.asarray(obs.segmentation) + 1, 0, 65535).astype(np.uint16)
+            self.pub_seg.publish(image(seg, "16UC1", fid, stamp))
 
     def publish_state(self):
         stamp = self.get_clock().now().to_msg()
