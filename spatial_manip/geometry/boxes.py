@@ -356,9 +356,11 @@ def _fit(p, pixels, n_region, n_candidates, plane, cfg) -> Box3D:
     n = plane.normal if plane is not None else UP
     c_y, s_y, R_y, loc_y = _yaw_box(p, n, cfg, plane)
     res_y = surface_residual(loc_y, s_y / 2)
-    c_f, s_f, R_f, loc_f = _full_box(p, cfg)
-    res_f = surface_residual(loc_f, s_f / 2)
-    if res_f < cfg.prefer_yaw_ratio * res_y and res_y > cfg.plane_tol_m / 2:
+    res_f = np.inf
+    if res_y > cfg.plane_tol_m / 2:  # the yaw box does not explain the surface: try a full orientation
+        c_f, s_f, R_f, loc_f = _full_box(p, cfg)
+        res_f = surface_residual(loc_f, s_f / 2)
+    if res_f < cfg.prefer_yaw_ratio * res_y:
         centre, size, R, res, mode = c_f, s_f, R_f, res_f, "full"
     else:
         centre, size, R, res, mode = c_y, s_y, R_y, res_y, ("yaw" if plane is not None else "gravity")

@@ -51,9 +51,12 @@ def render(intr: CameraIntrinsics, T_base_cam: np.ndarray, boxes: list[SynthBox]
             t = (table_z - o[2]) / d[:, 2]
         best = np.where(t > 0, t, np.inf)
     for i, b in enumerate(boxes):
-        t = _ray_box(o, d, b)
-        hit = t < best
-        best[hit], seg[hit] = t[hit], i
+        idx = _candidate_pixels(intr, T_base_cam, b)  # only rays near the box's image (speed)
+        if idx is None:
+            continue
+        t = _ray_box(o, d[idx], b)
+        hit = t < best[idx]
+        best[idx[hit]], seg[idx[hit]] = t[hit], i
     depth = np.where(best < max_depth_m, best, 0.0).astype(np.float32).reshape(intr.height, intr.width)
     colors = np.array([b.color for b in boxes] + [table_color], np.uint8)
     rgb = colors[np.where(seg >= 0, seg, len(boxes))].reshape(intr.height, intr.width, 3)
@@ -61,6 +64,26 @@ def render(intr: CameraIntrinsics, T_base_cam: np.ndarray, boxes: list[SynthBox]
     return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=intr, T_base_cam=T_base_cam,
                            segmentation=seg.reshape(intr.height, intr.width),
                            segment_ids={i: f"box{i}" for i in range(len(boxes))})
+
+
+def _candidate_pixels(intr, T_base_cam, b: SynthBox):
+    """Flat indices of the pixels inside the image rectangle of the box's corners (all pixels when
+    a corner is behind the camera), or None when the box is entirely behind it."""
+    s = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+    corners = b.center + (s * np.asarray(b.size) / 2) @ np.asarray(b.rotation).T
+    pc = (corners - T_base_cam[:3, 3]) @ T_base_cam[:3, :3]
+    if np.all(pc[:, 2] <= 0):
+        return None
+    if np.any(pc[:, 2] <= 1e-6):
+        return np.arange(intr.width * intr.height)
+    u = intr.fx * pc[:, 0] / pc[:, 2] + intr.cx
+    v = intr.fy * pc[:, 1] / pc[:, 2] + intr.cy
+    u0, u1 = int(np.clip(np.floor(u.min()) - 1, 0, intr.width)), int(np.clip(np.ceil(u.max()) + 2, 0, intr.width))
+    v0, v1 = int(np.clip(np.floor(v.min()) - 1, 0, intr.height)), int(np.clip(np.ceil(v.max()) + 2, 0, intr.height))
+    if u1 <= u0 or v1 <= v0:
+        return None
+    vv, uu = np.mgrid[v0:v1, u0:u1]
+    return (vv * intr.width + uu).ravel()
 
 
 def _ray_box(o: np.ndarray, d: np.ndarray, b: SynthBox) -> np.ndarray:
