@@ -39,7 +39,18 @@ def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any]
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = value
+    backend = cfg.get("arm", {}).get("backend")
+    section = (cfg.get("arm", {}).get(backend) or {}) if backend else {}
+    _merge(cfg, section.get("overrides") or {})  # e.g. the sim model's own TCP offset
     return cfg
+
+
+def _merge(dst: dict, src: Mapping) -> None:
+    for k, v in src.items():
+        if isinstance(v, Mapping) and isinstance(dst.get(k), dict):
+            _merge(dst[k], v)
+        else:
+            dst[k] = copy.deepcopy(v)
 
 
 def grasp_to_tcp_rotation(cfg: Mapping) -> np.ndarray:

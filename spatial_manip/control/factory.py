@@ -12,7 +12,7 @@ from spatial_manip.registry import make
 def make_arm_from_config(cfg: Mapping, **extra):
     """The `arm.backend` Arm; the backend's section `arm.<backend>` plus the TCP offset."""
     name = cfg["arm"]["backend"]
-    kw = dict(cfg["arm"].get(name) or {})
+    kw = {k: v for k, v in (cfg["arm"].get(name) or {}).items() if k != "overrides"}
     kw.setdefault("tcp_offset", list(cfg["kinematics"].get("tcp_offset", [0, 0, 0, 0, 0, 0])))
     kw.update(extra)
     return make("arm", name, **kw)

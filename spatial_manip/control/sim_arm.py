@@ -1,0 +1,117 @@
+"""The `Arm` + `Gripper` backends over the MuJoCo SimWorld (spatial_manip.sim.world).
+
+The sim node passes its own world (`SimArm(world)`); built by name ("sim") without one, the arm
+creates a world from a sampled scene (`scene_kind`, `seed`) and owns it. Physics runs inside
+the move calls (faster than real time); `stop()` makes the running move return at the next
+control period and raise CanceledError. The model's TCP (TOOL0_TCP: 0.1559 m, -90 deg about
+tool0 z) is configured for the safety kinematics in arm.yaml under `arm.sim.overrides`.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from spatial_manip.control.base import SafetyStatus
+from spatial_manip.errors import CanceledError, MotionFailedError
+
+
+class SimArm:
+    def __init__(self, world=None, *, scene_kind: str = "tabletop", seed: int = 0, render_width: int = 320,
+                 render_height: int = 240):
+        self._world, self._owned = world, world is None
+        self._scene_kind, self._seed = scene_kind, seed
+        self._size = (render_width, render_height)
+        self._stop = threading.Event()
+        self.gripper = SimGripper(self) if world is not None else None
+
+    @property
+    def world(self):
+        if self._world is None:
+            raise MotionFailedError("the sim arm is not connected; call connect() first")
+        return self._world
+
+    def connect(self) -> None:
+        if self._world is None:
+            from spatial_manip.sim.layouts import sample_scene
+            from spatial_manip.sim.world import SimConfig, SimWorld
+
+            self._world = SimWorld(sample_scene(self._scene_kind, self._seed),
+                                   config=SimConfig(width=self._size[0], height=self._size[1]), seed=self._seed)
+        if self.gripper is None:
+            self.gripper = SimGripper(self)
+
+    def close(self) -> None:
+        if self._owned and self._world is not None:
+            self._world.close()
+            self._world = None
+
+    def __enter__(self):
+        self.connect()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def is_connected(self) -> bool:
+        return self._world is not None
+
+    def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
+        self._run("move_l", lambda c: self.world.move_tcp(np.asarray(T_base_tcp, float), speed_mps=speed, cancel=c))
+
+    def move_j(self, q, speed: float, accel: float) -> None:
+        self._run("move_j", lambda c: self.world.move_joints(np.asarray(q, float), speed_rad_s=speed, cancel=c))
+
+    def _run(self, what: str, fn) -> None:
+        self._stop.clear()
+        ok = fn(self._stop.is_set)
+        if self._stop.is_set():
+            raise CanceledError(f"{what} stopped on request")
+        if not ok:
+            raise MotionFailedError(f"{what}: the simulated arm could not follow (blocked by contact or IK); "
+                                    "check the scene for collisions along the path")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def joint_positions(self) -> np.ndarray:
+        return np.asarray(self.world.joint_positions()[:6], float)
+
+    def tcp_pose(self) -> np.ndarray:
+        return self.world.tcp_pose()
+
+    def safety_status(self) -> SafetyStatus:
+        return SafetyStatus(connected=self.is_connected, program_running=self.is_connected, detail="simulation")
+
+
+class SimGripper:
+    """The Robotiq 2F-85 of the SimWorld, through the Gripper protocol."""
+
+    def __init__(self, arm: SimArm):
+        self._arm = arm
+
+    def connect(self) -> None: ...
+    def disconnect(self) -> None: ...
+    def activate(self) -> None: ...
+
+    def move(self, width_m: float, speed: float, force: float) -> bool:
+        w = self._arm.world
+        w.set_gripper(width_m)
+        return w.held_object_id() is not None
+
+    def open(self) -> None:
+        from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M
+
+        self._arm.world.set_gripper(GRIPPER_MAX_WIDTH_M)
+
+    def close(self) -> bool:
+        return bool(self._arm.world.close_gripper())
+
+    def width_m(self) -> float:
+        return float(self._arm.world.gripper_width())
+
+
+def make_arm(world=None, **cfg) -> SimArm:
+    keys = ("scene_kind", "seed", "render_width", "render_height")
+    return SimArm(world, **{k: v for k, v in cfg.items() if k in keys})
