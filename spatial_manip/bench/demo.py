@@ -22,6 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--graph", default="sim", help="graph to launch (default: sim)")
     p.add_argument("--timeout", type=float, default=150.0, help="seconds allowed for the goal")
     p.add_argument("--dry-run", action="store_true", help="plan only; the arm does not move")
+    p.add_argument("--attempts", type=int, default=3, help="attempts, with reflection between them")
     p.add_argument("--segmenter", default="ground_truth",
                    help="perception backend: ground_truth (the simulator's segmentation; boxes still come "
                         "from depth) or classical (no simulator knowledge)")
@@ -112,6 +113,7 @@ def run(args) -> int:
             return 2
         print(f"[demo] goal: {args.instruction!r}")
         report = send_goal(node, args.instruction, dry_run=args.dry_run, timeout_s=args.timeout,
+                           max_attempts=args.attempts,
                            server_timeout_s=60.0, on_feedback=lambda fb: print(
                                f"[demo]   [{fb.progress * 100:5.1f}%] {fb.stage:<10} {fb.detail}", flush=True))
         r = report.result

@@ -38,6 +38,7 @@ PARAMETERS = {
     "workspace_file": "",             # the same as a file, for a real cell
     "tcp_topic": "/tcp_pose_broadcaster/pose",
     "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
+    "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
     "segmenter": "classical",         # perception backend (see spatial_manip.perception)
@@ -76,14 +77,17 @@ class PlannerPorts:
         self._arm_goal = None
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
-        subs = [(Image, "color_topic", self._on_color, qos_profile_sensor_data),
-                (Image, "depth_topic", self._on_depth, qos_profile_sensor_data),
-                (CameraInfo, "camera_info_topic", self._on_info, qos_profile_sensor_data),
+        # reliable delivery keeps large images whole on a loaded machine, but only matches
+        # reliable publishers; best effort (the default) matches every camera driver
+        images = QoSProfile(depth=2) if self.p["image_qos"] == "reliable" else qos_profile_sensor_data
+        subs = [(Image, "color_topic", self._on_color, images),
+                (Image, "depth_topic", self._on_depth, images),
+                (CameraInfo, "camera_info_topic", self._on_info, images),
                 (PoseStamped, "extrinsics_topic", self._on_extrinsics, latched),
                 (String, "workspace_topic", self._on_workspace, latched),
                 (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data)]
         if self.p["segmenter"] == "ground_truth":  # only the simulator publishes this
-            subs.append((Image, "segmentation_topic", self._on_segmentation, qos_profile_sensor_data))
+            subs.append((Image, "segmentation_topic", self._on_segmentation, images))
         for msg_type, param, cb, qos in subs:
             node.create_subscription(msg_type, self.p[param], cb, qos, callback_group=group)
         if self.p["workspace_file"]:
