@@ -377,28 +377,26 @@ def with_front(scene: Scene, object_id: str, front_world) -> Scene:
 
 
 def extra_tools(observation) -> dict[str, Tool]:
-    """The geometry issue's RGB-D tools over an observation, when that module exists here."""
+    """The geometry issue's TIGeR tools (camera_intrinsics, camera_extrinsics, depth_sensor,
+    object_segmentation, box_2d_to_box_3d, point_3d_to_point_2d, code_executor) over the
+    observation, sharing one ToolContext so masks and boxes chain between calls."""
     if observation is None:
         return {}
     try:
-        from spatial_manip.tools import TOOLS, ToolContext   # written by the geometry issue
+        from spatial_manip.tools import TOOLS, ToolContext
     except ImportError:
         return {}
-    try:
-        ctx = ToolContext(observation)
-    except TypeError:
-        return {}
-    out = {}
-    for name, (fn, schema) in TOOLS.items():
-        params = schema.get("parameters", schema) if isinstance(schema, dict) else _schema({})
-        desc = schema.get("description", name) if isinstance(schema, dict) else name
-        out[name] = Tool(name, desc, params, (lambda f: lambda **kw: _as_dict(f(ctx, **kw)))(fn))
-    return out
+    ctx = ToolContext(observation)
+    return {name: Tool(name, schema.get("description", name), schema["parameters"], _wrap_geometry(fn, ctx))
+            for name, (fn, schema) in TOOLS.items()}
 
 
-def _as_dict(v) -> dict:
-    if isinstance(v, dict):
-        return v
-    if isinstance(v, np.ndarray):
-        return {"value": v.tolist()}
-    return {"value": v if isinstance(v, (int, float, str, list, bool, type(None))) else repr(v)}
+def _wrap_geometry(fn, ctx):
+    def call(**kw) -> dict:
+        out = fn(ctx, **kw)
+        if isinstance(out, dict) and isinstance(out.get("error"), dict):
+            # the tools report failures as data; here they are the model's error (counted)
+            e = out["error"]
+            raise ToolCallError(f"{e.get('code', 'ERROR')}: {e.get('message', '')}")
+        return out if isinstance(out, dict) else {"value": out}
+    return call

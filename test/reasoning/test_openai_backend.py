@@ -241,3 +241,23 @@ def test_backend_config_file_parses():
     data = yaml.safe_load(open(Path(__file__).parents[2] / "config/params/planner_backends.yaml"))
     cfg = OpenAIConfig(**{**data["planner"]["openai"], "model": "m"})
     assert cfg.agent.mode in ("mssr", "tools") and cfg.timeout_s > 0
+
+
+def test_tiger_geometry_tools_are_offered_with_an_observation():
+    from spatial_manip.geometry.synthetic import SynthBox, render
+
+    intr = CameraIntrinsics.from_fovy(160, 120, 60.0)
+    box = SynthBox(np.array([0.9, 0.2, 0.83]), np.array([0.1, 0.1, 0.16]), np.eye(3), (40, 40, 200))
+    obs = render(intr, look_at([0, 0, 1.3], [0.8, 0, 0.75]), [box], table_z=0.75)
+    replies = [call("camera_intrinsics", {}), call("depth_sensor", {"pixel": [80, 60]}),
+               call("depth_sensor", {"pixel": [5000, 60]}), *good_episode()]
+    with CannedChatServer(replies) as srv:
+        res = planner(srv, orientation=False).plan(table_scene(), INSTR, observation=obs)
+    assert res.ok, res.error
+    names = {t["function"]["name"] for t in srv.requests[0]["tools"]}
+    assert {"camera_intrinsics", "depth_sensor", "box_2d_to_box_3d", "point_3d_to_point_2d",
+            "code_executor"} <= names
+    assert json.loads(srv.tool_messages(1)[-1]["content"])["fx"] == pytest.approx(intr.fx)
+    depth = json.loads(srv.tool_messages(2)[-1]["content"])
+    assert "error" not in depth
+    assert "error" in json.loads(srv.tool_messages(3)[-1]["content"])      # a pixel outside the image
