@@ -174,7 +174,7 @@ def fit_support_plane(points: np.ndarray, rng: np.random.Generator, tol_m: float
     if not keep.any():
         return None
     n, a = n[keep], a[good][keep]
-    counts = (np.abs((p[None] - a[:, None]) @ n[..., None])[..., 0] < tol_m).sum(axis=1)
+    counts = (np.abs(p @ n.T - np.einsum("ij,ij->i", a, n)) < tol_m).sum(axis=0)
     best = int(np.argmax(counts))
     inl = np.abs((p - a[best]) @ n[best]) < tol_m
     if inl.sum() < max(15, 0.3 * len(p)):
