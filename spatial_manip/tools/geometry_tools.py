@@ -35,7 +35,8 @@ class ToolContext:
     observation: RGBDObservation | None
     calibration: HandEyeCalibration | None = None
     T_base_tool0: np.ndarray | None = None        # for an eye-in-hand calibration
-    segmenter: object = None                      # callable(obs, box=, point=) -> mask; default region grower
+    segmenter: object = None                      # callable(obs, box=, point=) -> mask (see `prompted`);
+                                                  # default: the region grower
     executor_limits: ExecutorLimits = field(default_factory=ExecutorLimits)
     masks: dict = field(default_factory=dict)
     boxes: dict = field(default_factory=dict)
@@ -49,6 +50,27 @@ class ToolContext:
         if self.calibration is not None:
             return self.calibration.T_base_camera(self.T_base_tool0), f"calibration ({self.calibration.mode})"
         return self.obs().T_base_cam, "observation (camera driver's extrinsics from calibration)"
+
+
+def prompted(segmenter):
+    """Adapt a whole-scene perception Segmenter (`segment(obs) -> [Detection]`) to the prompted
+    form the object_segmentation tool uses: the detection containing the seed point, or the one
+    with the most pixels inside the box (ties: the highest score)."""
+    def segment_at(obs, box=None, point=None):
+        dets = [d for d in segmenter.segment(obs) if np.asarray(d.mask).any()]
+        if point is not None:
+            u, v = point
+            hits = [d for d in dets if d.mask[int(v), int(u)]]
+            if hits:
+                return max(hits, key=lambda d: d.score).mask
+            raise ValueError(f"no detected object covers pixel ({u}, {v})")
+        x0, y0, x1, y1 = (int(round(c)) for c in box)
+        inside = [(int(d.mask[y0:y1, x0:x1].sum()), d.score, i) for i, d in enumerate(dets)]
+        best = max(inside, default=(0, 0, -1))
+        if best[0] == 0:
+            raise ValueError(f"no detected object inside the box {box}")
+        return dets[best[2]].mask
+    return segment_at
 
 
 def _box_px(box, fmt: str, w: int, h: int) -> list[float]:

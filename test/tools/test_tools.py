@@ -135,3 +135,22 @@ def test_no_observation_and_direct_calls_never_raise():
     assert fn(ToolContext(None), box=[0, 0, 10, 10])["error"]["code"] == "NO_OBSERVATION"
     assert TOOLS["depth_sensor"][0](ToolContext(None), pixel=[1, 1], box=[1, 2, 3, 4])["error"]["code"] in (
         "NO_OBSERVATION", "INVALID_GOAL")
+
+
+def test_a_whole_scene_segmenter_plugs_in(scene):
+    from types import SimpleNamespace
+
+    from spatial_manip.tools.geometry_tools import prompted
+    obs, (a, b) = scene
+
+    class GroundTruth:  # the shape of perception's Segmenter: segment(obs) -> detections with masks
+        def segment(self, o, hints=None):
+            return [SimpleNamespace(mask=o.segmentation == i, score=1.0) for i in (0, 1)]
+
+    ctx = ToolContext(obs, segmenter=prompted(GroundTruth()))
+    seg = call_tool(ctx, "object_segmentation", {"box": S.box_pixel_bounds(obs, 1, 3)})
+    assert seg["area_px"] == int((obs.segmentation == 1).sum())
+    ys, xs = np.nonzero(obs.segmentation == 0)
+    seg0 = call_tool(ctx, "object_segmentation", {"point": [int(xs[0]), int(ys[0])]})
+    assert seg0["area_px"] == len(xs)
+    assert call_tool(ctx, "object_segmentation", {"point": [0, 0]})["error"]["code"] == "TARGET_NOT_FOUND"
