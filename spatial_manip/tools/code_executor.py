@@ -13,7 +13,9 @@ Layers, each enough to stop the common escapes on its own where it can:
    sockets, subprocesses, fork/exec/spawn/system, ctypes, signals to other processes, file
    writes, renames and deletes, resource-limit changes, and any file open or directory listing
    outside the Python installation (numpy/scipy may still lazily import their own modules).
-4. Resource limits: RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE=0, RLIMIT_NOFILE, RLIMIT_CORE=0,
+4. A fresh network namespace (unshare CLONE_NEWNET, where the kernel allows it): no network even
+   for code that got past the other layers.
+5. Resource limits: RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE=0, RLIMIT_NOFILE, RLIMIT_CORE=0,
    RLIMIT_NPROC=0 (not enforced for root, which is why layer 3 also refuses fork/spawn), and a
    wall-time limit after which the parent kills the child's whole process group.
 
@@ -46,7 +48,8 @@ DENIED_ATTRS = frozenset({
     "os", "sys", "ctypes", "ctypeslib", "subprocess", "socket", "builtins", "importlib", "f2py", "testing",
     "distutils", "system", "popen", "spawn", "fork", "tofile", "fromfile", "memmap", "load", "save", "savez",
     "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromregex", "DataSource", "open_memmap",
-    "loadmat", "savemat", "mmwrite", "mmread", "format", "format_map"})
+    "loadmat", "savemat", "mmwrite", "mmread", "format", "format_map",
+    "as_strided", "LowLevelCallable"})  # raw memory access would sidestep the audit hook
 MAX_CODE_CHARS = 100_000
 
 
@@ -203,6 +206,16 @@ _set(resource.RLIMIT_CORE, 0)
 _set(resource.RLIMIT_NPROC, 0)
 import math, numpy, builtins
 _set(resource.RLIMIT_NOFILE, 64)
+def _no_network():
+    # a fresh network namespace: no interfaces but a downed loopback, so even native code has no
+    # network; needs root or user namespaces, else the audit hook alone refuses sockets
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.unshare(0x40000000) == 0 or libc.unshare(0x40000000 | 0x10000000) == 0
+    except Exception:
+        return False
+NETNS = _no_network()
 ROOTS = tuple(os.path.realpath(r) + os.sep for r in cfg["roots"])
 ALLOWED = {"math", "numpy", "scipy"}
 DENY_PREFIX = ("socket.", "subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork",
@@ -283,6 +296,7 @@ except (PermissionError, ImportError) as e:
 except BaseException as e:
     reply = {"error": {"code": "RUNTIME_ERROR", "message": f"{type(e).__name__}: {e}"[:2000]}}
 reply["stdout"] = stdout.getvalue()
+reply["network_namespace"] = NETNS
 try:
     text = json.dumps(reply)
 except (TypeError, ValueError) as e:

@@ -48,6 +48,8 @@ def test_scipy_is_available():
     "def g():\n    yield 1\nresult = g().gi_frame.f_back",
     "import importlib\nresult = 1",
     "from . import x\nresult = 1",
+    "import numpy as np\nresult = np.lib.stride_tricks.as_strided(np.zeros(1), (10**6,), (8,))",
+    "import scipy\nresult = scipy.LowLevelCallable",
 ])
 def test_escapes_are_refused(code):
     r = run_code(code, None, FAST)
@@ -131,3 +133,8 @@ def test_parent_sockets_and_cwd_unaffected():
     assert os.getcwd() == cwd
     s = socket.socket()
     s.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace needs root or user namespaces")
+def test_child_runs_in_its_own_network_namespace():
+    assert run_code("result = 1", None, FAST)["network_namespace"] is True
