@@ -37,7 +37,7 @@ from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialM
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
 from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, extra_tools, unknown_ids
-from spatial_manip.scene import Region, Scene
+from spatial_manip.scene import Scene
 
 MODES = ("mssr", "tools")
 

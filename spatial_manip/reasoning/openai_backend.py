@@ -48,8 +48,9 @@ class OpenAIConfig:
         self.model = self.model or os.environ.get("SPATIAL_MANIP_VLM_MODEL")
         self.api_key = self.api_key or os.environ.get("OPENAI_API_KEY")
         if not self.model:
-            raise ValueError("the openai planner needs a model name: set 'model' in planner_backends.yaml "
-                             "or the environment variable SPATIAL_MANIP_VLM_MODEL (e.g. qwen2.5vl:7b for Ollama)")
+            raise BackendUnavailableError(
+                "the openai planner needs a model name: set 'model' in planner_backends.yaml or the environment "
+                "variable SPATIAL_MANIP_VLM_MODEL (e.g. qwen2.5vl:7b for Ollama), or use --backend program")
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must be an http(s) URL such as {DEFAULT_BASE_URL}, got {self.base_url!r}")
         if not self.timeout_s > 0:

@@ -60,12 +60,14 @@ class TransformersConfig:
     def __post_init__(self):
         self.model_path = self.model_path or os.environ.get("SPATIAL_MANIP_VLM_PATH")
         if not self.model_path:
-            raise ValueError("the transformers planner needs model_path: a local folder with a Qwen2.5-VL / "
-                             "Qwen3-VL checkpoint (config.json, weights, tokenizer, processor config); set it in "
-                             "planner_backends.yaml or SPATIAL_MANIP_VLM_PATH")
+            raise BackendUnavailableError(
+                "the transformers planner needs model_path: a local folder with a Qwen2.5-VL / Qwen3-VL checkpoint "
+                "(config.json, weights, tokenizer, processor config); set it in planner_backends.yaml or "
+                f"SPATIAL_MANIP_VLM_PATH ({INSTALL}), or use --backend program")
         if not (Path(self.model_path) / "config.json").is_file():
-            raise ValueError(f"model_path {self.model_path!r} has no config.json: expected a saved "
-                             f"checkpoint folder (save_pretrained); nothing is downloaded")
+            raise BackendUnavailableError(f"model_path {self.model_path!r} has no config.json: expected a saved "
+                                          f"checkpoint folder (save_pretrained); nothing is downloaded here. "
+                                          f"Or use --backend program")
         if int(self.max_new_tokens) < 1:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
         if not isinstance(self.agent, AgentConfig):
@@ -96,15 +98,14 @@ def load_processor(path: str):
             first = f"AutoProcessor gave a {type(proc).__name__}, not a multimodal processor"
         except (ImportError, ValueError, OSError, TypeError, AttributeError) as e:
             first = e
-    if True:
-        try:
-            image_processor = tf.AutoImageProcessor.from_pretrained(path, local_files_only=True)
-            tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
-        except (ImportError, ValueError, OSError) as e:
-            raise BackendUnavailableError(f"cannot load a processor from {path}: {first}; {e}") from e
-        cls = _image_only_processor_class(tf, path)
-        template = getattr(tokenizer, "chat_template", None) or _read_template(path)
-        return cls(image_processor=image_processor, tokenizer=tokenizer, chat_template=template)
+    try:
+        image_processor = tf.AutoImageProcessor.from_pretrained(path, local_files_only=True)
+        tokenizer = tf.AutoTokenizer.from_pretrained(path, local_files_only=True)
+    except (ImportError, ValueError, OSError) as e:
+        raise BackendUnavailableError(f"cannot load a processor from {path}: {first}; {e}") from e
+    cls = _image_only_processor_class(tf, path)
+    template = getattr(tokenizer, "chat_template", None) or _read_template(path)
+    return cls(image_processor=image_processor, tokenizer=tokenizer, chat_template=template)
 
 
 def _read_template(path: str) -> str | None:

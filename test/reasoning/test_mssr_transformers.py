@@ -156,11 +156,16 @@ def test_malformed_generated_call_is_answered_with_an_error(planner):
     assert first["ok"] is False and "no tool ''" in first["error"]
 
 
-def test_parse_hermes_and_config_errors(tmp_path):
+def test_parse_hermes_and_config_errors(tmp_path, monkeypatch):
     m = parse_hermes('thinking <tool_call>\n{"name": "distance", "arguments": {"object_a": "a", "object_b": "b"}}\n'
                      '</tool_call>')
     assert m["content"] == "thinking"
     assert m["tool_calls"][0]["function"] == {"name": "distance", "arguments": '{"object_a": "a", "object_b": "b"}'}
     assert parse_hermes("PROGRAM: x")["tool_calls"] == []
-    with pytest.raises(ValueError, match="config.json"):
+    from spatial_manip.errors import BackendUnavailableError
+
+    with pytest.raises(BackendUnavailableError, match="config.json"):
         make_planner("transformers", model_path=str(tmp_path))
+    monkeypatch.delenv("SPATIAL_MANIP_VLM_PATH", raising=False)
+    with pytest.raises(BackendUnavailableError, match="SPATIAL_MANIP_VLM_PATH.*torch==2.13.0"):
+        make_planner("transformers")

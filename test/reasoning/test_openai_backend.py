@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from canned_chat_server import CannedChatServer, call, say, slow, status
 
+from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.synthetic import look_at
 from spatial_manip.observation import RGBDObservation
@@ -227,7 +228,7 @@ def test_config_from_environment(monkeypatch):
     assert (p.config.base_url, p.config.model, p.config.api_key) == \
         ("http://example.invalid:1234/v1", "qwen2.5vl:7b", "sk-env")
     monkeypatch.delenv("SPATIAL_MANIP_VLM_MODEL")
-    with pytest.raises(ValueError, match="SPATIAL_MANIP_VLM_MODEL"):
+    with pytest.raises(BackendUnavailableError, match="SPATIAL_MANIP_VLM_MODEL"):
         make_planner("openai")
     with pytest.raises(ValueError, match="mode"):
         make_planner("openai", model="m", agent={"mode": "guess"})
