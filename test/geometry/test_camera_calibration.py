@@ -1,4 +1,5 @@
 """Camera model (camera_info / RealSense intrinsics, distortion) and hand-eye calibration loading."""
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -8,6 +9,7 @@ from spatial_manip.geometry.calibration import CalibrationError, HandEyeCalibrat
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject, project, undistort_points
 from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "calibration" / "eye_to_hand.example.yaml"
 INFO = {"width": 640, "height": 480, "k": [600.0, 0, 320.5, 0, 602.0, 240.5, 0, 0, 1],
         "d": [0.1, -0.05, 0.001, -0.002, 0.01], "distortion_model": "plumb_bob"}
 
@@ -59,7 +61,7 @@ def test_distortion_project_backproject_round_trip(model):
 
 
 def test_eye_to_hand_example_file_loads():
-    cal = load_calibration("config/calibration/eye_to_hand.example.yaml")
+    cal = load_calibration(EXAMPLE)
     T = cal.T_base_camera()
     assert not cal.eye_in_hand and T[2, 3] == pytest.approx(0.8)
     assert T[2, 2] < -0.5  # the optical axis looks down at the table
