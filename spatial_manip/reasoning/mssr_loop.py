@@ -203,7 +203,8 @@ def converse(model: ChatModel, messages: list[dict], tools: ToolSet, guard: Call
         if not calls:
             return msg.get("content") or ""
         for i, call in enumerate(calls):
-            fn = call.get("function") or {}
+            call = call if isinstance(call, dict) else {}
+            fn = call.get("function") if isinstance(call.get("function"), dict) else {}
             name, args = str(fn.get("name", "")), fn.get("arguments")
             n = guard.seen(name, args, tools.version)
             out = tools.call(name, args)

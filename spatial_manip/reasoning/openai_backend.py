@@ -98,7 +98,11 @@ class ChatClient:
         except (KeyError, IndexError, TypeError) as e:
             raise SpatialManipError(f"{self.cfg.base_url}/chat/completions answered without choices[0].message: "
                                     f"{json.dumps(data)[:300]}", "INTERNAL") from e
-        return {"role": "assistant", "content": msg.get("content"), "tool_calls": msg.get("tool_calls") or []}
+        content = msg.get("content")
+        if isinstance(content, list):          # some servers answer with content parts
+            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        calls = msg.get("tool_calls") or []
+        return {"role": "assistant", "content": content, "tool_calls": calls if isinstance(calls, list) else []}
 
     def _post(self, body: dict) -> dict:
         httpx, url = self._httpx, f"{self.cfg.base_url}/chat/completions"
