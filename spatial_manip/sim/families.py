@@ -360,9 +360,11 @@ def v_metric(word: str):
             owner = o.id if o.oriented else "viewer"
             for gap in METRIC_GAPS_M:
                 body = P.node("metric", word, gap, o.id, owner)
-                out.append(Variant(P.node("place", None, body, pose="flat"), {"ref": _phrase(o.label),
+                # "upright" (the parser's default for place): the instruction names no pose, and a
+                # book held from above is stood on its edge (lying it flat needs a free finger)
+                out.append(Variant(P.node("place", None, body, pose="upright"), {"ref": _phrase(o.label),
                                    "d": length_words(gap)}, "intrinsic" if o.oriented else "relative",
-                                   o.id, "near", o.oriented, "flat",
+                                   o.id, "near", o.oriented, "upright",
                                    {"word": word.lower(), "value_m": gap, "frame_owner": owner}))
         return out
     return f

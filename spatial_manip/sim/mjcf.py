@@ -28,6 +28,10 @@ GRIPPER_JOINT = "gripper_right_driver_joint"
 PAD_BODIES = ("gripper_left_pad", "gripper_right_pad")
 CAMERA = "rgbd"
 FRICTION = (1.5, 0.02, 0.0001)      # TOOLCHAIN.md: grasps hold with these, slip with the defaults
+# The Menagerie pads have contact priority 1, so THEIR friction (0.7, torsion 0.005, condim 3)
+# decides every pad contact and a book held by one edge turned 5-15 deg in the hand about the
+# finger axis; silicone pads (22 x 38 mm) resist that twist: torsion ~ mu * patch radius.
+PAD_FRICTION = (1.5, 0.05, 0.0001)
 # Menagerie's "base" body is turned 180 deg about z, which makes the MuJoCo world the UR
 # controller's base frame: same joint angles -> same flange pose as control.kinematics (DH).
 
@@ -86,6 +90,11 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
     with warnings.catch_warnings():     # option conflicts (cone, impratio): set explicitly below
         warnings.simplefilter("ignore")
         spec.attach(grip, prefix=GRIPPER_PREFIX, site=spec.site("attachment_site"))
+    for b in spec.bodies:
+        if b.name in PAD_BODIES:
+            for g in b.geoms:
+                g.friction = list(PAD_FRICTION)
+                g.condim = 4
     for b in spec.bodies:          # gravity compensation: position servos then track without sag
         if b.name and b.name != "world":
             b.gravcomp = 1.0

@@ -14,6 +14,7 @@ solution; it says nothing about grasp physics. `--world mujoco` uses SimWorld wh
 """
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -21,14 +22,18 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import quat_to_matrix
 from spatial_manip.scene import Scene, SceneObject
+from spatial_manip.sim import placement
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.checker import check_task
 from spatial_manip.sim.metrics import EpisodeResult, Failure, step_budget
 
 GRASP_REACH_M = 0.02      # the fingers reach an object whose box is within 2 cm of the TCP
 APPROACH_M = 0.10         # pre-grasp / pre-place stand-off
+COLLISION_TOL_M = 0.002  # a planned arm pose may touch, not cut into, the table or shelf
+# tool0 -> TCP of the simulated UR5e + 2F-85 (sim.world.TOOL0_TCP; repeated so the kinematic
+# fallback runs without MuJoCo)
+TOOL0_TCP = np.array([[0.0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0.1559], [0, 0, 0, 1]])
 
 
 def _T(R, p) -> np.ndarray:
@@ -47,6 +52,7 @@ class KinematicWorld:
     """KINEMATIC FALLBACK world (see the module docstring)."""
 
     name = "kinematic"
+    _kin = None
 
     def __init__(self, scene: Scene):
         self.scene = Scene.from_dict(scene.to_dict())      # own copy
@@ -55,7 +61,26 @@ class KinematicWorld:
         held = self.scene.held_object()
         self._offset = np.linalg.inv(self.tcp) @ _T(held.rotation, held.center) if held else None
 
+    def reachable(self, T_tcp) -> bool:
+        """The UR5e analytic IK (DH model, joint limits +-2 pi) has a solution for the TCP pose."""
+        from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
+        if KinematicWorld._kin is None:
+            KinematicWorld._kin = URKinematics(**DH_PRESETS["ur5e"], T_tool0_tcp=TOOL0_TCP)
+        return bool(KinematicWorld._kin.ik_all(np.asarray(T_tcp, float)))
+
+    def tcp_pose(self) -> np.ndarray:
+        return self.tcp.copy()
+
+    def object_pose(self, oid: str) -> np.ndarray:
+        o = self.scene.get(oid)
+        return _T(o.rotation, o.center)
+
+    def close(self) -> None:
+        pass
+
     def move_tcp(self, T_tcp) -> bool:
+        if not self.reachable(T_tcp):
+            return False
         self.tcp = np.asarray(T_tcp, float)
         held = self.scene.held_object()
         if held is not None:
@@ -98,13 +123,14 @@ class KinematicWorld:
 
 
 class SimWorldAdapter:
-    """The oracle's four calls on `sim.world.SimWorld` (MuJoCo physics)."""
+    """The oracle's calls on `sim.world.SimWorld` (MuJoCo physics)."""
 
     name = "mujoco"
 
     def __init__(self, scene: Scene):
         from spatial_manip.sim.world import SimWorld
         self.world = SimWorld(scene)
+        self._robot = None
 
     def move_tcp(self, T_tcp) -> bool:
         from spatial_manip.errors import UnreachableError
@@ -112,6 +138,38 @@ class SimWorldAdapter:
             return bool(self.world.move_tcp(np.asarray(T_tcp, float)))
         except UnreachableError:
             return False
+
+    def reachable(self, T_tcp) -> bool:
+        """Whether the world's own IK (the one move_tcp uses) reaches the pose from here and the
+        arm there does not cut into the table, shelf or a reference (scratch data, no physics;
+        contacts with books are the grasp itself and are allowed)."""
+        import mujoco
+        w = self.world
+        with w.lock:
+            q = w._ik(np.asarray(T_tcp, float), w.data.qpos[w._arm_qadr].copy())
+            if q is None:
+                return False
+            m, kd = w.model, w._kd
+            kd.qpos[:] = w.data.qpos
+            kd.qpos[w._arm_qadr] = q
+            mujoco.mj_forward(m, kd)
+            if self._robot is None:
+                self._robot = set(range(1, m.nbody)) - set(w._id_of_body)
+            for i in range(kd.ncon):
+                c = kd.contact[i]
+                b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
+                if (b1 in self._robot) == (b2 in self._robot) or c.dist > -COLLISION_TOL_M:
+                    continue
+                if b1 in w._id_of_body or b2 in w._id_of_body:
+                    continue
+                return False
+            return True
+
+    def tcp_pose(self) -> np.ndarray:
+        return self.world.tcp_pose()
+
+    def object_pose(self, oid: str) -> np.ndarray:
+        return self.world.object_pose(oid)
 
     def set_gripper(self, closed: bool) -> bool:
         if closed:
@@ -121,6 +179,9 @@ class SimWorldAdapter:
 
     def export_scene(self) -> Scene:
         return self.world.export_scene()
+
+    def close(self) -> None:
+        self.world.close()
 
 
 def _frame(y_axis, z_axis) -> np.ndarray:
@@ -150,13 +211,52 @@ def grasp_point(book: SceneObject) -> np.ndarray:
     return end - (end - book.center) / np.linalg.norm(end - book.center) * 0.02
 
 
-def plan_pick(scene: Scene, task: T.Task) -> Plan:
+PICK_TURNS_DEG = (0, 15, -15, 30, -30, 45, -45)   # about the finger axis: the pinch is unchanged
+PICK_PITCH_DEG = (0, 10, -10, 20, -20)
+
+
+def _rot_about(axis, deg: float) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+    return Rotation.from_rotvec(np.asarray(axis, float) * np.radians(deg)).as_matrix()
+
+
+def plan_pick(scene: Scene, task: T.Task, reachable=None, T_now=None) -> Plan:
+    """Pre-grasp, grasp and lift poses for the nearest answer book the arm reaches. Turning the
+    gripper about its finger axis keeps the pinch across the thickness, so those turns (and the
+    two finger-axis signs) are the alternatives tried when the nominal grasp has no IK solution."""
     books = {o.id: o for o in scene.objects}
-    target = min((books[i] for i in task.answer), key=lambda o: np.linalg.norm(o.center))
-    g = grasp_point(target)
-    R = grasp_rotation(target, g)
-    back = -R[:, 2] * APPROACH_M            # pre-grasp: backed off along the approach axis
-    return Plan([_T(R, g + back), _T(R, g), _T(R, g + [0, 0, APPROACH_M])], 1, True)
+    targets = sorted((books[i] for i in task.answer), key=lambda o: np.linalg.norm(o.center))
+    first = None
+    for target in targets:
+        g = grasp_point(target)
+        R0 = grasp_rotation(target, g)
+        cands = []
+        lying = rel.book_pose_class(target) != "upright"
+        for sign in (1.0, -1.0):
+            Rs = R0 @ np.diag([sign, sign, 1.0])
+            for deg, pitch in itertools.product(PICK_TURNS_DEG, PICK_PITCH_DEG if lying else (0,)):
+                # pitch: an overhang may also be taken from above at a slant (the pads then meet
+                # the covers at `pitch`), which lifts the wrist off the table
+                R = _rot_about(Rs[:, 0], pitch) @ _rot_about(Rs[:, 1], deg) @ Rs
+                if lying and R[2, 2] > 0.2:
+                    continue           # never approach an overhang from below
+                cost = abs(deg) + 1.5 * abs(pitch) + (0 if T_now is None else np.degrees(_angle(R, T_now[:3, :3])) / 10)
+                cands.append((cost, R))
+        cands.sort(key=lambda c: c[0])
+        for _, R in cands:
+            back = -R[:, 2] * APPROACH_M            # pre-grasp: backed off along the approach axis
+            plan = Plan([_T(R, g + back), _T(R, g), _T(R, g + [0, 0, APPROACH_M])], 1, True)
+            first = first or plan
+            if reachable is None or all(reachable(p) for p in plan.poses):
+                return plan
+    if reachable is not None:
+        raise SpatialManipError(f"{task.id}: no grasp of {[o.id for o in targets]} is reachable by the arm",
+                                "UNREACHABLE")
+    return first
+
+
+def _angle(Ra, Rb) -> float:
+    return float(np.arccos(np.clip((np.trace(Ra.T @ Rb) - 1) / 2, -1.0, 1.0)))
 
 
 def grasp_rotation(book: SceneObject, g: np.ndarray) -> np.ndarray:
@@ -169,56 +269,94 @@ def grasp_rotation(book: SceneObject, g: np.ndarray) -> np.ndarray:
     return _frame(thin, into)
 
 
-FLAT_R = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], float)   # width along y, thickness up, length along x
-
-
-def place_target(scene: Scene, task: T.Task) -> tuple[np.ndarray, np.ndarray]:
-    """(centre, rotation) where the held book should end up."""
+def plan_place(world, scene: Scene, task: T.Task) -> placement.PlacePlan:
+    """Pre-place, place and retreat TCP poses for the held book, from the grasp measured in the
+    world (the in-hand transform), checked against the task's constraints and the arm's IK."""
     held = scene.held_object()
-    if task.place_pose:
-        return np.asarray(task.place_pose["position"]), quat_to_matrix(task.place_pose["orientation"])
-    pose = next((c["pose"] for c in task.check if c["type"] == "pose"), "upright")
-    slots = T.feasible_slots(scene, task.answer, pose)
-    if not slots:
-        raise SpatialManipError(f"{task.id}: no answer slot has room for the book", "UNREACHABLE")
-    slot = min(slots, key=lambda r: rel.distance(r, scene.robot))
-    lo, hi = slot.extra.get("free_y", [slot.center[1] - slot.size[1] / 2, slot.center[1] + slot.size[1] / 2])
-    R = FLAT_R if pose == "flat" else np.eye(3)
-    half_z = float(np.abs(R.T @ rel.UP) @ (held.size / 2))
-    floor = float(rel._corners(slot)[:, 2].min())
-    return np.array([slot.center[0], (lo + hi) / 2, floor + half_z + 0.003]), R
+    if held is None:
+        raise SpatialManipError(f"{task.id}: a place task needs a book in the gripper", "INVALID_GOAL")
+    T_now = world.tcp_pose()
+    offset = np.linalg.inv(T_now) @ world.object_pose(held.id)
+    if any(c["type"] == "distance" for c in task.check):
+        hint = task.place_pose["position"][:2] if task.place_pose else None
+        plan = placement.plan_metric_place(scene, task.check, held.id, offset, T_now, world.reachable, hint)
+    else:
+        pose = next((c["pose"] for c in task.check if c["type"] == "pose"), "upright")
+        slots = T.feasible_slots(scene, task.answer, pose)
+        if not slots:
+            raise SpatialManipError(f"{task.id}: no answer slot has room for the book", "UNREACHABLE")
+        plan = placement.plan_slot_place(scene, slots, pose, task.check, held.id, offset, T_now, world.reachable)
+    if plan is None:
+        raise SpatialManipError(f"{task.id}: no placement of {held.id} that the task accepts is reachable "
+                                "by the arm", "UNREACHABLE")
+    return plan
 
 
-def plan_place(world_tcp: np.ndarray, scene: Scene, task: T.Task, offset: np.ndarray) -> Plan:
-    """TCP poses that carry the held book (rigid `offset` = inv(T_tcp) @ T_book) to its target."""
-    c, R = place_target(scene, task)
-    T_book = _T(R, c)
-    T_tcp = T_book @ np.linalg.inv(offset)
-    up = _T(np.eye(3), [0, 0, APPROACH_M])
-    return Plan([up @ T_tcp, T_tcp, up @ T_tcp], 1, False)
+def _refine(world, plan: placement.PlacePlan, book: SceneObject) -> np.ndarray:
+    """The place pose again from the grasp as it is now (the book may have turned in the hand on
+    the way, by a few degrees about the finger axis): keep the planned TCP orientation (so the
+    last motion is a pure translation and the book's corners do not swing into the shelf),
+    put the book's centre over the planned point and its lowest corner at the planned height."""
+    offset = np.linalg.inv(world.tcp_pose()) @ world.object_pose(book.id)
+    T_tcp = plan.poses[1].copy()
+    T_book = T_tcp @ offset
+    size = np.asarray(book.size, float)
+    low_now = T_book[2, 3] - placement._extent(T_book[:3, :3], size, [0, 0, 1])
+    low_plan = plan.T_book[2, 3] - placement._extent(plan.T_book[:3, :3], size, [0, 0, 1])
+    shift = plan.T_book[:3, 3] - T_book[:3, 3]
+    shift[2] = low_plan - low_now
+    T_tcp[:3, 3] += shift
+    return T_tcp if world.reachable(T_tcp) else plan.poses[1]
+
+
+def _align_to_opening(world, plan: placement.PlacePlan, book: SceneObject) -> np.ndarray | None:
+    """A TCP pose (same orientation) that centres the carried book vertically in the slot
+    opening before it slides in, when the book has sagged or turned in the hand so that a
+    corner would catch on the shelf board; None when it already clears both boards."""
+    if plan.band is None:
+        return None
+    floor, ceil = plan.band
+    T_book = world.object_pose(book.id)
+    half = placement._extent(T_book[:3, :3], np.asarray(book.size, float), [0, 0, 1])
+    low, high = T_book[2, 3] - half, T_book[2, 3] + half
+    if low >= floor + 0.008 and high <= ceil - 0.006:
+        return None
+    target_low = floor + max(0.006, min(0.02, (ceil - floor - 2 * half) / 2))
+    T = world.tcp_pose()
+    T[2, 3] += target_low - low
+    return T if world.reachable(T) else None
 
 
 def solve(task: T.Task, scene: Scene, world_factory=KinematicWorld) -> EpisodeResult:
     t0 = time.perf_counter()
     steps = 0
+    world = None
     try:
         world = world_factory(scene)
+        budget = step_budget(task.golden_steps)
         if task.action == "pick":
-            plan = plan_pick(scene, task)
+            plan = plan_pick(scene, task, world.reachable, world.tcp_pose())
+            poses, grip_at, close = plan.poses, plan.grip_at, True
         else:
-            held = scene.held_object()
-            T_tcp = np.asarray(scene.extra.get("ee_pose"), float)
-            offset = np.linalg.inv(T_tcp) @ _T(held.rotation, held.center)
-            plan = plan_place(T_tcp, scene, task, offset)
-        for i, pose in enumerate(plan.poses):
-            if steps >= step_budget(task.golden_steps):
+            pplan = plan_place(world, scene, task)
+            poses, grip_at, close = list(pplan.poses), 1, False
+        for i in range(len(poses)):
+            if steps >= budget:
                 break
+            pose = poses[i]
+            if task.action != "pick" and i == 1:
+                fix = _align_to_opening(world, pplan, scene.held_object())
+                if fix is not None:      # one extra step, only when the book moved in the hand
+                    ok = world.move_tcp(fix)
+                    steps += 1
+                pose = _refine(world, pplan, scene.held_object())
             ok = world.move_tcp(pose)
             steps += 1
             if not ok:
-                return _result(task, False, steps, Failure.UNREACHABLE, "the arm could not reach a pose", t0)
-            if i == plan.grip_at:
-                world.set_gripper(plan.close)
+                return _result(task, False, steps, Failure.UNREACHABLE, f"the arm could not reach pose {i + 1} "
+                               f"of {len(poses)} at {np.round(pose[:3, 3], 3).tolist()}", t0)
+            if i == grip_at:
+                world.set_gripper(close)
                 steps += 1
         final = world.export_scene()
         ok, cat, msg = check_task(task.to_dict(), final, scene)
@@ -226,6 +364,9 @@ def solve(task: T.Task, scene: Scene, world_factory=KinematicWorld) -> EpisodeRe
     except SpatialManipError as e:
         cat = Failure.UNREACHABLE if e.code.value == "UNREACHABLE" else Failure.PLANNER_ERROR
         return _result(task, False, steps, cat, e.message, t0)
+    finally:
+        if world is not None:
+            world.close()
 
 
 def _result(task, ok, steps, cat, msg, t0) -> EpisodeResult:

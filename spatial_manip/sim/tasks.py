@@ -147,7 +147,9 @@ def _fits(scene: Scene, slot: Region, held: SceneObject, pose: str) -> bool:
         return False
     lo, hi = slot.extra.get("free_y", [slot.center[1] - slot.size[1] / 2, slot.center[1] + slot.size[1] / 2])
     W, H, L = held.size
-    need_w, need_h = (W + 0.05, H + 0.02) if pose == "flat" else (H + 0.07, L + 0.03)
+    # flat: the oracle slides the book in width first (the grip is on a long edge), so the
+    # length lies across the slot; upright: the thickness plus room for the opening fingers
+    need_w, need_h = (L + 0.04, H + 0.02) if pose == "flat" else (H + 0.07, L + 0.03)
     return (hi - lo) >= need_w and slot.size[2] >= need_h
 
 
@@ -202,7 +204,7 @@ def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | N
                   "value_m": m["value_m"], "tol_m": METRIC_TOL_FRAC * m["value_m"]},
                  {"type": "direction", "object": held.id, "reference": variant.reference, "word": m["word"],
                   "frame": frame},
-                 {"type": "pose", "object": held.id, "pose": "flat"}]
+                 {"type": "pose", "object": held.id, "pose": variant.pose or "upright"}]
         return {"answer": [], "check": check, "held": held.id, "place_pose": res.place_pose.to_dict()}
     slots = [r.id for r in scene.regions]
     pose_only = family.name in ("Orientation/Vertical", "Orientation/Flat")

@@ -15,14 +15,14 @@ def test_oracle_solves_a_small_suite_kinematically():
 
 
 def test_wrong_answer_fails_the_checker():
-    (t, s), = tasks.generate("smoke", 1, seed=1, pool_size=3)
+    (t, s), = tasks.generate("pick", 1, seed=1, pool_size=3)
     assert t.action == "pick"
     world = oracle.KinematicWorld(s)
     wrong = next(o for o in s.objects if o.category == "book" and o.id not in t.answer)
-    g = oracle.grasp_point(wrong)
-    import numpy as np
-    R = np.diag([1.0, -1.0, -1.0])
-    world.move_tcp(oracle._T(R, g))
-    world.set_gripper(True)
-    world.move_tcp(oracle._T(R, g + [0, 0, 0.1]))
+    decoy = tasks.Task.from_dict({**t.to_dict(), "answer": [wrong.id]})
+    plan = oracle.plan_pick(s, decoy, world.reachable, world.tcp_pose())
+    for i, pose in enumerate(plan.poses):
+        assert world.move_tcp(pose)
+        if i == plan.grip_at:
+            world.set_gripper(True)
     assert check_task(t.to_dict(), world.export_scene(), s).failure_category == "wrong_object"
