@@ -41,3 +41,10 @@ def test_no_module_level_import_of_ros_only_packages():
                 names = [node.module.split(".")[0]]
             offenders += [f"{f.relative_to(ROOT)}: {n}" for n in names if n in FORBIDDEN]
     assert not offenders, offenders
+
+
+def test_test_module_basenames_are_unique():
+    """pytest's default import mode cannot collect two test modules with one basename."""
+    names = [p.name for p in (ROOT / "test").rglob("*.py") if p.name != "conftest.py"]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    assert not dup, f"rename these test modules so each basename is unique: {dup}"
