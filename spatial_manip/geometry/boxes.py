@@ -223,12 +223,14 @@ def _basis_about(n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return e1, np.cross(n, e1)
 
 
-def _box_from_axes(p, R, trim, plane=None):
-    """Centre and size of points p in the frame R (columns); optionally extend down to a plane."""
+def _box_from_axes(p, R, trim, plane=None, top_noise_m=0.0):
+    """Centre and size of points p in the frame R (columns); optionally extend down to a plane.
+    `top_noise_m`: the depth noise on the top, whose upper tail would otherwise raise the top."""
     local = p @ R
     lo, hi = _extent(local, trim)
     if plane is not None:  # R[:, 2] is the plane normal, and n . p = -d on the plane: the bottom
         lo[2] = -plane.d
+        hi[2] = max(hi[2] - 2.0 * top_noise_m, lo[2] + 1e-4)
     centre_local = (lo + hi) / 2
     return R @ centre_local, hi - lo, local - centre_local
 
@@ -244,12 +246,12 @@ def _canonical(R: np.ndarray, size: np.ndarray, up=UP) -> tuple[np.ndarray, np.n
     return np.stack([x, y, z], axis=1), size[[ix, iy, iz]]
 
 
-def _yaw_box(p, n, cfg, plane):
+def _yaw_box(p, n, cfg, plane, top_noise_m=0.0):
     e1, e2 = _basis_about(n)
     ang = min_area_rect_angle(np.stack([p @ e1, p @ e2], axis=1))
     x = np.cos(ang) * e1 + np.sin(ang) * e2
     R = np.stack([x, np.cross(n, x), n], axis=1)
-    centre, size, local = _box_from_axes(p, R, cfg.trim, plane=plane)
+    centre, size, local = _box_from_axes(p, R, cfg.trim, plane=plane, top_noise_m=top_noise_m)
     return centre, size, R, local
 
 
@@ -347,14 +349,29 @@ def box_2d_to_box_3d(obs: RGBDObservation, box=None, mask=None, *, config: BoxFi
     if len(ys) < cfg.min_points:
         raise BoxFitError(f"only {len(ys)} points remain after removing the support plane and outliers "
                           f"(from {n_region} valid pixels), need {cfg.min_points}")
-    return _fit(P[ys, xs], np.stack([xs * s + x0, ys * s + y0], axis=1), n_region, n_candidates, plane, cfg)
+    top_noise = _top_noise(P, plane)
+    return _fit(P[ys, xs], np.stack([xs * s + x0, ys * s + y0], axis=1), n_region, n_candidates, plane, cfg,
+                top_noise)
 
 
-def _fit(p, pixels, n_region, n_candidates, plane, cfg) -> Box3D:
+def _top_noise(P: np.ndarray, plane: SupportPlane | None) -> float:
+    """Depth noise on the object's top, from height differences of neighbouring grid points in its
+    upper tenth (a smooth top differs by ~0 noiseless; by sqrt(2) sigma with noise)."""
+    if plane is None:
+        return 0.0
+    h = plane.height(P.reshape(-1, 3)).reshape(P.shape[:2])
+    with np.errstate(invalid="ignore"):
+        top = h > np.nanquantile(h, 0.9) if np.isfinite(h).sum() >= 20 else np.zeros(h.shape, bool)
+    dh = np.concatenate([np.abs(np.diff(h, axis=a))[(top[1:] & top[:-1]) if a == 0 else (top[:, 1:] & top[:, :-1])]
+                         for a in (0, 1)])
+    return float(np.median(dh) / (0.6745 * np.sqrt(2))) if dh.size >= 10 else 0.0
+
+
+def _fit(p, pixels, n_region, n_candidates, plane, cfg, top_noise_m=0.0) -> Box3D:
     if plane is not None and np.quantile(plane.height(p), cfg.trim) > cfg.max_rest_gap_m:
         plane = None  # too far below to be what the object rests on (e.g. it is held)
     n = plane.normal if plane is not None else UP
-    c_y, s_y, R_y, loc_y = _yaw_box(p, n, cfg, plane)
+    c_y, s_y, R_y, loc_y = _yaw_box(p, n, cfg, plane, top_noise_m)
     res_y = surface_residual(loc_y, s_y / 2)
     res_f = np.inf
     if res_y > cfg.plane_tol_m / 2:  # the yaw box does not explain the surface: try a full orientation
