@@ -51,11 +51,14 @@ def test_noiseless_at_1024x768():
 
 
 def test_l515_noise_centre_within_15mm_on_95_percent():
-    errors = []
+    errors, size_errors = [], []
     for b, obs, bb in _cases(13, 40, noise=L515Noise()):
         r = box_2d_to_box_3d(obs, bb)
         errors.append(np.linalg.norm(r.center - b.center))
+        size_errors.append(np.abs(r.size - b.size).max())
     assert np.mean(np.array(errors) <= 0.015) >= 0.95, np.round(np.sort(errors)[-5:], 4)
+    # not in the issue, but a grasp needs it: the noise-corrected top keeps sizes within 1 cm
+    assert np.percentile(size_errors, 95) <= 0.010, np.round(np.sort(size_errors)[-5:], 4)
 
 
 @pytest.mark.parametrize("tilt_deg", [20, 40])
