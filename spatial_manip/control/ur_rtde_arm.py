@@ -207,7 +207,7 @@ class URRtdeArm:
                 raise CanceledError(f"{kind} stopped on request")
             status = self.safety_status()
             if not status.ok:
-                raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
+                raise MotionFailedError(f"{kind} interrupted: {self._settled_status().reason()}")
             with self._lock:
                 st = self._ctrl.getAsyncOperationProgressEx()
                 op_id, running = st.operationId(), st.isAsyncOperationRunning()
@@ -236,9 +236,8 @@ class URRtdeArm:
 
     def _check_arrival(self, kind: str, target: list):
         # the move can also end because the controller stopped it; safety_status tells
-        status = self.safety_status()
-        if not status.ok:
-            raise MotionFailedError(f"{kind} interrupted: {status.reason()}")
+        if not self.safety_status().ok:
+            raise MotionFailedError(f"{kind} interrupted: {self._settled_status().reason()}")
         if kind == "moveL":
             err = np.linalg.norm(self.tcp_pose()[:3, 3] - np.asarray(target[:3]))
             ok = err <= self.config.arrive_tolerance_m
@@ -273,7 +272,17 @@ class URRtdeArm:
             return SafetyStatus(connected=False, program_running=False, detail=str(e))
 
     def _reason(self) -> str:
-        return self.safety_status().reason()
+        return self._settled_status().reason()
+
+    def _settled_status(self, window_s: float = 0.1) -> SafetyStatus:
+        """The status once the cause shows: control and receive are separate RTDE streams, so
+        'script not running' can arrive a few periods before the protective stop that caused it."""
+        deadline = time.monotonic() + window_s
+        status = self.safety_status()
+        while time.monotonic() < deadline and status.connected and not (status.protective_stop or status.emergency_stop):
+            time.sleep(0.005)
+            status = self.safety_status()
+        return status
 
     def _need(self):
         if self._recv is None:
