@@ -160,3 +160,22 @@ def test_distance_to_point_zero_inside_positive_outside(a, p):
     inside = np.all(np.abs(local) <= a.size / 2)
     assert (d == 0) == inside or d < 1e-9
     assert math.isclose(d, np.linalg.norm(np.maximum(np.abs(local) - a.size / 2, 0)), abs_tol=1e-9)
+
+
+@SETTINGS
+@given(st.lists(boxes(name="o"), min_size=2, max_size=5, unique_by=lambda o: o.id), boxes(name="ref"), angle,
+       st.tuples(coord, coord, st.just(0.0)), st.integers(1, 3))
+def test_rotating_scene_keeps_ranks_and_directions_in_the_intrinsic_frame(objs, ref, theta, pivot, rank):
+    moved, _ = _rotate_scene(objs + [ref], Viewpoint([0, 0, 1], [1, 0, 0]), theta, pivot)
+    objs2, ref2 = moved[:-1], moved[-1]
+    axes, axes2 = rel.frame_axes("intrinsic", reference=ref), rel.frame_axes("intrinsic", reference=ref2)
+    lat = [rel.lateral(o, axes) for o in objs]
+    gaps = [abs(a - b) for i, a in enumerate(lat) for b in lat[i + 1:]]
+    assume(all(abs(g - rel.RANK_TIE_M) > 1e-6 for g in gaps))
+    ids = lambda xs: [o.id for o in xs]
+    assert ids(rel.leftmost(objs, axes, rank)) == ids(rel.leftmost(objs2, axes2, rank))
+    assert ids(rel.rightmost(objs, axes, rank)) == ids(rel.rightmost(objs2, axes2, rank))
+    for o, o2 in zip(objs, objs2):
+        b = rel.bearing_deg(o, axes)
+        assume(np.hypot(*axes.coords(o.center)[:2]) > 1e-4 and abs((b - 45.0) % 90.0 - 45.0) < 44.999)
+        assert rel.direction_of(o, axes) == rel.direction_of(o2, axes2)
