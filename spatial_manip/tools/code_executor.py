@@ -129,7 +129,8 @@ def run_code(code: str, inputs=None, limits: ExecutorLimits | None = None) -> di
         return _error("REFUSED", str(e))
     try:
         payload = json.dumps({"code": code, "inputs": inputs, "roots": _allowed_roots(), "limits": {
-            "cpu_s": lim.cpu_s, "memory_mb": lim.memory_mb, "max_stdout_chars": lim.max_stdout_chars}})
+            "cpu_s": lim.cpu_s, "memory_mb": lim.memory_mb, "max_stdout_chars": lim.max_stdout_chars,
+            "max_output_bytes": lim.max_output_bytes}})
     except (TypeError, ValueError) as e:
         return _error("INVALID_INPUT", f"inputs must be JSON-serialisable: {e}")
     t0 = time.monotonic()
@@ -301,6 +302,9 @@ try:
     text = json.dumps(reply)
 except (TypeError, ValueError) as e:
     text = json.dumps({"error": {"code": "NOT_SERIALIZABLE", "message": str(e)}})
+if len(text) > lim["max_output_bytes"]:  # never make the parent read a huge reply
+    text = json.dumps({"error": {"code": "OUTPUT_TOO_LARGE", "message": f"the reply is {len(text)} bytes; "
+                                 f"the limit is {lim['max_output_bytes']}: return a summary"}})
 real_out.write("\n" + text + "\n")
 real_out.flush()
 '''

@@ -116,6 +116,8 @@ def test_structured_errors_for_bad_code_and_results():
     assert _code(run_code("result = float('nan')", None, FAST)) == "NOT_SERIALIZABLE"
     assert _code(run_code("result = 1", {"x": object()}, FAST)) == "INVALID_INPUT"
     assert _code(run_code(12, None, FAST)) == "REFUSED"
+    assert _code(run_code("result = list(range(10**6))", None, FAST)) == "OUTPUT_TOO_LARGE"
+    assert _code(run_code("a = []\nfor _ in range(100000):\n    a = [a]\nresult = a", None, FAST)) == "NOT_SERIALIZABLE"
     r = run_code("print('x' * 10**6)\nresult = 1", None, FAST)
     assert r["result"] == 1 and len(r["stdout"]) <= FAST.max_stdout_chars
 
