@@ -91,7 +91,7 @@ def _choose(cands: Iterable[tuple], offset, T_now, reachable: Callable, band=Non
     scored.sort(key=lambda s: s[0])
     for _, T_book, T_tcp, pre, retreat, label in scored:
         poses = [_T(T_tcp[:3, :3], T_tcp[:3, 3] + pre), T_tcp, _T(T_tcp[:3, :3], T_tcp[:3, 3] + retreat)]
-        if all(reachable(p) for p in poses):
+        if all(reachable(p, a) for p, a in zip(poses, [T_now] + poses[:-1])):
             return PlacePlan(poses, T_book, label, band)
     return None
 
@@ -195,10 +195,21 @@ def metric_candidates(scene: Scene, check: list, book_id: str, offset: np.ndarra
                 ok, _ = ghost_ok(scene, book_id, T_book, check)
                 if not ok or not _clear(book, T_book, others):
                     continue
-                out.append((T_book, np.array([0, 0, APPROACH_M]), np.array([0, 0, APPROACH_M]),
+                lift = _lift_over(others + [ref], T_book, size)
+                out.append((T_book, np.array([0, 0, lift]), np.array([0, 0, lift]),
                             f"metric yaw {yaw_deg} gap {gap:.2f}"))
                 break
     return out
+
+
+def _lift_over(objs, T_book, size, radius_m: float = 0.12) -> float:
+    """How high above its release pose the book must come down from (and the gripper leave to)
+    so that its bottom clears every object standing within `radius_m` of it by 3 cm."""
+    bottom = T_book[2, 3] - _extent(T_book[:3, :3], size, [0, 0, 1])
+    reach = float(np.linalg.norm(size[:2])) / 2 + radius_m
+    tops = [float(o.corners()[:, 2].max()) for o in objs
+            if np.linalg.norm(o.center[:2] - T_book[:2, 3]) < reach + float(np.linalg.norm(o.size[:2])) / 2]
+    return max(APPROACH_M, max(tops, default=-1.0) - bottom + 0.03)
 
 
 def _rot_z(v, deg: float) -> np.ndarray:
