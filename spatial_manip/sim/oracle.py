@@ -391,7 +391,9 @@ def solve(task: T.Task, scene: Scene, world_factory=KinematicWorld) -> EpisodeRe
                 pose = _refine(world, pplan, scene.held_object())
             ok = world.move_tcp(pose) or _near(world.tcp_pose(), pose)
             steps += 1
-            if not ok:
+            # only a failed approach ends the episode: a grasp, insertion or lift that stops
+            # short (a book brushing a board) is followed through and the checker judges
+            if not ok and i == 0:
                 return _result(task, False, steps, Failure.UNREACHABLE, f"the arm could not reach pose {i + 1} "
                                f"of {len(poses)} at {np.round(pose[:3, 3], 3).tolist()}", t0)
             if i == grip_at:
