@@ -63,7 +63,8 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
     for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
         if not chunk:
             continue
-        cf = out / "episodes" / f"todo.w{i}.jsonl"
+        cf = out / "todo" / f"w{i}.jsonl"     # not under episodes/: only results live there
+        cf.parent.mkdir(exist_ok=True)
         cf.write_text("".join(json.dumps(t) + "\n" for t in chunk))
         cmd = [sys.executable, "-m", "spatial_manip.bench.worker", "--tasks", str(cf),
                "--out", str(out / "episodes" / f"w{i}.{int(time.time())}.jsonl"), "--domain", str(dom),
@@ -126,8 +127,7 @@ def summarize(records: list[dict]) -> dict:
             cats[r["failure_category"]] = cats.get(r["failure_category"], 0) + 1
     stages = sorted({s for r in records for s in r["stage_times_s"]})
     return {"overall": block(records),
-            "by_action": {a: block([r for r in records if r["family"].startswith(a) or r.get("suite") == a])
-                          for a in ("pick", "place", "metric")},
+            "by_action": {a: block([r for r in records if r.get("action") == a]) for a in ("pick", "place", "metric")},
             "by_family": {f: block([r for r in records if r["family"] == f]) for f in fams},
             "failures": cats, "time_s": percentiles([r["time_s"] for r in records]),
             "stage_time_s": {s: percentiles([r["stage_times_s"].get(s, 0.0) for r in records]) for s in stages}}

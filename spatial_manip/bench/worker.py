@@ -40,7 +40,7 @@ def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) 
     else:
         category = "" if success else "no_result"
     return {
-        "task_id": task["id"], "suite": task.get("suite"), "family": task.get("family"),
+        "task_id": task["id"], "suite": task.get("suite"), "action": task.get("action"), "family": task.get("family"),
         "difficulty": task.get("difficulty"), "instruction": task["instruction"], "backends": backends,
         "success": success, "failure_category": category,
         "planner_success": bool(r is not None and r.success), "planner_error": r.error_code if r else report.status,
