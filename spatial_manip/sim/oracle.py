@@ -236,11 +236,12 @@ def grasp_point(book: SceneObject) -> np.ndarray:
         return end - np.array([0, 0, 0.015])
     toward = -book.center[:2] / (np.linalg.norm(book.center[:2]) + 1e-9)
     end = book.center + (long_axis if long_axis[:2] @ toward > 0 else -long_axis)
-    return end - (end - book.center) / np.linalg.norm(end - book.center) * 0.02
+    return end - (end - book.center) / np.linalg.norm(end - book.center) * LYING_GRASP_DEPTH_M
 
 
 PICK_TURNS_DEG = (0, 15, -15, 30, -30, 45, -45)   # about the finger axis: the pinch is unchanged
 PICK_PITCH_DEG = (0, 10, -10, 20, -20)
+LYING_GRASP_DEPTH_M = 0.035   # pads (38 mm long) fully on the overhang (60-80 mm), away from its edge
 
 
 def _rot_about(axis, deg: float) -> np.ndarray:
