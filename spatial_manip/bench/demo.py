@@ -84,7 +84,7 @@ def run(args) -> int:
     from rclpy.executors import MultiThreadedExecutor
 
     from spatial_manip.bench.trace_page import render_trace
-    from spatial_manip.bringup.goal_client import send_goal
+    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip.bringup.graph import load_graph
     from spatial_manip.bringup.launcher import Launcher
     from spatial_manip_interfaces.srv import ResetTask
@@ -107,7 +107,7 @@ def run(args) -> int:
         if not reset.wait_for_service(timeout_sec=60.0):
             print("[demo] the sim node did not come up within 60 s", file=sys.stderr)
             return 2
-        res = _call(reset, ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=seed), 60.0)
+        res = wait_future(reset.call_async(ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=seed)), 60.0)
         if res is None or not res.success:
             print(f"[demo] reset failed: {getattr(res, 'message', 'no answer')}", file=sys.stderr)
             return 2
@@ -135,9 +135,3 @@ def run(args) -> int:
         launcher.request_stop()
         waiter.join(timeout=20)
 
-
-def _call(client, request, timeout_s: float):
-    done = threading.Event()
-    fut = client.call_async(request)
-    fut.add_done_callback(lambda _f: done.set())
-    return fut.result() if done.wait(timeout_s) else None

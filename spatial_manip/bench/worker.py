@@ -16,13 +16,6 @@ import time
 from pathlib import Path
 
 
-def _call(client, request, timeout_s: float):
-    done = threading.Event()
-    fut = client.call_async(request)
-    fut.add_done_callback(lambda _f: done.set())
-    return fut.result() if done.wait(timeout_s) else None
-
-
 def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) -> dict:
     """The results.json record of one episode (issue #6's fields)."""
     r = report.result
@@ -57,7 +50,7 @@ def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str 
     import rclpy
     from rclpy.executors import MultiThreadedExecutor
 
-    from spatial_manip.bringup.goal_client import send_goal
+    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip.bringup.graph import load_graph
     from spatial_manip.bringup.launcher import Launcher
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
@@ -82,12 +75,12 @@ def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str 
         for task in tasks:
             t0 = time.monotonic()
             scene_json = Path(task["scene_path"]).read_text()
-            res = _call(reset, ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
-                                                 seed=int(task.get("scene_seed", 0))), 60.0)
+            res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
+                                                                 seed=int(task.get("scene_seed", 0)))), 60.0)
             if res is None or not res.success:
                 raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
             report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
-            verdict = _call(check, CheckSuccess.Request(), 30.0)
+            verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
             rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
             with open(out_path, "a") as f:
                 f.write(json.dumps(rec) + "\n")

@@ -43,7 +43,7 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
             if on_feedback:
                 on_feedback(msg.feedback)
 
-        handle = _wait(client.send_goal_async(goal, feedback_callback=fb), server_timeout_s)
+        handle = wait_future(client.send_goal_async(goal, feedback_callback=fb), server_timeout_s)
         if handle is None or not handle.accepted:
             report.status = "rejected"
             return report
@@ -51,12 +51,12 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
         result_future = handle.get_result_async()
         if cancel_after_s is not None:
             time.sleep(cancel_after_s)
-            _wait(handle.cancel_goal_async(), 10.0)
-        res = _wait(result_future, timeout_s)
+            wait_future(handle.cancel_goal_async(), 10.0)
+        res = wait_future(result_future, timeout_s)
         report.elapsed_s = time.monotonic() - t0
         if res is None:
             report.status = "timeout"
-            _wait(handle.cancel_goal_async(), 5.0)
+            wait_future(handle.cancel_goal_async(), 5.0)
             return report
         report.result = res.result
         report.status = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
@@ -66,7 +66,8 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
         client.destroy()
 
 
-def _wait(future, timeout_s: float):
+def wait_future(future, timeout_s: float):
+    """The result of an rclpy future spun by another thread, or None after `timeout_s`."""
     done = threading.Event()
     future.add_done_callback(lambda _f: done.set())
     if not done.wait(timeout_s):

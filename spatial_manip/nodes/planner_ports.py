@@ -19,6 +19,7 @@ from std_msgs.msg import String
 
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 
+from spatial_manip.bringup.goal_client import wait_future
 from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, MotionFailedError,
                                   NoObservationError, SpatialManipError, StageTimeoutError)
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
@@ -27,7 +28,7 @@ from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_arr
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.pipeline import Decision
 from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
-from spatial_manip.scene import Scene, SceneFormatError, SceneObject
+from spatial_manip.scene import Scene, SceneFormatError
 
 PARAMETERS = {
     "color_topic": "/camera/color/image_raw",
@@ -245,7 +246,7 @@ class PlannerPorts:
         if not self.grasp_client.wait_for_service(timeout_sec=float(self.p["grasp_timeout_s"])):
             raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
         req = ProposeGrasps.Request(target_id=decision.pick_id, max_grasps=int(self.p["max_grasp_tries"]) * 3)
-        res = _wait_future(self.grasp_client.call_async(req), float(self.p["grasp_timeout_s"]))
+        res = wait_future(self.grasp_client.call_async(req), float(self.p["grasp_timeout_s"]))
         if res is None:
             raise StageTimeoutError(f"the grasp service did not answer within {self.p['grasp_timeout_s']} s")
         if not res.success or not res.grasps.grasps:
@@ -294,7 +295,7 @@ class PlannerPorts:
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):
             raise MotionFailedError(f"no arm action server at {self.p['arm_action']}: is arm_node (or sim_node) running?")
-        handle = _wait_future(self.arm_client.send_goal_async(goal), 10.0)
+        handle = wait_future(self.arm_client.send_goal_async(goal), 10.0)
         if handle is None or not handle.accepted:
             raise MotionFailedError("the arm refused the motion goal")
         self._arm_goal = handle
@@ -303,10 +304,10 @@ class PlannerPorts:
             deadline = time.monotonic() + float(self.p["motion_timeout_s"])
             while not fut.done():
                 if cancel.is_set():
-                    _wait_future(handle.cancel_goal_async(), 5.0)
+                    wait_future(handle.cancel_goal_async(), 5.0)
                     raise CanceledError("the goal was canceled during motion; the arm was stopped")
                 if time.monotonic() > deadline:
-                    _wait_future(handle.cancel_goal_async(), 5.0)
+                    wait_future(handle.cancel_goal_async(), 5.0)
                     raise StageTimeoutError(f"the motion took longer than {self.p['motion_timeout_s']} s; stopped")
                 time.sleep(0.02)
             return fut.result().result
@@ -338,11 +339,3 @@ class PlannerPorts:
 
     def close(self) -> None:
         self.stop_motion()
-
-
-def _wait_future(future, timeout_s: float):
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    if not done.wait(timeout_s):
-        return None
-    return future.result()
