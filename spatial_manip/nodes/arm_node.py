@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import sys
 
-import rclpy
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
-from spatial_manip.errors import SpatialManipError
 from spatial_manip.nodes.arm_server import ArmActionServer
 
 PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "state_rate_hz": 50.0, "frame_id": "base"}
@@ -55,25 +54,8 @@ class ArmNode(Node):
         self.arm.close()
 
 
-def main(args=None):
-    rclpy.init(args=args)
-    try:
-        node = ArmNode()
-    except SpatialManipError as e:
-        print(f"arm_node: {e.code.value}: {e.message}", file=sys.stderr)
-        rclpy.try_shutdown()
-        return 1
-    executor = MultiThreadedExecutor(num_threads=4)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.shutdown()
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+def main(args=None) -> int:
+    return spin_node(ArmNode, args=args, threads=4, close=lambda n: n.shutdown())
 
 
 if __name__ == "__main__":

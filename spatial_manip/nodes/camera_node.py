@@ -8,12 +8,14 @@ only converts and publishes, from its own thread, so publishing never blocks cap
 """
 from __future__ import annotations
 
+import sys
+
 import threading
 import time
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
@@ -142,18 +144,9 @@ class CameraNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = CameraNode()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    return spin_node(CameraNode, args=args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

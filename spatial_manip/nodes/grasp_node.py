@@ -9,15 +9,17 @@ as error_code + message; no exception leaves a callback.
 """
 from __future__ import annotations
 
+import sys
+
 import threading
 from pathlib import Path
 
 import numpy as np
-import rclpy
 from geometry_msgs.msg import Point, PoseStamped
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image, PointCloud2
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
@@ -194,20 +196,9 @@ class GraspNode(Node):
         return arr
 
 
-def main(args=None):
-    rclpy.init(args=args)
-    node = GraspNode()
-    executor = MultiThreadedExecutor()
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    return spin_node(GraspNode, args=args, threads=None)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

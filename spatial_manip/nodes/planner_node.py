@@ -3,15 +3,17 @@ runs one at a time through the ROS-free `InstructionPipeline`, and maps feedback
 the outcome onto the action. The ROS side of each stage lives in `planner_ports.py`."""
 from __future__ import annotations
 
+import sys
+
 import json
 import threading
 import time
 
-import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from std_msgs.msg import String
 
 from spatial_manip.errors import ErrorCode, InvalidGoalError
@@ -100,20 +102,9 @@ class PlannerNode(Node):
         return result
 
 
-def main(args=None):
-    rclpy.init(args=args)
-    node = PlannerNode()
-    executor = MultiThreadedExecutor(num_threads=4)
-    executor.add_node(node)
-    try:
-        executor.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.ports.close()
-        node.destroy_node()
-        rclpy.try_shutdown()
+def main(args=None) -> int:
+    return spin_node(PlannerNode, args=args, threads=4, close=lambda n: n.ports.close())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

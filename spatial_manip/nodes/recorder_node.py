@@ -3,11 +3,13 @@ library. Generic over message types: subscriptions are raw (CDR bytes go straigh
 created as soon as a wanted topic appears, transient-local when its publisher is (extrinsics)."""
 from __future__ import annotations
 
+import sys
+
 import threading
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from spatial_manip.bags.io import BagError, BagWriter
@@ -75,19 +77,9 @@ class RecorderNode(Node):
         return counts
 
 
-def main(args=None) -> None:
-    rclpy.init(args=args)
-    node = RecorderNode()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.close()
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    return spin_node(RecorderNode, args=args, close=lambda n: n.close())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -4,11 +4,13 @@ planner and grasp nodes run on recorded data exactly as on live data. Plays our 
 /device_0/... streams are mapped onto the driver's camera topics)."""
 from __future__ import annotations
 
+import sys
+
 import threading
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from spatial_manip.bags.io import BagError, BagMessage, BagReader
@@ -126,19 +128,15 @@ class ReplayNode(Node):
         super().destroy_node()
 
 
-def main(args=None) -> None:
-    rclpy.init(args=args)
+def main(args=None) -> int:
+    return spin_node(_started_replay, args=args)
+
+
+def _started_replay() -> "ReplayNode":
     node = ReplayNode()
     node.start()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    return node
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

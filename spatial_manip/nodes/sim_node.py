@@ -10,17 +10,19 @@ WAYPOINTS through the world's primitives), `/sim/reset_task` (ResetTask) and `/s
 """
 from __future__ import annotations
 
+import sys
+
 import json
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
-import rclpy
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
 from rclpy.node import Node
+
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image, JointState
 from geometry_msgs.msg import PoseStamped
@@ -45,28 +47,6 @@ PARAMS = {
     "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
     "base_frame_id": "base",
 }
-
-
-def camera_info(intr, frame_id: str, stamp) -> CameraInfo:
-    m = CameraInfo()
-    m.header.stamp, m.header.frame_id = stamp, frame_id
-    m.width, m.height = intr.width, intr.height
-    m.distortion_model = intr.distortion_model
-    m.d = [float(v) for v in intr.distortion]
-    m.k = [intr.fx, 0.0, intr.cx, 0.0, intr.fy, intr.cy, 0.0, 0.0, 1.0]
-    m.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    m.p = [intr.fx, 0.0, intr.cx, 0.0, 0.0, intr.fy, intr.cy, 0.0, 0.0, 0.0, 1.0, 0.0]
-    return m
-
-
-def image(arr: np.ndarray, encoding: str, frame_id: str, stamp) -> Image:
-    m = Image()
-    m.header.stamp, m.header.frame_id = stamp, frame_id
-    m.height, m.width = arr.shape[:2]
-    m.encoding = encoding
-    m.step = arr.strides[0]
-    m.data = arr.tobytes()
-    return m
 
 
 class SimNode(Node):
@@ -134,14 +114,14 @@ class SimNode(Node):
         obs = self.world.render()
         stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
         depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
-        info = camera_info(obs.intrinsics, fid, stamp)
-        self.pub["color_topic"].publish(image(np.ascontiguousarray(obs.rgb), "rgb8", fid, stamp))
-        self.pub["depth_topic"].publish(image(depth_mm, "16UC1", fid, stamp))
+        info = convert.intrinsics_to_camera_info(obs.intrinsics, fid, stamp)
+        self.pub["color_topic"].publish(convert.array_to_image(obs.rgb, "rgb8", fid, stamp))
+        self.pub["depth_topic"].publish(convert.array_to_image(depth_mm, "16UC1", fid, stamp))
         self.pub["color_info_topic"].publish(info)
         self.pub["depth_info_topic"].publish(info)
         if obs.segmentation is not None:
             seg = np.clip(np.asarray(obs.segmentation) + 1, 0, 65535).astype(np.uint16)
-            self.pub_seg.publish(image(seg, "16UC1", fid, stamp))
+            self.pub_seg.publish(convert.array_to_image(seg, "16UC1", fid, stamp))
 
     def publish_state(self):
         stamp = self.get_clock().now().to_msg()
@@ -261,24 +241,14 @@ class SimNode(Node):
         return True, w.held_object_id() is not None
 
 
-def main(args=None):
-    rclpy.init(args=args)
-    node = None
-    try:
-        node = SimNode()
-        ex = MultiThreadedExecutor(num_threads=4)
-        ex.add_node(node)
-        ex.spin()
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node._stop.set()
-            node._camera_thread.join(timeout=5)
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+def main(args=None) -> int:
+    return spin_node(SimNode, args=args, threads=4, close=_stop_camera)
+
+
+def _stop_camera(node: "SimNode") -> None:
+    node._stop.set()
+    node._camera_thread.join(timeout=5)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
