@@ -80,14 +80,8 @@ def find_scene(instruction: str, seed: int, tries: int = 400, min_visible: float
 
 
 def run(args) -> int:
-    import rclpy
-    from rclpy.executors import MultiThreadedExecutor
-
-    from spatial_manip.bench.trace_page import render_trace
-    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip.bringup.graph import load_graph
     from spatial_manip.bringup.launcher import Launcher
-    from spatial_manip_interfaces.srv import ResetTask
 
     seed, scene = find_scene(args.instruction, args.seed)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
@@ -95,14 +89,20 @@ def run(args) -> int:
     launcher.start()
     waiter = threading.Thread(target=lambda: setattr(launcher, "exit_code", launcher.wait()), daemon=True)
     waiter.start()
-    rclpy.init()
-    node = rclpy.create_node("spatial_manip_demo")
-    ex = MultiThreadedExecutor(num_threads=2)
-    ex.add_node(node)
-    spinner = threading.Thread(target=ex.spin, daemon=True)
-    spinner.start()
     t0 = time.monotonic()
     try:
+        return _run_goal(args, scene, seed, t0)
+    finally:
+        launcher.request_stop()
+        waiter.join(timeout=20)
+
+
+def _run_goal(args, scene, seed: int, t0: float) -> int:
+    from spatial_manip.bench.trace_page import render_trace
+    from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
+    from spatial_manip_interfaces.srv import ResetTask
+
+    with spinning_node("spatial_manip_demo") as node:
         reset = node.create_client(ResetTask, "/sim/reset_task")
         if not reset.wait_for_service(timeout_sec=60.0):
             print("[demo] the sim node did not come up within 60 s", file=sys.stderr)
@@ -127,11 +127,3 @@ def run(args) -> int:
             print(f"[demo] trace page: {page}")
         print(f"[demo] finished in {time.monotonic() - t0:.1f} s")
         return 0 if r.success else 1
-    finally:
-        ex.shutdown()
-        spinner.join(timeout=5)
-        node.destroy_node()
-        rclpy.try_shutdown()
-        launcher.request_stop()
-        waiter.join(timeout=20)
-

@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -47,50 +46,44 @@ def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) 
 
 def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str = "sim",
                goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
-    import rclpy
-    from rclpy.executors import MultiThreadedExecutor
-
-    from spatial_manip.bringup.goal_client import send_goal, wait_future
+    from spatial_manip.bringup.goal_client import spinning_node
     from spatial_manip.bringup.graph import load_graph
     from spatial_manip.bringup.launcher import Launcher
-    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     log = open(log_path, "a") if log_path else sys.stdout
     launcher = Launcher(load_graph(graph), params={"planner_node": {"segmenter": segmenter,
                                                                     "trace_dir": str(out_path.parent / "traces")}},
                         out=log)
     launcher.start()
-    rclpy.init()
-    node = rclpy.create_node("spatial_manip_bench_worker")
-    ex = MultiThreadedExecutor(num_threads=2)
-    ex.add_node(node)
-    spinner = threading.Thread(target=ex.spin, daemon=True)
-    spinner.start()
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
     try:
-        reset = node.create_client(ResetTask, "/sim/reset_task")
-        check = node.create_client(CheckSuccess, "/sim/check_success")
-        if not reset.wait_for_service(timeout_sec=90.0):
-            raise RuntimeError("the sim node did not come up within 90 s")
-        for task in tasks:
-            t0 = time.monotonic()
-            scene_json = Path(task["scene_path"]).read_text()
-            res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
-                                                                 seed=int(task.get("scene_seed", 0)))), 60.0)
-            if res is None or not res.success:
-                raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
-            report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
-            verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
-            rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
-            with open(out_path, "a") as f:
-                f.write(json.dumps(rec) + "\n")
+        with spinning_node("spatial_manip_bench_worker") as node:
+            _run_tasks(node, tasks, out_path, backends, goal_timeout_s)
     finally:
-        ex.shutdown()
-        spinner.join(timeout=5)
-        node.destroy_node()
-        rclpy.try_shutdown()
         launcher.request_stop()
         launcher.shutdown()
+
+
+def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_timeout_s: float) -> None:
+    from spatial_manip.bringup.goal_client import send_goal, wait_future
+    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+
+    reset = node.create_client(ResetTask, "/sim/reset_task")
+    check = node.create_client(CheckSuccess, "/sim/check_success")
+    if not reset.wait_for_service(timeout_sec=90.0):
+        raise RuntimeError("the sim node did not come up within 90 s")
+    for task in tasks:
+        t0 = time.monotonic()
+        scene_json = Path(task["scene_path"]).read_text()
+        res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
+                                                             seed=int(task.get("scene_seed", 0)))), 60.0)
+        if res is None or not res.success:
+            raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
+        report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
+        verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
+        rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
+        with open(out_path, "a") as f:
+            f.write(json.dumps(rec) + "\n")
 
 
 def main(argv=None) -> int:

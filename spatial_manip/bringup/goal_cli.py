@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
 
-from spatial_manip.bringup.goal_client import KINDS, send_goal
+from spatial_manip.bringup.goal_client import KINDS, send_goal, spinning_node
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,32 +30,18 @@ def result_dict(report) -> dict:
 
 
 def run(args) -> int:
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-
-    rclpy.init()
-    node = rclpy.create_node("spatial_manip_goal_client")
-    ex = SingleThreadedExecutor()
-    ex.add_node(node)
-    spin = threading.Thread(target=ex.spin, daemon=True)
-    spin.start()
-
     def show(fb):
         if not args.json:
             print(f"  [{fb.progress * 100:5.1f}%] attempt {fb.attempt} {fb.stage:<10} {fb.detail}", flush=True)
 
     try:
-        report = send_goal(node, args.instruction, kind=args.kind, dry_run=args.dry_run,
-                           max_attempts=args.attempts, timeout_s=args.timeout, on_feedback=show,
-                           server_timeout_s=args.server_timeout)
+        with spinning_node("spatial_manip_goal_client", threads=1) as node:
+            report = send_goal(node, args.instruction, kind=args.kind, dry_run=args.dry_run,
+                               max_attempts=args.attempts, timeout_s=args.timeout, on_feedback=show,
+                               server_timeout_s=args.server_timeout)
     except TimeoutError as e:
         print(f"spatial-manip goal: {e}", file=sys.stderr)
         return 2
-    finally:
-        ex.shutdown()
-        spin.join(timeout=5.0)
-        node.destroy_node()
-        rclpy.try_shutdown()
     d = result_dict(report)
     if args.json:
         print(json.dumps(d))

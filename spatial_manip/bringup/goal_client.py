@@ -2,12 +2,36 @@
 Used by `spatial-manip goal`, the demo and the benchmark runner."""
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 KINDS = {"auto": 0, "pick": 1, "place": 2, "pick_and_place": 3}
+
+
+@contextlib.contextmanager
+def spinning_node(name: str, *, threads: int = 2):
+    """An rclpy node in its own context, spun by a background thread so callers can block on
+    futures; the executor, node and context are shut down on exit."""
+    import rclpy
+    from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+
+    ctx = rclpy.Context()
+    rclpy.init(context=ctx)
+    node = rclpy.create_node(name, context=ctx)
+    ex = SingleThreadedExecutor(context=ctx) if threads == 1 else MultiThreadedExecutor(num_threads=threads, context=ctx)
+    ex.add_node(node)
+    spinner = threading.Thread(target=ex.spin, daemon=True)
+    spinner.start()
+    try:
+        yield node
+    finally:
+        ex.shutdown()
+        spinner.join(timeout=5.0)
+        node.destroy_node()
+        rclpy.try_shutdown(context=ctx)
 
 
 @dataclass

@@ -7,29 +7,14 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 
+from spatial_manip.bringup.goal_client import spinning_node
 
-@contextlib.contextmanager
+
 def client_node(name: str = "test_client"):
-    import rclpy
-    from rclpy.executors import MultiThreadedExecutor
-
-    ctx = rclpy.Context()
-    rclpy.init(context=ctx)
-    node = rclpy.create_node(name, context=ctx)
-    ex = MultiThreadedExecutor(num_threads=2, context=ctx)
-    ex.add_node(node)
-    t = threading.Thread(target=ex.spin, daemon=True)
-    t.start()
-    try:
-        yield node
-    finally:
-        ex.shutdown()
-        t.join(timeout=5)
-        node.destroy_node()
-        rclpy.try_shutdown(context=ctx)
+    """A client node spun in a background thread (the product's own helper)."""
+    return spinning_node(name)
 
 
 @contextlib.contextmanager
