@@ -10,7 +10,8 @@ PY=${PYTHON:-python3}
 log() { printf '[setup] %s\n' "$*"; }
 
 # --- 1. System packages -----------------------------------------------------------------
-APT_PKGS=(libusb-1.0-0 libegl1 libgl1-mesa-dri libopengl0 libosmesa6 cmake g++ make)
+# chromium: the trace viewer's browser test drives Debian's build through Playwright
+APT_PKGS=(libusb-1.0-0 libegl1 libgl1-mesa-dri libopengl0 libosmesa6 cmake g++ make chromium)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
