@@ -28,8 +28,10 @@ def _pre(obj) -> str:
     return f"<pre>{_e(json.dumps(obj, indent=1) if not isinstance(obj, str) else obj)}</pre>"
 
 
-def render_trace(trace_json: str | Path) -> Path:
-    """Write index.html beside a trace.json and return its path."""
+def render_trace(trace_json: str | Path, episode: dict | None = None) -> Path:
+    """Write index.html beside a trace.json and return its path. `episode` (a results.json
+    record) adds the benchmark's verdict: an episode can fail the success check (e.g.
+    not_released) after a goal that the planner reported as done."""
     path = Path(trace_json)
     t = json.loads(path.read_text())
     out = t.get("outcome") or {}
@@ -39,10 +41,18 @@ def render_trace(trace_json: str | Path) -> Path:
              f"<h1>{_e(t['goal'].get('instruction', ''))}</h1>",
              f"<p class='{'ok' if ok else 'fail'}' id='outcome'>{'SUCCESS' if ok else 'FAILED'} "
              f"{_e(out.get('error_code') or '')}</p><p>{_e(out.get('message', ''))}</p>",
+             _episode(episode) if episode is not None else "",
              _goal_table(t), _stage_table(t), _images(t), _sets(t), _events(t), "</body></html>"]
     page = path.with_name("index.html")
     page.write_text("\n".join(parts))
     return page
+
+
+def _episode(r: dict) -> str:
+    ok = bool(r.get("success"))
+    verdict = "success" if ok else f"failed: <span class='category'>{_e(r.get('failure_category') or 'unknown')}</span>"
+    return (f"<p id='episode' class='{'ok' if ok else 'fail'}'>episode {_e(r.get('task_id', ''))} "
+            f"({_e(r.get('family', ''))}): {verdict}</p><p>{_e(r.get('check_message', ''))}</p>")
 
 
 def _goal_table(t) -> str:
@@ -97,8 +107,8 @@ def render_index(records: list[dict], out_dir: str | Path, title: str = "benchma
         link = ""
         if trace:
             page = Path(trace).with_name("index.html")
-            if Path(trace).is_file() and not page.is_file():
-                render_trace(trace)
+            if Path(trace).is_file():  # (re)written with the episode's verdict and failure category
+                render_trace(trace, episode=r)
             try:
                 link = str(page.relative_to(out_dir))
             except ValueError:
