@@ -31,6 +31,7 @@ import importlib.util
 import sys
 import threading
 import types
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -205,7 +206,9 @@ class ContactGraspNetProposer:
 
         pos = torch.from_numpy(cloud_w.astype(np.float32))
         batch = torch.zeros(len(pos), dtype=torch.long)
-        with torch.no_grad():
+        with torch.no_grad(), warnings.catch_warnings():
+            # cgn_pytorch calls torch.cross without dim (deprecated); harmless for its 3-vectors
+            warnings.filterwarnings("ignore", message=".*torch.cross without specifying the dim.*")
             centres = cgn_ops.fps(pos, batch, min(1.0, cfg.num_centres / len(pos)))
             contacts, poses, logits, widths, _, _ = self._model(
                 pos[:, 3:], pcd_poses=pos, batch=batch, idxs=centres,
