@@ -161,7 +161,9 @@ class PlannerPorts:
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
         timeout = float(self.p["observation_timeout_s"])
-        obs = self.buffer.wait_pair(timeout_s=timeout, newer_than_s=time.monotonic() - 0.5,
+        # only a frame that arrives after the question: one already queued may show the world
+        # before a reset or an arm motion that has just finished (one camera period of latency)
+        obs = self.buffer.wait_pair(timeout_s=timeout, newer_than_s=time.monotonic(),
                                     now=time.monotonic, cancel=cancel)
         if obs is None:
             if cancel.is_set():
@@ -265,7 +267,7 @@ class PlannerPorts:
         T_obj = make_transform(obj.rotation, obj.center)
         errors = []
         for g in grasps[: int(self.p["max_grasp_tries"])]:
-            T_tcp = gripper.tcp_poses(g["pose"][None])[0]
+            T_tcp = gripper.tcp_poses(g["pose"][None], [g["depth"]])[0]
             goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, target=pose_stamped(T_tcp, "base"),
                                   gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)))
             result = self._run_arm(goal, cancel)

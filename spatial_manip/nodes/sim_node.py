@@ -73,6 +73,9 @@ class SimNode(Node):
         self.pub_seg = self.create_publisher(Image, "/sim/segmentation", sensor)
         # rendering stays on one thread: an EGL context cannot move between executor threads
         self._stop = threading.Event()
+        # reset generations: a reset returns only once a frame of the new world is published
+        self._frames = threading.Condition()
+        self._reset_gen = self._published_gen = 0
         self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
         self._camera_thread.start()
         self.create_timer(1.0 / float(self.p["state_rate_hz"]), self.publish_state,
@@ -111,6 +114,7 @@ class SimNode(Node):
         self.world.close()
 
     def publish_camera(self):
+        gen = self._reset_gen   # read before rendering: a reset after this point makes the frame old
         obs = self.world.render()
         stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
         depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
@@ -122,6 +126,17 @@ class SimNode(Node):
         if obs.segmentation is not None:
             seg = np.clip(np.asarray(obs.segmentation) + 1, 0, 65535).astype(np.uint16)
             self.pub_seg.publish(convert.array_to_image(seg, "16UC1", fid, stamp))
+        with self._frames:
+            self._published_gen = gen
+            self._frames.notify_all()
+
+    def _wait_for_new_frame(self, timeout_s: float = 5.0) -> bool:
+        """After a reset: block until the camera has published a frame rendered after it, so a
+        client that asks for an observation once the reset returns never sees the old world."""
+        with self._frames:
+            self._reset_gen += 1
+            gen = self._reset_gen
+            return self._frames.wait_for(lambda: self._published_gen >= gen, timeout=timeout_s)
 
     def publish_state(self):
         stamp = self.get_clock().now().to_msg()
@@ -152,6 +167,8 @@ class SimNode(Node):
         self.task, self.initial = task, scene
         self.publish_extrinsics()
         self.publish_workspace()
+        if not self._wait_for_new_frame():
+            self.get_logger().warning("reset: no camera frame of the new scene within 5 s")
         res.success, res.message, res.task_id = True, f"reset to {len(scene.objects)} objects", str((task or {}).get("id", ""))
         return res
 
