@@ -58,9 +58,14 @@ class GripperGeometry:
     def R_grasp_tcp(self) -> np.ndarray:
         return np.asarray(self.grasp_to_tcp_rotation, float)
 
-    def tcp_poses(self, grasp_matrices: np.ndarray) -> np.ndarray:
-        """(N, 4, 4) TCP poses for (N, 4, 4) grasp poses (same translation, rotated axes)."""
+    def tcp_poses(self, grasp_matrices: np.ndarray, depths=None) -> np.ndarray:
+        """(N, 4, 4) TCP poses for (N, 4, 4) grasp poses: rotated axes and, with `depths`, the
+        TCP moved `depth` along the approach. The TCP of a UR + 2F-85 is the midpoint of the open
+        fingertips, and a graspnetAPI grasp puts the fingertips `depth` past its translation; at
+        depth 0 the object would sit at the very tips of the pads and slip."""
         T = np.array(grasp_matrices, float, copy=True)
+        if depths is not None:
+            T[..., :3, 3] += np.asarray(depths, float)[..., None] * T[..., :3, 0]
         T[..., :3, :3] = T[..., :3, :3] @ self.R_grasp_tcp
         return T
 

@@ -27,6 +27,7 @@ class ServiceConfig:
     scene_margin_m: float = 0.15                   # collision context kept around the target
     pixel_stride: int = 2                          # back-project every n-th pixel (speed)
     max_grasps: int = 10
+    approach_distance_m: float = 0.10              # pre-grasp back-off that must be reachable too
 
     def __post_init__(self):
         lo, hi = np.asarray(self.workspace_min_m, float), np.asarray(self.workspace_max_m, float)
@@ -63,8 +64,11 @@ def points_in_box(points_base: np.ndarray, box: TargetBox, margin_m: float) -> n
 
 
 class GraspService:
-    def __init__(self, proposer, gripper: GripperGeometry, config: ServiceConfig | None = None):
+    def __init__(self, proposer, gripper: GripperGeometry, config: ServiceConfig | None = None, kinematics=None):
+        """`kinematics`: the arm's URKinematics (with its TCP offset); when given, a grasp is kept
+        only if the arm has an IK solution within joint limits at it and at its pre-grasp."""
         self.proposer, self.gripper, self.config = proposer, gripper, config or ServiceConfig()
+        self.kinematics = kinematics
 
     # ---- entry points -------------------------------------------------------------------
     def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0) -> GraspResult:
@@ -130,12 +134,31 @@ class GraspService:
         lo, hi = np.asarray(cfg.workspace_min_m), np.asarray(cfg.workspace_max_m)
         inside = np.all((base.translations >= lo) & (base.translations <= hi), axis=1)
         not_below = base.approaches[:, 2] <= cfg.max_upward_approach
-        base = base[inside & not_below]
+        base = base[inside & not_below].sort_by_score()
         k = max_grasps if max_grasps > 0 else cfg.max_grasps
-        base = base.sort_by_score()[:k]
+        base, n_no_ik = self._reachable(base, k)
         dt = time.perf_counter() - t0
         if len(base) == 0:
             why = gg.note if n_all == 0 else (f"{n_all} grasps found but none reachable: {int((~inside).sum())} outside "
-                                              f"the workspace box, {int((~not_below).sum())} approach from below")
+                                              f"the workspace box, {int((~not_below).sum())} approach from below, "
+                                              f"{n_no_ik} without an arm IK solution")
             return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}", dt, name)
         return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms", dt, name)
+
+    def _reachable(self, ranked: GraspGroup, k: int) -> tuple[GraspGroup, int]:
+        """The best `k` grasps whose TCP pose and pre-grasp the arm reaches (checked best first,
+        so a long list costs IK only until k are found); with no kinematics, the best k."""
+        if self.kinematics is None or len(ranked) == 0:
+            return ranked[:k], 0
+        tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
+        keep, n_bad = [], 0
+        for i, T in enumerate(tcp):
+            pre = T.copy()
+            pre[:3, 3] -= self.config.approach_distance_m * T[:3, 2]
+            if self.kinematics.ik_all(T) and self.kinematics.ik_all(pre):
+                keep.append(i)
+                if len(keep) == k:
+                    break
+            else:
+                n_bad += 1
+        return ranked[np.asarray(keep, int)], n_bad

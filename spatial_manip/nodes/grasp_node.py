@@ -44,6 +44,9 @@ PARAMS = {
     "marker_topic": "/spatial_manip/grasp_markers", "service": "/spatial_manip/propose_grasps",
     "max_grasps": 10, "pixel_stride": 2, "max_frame_age_s": 0.0,
     "workspace_min_m": [-0.2, -0.8, -0.05], "workspace_max_m": [1.0, 0.8, 0.8],
+    # the arm's kinematics and TCP (arm.yaml) for the IK reachability filter; "" = the default
+    # file; arm_backend picks that file's per-backend overrides (the sim's own TCP offset)
+    "arm_config_file": "", "arm_backend": "", "check_reachability": True,
 }
 
 
@@ -71,7 +74,8 @@ class GraspNode(Node):
         self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
                                          ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
                                                        workspace_max_m=tuple(p["workspace_max_m"]),
-                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"]))
+                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"]),
+                                         kinematics=self._kinematics(p))
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
         self.depth = self.info = self.extrinsics = self.scene = None
@@ -87,6 +91,15 @@ class GraspNode(Node):
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
     # ---- inputs ------------------------------------------------------------------------------
+    @staticmethod
+    def _kinematics(p: dict):
+        if not p["check_reachability"]:
+            return None
+        from spatial_manip.control.config import load_arm_config
+        from spatial_manip.control.kinematics import URKinematics
+        overrides = {"arm.backend": p["arm_backend"]} if p["arm_backend"] else None
+        return URKinematics.from_config(load_arm_config(p["arm_config_file"] or None, overrides)["kinematics"])
+
     def _on_depth(self, msg):
         with self._lock:
             self.depth = msg
