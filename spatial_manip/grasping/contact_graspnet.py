@@ -62,6 +62,7 @@ class ContactGraspNetConfig:
     top_k: int = 50
     nms_translation_m: float = 0.02
     nms_rotation_deg: float = 30.0
+    refine_with_cloud: bool = True  # re-measure width and centre from the target points between the pads
     seed: int = 0
     checkpoint_path: str = ""        # empty: the checkpoint inside the cgn-pytorch wheel
     torch_threads: int = 0           # 0: torch's default
@@ -228,7 +229,10 @@ class ContactGraspNetProposer:
                                    tip_margin_m=cfg.tip_margin_m, depth_m=cfg.depth_m)
         R_c = np.einsum("ji,njk->nik", R_wc, R_w)          # R_wc^T @ R_w
         t_c = t_w @ R_wc + mean
-        gg = GraspGroup.from_parts(scores=score[keep], widths=np.clip(widths[keep], g.min_width_m, g.max_width_m),
+        widths = widths[keep]
+        if cfg.refine_with_cloud:
+            t_c, widths = refine_with_cloud(R_c, t_c, widths, pts[tmask], g, tip_margin_m=cfg.tip_margin_m, depth_m=cfg.depth_m)
+        gg = GraspGroup.from_parts(scores=score[keep], widths=np.clip(widths, g.min_width_m, g.max_width_m),
                                    heights=g.finger_height_m, depths=cfg.depth_m, rotations=R_c, translations=t_c,
                                    object_ids=object_id)
         if lims is not None and target_mask is not None:
@@ -239,6 +243,41 @@ class ContactGraspNetProposer:
         if len(gg) == 0:
             gg = GraspGroup(note="no Contact-GraspNet grasp left inside lims")
         return gg, pts
+
+
+def refine_with_cloud(R: np.ndarray, t: np.ndarray, widths: np.ndarray, target: np.ndarray, g: GripperGeometry, *,
+                      tip_margin_m: float, depth_m: float, voxel_m: float = 0.004, margin_m: float = 0.004,
+                      k: int = 256):
+    """Width and centring from the target points the pads would close on.
+
+    The checkpoint's width head often predicts ~0 on our scenes, which centres the gripper on its
+    contact. Per grasp: target points inside the finger slab (|z| <= pad height / 2, x within the
+    finger depth behind the tips) from just behind CGN's contact to a full opening beyond it along
+    the closing axis (which CGN points from its contact toward the other) give the object's extent;
+    the grasp is re-centred on it and the width is that extent plus a margin on each side.
+    Grasps with fewer than 3 such points keep CGN's values.
+    """
+    from scipy.spatial import cKDTree
+
+    tgt = target[voxel_downsample(target, voxel_m)]
+    a, b = R[:, :, 0], R[:, :, 1]
+    contact = t + (depth_m - tip_margin_m) * a - 0.5 * widths[:, None] * b
+    centre = contact + 0.5 * g.max_width_m * b
+    reach = float(np.linalg.norm([g.max_width_m / 2 + margin_m, g.max_depth_m, g.finger_height_m / 2]))
+    kk = min(k, len(tgt))
+    d, idx = cKDTree(tgt).query(centre, k=kk, distance_upper_bound=reach, workers=-1)
+    d, idx = d.reshape(len(t), kk), idx.reshape(len(t), kk)
+    valid = np.isfinite(d)
+    q = np.matmul(tgt[np.where(valid, idx, 0)] - contact[:, None, :], R)
+    x, y, z = q[..., 0], q[..., 1], q[..., 2]
+    inside = valid & (np.abs(z) <= g.finger_height_m / 2) & (y >= -margin_m) & (y <= g.max_width_m) \
+        & (x <= tip_margin_m) & (x >= tip_margin_m - g.max_depth_m)
+    ok = inside.sum(axis=1) >= 3
+    ymin = np.where(inside, y, np.inf).min(axis=1)
+    ymax = np.where(inside, y, -np.inf).max(axis=1)
+    mid_y = np.where(ok, (ymin + ymax) / 2, 0.5 * widths)
+    width = np.where(ok, ymax - ymin + 2 * margin_m, widths)
+    return contact + mid_y[:, None] * b + (tip_margin_m - depth_m) * a, width
 
 
 def _checked_target_mask(points, ok, target_mask):

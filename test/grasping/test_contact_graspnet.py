@@ -98,3 +98,23 @@ def test_inference_on_a_box_returns_wellformed_camera_frame_grasps(proposer):
     # the same seed gives the same grasps
     gg2, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up)
     np.testing.assert_allclose(gg2.grasp_group_array, gg.grasp_group_array, atol=1e-6)
+
+
+def test_refine_with_cloud_recentres_a_zero_width_grasp_on_the_object():
+    from spatial_manip.grasping.gripper import GripperGeometry
+
+    g = GripperGeometry()
+    # a 5 cm wide slab of points along y in [0, 0.05], x in [0, 0.02], thin in z; grasp: approach +x,
+    # closing +y, CGN contact at y = 0 with a predicted width of 0
+    ys, xs = np.meshgrid(np.arange(0, 0.0501, 0.002), np.arange(0, 0.0201, 0.002))
+    target = np.stack([xs.ravel(), ys.ravel(), np.zeros(xs.size)], axis=1)
+    R = np.eye(3)[None]
+    contact = np.array([[0.005, 0.0, 0.0]])
+    t = contact + (0.01 - 0.02) * R[:, :, 0]            # tip_margin 0.01, depth 0.02
+    t2, w = cgn.refine_with_cloud(R, t, np.array([0.0]), target, g, tip_margin_m=0.01, depth_m=0.02)
+    assert abs(w[0] - (0.05 + 2 * 0.004)) < 0.003
+    np.testing.assert_allclose((t2 - t)[0], [0.0, 0.025, 0.0], atol=0.003)
+    # nothing between the pads: CGN's values stay
+    t3, w3 = cgn.refine_with_cloud(R, t + [0, 0, 0.5], np.array([0.03]), target, g, tip_margin_m=0.01, depth_m=0.02)
+    np.testing.assert_allclose(w3, [0.03])
+    np.testing.assert_allclose(t3, t + [0, 0, 0.5], atol=1e-12)
