@@ -14,6 +14,7 @@ import numpy as np
 
 from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
 from spatial_manip.scene import Scene
 from spatial_manip.trace import Trace
 
@@ -176,6 +177,8 @@ class InstructionPipeline:
             _object_pose(scene, decision.pick_id)
         trace.event("decision", action=decision.action, targets=decision.target_ids,
                     pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program)
+        self._overlay(trace, "overlay_decision", "perceived boxes (cyan), targets (magenta), place pose "
+                      "(axes, lime box)", obs, scene, decision)
         if goal.dry_run:
             outcome.message = f"dry run: would {decision.action} {', '.join(decision.target_ids) or 'at the computed pose'}"
             return
@@ -183,9 +186,16 @@ class InstructionPipeline:
         if decision.pick_id is not None:
             self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
             grasps = self.ports.propose_grasps(decision, scene, obs)
-            trace.event("grasps", count=len(grasps))
+            trace.event("grasps", count=len(grasps), top=grasp_summary(grasps))
             self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
-            picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
+            picked = None
+            try:
+                picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
+            finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
+                shown, chosen = grasps_to_draw(grasps, picked)
+                self._overlay(trace, "overlay_grasp", "best proposed grasps (grey); " +
+                              ("the grasp that held (orange)" if chosen is not None else "the pick failed: none held"),
+                              obs, scene, decision, grasps=shown, chosen=chosen)
             outcome.grasp = picked.get("grasp_pose")
             outcome.grasp_score = float(picked.get("score", 0.0))
             outcome.grasp_width = float(picked.get("width", 0.0))
@@ -201,6 +211,18 @@ class InstructionPipeline:
         if not ok:
             raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
         outcome.message = message or f"done: {decision.action} {', '.join(decision.target_ids)}"
+
+    @staticmethod
+    def _overlay(trace: Trace, name: str, caption: str, obs, scene, decision, grasps=(), chosen=None) -> None:
+        """Save the scene and decision drawn on the observation beside the trace."""
+        if trace.dir is None:
+            return
+        try:
+            rgb = scene_overlay(obs, scene, target_ids=decision.target_ids, pick_id=decision.pick_id,
+                                place_pose=decision.place_pose, grasps=grasps, chosen=chosen)
+            trace.image(name, rgb, caption)
+        except Exception as e:  # an overlay is for people; drawing it must never fail the goal
+            trace.event("overlay_error", image=name, message=f"{type(e).__name__}: {e}")
 
     def _guarded(self, fn, cancel: threading.Event):
         """Run a motion; if it fails or is canceled, make sure the arm is stopped."""

@@ -85,9 +85,33 @@ def _sets(t) -> str:
     rows = [e for e in t["events"] if e["kind"] in ("facts", "minimal_set", "program_step")]
     if not rows:
         return ""
-    body = "".join(f"<tr><td>{e['t_s']:.3f}</td><td>{_e(e['kind'])}</td><td>{_pre({k: v for k, v in e.items() if k not in ('t_s', 'kind')})}</td></tr>"
-                   for e in rows)
+    body = "".join(f"<tr><td>{e['t_s']:.3f}</td><td>{_e(e['kind'])}</td><td>"
+                   f"{_program_step(e) if e['kind'] == 'program_step' else _pre({k: v for k, v in e.items() if k not in ('t_s', 'kind')})}"
+                   f"</td></tr>" for e in rows)
     return f"<h2>Facts and the minimal sufficient set</h2><table><tr><th>t (s)</th><th>step</th><th>content</th></tr>{body}</table>"
+
+
+def _node_steps(steps) -> list[dict]:
+    """The program's evaluated nodes ({node, ids}) wherever they sit in a planner's step list."""
+    found = []
+    for s in steps if isinstance(steps, list) else []:
+        if isinstance(s, dict) and "node" in s:
+            found.append(s)
+        elif isinstance(s, dict):
+            found += _node_steps(s.get("steps"))
+    return found
+
+
+def _program_step(e: dict) -> str:
+    """A program's evaluation as a table: each node and the ids it kept, then the targets."""
+    nodes = _node_steps(e.get("steps"))
+    rows = "".join(f"<tr><td><code>{_e(n['node'])}</code></td><td>{_e(', '.join(map(str, n.get('ids') or [])) or '(none)')}"
+                   f"{' at ' + _e(n['position']) if 'position' in n else ''}</td></tr>" for n in nodes)
+    err = e.get("error")
+    return (f"<div>{_e(e.get('instruction', ''))}</div><div><code>{_e(e.get('program') or '')}</code></div>"
+            f"<table class='program'><tr><th>node</th><th>ids</th></tr>{rows}</table>"
+            f"<div>targets: {_e(', '.join(map(str, e.get('targets') or [])) or '(none)')}</div>"
+            + (f"<div class='fail'>{_e(err.get('message', err) if isinstance(err, dict) else err)}</div>" if err else ""))
 
 
 def _events(t) -> str:

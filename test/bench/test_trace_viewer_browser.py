@@ -201,8 +201,10 @@ def test_each_trace_page_opens_from_the_index_with_its_images_and_outcome(bench_
         page.wait_for_load_state("load")
         assert page.url.endswith("/index.html") and "/traces/" in page.url
         assert page.text_content("h1") == r["instruction"]
-        imgs = page.eval_on_selector_all("img", "is => is.map(i => [i.getAttribute('src'), i.complete, i.naturalWidth])")
-        assert len(imgs) == 2, imgs          # the observation and the target overlay
+        imgs = page.eval_on_selector_all("img", "is => is.map(i => [i.getAttribute('alt'), i.complete, i.naturalWidth])")
+        # the observation, the test's arrows, the decision overlay and, after a pick, the grasp overlay
+        want = ["observation", "target", "overlay_decision"] + (["overlay_grasp"] if r["action"] == "pick" else [])
+        assert [alt for alt, _, _ in imgs] == want, imgs
         assert all(done and width > 0 for _, done, width in imgs), imgs
         episode = page.text_content("#episode")
         if r["success"]:
