@@ -16,7 +16,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics, project
-from spatial_manip.geometry.transforms import apply, invert
+from spatial_manip.geometry.transforms import apply, invert, make_transform
 from spatial_manip.reasoning.orientation import COLOURS
 
 BOX_COLOUR = COLOURS[5]          # cyan: every perceived object
@@ -151,9 +151,16 @@ def scene_overlay(obs, scene, *, target_ids: Sequence[str], pick_id: str | None,
         held = ids[pick_id]
     elif scene.held_object() is not None:
         held = scene.held_object()
-    return draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, objects=scene.objects,
-                        target_ids=target_ids, grasps=grasps, chosen=chosen, place_pose=place_pose,
-                        place_size=held.size if held is not None and place_pose is not None else None)
+    kw = dict(objects=scene.objects, target_ids=target_ids, grasps=grasps, chosen=chosen, place_pose=place_pose,
+              place_size=held.size if held is not None and place_pose is not None else None)
+    full = draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, **kw)
+    if not grasps or pick_id not in ids:
+        return full
+    o = ids[pick_id]       # grasps are centimetres apart: show them enlarged beside the full view
+    focus = [box_corners(make_transform(o.rotation, o.center), o.size)]
+    focus += [gripper_segments(g["pose"], float(g.get("width", 0.0)), float(g.get("depth", 0.0))).reshape(-1, 3)
+              for g in grasps]
+    return with_zoom(full, zoomed_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, np.concatenate(focus), **kw))
 
 
 def grasp_summary(grasps: Sequence[dict], n: int = 5) -> list[dict]:
@@ -183,3 +190,39 @@ def grasps_to_draw(grasps: Sequence[dict], picked: dict | None, n: int = 5) -> t
         shown.append(grasp_summary([grasps[k]])[0])
         return shown, len(shown) - 1
     return shown, k
+
+
+def zoomed_overlay(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics, focus_points: np.ndarray,
+                   *, margin: float = 0.6, **overlay) -> np.ndarray | None:
+    """draw_overlay of the image region around `focus_points` (base frame), enlarged to the
+    image's height and redrawn with scaled intrinsics so lines stay thin; None when the points
+    are not in view. Small objects and grasps far from the camera are a few pixels otherwise."""
+    from PIL import Image
+
+    cam = apply(invert(T_base_cam), np.atleast_2d(focus_points))
+    uv, _ = project(cam[cam[:, 2] > NEAR_M], intr)
+    uv = uv[np.isfinite(uv).all(1)]
+    if len(uv) == 0:
+        return None
+    lo = np.clip(uv.min(0), 0, [intr.width - 1, intr.height - 1])
+    hi = np.clip(uv.max(0), 0, [intr.width - 1, intr.height - 1])
+    half = max(16.0, (1 + margin) * float((hi - lo).max()) / 2)
+    centre = (lo + hi) / 2
+    u0, v0 = int(max(0, centre[0] - half)), int(max(0, centre[1] - half))
+    u1, v1 = int(min(intr.width, centre[0] + half)), int(min(intr.height, centre[1] + half))
+    if u1 - u0 < 4 or v1 - v0 < 4:
+        return None
+    s = intr.height / (v1 - v0)
+    size = (max(1, round((u1 - u0) * s)), intr.height)
+    crop = np.asarray(Image.fromarray(np.ascontiguousarray(rgb[v0:v1, u0:u1]).astype(np.uint8)).resize(size, Image.BICUBIC))
+    zi = CameraIntrinsics(size[0], size[1], intr.fx * s, intr.fy * s, (intr.cx - u0 + 0.5) * s - 0.5,
+                          (intr.cy - v0 + 0.5) * s - 0.5, intr.distortion_model, intr.distortion)
+    return draw_overlay(crop, T_base_cam, zi, **overlay)
+
+
+def with_zoom(full: np.ndarray, zoom: np.ndarray | None) -> np.ndarray:
+    """The full overlay and its zoom side by side (same height), split by a white bar."""
+    if zoom is None:
+        return full
+    bar = np.full((full.shape[0], 4, 3), 255, np.uint8)
+    return np.concatenate([full, bar, zoom[: full.shape[0]]], axis=1)

@@ -177,8 +177,8 @@ class InstructionPipeline:
             _object_pose(scene, decision.pick_id)
         trace.event("decision", action=decision.action, targets=decision.target_ids,
                     pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program)
-        self._overlay(trace, "overlay_decision", "perceived boxes (cyan), targets (magenta), place pose "
-                      "(axes, lime box)", obs, scene, decision)
+        self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
+                      "place pose (axes, lime box)", obs, scene, decision)
         if goal.dry_run:
             outcome.message = f"dry run: would {decision.action} {', '.join(decision.target_ids) or 'at the computed pose'}"
             return
@@ -193,7 +193,7 @@ class InstructionPipeline:
                 picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
             finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
                 shown, chosen = grasps_to_draw(grasps, picked)
-                self._overlay(trace, "overlay_grasp", "best proposed grasps (grey); " +
+                self._overlay(trace, "overlay_grasp", f"attempt {attempt}: best proposed grasps (grey), enlarged on the right; " +
                               ("the grasp that held (orange)" if chosen is not None else "the pick failed: none held"),
                               obs, scene, decision, grasps=shown, chosen=chosen)
             outcome.grasp = picked.get("grasp_pose")

@@ -133,3 +133,7 @@ def test_pipeline_saves_overlays_and_the_best_grasps(tmp_path):
     assert (np.abs(decision.astype(int) - PLACE_COLOUR).sum(-1) < 10).any()
     grasp = np.asarray(Image.open(tmp_path / t["images"][2]["file"]))
     assert (np.abs(grasp.astype(int) - GRASP_COLOUR).sum(-1) < 10).any()
+    assert grasp.shape[0] == 240 and grasp.shape[1] > 320 + 4          # the enlarged view beside it
+    zoom = grasp[:, 324:]
+    assert (np.abs(zoom.astype(int) - GRASP_COLOUR).sum(-1) < 10).sum() > \
+        (np.abs(grasp[:, :320].astype(int) - GRASP_COLOUR).sum(-1) < 10).sum()
