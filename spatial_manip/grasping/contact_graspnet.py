@@ -15,7 +15,8 @@ points above the support plane); subsample the scene to 20k points in random ord
 Contact-GraspNet does); rotate into a gravity-aligned frame centred on the cloud's mean (the
 checkpoint was trained on world-frame, mean-centred tabletop clouds); 2048 farthest-point
 centres; one grasp per centre; keep those whose contact lies on the target; convert to the
-graspnetAPI convention in the camera frame; NMS; best first.
+graspnetAPI convention in the camera frame; re-measure width and centring from the target points
+between the pads (`refine_with_cloud`; the width head predicts ~0 on our scenes); NMS; best first.
 
 Gripper conventions. CGN (Panda hand frame): x = baseline (closing), z = approach, origin at the
 hand base `gripper_depth` (0.1034 m) behind the contact, the contact being one finger's contact
@@ -275,8 +276,9 @@ def refine_with_cloud(R: np.ndarray, t: np.ndarray, widths: np.ndarray, target: 
     ok = inside.sum(axis=1) >= 3
     ymin = np.where(inside, y, np.inf).min(axis=1)
     ymax = np.where(inside, y, -np.inf).max(axis=1)
-    mid_y = np.where(ok, (ymin + ymax) / 2, 0.5 * widths)
-    width = np.where(ok, ymax - ymin + 2 * margin_m, widths)
+    with np.errstate(invalid="ignore"):  # inf - inf where nothing is between the pads: not selected
+        mid_y = np.where(ok, (ymin + ymax) / 2, 0.5 * widths)
+        width = np.where(ok, ymax - ymin + 2 * margin_m, widths)
     return contact + mid_y[:, None] * b + (tip_margin_m - depth_m) * a, width
 
 
