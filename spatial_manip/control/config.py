@@ -70,3 +70,11 @@ def grasp_to_tcp(T_base_grasp: np.ndarray, R_grasp_tcp: np.ndarray) -> np.ndarra
     T = np.array(T_base_grasp, float)
     T[:3, :3] = T[:3, :3] @ R_grasp_tcp
     return T
+
+
+def load_kinematics(path: str | Path | None = None, backend: str = ""):
+    """The arm's URKinematics (model, limits, TCP offset) from arm.yaml; `backend` picks that
+    file's per-backend overrides (the simulated UR5e's own TCP offset)."""
+    from spatial_manip.control.kinematics import URKinematics
+    overrides = {"arm.backend": backend} if backend else None
+    return URKinematics.from_config(load_arm_config(path or None, overrides)["kinematics"])

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
-from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
 from spatial_manip.nodes.runner import spin_node
@@ -84,8 +84,9 @@ class GraspNode(Node):
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Image, p["depth_topic"], self._on_depth, sensor, callback_group=group)
         self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)
-        self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=group)
-        self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=group)
+        in_order = MutuallyExclusiveCallbackGroup()   # latched state: the newest must win
+        self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=in_order)
+        self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=in_order)
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
@@ -93,12 +94,8 @@ class GraspNode(Node):
     # ---- inputs ------------------------------------------------------------------------------
     @staticmethod
     def _kinematics(p: dict):
-        if not p["check_reachability"]:
-            return None
-        from spatial_manip.control.config import load_arm_config
-        from spatial_manip.control.kinematics import URKinematics
-        overrides = {"arm.backend": p["arm_backend"]} if p["arm_backend"] else None
-        return URKinematics.from_config(load_arm_config(p["arm_config_file"] or None, overrides)["kinematics"])
+        from spatial_manip.control.config import load_kinematics
+        return load_kinematics(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
 
     def _on_depth(self, msg):
         with self._lock:

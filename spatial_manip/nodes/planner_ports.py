@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
@@ -47,6 +48,8 @@ PARAMETERS = {
     "grasp_service": "/spatial_manip/propose_grasps",
     "grasp_timeout_s": 10.0,
     "max_grasp_tries": 3,             # top-k grasps tried before GRASP_FAILED
+    "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
+    "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
     "arm_action": "/spatial_manip/arm_motion",
     "motion_timeout_s": 60.0,
     "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
@@ -74,6 +77,9 @@ class PlannerPorts:
         self._planner = None
         self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
         self._held_id: str | None = None
+        self._held_size: np.ndarray | None = None       # box size of the held object
+        self._grip_width = 0.0
+        self._kinematics = None
         self._T_base_tcp: np.ndarray | None = None
         self._arm_goal = None
         self._warned: set[str] = set()
@@ -89,8 +95,12 @@ class PlannerPorts:
                 (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data)]
         if self.p["segmenter"] == "ground_truth":  # only the simulator publishes this
             subs.append((Image, "segmentation_topic", self._on_segmentation, images))
+        # latched state (extrinsics, workspace) in arrival order: on a reentrant group the
+        # historical message and the one a reset sends right after it can race, and the old won
+        in_order = MutuallyExclusiveCallbackGroup()
         for msg_type, param, cb, qos in subs:
-            node.create_subscription(msg_type, self.p[param], cb, qos, callback_group=group)
+            node.create_subscription(msg_type, self.p[param], cb, qos,
+                                     callback_group=in_order if qos is latched else group)
         if self.p["workspace_file"]:
             self.workspace = Scene.load(self.p["workspace_file"])
         self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
@@ -143,6 +153,8 @@ class PlannerPorts:
         held = self.workspace.held_object()  # a new workspace (e.g. a sim reset) says what is in hand
         self._held_id = held.id if held else None
         self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
+        self._held_size = np.asarray(held.size, float) if held else None
+        self._grip_width = float(np.min(held.size)) if held else 0.0
 
     def _on_segmentation(self, msg: Image) -> None:
         ids = (self.workspace.extra.get("segment_ids") if self.workspace else None) or []
@@ -274,10 +286,11 @@ class PlannerPorts:
             if result.success and result.object_held:
                 self._in_hand = invert(T_obj) @ T_tcp
                 self._held_id = decision.pick_id
+                self._held_size, self._grip_width = np.asarray(obj.size, float), float(g["width"])
                 return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"]}
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
-            if result.error_code in ("MOTION_FAILED", "CANCELED"):
-                break
+            if result.error_code == "CANCELED" or cancel.is_set():
+                break     # a missed grasp or a blocked approach: the next grasp may still work
         raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
 
     def place(self, decision: Decision, cancel: threading.Event) -> dict:
@@ -285,14 +298,29 @@ class PlannerPorts:
 
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        T_tcp = decision.place_pose @ self._in_hand
+        T_tcp = self._place_tcp(decision.place_pose)
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
         result = self._run_arm(goal, cancel)
         if not result.success:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
         self._in_hand, placed = None, self._held_id
-        self._held_id = None
+        self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
+
+    def _place_tcp(self, place_pose: np.ndarray) -> np.ndarray:
+        """The TCP pose that sets the held object down at the planned place as it is held: the
+        planned rotation turned (keeping its pose class) until the fingers clear the support
+        and the arm reaches it (grasping.place_fit)."""
+        from spatial_manip.control.config import load_kinematics
+        from spatial_manip.grasping.place_fit import fit_place
+
+        if self._held_size is None:
+            return place_pose @ self._in_hand
+        if self._kinematics is None:
+            self._kinematics = load_kinematics(self.p["arm_config_file"], self.p["arm_backend"])
+        _, T_tcp = fit_place(place_pose, self._held_size, self._in_hand, width_m=self._grip_width,
+                             kinematics=self._kinematics)
+        return T_tcp
 
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):

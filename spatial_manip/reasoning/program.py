@@ -465,7 +465,21 @@ def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneOb
     ang = {"upright": 0.0, "keep": 0.0, "flat": 90.0, "tilted": tilt_deg}[pose]
     c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
     Rx = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-    return base_R @ Rx
+    return base_R @ Rx @ _canonical_axes(held)
+
+
+def _canonical_axes(obj: SceneObject | None) -> np.ndarray:
+    """Rotation from the object's box axes to (width, thickness, height) = (x, y, z), so the pose
+    words mean the same whichever box axis holds the thickness: a generated book has it on y and
+    its height on z, a perceived box has z vertical as it was seen (a flat book's thickness)."""
+    if obj is None:
+        return np.eye(3)
+    order = np.argsort(np.asarray(obj.size, float))        # thin, middle, long
+    M = np.zeros((3, 3))
+    M[1, order[0]] = M[0, order[1]] = M[2, order[2]] = 1.0  # thin -> y, middle -> x, long -> z
+    if np.linalg.det(M) < 0:
+        M[0, order[1]] = -1.0
+    return M
 
 
 def _yaw_facing_viewer(scene: Scene) -> np.ndarray:

@@ -123,4 +123,4 @@ def test_anygrasp_without_sdk_explains_how_to_get_it():
 
 
 def test_every_backend_is_registered():
-    assert set(BACKENDS) == {"antipodal", "anygrasp"}
+    assert set(BACKENDS) == {"antipodal", "anygrasp", "contact_graspnet"}
