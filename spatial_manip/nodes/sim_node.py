@@ -47,6 +47,8 @@ PARAMS = {
     "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
     "base_frame_id": "base",
 }
+PRE_GRASP_TOL_M = 0.03   # a pick goes on from a pre-grasp / grasp pose missed by at most this
+GRASP_TOL_M = 0.02
 
 
 class SimNode(Node):
@@ -216,7 +218,8 @@ class SimNode(Node):
         if ok and g.motion == ArmMotion.Goal.MOTION_PICK and not held:
             ok, res.error_code, res.message = False, ArmMotion.Result.GRASP_FAILED, "the gripper closed on nothing"
         elif not ok and not res.error_code:
-            res.error_code, res.message = ArmMotion.Result.MOTION_FAILED, "the arm could not follow the path (contact?)"
+            res.error_code = ArmMotion.Result.MOTION_FAILED
+            res.message = f"the arm stopped short in phase {fb.phase!r} (contact?) at {np.round(self.world.tcp_pose()[:3, 3], 3).tolist()}"
         res.success = bool(ok)
         (goal_handle.succeed if ok else goal_handle.abort)()
         return res
@@ -243,19 +246,44 @@ class SimNode(Node):
         up = T.copy()
         up[2, 3] += lift
         if g.motion == ArmMotion.Goal.MOTION_PICK:
-            steps = [("pre_grasp", lambda: (w.set_gripper(g.gripper_width or 0.085), w.move_tcp(pre, speed_mps=speed, cancel=cancel))[1]),
-                     ("approach", lambda: w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)),
+            # moving in, the fingers may brush the object or its support and stop short of the
+            # pose; closing from there still works when the arm ended close to it
+            hover = pre.copy()
+            hover[2, 3] += lift     # come down onto the pre-grasp: a sideways path could sweep the table
+            steps = [("hover", lambda: self._move_near(hover, speed, cancel, PRE_GRASP_TOL_M)),
+                     ("pre_grasp", lambda: (w.set_gripper(g.gripper_width or 0.085),
+                                            self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M))[1]),
+                     ("approach", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
                      ("close", lambda: w.close_gripper() or True),
-                     ("lift", lambda: w.move_tcp(up, speed_mps=speed * 0.5, cancel=cancel))]
+                     ("lift", lambda: self._move_near(up, speed * 0.5, cancel, PRE_GRASP_TOL_M))]
         else:
-            steps = [("pre_place", lambda: w.move_tcp(pre, speed_mps=speed, cancel=cancel)),
-                     ("descend", lambda: w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)),
+            # carry the object over things, not through them: straight up as it hangs, then across
+            # and turned at that height, then down onto the pre-place pose
+            carry = w.tcp_pose()
+            carry[2, 3] = max(pre[2, 3], carry[2, 3]) + lift
+            hover = pre.copy()
+            hover[2, 3] = carry[2, 3]
+            steps = [("carry", lambda: self._move_near(carry, speed, cancel, PRE_GRASP_TOL_M)),
+                     ("hover", lambda: self._move_near(hover, speed, cancel, PRE_GRASP_TOL_M)),
+                     ("pre_place", lambda: self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M)),
+                     ("descend", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
                      ("open", lambda: (w.set_gripper(0.085), True)[1]),
-                     ("retreat", lambda: w.move_tcp(pre, speed_mps=speed * 0.5, cancel=cancel))]
+                     # the object is down once the gripper opened; a blocked retreat does not undo that
+                     ("retreat", lambda: (w.move_tcp(pre, speed_mps=speed * 0.5, cancel=cancel), True)[1])]
         for i, (name, fn) in enumerate(steps):
             if not phase(name, i / len(steps), fn):
                 return False, w.held_object_id() is not None
-        return True, w.held_object_id() is not None
+        held = w.held_object_id() is not None
+        if g.motion == ArmMotion.Goal.MOTION_PICK and not held and not cancel():
+            # a missed grasp leaves the gripper open above the object, so the next try starts clean
+            phase("release", 1.0, lambda: (w.set_gripper(0.085), w.move_tcp(pre, speed_mps=speed, cancel=cancel),
+                                           w.move_tcp(hover, speed_mps=speed, cancel=cancel)))
+        return True, held
+
+    def _move_near(self, T, speed, cancel, tol_m: float) -> bool:
+        if self.world.move_tcp(T, speed_mps=speed, cancel=cancel):
+            return True
+        return not cancel() and float(np.linalg.norm(self.world.tcp_pose()[:3, 3] - T[:3, 3])) <= tol_m
 
 
 def main(args=None) -> int:
