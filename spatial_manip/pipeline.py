@@ -164,6 +164,8 @@ class InstructionPipeline:
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
+        if not goal.dry_run:     # optional port: move the arm out of the camera's view first
+            getattr(self.ports, "clear_view", lambda _cancel: None)(cancel)
         obs = self.ports.observe(cancel)
         trace.image("observation", obs.rgb, "colour image the goal was planned on")
         scene = self.ports.perceive(obs)

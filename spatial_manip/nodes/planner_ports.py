@@ -48,6 +48,7 @@ PARAMETERS = {
     "grasp_service": "/spatial_manip/propose_grasps",
     "grasp_timeout_s": 10.0,
     "max_grasp_tries": 3,             # top-k grasps tried before GRASP_FAILED
+    "home_before_perceiving": True,   # MOTION_HOME (the arm out of view) before each look, unless holding
     "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
     "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
     "arm_action": "/spatial_manip/arm_motion",
@@ -322,6 +323,21 @@ class PlannerPorts:
                              kinematics=self._kinematics)
         return T_tcp
 
+    def clear_view(self, cancel: threading.Event) -> None:
+        """Before a look: send the arm home (configured out of the camera's view) so it hides
+        nothing. Skipped while holding something or with no arm server; a refusal only costs
+        visibility, so it is logged and perceiving goes on."""
+        from spatial_manip_interfaces.action import ArmMotion
+
+        if not self.p["home_before_perceiving"] or self._held_id is not None:
+            return
+        if not self.arm_client.server_is_ready():
+            self._warn_once("home", "no arm action server: perceiving with the arm where it is")
+            return
+        result = self._run_arm(ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME), cancel)
+        if not result.success:
+            self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
+
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):
             raise MotionFailedError(f"no arm action server at {self.p['arm_action']}: is arm_node (or sim_node) running?")
@@ -354,7 +370,7 @@ class PlannerPorts:
         if decision.place_pose is None:
             ok = self._held_id == decision.pick_id
             return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
-        time.sleep(0.3)  # let the camera publish a frame taken after the motion
+        self.clear_view(cancel)
         scene = self.perceive(self.observe(cancel))
         want = decision.place_pose[:3, 3]
         movable = [o for o in scene.objects if o.category not in FIXTURES]

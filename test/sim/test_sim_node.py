@@ -93,7 +93,7 @@ def test_sim_node_across_processes():
         _spin_until(node, rf.done, 120)
         result = rf.result().result
         assert result.success and result.object_held, result.message
-        assert phases[:3] == ["hover", "pre_grasp", "approach"]
+        assert phases[:4] == ["ready", "hover", "pre_grasp", "approach"]
         r = _call(node, check, CheckSuccess.Request())
         assert r.success, r.message
         assert json.loads(r.final_state_json)["objects"]
