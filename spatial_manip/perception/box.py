@@ -32,3 +32,25 @@ def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowe
         box.center = box.center + box.rotation[:, 2] * drop_m / 2
         box.size = box.size - np.array([0.0, 0.0, drop_m])
     return box
+
+
+def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: str, label: str,
+                        category: str, score: float, backend: str):
+    """A Detection (3D box on the plane under it, mean colour, book size class) for one mask,
+    or None when the box cannot be fitted. Shared by the segmenters that produce masks."""
+    from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
+    from spatial_manip.perception.base import Detection
+    from spatial_manip.perception.cloud import base_cloud
+    from spatial_manip.perception.planes import plane_under
+
+    pts, _ = base_cloud(obs, mask)
+    plane = plane_under(pts, planes)
+    lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
+    box = object_box(obs, mask, plane, lowest)
+    if box is None:
+        return None
+    rgb = mean_rgb(obs.rgb, mask)
+    return Detection(id=id, label=label, category=category, mask=mask, score=float(score), box=box,
+                     mean_rgb=rgb, colour=colour_name(rgb),
+                     size_class=book_size_class(box.size) if category == "book" else None,
+                     extra={"backend": backend})

@@ -9,12 +9,11 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
 from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints,
                                            check_observation)
-from spatial_manip.perception.box import object_box
+from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.perception.planes import fit_horizontal_planes, plane_under
+from spatial_manip.perception.planes import fit_horizontal_planes
 
 
 @dataclass(kw_only=True)
@@ -56,18 +55,10 @@ class GroundTruthSegmenter:
             mask &= valid
             if np.count_nonzero(mask) < self.config.min_pixels:
                 continue
-            pts, _ = base_cloud(obs, mask)
-            plane = plane_under(pts, planes)
-            lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
-            box = object_box(obs, mask, plane, lowest)
-            if box is None:
-                continue
-            rgb = mean_rgb(obs.rgb, mask)
-            detections.append(Detection(
-                id=obj_id, label=label, category=category, mask=mask, score=1.0, box=box,
-                mean_rgb=rgb, colour=colour_name(rgb),
-                size_class=book_size_class(box.size) if category == "book" else None,
-                extra={"backend": "ground_truth"}))
+            det = detection_from_mask(obs, mask, planes, id=obj_id, label=label, category=category,
+                                      score=1.0, backend="ground_truth")
+            if det is not None:
+                detections.append(det)
         return sorted(detections, key=lambda d: d.id)
 
     @staticmethod

@@ -14,12 +14,11 @@ import numpy as np
 
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
 from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
-from spatial_manip.perception.box import object_box
+from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.labelling import unique_ids
-from spatial_manip.perception.planes import fit_horizontal_planes, plane_under
+from spatial_manip.perception.planes import fit_horizontal_planes
 
 MODELS_DIR = "~/.cache/spatial_manip/models"
 DETECTOR_REPO = "google/owlv2-base-patch16-ensemble"
@@ -108,19 +107,11 @@ class LearnedSegmenter:
             mask = mask & valid
             if np.count_nonzero(mask) < self.config.min_pixels:
                 continue
-            pts, _ = base_cloud(obs, mask)
-            plane = plane_under(pts, planes)
-            lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
-            box = object_box(obs, mask, plane, lowest)
-            if box is None:
-                continue
-            rgb = mean_rgb(obs.rgb, mask)
             category = categories.get(label, "book" if "book" in label else "object")
-            detections.append(Detection(
-                id="", label=label, category=category, mask=mask, score=float(score), box=box,
-                mean_rgb=rgb, colour=colour_name(rgb),
-                size_class=book_size_class(box.size) if category == "book" else None,
-                extra={"backend": "learned"}))
+            det = detection_from_mask(obs, mask, planes, id="", label=label, category=category,
+                                      score=score, backend="learned")
+            if det is not None:
+                detections.append(det)
         detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         unique_ids(detections)
         return detections
