@@ -17,6 +17,7 @@ import numpy as np
 
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import book_pose_class
+from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 
 DROP_M = 0.004          # release this far above the support
@@ -37,15 +38,6 @@ def _axis_turns() -> list[np.ndarray]:
 
 
 AXIS_TURNS = _axis_turns()
-
-
-def _rot_z(deg: float) -> np.ndarray:
-    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _angle(Ra: np.ndarray, Rb: np.ndarray) -> float:
-    return float(np.arccos(np.clip((np.trace(Ra.T @ Rb) - 1.0) / 2.0, -1.0, 1.0)))
 
 
 def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -> np.ndarray:
@@ -75,10 +67,10 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     support_z = p0[2] - float(np.abs(R0.T[:, 2]) @ (size / 2))   # R0.T[:, 2] = world up in object axes
     cands = []
     for P, yaw in itertools.product(AXIS_TURNS, np.arange(0.0, 360.0, yaw_step_deg)):
-        R = _rot_z(yaw) @ R0 @ P
+        R = rpy_to_matrix(0.0, 0.0, math.radians(yaw)) @ R0 @ P
         if book_pose_class(SimpleNamespace(rotation=R, size=size)) != want:
             continue
-        cands.append((_angle(R, R0), R))
+        cands.append((rotation_angle(R, R0), R))
     cands.sort(key=lambda c: c[0])
     n_low = n_ik = 0
     for _, R in cands:

@@ -23,6 +23,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import rotation_angle
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim import placement
 from spatial_manip.sim import tasks as T
@@ -271,7 +272,7 @@ def plan_pick(scene: Scene, task: T.Task, reachable=None, T_now=None) -> Plan:
                 R = _rot_about(Rs[:, 0], pitch) @ _rot_about(Rs[:, 1], deg) @ Rs
                 if lying and R[2, 2] > 0.2:
                     continue           # never approach an overhang from below
-                cost = abs(deg) + 1.5 * abs(pitch) + (0 if T_now is None else np.degrees(_angle(R, T_now[:3, :3])) / 10)
+                cost = abs(deg) + 1.5 * abs(pitch) + (0 if T_now is None else np.degrees(rotation_angle(R, T_now[:3, :3])) / 10)
                 cands.append((cost, R))
         cands.sort(key=lambda c: c[0])
         for _, R in cands:
@@ -292,11 +293,7 @@ def plan_pick(scene: Scene, task: T.Task, reachable=None, T_now=None) -> Plan:
 def _near(T, T_goal, pos_m: float = 0.01, rot_deg: float = 3.0) -> bool:
     """A move the world reports as failed but that ended this close still serves (the world's
     own success test is 5 mm / 2 deg; the next motion starts from where the arm is)."""
-    return bool(np.linalg.norm(T[:3, 3] - T_goal[:3, 3]) < pos_m and np.degrees(_angle(T[:3, :3], T_goal[:3, :3])) < rot_deg)
-
-
-def _angle(Ra, Rb) -> float:
-    return float(np.arccos(np.clip((np.trace(Ra.T @ Rb) - 1) / 2, -1.0, 1.0)))
+    return bool(np.linalg.norm(T[:3, 3] - T_goal[:3, 3]) < pos_m and np.degrees(rotation_angle(T[:3, :3], T_goal[:3, :3])) < rot_deg)
 
 
 def grasp_rotation(book: SceneObject, g: np.ndarray) -> np.ndarray:

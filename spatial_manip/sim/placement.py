@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import rotation_angle
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim.checker import check_constraints
 
@@ -60,10 +61,6 @@ def signed_frames(axes: tuple) -> list[np.ndarray]:
     return out
 
 
-def _rot_angle(Ra, Rb) -> float:
-    return math.acos(float(np.clip((np.trace(Ra.T @ Rb) - 1) / 2, -1.0, 1.0)))
-
-
 def _extent(R: np.ndarray, size: np.ndarray, axis) -> float:
     return float(np.abs(R.T @ np.asarray(axis, float)) @ (size / 2))
 
@@ -87,7 +84,7 @@ def _choose(cands: Iterable[tuple], offset, T_now, reachable: Callable, band=Non
     scored = []
     for T_book, pre, retreat, label in cands:
         T_tcp = T_book @ inv_off
-        scored.append((_rot_angle(T_tcp[:3, :3], T_now[:3, :3]), T_book, T_tcp, pre, retreat, label))
+        scored.append((rotation_angle(T_tcp[:3, :3], T_now[:3, :3]), T_book, T_tcp, pre, retreat, label))
     scored.sort(key=lambda s: s[0])
     for _, T_book, T_tcp, pre, retreat, label in scored:
         poses = [_T(T_tcp[:3, :3], T_tcp[:3, 3] + pre), T_tcp, _T(T_tcp[:3, :3], T_tcp[:3, 3] + retreat)]
