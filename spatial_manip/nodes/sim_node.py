@@ -63,6 +63,9 @@ class SimNode(Node):
         scene = Scene.load(self.p["scene_file"]) if self.p["scene_file"] else \
             sample_scene(self.p["scene_kind"], int(self.p["seed"]))
         self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
+        self.home_q = np.asarray(self.p["home_q"], float)
+        if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
+            raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
         self.task: dict | None = None
         self.initial: Scene = scene
         sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
@@ -232,8 +235,7 @@ class SimNode(Node):
         approach = g.approach_distance or float(self.p["approach_distance_m"])
         lift = g.lift_height or float(self.p["lift_height_m"])
         if g.motion == ArmMotion.Goal.MOTION_HOME:
-            q = np.asarray(self.p["home_q"], float) if len(self.p["home_q"]) == 6 else HOME_Q
-            return phase("home", 0.0, lambda: w.move_joints(q, cancel=cancel)), w.held_object_id() is not None
+            return phase("home", 0.0, lambda: w.move_joints(self.home_q, cancel=cancel)), w.held_object_id() is not None
         if g.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
             n = max(len(g.waypoints), 1)
             for i, p in enumerate(g.waypoints):

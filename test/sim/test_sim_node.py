@@ -105,3 +105,12 @@ def test_sim_node_across_processes():
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_a_malformed_home_pose_is_refused_at_start_naming_the_parameter():
+    """sim_node exits at start-up, before the arm could be sent anywhere, and says what home_q needs."""
+    proc = subprocess.run([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
+                           "-p", "home_q:=[0.0, 1.0]", "-p", "width:=160", "-p", "height:=120"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "home_q must be 6 finite joint angles" in proc.stdout + proc.stderr
