@@ -187,7 +187,9 @@ def test_protective_stop_mid_move_is_motion_failed_and_nothing_moves_after(stack
             injected["t"] = time.monotonic()
             threading.Timer(0.15, lambda: dashboard("emulator protective_stop")).start()
 
-    res, fb, _ = run_goal(client, pick_goal(0.5, 0.1, 0.05), on_feedback=inject)
+    slow = pick_goal(0.5, 0.1, 0.05)
+    slow.speed_scale = 0.2   # a ~2 s approach: the stop 0.15 s in lands mid-move even on a loaded machine
+    res, fb, _ = run_goal(client, slow, on_feedback=inject)
     assert not res.success and res.error_code == "MOTION_FAILED"
     assert "protective stop" in res.message
     assert [p for _, p in fb][-1] == "approach"  # never closed, never lifted
