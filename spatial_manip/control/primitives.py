@@ -62,12 +62,13 @@ class MotionPrimitives:
     # ---- public primitives ---------------------------------------------------------------
     def pick(self, grasp_T: np.ndarray, *, width_m: float = 0.0, approach_m: float | None = None,
              lift_m: float | None = None, speed_scale: float = 0.0, progress: ProgressFn | None = None,
-             cancel: threading.Event | None = None) -> MotionResult:
-        """Open, joint-move to the pre-grasp (approach_m back along the TCP z axis), approach
-        linearly, close, lift along base +z. GraspFailedError (after the lift) if nothing is held."""
+             cancel: threading.Event | None = None, approach_dir=None) -> MotionResult:
+        """Open, joint-move to the pre-grasp (approach_m back along `approach_dir`, default the
+        TCP z axis), approach linearly, close, lift along base +z. GraspFailedError (after the
+        lift) if nothing is held."""
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
-        pre = _offset_along_tcp_z(grasp_T, -self._dist(approach_m, self.config.approach_distance_m))
+        pre = back_off(grasp_T, self._dist(approach_m, self.config.approach_distance_m), approach_dir)
         lift = _offset_along_base_z(grasp_T, self._dist(lift_m, self.config.lift_height_m))
         q_pre, lin = self._plan(pre, [grasp_T, lift])
         v, a, vj, aj = self._speeds(speed_scale)
@@ -87,12 +88,14 @@ class MotionPrimitives:
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
               speed_scale: float = 0.0, progress: ProgressFn | None = None,
-              cancel: threading.Event | None = None) -> MotionResult:
-        """Joint-move above the place pose, descend linearly, open, retreat back along TCP -z."""
+              cancel: threading.Event | None = None, approach_dir=None) -> MotionResult:
+        """Joint-move to the pre-place pose (approach_m back along `approach_dir`, default the
+        TCP z axis: above the place pose for a top-down grasp; +x to slide into a shelf slot),
+        move in linearly, open, retreat back the way it came."""
         gripper = self._need_gripper("place")
         place_T = np.asarray(place_T, float)
-        pre = _offset_along_tcp_z(place_T, -self._dist(approach_m, self.config.approach_distance_m))
-        retreat = _offset_along_tcp_z(place_T, -self._dist(retreat_m, self.config.lift_height_m))
+        pre = back_off(place_T, self._dist(approach_m, self.config.approach_distance_m), approach_dir)
+        retreat = back_off(place_T, self._dist(retreat_m, self.config.lift_height_m), approach_dir)
         q_pre, _ = self._plan(pre, [place_T, retreat])
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=4)
@@ -214,9 +217,22 @@ class _Runner:
             t.join(1.0)
 
 
-def _offset_along_tcp_z(T: np.ndarray, d: float) -> np.ndarray:
+def approach_direction(v) -> np.ndarray | None:
+    """A goal's approach direction as a unit vector, or None (the TCP z axis) for a zero vector.
+    InvalidGoalError for a non-finite one."""
+    v = np.asarray(v, float).reshape(3)
+    if not np.all(np.isfinite(v)):
+        raise InvalidGoalError(f"approach_direction must be finite, got {v.tolist()}")
+    n = float(np.linalg.norm(v))
+    return None if n < 1e-9 else v / n
+
+
+def back_off(T: np.ndarray, d: float, direction=None) -> np.ndarray:
+    """T moved `d` metres back against the approach `direction` (unit, base frame; None: the
+    TCP z axis), orientation unchanged: the pose a linear move into T starts from."""
     out = T.copy()
-    out[:3, 3] = T[:3, 3] + d * T[:3, 2]
+    axis = T[:3, 2] if direction is None else np.asarray(direction, float)
+    out[:3, 3] = T[:3, 3] - d * axis
     return out
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
 
+from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import book_pose_class
 from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
@@ -53,12 +55,14 @@ def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -
 
 def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: float,
               gripper: GripperGeometry | None = None, kinematics=None, approach_m: float = 0.10,
-              yaw_step_deg: float = 15.0) -> tuple[np.ndarray, np.ndarray]:
+              yaw_step_deg: float = 15.0, entry: SlotEntry | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(T_obj, T_tcp) for setting the held object down at T_place's position.
 
     `T_place`: the planner's object pose (its rotation gives the pose class and the preferred
     facing; the support is under its lowest point). `T_obj_tcp`: the grasp, inv(T_obj) @ T_tcp.
-    Raises UnreachableError when no rotation works."""
+    `entry`: the object slides in through an opening (a shelf slot) instead of coming down from
+    above: it goes just inside the opening, held from the open side, and the pre-place pose is
+    in front of it (`entry.approach_m`). Raises UnreachableError when no rotation works."""
     gripper = gripper or GripperGeometry()
     size = np.asarray(size, float)
     T_place = np.asarray(T_place, float)
@@ -66,27 +70,116 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     want = book_pose_class(SimpleNamespace(rotation=R0, size=size))
     support_z = p0[2] - float(np.abs(R0.T[:, 2]) @ (size / 2))   # R0.T[:, 2] = world up in object axes
     cands = []
-    for P, yaw in itertools.product(AXIS_TURNS, np.arange(0.0, 360.0, yaw_step_deg)):
+    # in a slot the object stays square to its walls, and goes in deepest first (a book stands
+    # with its spine out, as on any shelf): a shallow one topples out when released
+    yaws = np.arange(0.0, 360.0, 90.0 if entry else yaw_step_deg)
+    for P, yaw in itertools.product(AXIS_TURNS, yaws):
         R = rpy_to_matrix(0.0, 0.0, math.radians(yaw)) @ R0 @ P
         if book_pose_class(SimpleNamespace(rotation=R, size=size)) != want:
             continue
-        cands.append((rotation_angle(R, R0), R))
-    cands.sort(key=lambda c: c[0])
-    n_low = n_ik = 0
-    for _, R in cands:
+        depth = -round(entry.extent(R, size), 3) if entry else 0.0
+        cands.append((depth, rotation_angle(R, R0), R))
+    cands.sort(key=lambda c: c[:2])
+    n_low = n_ik = n_side = 0
+    for *_, R in cands:
         center = np.array([p0[0], p0[1], support_z + float(np.abs(R.T[:, 2]) @ (size / 2)) + DROP_M])
         T_obj = np.eye(4)
         T_obj[:3, :3], T_obj[:3, 3] = R, center
+        if entry is not None:
+            T_obj[:3, 3] += entry.direction * entry.depth_to_inset(R, size, center) + [0, 0, entry.raise_m]
         T_tcp = T_obj @ T_obj_tcp
-        if finger_points(T_tcp, width_m, gripper)[:, 2].min() < support_z + CLEARANCE_M:
+        low = finger_points(T_tcp, width_m, gripper)
+        low = low[low[:, 2] < support_z + CLEARANCE_M]
+        if len(low) and entry is not None:
+            # a finger under the object (a book laid flat): let the object overhang the
+            # opening's edge so that finger stays in front of the support, if it still rests on it
+            T_obj, T_tcp = entry.overhang(T_obj, T_tcp, low)
+            low = low[:0] if T_obj is not None else low
+        if len(low):
             n_low += 1
             continue
-        pre = T_tcp.copy()
-        pre[:3, 3] -= approach_m * T_tcp[:3, 2]
+        if entry is not None and not entry.held_from_front(T_obj, T_tcp):
+            n_side += 1
+            continue
+        pre = back_off(T_tcp, entry.approach_m(T_obj, size) if entry else approach_m,
+                       entry.direction if entry else None)
         if kinematics is not None and not (kinematics.ik_all(T_tcp) and kinematics.ik_all(pre)):
             n_ik += 1
             continue
         return T_obj, T_tcp
     raise UnreachableError(
         f"the held object cannot be set down {want} at {np.round(p0, 3).tolist()} as it is held: of "
-        f"{len(cands)} rotations, {n_low} put a finger into the support and {n_ik} have no arm IK solution")
+        f"{len(cands)} rotations, {n_low} put a finger into the support, {n_side} hold it from the far side "
+        f"of the opening and {n_ik} have no arm IK solution")
+
+
+@dataclass(frozen=True)
+class SlotEntry:
+    """An opening the placed object slides through horizontally: `direction` (unit, base frame)
+    points into it, `front` is the opening's plane (direction @ x == front)."""
+
+    direction: np.ndarray
+    front: float
+    inset_m: float = 0.01        # the object's near face this far inside the opening
+    clearance_m: float = 0.03    # the pre-place pose holds the whole object this far in front
+    min_rest_m: float = 0.01     # an overhanging object's centre stays this far inside
+    # slid in this much higher than a place on an open surface: a wide book held by its edge
+    # sags a few degrees in the fingers, and its far corner must clear the slot's floor board
+    raise_m: float = 0.012
+
+    @classmethod
+    def of_region(cls, corners: np.ndarray, facing: np.ndarray) -> "SlotEntry":
+        """The entry of a box region (its 8 corners) whose open side faces `facing`."""
+        d = -np.asarray(facing, float).copy()
+        d[2] = 0.0
+        d /= np.linalg.norm(d)
+        return cls(d, float((np.asarray(corners) @ d).min()))
+
+    def extent(self, R, size) -> float:
+        return float(np.abs(R.T @ self.direction) @ (np.asarray(size, float) / 2))
+
+    def depth_to_inset(self, R, size, center) -> float:
+        """How far to move an object centred at `center` along the entry so its near face is
+        `inset_m` inside the opening."""
+        return self.front + self.inset_m + self.extent(R, size) - float(self.direction @ center)
+
+    def approach_m(self, T_obj, size) -> float:
+        """The slide: from the whole object `clearance_m` in front of the opening to T_obj."""
+        far = float(self.direction @ T_obj[:3, 3]) + self.extent(T_obj[:3, :3], size)
+        return far - self.front + self.clearance_m
+
+    def overhang(self, T_obj, T_tcp, low_points, margin_m: float = 0.005):
+        """(T_obj, T_tcp) moved back out of the opening until `low_points` (fingertip corners
+        below the support) are in front of it; (None, None) if the object's centre would then
+        no longer be `min_rest_m` inside (it would tip off)."""
+        back = float((low_points @ self.direction).max()) - self.front + margin_m
+        shift = -self.direction * max(back, 0.0)
+        T_obj, T_tcp = T_obj.copy(), T_tcp.copy()
+        T_obj[:3, 3] += shift
+        T_tcp[:3, 3] += shift
+        if float(self.direction @ T_obj[:3, 3]) - self.front < self.min_rest_m:
+            return None, None
+        return T_obj, T_tcp
+
+    def held_from_front(self, T_obj, T_tcp) -> bool:
+        """The gripper trails the object into the opening (on its open side), not ahead of it."""
+        return float(self.direction @ (T_tcp[:3, 3] - T_obj[:3, 3])) < -0.01
+
+
+def slot_entry(scene, place_pose) -> SlotEntry | None:
+    """The opening of the shelf slot that `place_pose` (4x4) lies in, or None for a place on an
+    open surface. A slot faces along its rotation's x axis (towards the viewer); one without a
+    rotation faces the robot."""
+    from spatial_manip.geometry.relations import _corners
+
+    if scene is None or place_pose is None:
+        return None
+    p = np.asarray(place_pose, float)[:3, 3]
+    for r in scene.regions:
+        local = (p - r.center) @ r.rotation
+        if r.kind == "slot" and np.all(np.abs(local) <= r.size / 2 + 1e-3):
+            facing = r.rotation[:, 0]
+            if np.allclose(r.rotation, np.eye(3)):
+                facing = scene.robot.position - r.center
+            return SlotEntry.of_region(_corners(r), facing)
+    return None

@@ -29,7 +29,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Bool, Empty, String
 
 from spatial_manip.control.kinematics import JOINT_NAMES
-from spatial_manip.control.primitives import MotionPrimitives
+from spatial_manip.control.primitives import MotionPrimitives, approach_direction
 from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip_interfaces.action import ArmMotion
@@ -129,6 +129,8 @@ class ArmActionServer:
             T = self._matrix(req.target.pose)
             approach = float(req.approach_distance) or None
             lift = float(req.lift_height) or None
+            a = req.approach_direction
+            common["approach_dir"] = approach_direction([a.x, a.y, a.z])
             if req.motion == ArmMotion.Goal.MOTION_PICK:
                 width = float(req.gripper_width)
                 if not (0.0 <= width <= self.gripper_max_width_m):

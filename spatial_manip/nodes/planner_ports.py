@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 import numpy as np
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import PoseStamped, Vector3
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
@@ -299,8 +299,14 @@ class PlannerPorts:
 
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        T_tcp = self._place_tcp(decision.place_pose)
+        from spatial_manip.grasping.place_fit import slot_entry
+
+        entry = slot_entry(decision.details.get("scene"), decision.place_pose)
+        T_obj, T_tcp = self._place_tcp(decision.place_pose, entry)
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
+        if entry is not None:     # slide in through the slot's open side, not down from above
+            goal.approach_direction = Vector3(x=float(entry.direction[0]), y=float(entry.direction[1]), z=0.0)
+            goal.approach_distance = float(entry.approach_m(T_obj, self._held_size))
         result = self._run_arm(goal, cancel)
         if not result.success:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
@@ -308,20 +314,19 @@ class PlannerPorts:
         self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
 
-    def _place_tcp(self, place_pose: np.ndarray) -> np.ndarray:
-        """The TCP pose that sets the held object down at the planned place as it is held: the
-        planned rotation turned (keeping its pose class) until the fingers clear the support
-        and the arm reaches it (grasping.place_fit)."""
+    def _place_tcp(self, place_pose: np.ndarray, entry=None) -> tuple[np.ndarray, np.ndarray]:
+        """(object pose, TCP pose) that set the held object down at the planned place as it is
+        held: the planned rotation turned (keeping its pose class) until the fingers clear the
+        support and the arm reaches it (grasping.place_fit)."""
         from spatial_manip.control.config import load_kinematics
         from spatial_manip.grasping.place_fit import fit_place
 
         if self._held_size is None:
-            return place_pose @ self._in_hand
+            return place_pose, place_pose @ self._in_hand
         if self._kinematics is None:
             self._kinematics = load_kinematics(self.p["arm_config_file"], self.p["arm_backend"])
-        _, T_tcp = fit_place(place_pose, self._held_size, self._in_hand, width_m=self._grip_width,
-                             kinematics=self._kinematics)
-        return T_tcp
+        return fit_place(place_pose, self._held_size, self._in_hand, width_m=self._grip_width,
+                         kinematics=self._kinematics, entry=entry)
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides
@@ -385,3 +390,4 @@ class PlannerPorts:
 
     def close(self) -> None:
         self.stop_motion()
+

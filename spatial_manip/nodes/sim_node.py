@@ -28,11 +28,13 @@ from sensor_msgs.msg import CameraInfo, Image, JointState
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
-from spatial_manip.errors import SpatialManipError
+from spatial_manip.control.primitives import approach_direction
+from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
 from spatial_manip.sim.layouts import sample_scene
-from spatial_manip.sim.world import HOME_Q, SimConfig, SimWorld
+from spatial_manip.sim.motions import SimMotions
+from spatial_manip.sim.world import SimConfig, SimWorld
 from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
@@ -50,8 +52,6 @@ PARAMS = {
     "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
     "base_frame_id": "base",
 }
-PRE_GRASP_TOL_M = 0.03   # a pick goes on from a pre-grasp / grasp pose missed by at most this
-GRASP_TOL_M = 0.02
 
 
 class SimNode(Node):
@@ -66,6 +66,7 @@ class SimNode(Node):
         self.home_q = np.asarray(self.p["home_q"], float)
         if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
             raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
+        self.motions = SimMotions(self.world, self.home_q, speed_mps=float(self.p["speed_mps"]))
         self.task: dict | None = None
         self.initial: Scene = scene
         sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
@@ -231,73 +232,22 @@ class SimNode(Node):
         return res
 
     def _run_motion(self, g, speed, cancel, phase):
-        w = self.world
-        approach = g.approach_distance or float(self.p["approach_distance_m"])
-        lift = g.lift_height or float(self.p["lift_height_m"])
+        m = self.motions
         if g.motion == ArmMotion.Goal.MOTION_HOME:
-            return phase("home", 0.0, lambda: w.move_joints(self.home_q, cancel=cancel)), w.held_object_id() is not None
+            return m.home(cancel, phase), m.held()
         if g.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
-            n = max(len(g.waypoints), 1)
-            for i, p in enumerate(g.waypoints):
-                T = convert.matrix_from_pose_msg(p)
-                if not phase("waypoint", i / n, lambda: w.move_tcp(T, speed_mps=speed, cancel=cancel)):
-                    return False, False
-            return True, w.held_object_id() is not None
+            poses = [convert.matrix_from_pose_msg(p) for p in g.waypoints]
+            return m.waypoints(poses, speed, cancel, phase), m.held()
         if g.motion not in (ArmMotion.Goal.MOTION_PICK, ArmMotion.Goal.MOTION_PLACE):
-            from spatial_manip.errors import InvalidGoalError
             raise InvalidGoalError(f"motion must be 1 (PICK), 2 (PLACE), 3 (HOME) or 4 (WAYPOINTS), got {g.motion}")
+        a = g.approach_direction
+        common = dict(approach=g.approach_distance or float(self.p["approach_distance_m"]),
+                      lift=g.lift_height or float(self.p["lift_height_m"]),
+                      direction=approach_direction([a.x, a.y, a.z]), speed=speed, cancel=cancel, phase=phase)
         T = convert.matrix_from_pose_msg(g.target.pose)
-        pre = T.copy()
-        pre[:3, 3] -= T[:3, 2] * approach                 # back off along the approach axis
-        up = T.copy()
-        up[2, 3] += lift
         if g.motion == ArmMotion.Goal.MOTION_PICK:
-            # moving in, the fingers may brush the object or its support and stop short of the
-            # pose; closing from there still works when the arm ended close to it
-            hover = pre.copy()
-            hover[2, 3] += lift     # come down onto the pre-grasp: a sideways path could sweep the table
-            steps = [("ready", lambda: self._unfold(cancel)),
-                     ("hover", lambda: self._move_near(hover, speed, cancel, PRE_GRASP_TOL_M)),
-                     ("pre_grasp", lambda: (w.set_gripper(g.gripper_width or 0.085),
-                                            self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M))[1]),
-                     ("approach", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
-                     ("close", lambda: w.close_gripper() or True),
-                     ("lift", lambda: self._move_near(up, speed * 0.5, cancel, PRE_GRASP_TOL_M))]
-        else:
-            # carry the object over things, not through them: straight up as it hangs, then across
-            # and turned at that height, then down onto the pre-place pose
-            carry = w.tcp_pose()
-            carry[2, 3] = max(pre[2, 3], carry[2, 3]) + lift
-            hover = pre.copy()
-            hover[2, 3] = carry[2, 3]
-            steps = [("carry", lambda: self._move_near(carry, speed, cancel, PRE_GRASP_TOL_M)),
-                     ("hover", lambda: self._move_near(hover, speed, cancel, PRE_GRASP_TOL_M)),
-                     ("pre_place", lambda: self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M)),
-                     ("descend", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
-                     ("open", lambda: (w.set_gripper(0.085), True)[1]),
-                     # the object is down once the gripper opened; a blocked retreat does not undo that
-                     ("retreat", lambda: (w.move_tcp(pre, speed_mps=speed * 0.5, cancel=cancel), True)[1])]
-        for i, (name, fn) in enumerate(steps):
-            if not phase(name, i / len(steps), fn):
-                return False, w.held_object_id() is not None
-        held = w.held_object_id() is not None
-        if g.motion == ArmMotion.Goal.MOTION_PICK and not held and not cancel():
-            # a missed grasp leaves the gripper open above the object, so the next try starts clean
-            phase("release", 1.0, lambda: (w.set_gripper(0.085), w.move_tcp(pre, speed_mps=speed, cancel=cancel),
-                                           w.move_tcp(hover, speed_mps=speed, cancel=cancel)))
-        return True, held
-
-    def _unfold(self, cancel) -> bool:
-        """From the folded home pose, Cartesian moves start on a poor IK branch: go to the
-        ready configuration (elbow up above the table) by a joint move first."""
-        if np.max(np.abs(self.world.joint_positions()[:6] - HOME_Q)) < 0.5:
-            return True
-        return bool(self.world.move_joints(HOME_Q, cancel=cancel))
-
-    def _move_near(self, T, speed, cancel, tol_m: float) -> bool:
-        if self.world.move_tcp(T, speed_mps=speed, cancel=cancel):
-            return True
-        return not cancel() and float(np.linalg.norm(self.world.tcp_pose()[:3, 3] - T[:3, 3])) <= tol_m
+            return m.pick(T, width=g.gripper_width, **common), m.held()
+        return m.place(T, **common), m.held()
 
 
 def main(args=None) -> int:

@@ -7,9 +7,10 @@ import pytest
 
 from spatial_manip.control.base import Arm, Gripper, SafetyStatus
 from spatial_manip.control.config import load_arm_config
-from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
+from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig, approach_direction
 from spatial_manip.control.safety import SafetyEnvelope
-from spatial_manip.errors import CanceledError, GraspFailedError, MotionFailedError, UnreachableError
+from spatial_manip.errors import (CanceledError, GraspFailedError, InvalidGoalError, MotionFailedError,
+                                  UnreachableError)
 
 
 class FakeArm:
@@ -114,6 +115,19 @@ def test_place_descends_opens_and_retreats_along_tcp_z(setup):
     res = MotionPrimitives(arm, grip, env, pc).place(grasp(0.45, 0.2, 0.08), approach_m=0.05)
     assert grip.log == ["open"]
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.45, 0.2, 0.18], atol=1e-9)
+
+
+def test_place_with_an_approach_direction_slides_in_and_backs_out_along_it(setup):
+    """Into a shelf slot: pre-place and retreat lie back along the given direction (+x), not
+    above the place pose."""
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
+    res = MotionPrimitives(arm, grip, env, pc).place(grasp(0.45, 0.2, 0.08), approach_m=0.05, retreat_m=0.08,
+                                                     approach_dir=approach_direction([2.0, 0.0, 0.0]))
+    np.testing.assert_allclose(res.final_pose[:3, 3], [0.37, 0.2, 0.08], atol=1e-9)
+    with pytest.raises(InvalidGoalError, match="approach_direction"):
+        approach_direction([np.nan, 0, 0])
+    assert approach_direction([0, 0, 0]) is None
 
 
 def test_unsafe_plan_is_refused_before_any_motion(setup):

@@ -49,3 +49,56 @@ def test_out_of_reach_is_a_clear_error():
     T_place[:3, 3] = [2.5, 0.0, SIZE[2] / 2]
     with pytest.raises(UnreachableError, match="no arm IK solution"):
         fit_place(T_place, SIZE, _edge_grasp(), width_m=0.03, kinematics=load_kinematics(backend="sim"))
+
+
+def _slot_scene():
+    """One shelf slot 0.75..1.19 m out along x, floor at z=0.1, open towards the robot (-x)."""
+    from spatial_manip.scene import Region, Scene, Viewpoint
+    yaw180 = np.diag([-1.0, -1.0, 1.0])
+    slot = Region("slot_r2c1", "slot", center=[0.97, 0.0, 0.272], size=[0.44, 0.6, 0.344], rotation=yaw180)
+    robot = Viewpoint(np.zeros(3), np.array([1.0, 0, 0]))
+    return Scene(robot, robot, [], [slot]), slot
+
+
+def test_a_slot_place_slides_in_from_the_open_side_held_from_the_front():
+    from spatial_manip.control.primitives import back_off
+    from spatial_manip.grasping.place_fit import slot_entry
+    scene, slot = _slot_scene()
+    T_place = np.eye(4)
+    T_place[:3, 3] = [0.97, 0.0, 0.1 + SIZE[2] / 2]
+    entry = slot_entry(scene, T_place)
+    assert np.allclose(entry.direction, [1, 0, 0]) and entry.front == pytest.approx(0.75)
+    T_obj, T_tcp = fit_place(T_place, SIZE, _edge_grasp(), width_m=0.03, entry=entry,
+                             kinematics=load_kinematics(backend="sim"))
+    near = T_obj[0, 3] - np.abs(T_obj[0, :3]) @ (SIZE / 2)
+    assert near == pytest.approx(0.75 + entry.inset_m)                  # just inside the opening
+    assert T_tcp[0, 3] < T_obj[0, 3]                                    # the gripper on the robot's side
+    pre = back_off(T_tcp, entry.approach_m(T_obj, SIZE), entry.direction)
+    far_at_pre = pre[0, 3] - T_tcp[0, 3] + T_obj[0, 3] + np.abs(T_obj[0, :3]) @ (SIZE / 2)
+    assert far_at_pre == pytest.approx(0.75 - entry.clearance_m)        # all of it in front of the slot
+    assert np.allclose(pre[1:3, 3], T_tcp[1:3, 3])                      # a horizontal slide
+
+
+def test_a_flat_slot_place_overhangs_the_edge_so_the_lower_finger_stays_out():
+    from spatial_manip.grasping.place_fit import slot_entry
+    scene, _ = _slot_scene()
+    T_place = np.eye(4)
+    T_place[:3, :3] = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])   # thickness vertical
+    T_place[:3, 3] = [0.97, 0.0, 0.1 + SIZE[1] / 2]
+    entry = slot_entry(scene, T_place)
+    side_grasp = np.eye(4)     # held by its width edge (-x of the book), pinching the thickness
+    side_grasp[:3, :3] = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
+    side_grasp[:3, 3] = [-SIZE[0] / 2 + 0.03, 0, 0]
+    T_obj, T_tcp = fit_place(T_place, SIZE, side_grasp, width_m=0.03, entry=entry)
+    pts = finger_points(T_tcp, 0.03, GripperGeometry())
+    below = pts[pts[:, 2] < T_obj[2, 3] - SIZE[1] / 2]                   # the finger under the book
+    assert len(below) and below[:, 0].max() < entry.front                 # is in front of the floor board
+    assert T_obj[0, 3] > entry.front + entry.min_rest_m                   # still resting on the floor
+
+
+def test_no_slot_entry_on_an_open_surface():
+    from spatial_manip.grasping.place_fit import slot_entry
+    scene, _ = _slot_scene()
+    T_place = np.eye(4)
+    T_place[:3, 3] = [0.45, 0.1, SIZE[2] / 2]
+    assert slot_entry(scene, T_place) is None and slot_entry(None, T_place) is None
