@@ -166,20 +166,24 @@ class SlotEntry:
         return float(self.direction @ (T_tcp[:3, 3] - T_obj[:3, 3])) < -0.01
 
 
+def slot_at(scene, place_pose):
+    """The shelf slot (scene region) that `place_pose` (4x4) lies in, or None."""
+    if scene is None or place_pose is None:
+        return None
+    p = np.asarray(place_pose, float)[:3, 3]
+    return next((r for r in scene.regions if r.kind == "slot" and r.contains(p, margin_m=1e-3)), None)
+
+
 def slot_entry(scene, place_pose) -> SlotEntry | None:
     """The opening of the shelf slot that `place_pose` (4x4) lies in, or None for a place on an
     open surface. A slot faces along its rotation's x axis (towards the viewer); one without a
     rotation faces the robot."""
     from spatial_manip.geometry.relations import _corners
 
-    if scene is None or place_pose is None:
+    r = slot_at(scene, place_pose)
+    if r is None:
         return None
-    p = np.asarray(place_pose, float)[:3, 3]
-    for r in scene.regions:
-        local = (p - r.center) @ r.rotation
-        if r.kind == "slot" and np.all(np.abs(local) <= r.size / 2 + 1e-3):
-            facing = r.rotation[:, 0]
-            if np.allclose(r.rotation, np.eye(3)):
-                facing = scene.robot.position - r.center
-            return SlotEntry.of_region(_corners(r), facing)
-    return None
+    facing = r.rotation[:, 0]
+    if np.allclose(r.rotation, np.eye(3)):
+        facing = scene.robot.position - r.center
+    return SlotEntry.of_region(_corners(r), facing)

@@ -217,6 +217,8 @@ class PlannerPorts:
         if ref is None:
             return scene.with_objects(others)
         held = replace(ref, held=True)
+        if self._held_size is not None:      # measured before it was in the fingers (or configured)
+            held = replace(held, size=self._held_size)
         if self._in_hand is not None and self._T_base_tcp is not None:
             T_obj = self._T_base_tcp @ invert(self._in_hand)
             held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
@@ -299,7 +301,7 @@ class PlannerPorts:
 
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        from spatial_manip.grasping.place_fit import slot_entry
+        from spatial_manip.grasping.place_fit import slot_at, slot_entry
 
         entry = slot_entry(decision.details.get("scene"), decision.place_pose)
         T_obj, T_tcp = self._place_tcp(decision.place_pose, entry)
@@ -310,6 +312,9 @@ class PlannerPorts:
         result = self._run_arm(goal, cancel)
         if not result.success:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
+        # where the object was set down, and in which slot, for verify
+        decision.details["placed_pose"] = T_obj
+        decision.details["placed_slot"] = slot_at(decision.details.get("scene"), decision.place_pose)
         self._in_hand, placed = None, self._held_id
         self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
@@ -377,13 +382,20 @@ class PlannerPorts:
             return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
         self.clear_view(cancel)
         scene = self.perceive(self.observe(cancel))
-        want = decision.place_pose[:3, 3]
+        want = decision.details.get("placed_pose", decision.place_pose)[:3, 3]
         movable = [o for o in scene.objects if o.category not in FIXTURES]
         if not movable:
             return False, "not_in_region", "nothing was seen after placing"
         near = min(movable, key=lambda o: np.linalg.norm(o.center[:2] - want[:2]))
         err = float(np.linalg.norm(near.center[:2] - want[:2]))
         tol = float(self.p["verify_tolerance_m"])
+        slot = decision.details.get("placed_slot")
+        if slot is not None:
+            # in a slot the boards hide part of the object, which pulls its seen centre to the
+            # front: what the instruction asks, and what can be checked, is that it is inside
+            if slot.contains(near.center, margin_m=tol):
+                return True, "", f"{near.id} is in {slot.id}"
+            return False, "not_in_region", f"the nearest object, {near.id} at {np.round(near.center, 3).tolist()}, is not in {slot.id}"
         if err <= tol:
             return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
         return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"

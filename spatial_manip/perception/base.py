@@ -67,10 +67,14 @@ class SegmentationHints:
 
     - `objects`: scene object id -> (label, category), used by the ground-truth backend to name
       the simulator's segments;
-    - `expected`: the objects a classical or learned backend should try to recognise."""
+    - `expected`: the objects a classical or learned backend should try to recognise;
+    - `supports`: configured horizontal surfaces, (z, (x_min, y_min), (x_max, y_max)) in the
+      base frame: the floors of shelf slots, whose boards the camera sees edge-on, so a plane
+      fit finds too few points on them."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
+    supports: tuple = ()
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
@@ -82,7 +86,20 @@ class SegmentationHints:
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
                            colour=_scene_colour(o), id=o.id)
             for o in scene.objects if include_support or o.category not in FURNITURE_CATEGORIES)
-        return cls(objects=objects, expected=expected)
+        return cls(objects=objects, expected=expected, supports=tuple(_slot_floor(r) for r in scene.regions
+                                                                      if r.kind == "slot"))
+
+
+SLOT_WALL_M = 0.03   # a slot's floor counts as support this far from its back and side walls
+
+
+def _slot_floor(r: Region) -> tuple:
+    """The slot's floor, without a band along its back and side walls: the shelf's own panels
+    stand there and must not become objects (the slot faces along its rotation's x axis)."""
+    hx, hy, hz = r.size / 2
+    local = np.array([[x, y, -hz] for x in (-hx + SLOT_WALL_M, hx) for y in (-hy + SLOT_WALL_M, hy - SLOT_WALL_M)])
+    c = r.center + local @ r.rotation.T
+    return float(c[0, 2]), tuple(c[:, :2].min(axis=0)), tuple(c[:, :2].max(axis=0))
 
 
 def _scene_colour(o: SceneObject):

@@ -28,7 +28,8 @@ from spatial_manip.perception.box import object_box
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
 from spatial_manip.perception.labelling import assign_labels
-from spatial_manip.perception.planes import Plane, fit_horizontal_planes, height_images, support_of
+from spatial_manip.perception.planes import (Plane, fit_horizontal_planes, height_images, known_plane, support_of,
+                                             with_known_planes)
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,8 @@ class ClassicalSegmenter:
         cloud, _ = base_cloud(obs, valid, stride=cfg.plane_stride_px)
         planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
                                        max_tilt_deg=cfg.plane_max_tilt_deg)
+        if hints is not None and hints.supports:
+            planes = with_known_planes(planes, [known_plane(*s) for s in hints.supports])
         self.last_planes = planes
         timer.lap("planes")
         if not planes:

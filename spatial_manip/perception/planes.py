@@ -76,6 +76,23 @@ def fit_horizontal_planes(points: np.ndarray, rng: np.random.Generator, *, max_p
     return sorted(planes, key=lambda p: -p.n_inliers)
 
 
+def known_plane(z: float, xy_min, xy_max, cell_m: float = 0.02) -> Plane:
+    """A configured horizontal surface at height `z` over the rectangle xy_min..xy_max."""
+    lo = np.asarray(xy_min, float)
+    shape = tuple(np.maximum(np.ceil((np.asarray(xy_max, float) - lo) / cell_m).astype(int), 1))
+    return Plane(np.array([0.0, 0.0, 1.0]), -float(z), 0, np.ones(shape, bool), lo, cell_m)
+
+
+def with_known_planes(fitted: list[Plane], known: list[Plane], *, same_m: float = 0.02) -> list[Plane]:
+    """The configured planes, plus each fitted one that is not one of them (a different height,
+    or beside them): the table top, the floor."""
+    def duplicate(p: Plane) -> bool:
+        probe = np.column_stack([p.origin_xy + (np.argwhere(p.footprint) + 0.5) * p.cell_m,
+                                 np.full(int(p.footprint.sum()), p.z0)])
+        return any(abs(p.z0 - k.z0) < same_m and k.covers(probe).mean() > 0.5 for k in known)
+    return known + [p for p in fitted if not duplicate(p)]
+
+
 def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarray:
     """Inliers in the largest 8-connected patch of occupied grid cells (gaps of one cell bridged)."""
     out = np.zeros(len(pts), bool)
