@@ -66,6 +66,10 @@ def declare_port_parameters(node) -> None:
         node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
 
 
+SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
+HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
+
+
 class PlannerPorts:
     def __init__(self, node, group):
         self.node = node
@@ -299,6 +303,10 @@ class PlannerPorts:
     def place(self, decision: Decision, cancel: threading.Event) -> dict:
         from spatial_manip_interfaces.action import ArmMotion
 
+        # a reset's workspace (which says what is in the gripper) may arrive just after the goal
+        deadline = time.monotonic() + HELD_WAIT_S
+        while self._in_hand is None and time.monotonic() < deadline and not cancel.is_set():
+            time.sleep(0.05)
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
         from spatial_manip.grasping.place_fit import slot_at, slot_entry
@@ -393,9 +401,12 @@ class PlannerPorts:
         if slot is not None:
             # in a slot the boards hide part of the object, which pulls its seen centre to the
             # front: what the instruction asks, and what can be checked, is that it is inside
-            if slot.contains(near.center, margin_m=tol):
-                return True, "", f"{near.id} is in {slot.id}"
-            return False, "not_in_region", f"the nearest object, {near.id} at {np.round(near.center, 3).tolist()}, is not in {slot.id}"
+            inside = [o for o in movable if slot.contains(o.center, margin_m=tol)
+                      and np.linalg.norm(o.center[:2] - want[:2]) <= SLOT_VERIFY_RADIUS_M]
+            if inside:
+                return True, "", f"{inside[0].id} is in {slot.id}"
+            return False, "not_in_region", (f"no object is seen in {slot.id} within {SLOT_VERIFY_RADIUS_M * 100:.0f} cm "
+                                             f"of where it was set down, {np.round(want, 3).tolist()}")
         if err <= tol:
             return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
         return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"
