@@ -171,11 +171,6 @@ class Region:
         self.size = np.asarray(self.size, dtype=float).reshape(3)
         self.rotation = np.asarray(self.rotation, dtype=float).reshape(3, 3)
 
-    def contains(self, point, margin_m: float = 0.0) -> bool:
-        """Whether `point` (base frame) is inside the box, grown by `margin_m` on every side."""
-        local = (np.asarray(point, float) - self.center) @ self.rotation
-        return bool(np.all(np.abs(local) <= self.size / 2 + margin_m))
-
     @classmethod
     def from_dict(cls, d: dict, index: int = 0) -> "Region":
         where = f"regions[{index}]" + (f" ({d.get('id')!r})" if isinstance(d, dict) and "id" in d else "")

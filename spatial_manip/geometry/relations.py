@@ -262,6 +262,13 @@ def book_tilt_deg(obj: SceneObject) -> float:
 
 
 # --- distances --------------------------------------------------------------------------------
+def point_in_box(point, box: Boxlike, margin_m: float = 0.0) -> bool:
+    """Whether a world point lies inside an oriented box (an object or a region), grown by
+    `margin_m` on every side."""
+    local = (np.asarray(point, float) - box.center) @ box.rotation
+    return bool(np.all(np.abs(local) <= box.size / 2 + margin_m))
+
+
 def _corners(x: Boxlike) -> np.ndarray:
     if isinstance(x, SceneObject):
         return x.corners()

@@ -18,7 +18,7 @@ import numpy as np
 
 from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.relations import book_pose_class
+from spatial_manip.geometry.relations import book_pose_class, point_in_box
 from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 
@@ -171,7 +171,7 @@ def slot_at(scene, place_pose):
     if scene is None or place_pose is None:
         return None
     p = np.asarray(place_pose, float)[:3, 3]
-    return next((r for r in scene.regions if r.kind == "slot" and r.contains(p, margin_m=1e-3)), None)
+    return next((r for r in scene.regions if r.kind == "slot" and point_in_box(p, r, margin_m=1e-3)), None)
 
 
 def slot_entry(scene, place_pose) -> SlotEntry | None:

@@ -23,6 +23,7 @@ from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip.bringup.goal_client import wait_future
 from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, MotionFailedError,
                                   NoObservationError, SpatialManipError, StageTimeoutError)
+from spatial_manip.geometry.relations import point_in_box
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
                                          pose_stamped, scene_to_msg, stamp_to_seconds)
@@ -401,7 +402,7 @@ class PlannerPorts:
         if slot is not None:
             # in a slot the boards hide part of the object, which pulls its seen centre to the
             # front: what the instruction asks, and what can be checked, is that it is inside
-            inside = [o for o in movable if slot.contains(o.center, margin_m=tol)
+            inside = [o for o in movable if point_in_box(o.center, slot, margin_m=tol)
                       and np.linalg.norm(o.center[:2] - want[:2]) <= SLOT_VERIFY_RADIUS_M]
             if inside:
                 return True, "", f"{inside[0].id} is in {slot.id}"

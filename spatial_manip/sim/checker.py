@@ -82,8 +82,7 @@ def _bottom(o: SceneObject) -> float:
 
 def inside_box(point, box: Region | SceneObject, margin: float = AREA_MARGIN_M) -> bool:
     """Whether a world point lies inside an oriented box (grown by `margin`)."""
-    local = (np.asarray(point, float) - box.center) @ box.rotation
-    return bool(np.all(np.abs(local) <= box.size / 2 + margin))
+    return rel.point_in_box(point, box, margin)
 
 
 def _area(spec: Mapping) -> Region:
