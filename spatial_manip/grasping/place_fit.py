@@ -128,12 +128,18 @@ class SlotEntry:
     raise_m: float = 0.012
 
     @classmethod
-    def of_region(cls, corners: np.ndarray, facing: np.ndarray) -> "SlotEntry":
-        """The entry of a box region (its 8 corners) whose open side faces `facing`."""
+    def of_slot(cls, slot, robot_position) -> "SlotEntry":
+        """The entry of a slot region. A slot faces along its rotation's x axis (towards the
+        viewer); one without a rotation faces the robot."""
+        from spatial_manip.geometry.relations import _corners
+
+        facing = slot.rotation[:, 0]
+        if np.allclose(slot.rotation, np.eye(3)):
+            facing = np.asarray(robot_position, float) - slot.center
         d = -np.asarray(facing, float).copy()
         d[2] = 0.0
         d /= np.linalg.norm(d)
-        return cls(d, float((np.asarray(corners) @ d).min()))
+        return cls(d, float((_corners(slot) @ d).min()))
 
     def extent(self, R, size) -> float:
         return float(np.abs(R.T @ self.direction) @ (np.asarray(size, float) / 2))
@@ -176,14 +182,6 @@ def slot_at(scene, place_pose):
 
 def slot_entry(scene, place_pose) -> SlotEntry | None:
     """The opening of the shelf slot that `place_pose` (4x4) lies in, or None for a place on an
-    open surface. A slot faces along its rotation's x axis (towards the viewer); one without a
-    rotation faces the robot."""
-    from spatial_manip.geometry.relations import _corners
-
-    r = slot_at(scene, place_pose)
-    if r is None:
-        return None
-    facing = r.rotation[:, 0]
-    if np.allclose(r.rotation, np.eye(3)):
-        facing = scene.robot.position - r.center
-    return SlotEntry.of_region(_corners(r), facing)
+    open surface."""
+    slot = slot_at(scene, place_pose)
+    return None if slot is None else SlotEntry.of_slot(slot, scene.robot.position)

@@ -310,9 +310,11 @@ class PlannerPorts:
             time.sleep(0.05)
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        from spatial_manip.grasping.place_fit import slot_at, slot_entry
+        from spatial_manip.grasping.place_fit import SlotEntry, slot_at
 
-        entry = slot_entry(decision.details.get("scene"), decision.place_pose)
+        scene = decision.details.get("scene")
+        slot = slot_at(scene, decision.place_pose)
+        entry = None if slot is None else SlotEntry.of_slot(slot, scene.robot.position)
         T_obj, T_tcp = self._place_tcp(decision.place_pose, entry)
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
         if entry is not None:     # slide in through the slot's open side, not down from above
@@ -323,7 +325,7 @@ class PlannerPorts:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
         # where the object was set down, and in which slot, for verify
         decision.details["placed_pose"] = T_obj
-        decision.details["placed_slot"] = slot_at(decision.details.get("scene"), decision.place_pose)
+        decision.details["placed_slot"] = slot
         self._in_hand, placed = None, self._held_id
         self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
