@@ -46,13 +46,12 @@ def graph():
     try:
         assert client.wait_for_service(timeout_sec=30), "grasp_node did not come up"
         deadline = time.monotonic() + 10
-        while pubs["depth"].get_subscription_count() == 0 and time.monotonic() < deadline:
+        while any(p.get_subscription_count() == 0 for p in pubs.values()) and time.monotonic() < deadline:
             rclpy.spin_once(node, timeout_sec=0.05)
         depth_mm = np.round(depth * 1000).astype(np.uint16)
-        for _ in range(3):
-            pubs["depth"].publish(convert.array_to_image(depth_mm, "16UC1", "camera_color_optical_frame"))
-            pubs["info"].publish(convert.intrinsics_to_camera_info(intr, "camera_color_optical_frame"))
-            rclpy.spin_once(node, timeout_sec=0.1)
+        frame = (convert.array_to_image(depth_mm, "16UC1", "camera_color_optical_frame"),
+                 convert.intrinsics_to_camera_info(intr, "camera_color_optical_frame"))
+        wait_until_observed(node, client, pubs, frame)
         yield node, client, T, proc
     finally:
         node.destroy_node()
@@ -64,6 +63,21 @@ def graph():
             proc.kill()
             out, _ = proc.communicate()
         print(out)  # the node's log, shown when a test fails
+
+
+def wait_until_observed(node, client, pubs, frame, timeout=20.0):
+    """Matched publishers do not mean delivered messages: latched extrinsics and the scene can
+    reach the node after the service is up. Keep publishing the frame until the node stops
+    answering NO_OBSERVATION, so the tests below start from a node that has seen everything."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pubs["depth"].publish(frame[0])
+        pubs["info"].publish(frame[1])
+        rclpy.spin_once(node, timeout_sec=0.1)
+        res = call(node, client, ProposeGrasps.Request(target_id="block_1", max_grasps=1))
+        if res.error_code != "NO_OBSERVATION":
+            return
+    pytest.fail(f"grasp_node saw no complete observation in {timeout} s: {res.message}")
 
 
 def call(node, client, req, timeout=30, proc=None):
