@@ -78,3 +78,10 @@ def load_kinematics(path: str | Path | None = None, backend: str = ""):
     from spatial_manip.control.kinematics import URKinematics
     overrides = {"arm.backend": backend} if backend else None
     return URKinematics.from_config(load_arm_config(path or None, overrides)["kinematics"])
+
+
+def load_home_q(path: str | Path | None = None, backend: str = "") -> tuple:
+    """The arm's home joints (primitives.home_q in arm.yaml, with `backend`'s overrides): where
+    motions start, so the IK branch they end on is the one nearest these."""
+    overrides = {"arm.backend": backend} if backend else None
+    return tuple(float(v) for v in load_arm_config(path or None, overrides)["primitives"]["home_q"])

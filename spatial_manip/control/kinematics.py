@@ -93,6 +93,15 @@ class URKinematics:
             T = T @ self._link(i, th)
         return T
 
+    def joint_origins(self, q: Sequence[float]) -> np.ndarray:
+        """(7, 3) origins of DH frames 0..6 (base, shoulder, elbow, wrist 1-3, tool0) for q: the
+        polyline the arm's links follow, for clearance checks against a point cloud."""
+        T, out = np.eye(4), [np.zeros(3)]
+        for i, th in enumerate(np.asarray(q, float).reshape(6)):
+            T = T @ self._link(i, th)
+            out.append(T[:3, 3].copy())
+        return np.array(out)
+
     def fk(self, q: Sequence[float]) -> np.ndarray:
         """T_base_tcp for joint angles q."""
         return self.fk_flange(q) @ self.T_tool0_tcp

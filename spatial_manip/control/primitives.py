@@ -217,6 +217,20 @@ class _Runner:
             t.join(1.0)
 
 
+# a book held by one end may swing down in the fingers until it hangs: lift it its own length
+# (plus a margin) so it leaves its support anyway, within these bounds
+LIFT_MIN_M, LIFT_MAX_M, LIFT_MARGIN_M = 0.10, 0.30, 0.03
+
+
+def lift_height_for(size) -> float:
+    """How far to lift after grasping an object of this size (m) so that it clears what it
+    stood on, even hanging from its end."""
+    size = np.asarray(size, float)
+    if size.size == 0 or not np.all(np.isfinite(size)):
+        raise InvalidGoalError(f"object size must be finite metres, got {size.tolist()}")
+    return float(np.clip(float(np.max(size)) + LIFT_MARGIN_M, LIFT_MIN_M, LIFT_MAX_M))
+
+
 def approach_direction(v) -> np.ndarray | None:
     """A goal's approach direction as a unit vector, or None (the TCP z axis) for a zero vector.
     InvalidGoalError for a non-finite one."""

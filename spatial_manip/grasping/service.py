@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip.geometry import transforms as tf
@@ -28,6 +29,11 @@ class ServiceConfig:
     pixel_stride: int = 2                          # back-project every n-th pixel (speed)
     max_grasps: int = 10
     approach_distance_m: float = 0.10              # pre-grasp back-off that must be reachable too
+    # the arm's links (forearm, wrist) at the grasp and pre-grasp, as capsules of this radius
+    # along the kinematic chain, must be clear of the scene cloud: a low sideways grasp that the
+    # fingers fit can still put the wrist into the table. Needs `kinematics`; 0 turns it off.
+    link_radius_m: float = 0.05
+    reference_q: tuple | None = None               # joints the arm starts from (its home/ready)
 
     def __post_init__(self):
         lo, hi = np.asarray(self.workspace_min_m, float), np.asarray(self.workspace_max_m, float)
@@ -92,7 +98,8 @@ class GraspService:
                     f"only {int(target.sum())} depth points inside the target box of {box.object_id or 'the request'} "
                     f"(centre {np.round(box.center, 3).tolist()}): is it in view, and is the extrinsics right?",
                     ErrorCode.TARGET_NOT_FOUND)
-            return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0)
+            return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0,
+                                 scene_base=pts_base)
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:  # a bug: reported, never raised into the node
@@ -107,7 +114,7 @@ class GraspService:
             if p.ndim != 2 or p.shape[1] != 3:
                 raise InvalidGoalError(f"cloud must be (N, 3) points, got {p.shape}")
             pts_cam = tf.apply(tf.invert(T_base_cam), p)
-            return self._propose(pts_cam, None, T_base_cam, "", max_grasps, t0)
+            return self._propose(pts_cam, None, T_base_cam, "", max_grasps, t0, scene_base=p)
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:
@@ -122,7 +129,7 @@ class GraspService:
             raise InvalidGoalError(f"target box needs a finite centre and positive size, got {c.tolist()} {s.tolist()}")
         return TargetBox(c, s, R.reshape(3, 3), box.object_id)
 
-    def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0) -> GraspResult:
+    def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0, scene_base=None) -> GraspResult:
         cfg = self.config
         up_cam = np.asarray(T_base_cam)[:3, :3].T @ np.array([0.0, 0.0, 1.0])
         kw = {"up": up_cam}
@@ -136,29 +143,56 @@ class GraspService:
         not_below = base.approaches[:, 2] <= cfg.max_upward_approach
         base = base[inside & not_below].sort_by_score()
         k = max_grasps if max_grasps > 0 else cfg.max_grasps
-        base, n_no_ik = self._reachable(base, k)
+        base, n_no_ik, n_links = self._reachable(base, k, scene_base)
         dt = time.perf_counter() - t0
         if len(base) == 0:
             why = gg.note if n_all == 0 else (f"{n_all} grasps found but none reachable: {int((~inside).sum())} outside "
                                               f"the workspace box, {int((~not_below).sum())} approach from below, "
-                                              f"{n_no_ik} without an arm IK solution")
+                                              f"{n_no_ik} without an arm IK solution, {n_links} with the arm's links "
+                                              "in the scene")
             return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}", dt, name)
         return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms", dt, name)
 
-    def _reachable(self, ranked: GraspGroup, k: int) -> tuple[GraspGroup, int]:
-        """The best `k` grasps whose TCP pose and pre-grasp the arm reaches (checked best first,
-        so a long list costs IK only until k are found); with no kinematics, the best k."""
+    def _reachable(self, ranked: GraspGroup, k: int, scene_base=None) -> tuple[GraspGroup, int, int]:
+        """The best `k` grasps whose TCP pose and pre-grasp the arm reaches with its links clear
+        of the scene (checked best first, so a long list costs IK only until k are found); with
+        no kinematics, the best k. Also returns how many failed IK and how many the links."""
         if self.kinematics is None or len(ranked) == 0:
-            return ranked[:k], 0
+            return ranked[:k], 0, 0
+        tree = None
+        if scene_base is not None and self.config.link_radius_m > 0:
+            pts = np.asarray(scene_base, float)
+            tree = cKDTree(pts[np.all(np.isfinite(pts), axis=1)])
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
-        keep, n_bad = [], 0
+        keep, n_no_ik, n_links = [], 0, 0
         for i, T in enumerate(tcp):
             pre = T.copy()
             pre[:3, 3] -= self.config.approach_distance_m * T[:3, 2]
-            if self.kinematics.ik_all(T) and self.kinematics.ik_all(pre):
+            qs = [self._ik_near(P) for P in (T, pre)]
+            if any(q is None for q in qs):
+                n_no_ik += 1
+            elif tree is not None and not all(self._links_clear(q, tree) for q in qs):
+                n_links += 1
+            else:
                 keep.append(i)
                 if len(keep) == k:
                     break
-            else:
-                n_bad += 1
-        return ranked[np.asarray(keep, int)], n_bad
+        return ranked[np.asarray(keep, int)], n_no_ik, n_links
+
+    def _ik_near(self, T: np.ndarray):
+        """The IK solution the arm would take from its reference joints (nearest to them), or None."""
+        sols = self.kinematics.ik_all(T, self.config.reference_q)
+        if not sols or self.config.reference_q is None:
+            return sols[0] if sols else None
+        ref = np.asarray(self.config.reference_q, float)
+        return min(sols, key=lambda q: float(np.max(np.abs(q - ref))))
+
+    def _links_clear(self, q, tree) -> bool:
+        """No scene point within link_radius_m of the chain from the elbow to tool0. The gripper
+        is the proposer's collision check; the upper arm is left out because it stays near the
+        shoulder, which the camera may see at rest and would count as an obstacle."""
+        chain = self.kinematics.joint_origins(q)[2:]
+        t = np.linspace(0.0, 1.0, 15)[:, None]      # <= 3 cm apart on a 42 cm link
+        samples = np.concatenate([a + t * (b - a) for a, b in zip(chain[:-1], chain[1:])])
+        hits = tree.query_ball_point(samples, self.config.link_radius_m, return_length=True)
+        return not np.any(hits)

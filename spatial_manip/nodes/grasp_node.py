@@ -74,7 +74,8 @@ class GraspNode(Node):
         self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
                                          ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
                                                        workspace_max_m=tuple(p["workspace_max_m"]),
-                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"]),
+                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"],
+                                                       reference_q=self._home_q(p)),
                                          kinematics=self._kinematics(p))
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
@@ -96,6 +97,11 @@ class GraspNode(Node):
     def _kinematics(p: dict):
         from spatial_manip.control.config import load_kinematics
         return load_kinematics(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
+
+    @staticmethod
+    def _home_q(p: dict):
+        from spatial_manip.control.config import load_home_q
+        return load_home_q(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
 
     def _on_depth(self, msg):
         with self._lock:

@@ -23,6 +23,7 @@ from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip.bringup.goal_client import wait_future
 from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, MotionFailedError,
                                   NoObservationError, SpatialManipError, StageTimeoutError)
+from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.geometry.relations import point_in_box
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
@@ -289,7 +290,8 @@ class PlannerPorts:
         for g in grasps[: int(self.p["max_grasp_tries"])]:
             T_tcp = gripper.tcp_poses(g["pose"][None], [g["depth"]])[0]
             goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, target=pose_stamped(T_tcp, "base"),
-                                  gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)))
+                                  gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)),
+                                  lift_height=lift_height_for(obj.size))
             result = self._run_arm(goal, cancel)
             if result.success and result.object_held:
                 self._in_hand = invert(T_obj) @ T_tcp

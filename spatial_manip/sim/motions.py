@@ -54,13 +54,15 @@ class SimMotions:
         up = T.copy()
         up[2, 3] += lift
         steps = [("ready", lambda: self._unfold(cancel)),
-                 ("hover", lambda: self._move_near(hover, speed, cancel, PRE_GRASP_TOL_M)),
+                 ("hover", lambda: self._swing_to(hover, speed, cancel)),
                  ("pre_grasp", lambda: (w.set_gripper(width or OPEN_M),
                                         self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M))[1]),
                  ("approach", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
                  ("close", lambda: w.close_gripper() or True),
                  ("lift", lambda: self._move_near(up, speed * 0.5, cancel, PRE_GRASP_TOL_M))]
         if not self._run(steps, phase):
+            if not cancel():     # blocked on the way in: back out, so the next grasp starts clear
+                phase("back_out", 1.0, lambda: self._back_out(pre, hover, speed, cancel))
             return False
         if not self.held() and not cancel():
             # a missed grasp leaves the gripper open above the object, so the next try starts clean
@@ -89,6 +91,26 @@ class SimMotions:
                  ("retreat", lambda: (w.move_tcp(back_off(T, lift, direction), speed_mps=speed * 0.5,
                                                  cancel=cancel), True)[1])]
         return self._run(steps, phase)
+
+    def _swing_to(self, T, speed, cancel) -> bool:
+        """A joint move onto the arm configuration nearest home above T (the branch the grasp
+        service checked for link clearance), then straight down; a Cartesian move from home
+        could end on another branch, one with the wrist under the table."""
+        above = T.copy()     # swing at the ready pose's height: a joint move sweeps a curve
+        above[2, 3] = max(T[2, 3], self.world.tcp_pose()[2, 3])
+        q = self.world.ik_near(above, HOME_Q)    # the ready pose `_unfold` leaves the arm in
+        if q is not None and self.world.move_joints(q, cancel=cancel):
+            return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
+        return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
+
+    def _back_out(self, pre, hover, speed, cancel) -> bool:
+        """Open and retrace the way in (pre-grasp, then hover), each only if it is still ahead:
+        a pick stopped by contact near the table would otherwise start the next one from there."""
+        w = self.world
+        w.set_gripper(OPEN_M)
+        for T in (pre, hover):
+            w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)
+        return True
 
     @staticmethod
     def _run(steps, phase: Phase) -> bool:

@@ -243,6 +243,18 @@ class SimWorld:
                 return q
         return None
 
+    def ik_near(self, T: np.ndarray, q_ref: np.ndarray) -> np.ndarray | None:
+        """The joints for TCP pose T on the analytic branch nearest q_ref (largest joint change,
+        as `URKinematics.ik` ranks them), refined on this model; None when unreachable. The grasp
+        service checks the arm's links on that same branch."""
+        seeds = sorted(self._analytic_seeds(T, q_ref), key=lambda q: float(np.max(np.abs(q - q_ref))))
+        for seed in seeds:
+            with self.lock:
+                q = self._ik_dls(np.asarray(T, float), seed, 50)
+            if q is not None:
+                return q
+        return None
+
     def _analytic_seeds(self, T: np.ndarray, q0: np.ndarray) -> list:
         from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
         kin = URKinematics(**DH_PRESETS["ur5e"], q_min=tuple(self._q_limits[:, 0]), q_max=tuple(self._q_limits[:, 1]),

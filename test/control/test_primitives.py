@@ -174,3 +174,12 @@ def test_motion_failure_stops_the_sequence(setup):
     with pytest.raises(MotionFailedError, match="protective stop"):
         MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.05))
     assert len(arm.log) == 2 and grip.log == ["open"]  # never closed, never lifted
+
+
+def test_lift_height_covers_an_object_hanging_from_its_end():
+    from spatial_manip.control.primitives import LIFT_MAX_M, LIFT_MIN_M, lift_height_for
+    assert lift_height_for([0.03, 0.05, 0.04]) == LIFT_MIN_M            # small: the usual lift
+    assert abs(lift_height_for([0.24, 0.17, 0.02]) - 0.27) < 1e-9       # a book: its length + 3 cm
+    assert lift_height_for([0.6, 0.1, 0.1]) == LIFT_MAX_M
+    with pytest.raises(InvalidGoalError):
+        lift_height_for([np.nan, 0.1, 0.1])

@@ -92,7 +92,7 @@ def test_sim_node_across_processes():
         rf = gf.result().get_result_async()
         _spin_until(node, rf.done, 120)
         result = rf.result().result
-        assert result.success and result.object_held, result.message
+        assert result.success and result.object_held, (result.message, phases)
         assert phases[:4] == ["ready", "hover", "pre_grasp", "approach"]
         r = _call(node, check, CheckSuccess.Request())
         assert r.success, r.message
