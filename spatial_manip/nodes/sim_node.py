@@ -205,10 +205,15 @@ class SimNode(Node):
         cancel = lambda: goal_handle.is_cancel_requested  # noqa: E731
         speed = float(self.p["speed_mps"]) * (g.speed_scale if 0 < g.speed_scale <= 1 else 1.0)
 
+        stopped = {}       # the first phase that fell short, and where: later ones only back out
+
         def phase(name, progress, fn):
             fb.phase, fb.progress, fb.detail = name, float(progress), ""
             goal_handle.publish_feedback(fb)
-            return fn()
+            done = fn()
+            if not done and not stopped:
+                stopped.update(phase=name, at=np.round(self.world.tcp_pose()[:3, 3], 3).tolist())
+            return done
 
         try:
             ok, held = self._run_motion(g, speed, cancel, phase)
@@ -226,7 +231,8 @@ class SimNode(Node):
             ok, res.error_code, res.message = False, ArmMotion.Result.GRASP_FAILED, "the gripper closed on nothing"
         elif not ok and not res.error_code:
             res.error_code = ArmMotion.Result.MOTION_FAILED
-            res.message = f"the arm stopped short in phase {fb.phase!r} (contact?) at {np.round(self.world.tcp_pose()[:3, 3], 3).tolist()}"
+            where = stopped or {"phase": fb.phase, "at": np.round(self.world.tcp_pose()[:3, 3], 3).tolist()}
+            res.message = f"the arm stopped short in phase {where['phase']!r} (contact?) at {where['at']}"
         res.success = bool(ok)
         (goal_handle.succeed if ok else goal_handle.abort)()
         return res
