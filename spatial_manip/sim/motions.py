@@ -99,8 +99,8 @@ class SimMotions:
         above = T.copy()     # swing at the ready pose's height: a joint move sweeps a curve
         above[2, 3] = max(T[2, 3], self.world.tcp_pose()[2, 3])
         q = self.world.ik_near(above, HOME_Q)    # the ready pose `_unfold` leaves the arm in
-        if q is not None and self.world.move_joints(q, cancel=cancel):
-            return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
+        if q is not None:
+            self.world.move_joints(q, cancel=cancel)     # if blocked, the straight move still tries
         return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
 
     def _back_out(self, pre, hover, speed, cancel) -> bool:
