@@ -54,9 +54,13 @@ def test_node_publishes_recording_like_the_realsense_driver(vga_recording, ros_n
     ros_node.create_subscription(PoseStamped, "/camera/extrinsics", got["extr"].append, latched)
     proc = start_camera_node("source:=file", f"file_path:={vga_recording.path}", "real_time:=true",
                              "repeat_playback:=true", f"calibration_file:={CALIB}", "max_frame_age_s:=1.0")
+    def pairs() -> int:      # colour and depth of the same instant (under load, some drop)
+        stamp = lambda m: (m.header.stamp.sec, m.header.stamp.nanosec)  # noqa: E731
+        return len({stamp(m) for m in got["depth"]} & {stamp(m) for m in got["color"]})
+
     try:
-        deadline = time.monotonic() + 20
-        while (len(got["depth"]) < 8 or not got["extr"]) and time.monotonic() < deadline:
+        deadline = time.monotonic() + 30
+        while (len(got["depth"]) < 8 or pairs() < 3 or not got["extr"]) and time.monotonic() < deadline:
             rclpy.spin_once(ros_node, timeout_sec=0.1)
             assert proc.poll() is None, stop(proc)
     finally:
