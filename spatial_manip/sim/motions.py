@@ -62,12 +62,11 @@ class SimMotions:
                  ("lift", lambda: self._move_near(up, speed * 0.5, cancel, PRE_GRASP_TOL_M))]
         if not self._run(steps, phase):
             if not cancel():     # blocked on the way in: back out, so the next grasp starts clear
-                phase("back_out", 1.0, lambda: self._back_out(pre, hover, speed, cancel))
+                phase("back_out", 1.0, lambda: self._back_out(pre, hover, speed * 0.5, cancel))
             return False
         if not self.held() and not cancel():
             # a missed grasp leaves the gripper open above the object, so the next try starts clean
-            phase("release", 1.0, lambda: (w.set_gripper(OPEN_M), w.move_tcp(pre, speed_mps=speed, cancel=cancel),
-                                           w.move_tcp(hover, speed_mps=speed, cancel=cancel)))
+            phase("release", 1.0, lambda: self._back_out(pre, hover, speed, cancel))
         return True
 
     def place(self, T, *, approach, lift, direction=None, speed=None, cancel=None,
@@ -104,12 +103,12 @@ class SimMotions:
         return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
 
     def _back_out(self, pre, hover, speed, cancel) -> bool:
-        """Open and retrace the way in (pre-grasp, then hover), each only if it is still ahead:
-        a pick stopped by contact near the table would otherwise start the next one from there."""
+        """Open and retrace the way in (pre-grasp, then hover), after a missed grasp or a blocked
+        approach: the next pick would otherwise start from down there, near the table."""
         w = self.world
         w.set_gripper(OPEN_M)
         for T in (pre, hover):
-            w.move_tcp(T, speed_mps=speed * 0.5, cancel=cancel)
+            w.move_tcp(T, speed_mps=speed, cancel=cancel)
         return True
 
     @staticmethod
