@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
-from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
+from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError, UnreachableError
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import backproject
 from spatial_manip.grasping.grasp_group import GraspGroup
@@ -181,11 +181,10 @@ class GraspService:
 
     def _ik_near(self, T: np.ndarray):
         """The IK solution the arm would take from its reference joints (nearest to them), or None."""
-        sols = self.kinematics.ik_all(T, self.config.reference_q)
-        if not sols or self.config.reference_q is None:
-            return sols[0] if sols else None
-        ref = np.asarray(self.config.reference_q, float)
-        return min(sols, key=lambda q: float(np.max(np.abs(q - ref))))
+        try:
+            return self.kinematics.ik(T, self.config.reference_q)
+        except UnreachableError:
+            return None
 
     def _links_clear(self, q, tree) -> bool:
         """No scene point within link_radius_m of the chain from the elbow to tool0. The gripper
