@@ -76,12 +76,15 @@ def load_kinematics(path: str | Path | None = None, backend: str = ""):
     """The arm's URKinematics (model, limits, TCP offset) from arm.yaml; `backend` picks that
     file's per-backend overrides (the simulated UR5e's own TCP offset)."""
     from spatial_manip.control.kinematics import URKinematics
-    overrides = {"arm.backend": backend} if backend else None
-    return URKinematics.from_config(load_arm_config(path or None, overrides)["kinematics"])
+    return URKinematics.from_config(_for_backend(path, backend)["kinematics"])
 
 
 def load_home_q(path: str | Path | None = None, backend: str = "") -> tuple:
     """The arm's home joints (primitives.home_q in arm.yaml, with `backend`'s overrides): where
     motions start, so the IK branch they end on is the one nearest these."""
-    overrides = {"arm.backend": backend} if backend else None
-    return tuple(float(v) for v in load_arm_config(path or None, overrides)["primitives"]["home_q"])
+    return tuple(float(v) for v in _for_backend(path, backend)["primitives"]["home_q"])
+
+
+def _for_backend(path, backend: str) -> dict:
+    """arm.yaml with `backend`'s overrides merged in ("" = the file's own backend)."""
+    return load_arm_config(path or None, {"arm.backend": backend} if backend else None)
