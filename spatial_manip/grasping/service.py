@@ -41,6 +41,11 @@ class ServiceConfig:
             raise ValueError(f"workspace box must be 3 mins below 3 maxes, got {self.workspace_min_m} {self.workspace_max_m}")
         if self.pixel_stride < 1 or self.max_grasps < 1:
             raise ValueError("pixel_stride and max_grasps must be >= 1")
+        if not (np.isfinite(self.link_radius_m) and self.link_radius_m >= 0):
+            raise ValueError(f"link_radius_m must be >= 0 metres (0: no link check), got {self.link_radius_m}")
+        if self.reference_q is not None and (np.shape(self.reference_q) != (6,)
+                                             or not np.all(np.isfinite(self.reference_q))):
+            raise ValueError(f"reference_q must be 6 finite joint angles (rad), got {self.reference_q}")
 
 
 @dataclass

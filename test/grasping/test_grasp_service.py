@@ -1,6 +1,7 @@
 """GraspService's arm-link clearance: a grasp the fingers fit is still refused when the arm's
 wrist would be in the table there."""
 import numpy as np
+import pytest
 
 from spatial_manip.control.config import load_home_q, load_kinematics
 from spatial_manip.grasping.grasp_group import GraspGroup
@@ -54,3 +55,12 @@ def test_the_refusal_says_why():
     res = svc.propose_for_cloud(_table(), np.eye(4))
     assert not res.success and res.error_code == "GRASP_FAILED"
     assert "1 with the arm's links in the scene" in res.message
+
+
+def test_bad_link_settings_are_refused_by_name():
+    with pytest.raises(ValueError, match="link_radius_m"):
+        ServiceConfig(link_radius_m=-0.01)
+    with pytest.raises(ValueError, match="reference_q"):
+        ServiceConfig(reference_q=(0.0, 1.0, float("nan"), 0.0, 0.0, 0.0))
+    with pytest.raises(ValueError, match="reference_q"):
+        ServiceConfig(reference_q=(0.0, 1.0))
