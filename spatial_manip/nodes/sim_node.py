@@ -34,7 +34,7 @@ from spatial_manip.nodes import convert
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.motions import SimMotions
-from spatial_manip.sim.world import SimConfig, SimWorld
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
@@ -45,7 +45,7 @@ PARAMS = {
     "approach_distance_m": 0.10, "lift_height_m": 0.10,
     # MOTION_HOME goes here: the arm folded low beside its base, out of the camera's view (on
     # generated scenes it leaves 0.77 of the objects' pixels visible, against 0.65 at HOME_Q)
-    "home_q": [-1.5708, -3.1067, 2.2689, -3.0, -1.5708, 0.0],
+    "home_q": STOW_Q.tolist(),
     "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",
     "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",

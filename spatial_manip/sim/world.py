@@ -17,6 +17,7 @@ API (stable; all poses 4x4 in the world = robot `base` frame, metres):
     world.held_object_id() -> str | None
     world.object_pose(id) -> 4x4; world.export_scene() -> Scene (same ids, current poses, held)
     world.visible_fractions(ids=None) -> {id: fraction of the object's unoccluded pixels seen}
+    world.pose_arm(q)                         # set the arm's joints at once (no physics; for views)
     world.step(n); world.close()
 
 move_tcp raises UnreachableError when no IK solution reaches the target (before moving) and
@@ -37,16 +38,19 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.geometry.camera import CameraIntrinsics, project
+from spatial_manip.geometry.transforms import invert, make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 from spatial_manip.sim import mjcf
-from spatial_manip.sim.layouts import camera_pose
+from spatial_manip.sim.layouts import _corners, camera_pose
 
 GRIPPER_JOINT_NAME = "robotiq_85_left_knuckle_joint"   # published like the ROS Robotiq driver
 GRIPPER_MAX_WIDTH_M = 0.085
 HOME_Q = np.array([-math.pi, -1.9, 1.9, -1.57, -1.57, 0.0])   # elbow up, tool above the front of the table
+# folded low beside the base, out of the camera's view: where the arm waits while the camera looks
+# (sim_node's MOTION_HOME; the task generator checks visibility from here)
+STOW_Q = np.array([-1.5708, -3.1067, 2.2689, -3.0, -1.5708, 0.0])
 TOOL0_TCP = np.array([[0.0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0.1559], [0, 0, 0, 1]])
 CONTROL_DT_S = 0.02
 
@@ -435,6 +439,16 @@ class SimWorld:
                                    stamp_s=float(self.data.time), segmentation=seg,
                                    segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
 
+    def pose_arm(self, q) -> None:
+        """Put the arm at joints `q` instantly, without moving anything else (to look from a pose)."""
+        q = np.asarray(q, float)
+        if q.shape != (6,) or not np.all(np.isfinite(q)):
+            raise ValueError(f"arm joints must be 6 finite angles (rad), got {q.tolist()}")
+        with self.lock:
+            self.data.qpos[self._arm_qadr] = q
+            self.data.ctrl[self._arm_act] = q
+            mujoco.mj_forward(self.model, self.data)
+
     def visible_fractions(self, ids=None) -> dict:
         """Seen pixels / unoccluded pixels per object (rendered alone by hiding every other geom)."""
         with self.lock:
@@ -467,13 +481,45 @@ class SimWorld:
         self.close()
 
 
+def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_visible: float = 0.5,
+                         arm_q=None, config: SimConfig | None = None) -> dict:
+    """{id: fraction seen} of the books and references seen less than ESPIRE requires from the
+    camera: `min_visible` of each object's pixels, `held_min_visible` for the book in the gripper.
+    The arm is at `arm_q` (None: the scene's initial pose). Raises UnreachableError when the
+    scene's initial arm pose is not reachable."""
+    cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
+    held = scene.held_object()
+    counted = [o for o in scene.objects if o.category in ("book", "reference")]
+    outside = {o.id: 0.0 for o in counted if _outside_image(o, scene, cfg)
+               and (held_min_visible if held is not None and o.id == held.id else min_visible) > 0}
+    if outside:          # answered without building the world: most rejected draws end here
+        return outside
+    with SimWorld(scene, config=cfg) as w:
+        if arm_q is not None:
+            w.pose_arm(arm_q)
+        vis = w.visible_fractions()
+    need = {oid: (held_min_visible if held is not None and oid == held.id else min_visible) for oid in vis}
+    return {oid: round(v, 2) for oid, v in vis.items() if v < need[oid]}
+
+
+def _outside_image(obj, scene: Scene, cfg: SimConfig) -> bool:
+    """True when the object's box lies wholly beyond one edge of the image (or behind the camera),
+    so none of it can be seen; False does not promise that any of it is."""
+    T_cam_base = invert(camera_pose(scene.viewer))
+    pc = _corners(obj.center, obj.size, obj.rotation) @ T_cam_base[:3, :3].T + T_cam_base[:3, 3]
+    if np.any(pc[:, 2] <= 1e-3):      # at or behind the camera plane: only wholly behind is sure
+        return bool(np.all(pc[:, 2] <= 1e-3))
+    uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
+    u, v = uv[:, 0], uv[:, 1]
+    return bool(np.all(u < 0) or np.all(u >= cfg.width) or np.all(v < 0) or np.all(v >= cfg.height))
+
+
 def sample_visible_scene(kind: str, seed: int, *, min_visible: float = 0.2, attempts: int = 8,
                          config: SimConfig | None = None, **layout_kw) -> Scene:
     """A layout whose books and references are each at least `min_visible` visible from the
     camera (robot included) and whose initial arm pose is reachable; deterministic in `seed`
     (attempt k uses the Generator seeded with (seed, k))."""
     from spatial_manip.sim import layouts
-    cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
     last = "no attempt"
     for k in range(attempts):
         rng = np.random.default_rng([seed, k])
@@ -482,12 +528,10 @@ def sample_visible_scene(kind: str, seed: int, *, min_visible: float = 0.2, atte
         if scene is None:
             raise ValueError(f"scene kind must be 'tabletop' or 'shelf', got {kind!r}")
         try:
-            with SimWorld(scene, config=cfg, seed=seed) as w:
-                vis = w.visible_fractions()
+            low = visibility_shortfall(scene, min_visible=min_visible, held_min_visible=min_visible, config=config)
         except UnreachableError as e:
             last = str(e)
             continue
-        low = {i: round(v, 2) for i, v in vis.items() if v < min_visible}
         if not low:
             scene.extra["sample_attempt"] = k
             return scene

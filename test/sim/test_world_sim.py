@@ -96,3 +96,19 @@ def test_visible_sampler_is_deterministic():
     a = sample_visible_scene("tabletop", 5, n_books=3)
     b = sample_visible_scene("tabletop", 5, n_books=3)
     assert a.to_dict() == b.to_dict()
+
+
+def test_generated_pick_scenes_show_every_book_and_reference_from_the_stowed_arm():
+    # ESPIRE A.2: at least 20 % of each object's pixels visible in the camera's view
+    from spatial_manip.sim import tasks
+    from spatial_manip.sim.world import STOW_Q, visibility_shortfall
+    for _, scene in tasks.generate("pick", 3, seed=1, pool_size=3):
+        assert visibility_shortfall(scene, arm_q=STOW_Q) == {}
+
+
+def test_an_object_beyond_the_image_edge_is_reported_without_rendering():
+    from spatial_manip.sim.world import visibility_shortfall
+    scene = L.sample_tabletop(np.random.default_rng(3), n_books=1, n_near=0, n_distant=0)
+    book = next(o for o in scene.objects if o.category == "book")
+    book.center = book.center + np.array([0.0, 5.0, 0.0])      # 5 m to the side: out of the frame
+    assert visibility_shortfall(scene) == {book.id: 0.0}
