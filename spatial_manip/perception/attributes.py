@@ -107,6 +107,20 @@ def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str | None:
     return best
 
 
+def book_thickness_for_cover(length_m: float, width_m: float, *, tolerance_m=BOOK_TOLERANCE_M) -> float | None:
+    """The middle of ESPIRE's thickness range for the size class whose cover (length x width)
+    these are, or None when no class's cover matches within the tolerance. For a book seen only
+    face-on, whose thickness the camera cannot measure."""
+    dims = np.sort([float(length_m), float(width_m)])[::-1]
+    best, best_excess = None, np.inf
+    for ranges in BOOK_SIZE_RANGES_M.values():
+        lo, hi = np.array([r[0] for r in ranges[:2]]), np.array([r[1] for r in ranges[:2]])
+        excess = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
+        if np.all(excess <= tolerance_m[:2]) and excess.sum() < best_excess:
+            best, best_excess = float(np.mean(ranges[2])), float(excess.sum())
+    return best
+
+
 def size_mismatch(measured_m, expected_m) -> float:
     """Relative mismatch of two sizes compared sorted (orientation-free): 0 = equal."""
     a = np.sort(np.asarray(measured_m, float).reshape(3))

@@ -31,7 +31,31 @@ def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowe
     if drop_m and box.mode == "yaw" and box.size[2] > 2 * drop_m:
         box.center = box.center + box.rotation[:, 2] * drop_m / 2
         box.size = box.size - np.array([0.0, 0.0, drop_m])
+    if box.mode == "full":
+        complete_leaning_book(box, obs.T_base_cam[:3, 3])
     return box
+
+
+def complete_leaning_book(box: Box3D, camera_position: np.ndarray) -> bool:
+    """A tilted slab seen face-on shows only its cover: its measured thickness is ~0, and the
+    fit sits on the visible face. When the cover matches one of ESPIRE's book sizes, give the
+    box that class's thickness, grown away from the camera (the hidden side). True if changed."""
+    from spatial_manip.perception.attributes import BOOK_SIZE_RANGES_M, book_thickness_for_cover
+
+    thin = int(np.argmin(box.size))
+    min_thickness = min(r[2][0] for r in BOOK_SIZE_RANGES_M.values())
+    if box.size[thin] >= min_thickness:
+        return False
+    cover = np.delete(box.size, thin)
+    thickness = book_thickness_for_cover(cover.max(), cover.min())
+    if thickness is None:
+        return False
+    axis = box.rotation[:, thin]
+    away = np.sign(axis @ (box.center - np.asarray(camera_position, float))) or 1.0
+    box.center = box.center + away * axis * (thickness - box.size[thin]) / 2
+    box.size = box.size.copy()
+    box.size[thin] = thickness
+    return True
 
 
 def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: str, label: str,

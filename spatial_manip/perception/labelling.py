@@ -17,7 +17,8 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
     lighting moves colour more than depth moves size."""
     cost, terms = 0.0, 0
     if exp.size_m is not None:
-        cost += 2.0 * size_mismatch(det.box.size, exp.size_m)
+        sizes = leaning_extents(exp.size_m) if exp.category == "book" and det.box.mode != "full" else [exp.size_m]
+        cost += 2.0 * min(size_mismatch(det.box.size, s) for s in sizes)
         terms += 1
     if exp.colour is not None:
         cost += colour_distance(exp.colour, det.mean_rgb)
@@ -25,6 +26,18 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
     if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
         cost += 1.0     # a book without listed size must at least look like one
     return cost if terms else 0.5
+
+
+def leaning_extents(size_m, tilts_deg=range(0, 91, 5)) -> list[np.ndarray]:
+    """The upright box around a book of `size_m` leaning at each tilt (about its width axis,
+    from standing to lying): what an upright fit measures when only the book's edges are seen
+    (a book leaning towards the camera shows its top and sides, not its cover)."""
+    W, H, L = np.sort(np.asarray(size_m, float))[[1, 0, 2]]     # width, thickness, length
+    out = []
+    for t in np.radians(list(tilts_deg)):
+        s, c = np.sin(t), np.cos(t)
+        out.append(np.array([W, L * s + H * c, L * c + H * s]))
+    return out
 
 
 def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8) -> list[Detection]:

@@ -35,3 +35,34 @@ def test_colour_distance_and_size_mismatch():
 def test_colour_aliases_and_unknown_names():
     assert colour_distance("grey", (128, 128, 130)) == 0.0
     assert colour_distance("chartreuse-ish", (128, 128, 130)) == 0.5
+
+
+def _box(size, mode, center=(0.5, 0.0, 0.1), R=None):
+    from spatial_manip.geometry.boxes import Box3D
+    return Box3D(np.asarray(center, float), np.asarray(size, float), np.eye(3) if R is None else R, mode, 500, 500,
+                 1.0, 0.001)
+
+
+def test_a_leaning_cover_gets_its_class_thickness_grown_away_from_the_camera():
+    from spatial_manip.perception.box import complete_leaning_book
+    # a small book's cover (0.12 x 0.18) seen face-on: thin axis y, the camera on the -y side
+    box = _box((0.12, 0.003, 0.18), "full")
+    assert complete_leaning_book(box, np.array([0.5, -1.0, 0.5]))
+    assert box.size[1] == pytest.approx(0.0165)                 # ESPIRE small: 15-18 mm
+    assert box.center[1] == pytest.approx((0.0165 - 0.003) / 2)   # grown on the hidden side
+    # a thin slab whose face is no book's cover stays as measured
+    other = _box((0.40, 0.003, 0.40), "full")
+    assert not complete_leaning_book(other, np.array([0.5, -1.0, 0.5]))
+    assert other.size[1] == pytest.approx(0.003)
+
+
+def test_an_upright_fit_of_a_leaning_book_still_matches_its_expected_size():
+    from spatial_manip.perception.base import Detection, ExpectedObject
+    from spatial_manip.perception.labelling import leaning_extents, match_cost
+    book = ExpectedObject("book", "book", size_m=(0.14, 0.02, 0.239), colour="cyan", id="book_1")
+    seen = leaning_extents(book.size_m, tilts_deg=[40])[0] * np.array([1.0, 0.9, 0.9])   # edges only
+    det = Detection("", "object", "object", np.zeros((2, 2), bool), 0.5, _box(seen, "yaw"), (20, 180, 200))
+    assert match_cost(det, book) < 0.8
+    # the same box is no match for a reference of those dimensions (it does not lean)
+    ref = ExpectedObject("jar", "reference", size_m=(0.14, 0.02, 0.239), colour="cyan")
+    assert match_cost(det, ref) > 0.8
