@@ -95,29 +95,30 @@ def _chroma_dist(a: np.ndarray, b: np.ndarray) -> float:
 def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str | None:
     """ESPIRE's book size class of a box of these dimensions (any order), or None when it is
     not book-shaped within the tolerance."""
-    dims = np.sort(np.asarray(size_m, float).reshape(3))[::-1]
-    tol = np.asarray(tolerance_m, float)
-    best, best_excess = None, np.inf
-    for name, ranges in BOOK_SIZE_RANGES_M.items():
-        lo = np.array([r[0] for r in ranges])
-        hi = np.array([r[1] for r in ranges])
-        excess = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
-        if np.all(excess <= tol) and (excess / tol).sum() < best_excess:
-            best, best_excess = name, float((excess / tol).sum())
-    return best
+    return _nearest_book_class(np.asarray(size_m, float).reshape(3), tolerance_m)
 
 
 def book_thickness_for_cover(length_m: float, width_m: float, *, tolerance_m=BOOK_TOLERANCE_M) -> float | None:
     """The middle of ESPIRE's thickness range for the size class whose cover (length x width)
     these are, or None when no class's cover matches within the tolerance. For a book seen only
     face-on, whose thickness the camera cannot measure."""
-    dims = np.sort([float(length_m), float(width_m)])[::-1]
+    name = _nearest_book_class(np.array([length_m, width_m], float), tolerance_m)
+    return None if name is None else float(np.mean(BOOK_SIZE_RANGES_M[name][2]))
+
+
+def _nearest_book_class(dims, tolerance_m) -> str | None:
+    """The class whose first len(dims) ranges (length, width[, thickness]) the dimensions, sorted
+    longest first, fall in or nearest, each within its tolerance; None when none does."""
+    dims = np.sort(dims)[::-1]
+    n = len(dims)
+    tol = np.asarray(tolerance_m, float)[:n]
     best, best_excess = None, np.inf
-    for ranges in BOOK_SIZE_RANGES_M.values():
-        lo, hi = np.array([r[0] for r in ranges[:2]]), np.array([r[1] for r in ranges[:2]])
+    for name, ranges in BOOK_SIZE_RANGES_M.items():
+        lo = np.array([r[0] for r in ranges[:n]])
+        hi = np.array([r[1] for r in ranges[:n]])
         excess = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
-        if np.all(excess <= tolerance_m[:2]) and excess.sum() < best_excess:
-            best, best_excess = float(np.mean(ranges[2])), float(excess.sum())
+        if np.all(excess <= tol) and (excess / tol).sum() < best_excess:
+            best, best_excess = name, float((excess / tol).sum())
     return best
 
 
