@@ -39,7 +39,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.camera import CameraIntrinsics, project
-from spatial_manip.geometry.transforms import invert, make_transform
+from spatial_manip.geometry.transforms import apply, invert, make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 from spatial_manip.sim import mjcf
@@ -488,25 +488,22 @@ def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_vis
     The arm is at `arm_q` (None: the scene's initial pose). Raises UnreachableError when the
     scene's initial arm pose is not reachable."""
     cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
-    held = scene.held_object()
-    counted = [o for o in scene.objects if o.category in ("book", "reference")]
-    outside = {o.id: 0.0 for o in counted if _outside_image(o, scene, cfg)
-               and (held_min_visible if held is not None and o.id == held.id else min_visible) > 0}
+    need = {o.id: (held_min_visible if o.held else min_visible) for o in scene.objects
+            if o.category in ("book", "reference")}
+    outside = {o.id: 0.0 for o in scene.objects if need.get(o.id, 0) > 0 and _outside_image(o, scene, cfg)}
     if outside:          # answered without building the world: most rejected draws end here
         return outside
     with SimWorld(scene, config=cfg) as w:
         if arm_q is not None:
             w.pose_arm(arm_q)
-        vis = w.visible_fractions()
-    need = {oid: (held_min_visible if held is not None and oid == held.id else min_visible) for oid in vis}
+        vis = w.visible_fractions(need)
     return {oid: round(v, 2) for oid, v in vis.items() if v < need[oid]}
 
 
 def _outside_image(obj, scene: Scene, cfg: SimConfig) -> bool:
     """True when the object's box lies wholly beyond one edge of the image (or behind the camera),
     so none of it can be seen; False does not promise that any of it is."""
-    T_cam_base = invert(camera_pose(scene.viewer))
-    pc = _corners(obj.center, obj.size, obj.rotation) @ T_cam_base[:3, :3].T + T_cam_base[:3, 3]
+    pc = apply(invert(camera_pose(scene.viewer)), _corners(obj.center, obj.size, obj.rotation))
     if np.any(pc[:, 2] <= 1e-3):      # at or behind the camera plane: only wholly behind is sure
         return bool(np.all(pc[:, 2] <= 1e-3))
     uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
