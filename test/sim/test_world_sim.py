@@ -112,3 +112,13 @@ def test_an_object_beyond_the_image_edge_is_reported_without_rendering():
     book = next(o for o in scene.objects if o.category == "book")
     book.center = book.center + np.array([0.0, 5.0, 0.0])      # 5 m to the side: out of the frame
     assert visibility_shortfall(scene) == {book.id: 0.0}
+
+
+def test_pose_arm_refuses_malformed_joints_and_leaves_the_arm_where_it_was():
+    scene = L.sample_tabletop(np.random.default_rng(3), n_books=1, n_near=0, n_distant=0)
+    with SimWorld(scene, config=CFG) as w:
+        before = w.joint_positions().copy()
+        for bad in ([0.0] * 5, [0.0, 0.0, np.nan, 0.0, 0.0, 0.0]):
+            with pytest.raises(ValueError, match="6 finite angles"):
+                w.pose_arm(bad)
+        assert np.array_equal(w.joint_positions(), before)
