@@ -265,8 +265,14 @@ def book_tilt_deg(obj: SceneObject) -> float:
 def point_in_box(point, box: Boxlike, margin_m: float = 0.0) -> bool:
     """Whether a world point lies inside an oriented box (an object or a region), grown by
     `margin_m` on every side."""
-    local = (np.asarray(point, float) - box.center) @ box.rotation
-    return bool(np.all(np.abs(local) <= box.size / 2 + margin_m))
+    return bool(points_in_box(point, box, margin_m)[0])
+
+
+def points_in_box(points, box, margin_m: float = 0.0) -> np.ndarray:
+    """Which of the (N, 3) world points lie inside an oriented box (anything with `center`,
+    `size` and `rotation`), grown by `margin_m` on every side."""
+    local = (np.asarray(points, float).reshape(-1, 3) - np.asarray(box.center, float)) @ np.asarray(box.rotation, float)
+    return np.all(np.abs(local) <= np.asarray(box.size, float) / 2 + margin_m, axis=1)
 
 
 def _corners(x: Boxlike) -> np.ndarray:

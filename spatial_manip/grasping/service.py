@@ -15,6 +15,7 @@ from scipy.spatial import cKDTree
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError, UnreachableError
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import backproject
+from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 
@@ -67,11 +68,6 @@ class GraspResult:
     @property
     def success(self) -> bool:
         return not self.error_code
-
-
-def points_in_box(points_base: np.ndarray, box: TargetBox, margin_m: float) -> np.ndarray:
-    local = (points_base - box.center) @ np.asarray(box.rotation, float)
-    return np.all(np.abs(local) <= np.asarray(box.size) / 2 + margin_m, axis=1)
 
 
 class GraspService:
