@@ -40,6 +40,7 @@ PARAMETERS = {
     "extrinsics_topic": "/camera/extrinsics",
     "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
     "workspace_file": "",             # the same as a file, for a real cell
+    "workspace_ack_topic": "/spatial_manip/planner/workspace_revision",  # the revision in use (latched)
     "tcp_topic": "/tcp_pose_broadcaster/pose",
     "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
     "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
@@ -111,6 +112,7 @@ class PlannerPorts:
         if self.p["workspace_file"]:
             self.workspace = Scene.load(self.p["workspace_file"])
         self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
+        self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
         from spatial_manip_interfaces.action import ArmMotion
         from spatial_manip_interfaces.srv import ProposeGrasps
 
@@ -162,6 +164,8 @@ class PlannerPorts:
         self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
         self._held_size = np.asarray(held.size, float) if held else None
         self._grip_width = float(np.min(held.size)) if held else 0.0
+        # whoever changed the workspace (a simulator reset) learns when goals will use it
+        self.ack_pub.publish(String(data=str(self.workspace.extra.get("revision", ""))))
 
     def _on_segmentation(self, msg: Image) -> None:
         ids = (self.workspace.extra.get("segment_ids") if self.workspace else None) or []
@@ -201,8 +205,7 @@ class PlannerPorts:
             self._segmenter = make_segmenter(str(self.p["segmenter"]))
         ws = self.workspace
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
-        hints = SegmentationHints.from_scene(ws.with_objects(o for o in ws.objects if o.category not in FIXTURES)) \
-            if ws else None
+        hints = SegmentationHints.from_scene(ws) if ws else None
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object
         detections = [d for d in self._segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]

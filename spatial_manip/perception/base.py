@@ -62,6 +62,21 @@ class ExpectedObject:
 
 
 @dataclass(frozen=True)
+class FixturePart:
+    """One box of a configured fixture (a pedestal, a book holder, a plinth, a shelf panel), in
+    the base frame: the cell knows where its furniture stands, so depth inside it is never an
+    object, and a level top wide enough to hold a book is a support surface."""
+
+    center: np.ndarray
+    size: np.ndarray
+    rotation: np.ndarray
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "FixturePart":
+        return cls(np.asarray(d["center"], float), np.asarray(d["size"], float), np.asarray(d["rotation"], float))
+
+
+@dataclass(frozen=True)
 class SegmentationHints:
     """What the scene config (or the simulator's exported scene) tells a segmenter.
 
@@ -70,24 +85,40 @@ class SegmentationHints:
     - `expected`: the objects a classical or learned backend should try to recognise;
     - `supports`: configured horizontal surfaces, (z, (x_min, y_min), (x_max, y_max)) in the
       base frame: the floors of shelf slots, whose boards the camera sees edge-on, so a plane
-      fit finds too few points on them."""
+      fit finds too few points on them;
+    - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`)."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
     supports: tuple = ()
+    fixtures: tuple = ()
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
-        """Names and catalogue dimensions from a scene (e.g. the simulator's export). Only the
-        labels, categories, sizes and colours are used: positions never leave the scene.
-        Furniture (table, shelf) is not expected unless `include_support`."""
+        """Names and catalogue dimensions of the movable objects of a scene (e.g. a workspace
+        description): their positions never leave the scene. Fixtures (supports, shelves) give
+        their configured boxes; they and the furniture are not expected unless `include_support`."""
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
                            colour=_scene_colour(o), id=o.id)
-            for o in scene.objects if include_support or o.category not in FURNITURE_CATEGORIES)
-        return cls(objects=objects, expected=expected, supports=tuple(_slot_floor(r) for r in scene.regions
-                                                                      if r.kind == "slot"))
+            for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
+        fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
+                         for part in _fixture_parts(o))
+        return cls(objects=objects, expected=expected, fixtures=fixtures,
+                   supports=tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot"))
+
+
+# Fixtures whose configured boxes a segmenter removes from the depth.
+FIXTURE_PART_CATEGORIES = ("table", "support", "shelf")
+
+
+def _fixture_parts(o: SceneObject) -> list[FixturePart]:
+    """A fixture's configured part boxes (`extra["parts"]`), or its own box without them."""
+    parts = o.extra.get("parts")
+    if parts:
+        return [FixturePart.from_dict(p) for p in parts]
+    return [FixturePart(np.asarray(o.center, float), np.asarray(o.size, float), np.asarray(o.rotation, float))]
 
 
 SLOT_WALL_M = 0.03   # a slot's floor counts as support this far from its back and side walls

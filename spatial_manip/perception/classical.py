@@ -3,9 +3,10 @@ on them, a colour split of touching objects, an oriented box per cluster, colour
 attributes, and labels from what the scene config expects.
 
 Pipeline (base frame throughout):
-1. horizontal planes by seeded RANSAC on a pixel-strided cloud (table top, shelf boards, floor);
+1. horizontal planes by seeded RANSAC on a pixel-strided cloud (table top, shelf boards, floor),
+   plus the configured ones (shelf slot floors, the level tops of fixtures such as pedestals);
 2. every valid pixel's height above the highest plane under it; pixels higher than
-   `min_height_m` are object candidates;
+   `min_height_m` are object candidates, except depth inside a configured fixture's box;
 3. voxel downsampling + connected components of the radius graph; small, huge, floating or
    structural (reaching the board above) clusters are dropped;
 4. clusters holding two clearly different colours in two coherent parts are split;
@@ -14,6 +15,7 @@ Pipeline (base frame throughout):
 """
 from __future__ import annotations
 
+import itertools
 import logging
 from dataclasses import dataclass
 
@@ -21,15 +23,16 @@ import numpy as np
 from scipy import ndimage
 from scipy.spatial import cKDTree
 
+from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
 from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
 from spatial_manip.perception.box import object_box
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
-from spatial_manip.perception.labelling import assign_labels
-from spatial_manip.perception.planes import (Plane, fit_horizontal_planes, height_images, known_plane, support_of,
-                                             with_known_planes)
+from spatial_manip.perception.labelling import assign_labels, match_cost
+from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
+                                             support_of, surface_image, with_known_planes)
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,8 @@ class ClassicalConfig:
     rest_reach_m: float = 0.08        # ... or rest on a grounded cluster this close sideways (hidden support)
     min_extent_m: float = 0.004       # thinner boxes are slivers of a surface seen edge-on, not objects
     robot_keepout_radius_m: float = 0.2   # points this close to the base's z axis are the robot
+    fixture_margin_m: float = 0.004   # depth this close to a configured fixture's box is the fixture
+    merge_gap_m: float = 0.04         # pieces this close may be one expected object (see _merge_pieces)
     colour_split: bool = True
     colour_split_distance: float = 0.25
     workspace_min_m: tuple | None = None   # optional base-frame crop (x, y, z)
@@ -85,8 +90,10 @@ class ClassicalSegmenter:
         cloud, _ = base_cloud(obs, valid, stride=cfg.plane_stride_px)
         planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
                                        max_tilt_deg=cfg.plane_max_tilt_deg)
-        if hints is not None and hints.supports:
-            planes = with_known_planes(planes, [known_plane(*s) for s in hints.supports])
+        hints = hints or SegmentationHints()
+        known = [known_plane(*s) for s in hints.supports] + _fixture_tops(hints.fixtures)
+        if known:
+            planes = with_known_planes(planes, known)
         self.last_planes = planes
         timer.lap("planes")
         if not planes:
@@ -97,7 +104,7 @@ class ClassicalSegmenter:
         # Candidates in image space first (cheap), then the cloud of those pixels only.
         heights = height_images(obs.depth_m, obs.intrinsics, obs.T_base_cam, planes)
         above = valid & np.any(heights > cfg.min_height_m, axis=0)
-        above &= ~np.any(np.abs(heights) <= cfg.min_height_m, axis=0)
+        above &= ~surface_image(obs.depth_m, obs.intrinsics, obs.T_base_cam, planes, heights, cfg.min_height_m)
         # Speckle (isolated noisy pixels just above the table) never forms an object but costs
         # clustering time: an image-space opening removes it for a few ms.
         above = ndimage.binary_opening(above, structure=np.ones((3, 3), bool))
@@ -107,6 +114,8 @@ class ClassicalSegmenter:
             pts, uv = pts[inside], uv[inside]
         support, height = support_of(pts, planes, min_height_m=cfg.min_height_m)
         keep = (support >= 0) & (np.hypot(pts[:, 0], pts[:, 1]) > cfg.robot_keepout_radius_m)
+        for part in hints.fixtures:
+            keep &= ~points_in_box(pts, part, cfg.fixture_margin_m)
         pts, uv, support, height = pts[keep], uv[keep], support[keep], height[keep]
         timer.lap("candidates")
 
@@ -114,19 +123,25 @@ class ClassicalSegmenter:
         if len(pts):
             rgb = obs.rgb[uv[:, 1], uv[:, 0]].astype(float)
             vox = Voxels(pts, rgb, cfg.voxel_m, height)
-            for members in self._clusters(vox):
-                det = self._detection(obs, vox, members, pts, uv, support, height, planes)
-                if det is not None:
-                    detections.append(det)
+
+            def foot_hidden(members):
+                return _foot_hidden(obs.depth_m, uv[np.isin(vox.inverse, members)])
+
+            def detect(members):
+                return self._detection(obs, vox, members, pts, uv, support, height, planes)
+
+            clusters = self._clusters(vox, hints.fixtures, foot_hidden)
+            detections = self._merge_pieces(clusters, [detect(c) for c in clusters], vox.centres, detect,
+                                            hints.expected)
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
-        assign_labels(detections, (hints or SegmentationHints()).expected, max_cost=cfg.match_max_cost)
+        assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost)
         detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         timer.lap("labels")
         self.last_timing_s = timer.laps
         return detections
 
-    def _clusters(self, vox: Voxels) -> list[np.ndarray]:
+    def _clusters(self, vox: Voxels, fixtures=(), foot_hidden=lambda members: False) -> list[np.ndarray]:
         cfg = self.config
         comp = components(vox.centres, cfg.cluster_radius_m)
         order = np.argsort(comp, kind="stable")
@@ -136,9 +151,11 @@ class ClassicalSegmenter:
         tree = cKDTree(vox.centres[:, :2])
         out = []
         for members, on_plane in zip(groups, grounded):
-            # Something must reach down to the support or rest on a grounded cluster (a book on
-            # its pedestal, whose top the book hides); else it floats: an arm, a hand.
-            if not on_plane and not self._rests_on_other(vox, members, comp, tree):
+            # Something must reach down to the support, rest on a grounded cluster or a fixture
+            # (a book in its holder, whose walls hide the book's foot), or have its foot hidden
+            # from the camera (a plant's pot behind a book); else it floats: an arm, a hand.
+            if not (on_plane or self._rests_on_fixture(vox, members, fixtures)
+                    or self._rests_on_other(vox, members, comp, tree) or foot_hidden(members)):
                 continue
             if cfg.colour_split:
                 out.extend(p for p in split_by_colour(
@@ -148,6 +165,51 @@ class ClassicalSegmenter:
             else:
                 out.append(members)
         return out
+
+    def _merge_pieces(self, clusters: list, dets: list, centres: np.ndarray, detect, expected) -> list:
+        """Join neighbouring clusters whose union matches an expected object better than either
+        does alone: depth gaps and colour cut one object into pieces (a teddy bear's head and
+        body, a shrub's foliage and pot, a frame and its picture), while two touching books each
+        match their own entry better than their union does."""
+        if not expected:
+            return [d for d in dets if d is not None]
+
+        def best(d):
+            return min((match_cost(d, e) for e in expected), default=np.inf) if d is not None else np.inf
+        pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
+        new_keys = itertools.count(len(pieces))     # a union is a new piece: pairs tried before do not apply
+        tried: set = set()
+        while (pair := self._closest_untried(pieces, centres, tried)) is not None:
+            (a, _, ca), (b, _, cb) = pieces[pair[0]], pieces[pair[1]]
+            union = np.concatenate([a, b])
+            d = detect(union)
+            cost = best(d)
+            if cost <= self.config.match_max_cost and cost < min(ca, cb):
+                del pieces[pair[0]], pieces[pair[1]]
+                pieces[next(new_keys)] = (union, d, cost)
+            else:
+                tried.add(pair)
+        return [d for _, d, _ in pieces.values() if d is not None]
+
+    def _closest_untried(self, pieces: dict, centres: np.ndarray, tried: set):
+        """The keys of the nearest two pieces closer than `merge_gap_m` and not yet tried, or None."""
+        trees = {k: cKDTree(centres[c]) for k, (c, _, _) in pieces.items()}
+        best, out = self.config.merge_gap_m, None
+        keys = sorted(pieces)
+        for n, a in enumerate(keys):
+            for b in keys[n + 1:]:
+                if (a, b) in tried:
+                    continue
+                gap = float(trees[a].query(centres[pieces[b][0]], distance_upper_bound=best)[0].min())
+                if gap < best:
+                    best, out = gap, (a, b)
+        return out
+
+    def _rests_on_fixture(self, vox: Voxels, members: np.ndarray, fixtures) -> bool:
+        """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture."""
+        h = vox.height[members]
+        low = vox.centres[members[h <= h.min() + 0.01]]
+        return any(points_in_box(low, part, self.config.max_support_gap_m).any() for part in fixtures)
 
     def _rests_on_other(self, vox: Voxels, members: np.ndarray, comp: np.ndarray, tree) -> bool:
         """Whether another cluster lies just below this one's lowest voxels (within
@@ -188,6 +250,28 @@ class ClassicalSegmenter:
                          mean_rgb=rgb, colour=colour_name(rgb),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum())})
+
+
+def _foot_hidden(depth_m: np.ndarray, uv: np.ndarray, *, look_px: int = 6, nearer_m: float = 0.02,
+                 share: float = 0.5) -> bool:
+    """Whether something nearer the camera (or the image's bottom edge) hides the foot of the
+    object at pixels `uv`: in most of its columns, a pixel a few rows below its lowest one is
+    nearer by `nearer_m`, or out of the image."""
+    u, v = uv[:, 0], uv[:, 1]
+    order = np.lexsort((-v, u))                      # per column, the lowest pixel first
+    cols, first = np.unique(u[order], return_index=True)
+    v_foot = v[order][first]
+    d_foot = depth_m[v_foot, cols]
+    rows = v_foot[:, None] + np.arange(2, look_px + 1)[None]
+    out_of_view = rows >= depth_m.shape[0]
+    below = depth_m[np.minimum(rows, depth_m.shape[0] - 1), cols[:, None]]
+    nearer = np.isfinite(below) & (below > 0) & (below < d_foot[:, None] - nearer_m)
+    return bool(np.mean(np.any(nearer | out_of_view, axis=1)) >= share)
+
+
+def _fixture_tops(parts) -> list[Plane]:
+    """Support planes on the level tops of configured fixtures (pedestals, plinths)."""
+    return [p for p in (box_top_plane(f.center, f.size, f.rotation) for f in parts) if p is not None]
 
 
 def _reaches_plane_above(points: np.ndarray, support: Plane, planes: list[Plane], tol_m: float = 0.02) -> bool:

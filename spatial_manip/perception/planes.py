@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
+from scipy.spatial import Delaunay, QhullError
 
 
 @dataclass
@@ -83,6 +84,29 @@ def known_plane(z: float, xy_min, xy_max, cell_m: float = 0.02) -> Plane:
     return Plane(np.array([0.0, 0.0, 1.0]), -float(z), 0, np.ones(shape, bool), lo, cell_m)
 
 
+def box_top_plane(center, size, rotation, *, cell_m: float = 0.02, max_tilt_deg: float = 10.0,
+                  min_side_m: float = 0.05) -> Plane | None:
+    """The level top face of a configured box (a pedestal, a plinth) as a support plane, its
+    footprint the grid cells whose centres lie on the face; None when the box is tilted or its
+    top is narrower than `min_side_m` (a holder's wall holds nothing)."""
+    c, s, R = (np.asarray(a, float) for a in (center, size, rotation))
+    up = int(np.argmax(np.abs(R[2])))
+    if abs(R[2, up]) < np.cos(np.radians(max_tilt_deg)):
+        return None
+    sides = [k for k in range(3) if k != up]
+    if min(s[sides]) < min_side_m:
+        return None
+    top_z = float(c[2] + abs(R[2]) @ s / 2)
+    signs = np.array([[a, b] for a in (-1, 1) for b in (-1, 1)], float)
+    corners = c[:2] + (signs * s[sides] / 2) @ R[:2, sides].T
+    lo = corners.min(axis=0)
+    shape = tuple(np.maximum(np.ceil((corners.max(axis=0) - lo) / cell_m).astype(int), 1))
+    centres = lo + (np.indices(shape).reshape(2, -1).T + 0.5) * cell_m
+    local = (centres - c[:2]) @ R[:2, sides]
+    on_face = np.all(np.abs(local) <= s[sides] / 2, axis=1).reshape(shape)
+    return Plane(np.array([0.0, 0.0, 1.0]), -top_z, 0, on_face, lo, cell_m)
+
+
 def with_known_planes(fitted: list[Plane], known: list[Plane], *, same_m: float = 0.02) -> list[Plane]:
     """The configured planes, plus each fitted one that is not one of them (a different height,
     or beside them): the table top, the floor."""
@@ -142,32 +166,57 @@ def _refine(inliers: np.ndarray):
     return n, float(-n @ c)
 
 
-def _with_footprint(n, d, inliers, cell_m) -> Plane:
+def _with_footprint(n, d, inliers, cell_m, min_piece_m2: float = 0.02) -> Plane:
     lo = inliers[:, :2].min(axis=0) - cell_m
     ij = np.floor((inliers[:, :2] - lo) / cell_m).astype(int)
     shape = tuple(ij.max(axis=0) + 2)
     grid = np.zeros(shape, bool)
     grid[ij[:, 0], ij[:, 1]] = True
-    # Objects occlude the surface under them: close gaps and fill holes so they still count.
-    grid = ndimage.binary_closing(grid, iterations=2)
-    grid = ndimage.binary_fill_holes(grid)
+    # A detached sliver is something else crossing the plane's height (the pot of a shrub on a
+    # plinth behind the table), not a piece of this surface: keep the largest piece and those
+    # of at least `min_piece_m2`.
+    labels, n_pieces = ndimage.label(ndimage.binary_dilation(grid, structure=np.ones((3, 3))), structure=np.ones((3, 3)))
+    if n_pieces > 1:
+        cells = np.bincount(labels[grid], minlength=n_pieces + 1)
+        keep = cells * cell_m ** 2 >= min_piece_m2
+        keep[np.argmax(cells)] = True
+        keep[0] = False
+        grid &= keep[labels]
+    # Objects (and the arm) occlude the surface under them, up to its edge: table tops, boards
+    # and floors are convex, so their footprint is the convex hull of what is seen.
+    grid = _convex_fill(grid)
     grid = ndimage.binary_dilation(grid, iterations=1)
     return Plane(n, d, int(len(inliers)), grid, lo, cell_m)
+
+
+def _convex_fill(grid: np.ndarray) -> np.ndarray:
+    """The cells whose centres lie in the convex hull of the occupied cells' corners."""
+    occupied = np.argwhere(grid)
+    corners = (occupied[:, None, :] + np.array([[0, 0], [0, 1], [1, 0], [1, 1]])[None]).reshape(-1, 2)
+    try:
+        hull = Delaunay(np.unique(corners, axis=0).astype(float))
+    except QhullError:            # all cells in one row or column: nothing to fill
+        return grid
+    centres = np.indices(grid.shape).reshape(2, -1).T + 0.5
+    return grid | (hull.find_simplex(centres) >= 0).reshape(grid.shape)
 
 
 def support_of(points: np.ndarray, planes: list[Plane], *, min_height_m: float) -> tuple[np.ndarray, np.ndarray]:
     """For each point, the index of the highest plane it stands above (covered by its footprint
     and at least `min_height_m` over it), or -1; and its height above that plane.
 
-    Points lying on any plane (within `min_height_m`, footprint or not) are surface, never
-    object: a coarse footprint must not turn a table's edge into an object above the floor."""
+    Points lying on a plane's surface (within `min_height_m` of it, over its footprint, which
+    reaches a cell past its edge) are surface, never object; beside it they may be an object
+    crossing its height (a statue on a plinth behind the table)."""
     best = np.full(len(points), -1)
     best_h = np.full(len(points), np.nan)
     best_z = np.full(len(points), -np.inf)
     on_surface = np.zeros(len(points), bool)
     for k, p in enumerate(planes):
         h = p.height(points)
-        on_surface |= np.abs(h) <= min_height_m
+        near = np.abs(h) <= min_height_m
+        near[near] = p.covers(points[near])
+        on_surface |= near
         ok = (h > min_height_m) & (p.z0 > best_z)
         ok[ok] = p.covers(points[ok])
         best[ok], best_h[ok], best_z[ok] = k, h[ok], p.z0
@@ -191,16 +240,36 @@ def plane_under(points: np.ndarray, planes: list[Plane], *, tolerance_m: float =
 
 def height_images(depth_m: np.ndarray, intr, T_base_cam: np.ndarray, planes: list[Plane]) -> np.ndarray:
     """(P, H, W) float32 height of every pixel's point above each plane, straight from the depth
-    image: n . (R z r(u, v) + t) + d = z (R^T n) . r(u, v) + (n . t + d), linear in u and v, so
-    no point cloud is built (invalid depth gives meaningless values: mask them)."""
+    image (invalid depth gives meaningless values: mask them)."""
+    return _affine_images(depth_m, intr, T_base_cam, [(p.normal, p.d) for p in planes])
+
+
+def surface_image(depth_m: np.ndarray, intr, T_base_cam: np.ndarray, planes: list[Plane], heights: np.ndarray,
+                  min_height_m: float) -> np.ndarray:
+    """(H, W) bool: pixels on a plane's surface, the image form of `support_of`'s rule (within
+    `min_height_m` of the plane and over its footprint)."""
+    xy = _affine_images(depth_m, intr, T_base_cam, [((1.0, 0.0, 0.0), 0.0), ((0.0, 1.0, 0.0), 0.0)])
+    out = np.zeros(depth_m.shape, bool)
+    flat = out.reshape(-1)
+    for p, h in zip(planes, heights):
+        idx = np.flatnonzero(np.abs(h) <= min_height_m)
+        flat[idx[p.covers(np.column_stack([xy[0].reshape(-1)[idx], xy[1].reshape(-1)[idx]]))]] = True
+    return out
+
+
+def _affine_images(depth_m: np.ndarray, intr, T_base_cam: np.ndarray, forms) -> np.ndarray:
+    """(K, H, W) float32 value of n . p + d at every pixel's base-frame point p, for each (n, d):
+    n . (R z r(u, v) + t) + d = z (R^T n) . r(u, v) + (n . t + d) is linear in u and v, so no
+    point cloud is built."""
     h, w = depth_m.shape
     u = (np.arange(w, dtype=np.float32) - intr.cx) / intr.fx
     v = (np.arange(h, dtype=np.float32) - intr.cy) / intr.fy
     R, t = T_base_cam[:3, :3], T_base_cam[:3, 3]
-    out = np.empty((len(planes), h, w), np.float32)
+    out = np.empty((len(forms), h, w), np.float32)
     z = np.nan_to_num(depth_m.astype(np.float32, copy=False))
-    for k, p in enumerate(planes):
-        m = (R.T @ p.normal).astype(np.float32)
+    for k, (n, d) in enumerate(forms):
+        n = np.asarray(n, float)
+        m = (R.T @ n).astype(np.float32)
         k_img = m[0] * u[None, :] + m[1] * v[:, None] + m[2]
-        out[k] = z * k_img + np.float32(p.normal @ t + p.d)
+        out[k] = z * k_img + np.float32(n @ t + d)
     return out

@@ -101,3 +101,54 @@ def test_scene_from_classical_detections(tabletop):
     out = detections_to_scene(dets, obs)
     assert sorted(out.ids()) == sorted(o.id for o in scene.objects if o.category != "table")
     assert out.get("obj2").size_class == "large"
+
+
+@pytest.fixture(scope="module")
+def espire_tabletop():
+    """An ESPIRE tabletop (books on pedestals and in holders, references, a plinth) seen from
+    the simulator's camera with the arm stowed, the cell's workspace description and the truth."""
+    from spatial_manip.scene import workspace_description
+    from spatial_manip.sim.layouts import sample_tabletop
+    from spatial_manip.sim.world import STOW_Q, SimWorld
+
+    world = SimWorld(sample_tabletop(np.random.default_rng(1)))
+    try:
+        world.pose_arm(STOW_Q)
+        return world.render(), workspace_description(world.export_scene(), world.tcp_pose()), world.export_scene()
+    finally:
+        world.close()
+
+
+def _inside_a_fixture(dets, hints):
+    from spatial_manip.geometry.relations import points_in_box
+
+    return [d.id for d in dets if any(points_in_box(d.box.center, part)[0] for part in hints.fixtures)]
+
+
+def test_classical_removes_configured_fixtures_and_finds_the_books_they_hold(espire_tabletop):
+    obs, workspace, truth = espire_tabletop
+    hints = SegmentationHints.from_scene(workspace)
+    assert hints.fixtures and not any(e.category == "support" for e in hints.expected)
+    dets = make_segmenter("classical").segment(obs, hints=hints)
+    assert _inside_a_fixture(dets, hints) == []
+    found = {d.id: d for d in dets}
+    for book in (o for o in truth.objects if o.category == "book"):
+        assert book.id in found, f"{book.id} ({book.extra['pose']}) not found: {sorted(found)}"
+        assert np.linalg.norm(found[book.id].box.center - book.center) < 0.02, book.id
+    # without the fixtures' boxes, pedestals and holders come back as objects
+    unaware = make_segmenter("classical").segment(obs, hints=replace(hints, fixtures=()))
+    assert len(_inside_a_fixture(unaware, hints)) >= 3
+
+
+def test_a_foot_hidden_by_something_nearer_or_by_the_image_edge_keeps_an_object():
+    from spatial_manip.perception.classical import _foot_hidden
+
+    depth = np.full((100, 100), 2.0)
+    depth[20:40, 30:60] = 1.5                       # the object: its foot would be at row 40
+    uv = np.argwhere(depth == 1.5)[:, ::-1]
+    assert not _foot_hidden(depth, uv)              # the floor behind it shows below: it floats
+    depth[40:60, 25:65] = 1.2                        # a nearer book in front of its foot
+    assert _foot_hidden(depth, uv)
+    edge = np.full((100, 100), 2.0)
+    edge[80:100, 30:60] = 1.5                        # cut by the image's bottom edge
+    assert _foot_hidden(edge, np.argwhere(edge == 1.5)[:, ::-1])
