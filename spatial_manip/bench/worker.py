@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -70,6 +71,7 @@ def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_tim
 
     reset = node.create_client(ResetTask, "/sim/reset_task")
     check = node.create_client(CheckSuccess, "/sim/check_success")
+    planner_revision = WorkspaceRevision(node)
     if not reset.wait_for_service(timeout_sec=90.0):
         raise RuntimeError("the sim node did not come up within 90 s")
     for task in tasks:
@@ -79,11 +81,37 @@ def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_tim
                                                              seed=int(task.get("scene_seed", 0)))), 60.0)
         if res is None or not res.success:
             raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
+        if not planner_revision.wait(lambda r: r.endswith(f":{task['id']}"), timeout_s=10.0):
+            print(f"[worker] the planner had not taken task {task['id']}'s workspace after 10 s: "
+                  "sending the goal anyway", file=sys.stderr)
         report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
         verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
         rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
         with open(out_path, "a") as f:
             f.write(json.dumps(rec) + "\n")
+
+
+class WorkspaceRevision:
+    """The workspace revision the planner has taken in (its latched acknowledgement): goals sent
+    before it matches a reset would be planned on the previous world."""
+
+    def __init__(self, node, topic: str = "/spatial_manip/planner/workspace_revision"):
+        from rclpy.qos import DurabilityPolicy, QoSProfile
+        from std_msgs.msg import String
+
+        self._value, self._changed = "", threading.Condition()
+        node.create_subscription(String, topic, self._on_revision,
+                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+
+    def _on_revision(self, msg) -> None:
+        with self._changed:
+            self._value = msg.data
+            self._changed.notify_all()
+
+    def wait(self, accept, timeout_s: float) -> bool:
+        """Whether a revision for which `accept(revision)` is true arrives within `timeout_s`."""
+        with self._changed:
+            return self._changed.wait_for(lambda: accept(self._value), timeout=timeout_s)
 
 
 def main(argv=None) -> int:

@@ -68,6 +68,7 @@ class SimNode(Node):
             raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
         self.motions = SimMotions(self.world, self.home_q, speed_mps=float(self.p["speed_mps"]))
         self.task: dict | None = None
+        self._resets = -1                       # workspace revisions published so far, minus one
         self.initial: Scene = scene
         sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -109,6 +110,10 @@ class SimNode(Node):
         pose-free object catalogue), on the topic the planner reads."""
         ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
         ws.extra["segment_ids"] = list(self.world.meta.object_ids)   # /sim/segmentation value - 1 -> id
+        # which reset this is: the planner acknowledges it (workspace_ack_topic), so a client
+        # knows when its next goal will be planned on this world and not the previous one
+        self._resets += 1
+        ws.extra["revision"] = f"{self._resets}:{(self.task or {}).get('id', '')}"
         self.pub_ws.publish(String(data=json.dumps(ws.to_dict())))
 
     def _camera_loop(self):
