@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import ndimage
-from scipy.spatial import Delaunay, QhullError
+from scipy.spatial import ConvexHull, QhullError
 
 
 @dataclass
@@ -194,11 +194,13 @@ def _convex_fill(grid: np.ndarray) -> np.ndarray:
     occupied = np.argwhere(grid)
     corners = (occupied[:, None, :] + np.array([[0, 0], [0, 1], [1, 0], [1, 1]])[None]).reshape(-1, 2)
     try:
-        hull = Delaunay(np.unique(corners, axis=0).astype(float))
+        hull = ConvexHull(np.unique(corners, axis=0).astype(float))
     except QhullError:            # all cells in one row or column: nothing to fill
         return grid
     centres = np.indices(grid.shape).reshape(2, -1).T + 0.5
-    return grid | (hull.find_simplex(centres) >= 0).reshape(grid.shape)
+    # inside = on the inner side of every facet (a few tens of half-planes, all cells at once)
+    inside = np.all(centres @ hull.equations[:, :2].T + hull.equations[:, 2] <= 1e-9, axis=1)
+    return grid | inside.reshape(grid.shape)
 
 
 def support_of(points: np.ndarray, planes: list[Plane], *, min_height_m: float) -> tuple[np.ndarray, np.ndarray]:
