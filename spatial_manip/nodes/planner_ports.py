@@ -110,7 +110,10 @@ class PlannerPorts:
             node.create_subscription(msg_type, self.p[param], cb, qos,
                                      callback_group=in_order if qos is latched else group)
         if self.p["workspace_file"]:
+            from spatial_manip.perception import SegmentationHints
+
             self.workspace = Scene.load(self.p["workspace_file"])
+            SegmentationHints.from_scene(self.workspace)   # a bad fixture box fails here, by name
         self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
         self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
         from spatial_manip_interfaces.action import ArmMotion
@@ -154,8 +157,12 @@ class PlannerPorts:
             self._warn_once("extrinsics", f"ignoring camera extrinsics: {e}")
 
     def _on_workspace(self, msg: String) -> None:
+        from spatial_manip.perception import SegmentationHints
+
         try:
-            self.workspace = Scene.from_dict(json.loads(msg.data))
+            workspace = Scene.from_dict(json.loads(msg.data))
+            SegmentationHints.from_scene(workspace)       # its fixture boxes are valid
+            self.workspace = workspace
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
             return

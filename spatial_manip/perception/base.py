@@ -73,7 +73,16 @@ class FixturePart:
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "FixturePart":
-        return cls(np.asarray(d["center"], float), np.asarray(d["size"], float), np.asarray(d["rotation"], float))
+        """From {"center": 3, "size": 3 positive, "rotation": 3x3} in metres; ValueError naming
+        what is wrong otherwise."""
+        try:
+            part = cls(np.asarray(d["center"], float).reshape(3), np.asarray(d["size"], float).reshape(3),
+                       np.asarray(d["rotation"], float).reshape(3, 3))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"a fixture part needs center (3), size (3) and rotation (3x3), got {d!r}: {e}") from e
+        if not all(np.all(np.isfinite(a)) for a in (part.center, part.size, part.rotation)) or np.any(part.size <= 0):
+            raise ValueError(f"a fixture part must be finite with a positive size, got {d!r}")
+        return part
 
 
 @dataclass(frozen=True)

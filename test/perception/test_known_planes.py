@@ -1,6 +1,9 @@
 """Configured support surfaces (shelf slot floors, fixture tops) next to fitted planes, and the
 footprints of fitted ones."""
+import re
+
 import numpy as np
+import pytest
 
 from spatial_manip.perception.base import SLOT_WALL_M, SegmentationHints
 from spatial_manip.perception.planes import (box_top_plane, fit_horizontal_planes, known_plane, support_of,
@@ -75,3 +78,16 @@ def test_fixtures_are_hints_with_their_parts_and_are_not_expected():
     assert [e.id for e in hints.expected] == ["book_1"]
     (fixture,) = hints.fixtures
     np.testing.assert_allclose(fixture.size, [0.2, 0.1, 0.07])
+
+
+@pytest.mark.parametrize("part, says", [
+    ({"center": [0.5, 0.0], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "center (3)"),
+    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.1, 0.07]}, "rotation"),
+    ({"center": [0.5, 0.0, float("nan")], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "finite"),
+    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.0, 0.07], "rotation": np.eye(3).tolist()}, "positive size"),
+])
+def test_a_malformed_fixture_part_is_refused_by_name(part, says):
+    robot = Viewpoint(np.zeros(3), np.array([1.0, 0, 0]))
+    pedestal = SceneObject("support_1", "pedestal", "support", np.zeros(3), np.ones(3) * 0.1, extra={"parts": [part]})
+    with pytest.raises(ValueError, match=re.escape(says)):
+        SegmentationHints.from_scene(Scene(robot, robot, [pedestal], []))
