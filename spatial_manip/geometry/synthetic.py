@@ -12,7 +12,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.geometry.transforms import look_at
 from spatial_manip.observation import RGBDObservation
 
 
@@ -22,18 +22,6 @@ class SynthBox:
     size: np.ndarray
     rotation: np.ndarray
     color: tuple = (200, 60, 40)
-
-
-def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
-    """T_base_cam of an optical frame (x right, y down, z forward) at `eye` looking at `target`."""
-    eye, target = np.asarray(eye, float), np.asarray(target, float)
-    z = target - eye
-    z /= np.linalg.norm(z)
-    x = np.cross(z, np.asarray(up, float))
-    if np.linalg.norm(x) < 1e-6:
-        x = np.array([0.0, -1.0, 0.0])
-    x /= np.linalg.norm(x)
-    return make_transform(np.stack([x, np.cross(z, x), z], axis=1), eye)
 
 
 def render(intr: CameraIntrinsics, T_base_cam: np.ndarray, boxes: list[SynthBox], table_z: float | None = 0.0,

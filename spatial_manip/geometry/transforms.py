@@ -66,3 +66,16 @@ def rotation_angle(R_a, R_b) -> float:
 def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     """Fixed-axis x-y-z (roll about x, then pitch about y, then yaw about z)."""
     return Rotation.from_euler("xyz", [roll, pitch, yaw]).as_matrix()
+
+
+def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
+    """T_base_cam of an optical frame (x right, y down, z forward) at `eye` looking at `target`
+    (straight down: x along -y)."""
+    eye, target = np.asarray(eye, float), np.asarray(target, float)
+    z = target - eye
+    z /= np.linalg.norm(z)
+    x = np.cross(z, np.asarray(up, float))
+    if np.linalg.norm(x) < 1e-6:
+        x = np.array([0.0, -1.0, 0.0])
+    x /= np.linalg.norm(x)
+    return make_transform(np.stack([x, np.cross(z, x), z], axis=1), eye)

@@ -15,7 +15,8 @@ import mujoco
 import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-from spatial_manip.grasping.bench_scenes import HAND_PARK, KINDS, build_scene, look_at_R, _quat
+from spatial_manip.geometry.transforms import look_at
+from spatial_manip.grasping.bench_scenes import HAND_PARK, KINDS, build_scene, _quat
 from spatial_manip.grasping.grasp_group import GraspGroup
 
 # Robotiq 2F-85 in its mount frame (measured from the Menagerie model): closing along mount x,
@@ -65,7 +66,7 @@ class Trial:
         sc = build_scene(kind, np.random.default_rng(seed), gripper_xml)
         self.scene = sc
         cam = sc.spec.worldbody.add_camera(name="cam", pos=sc.eye, fovy=L515["fovy_deg"],
-                                           quat=_quat(look_at_R(sc.eye, sc.look) @ np.diag([1, -1, -1])))
+                                           quat=_quat(look_at(sc.eye, sc.look)[:3, :3] @ np.diag([1, -1, -1])))
         del cam
         self.model = sc.spec.compile()
         self.data = mujoco.MjData(self.model)
@@ -74,7 +75,7 @@ class Trial:
         self.gripper_joint = self.model.joint("gripper_free").id
         self.intr = CameraIntrinsics.from_fovy(L515["width"], L515["height"], L515["fovy_deg"])
         self.T_base_cam = np.eye(4)
-        self.T_base_cam[:3, :3] = look_at_R(sc.eye, sc.look)
+        self.T_base_cam[:3, :3] = look_at(sc.eye, sc.look)[:3, :3]
         self.T_base_cam[:3, 3] = sc.eye
         self._settle()
         self.qpos0 = self.data.qpos.copy()

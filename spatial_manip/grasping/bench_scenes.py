@@ -27,15 +27,6 @@ class SceneSpec:
     look: np.ndarray         # camera target point (world)
 
 
-def look_at_R(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
-    """Rotation of an optical frame (x right, y down, z forward) looking from eye to target."""
-    z = np.asarray(target, float) - np.asarray(eye, float)
-    z /= np.linalg.norm(z)
-    x = np.cross(z, up)
-    x /= np.linalg.norm(x)
-    return np.stack([x, np.cross(z, x), z], axis=1)
-
-
 def _quat(R) -> list:
     q = Rotation.from_matrix(R).as_quat()  # xyzw
     return [q[3], q[0], q[1], q[2]]

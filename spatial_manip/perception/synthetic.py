@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform, rpy_to_matrix
+from spatial_manip.geometry.transforms import look_at, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
@@ -35,17 +35,6 @@ class SyntheticObject:
     @property
     def centre(self) -> np.ndarray:
         return np.array([self.xy[0], self.xy[1], self.z_base + self.size[2] / 2])
-
-
-def look_at(camera_pos, target) -> np.ndarray:
-    """4x4 pose of an optical frame (x right, y down, z forward) at camera_pos looking at target."""
-    c, t = np.asarray(camera_pos, float), np.asarray(target, float)
-    z = t - c
-    z /= np.linalg.norm(z)
-    x = np.cross(z, [0.0, 0.0, 1.0])
-    x /= np.linalg.norm(x)
-    y = np.cross(z, x)
-    return make_transform(np.stack([x, y, z], axis=1), c)
 
 
 def _mjcf(objects, T_base_cam, fovy_deg, width, height) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from spatial_manip.errors import NotUnderstoodError
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject, project
-from spatial_manip.geometry.transforms import apply, invert
+from spatial_manip.geometry.transforms import apply, invert, look_at
 from spatial_manip.scene import Scene, SceneObject
 
 COARSE_STEP_DEG = 45.0
@@ -106,15 +106,7 @@ def canonical_camera(T_base_cam: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         cand = anchor + Rotation.from_rotvec(sign * math.radians(ang) * axis).apply(c - anchor)
         if c2 is None or cand[2] > c2[2]:
             c2 = cand
-    f = anchor - c2
-    f /= np.linalg.norm(f)
-    right = np.cross(f, up)
-    right /= np.linalg.norm(right)
-    down = np.cross(f, right)
-    T = np.eye(4)
-    T[:3, :3] = np.column_stack([right, down, f])
-    T[:3, 3] = c2
-    return T
+    return look_at(c2, anchor, up)
 
 
 def render_canonical(observation, T_virt: np.ndarray, scale: float = 0.5) -> np.ndarray:

@@ -7,20 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-
-
-def look_at(eye, target, up=(0, 0, 1)) -> np.ndarray:
-    """T_base_cam of an optical frame (x right, y down, z forward) at `eye` looking at `target`."""
-    eye, target, up = (np.asarray(v, float) for v in (eye, target, up))
-    z = target - eye
-    z /= np.linalg.norm(z)
-    x = np.cross(z, up)
-    x /= np.linalg.norm(x)
-    y = np.cross(z, x)
-    T = np.eye(4)
-    T[:3, :3] = np.stack([x, y, z], axis=1)
-    T[:3, 3] = eye
-    return T
+from spatial_manip.geometry.transforms import look_at
 
 
 def render_boxes(boxes, *, table_z=0.0, table_half=(0.4, 0.5), T_base_cam=None, intr=None):
