@@ -177,33 +177,40 @@ class ClassicalSegmenter:
         def best(d):
             return min((match_cost(d, e) for e in expected), default=np.inf) if d is not None else np.inf
         pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
+        gaps = self._close_pairs(clusters, centres)
         new_keys = itertools.count(len(pieces))     # a union is a new piece: pairs tried before do not apply
-        tried: set = set()
-        while (pair := self._closest_untried(pieces, centres, tried)) is not None:
+        while gaps:
+            pair = min(gaps, key=lambda ab: (gaps[ab], ab))    # the nearest two pieces not yet tried
+            del gaps[pair]
             (a, _, ca), (b, _, cb) = pieces[pair[0]], pieces[pair[1]]
             union = np.concatenate([a, b])
             d = detect(union)
             cost = best(d)
             if cost <= self.config.match_max_cost and cost < min(ca, cb):
                 del pieces[pair[0]], pieces[pair[1]]
-                pieces[next(new_keys)] = (union, d, cost)
-            else:
-                tried.add(pair)
+                key = next(new_keys)
+                pieces[key] = (union, d, cost)
+                # the union's gap to a third piece is the nearer of its two pieces' gaps
+                for k in list(pieces)[:-1]:
+                    near = [gaps.pop(tuple(sorted((k, old))), np.inf) for old in pair]
+                    if min(near) < np.inf:
+                        gaps[(k, key)] = min(near)
         return [d for _, d, _ in pieces.values() if d is not None]
 
-    def _closest_untried(self, pieces: dict, centres: np.ndarray, tried: set):
-        """The keys of the nearest two pieces closer than `merge_gap_m` and not yet tried, or None."""
-        trees = {k: cKDTree(centres[c]) for k, (c, _, _) in pieces.items()}
-        best, out = self.config.merge_gap_m, None
-        keys = sorted(pieces)
-        for n, a in enumerate(keys):
-            for b in keys[n + 1:]:
-                if (a, b) in tried:
-                    continue
-                gap = float(trees[a].query(centres[pieces[b][0]], distance_upper_bound=best)[0].min())
-                if gap < best:
-                    best, out = gap, (a, b)
-        return out
+    def _close_pairs(self, clusters: list, centres: np.ndarray) -> dict:
+        """{(i, j): gap} for the clusters whose nearest voxels are closer than `merge_gap_m`."""
+        limit = self.config.merge_gap_m
+        lo = [centres[c].min(axis=0) for c in clusters]
+        hi = [centres[c].max(axis=0) for c in clusters]
+        trees = [cKDTree(centres[c]) for c in clusters]
+        gaps = {}
+        for i, j in itertools.combinations(range(len(clusters)), 2):
+            if np.any(lo[i] - hi[j] >= limit) or np.any(lo[j] - hi[i] >= limit):
+                continue                                # bounding boxes already too far apart
+            gap = float(trees[i].query(centres[clusters[j]], distance_upper_bound=limit)[0].min())
+            if gap < limit:
+                gaps[(i, j)] = gap
+        return gaps
 
     def _rests_on_fixture(self, vox: Voxels, members: np.ndarray, fixtures) -> bool:
         """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture."""
