@@ -81,6 +81,7 @@ class PlannerPorts:
         self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]),
                                         require_segmentation=self.p["segmenter"] == "ground_truth")
         self.workspace: Scene | None = None
+        self.hints = None                 # the segmenter's hints from the workspace, made when it arrives
         self._segmenter = None
         self._planner = None
         self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
@@ -113,7 +114,7 @@ class PlannerPorts:
             from spatial_manip.perception import SegmentationHints
 
             self.workspace = Scene.load(self.p["workspace_file"])
-            SegmentationHints.from_scene(self.workspace)   # a bad fixture box fails here, by name
+            self.hints = SegmentationHints.from_scene(self.workspace)   # a bad fixture box fails here, by name
         self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
         self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
         from spatial_manip_interfaces.action import ArmMotion
@@ -161,8 +162,8 @@ class PlannerPorts:
 
         try:
             workspace = Scene.from_dict(json.loads(msg.data))
-            SegmentationHints.from_scene(workspace)       # its fixture boxes are valid
-            self.workspace = workspace
+            hints = SegmentationHints.from_scene(workspace)   # refuses bad fixture boxes by name
+            self.workspace, self.hints = workspace, hints
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
             return
@@ -206,16 +207,15 @@ class PlannerPorts:
         return obs
 
     def perceive(self, obs: RGBDObservation) -> Scene:
-        from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+        from spatial_manip.perception import detections_to_scene, make_segmenter
 
         if self._segmenter is None:
             self._segmenter = make_segmenter(str(self.p["segmenter"]))
         ws = self.workspace
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
-        hints = SegmentationHints.from_scene(ws) if ws else None
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object
-        detections = [d for d in self._segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
+        detections = [d for d in self._segmenter.segment(obs, hints=self.hints) if d.id not in fixture_ids]
         scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures)
         if self._held_id is not None:
             scene = self._mark_held(scene)
