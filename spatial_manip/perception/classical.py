@@ -141,7 +141,7 @@ class ClassicalSegmenter:
         self.last_timing_s = timer.laps
         return detections
 
-    def _clusters(self, vox: Voxels, fixtures=(), foot_hidden=lambda members: False) -> list[np.ndarray]:
+    def _clusters(self, vox: Voxels, fixtures, foot_hidden) -> list[np.ndarray]:
         cfg = self.config
         comp = components(vox.centres, cfg.cluster_radius_m)
         order = np.argsort(comp, kind="stable")
@@ -214,21 +214,20 @@ class ClassicalSegmenter:
 
     def _rests_on_fixture(self, vox: Voxels, members: np.ndarray, fixtures) -> bool:
         """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture."""
-        h = vox.height[members]
-        low = vox.centres[members[h <= h.min() + 0.01]]
+        low = vox.centres[_lowest(vox, members)]
         return any(points_in_box(low, part, self.config.max_support_gap_m).any() for part in fixtures)
 
     def _rests_on_other(self, vox: Voxels, members: np.ndarray, comp: np.ndarray, tree) -> bool:
         """Whether another cluster lies just below this one's lowest voxels (within
         `rest_reach_m` sideways and `max_support_gap_m` down) and reaches its support."""
         cfg = self.config
-        h = vox.height[members]
-        low = members[h <= h.min() + 0.01]
+        low = _lowest(vox, members)
+        bottom = vox.height[low].min()
         hits = tree.query_ball_point(vox.centres[low, :2], cfg.rest_reach_m)
         near = np.unique(np.concatenate([np.asarray(x, int) for x in hits] + [np.zeros(0, int)]))
         me = comp[members[0]]
         near = near[comp[near] != me]
-        below = near[(vox.height[near] < h.min()) & (vox.height[near] > h.min() - cfg.max_support_gap_m)]
+        below = near[(vox.height[near] < bottom) & (vox.height[near] > bottom - cfg.max_support_gap_m)]
         return any(vox.height[comp == c].min() <= cfg.max_support_gap_m for c in np.unique(comp[below]))
 
     def _detection(self, obs, vox, members, pts, uv, support, height, planes) -> Detection | None:
@@ -257,6 +256,12 @@ class ClassicalSegmenter:
                          mean_rgb=rgb, colour=colour_name(rgb),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum())})
+
+
+def _lowest(vox: Voxels, members: np.ndarray, band_m: float = 0.01) -> np.ndarray:
+    """The cluster's voxels within `band_m` of its lowest height above its support."""
+    h = vox.height[members]
+    return members[h <= h.min() + band_m]
 
 
 def _foot_hidden(depth_m: np.ndarray, uv: np.ndarray, *, look_px: int = 6, nearer_m: float = 0.02,
