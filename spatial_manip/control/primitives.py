@@ -16,7 +16,7 @@ import numpy as np
 
 from spatial_manip.control.base import Arm, Gripper
 from spatial_manip.control.safety import SafetyEnvelope
-from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError
+from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError, UnreachableError
 
 ProgressFn = Callable[[str, str, float], None]
 
@@ -69,8 +69,7 @@ class MotionPrimitives:
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
         pre = back_off(grasp_T, self._dist(approach_m, self.config.approach_distance_m), approach_dir)
-        lift = _offset_along_base_z(grasp_T, self._dist(lift_m, self.config.lift_height_m))
-        q_pre, lin = self._plan(pre, [grasp_T, lift])
+        q_pre, lift = self._plan_pick(pre, grasp_T, self._dist(lift_m, self.config.lift_height_m))
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=5)
         run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
@@ -134,6 +133,19 @@ class MotionPrimitives:
         q_pre = self.safety.check_pose(pre, q_now)
         self.safety.check_joint_motion(q_now, q_pre)
         return q_pre, self.safety.check_motion(linear, q_pre)
+
+    def _plan_pick(self, pre: np.ndarray, grasp_T: np.ndarray, lift_m: float):
+        """The pick's joint move and its lift pose: lifted `lift_m`, or by the highest of
+        RISE_FRACTIONS of it that passes the checks (a tall book grasped by its top edge asks
+        for a lift near the top of the arm's reach, where a lower one still clears its support)."""
+        for f in RISE_FRACTIONS[:-1]:
+            lift = _offset_along_base_z(grasp_T, f * lift_m)
+            try:
+                return self._plan(pre, [grasp_T, lift])[0], lift
+            except UnreachableError:
+                continue
+        lift = _offset_along_base_z(grasp_T, RISE_FRACTIONS[-1] * lift_m)
+        return self._plan(pre, [grasp_T, lift])[0], lift
 
     def _speeds(self, scale: float):
         if not (0.0 <= scale <= 1.0):
@@ -216,6 +228,8 @@ class _Runner:
             finished.set()
             t.join(1.0)
 
+
+RISE_FRACTIONS = (1.0, 0.75, 0.5, 0.25)   # of a hover or lift height, tried highest first
 
 # a book held by one end may swing down in the fingers until it hangs: lift it its own length
 # (plus a margin) so it leaves its support anyway, within these bounds

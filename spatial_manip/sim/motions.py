@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from spatial_manip.control.primitives import back_off
+from spatial_manip.control.primitives import RISE_FRACTIONS, back_off
 from spatial_manip.sim.world import HOME_Q
 
 PRE_GRASP_TOL_M = 0.03   # a pick goes on from a pre-grasp / grasp pose missed by at most this
@@ -49,17 +49,14 @@ class SimMotions:
         caller asks `held()`); a missed grasp opens the gripper and backs off."""
         w, speed, cancel = self.world, speed or self.speed, cancel or (lambda: False)
         pre = back_off(T, approach, direction)
-        hover = pre.copy()
-        hover[2, 3] += lift     # come down onto the pre-grasp: a sideways path could sweep the table
-        up = T.copy()
-        up[2, 3] += lift
+        hover = self._raised(pre, lift)     # come down onto the pre-grasp: a sideways path could sweep the table
         steps = [("ready", lambda: self._unfold(cancel)),
                  ("hover", lambda: self._swing_to(hover, speed, cancel)),
                  ("pre_grasp", lambda: (w.set_gripper(width or OPEN_M),
                                         self._move_near(pre, speed, cancel, PRE_GRASP_TOL_M))[1]),
                  ("approach", lambda: self._move_near(T, speed * 0.5, cancel, GRASP_TOL_M)),
                  ("close", lambda: w.close_gripper() or True),
-                 ("lift", lambda: self._move_near(up, speed * 0.5, cancel, PRE_GRASP_TOL_M))]
+                 ("lift", lambda: self._move_near(self._raised(T, lift), speed * 0.5, cancel, PRE_GRASP_TOL_M))]
         if not self._run(steps, phase):
             if not cancel():     # blocked on the way in: back out, so the next grasp starts clear
                 phase("back_out", 1.0, lambda: self._back_out(pre, hover, speed * 0.5, cancel))
@@ -101,6 +98,20 @@ class SimMotions:
         if q is not None:
             self.world.move_joints(q, cancel=cancel)     # if blocked, the straight move still tries
         return self._move_near(T, speed, cancel, PRE_GRASP_TOL_M)
+
+    def _raised(self, T, rise: float) -> np.ndarray:
+        """T raised `rise` along base z, or less when that is beyond the arm's reach: a tall book
+        grasped by its top edge asks for a lift near the top of the workspace, where a lower one
+        still clears its support. Unreachable at every fraction: the full rise, whose move then
+        fails with the IK error."""
+        for f in RISE_FRACTIONS:
+            U = T.copy()
+            U[2, 3] += f * rise
+            if self.world.reachable(U):
+                return U
+        U = T.copy()
+        U[2, 3] += rise
+        return U
 
     def _back_out(self, pre, hover, speed, cancel) -> bool:
         """Open and retrace the way in (pre-grasp, then hover), after a missed grasp or a blocked

@@ -247,6 +247,12 @@ class SimWorld:
                 return q
         return None
 
+    def reachable(self, T: np.ndarray) -> bool:
+        """Whether `move_tcp(T)` would find an IK solution from the current joints."""
+        with self.lock:
+            q_now = self.data.qpos[self._arm_qadr].copy()
+            return self._ik(np.asarray(T, float), q_now) is not None
+
     def ik_near(self, T: np.ndarray, q_ref: np.ndarray) -> np.ndarray | None:
         """The joints for TCP pose T on the analytic branch nearest q_ref (largest joint change,
         as `URKinematics.ik` ranks them), refined on this model; None when unreachable. The grasp

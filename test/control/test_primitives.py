@@ -109,6 +109,22 @@ def test_pick_on_nothing_lifts_then_reports_grasp_failed(setup):
     assert len(arm.log) == 3
 
 
+def test_a_lift_beyond_reach_is_lowered_to_the_highest_fraction_that_fits(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    res = MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.3), lift_m=0.4)
+    # pointing down at x = 0.5 m the UR5e reaches up to z ~0.63 m: 0.3 + 0.4 is out, 0.3 + 0.3 in
+    np.testing.assert_allclose(res.final_pose[:3, 3], [0.5, 0.0, 0.6], atol=1e-9)
+
+
+def test_a_pick_whose_every_lift_is_out_of_reach_is_refused_before_moving(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    with pytest.raises(UnreachableError):
+        MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.62), approach_m=0.005, lift_m=0.4)
+    assert arm.log == []
+
+
 def test_place_descends_opens_and_retreats_along_tcp_z(setup):
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()

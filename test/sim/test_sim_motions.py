@@ -34,3 +34,22 @@ def test_a_held_book_slides_into_the_planned_shelf_slot():
         assert result.success, result.message
     finally:
         world.close()
+
+
+def test_a_hover_or_lift_beyond_reach_is_lowered_to_the_highest_reachable_fraction():
+    task, scene = generate("pick", 1, 0)[0]
+    world = SimWorld(scene)
+    try:
+        down = np.diag([1.0, -1.0, -1.0])         # TCP z pointing at the table
+        T = make_transform(down, [0.6, 0.05, 0.25])
+        assert world.reachable(T)
+        too_high = make_transform(down, [0.6, 0.05, 0.25 + 0.6])
+        assert not world.reachable(too_high)
+        raised = SimMotions(world)._raised(T, 0.6)
+        assert T[2, 3] < raised[2, 3] < too_high[2, 3]
+        assert world.reachable(raised)
+        assert np.allclose(raised[:3, :3], down) and np.allclose(raised[:2, 3], T[:2, 3])
+        near = SimMotions(world)._raised(T, 0.05)
+        assert np.isclose(near[2, 3], 0.30)      # within reach: the full rise
+    finally:
+        world.close()
