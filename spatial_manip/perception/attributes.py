@@ -92,10 +92,18 @@ def _chroma_dist(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(na - nb) * 2.0 + 0.3 * abs(a.mean() - b.mean()))
 
 
-def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str | None:
+def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M, at_least: bool = False) -> str | None:
     """ESPIRE's book size class of a box of these dimensions (any order), or None when it is
-    not book-shaped within the tolerance."""
-    return _nearest_book_class(np.asarray(size_m, float).reshape(3), tolerance_m)
+    not book-shaped within the tolerance. `at_least`: the dimensions are a lower bound (the book
+    runs past the image's edge), so the class is the only one that can hold them, or None when
+    more than one can."""
+    dims = np.asarray(size_m, float).reshape(3)
+    if not at_least:
+        return _nearest_book_class(dims, tolerance_m)
+    dims, tol = np.sort(dims)[::-1], np.asarray(tolerance_m, float)
+    fits = [name for name, ranges in BOOK_SIZE_RANGES_M.items()
+            if np.all(dims <= np.array([r[1] for r in ranges]) + tol)]
+    return fits[0] if len(fits) == 1 else None
 
 
 def book_thickness_for_cover(length_m: float, width_m: float, *, tolerance_m=BOOK_TOLERANCE_M) -> float | None:
@@ -122,9 +130,18 @@ def _nearest_book_class(dims, tolerance_m) -> str | None:
     return best
 
 
-def size_mismatch(measured_m, expected_m) -> float:
-    """Relative mismatch of two sizes compared sorted (orientation-free): 0 = equal."""
+# What a shortfall costs, relative to an excess, when the measured size is only a lower bound.
+SHORTFALL_WEIGHT_AT_LEAST = 0.25
+
+
+def size_mismatch(measured_m, expected_m, *, at_least: bool = False) -> float:
+    """Relative mismatch of two sizes compared sorted (orientation-free): 0 = equal.
+    `at_least`: the measured size is a lower bound (the object runs past the image's edge), so
+    measuring smaller costs little; a part never measures larger than the whole."""
     a = np.sort(np.asarray(measured_m, float).reshape(3))
     b = np.sort(np.asarray(expected_m, float).reshape(3))
     # The thinnest dimension gets an absolute floor so a 1.5 cm book is not judged at 1 mm.
-    return float(np.mean(np.abs(a - b) / np.maximum(b, 0.02)))
+    rel = (a - b) / np.maximum(b, 0.02)
+    if at_least:
+        rel = np.where(rel < 0, SHORTFALL_WEIGHT_AT_LEAST * rel, rel)
+    return float(np.mean(np.abs(rel)))

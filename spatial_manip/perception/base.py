@@ -39,6 +39,18 @@ class Detection:
     size_class: str | None = None  # "small" | "medium" | "large" for books (ESPIRE Table 20)
     extra: dict = field(default_factory=dict)
 
+    @property
+    def truncated(self) -> bool:
+        """The mask touches the image's edge: the object may run out of view, so its box is
+        what is in view, a lower bound on its size."""
+        return touches_image_edge(self.mask)
+
+
+def touches_image_edge(mask: np.ndarray, margin_px: int = 2) -> bool:
+    m = np.asarray(mask, bool)
+    k = margin_px
+    return bool(m[:k].any() or m[-k:].any() or m[:, :k].any() or m[:, -k:].any())
+
 
 @dataclass(frozen=True)
 class ExpectedObject:
@@ -195,7 +207,7 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
             rotation=d.box.rotation, oriented=False, size_class=d.size_class,
             extra={"score": float(d.score), "colour": d.colour,
                    "rgb": [round(float(c), 1) for c in d.mean_rgb],
-                   "mask_area_px": int(np.count_nonzero(d.mask))}))
+                   "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated}))
     ids = [o.id for o in objects] + [o.id for o in extra_objects]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

@@ -74,7 +74,8 @@ def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: s
     if box is None:
         return None
     rgb = mean_rgb(obs.rgb, mask)
-    return Detection(id=id, label=label, category=category, mask=mask, score=float(score), box=box,
-                     mean_rgb=rgb, colour=colour_name(rgb),
-                     size_class=book_size_class(box.size) if category == "book" else None,
-                     extra={"backend": backend})
+    det = Detection(id=id, label=label, category=category, mask=mask, score=float(score), box=box,
+                    mean_rgb=rgb, colour=colour_name(rgb), extra={"backend": backend})
+    if category == "book":
+        det.size_class = book_size_class(box.size, at_least=det.truncated)
+    return det

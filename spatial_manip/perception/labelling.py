@@ -18,7 +18,7 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
     cost, terms = 0.0, 0
     if exp.size_m is not None:
         sizes = leaning_extents(exp.size_m) if exp.category == "book" and det.box.mode != "full" else [exp.size_m]
-        cost += 2.0 * min(size_mismatch(det.box.size, s) for s in sizes)
+        cost += 2.0 * min(size_mismatch(det.box.size, s, at_least=det.truncated) for s in sizes)
         terms += 1
     if exp.colour is not None:
         cost += colour_distance(exp.colour, det.mean_rgb)
@@ -63,7 +63,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 d.label, d.category = "book", "book"
             d.score = min(d.score, 0.5)
         if d.category == "book":
-            d.size_class = book_size_class(d.box.size)
+            d.size_class = book_size_class(d.box.size, at_least=d.truncated)
     unique_ids(detections)
     return detections
 

@@ -315,6 +315,8 @@ def _size_class(o) -> str | None:
         return None
     if o.size_class:
         return o.size_class.lower()
+    if o.extra.get("truncated"):
+        return None      # out of view in part: its size is a lower bound, its class unknown
     longest = float(max(o.size))
     return "small" if longest < SMALL_MAX_M else "large" if longest > LARGE_MIN_M else "medium"
 

@@ -66,3 +66,36 @@ def test_an_upright_fit_of_a_leaning_book_still_matches_its_expected_size():
     # the same box is no match for a reference of those dimensions (it does not lean)
     ref = ExpectedObject("jar", "reference", size_m=(0.14, 0.02, 0.239), colour="cyan")
     assert match_cost(det, ref) > 0.8
+
+
+def test_a_book_seen_only_in_part_gets_the_one_class_that_can_hold_it():
+    # a leaning large book cut by the image's edge: no class fits as measured
+    part = (0.214, 0.085, 0.044)
+    assert book_size_class(part) is None
+    assert book_size_class(part, at_least=True) == "large"     # only a large book is 4.4 cm thick
+    assert book_size_class((0.15, 0.05, 0.015), at_least=True) is None   # any class could hold it
+    assert book_size_class((0.40, 0.10, 0.02), at_least=True) is None    # no book is 40 cm long
+
+
+def test_a_lower_bound_size_forgives_a_shortfall_but_not_an_excess():
+    shrub = (0.34, 0.45, 0.46)
+    seen = (0.19, 0.19, 0.25)            # the part of it in view
+    assert size_mismatch(seen, shrub) > 0.4
+    assert size_mismatch(seen, shrub, at_least=True) < 0.15
+    bigger = (0.5, 0.6, 0.6)
+    assert size_mismatch(bigger, shrub, at_least=True) == pytest.approx(size_mismatch(bigger, shrub))
+
+
+def test_a_detection_touching_the_image_edge_is_truncated_and_matched_as_a_lower_bound():
+    from spatial_manip.perception.base import Detection, ExpectedObject, touches_image_edge
+    from spatial_manip.perception.labelling import match_cost
+    inside, at_edge = np.zeros((48, 64), bool), np.zeros((48, 64), bool)
+    inside[10:20, 10:20] = True
+    at_edge[10:20, 0:10] = True
+    assert not touches_image_edge(inside) and touches_image_edge(at_edge)
+    shrub = ExpectedObject("juniperus communis", "reference", size_m=(0.34, 0.45, 0.46), colour="green")
+    seen = _box((0.19, 0.19, 0.25), "yaw")
+    cut = Detection("", "object", "object", at_edge, 0.5, seen, (40, 160, 60))
+    whole = Detection("", "object", "object", inside, 0.5, seen, (40, 160, 60))
+    assert cut.truncated and not whole.truncated
+    assert match_cost(cut, shrub) < 0.8 < match_cost(whole, shrub)

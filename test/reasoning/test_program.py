@@ -96,3 +96,12 @@ def test_unknown_reference_and_bad_program():
     with pytest.raises(SpatialManipError) as e:
         parse_program("pick(unique(")
     assert e.value.code is ErrorCode.NOT_UNDERSTOOD
+
+
+def test_a_book_cut_by_the_image_edge_has_no_size_class_by_its_length():
+    from spatial_manip.reasoning.examples import book
+    cut = book("b_cut", 0.4, 0.5, "upright", "large")
+    cut.size_class, cut.extra["truncated"] = None, True    # a large book, part of it in view
+    cut.size = np.array([0.2, 0.04, 0.21])                 # by its length alone: medium
+    targets = execute("pick(unique(filterAttr$Medium(filterBook(TABLE))))", table_scene([cut])).targets
+    assert "b_cut" not in targets and set(targets) == {"b_med_up", "b_med_flat", "b_back_up"}
