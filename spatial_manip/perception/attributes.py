@@ -56,6 +56,12 @@ def colour_name(rgb) -> str:
     return min(_HUES, key=lambda nh: abs(nh[1] - hue))[0]
 
 
+# A cell's lighting scales every colour's brightness: under a dim light an orange book reads
+# brown and a white one gray. A name the measurement takes at one of these brightness scales
+# is a near match.
+LIGHTING_SCALES = (0.75, 1.33)
+LIGHTING_NAME_DISTANCE = 0.2
+
 ALIASES = {"grey": "gray", "violet": "purple", "magenta": "pink", "teal": "cyan", "tan": "brown"}
 
 
@@ -82,7 +88,11 @@ def colour_distance(a, b) -> float:
         # A name against a measurement: compare names, softened by chromatic distance
         name = a if isinstance(a, str) else b
         measured = rb if isinstance(a, str) else ra
-        return 0.0 if colour_name(measured * 255.0) == name else min(1.0, 0.5 + _chroma_dist(ra, rb))
+        if colour_name(measured * 255.0) == name:
+            return 0.0
+        if any(colour_name(np.clip(measured * k, 0.0, 1.0) * 255.0) == name for k in LIGHTING_SCALES):
+            return LIGHTING_NAME_DISTANCE
+        return min(1.0, 0.5 + _chroma_dist(ra, rb))
     return min(1.0, _chroma_dist(ra, rb))
 
 

@@ -32,6 +32,15 @@ def test_colour_distance_and_size_mismatch():
     assert size_mismatch((0.1, 0.2, 0.03), (0.3, 0.2, 0.03)) > 0.2
 
 
+def test_a_named_colour_under_a_dimmer_or_brighter_light_is_a_near_match():
+    dim_orange = (122, 64, 13)            # an orange book under a 0.75 light reads brown
+    assert colour_name(dim_orange) == "brown"
+    assert colour_distance("brown", dim_orange) == 0.0
+    assert colour_distance("orange", dim_orange) == pytest.approx(0.2)
+    assert colour_distance("blue", dim_orange) > 0.5          # no light turns it blue
+    assert colour_distance("white", (157, 157, 148)) == pytest.approx(0.2)   # a shaded white jar
+
+
 def test_colour_aliases_and_unknown_names():
     assert colour_distance("grey", (128, 128, 130)) == 0.0
     assert colour_distance("chartreuse-ish", (128, 128, 130)) == 0.5
