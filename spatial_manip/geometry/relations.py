@@ -207,17 +207,20 @@ def direction_of(target, axes: FrameAxes, origin=None) -> str:
     return min(DIRECTION_CENTRES, key=lambda k: abs((b - DIRECTION_CENTRES[k] + 180) % 360 - 180))
 
 
-def in_direction(target, word: str, axes: FrameAxes, origin=None) -> bool:
-    """Directional relation: 'target is to the <word> of origin' within a 90-degree sector.
+def in_direction(target, word: str, axes: FrameAxes, origin=None, slack_deg: float = 0.0) -> bool:
+    """Directional relation: 'target is to the <word> of origin' within a 90-degree sector
+    (widened by `slack_deg` on each side: a perceived position's error, not the definition).
     With an independent frame and a separate reference, front/behind swap (A.2's rule: behind
     the reference = further along the viewer's forward)."""
     if word not in DIRECTION_CENTRES:
         raise ValueError(f"unknown direction {word!r}; expected one of {sorted(DIRECTION_CENTRES)}")
-    got = direction_of(target, axes, origin)
     independent = origin is not None and not _attached(origin, axes)
     if independent and word in ("front", "behind"):
         word = "behind" if word == "front" else "front"
-    return got == word
+    if slack_deg <= 0.0:
+        return direction_of(target, axes, origin) == word
+    off = abs((bearing_deg(target, axes, origin) - DIRECTION_CENTRES[word] + 180.0) % 360.0 - 180.0)
+    return off <= 45.0 + slack_deg
 
 
 def clock_position(target, axes: FrameAxes, origin=None) -> int:

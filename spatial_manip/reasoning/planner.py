@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
 from spatial_manip.registry import make, register_role
-from spatial_manip.reasoning.program import PlacePose, ProgramResult, execute
+from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult, execute
 from spatial_manip.scene import Scene
 
 BACKENDS = {
@@ -99,7 +99,7 @@ class ProgramPlanner:
             program_text = str(parsed.program)
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
-            res = execute(parsed.program, scene)
+            res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
             return PlanResult.from_program(res, program_text, trace, time.perf_counter() - t0)
         except SpatialManipError as e:

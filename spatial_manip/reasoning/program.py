@@ -56,6 +56,8 @@ FULL_MIN_OCCUPANCY = 0.95      # ... and full from 95 %; in between it is partly
 OCCUPANCY_TIE = 0.02           # occupancies within 2 points tie for "emptiest"
 ADJACENT_GAP_M = 0.05          # "immediately left of X" on a table: 5 cm boundary gap
 DEFAULT_TILT_DEG = 30.0        # "at a tilt" with no angle
+# A 3 cm position error on objects 20 cm apart turns their bearing by ~9 degrees.
+PERCEIVED_DIRECTION_SLACK_DEG = 10.0
 SMALL_MAX_M = 0.18             # size classes by longest side when the scene gives none
 LARGE_MIN_M = 0.26
 
@@ -207,8 +209,8 @@ Item = Any  # SceneObject | Region
 
 
 class _Eval:
-    def __init__(self, scene: Scene):
-        self.scene = scene
+    def __init__(self, scene: Scene, direction_slack_deg: float = 0.0):
+        self.scene, self.direction_slack_deg = scene, float(direction_slack_deg)
         self.trace: list[dict] = []
 
     # references ---------------------------------------------------------------------------
@@ -429,7 +431,15 @@ def op_ori(ev: _Eval, n: Node):
     # (relative frame, separate reference) the bearing is seen from the reference.
     origin = None if _name(owner) == _name(a[1]) else ref
     if r in ("Left", "Right", "Front", "Behind"):
-        return [o for o in items if rel.in_direction(o, r.lower(), axes, origin)]
+        hits = [o for o in items if rel.in_direction(o, r.lower(), axes, origin)]
+        if hits or ev.direction_slack_deg <= 0.0:
+            return hits
+        # None strictly inside the sector: on a perceived scene, one just outside it (by less
+        # than the position error) is the best reading of the words.
+        near = [o for o in items if rel.in_direction(o, r.lower(), axes, origin, ev.direction_slack_deg)]
+        ev.trace.append({"node": f"{n} (none inside the sector; within {ev.direction_slack_deg:g} degrees of it)",
+                         "ids": [o.id for o in near]})
+        return near
     if r in ("DirectLeft", "DirectRight"):
         return rel.directly_beside(items, ref, r[6:].lower(), axes)
     if r in ("DirectAbove", "DirectBelow"):
@@ -576,15 +586,17 @@ def _free_direction(ev: _Eval, ref) -> np.ndarray:
 
 
 # --- entry point -------------------------------------------------------------------------------
-def execute(program: Node | str, scene: Scene) -> ProgramResult:
+def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0.0) -> ProgramResult:
     """Evaluate a program on a scene. Raises TargetNotFoundError when the answer set is empty
     (the message names the step where the candidates ran out), InvalidGoalError on a malformed
-    program."""
+    program. `direction_slack_deg`: for a perceived scene, a left/right/front/behind filter that
+    finds nothing inside its sector takes what lies within this many degrees of it (the task
+    generator and checker keep the exact sectors)."""
     if isinstance(program, str):
         program = parse_program(program)
     if not isinstance(program, Node) or program.op not in ("pick", "place"):
         raise InvalidGoalError(f"a program's root must be pick(...) or place(...), got {program}")
-    ev = _Eval(scene)
+    ev = _Eval(scene, direction_slack_deg)
     pose = _name(program.kw("pose", Sym("upright" if program.op == "place" else "keep")))
     tilt = float(program.kw("tilt_deg", DEFAULT_TILT_DEG if pose == "tilted" else 0.0))
     if pose not in ("upright", "flat", "tilted", "keep"):

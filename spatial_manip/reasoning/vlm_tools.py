@@ -296,7 +296,7 @@ class ToolSet:
                 "distance_m": _r(rel.distance(self._get(object_a), self._get(object_b)))}
 
     def _run_program(self, program: str) -> dict:
-        from spatial_manip.reasoning.program import execute, parse_program
+        from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute, parse_program
 
         try:
             tree = parse_program(program)
@@ -307,7 +307,7 @@ class ToolSet:
             raise ToolCallError(f"the program names {unknown}, which are not in the scene; ids: "
                                 f"{', '.join(self.known_ids())}")
         try:
-            res = execute(tree, self.scene)
+            res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
         except TargetNotFoundError as e:
             return {"program": str(tree), "targets": [], "note": str(e)}
         return {"program": str(tree), "action": res.action, "targets": res.targets,

@@ -105,3 +105,21 @@ def test_a_book_cut_by_the_image_edge_has_no_size_class_by_its_length():
     cut.size = np.array([0.2, 0.04, 0.21])                 # by its length alone: medium
     targets = execute("pick(unique(filterAttr$Medium(filterBook(TABLE))))", table_scene([cut])).targets
     assert "b_cut" not in targets and set(targets) == {"b_med_up", "b_med_flat", "b_back_up"}
+
+
+def test_a_perceived_direction_just_outside_its_sector_is_taken_only_when_none_is_inside():
+    from spatial_manip.errors import TargetNotFoundError
+    from spatial_manip.reasoning.examples import book
+    scene = table_scene()
+    scene.objects = [o for o in scene.objects if o.category != "book"]
+    jar = scene.get("jar")                      # the viewer looks along +x: behind the jar is +x
+    near_edge = book("b_edge", jar.center[0] + 0.20, jar.center[1] - 0.21, "flat")   # 46 degrees off
+    scene.objects.append(near_edge)
+    text = "pick(unique(filterOri$Behind(filterBook(TABLE), jar, viewer)))"
+    with pytest.raises(TargetNotFoundError):
+        execute(text, scene)                                    # the definition: a 90-degree sector
+    res = execute(text, scene, direction_slack_deg=10.0)
+    assert res.targets == ["b_edge"] and any("within 10 degrees" in t["node"] for t in res.trace)
+    inside = book("b_inside", jar.center[0] + 0.25, jar.center[1] + 0.05, "flat")
+    scene.objects.append(inside)
+    assert execute(text, scene, direction_slack_deg=10.0).targets == ["b_inside"]   # exact hits win
