@@ -249,9 +249,12 @@ class SimWorld:
 
     def reachable(self, T: np.ndarray) -> bool:
         """Whether `move_tcp(T)` would find an IK solution from the current joints."""
+        T = np.asarray(T, float)
+        if T.shape != (4, 4) or not np.all(np.isfinite(T)):
+            raise ValueError(f"reachable expects a finite 4x4 pose, got shape {T.shape}")
         with self.lock:
             q_now = self.data.qpos[self._arm_qadr].copy()
-            return self._ik(np.asarray(T, float), q_now) is not None
+            return self._ik(T, q_now) is not None
 
     def ik_near(self, T: np.ndarray, q_ref: np.ndarray) -> np.ndarray | None:
         """The joints for TCP pose T on the analytic branch nearest q_ref (largest joint change,

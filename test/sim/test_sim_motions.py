@@ -1,6 +1,7 @@
 """The simulated arm's place into a shelf slot, in-process on MuJoCo: planned by the program
 planner, fitted to the grasp (place_fit with the slot's entry), slid in from the front."""
 import numpy as np
+import pytest
 
 from spatial_manip.control.config import load_kinematics
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
@@ -51,5 +52,8 @@ def test_a_hover_or_lift_beyond_reach_is_lowered_to_the_highest_reachable_fracti
         assert np.allclose(raised[:3, :3], down) and np.allclose(raised[:2, 3], T[:2, 3])
         near = SimMotions(world)._raised(T, 0.05)
         assert np.isclose(near[2, 3], 0.30)      # within reach: the full rise
+        for bad in (np.eye(3), np.full((4, 4), np.nan)):
+            with pytest.raises(ValueError, match="finite 4x4"):
+                world.reachable(bad)
     finally:
         world.close()
