@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.spatial import cKDTree
 
+from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError, UnreachableError
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import backproject
@@ -167,9 +168,7 @@ class GraspService:
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
         keep, n_no_ik, n_links = [], 0, 0
         for i, T in enumerate(tcp):
-            pre = T.copy()
-            pre[:3, 3] -= self.config.approach_distance_m * T[:3, 2]
-            qs = [self._ik_near(P) for P in (T, pre)]
+            qs = [self._ik_near(P) for P in (T, back_off(T, self.config.approach_distance_m))]
             if any(q is None for q in qs):
                 n_no_ik += 1
             elif tree is not None and not all(self._links_clear(q, tree) for q in qs):
