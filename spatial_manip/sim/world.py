@@ -43,7 +43,7 @@ from spatial_manip.geometry.transforms import apply, invert, make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 from spatial_manip.sim import mjcf
-from spatial_manip.sim.layouts import _corners, camera_pose
+from spatial_manip.sim.layouts import camera_pose
 
 GRIPPER_JOINT_NAME = "robotiq_85_left_knuckle_joint"   # published like the ROS Robotiq driver
 GRIPPER_MAX_WIDTH_M = 0.085
@@ -512,7 +512,7 @@ def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_vis
 def _outside_image(obj, scene: Scene, cfg: SimConfig) -> bool:
     """True when the object's box lies wholly beyond one edge of the image (or behind the camera),
     so none of it can be seen; False does not promise that any of it is."""
-    pc = apply(invert(camera_pose(scene.viewer)), _corners(obj.center, obj.size, obj.rotation))
+    pc = apply(invert(camera_pose(scene.viewer)), obj.corners())
     if np.any(pc[:, 2] <= 1e-3):      # at or behind the camera plane: only wholly behind is sure
         return bool(np.all(pc[:, 2] <= 1e-3))
     uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
