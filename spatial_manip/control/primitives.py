@@ -138,14 +138,13 @@ class MotionPrimitives:
         """The pick's joint move and its lift pose: lifted `lift_m`, or by the highest of
         RISE_FRACTIONS of it that passes the checks (a tall book grasped by its top edge asks
         for a lift near the top of the arm's reach, where a lower one still clears its support)."""
-        for f in RISE_FRACTIONS[:-1]:
-            lift = _offset_along_base_z(grasp_T, f * lift_m)
+        *higher, lowest = raised_poses(grasp_T, lift_m)
+        for lift in higher:
             try:
                 return self._plan(pre, [grasp_T, lift])[0], lift
             except UnreachableError:
                 continue
-        lift = _offset_along_base_z(grasp_T, RISE_FRACTIONS[-1] * lift_m)
-        return self._plan(pre, [grasp_T, lift])[0], lift
+        return self._plan(pre, [grasp_T, lowest])[0], lowest
 
     def _speeds(self, scale: float):
         if not (0.0 <= scale <= 1.0):
@@ -230,6 +229,12 @@ class _Runner:
 
 
 RISE_FRACTIONS = (1.0, 0.75, 0.5, 0.25)   # of a hover or lift height, tried highest first
+
+
+def raised_poses(T: np.ndarray, rise: float) -> list[np.ndarray]:
+    """T raised along base z by each of RISE_FRACTIONS of `rise`, highest first: the lifts or
+    hovers to try when the full one is beyond the arm's reach."""
+    return [_offset_along_base_z(T, f * rise) for f in RISE_FRACTIONS]
 
 # a book held by one end may swing down in the fingers until it hangs: lift it its own length
 # (plus a margin) so it leaves its support anyway, within these bounds

@@ -11,7 +11,7 @@ from typing import Callable
 
 import numpy as np
 
-from spatial_manip.control.primitives import RISE_FRACTIONS, back_off
+from spatial_manip.control.primitives import back_off, raised_poses
 from spatial_manip.sim.world import HOME_Q
 
 PRE_GRASP_TOL_M = 0.03   # a pick goes on from a pre-grasp / grasp pose missed by at most this
@@ -104,14 +104,8 @@ class SimMotions:
         grasped by its top edge asks for a lift near the top of the workspace, where a lower one
         still clears its support. Unreachable at every fraction: the full rise, whose move then
         fails with the IK error."""
-        for f in RISE_FRACTIONS:
-            U = T.copy()
-            U[2, 3] += f * rise
-            if self.world.reachable(U):
-                return U
-        U = T.copy()
-        U[2, 3] += rise
-        return U
+        candidates = raised_poses(T, rise)
+        return next((U for U in candidates if self.world.reachable(U)), candidates[0])
 
     def _back_out(self, pre, hover, speed, cancel) -> bool:
         """Open and retrace the way in (pre-grasp, then hover), after a missed grasp or a blocked
