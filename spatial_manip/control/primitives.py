@@ -236,6 +236,7 @@ def raised_poses(T: np.ndarray, rise: float) -> list[np.ndarray]:
     hovers to try when the full one is beyond the arm's reach."""
     return [_offset_along_base_z(T, f * rise) for f in RISE_FRACTIONS]
 
+
 # a book held by one end may swing down in the fingers until it hangs: lift it its own length
 # (plus a margin) so it leaves its support anyway, within these bounds
 LIFT_MIN_M, LIFT_MAX_M, LIFT_MARGIN_M = 0.10, 0.30, 0.03
