@@ -68,8 +68,8 @@ class MotionPrimitives:
         lift) if nothing is held."""
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
-        pre = back_off(grasp_T, self._dist(approach_m, self.config.approach_distance_m), approach_dir)
-        q_pre, lift = self._plan_pick(pre, grasp_T, self._dist(lift_m, self.config.lift_height_m))
+        pre = back_off(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
+        q_pre, lift = self._plan_pick(pre, grasp_T, motion_distance(lift_m, self.config.lift_height_m))
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=5)
         run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
@@ -93,8 +93,8 @@ class MotionPrimitives:
         move in linearly, open, retreat back the way it came."""
         gripper = self._need_gripper("place")
         place_T = np.asarray(place_T, float)
-        pre = back_off(place_T, self._dist(approach_m, self.config.approach_distance_m), approach_dir)
-        retreat = back_off(place_T, self._dist(retreat_m, self.config.lift_height_m), approach_dir)
+        pre = back_off(place_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
+        retreat = back_off(place_T, motion_distance(retreat_m, self.config.lift_height_m), approach_dir)
         q_pre, _ = self._plan(pre, [place_T, retreat])
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=4)
@@ -154,14 +154,6 @@ class MotionPrimitives:
         v, a = self.safety.clamp_speed(c.speed_m_s * s, c.accel_m_s2)
         vj, aj = self.safety.clamp_speed(c.joint_speed_rad_s * s, c.joint_accel_rad_s2, joint=True)
         return v, a, vj, aj
-
-    @staticmethod
-    def _dist(value: float | None, default: float) -> float:
-        if value is None or value == 0:
-            return default
-        if not (0.0 < value <= 0.5):
-            raise InvalidGoalError(f"approach/lift distances must be within 0..0.5 m (0 = default), got {value}")
-        return float(value)
 
     def _need_gripper(self, what: str) -> Gripper:
         if self.gripper is None:
@@ -229,6 +221,16 @@ class _Runner:
 
 
 RISE_FRACTIONS = (1.0, 0.75, 0.5, 0.25)   # of a hover or lift height, tried highest first
+
+
+def motion_distance(value: float | None, default: float) -> float:
+    """A goal's approach or lift distance: `default` for None or 0, else within 0..0.5 m;
+    InvalidGoalError otherwise (a negative, NaN or too long one)."""
+    if value is None or value == 0:
+        return default
+    if not (0.0 < value <= 0.5):
+        raise InvalidGoalError(f"approach/lift distances must be within 0..0.5 m (0 = default), got {value}")
+    return float(value)
 
 
 def raised_poses(T: np.ndarray, rise: float) -> list[np.ndarray]:

@@ -28,7 +28,7 @@ from sensor_msgs.msg import CameraInfo, Image, JointState
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
-from spatial_manip.control.primitives import approach_direction
+from spatial_manip.control.primitives import approach_direction, motion_distance
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
@@ -252,8 +252,8 @@ class SimNode(Node):
         if g.motion not in (ArmMotion.Goal.MOTION_PICK, ArmMotion.Goal.MOTION_PLACE):
             raise InvalidGoalError(f"motion must be 1 (PICK), 2 (PLACE), 3 (HOME) or 4 (WAYPOINTS), got {g.motion}")
         a = g.approach_direction
-        common = dict(approach=g.approach_distance or float(self.p["approach_distance_m"]),
-                      lift=g.lift_height or float(self.p["lift_height_m"]),
+        common = dict(approach=motion_distance(g.approach_distance, float(self.p["approach_distance_m"])),
+                      lift=motion_distance(g.lift_height, float(self.p["lift_height_m"])),
                       direction=approach_direction([a.x, a.y, a.z]), speed=speed, cancel=cancel, phase=phase)
         T = convert.matrix_from_pose_msg(g.target.pose)
         if g.motion == ArmMotion.Goal.MOTION_PICK:

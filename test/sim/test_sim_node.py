@@ -86,6 +86,16 @@ def test_sim_node_across_processes():
                               target=pose_stamped(make_transform(Rt, b.center + R[:, 2] * (Lb / 2 - 0.025)), "base"))
         ac = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
         assert ac.wait_for_server(timeout_sec=30)
+        for bad_lift in (float("nan"), -0.1, 0.8):        # refused before the arm moves, as the real arm does
+            bad = ArmMotion.Goal(motion=goal.motion, gripper_width=goal.gripper_width, target=goal.target,
+                                 lift_height=bad_lift)
+            bf = ac.send_goal_async(bad)
+            _spin_until(node, bf.done, 30)
+            brf = bf.result().get_result_async()
+            _spin_until(node, brf.done, 30)
+            refused = brf.result().result
+            assert not refused.success and refused.error_code == "INVALID_GOAL", refused.message
+            assert "approach/lift distances" in refused.message and not refused.object_held
         phases = []
         gf = ac.send_goal_async(goal, feedback_callback=lambda f: phases.append(f.feedback.phase))
         _spin_until(node, gf.done, 30)
