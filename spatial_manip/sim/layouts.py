@@ -19,7 +19,7 @@ pinching its THICKNESS:
              ramp by 8 cm; approach down along the book's long axis.
 Support objects carry `extra["parts"]`: world-frame boxes [{"center", "size", "rotation"}] that the
 simulator builds as static geoms. Books carry extra {"pose", "color", "support"}; references carry
-extra {"asset", "placement": "near" | "distant"}; shelf slots are Regions "slot_r{row}c{col}"
+extra {"asset", "placement": "near" | "distant", "rgb" (catalogue colour)}; shelf slots are Regions "slot_r{row}c{col}"
 (row 1 at the top, col 1 at the viewer's left) with occupancy, extra {"reachable", "free_y"}.
 `scene.extra["ee_pose"]` is the initial TCP pose (4x4, TCP z = approach, y = finger closing axis).
 """
@@ -226,13 +226,20 @@ def _place_books(rng, n_books, poses, size_classes, reach, placed, colors, max_y
     return out
 
 
+def _reference_extra(spec: A.AssetSpec, placement: str, **more) -> dict:
+    """A reference's asset, where it stands, and its catalogue colour (0-255 RGB of its main
+    material), which a cell's object list would give and a segmenter can match."""
+    rgb = [round(255 * c) for c in spec.rgba[:3]]
+    return {"asset": spec.key, "placement": placement, "rgb": rgb, **more}
+
+
 def _place_near(rng, spec: A.AssetSpec, oid: str, area, placed) -> SceneObject:
     # oriented references face the viewer's half so their front is visible
     yaw_rng = (math.pi / 2, 3 * math.pi / 2) if spec.oriented else (-math.pi, math.pi)
     comp = _reference_composite(spec)
     x, y, yaw = _place(rng, comp, area, placed, yaw_rng, tries=60)
     return _obj(oid, spec.label, "reference", comp.placed(x, y, yaw)[0], oriented=spec.oriented,
-                extra={"asset": spec.key, "placement": "near"})
+                extra=_reference_extra(spec, "near"))
 
 
 # --- tabletop -----------------------------------------------------------------------------------
@@ -279,7 +286,7 @@ def sample_tabletop(rng: np.random.Generator, *, n_books: int = 4, n_near: int =
         x, y, yaw = _place(rng, comp, area, dist_placed, yaw_rng)
         box = comp.placed(x, y, yaw)[0]
         objects.append(_obj(f"distant_{i + 1}", spec.label, "reference", box, oriented=spec.oriented,
-                            extra={"asset": spec.key, "placement": "distant"}))
+                            extra=_reference_extra(spec, "distant")))
         plinth_size = np.array([spec.size_m[0] * 0.9, spec.size_m[1] * 0.9, plinth_top - TABLETOP_GROUND_Z])
         plinth = (np.array([x, y, (plinth_top + TABLETOP_GROUND_Z) / 2]), plinth_size, _rz(yaw))
         objects.append(_support(f"plinth_{i + 1}", "plinth", [plinth]))
@@ -408,8 +415,7 @@ def sample_shelf(rng: np.random.Generator, *, layout: str = "grid", n_distant: i
             yaw = math.pi if spec.oriented else float(rng.uniform(-math.pi, math.pi))
             objects.append(SceneObject(next_id("near"), spec.label, "reference",
                                        [reg.center[0], y, z_floor + spec.size_m[2] / 2], spec.size_m, _rz(yaw),
-                                       oriented=spec.oriented, extra={"asset": spec.key, "placement": "near",
-                                                                      "in_region": reg.id}))
+                                       oriented=spec.oriented, extra=_reference_extra(spec, "near", in_region=reg.id)))
             used = spec.size_m[1] + 0.02
         elif rng.random() < fill_prob:
             used = _fill_slot(rng, reg, side, int(rng.integers(1, 4)), colors, objects, next_id)
@@ -429,7 +435,7 @@ def sample_shelf(rng: np.random.Generator, *, layout: str = "grid", n_distant: i
         yaw_rng = (math.pi * 0.75, math.pi * 1.25) if spec.oriented else (-math.pi, math.pi)
         x, y, yaw = _place(rng, comp, area, dist_placed, yaw_rng)
         objects.append(_obj(next_id("distant"), spec.label, "reference", comp.placed(x, y, yaw)[0],
-                            oriented=spec.oriented, extra={"asset": spec.key, "placement": "distant"}))
+                            oriented=spec.oriented, extra=_reference_extra(spec, "distant")))
     # camera faces the shelf centre from 1.2-1.5 m above the ground, behind the robot
     target = np.array([xc, yc, g + Ht / 2])
     cam = np.array([rng.uniform(-1.7, -1.25), rng.uniform(-0.45, 0.45), g + rng.uniform(1.2, 1.5)])

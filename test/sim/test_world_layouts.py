@@ -90,3 +90,16 @@ def test_every_asset_has_parts_inside_its_box():
     for key, spec in A.ASSETS.items():
         ps = A.parts(key, spec.size_m)
         assert ps and all(p.type in ("box", "cylinder", "sphere", "ellipsoid", "capsule") for p in ps)
+
+
+@pytest.mark.parametrize("kind", ["tabletop", "shelf"])
+def test_references_carry_their_catalogue_colour_into_the_segmenters_hints(kind):
+    from spatial_manip.perception.base import SegmentationHints
+    from spatial_manip.scene import workspace_description
+    scene = L.sample_scene(kind, 3)
+    expected = {e.id: e for e in SegmentationHints.from_scene(workspace_description(scene)).expected}
+    refs = [o for o in scene.objects if o.category == "reference"]
+    assert refs
+    for o in refs:
+        rgb = tuple(round(255 * c) for c in A.ASSETS[o.extra["asset"]].rgba[:3])
+        assert expected[o.id].colour == rgb
