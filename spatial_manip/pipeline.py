@@ -23,6 +23,10 @@ MAX_ATTEMPTS_LIMIT = 10
 TASK_KINDS = ("auto", "pick", "place", "pick_and_place")
 # Failures worth another attempt after reflection; the rest cannot change by trying again.
 RETRYABLE = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.VERIFY_FAILED}
+# Failures to pick one object that another the instruction allows ("a book within 50 cm") may
+# not share; at most MAX_PICK_CANDIDATES objects are tried within one attempt.
+PICK_FALLBACK = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.UNREACHABLE}
+MAX_PICK_CANDIDATES = 3
 
 
 class Stage(str, enum.Enum):
@@ -83,6 +87,7 @@ class Decision:
     action: str                                   # "pick" | "place" | "pick_and_place"
     target_ids: list[str] = field(default_factory=list)
     pick_id: str | None = None                    # object to pick, if any
+    pick_alternatives: list[str] = field(default_factory=list)   # others the words allow, in order
     place_pose: np.ndarray | None = None          # 4x4 pose of the placed object, if any
     program: str = ""
     details: dict = field(default_factory=dict)
@@ -186,18 +191,8 @@ class InstructionPipeline:
             return
 
         if decision.pick_id is not None:
-            self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
-            grasps = self.ports.propose_grasps(decision, scene, obs)
-            trace.event("grasps", count=len(grasps), top=grasp_summary(grasps))
-            self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
-            picked = None
-            try:
-                picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
-            finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
-                shown, chosen = grasps_to_draw(grasps, picked)
-                self._overlay(trace, "overlay_grasp", f"attempt {attempt}: best proposed grasps (grey), enlarged on the right; " +
-                              ("the grasp that held (orange)" if chosen is not None else "the pick failed: none held"),
-                              obs, scene, decision, grasps=shown, chosen=chosen)
+            picked = self._pick_one_of(decision, scene, obs, attempt, goal, trace, cancel)
+            outcome.target_pose = _object_pose(scene, decision.pick_id)
             outcome.grasp = picked.get("grasp_pose")
             outcome.grasp_score = float(picked.get("score", 0.0))
             outcome.grasp_width = float(picked.get("width", 0.0))
@@ -213,6 +208,37 @@ class InstructionPipeline:
         if not ok:
             raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
         outcome.message = message or f"done: {decision.action} {', '.join(decision.target_ids)}"
+
+    def _pick_one_of(self, decision, scene, obs, attempt, goal, trace, cancel) -> dict:
+        """Pick `decision.pick_id`; when none of its grasps holds and the words allow other
+        objects (`pick_alternatives`), try those in order, and leave `pick_id` on the one held."""
+        candidates = ([decision.pick_id] + list(decision.pick_alternatives))[:MAX_PICK_CANDIDATES]
+        for k, pick_id in enumerate(candidates):
+            decision.pick_id = pick_id
+            try:
+                return self._pick(decision, scene, obs, attempt, goal, trace, cancel,
+                                  overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
+            except SpatialManipError as e:
+                if e.code not in PICK_FALLBACK or k + 1 == len(candidates) or cancel.is_set():
+                    raise
+                trace.event("pick_fallback", failed=pick_id, code=e.code.value, reason=e.message,
+                            next=candidates[k + 1])
+
+    def _pick(self, decision, scene, obs, attempt, goal, trace, cancel, overlay: str) -> dict:
+        self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
+        grasps = self.ports.propose_grasps(decision, scene, obs)
+        trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(grasps))
+        self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
+        picked = None
+        try:
+            picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
+        finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
+            shown, chosen = grasps_to_draw(grasps, picked)
+            self._overlay(trace, overlay, f"attempt {attempt}: best proposed grasps of {decision.pick_id} "
+                          "(grey), enlarged on the right; " +
+                          ("the grasp that held (orange)" if chosen is not None else "the pick failed: none held"),
+                          obs, scene, decision, grasps=shown, chosen=chosen)
+        return picked
 
     @staticmethod
     def _overlay(trace: Trace, name: str, caption: str, obs, scene, decision, grasps=(), chosen=None) -> None:

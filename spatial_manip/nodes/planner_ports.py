@@ -269,8 +269,11 @@ class PlannerPorts:
             self._held_id = held.id if held else self._held_id
         program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)
         action = "pick_and_place" if pick and place else ("pick" if pick else "place")
-        return Decision(action, targets, pick_id=pick_id, place_pose=place_T, program=program,
-                        details={"scene": scene})
+        # Any object the words allow may be picked instead when the first cannot be grasped; a
+        # placement was planned for the first one's size, so a pick-and-place keeps to it.
+        alternatives = pick.targets[1:] if action == "pick" else []
+        return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
+                        program=program, details={"scene": scene})
 
     # --- grasp -----------------------------------------------------------------------------
     def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:

@@ -14,9 +14,11 @@ from spatial_manip.scene import Scene, SceneObject, Viewpoint
 class FakePorts:
     """A unit-test double for the node's ports (never used outside tests)."""
 
-    def __init__(self, pick_failures=0, reason_error=None):
+    def __init__(self, pick_failures=0, reason_error=None, alternatives=(), unpickable=()):
         self.pick_failures = pick_failures
         self.reason_error = reason_error
+        self.alternatives = list(alternatives)     # other books the words allow
+        self.unpickable = set(unpickable)          # books no grasp holds
         self.calls = []
         self.stopped = 0
 
@@ -27,21 +29,23 @@ class FakePorts:
 
     def perceive(self, obs):
         self.calls.append("perceive")
-        book = SceneObject("book_1", "book", "book", [0.6, 0, 0.8], [0.2, 0.15, 0.03])
-        return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [book])
+        books = [SceneObject(f"book_{k}", "book", "book", [0.6, 0.1 * k, 0.8], [0.2, 0.15, 0.03]) for k in (1, 2, 3, 4)]
+        return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), books)
 
     def reason(self, scene, goal, obs, reflection, trace):
         self.calls.append(("reason", reflection["attempt"] if reflection else None))
         if self.reason_error:
             raise self.reason_error
-        return Decision("pick", ["book_1"], pick_id="book_1")
+        return Decision("pick", ["book_1"] + self.alternatives, pick_id="book_1", pick_alternatives=self.alternatives)
 
     def propose_grasps(self, decision, scene, obs):
         self.calls.append("grasps")
         return [np.eye(4)]
 
     def pick(self, grasps, decision, cancel):
-        self.calls.append("pick")
+        self.calls.append(("pick", decision.pick_id))
+        if decision.pick_id in self.unpickable:
+            raise GraspFailedError(f"3 grasp(s) of {decision.pick_id} failed")
         if self.pick_failures > 0:
             self.pick_failures -= 1
             raise GraspFailedError("the book slipped")
@@ -53,7 +57,7 @@ class FakePorts:
 
     def verify(self, decision, goal, cancel):
         self.calls.append("verify")
-        return True, "", "book_1 is in the gripper"
+        return True, "", f"{decision.pick_id} is in the gripper"
 
     def stop_motion(self):
         self.stopped += 1
@@ -79,7 +83,7 @@ def test_dry_run_never_moves():
     ports = FakePorts()
     out, _ = run(ports, dry_run=True)
     assert out.success and "dry run" in out.message
-    assert "pick" not in ports.calls and "grasps" not in ports.calls
+    assert all(c[0] != "pick" for c in ports.calls) and "grasps" not in ports.calls
 
 
 def test_grasp_failure_reflects_and_retries_then_succeeds():
@@ -123,3 +127,27 @@ def test_validate_goal_refuses(args, needle):
 def test_validate_goal_normalises_whitespace_and_kind_numbers():
     g = validate_goal("  pick   the\nbook ", 3)
     assert g.instruction == "pick the book" and g.task_kind == "pick_and_place"
+
+
+def test_a_book_no_grasp_holds_gives_way_to_another_the_words_allow():
+    ports = FakePorts(alternatives=["book_2", "book_3"], unpickable={"book_1"})
+    out, _ = run(ports, instruction="take a book within 50 centimeters of the robot")
+    assert out.success and out.attempts == 1 and out.message == "book_2 is in the gripper"
+    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1"), ("pick", "book_2")]
+    assert np.allclose(out.target_pose[:3, 3], [0.6, 0.2, 0.8])     # the pose of the book held
+
+
+def test_pick_fallback_stops_when_the_allowed_books_run_out_or_are_capped():
+    ports = FakePorts(alternatives=["book_2"], unpickable={"book_1", "book_2"})
+    out, _ = run(ports)
+    assert not out.success and out.error_code == "GRASP_FAILED" and "book_2" in out.message
+    ports = FakePorts(alternatives=["book_2", "book_3", "book_4"], unpickable={"book_1", "book_2", "book_3"})
+    out, _ = run(ports)      # at most three objects in one attempt: book_4 is never tried
+    assert not out.success and ("pick", "book_4") not in ports.calls
+
+
+def test_a_single_answer_is_never_swapped_for_another_object():
+    ports = FakePorts(unpickable={"book_1"})
+    out, _ = run(ports, instruction="take the leftmost book")
+    assert not out.success and out.error_code == "GRASP_FAILED"
+    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")]
