@@ -256,6 +256,7 @@ def _yaw_box(p, n, cfg, plane, top_noise_m=0.0):
 
 
 def _full_box(p, cfg):
+    """The box on the points' principal axes: (centre, size, R, surface residual)."""
     c = p.mean(axis=0)
     axes = np.linalg.svd(p - c, full_matrices=False)[2]
     thin = axes[2]
@@ -264,7 +265,36 @@ def _full_box(p, cfg):
     x = np.cos(ang) * e1 + np.sin(ang) * e2
     R = np.stack([x, np.cross(thin, x), thin], axis=1)
     centre, size, local = _box_from_axes(p, R, cfg.trim)
-    return centre, size, R, local
+    return centre, size, R, surface_residual(local, size / 2)
+
+
+LEAN_STEP_DEG = 5.0
+
+
+def _leaning_box(p, R_yaw, cfg):
+    """The box leaning about one of the yaw box's horizontal axes (by up to 85 deg either way)
+    whose faces the points lie on best: (centre, size, R, surface residual). A book leaning on a
+    wedge, seen by its top and side edges, has no face for principal axes to find, but its
+    edges lie on the faces of the box leaning with it."""
+    best = None
+    for axis in (0, 1):
+        for deg in np.arange(-85.0, 85.0 + 1e-9, LEAN_STEP_DEG):
+            if deg == 0.0:
+                continue
+            R = R_yaw @ _rotation_about(axis, np.radians(deg))
+            centre, size, local = _box_from_axes(p, R, cfg.trim)
+            res = surface_residual(local, size / 2)
+            if best is None or res < best[3]:
+                best = (centre, size, R, res)
+    return best
+
+
+def _rotation_about(axis: int, a: float) -> np.ndarray:
+    """Rotation by `a` rad about local axis 0 (x) or 1 (y)."""
+    c, s = np.cos(a), np.sin(a)
+    if axis == 0:
+        return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
+    return np.array([[c, 0, s], [0, 1.0, 0], [-s, 0, c]])
 
 
 # --- outliers ------------------------------------------------------------------------------
@@ -375,8 +405,7 @@ def _fit(p, pixels, n_region, n_candidates, plane, cfg, top_noise_m=0.0) -> Box3
     res_y = surface_residual(loc_y, s_y / 2)
     res_f = np.inf
     if res_y > cfg.plane_tol_m / 2:  # the yaw box does not explain the surface: try a full orientation
-        c_f, s_f, R_f, loc_f = _full_box(p, cfg)
-        res_f = surface_residual(loc_f, s_f / 2)
+        c_f, s_f, R_f, res_f = min((_full_box(p, cfg), _leaning_box(p, R_y, cfg)), key=lambda b: b[3])
     if res_f < cfg.prefer_yaw_ratio * res_y:
         centre, size, R, res, mode = c_f, s_f, R_f, res_f, "full"
     else:

@@ -75,6 +75,27 @@ def test_tilted_box_gets_full_orientation(tilt_deg):
     assert np.degrees(np.arccos(abs(r.rotation[:, 2] @ [0, 0, 1]))) == pytest.approx(tilt_deg, abs=3)
 
 
+@pytest.mark.parametrize("tilt_deg", [35, 50, 65])
+def test_a_book_leaning_towards_the_camera_seen_by_its_edges_gets_its_lean(tilt_deg):
+    """Seen down its length, a leaning book shows its top edge and one side edge, no cover: no
+    face for principal axes, and an upright box would call it standing. Its edges lie on the
+    faces of the box leaning with it."""
+    from spatial_manip.geometry.relations import book_tilt_deg
+    from spatial_manip.scene import SceneObject
+
+    size = np.array([0.20, 0.03, 0.28])          # width, thickness, length
+    R = Rotation.from_euler("x", tilt_deg, degrees=True).as_matrix()
+    corners = (np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * size / 2) @ R.T
+    b = S.SynthBox(np.array([0.5, 0.0, -corners[:, 2].min()]), size, R)
+    eye = b.center + 0.6 * R[:, 2] + [0.2, 0, 0]   # above its top end, a little to one side
+    obs = S.render(INTR, S.look_at(eye, b.center), [b])
+    r = box_2d_to_box_3d(obs, mask=obs.segmentation == 0)
+    assert r.mode == "full"
+    seen = SceneObject("b", "book", "book", r.center, r.size, r.rotation)
+    assert book_tilt_deg(seen) == pytest.approx(tilt_deg, abs=3)
+    assert r.size.min() == pytest.approx(0.03, abs=0.004)     # its thickness, not its depth
+
+
 def test_flying_pixels_and_holes_are_rejected():
     rng = np.random.default_rng(5)
     b, obs, bb = _cases(14, 1)[0]
