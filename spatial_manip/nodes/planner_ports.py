@@ -50,7 +50,7 @@ PARAMETERS = {
     "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
     "grasp_service": "/spatial_manip/propose_grasps",
     "grasp_timeout_s": 10.0,
-    "max_grasp_tries": 3,             # top-k grasps tried before GRASP_FAILED
+    "max_grasp_tries": 5,             # top-k grasps tried before GRASP_FAILED
     "home_before_perceiving": True,   # MOTION_HOME (the arm out of view) before each look, unless holding
     "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
     "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
