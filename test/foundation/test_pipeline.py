@@ -151,3 +151,18 @@ def test_a_single_answer_is_never_swapped_for_another_object():
     out, _ = run(ports, instruction="take the leftmost book")
     assert not out.success and out.error_code == "GRASP_FAILED"
     assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")]
+
+
+def test_a_cancel_during_a_failed_pick_tries_no_other_object():
+    cancel = threading.Event()
+
+    class CancelledMidPick(FakePorts):
+        def pick(self, grasps, decision, cancel_):
+            self.calls.append(("pick", decision.pick_id))
+            cancel.set()      # the client cancels while the first grasp is failing
+            raise GraspFailedError(f"3 grasp(s) of {decision.pick_id} failed")
+
+    ports = CancelledMidPick(alternatives=["book_2"])
+    out = InstructionPipeline(ports).run(validate_goal("take a book", "pick"), cancel)
+    assert not out.success and out.error_code == "CANCELED"
+    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")] and ports.stopped >= 1
