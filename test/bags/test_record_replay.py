@@ -33,12 +33,15 @@ def node():
     rclpy.shutdown()
 
 
-def spin_until(node, cond, timeout_s, proc=None):
+def spin_until(node, cond, timeout_s, proc=None, drain_s=2.0):
+    """Spin until `cond()`, the timeout, or `drain_s` after `proc` exits: messages it sent just
+    before exiting may still be on their way (on a busy machine, the last frames arrived late)."""
     deadline = time.monotonic() + timeout_s
     while not cond() and time.monotonic() < deadline:
         rclpy.spin_once(node, timeout_sec=0.05)
         if proc is not None and proc.poll() is not None:
-            break
+            deadline = min(deadline, time.monotonic() + drain_s)
+            proc = None
     return cond()
 
 
