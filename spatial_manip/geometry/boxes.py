@@ -23,6 +23,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.geometry.camera import CameraIntrinsics, pixel_rays, valid_depth_mask
+from spatial_manip.geometry.transforms import rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -281,20 +282,13 @@ def _leaning_box(p, R_yaw, cfg):
         for deg in np.arange(-85.0, 85.0 + 1e-9, LEAN_STEP_DEG):
             if deg == 0.0:
                 continue
-            R = R_yaw @ _rotation_about(axis, np.radians(deg))
+            a = np.radians(deg)
+            R = R_yaw @ (rpy_to_matrix(a, 0.0, 0.0) if axis == 0 else rpy_to_matrix(0.0, a, 0.0))
             centre, size, local = _box_from_axes(p, R, cfg.trim)
             res = surface_residual(local, size / 2)
             if best is None or res < best[3]:
                 best = (centre, size, R, res)
     return best
-
-
-def _rotation_about(axis: int, a: float) -> np.ndarray:
-    """Rotation by `a` rad about local axis 0 (x) or 1 (y)."""
-    c, s = np.cos(a), np.sin(a)
-    if axis == 0:
-        return np.array([[1.0, 0, 0], [0, c, -s], [0, s, c]])
-    return np.array([[c, 0, s], [0, 1.0, 0], [-s, 0, c]])
 
 
 # --- outliers ------------------------------------------------------------------------------
