@@ -71,6 +71,11 @@ class ExpectedObject:
             if s.shape != (3,) or not np.all(s > 0):
                 raise ValueError(f"ExpectedObject {self.label!r}: size_m must be 3 positive metres, got {self.size_m!r}")
             object.__setattr__(self, "size_m", tuple(float(x) for x in s))
+        if self.colour is not None and not isinstance(self.colour, str):
+            c = np.asarray(self.colour, float).reshape(-1)
+            if c.shape != (3,) or not np.all(np.isfinite(c)) or np.any((c < 0) | (c > 255)):
+                raise ValueError(f"ExpectedObject {self.label!r}: colour must be a name or 3 values in 0..255 (RGB), "
+                                 f"got {self.colour!r}")
 
 
 @dataclass(frozen=True)

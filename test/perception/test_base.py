@@ -25,6 +25,18 @@ def test_config_is_validated():
         make_segmenter("classical", voxel_m=0.02, cluster_radius_m=0.01)
     with pytest.raises(ValueError, match="size_m"):
         ExpectedObject(label="jar", size_m=(0.1, -0.1, 0.1))
+    for bad in [(255, 0), (float("nan"), 1, 2), (300, 0, 0), (-1, 0, 0)]:
+        with pytest.raises(ValueError, match="'jar': colour must be a name or 3 values in 0..255"):
+            ExpectedObject(label="jar", colour=bad)
+    assert ExpectedObject(label="jar", colour=(64, 153, 64)).colour == (64, 153, 64)
+
+
+def test_a_catalogue_colour_that_is_not_rgb_is_refused_when_the_workspace_arrives():
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+    jar = SceneObject("near_1", "ceramic jar", "reference", [0.5, 0, 0.05], [0.06, 0.06, 0.08],
+                      extra={"rgb": [230, 230]})
+    with pytest.raises(ValueError, match="'ceramic jar': colour"):
+        SegmentationHints.from_scene(Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [jar]))
 
 
 @pytest.mark.parametrize("name", ["classical", "ground_truth"])
