@@ -76,6 +76,10 @@ def stack():
         if not client.wait_for_server(timeout_sec=20.0):
             node.terminate()
             pytest.fail(f"arm_node did not serve the action: {node.stderr.read()[-2000:]}")
+        # wait_for_server means this client found the server's request readers, not that the
+        # server found this client's reply readers: a goal's answer sent before that is lost
+        # (CI once saw "goal not answered" on the first goal). Give discovery a moment.
+        time.sleep(1.0)
         yield client_node, client
     finally:
         node.terminate()
