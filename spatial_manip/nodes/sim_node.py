@@ -43,8 +43,7 @@ PARAMS = {
     "width": 640, "height": 480, "fovy_deg": 43.3, "depth_noise": False,
     "camera_rate_hz": 5.0, "state_rate_hz": 30.0, "speed_mps": 0.25,
     "approach_distance_m": 0.10, "lift_height_m": 0.10,
-    # MOTION_HOME goes here: the arm folded low beside its base, out of the camera's view (on
-    # generated scenes it leaves 0.77 of the objects' pixels visible, against 0.65 at HOME_Q)
+    # MOTION_HOME goes here: the arm hanging low behind its base, out of the camera's view
     "home_q": STOW_Q.tolist(),
     "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",

@@ -33,7 +33,12 @@ class SimMotions:
         return self.world.held_object_id() is not None
 
     def home(self, cancel=None, phase: Phase = _just_run) -> bool:
-        return bool(phase("home", 0.0, lambda: self.world.move_joints(self.home_q, cancel=cancel)))
+        """Fold away from the ready pose by way of the arm held upright (`_fold_path`)."""
+        def fold() -> bool:
+            if self._near(self.home_q, 0.05):
+                return self.world.move_joints(self.home_q, cancel=cancel)
+            return self._unfold(cancel) and self._through(self._fold_path(), cancel)
+        return bool(phase("home", 0.0, fold))
 
     def waypoints(self, poses, speed, cancel=None, phase: Phase = _just_run) -> bool:
         n = max(len(poses), 1)
@@ -122,10 +127,25 @@ class SimMotions:
 
     def _unfold(self, cancel) -> bool:
         """From the folded home pose, Cartesian moves start on a poor IK branch: go to the
-        ready configuration (elbow up above the table) by a joint move first."""
-        if np.max(np.abs(self.world.joint_positions()[:6] - HOME_Q)) < 0.5:
+        ready configuration (elbow up above the table) by joint moves first, retracing the fold."""
+        if self._near(HOME_Q, 0.5):
             return True
+        if self._near(self.home_q, 0.05):
+            return self._through(self._fold_path()[::-1][1:] + [HOME_Q], cancel)
         return bool(self.world.move_joints(HOME_Q, cancel=cancel))
+
+    def _fold_path(self) -> list[np.ndarray]:
+        """Joint waypoints from the ready pose to home. Home may be low behind the base (out of
+        the camera's view), and a straight joint move there swings the forearm across the near
+        table, knocking books over: the arm turns held upright, where it sweeps nothing."""
+        upright = np.array([0.0, -np.pi / 2, 0.0, -np.pi / 2, 0.0, 0.0])
+        return [np.r_[HOME_Q[0], upright[1:]], np.r_[self.home_q[0], upright[1:]], self.home_q]
+
+    def _through(self, qs, cancel) -> bool:
+        return all(self.world.move_joints(q, cancel=cancel) for q in qs)
+
+    def _near(self, q, tol_rad: float) -> bool:
+        return bool(np.max(np.abs(self.world.joint_positions()[:6] - q)) < tol_rad)
 
     def _move_near(self, T, speed, cancel, tol_m: float) -> bool:
         if self.world.move_tcp(T, speed_mps=speed, cancel=cancel):

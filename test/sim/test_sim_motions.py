@@ -57,3 +57,31 @@ def test_a_hover_or_lift_beyond_reach_is_lowered_to_the_highest_reachable_fracti
                 world.reachable(bad)
     finally:
         world.close()
+
+
+def test_folding_home_goes_round_the_upright_arm_and_knocks_nothing_over():
+    # home is low behind the base; on this scene a straight joint move there from the ready
+    # pose swings the forearm across the near table and throws a reference off it
+    from spatial_manip.sim.world import HOME_Q, STOW_Q
+
+    def movable(world):
+        return {o.id: o.center.copy() for o in world.export_scene().objects if o.category in ("book", "reference")}
+
+    def moved(before, world):
+        return max(np.linalg.norm(c - before[k]) for k, c in movable(world).items())
+
+    _task, scene = generate("pick", 48, 0)[5]
+    with SimWorld(scene) as straight:
+        straight.move_joints(HOME_Q)
+        before = movable(straight)
+        straight.move_joints(STOW_Q)
+        assert moved(before, straight) > 0.1
+    with SimWorld(scene) as world:
+        motions = SimMotions(world, STOW_Q)
+        world.move_joints(HOME_Q)
+        before = movable(world)
+        phases = []
+        assert motions.home(phase=lambda name, _p, fn: phases.append(name) or fn()) and phases == ["home"]
+        assert np.allclose(world.joint_positions()[:6], STOW_Q, atol=0.01)
+        assert motions._unfold(None) and np.allclose(world.joint_positions()[:6], HOME_Q, atol=0.01)
+        assert moved(before, world) < 0.01
