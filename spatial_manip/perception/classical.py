@@ -54,6 +54,7 @@ class ClassicalConfig:
     rest_reach_m: float = 0.08        # ... or rest on a grounded cluster this close sideways (hidden support)
     min_extent_m: float = 0.004       # thinner boxes are slivers of a surface seen edge-on, not objects
     robot_keepout_radius_m: float = 0.2   # points this close to the base's z axis are the robot
+    arm_reach_m: float = 1.0          # beyond this from the base's z axis nothing is the arm (UR5e 0.85 m + gripper)
     fixture_margin_m: float = 0.004   # depth this close to a configured fixture's box is the fixture
     merge_gap_m: float = 0.04         # pieces this close may be one expected object (see _merge_pieces)
     colour_split: bool = True
@@ -152,10 +153,12 @@ class ClassicalSegmenter:
         out = []
         for members, on_plane in zip(groups, grounded):
             # Something must reach down to the support, rest on a grounded cluster or a fixture
-            # (a book in its holder, whose walls hide the book's foot), or have its foot hidden
-            # from the camera (a plant's pot behind a book); else it floats: an arm, a hand.
+            # (a book in its holder, whose walls hide the book's foot), have its foot hidden
+            # from the camera (a plant's pot behind a book), or lie beyond the arm's reach (a
+            # painting on a thin easel); else it floats: the arm, a hand.
             if not (on_plane or self._rests_on_fixture(vox, members, fixtures)
-                    or self._rests_on_other(vox, members, comp, tree) or foot_hidden(members)):
+                    or self._rests_on_other(vox, members, comp, tree) or foot_hidden(members)
+                    or self._out_of_reach(vox, members)):
                 continue
             if cfg.colour_split:
                 out.extend(p for p in split_by_colour(
@@ -213,9 +216,15 @@ class ClassicalSegmenter:
         return gaps
 
     def _rests_on_fixture(self, vox: Voxels, members: np.ndarray, fixtures) -> bool:
-        """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture."""
-        low = vox.centres[_lowest(vox, members)]
+        """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture.
+        Lowest in z, not in height: a statue broader than its plinth hides the plinth's top, so
+        its foot lies off the plane's seen footprint and measures its height from the floor."""
+        z = vox.centres[members, 2]
+        low = vox.centres[members[z <= z.min() + 0.01]]
         return any(points_in_box(low, part, self.config.max_support_gap_m).any() for part in fixtures)
+
+    def _out_of_reach(self, vox: Voxels, members: np.ndarray) -> bool:
+        return bool(np.hypot(vox.centres[members, 0], vox.centres[members, 1]).min() > self.config.arm_reach_m)
 
     def _rests_on_other(self, vox: Voxels, members: np.ndarray, comp: np.ndarray, tree) -> bool:
         """Whether another cluster lies just below this one's lowest voxels (within

@@ -152,3 +152,40 @@ def test_a_foot_hidden_by_something_nearer_or_by_the_image_edge_keeps_an_object(
     edge = np.full((100, 100), 2.0)
     edge[80:100, 30:60] = 1.5                        # cut by the image's bottom edge
     assert _foot_hidden(edge, np.argwhere(edge == 1.5)[:, ::-1])
+
+
+def _statue_on_a_plinth(x_m: float):
+    """Voxels of a statue broader than its plinth, on the plinth's top at z = -0.05: its foot
+    hides the plinth's top, so heights there are measured from the floor (z = -0.7); above
+    the plinth's seen edge they are measured from the plinth. Returns (voxels, plinth box)."""
+    from types import SimpleNamespace
+
+    from spatial_manip.perception.cluster import Voxels
+
+    grid = np.mgrid[0:0.2:0.01, -0.1:0.1:0.01, -0.045:0.2:0.01].reshape(3, -1).T
+    pts = grid + [x_m, 0.0, 0.0]
+    seen_edge = x_m + 0.1
+    height = np.where(pts[:, 0] < seen_edge, pts[:, 2] + 0.7, pts[:, 2] + 0.05)
+    height[(pts[:, 0] >= seen_edge) & (pts[:, 2] < 0.065)] = 0.75    # the foot in front of the edge
+    plinth = SimpleNamespace(center=np.array([x_m + 0.1, 0.0, -0.375]), size=np.array([0.18, 0.18, 0.65]),
+                             rotation=np.eye(3))
+    return Voxels(pts, np.zeros_like(pts), 0.005, height), plinth
+
+
+def test_a_statue_broader_than_its_plinth_rests_on_it():
+    # lowest in z, not in height: the heights of its foot are measured from the floor
+    vox, plinth = _statue_on_a_plinth(1.3)
+    seg = make_segmenter("classical")
+    members = np.arange(len(vox.centres))
+    assert vox.height[members].min() > seg.config.max_support_gap_m      # it seems to float
+    assert seg._rests_on_fixture(vox, members, [plinth])
+    assert not seg._rests_on_fixture(vox, members, [])
+
+
+def test_only_a_floating_cluster_beyond_the_arms_reach_is_kept_as_an_object():
+    seg = make_segmenter("classical")
+    far, _ = _statue_on_a_plinth(1.3)           # a painting on a thin easel beyond the table
+    near, _ = _statue_on_a_plinth(0.5)          # where the arm or a hand can be
+    assert seg._out_of_reach(far, np.arange(len(far.centres)))
+    assert not seg._out_of_reach(near, np.arange(len(near.centres)))
+    assert make_segmenter("classical", arm_reach_m=2.0)._out_of_reach(far, np.arange(len(far.centres))) is False
