@@ -219,8 +219,7 @@ class ClassicalSegmenter:
         """Whether this cluster's lowest voxels are within `max_support_gap_m` of a fixture.
         Lowest in z, not in height: a statue broader than its plinth hides the plinth's top, so
         its foot lies off the plane's seen footprint and measures its height from the floor."""
-        z = vox.centres[members, 2]
-        low = vox.centres[members[z <= z.min() + 0.01]]
+        low = vox.centres[_lowest(vox.centres[:, 2], members)]
         return any(points_in_box(low, part, self.config.max_support_gap_m).any() for part in fixtures)
 
     def _out_of_reach(self, vox: Voxels, members: np.ndarray) -> bool:
@@ -230,7 +229,7 @@ class ClassicalSegmenter:
         """Whether another cluster lies just below this one's lowest voxels (within
         `rest_reach_m` sideways and `max_support_gap_m` down) and reaches its support."""
         cfg = self.config
-        low = _lowest(vox, members)
+        low = _lowest(vox.height, members)
         bottom = vox.height[low].min()
         hits = tree.query_ball_point(vox.centres[low, :2], cfg.rest_reach_m)
         near = np.unique(np.concatenate([np.asarray(x, int) for x in hits] + [np.zeros(0, int)]))
@@ -267,10 +266,11 @@ class ClassicalSegmenter:
                                 "n_points": int(sel.sum())})
 
 
-def _lowest(vox: Voxels, members: np.ndarray, band_m: float = 0.01) -> np.ndarray:
-    """The cluster's voxels within `band_m` of its lowest height above its support."""
-    h = vox.height[members]
-    return members[h <= h.min() + band_m]
+def _lowest(per_voxel: np.ndarray, members: np.ndarray, band_m: float = 0.01) -> np.ndarray:
+    """The cluster's voxels within `band_m` of its lowest value of `per_voxel` (z, or height
+    above the support)."""
+    v = per_voxel[members]
+    return members[v <= v.min() + band_m]
 
 
 def _foot_hidden(depth_m: np.ndarray, uv: np.ndarray, *, look_px: int = 6, nearer_m: float = 0.02,
