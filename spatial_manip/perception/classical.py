@@ -65,7 +65,7 @@ class ClassicalConfig:
 
     def __post_init__(self):
         for name in ("plane_inlier_m", "min_height_m", "voxel_m", "cluster_radius_m",
-                     "max_object_extent_m", "max_object_height_m"):
+                     "max_object_extent_m", "max_object_height_m", "arm_reach_m"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"ClassicalConfig.{name} must be positive, got {getattr(self, name)!r}")
         if self.plane_stride_px < 1 or self.min_cluster_voxels < 1:

@@ -189,3 +189,10 @@ def test_only_a_floating_cluster_beyond_the_arms_reach_is_kept_as_an_object():
     assert seg._out_of_reach(far, np.arange(len(far.centres)))
     assert not seg._out_of_reach(near, np.arange(len(near.centres)))
     assert make_segmenter("classical", arm_reach_m=2.0)._out_of_reach(far, np.arange(len(far.centres))) is False
+
+
+@pytest.mark.parametrize("reach", [-1.0, 0.0, float("nan")])
+def test_an_arm_reach_that_is_not_positive_is_refused_by_name(reach):
+    # a negative reach would keep every floating cluster, the arm itself among them
+    with pytest.raises(ValueError, match="arm_reach_m must be positive"):
+        make_segmenter("classical", arm_reach_m=reach)
