@@ -30,6 +30,7 @@ from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, Segment
 from spatial_manip.perception.box import object_box
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
+from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.labelling import assign_labels, match_cost
 from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
                                              support_of, surface_image, with_known_planes)
@@ -62,6 +63,7 @@ class ClassicalConfig:
     workspace_min_m: tuple | None = None   # optional base-frame crop (x, y, z)
     workspace_max_m: tuple | None = None
     match_max_cost: float = 0.8
+    catalogue_fit: bool = True        # a catalogued object seen in part gets its catalogue box (catalogue_fit.py)
 
     def __post_init__(self):
         for name in ("plane_inlier_m", "min_height_m", "voxel_m", "cluster_radius_m",
@@ -139,6 +141,9 @@ class ClassicalSegmenter:
         assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost)
         detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         timer.lap("labels")
+        if cfg.catalogue_fit:
+            complete_from_catalogue(obs, detections, hints.expected, planes)
+            timer.lap("catalogue")
         self.last_timing_s = timer.laps
         return detections
 

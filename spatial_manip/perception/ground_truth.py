@@ -12,6 +12,7 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints,
                                            check_observation)
 from spatial_manip.perception.box import detection_from_mask
+from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 
@@ -21,6 +22,7 @@ class GroundTruthConfig:
     min_pixels: int = 30                 # smaller visible segments are dropped (mostly occluded)
     skip_categories: tuple = SUPPORT_CATEGORIES
     plane_stride_px: int = 4             # pixel stride of the cloud the support planes are fit on
+    catalogue_fit: bool = True           # an object seen in part gets its catalogue box (catalogue_fit.py)
     seed: int = 0
 
     def __post_init__(self):
@@ -59,6 +61,8 @@ class GroundTruthSegmenter:
                                       score=1.0, backend="ground_truth")
             if det is not None:
                 detections.append(det)
+        if self.config.catalogue_fit:
+            complete_from_catalogue(obs, detections, hints.expected, planes)
         return sorted(detections, key=lambda d: d.id)
 
     @staticmethod

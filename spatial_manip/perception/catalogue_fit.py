@@ -1,0 +1,268 @@
+"""A catalogued object seen in part: its box from its catalogue size, posed on what is in view.
+
+A box fitted to visible points measures only what is visible. A book whose foot is hidden by
+its wedge reads 4 cm short, a book leaning 45 degrees behind another reads as a cube, and a
+statue cut by the image's edge has its centre 20 cm off. When a scene config lists the object's
+size (`ExpectedObject.size_m`) and the measured box disagrees with it, this searches for the
+pose of a box of exactly that size that agrees with the depth image:
+
+1. orientations: the measured box's, and boxes turned about the footprint's axes (upright to
+   lying, in 5 degree steps), each with every assignment of the catalogue's three sides;
+2. the visible points (trimmed) must fit inside the box, which fixes it up to the slack between
+   the catalogue side and the visible extent on each axis; the slack goes to one end or the
+   other (the hidden side) or is split;
+3. each candidate is rendered against the depth image: a pixel whose depth lies well *behind*
+   the box's front face sees through where the box would be, which refutes it. Pixels where
+   something nearer hides the box, with no depth, or outside the image say nothing. The box may
+   not reach below the plane it rests on.
+The candidate seen through least (then with the points nearest its faces) wins, if it is seen
+through on few enough pixels; otherwise the measured box stays.
+
+    box = fit_catalogue_box(obs, mask, (0.023, 0.152, 0.226), plane=plane)
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from spatial_manip.geometry.boxes import Box3D, _canonical, min_area_rect_angle, surface_residual
+from spatial_manip.geometry.camera import pixel_rays, valid_depth_mask
+from spatial_manip.geometry.transforms import rpy_to_matrix
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.cloud import base_cloud
+
+
+@dataclass(frozen=True)
+class CatalogueFitConfig:
+    consistent_m: float = 0.015     # a measured box within this of the catalogue size (per side) is kept
+    inside_tol_m: float = 0.015     # the visible extent may exceed a catalogue side by this (noise)
+    see_through_m: float = 0.02     # depth this far behind a candidate's far side sees through it
+    tie_scale_m: float = 0.2        # gap and residual cost their length / this (1 cm = 5% seen through)
+    max_see_through: float = 0.2    # a fit seen through on a larger share of its pixels is refused
+    below_plane_m: float = 0.01     # how far a candidate may reach below its support plane
+    tilt_step_deg: float = 5.0
+    max_points: int = 400
+    max_rays: int = 1200
+    render_top: int = 48            # candidates rendered (those whose faces the points lie on best)
+    refine_top: int = 4             # candidates whose slack placement is searched in full
+
+    def __post_init__(self):
+        if not self.tie_scale_m > 0:
+            raise ValueError(f"tie_scale_m must be > 0, got {self.tie_scale_m}")
+        for name in ("consistent_m", "inside_tol_m", "see_through_m", "below_plane_m"):
+            v = getattr(self, name)
+            if not np.isfinite(v) or v < 0:
+                raise ValueError(f"{name} must be a finite distance >= 0, got {v}")
+        if not 0 < self.max_see_through <= 1:
+            raise ValueError(f"max_see_through is a share in (0, 1], got {self.max_see_through}")
+        if not 0 < self.tilt_step_deg <= 45:
+            raise ValueError(f"tilt_step_deg must be in (0, 45], got {self.tilt_step_deg}")
+
+
+def size_agrees(measured, catalogue, tol_m: float) -> bool:
+    """The measured box's sides match the catalogue's (both sorted) within `tol_m` each."""
+    return bool(np.all(np.abs(np.sort(np.asarray(measured, float)) - np.sort(np.asarray(catalogue, float))) <= tol_m))
+
+
+def fit_catalogue_box(obs: RGBDObservation, mask: np.ndarray, size_m, *, measured: Box3D | None = None,
+                      plane=None, config: CatalogueFitConfig | None = None) -> Box3D | None:
+    """The box of catalogue size `size_m` that best agrees with the depth, or None when none is
+    seen through on few enough pixels. `plane` (n . p + d = 0, n up) is what the object rests
+    on; `measured` (the fitted box) adds its orientation to the ones tried."""
+    cfg = config or CatalogueFitConfig()
+    size = np.asarray(size_m, float)
+    if size.shape != (3,) or not np.all(np.isfinite(size)) or np.any(size <= 0):
+        raise ValueError(f"a catalogue size is 3 positive sides in metres, got {size_m!r}")
+    pts, _ = base_cloud(obs, mask)
+    if len(pts) < 10:
+        return None
+    pts = pts[:: max(1, len(pts) // cfg.max_points)]
+    view = _DepthView(obs, cfg)
+    candidates = _candidates(pts, size, measured, plane, cfg)
+    if not candidates:
+        return None
+    # Rendering is the costly part: render only the candidates whose faces the points lie on best.
+    away = [c.placed(c.away(view.eye)) for c in candidates]
+    near = sorted(range(len(candidates)), key=lambda i: candidates[i].residual(away[i], pts))
+    first = sorted((view.score((away[i], candidates[i].R, candidates[i].size), pts, mask)[0], i)
+                   for i in near[: cfg.render_top])
+    best = None
+    for _, i in first[: cfg.refine_top]:
+        c = candidates[i]
+        for choice in itertools.product((-1, 0, 1), repeat=3):
+            centre = c.placed(np.array(choice))
+            if plane is not None and not c.above(centre, plane, cfg.below_plane_m):
+                continue
+            s = view.score((centre, c.R, c.size), pts, mask)
+            if best is None or s[0] < best[0][0]:
+                best = (s, centre, c)
+    if best is None or best[0][1] > cfg.max_see_through:
+        return None
+    (_, seen_through, gap), centre, c = best
+    R, sz = _canonical(c.R, c.size)
+    return Box3D(center=centre, size=sz, rotation=R, mode="catalogue", n_points=len(pts),
+                 n_region=int(np.count_nonzero(mask)), quality=float(1.0 - seen_through),
+                 residual_m=float(gap))
+
+
+@dataclass
+class _Candidate:
+    R: np.ndarray          # box axes (columns) in base
+    size: np.ndarray       # catalogue sides along them
+    lo: np.ndarray         # trimmed visible extent along each axis
+    hi: np.ndarray
+
+    def placed(self, ends: np.ndarray) -> np.ndarray:
+        """Centre with each axis' slack put beyond the visible part's high end (+1), its low
+        end (-1), or split (0)."""
+        slack = self.size - (self.hi - self.lo)
+        centre_local = (self.lo + self.hi) / 2 + np.asarray(ends, float) * np.maximum(slack, 0) / 2
+        return self.R @ centre_local
+
+    def away(self, eye: np.ndarray) -> np.ndarray:
+        """Each axis' slack on the side away from the camera: the hidden side, most often."""
+        mid = self.R @ ((self.lo + self.hi) / 2)
+        return np.sign(self.R.T @ (mid - eye))
+
+    def residual(self, centre: np.ndarray, pts: np.ndarray) -> float:
+        return surface_residual((pts - centre) @ self.R, self.size / 2)
+
+    def above(self, centre: np.ndarray, plane, tol_m: float) -> bool:
+        corners = centre + (np.array(list(itertools.product((-0.5, 0.5), repeat=3))) * self.size) @ self.R.T
+        return bool(np.min(corners @ np.asarray(plane.normal, float) + plane.d) >= -tol_m)
+
+
+def _candidates(pts: np.ndarray, size: np.ndarray, measured: Box3D | None, plane, cfg) -> list[_Candidate]:
+    out = []
+    for R in _orientations(pts, measured, plane, cfg.tilt_step_deg):
+        local = pts @ R
+        lo, hi = np.quantile(local, [0.02, 0.98], axis=0)
+        for perm in set(itertools.permutations(range(3))):
+            s = size[list(perm)]
+            if np.all(hi - lo <= s + cfg.inside_tol_m):
+                out.append(_Candidate(R, s, lo, hi))
+    return out
+
+
+def _orientations(pts: np.ndarray, measured: Box3D | None, plane, step_deg: float) -> list[np.ndarray]:
+    """The measured box's axes, and for each footprint yaw (the measured box's and the points'
+    minimum-area rectangle's) the upright frame turned about either horizontal axis."""
+    up = np.asarray(plane.normal, float) if plane is not None else np.array([0.0, 0.0, 1.0])
+    out = [np.asarray(measured.rotation, float)] if measured is not None else []
+    yaws = [min_area_rect_angle(pts[:, :2])]
+    if measured is not None:
+        yaws.append(measured.yaw_rad)
+    tilts = np.radians(np.arange(-90.0 + step_deg, 90.0, step_deg))
+    for yaw in yaws:
+        R_yaw = _upright(up, yaw)
+        for t in tilts:
+            out.append(R_yaw @ rpy_to_matrix(t, 0.0, 0.0))
+            if t != 0:
+                out.append(R_yaw @ rpy_to_matrix(0.0, t, 0.0))
+    return out
+
+
+def _upright(up: np.ndarray, yaw: float) -> np.ndarray:
+    x = np.array([np.cos(yaw), np.sin(yaw), 0.0])
+    x -= (x @ up) * up
+    x /= np.linalg.norm(x)
+    return np.stack([x, np.cross(up, x), up], axis=1)
+
+
+class _DepthView:
+    """The depth image as rays from the camera, for rendering a box against it."""
+
+    def __init__(self, obs: RGBDObservation, cfg: CatalogueFitConfig):
+        self.cfg = cfg
+        self.obs = obs
+        T = np.asarray(obs.T_base_cam, float)
+        self.R_bc, self.eye = T[:3, :3], T[:3, 3]
+        self.valid = valid_depth_mask(obs.depth_m)
+
+    def score(self, box, pts: np.ndarray, mask: np.ndarray) -> tuple[float, float, float]:
+        """(cost, share of the box's pixels that see through it, median gap between the
+        object's visible surface and the box's front face): lower is better.
+
+        A pixel sees through the box when its depth lies behind the box's far side: the ray
+        crossed the whole box and met nothing. (A catalogue box bounds its object, which need
+        not fill it, so only a ray that clears the far side refutes it.) The front gap and the
+        points' distance to the faces break ties between boxes nothing refutes."""
+        centre, R, size = box
+        u, v = self._pixels(centre, R, size)
+        if u.size == 0:
+            return np.inf, 1.0, np.inf
+        x, y = pixel_rays(u, v, self.obs.intrinsics)
+        dirs = np.stack([x, y, np.ones_like(x)], axis=1) @ self.R_bc.T      # z-depth 1 along each ray
+        t_in, t_out = _slab(self.eye, dirs, centre, R, size / 2)
+        hit = np.isfinite(t_in)
+        if not np.any(hit):
+            return np.inf, 1.0, np.inf
+        u, v, t_in, t_out = u[hit], v[hit], t_in[hit], t_out[hit]
+        ok = self.valid[v, u]
+        seen = self.obs.depth_m[v, u]
+        through = np.count_nonzero(ok & (seen > t_out + self.cfg.see_through_m)) / u.size
+        own = ok & mask[v, u]
+        gap = float(np.median(np.maximum(seen[own] - t_in[own], 0.0))) if np.any(own) else 0.0
+        residual = surface_residual((pts - centre) @ R, size / 2)
+        return through + (gap + residual) / self.cfg.tie_scale_m, through, gap
+
+    def _pixels(self, centre, R, size) -> tuple[np.ndarray, np.ndarray]:
+        """A grid of at most `max_rays` pixels over the box's projection, clipped to the image."""
+        corners = centre + (np.array(list(itertools.product((-0.5, 0.5), repeat=3))) * size) @ R.T
+        cam = (corners - self.eye) @ self.R_bc
+        if np.any(cam[:, 2] <= 0.01):
+            return np.empty(0, int), np.empty(0, int)
+        intr = self.obs.intrinsics
+        h, w = self.valid.shape
+        pu = intr.fx * cam[:, 0] / cam[:, 2] + intr.cx
+        pv = intr.fy * cam[:, 1] / cam[:, 2] + intr.cy
+        u0, u1 = max(0, int(pu.min())), min(w - 1, int(np.ceil(pu.max())))
+        v0, v1 = max(0, int(pv.min())), min(h - 1, int(np.ceil(pv.max())))
+        if u1 < u0 or v1 < v0:
+            return np.empty(0, int), np.empty(0, int)
+        stride = max(1, int(np.ceil(np.sqrt((u1 - u0 + 1) * (v1 - v0 + 1) / self.cfg.max_rays))))
+        uu, vv = np.meshgrid(np.arange(u0, u1 + 1, stride), np.arange(v0, v1 + 1, stride))
+        return uu.ravel(), vv.ravel()
+
+
+def _slab(eye: np.ndarray, dirs: np.ndarray, centre: np.ndarray, R: np.ndarray,
+          half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ray parameters (z-depths, for rays scaled to unit z) where each ray enters and leaves
+    the box; inf for both on a miss (slab test in the box's frame)."""
+    o = R.T @ (eye - centre)
+    d = dirs @ R
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1, t2 = (-half - o) / d, (half - o) / d
+    t_lo = np.nanmax(np.minimum(t1, t2), axis=1)
+    t_hi = np.nanmin(np.maximum(t1, t2), axis=1)
+    miss = (t_lo > t_hi) | (t_hi <= 0)
+    return np.where(miss, np.inf, np.maximum(t_lo, 0)), np.where(miss, np.inf, t_hi)
+
+
+def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
+                            config: CatalogueFitConfig | None = None) -> list[str]:
+    """Give each detection whose catalogue entry (same id) lists a size its catalogue box,
+    posed on the depth, when the measured box disagrees with that size. Returns the ids whose
+    boxes changed; each keeps its measured box in `extra["measured_box"]`."""
+    from spatial_manip.perception.attributes import book_size_class
+    from spatial_manip.perception.planes import plane_under
+
+    cfg = config or CatalogueFitConfig()
+    sizes = {e.id: e.size_m for e in expected or () if e.id and e.size_m is not None}
+    changed = []
+    for d in detections:
+        size = sizes.get(d.id)
+        if size is None or size_agrees(d.box.size, size, cfg.consistent_m):
+            continue
+        plane = plane_under(base_cloud(obs, d.mask)[0], planes) if planes else None
+        box = fit_catalogue_box(obs, d.mask, size, measured=d.box, plane=plane, config=cfg)
+        if box is None:
+            continue
+        d.extra["measured_box"] = d.box.to_dict()
+        d.box = box
+        if d.category == "book":
+            d.size_class = book_size_class(box.size)
+        changed.append(d.id)
+    return changed

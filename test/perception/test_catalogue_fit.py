@@ -1,0 +1,120 @@
+"""The catalogue box of an object seen in part, posed on analytic depth (geometry.synthetic)."""
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+from spatial_manip.geometry import synthetic as S
+from spatial_manip.geometry.boxes import box_2d_to_box_3d
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.geometry.relations import book_tilt_deg
+from spatial_manip.perception.base import Detection, ExpectedObject
+from spatial_manip.perception.catalogue_fit import (CatalogueFitConfig, complete_from_catalogue,
+                                                     fit_catalogue_box, size_agrees)
+from spatial_manip.scene import SceneObject
+
+INTR = CameraIntrinsics.from_fovy(640, 480, 55)
+EYE = np.array([0.0, 0.0, 0.75])
+BOOK = np.array([0.15, 0.023, 0.226])         # width, thickness, length (a medium book)
+
+
+class _Plane:                                   # the table: z = 0, normal up
+    normal, d = np.array([0.0, 0.0, 1.0]), 0.0
+
+
+def _standing(size, centre_xy, tilt_deg=0.0, yaw_deg=90.0, color=(200, 60, 40)):
+    """A box standing on the table, leaning `tilt_deg` about its width axis."""
+    R = Rotation.from_euler("ZX", [yaw_deg, tilt_deg], degrees=True).as_matrix()
+    corners = (np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * size / 2) @ R.T
+    return S.SynthBox(np.array([*centre_xy, -corners[:, 2].min()]), np.asarray(size, float), R, color)
+
+
+def _scene(book, *others):
+    obs = S.render(INTR, S.look_at(EYE, book.center), [book, *others])
+    return obs, obs.segmentation == 0
+
+
+def _centre_err(box, truth):
+    return float(np.linalg.norm(box.center - truth.center))
+
+
+def test_a_book_whose_foot_is_hidden_gets_its_full_length_and_position():
+    """A wedge in front hides the lower half of a book leaning back 20 deg: the visible part
+    measures short, the catalogue box is grown where the wedge hides it, not into free space."""
+    book = _standing(BOOK, (0.55, 0.0), tilt_deg=20)
+    wedge = _standing((0.20, 0.06, 0.12), (0.50, 0.0), color=(90, 90, 90))
+    obs, mask = _scene(book, wedge)
+    measured = box_2d_to_box_3d(obs, mask=mask)
+    assert measured.size.max() < BOOK[2] - 0.04          # what the depth alone gives: short
+    fit = fit_catalogue_box(obs, mask, BOOK, measured=measured, plane=_Plane())
+    assert fit is not None and fit.mode == "catalogue"
+    assert np.allclose(np.sort(fit.size), np.sort(BOOK))
+    assert _centre_err(fit, book) < 0.01
+    seen = SceneObject("b", "book", "book", fit.center, fit.size, fit.rotation)
+    assert book_tilt_deg(seen) == pytest.approx(20, abs=6)
+
+
+def test_a_leaning_book_mostly_hidden_behind_another_is_posed_not_called_a_cube():
+    book = _standing(BOOK, (0.62, 0.0), tilt_deg=45)
+    front = _standing((0.30, 0.04, 0.20), (0.52, 0.0), color=(40, 160, 60))
+    obs, mask = _scene(book, front)
+    measured = box_2d_to_box_3d(obs, mask=mask)
+    fit = fit_catalogue_box(obs, mask, BOOK, measured=measured, plane=_Plane())
+    assert fit is not None and _centre_err(fit, book) < 0.015
+    seen = SceneObject("b", "book", "book", fit.center, fit.size, fit.rotation)
+    assert book_tilt_deg(seen) == pytest.approx(45, abs=6)
+
+
+def test_a_catalogue_size_smaller_than_what_is_seen_is_refused():
+    book = _standing(BOOK, (0.55, 0.0))
+    obs, mask = _scene(book)
+    assert fit_catalogue_box(obs, mask, (0.1, 0.02, 0.12), plane=_Plane()) is None
+
+
+def test_a_box_the_depth_sees_through_is_refused():
+    """A catalogue box twice as tall as the book would stand in free space the camera sees
+    through (the table behind it): refused, whichever way it is grown."""
+    book = _standing(BOOK, (0.55, 0.0))
+    obs, mask = _scene(book)
+    assert fit_catalogue_box(obs, mask, (0.15, 0.023, 0.45), plane=_Plane()) is None
+
+
+def test_complete_from_catalogue_changes_only_disagreeing_catalogued_objects():
+    hidden = _standing(BOOK, (0.55, 0.10), tilt_deg=20)
+    wedge = _standing((0.20, 0.06, 0.12), (0.50, 0.10), color=(90, 90, 90))
+    whole = _standing((0.12, 0.017, 0.18), (0.55, -0.12), color=(40, 60, 200))
+    obs = S.render(INTR, S.look_at(EYE, np.array([0.55, 0.0, 0.05])), [hidden, wedge, whole])
+    dets = []
+    for i, name in ((0, "book_1"), (2, "book_2")):
+        mask = obs.segmentation == i
+        dets.append(Detection(name, "book", "book", mask, 1.0, box_2d_to_box_3d(obs, mask=mask)))
+    dets.append(Detection("mystery", "object", "object", obs.segmentation == 1, 1.0,
+                          box_2d_to_box_3d(obs, mask=obs.segmentation == 1)))
+    whole_box = dets[1].box
+    expected = [ExpectedObject("book", "book", tuple(BOOK), id="book_1"),
+                ExpectedObject("book", "book", (0.12, 0.017, 0.18), id="book_2")]
+    changed = complete_from_catalogue(obs, dets, expected, planes=[])
+    assert changed == ["book_1"]
+    assert _centre_err(dets[0].box, hidden) < 0.01 and dets[0].size_class == "medium"
+    assert dets[0].extra["measured_box"]["mode"] != "catalogue"
+    assert dets[1].box is whole_box                    # agrees with its catalogue size: kept
+    assert dets[2].box.mode != "catalogue"             # not in the catalogue: kept
+
+
+def test_size_agreement_is_per_sorted_side():
+    assert size_agrees([0.2, 0.1, 0.02], (0.02, 0.1, 0.21), 0.015)
+    assert not size_agrees([0.2, 0.1, 0.02], (0.02, 0.1, 0.24), 0.015)
+
+
+@pytest.mark.parametrize("size", [(0.1, 0.2), (0.1, -0.2, 0.3), (0.1, float("nan"), 0.3)])
+def test_a_malformed_catalogue_size_is_refused_by_value(size):
+    book = _standing(BOOK, (0.55, 0.0))
+    obs, mask = _scene(book)
+    with pytest.raises(ValueError, match="catalogue size"):
+        fit_catalogue_box(obs, mask, size)
+
+
+@pytest.mark.parametrize("kw", [{"see_through_m": -0.01}, {"consistent_m": float("nan")},
+                                {"max_see_through": 0.0}, {"tilt_step_deg": 0.0}, {"tie_scale_m": 0.0}])
+def test_config_refuses_bad_values(kw):
+    with pytest.raises(ValueError):
+        CatalogueFitConfig(**kw)
