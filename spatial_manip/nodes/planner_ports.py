@@ -216,7 +216,9 @@ class PlannerPorts:
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object
         detections = [d for d in self._segmenter.segment(obs, hints=self.hints) if d.id not in fixture_ids]
-        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures)
+        fronts = [o.id for o in ws.objects if o.oriented] if ws else []
+        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures,
+                                    fronts=fronts)
         if self._held_id is not None:
             scene = self._mark_held(scene)
         self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))

@@ -199,10 +199,14 @@ def camera_viewpoint(T_base_cam: np.ndarray) -> Viewpoint:
 
 def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *,
                         viewer: Viewpoint | None = None, robot: Viewpoint | None = None,
-                        regions: Sequence[Region] = (), extra_objects: Sequence[SceneObject] = ()) -> Scene:
+                        regions: Sequence[Region] = (), extra_objects: Sequence[SceneObject] = (),
+                        fronts: Iterable[str] = ()) -> Scene:
     """The planner's scene from detections: the viewer is the camera (from T_base_cam) and the
     robot sits at the base origin facing +x unless given. `extra_objects` (e.g. the table from a
-    scene config) are appended unchanged."""
+    scene config) are appended unchanged. `fronts`: ids the scene config says have a front;
+    depth does not show which side it is, so those objects stay unoriented and carry
+    `extra["has_front"]` for the planner to ground (an orientation model) or assume."""
+    fronts = set(fronts)
     viewer = viewer or camera_viewpoint(obs.T_base_cam)
     robot = robot or Viewpoint([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
     objects = []
@@ -212,7 +216,8 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
             rotation=d.box.rotation, oriented=False, size_class=d.size_class,
             extra={"score": float(d.score), "colour": d.colour,
                    "rgb": [round(float(c), 1) for c in d.mean_rgb],
-                   "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated}))
+                   "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated,
+                   **({"has_front": True} if d.id in fronts else {})}))
     ids = [o.id for o in objects] + [o.id for o in extra_objects]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

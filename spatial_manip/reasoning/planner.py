@@ -16,7 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
 from spatial_manip.registry import make, register_role
-from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult, execute
+from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult,
+                                             assume_visible_fronts, execute)
 from spatial_manip.scene import Scene
 
 BACKENDS = {
@@ -71,10 +72,15 @@ def check_task_kind(task_kind: str) -> None:
 
 @dataclass(kw_only=True)
 class ProgramPlannerConfig:
-    """No knobs yet beyond the shared tolerances of program.py; kept for a uniform factory."""
+    """assume_fronts: an object known to have a front that perception could not orient (no
+    orientation model here) is taken to face the camera with its most directly facing side
+    (program.assume_visible_fronts); off, "its own left" of such an object is INVALID_GOAL."""
+
+    assume_fronts: bool = True
 
     def __post_init__(self):
-        pass
+        if not isinstance(self.assume_fronts, bool):
+            raise ValueError(f"assume_fronts must be true or false, got {self.assume_fronts!r}")
 
 
 class ProgramPlanner:
@@ -95,6 +101,11 @@ class ProgramPlanner:
         action = None
         try:
             check_task_kind(task_kind)
+            if self.config.assume_fronts:
+                scene, assumed = assume_visible_fronts(scene)
+                if assumed:
+                    trace.append({"event": "assumed_fronts", "ids": assumed,
+                                  "why": "no orientation model: each faces the camera with its most directly facing side"})
             parsed = InstructionParser(scene).parse(instruction, task_kind)
             program_text = str(parsed.program)
             action = parsed.program.op

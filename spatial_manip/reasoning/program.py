@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -497,6 +497,38 @@ def _canonical_axes(obj: SceneObject | None) -> np.ndarray:
 def _yaw_facing_viewer(scene: Scene) -> np.ndarray:
     x = -rel.horizontal(scene.viewer.forward)
     return np.column_stack([x, np.cross(rel.UP, x), rel.UP])
+
+
+def assume_visible_fronts(scene: Scene) -> tuple[Scene, list[str]]:
+    """The scene with a front assumed for each object known to have one whose front is not
+    known (`extra["has_front"]`, e.g. perceived): the side of its box that faces the viewer most
+    directly. A front is grounded from the image (MSSR), so one the camera cannot see could not
+    be grounded either; and objects set out on display face the room. Returns the scene and the
+    ids given an assumed front (for the trace)."""
+    objects, assumed = [], []
+    for o in scene.objects:
+        turned = _facing_viewer(o, scene.viewer.position) if o.extra.get("has_front") and not o.oriented else None
+        objects.append(turned or o)
+        if turned is not None:
+            assumed.append(o.id)
+    return scene.with_objects(objects), assumed
+
+
+def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject | None:
+    """`o` with its front (+x) on the vertical box side facing `viewer_position` most directly;
+    None when the viewer is straight above it."""
+    try:
+        to_viewer = rel.horizontal(np.asarray(viewer_position, float) - o.center)
+    except ValueError:
+        return None
+    R, size = np.asarray(o.rotation, float), np.asarray(o.size, float)
+    up = int(np.argmax(np.abs(R.T @ rel.UP)))
+    sides = [(sign * R[:, k], k) for k in range(3) if k != up for sign in (1.0, -1.0)]
+    front, k = max(sides, key=lambda side: float(side[0] @ to_viewer))
+    x = rel.horizontal(front)
+    R_new = np.column_stack([x, np.cross(rel.UP, x), rel.UP])
+    return replace(o, rotation=R_new, size=np.array([size[k], size[3 - up - k], size[up]]), oriented=True,
+                   extra={**o.extra, "front": "assumed: the side facing the camera"})
 
 
 def _support_top(scene: Scene, xy: np.ndarray, fallback_z: float) -> float:

@@ -81,6 +81,10 @@ def test_detections_to_scene(tabletop):
     # JSON round trip through the public scene format
     again = Scene.from_dict(scene.to_dict())
     np.testing.assert_allclose(again.get("book_0").center, box.center)
+    assert "has_front" not in o.extra and not o.oriented
+    # a front the catalogue knows of is flagged, not guessed: depth does not show which side it is
+    flagged = detections_to_scene([det], obs, fronts=["book_0"]).get("book_0")
+    assert flagged.extra["has_front"] is True and not flagged.oriented
     with pytest.raises(ValueError, match="unique"):
         detections_to_scene([det, det], obs)
 

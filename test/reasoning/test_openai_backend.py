@@ -242,6 +242,8 @@ def test_backend_config_file_parses():
     data = yaml.safe_load(open(Path(__file__).parents[2] / "config/params/planner_backends.yaml"))
     cfg = OpenAIConfig(**{**data["planner"]["openai"], "model": "m"})
     assert cfg.agent.mode in ("mssr", "tools") and cfg.timeout_s > 0
+    from spatial_manip.reasoning.planner import ProgramPlannerConfig
+    assert ProgramPlannerConfig(**data["planner"]["program"]).assume_fronts is True
 
 
 def test_tiger_geometry_tools_are_offered_with_an_observation():

@@ -123,3 +123,61 @@ def test_a_perceived_direction_just_outside_its_sector_is_taken_only_when_none_i
     inside = book("b_inside", jar.center[0] + 0.25, jar.center[1] + 0.05, "flat")
     scene.objects.append(inside)
     assert execute(text, scene, direction_slack_deg=10.0).targets == ["b_inside"]   # exact hits win
+
+
+def _perceived_bust(yaw_deg: float, size=(0.30, 0.10, 0.40)):
+    """A perceived object known (from the catalogue) to have a front, at (0.8, 0.2), box yawed
+    by `yaw_deg`; the viewer stands at the origin looking along +x."""
+    from spatial_manip.geometry.transforms import rpy_to_matrix
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+    bust = SceneObject("bust", "bust", "reference", np.array([0.8, 0.2, 0.2]), np.array(size),
+                       rpy_to_matrix(0, 0, np.radians(yaw_deg)), extra={"has_front": True})
+    # looking along +x, the viewer's right is -y
+    right = SceneObject("viewers_right", "book", "book", np.array([0.8, 0.0, 0.1]), np.array([0.15, 0.03, 0.2]), np.eye(3))
+    left = SceneObject("viewers_left", "book", "book", np.array([0.8, 0.4, 0.1]), np.array([0.15, 0.03, 0.2]), np.eye(3))
+    return Scene(Viewpoint([0.0, 0.0, 0.5], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]),
+                 [bust, right, left], [])
+
+
+@pytest.mark.parametrize("yaw_deg", [0.0, 90.0, 160.0, -100.0])
+def test_an_object_with_an_unknown_front_faces_the_viewer_with_its_most_facing_side(yaw_deg):
+    from spatial_manip.reasoning.program import assume_visible_fronts
+
+    scene, assumed = assume_visible_fronts(_perceived_bust(yaw_deg))
+    bust = scene.get("bust")
+    assert assumed == ["bust"] and bust.oriented and bust.extra["front"].startswith("assumed")
+    to_viewer = -bust.center[:2] / np.linalg.norm(bust.center[:2])
+    front = bust.rotation[:2, 0]
+    assert front @ to_viewer > np.cos(np.radians(45.01))          # the side within 45 deg of the viewer
+    assert np.allclose(np.abs(bust.rotation.T @ scene.get("bust").rotation), np.eye(3))  # a proper frame
+    # the box itself is unchanged: the same corners, whichever side became its front
+    before = _perceived_bust(yaw_deg).get("bust")
+    key = lambda c: np.round(np.sort(np.round(c, 6), axis=0), 6)   # noqa: E731
+    assert np.allclose(key(bust.corners()), key(before.corners()))
+
+
+def test_the_assumed_front_answers_own_left_and_is_traced_and_can_be_switched_off():
+    from spatial_manip.reasoning.planner import make_planner
+
+    scene = _perceived_bust(180.0)       # facing the viewer: its own left is the viewer's right
+    res = make_planner("program").plan(scene, "pick up a book on the bust's left, from its own point of view")
+    assert res.ok and res.targets == ["viewers_right"], res.error
+    assert any(t.get("event") == "assumed_fronts" and t["ids"] == ["bust"] for t in res.trace)
+    off = make_planner("program", assume_fronts=False).plan(scene, "pick up a book on the bust's left, from its own point of view")
+    assert not off.ok and off.error["code"] == "INVALID_GOAL" and "no front" in off.error["message"]
+    with pytest.raises(ValueError, match="assume_fronts"):
+        make_planner("program", assume_fronts="yes")
+
+
+def test_objects_without_a_known_front_or_already_oriented_are_left_alone():
+    from dataclasses import replace
+
+    from spatial_manip.reasoning.program import assume_visible_fronts
+
+    scene = _perceived_bust(30.0)
+    plain = scene.with_objects([replace(o, extra={}) if o.id == "bust" else o for o in scene.objects])
+    assert assume_visible_fronts(plain)[1] == []
+    oriented = scene.with_objects([replace(o, oriented=True) if o.id == "bust" else o for o in scene.objects])
+    out, assumed = assume_visible_fronts(oriented)
+    assert assumed == [] and np.allclose(out.get("bust").rotation, oriented.get("bust").rotation)
