@@ -104,8 +104,8 @@ class ProgramPlanner:
             if self.config.assume_fronts:
                 scene, assumed = assume_visible_fronts(scene)
                 if assumed:
-                    trace.append({"event": "assumed_fronts", "ids": assumed,
-                                  "why": "no orientation model: each faces the camera with its most directly facing side"})
+                    why = "no orientation model: each faces the camera with its most directly facing side"
+                    trace.append({"event": "assumed_fronts", "ids": assumed, "why": why})
             parsed = InstructionParser(scene).parse(instruction, task_kind)
             program_text = str(parsed.program)
             action = parsed.program.op
