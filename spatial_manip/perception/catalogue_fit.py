@@ -75,7 +75,11 @@ def fit_catalogue_box(obs: RGBDObservation, mask: np.ndarray, size_m, *, measure
     size = np.asarray(size_m, float)
     if size.shape != (3,) or not np.all(np.isfinite(size)) or np.any(size <= 0):
         raise ValueError(f"a catalogue size is 3 positive sides in metres, got {size_m!r}")
-    pts, _ = base_cloud(obs, mask)
+    return _fit(obs, mask, base_cloud(obs, mask)[0], size, measured, plane, cfg)
+
+
+def _fit(obs, mask, pts, size, measured, plane, cfg) -> Box3D | None:
+    """fit_catalogue_box on the mask's base-frame points `pts`."""
     if len(pts) < 10:
         return None
     pts = pts[:: max(1, len(pts) // cfg.max_points)]
@@ -256,8 +260,8 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
         size = sizes.get(d.id)
         if size is None or size_agrees(d.box.size, size, cfg.consistent_m):
             continue
-        plane = plane_under(base_cloud(obs, d.mask)[0], planes) if planes else None
-        box = fit_catalogue_box(obs, d.mask, size, measured=d.box, plane=plane, config=cfg)
+        pts = base_cloud(obs, d.mask)[0]
+        box = _fit(obs, d.mask, pts, np.asarray(size, float), d.box, plane_under(pts, planes) if planes else None, cfg)
         if box is None:
             continue
         d.extra["measured_box"] = d.box.to_dict()
