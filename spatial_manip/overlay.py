@@ -17,6 +17,7 @@ import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.geometry.transforms import box_corners as corners_of
 from spatial_manip.reasoning.orientation import COLOURS
 
 BOX_COLOUR = COLOURS[5]          # cyan: every perceived object
@@ -31,13 +32,10 @@ APPROACH_LINE_M = 0.08
 AXIS_LENGTH_M = 0.08
 # the 12 edges of SceneObject.corners()' order (index bits: x=4, y=2, z=1)
 BOX_EDGES = [(a, b) for a in range(8) for b in range(a + 1, 8) if bin(a ^ b).count("1") == 1]
-_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-
-
 def box_corners(T: np.ndarray, size) -> np.ndarray:
     """The 8 corners (base frame) of a box of `size` (x, y, z extents) posed at T."""
-    local = _SIGNS * (np.asarray(size, float).reshape(3) / 2)
-    return apply(np.asarray(T, float), local)
+    T = np.asarray(T, float)
+    return corners_of(T[:3, 3], np.asarray(size, float).reshape(3), T[:3, :3])
 
 
 def project_segments(segments: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics) -> list:

@@ -106,8 +106,9 @@ class SceneObject:
 
     def corners(self) -> np.ndarray:
         """The 8 box corners in world, shape (8, 3)."""
-        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-        return self.center + (signs * (self.size / 2)) @ self.rotation.T
+        from spatial_manip.geometry.transforms import box_corners
+
+        return box_corners(self.center, self.size, self.rotation)
 
     @classmethod
     def from_dict(cls, d: dict, index: int = 0) -> "SceneObject":

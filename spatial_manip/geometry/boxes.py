@@ -23,7 +23,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.geometry.camera import CameraIntrinsics, pixel_rays, valid_depth_mask
-from spatial_manip.geometry.transforms import rpy_to_matrix
+from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -90,8 +90,7 @@ class Box3D:
         return float(np.arctan2(self.rotation[1, 0], self.rotation[0, 0]))
 
     def corners(self) -> np.ndarray:
-        s = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
-        return self.center + (s * self.size / 2) @ self.rotation.T
+        return box_corners(self.center, self.size, self.rotation)
 
     def to_scene_object(self, id: str, label: str, category: str | None = None, **kw):
         from spatial_manip.scene import SceneObject

@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence, Union
 import numpy as np
 from scipy.optimize import lsq_linear
 
+from spatial_manip.geometry.transforms import box_corners
 from spatial_manip.scene import Region, SceneObject, Viewpoint
 
 UP = np.array([0.0, 0.0, 1.0])
@@ -279,10 +280,7 @@ def points_in_box(points, box, margin_m: float = 0.0) -> np.ndarray:
 
 
 def _corners(x: Boxlike) -> np.ndarray:
-    if isinstance(x, SceneObject):
-        return x.corners()
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-    return x.center + (signs * (x.size / 2)) @ x.rotation.T
+    return box_corners(x.center, x.size, x.rotation)
 
 
 def _project_to_box(p: np.ndarray, box: Boxlike) -> np.ndarray:

@@ -68,6 +68,15 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     return Rotation.from_euler("xyz", [roll, pitch, yaw]).as_matrix()
 
 
+_CORNER_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+
+
+def box_corners(center, size, rotation) -> np.ndarray:
+    """The 8 corners (8, 3) of a box of extents `size` along the columns of `rotation`, centred
+    at `center`; x-major order (the x sign changes slowest)."""
+    return np.asarray(center, float) + (_CORNER_SIGNS * (np.asarray(size, float) / 2)) @ np.asarray(rotation, float).T
+
+
 def look_at(eye, target, up=(0.0, 0.0, 1.0)) -> np.ndarray:
     """T_base_cam of an optical frame (x right, y down, z forward) at `eye` looking at `target`
     (straight down: x along -y)."""

@@ -29,7 +29,7 @@ import numpy as np
 
 from spatial_manip.geometry.boxes import Box3D, _canonical, min_area_rect_angle, surface_residual
 from spatial_manip.geometry.camera import pixel_rays, valid_depth_mask
-from spatial_manip.geometry.transforms import rpy_to_matrix
+from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 
@@ -134,7 +134,7 @@ class _Candidate:
         return surface_residual((pts - centre) @ self.R, self.size / 2)
 
     def above(self, centre: np.ndarray, plane, tol_m: float) -> bool:
-        corners = centre + (np.array(list(itertools.product((-0.5, 0.5), repeat=3))) * self.size) @ self.R.T
+        corners = box_corners(centre, self.size, self.R)
         return bool(np.min(corners @ np.asarray(plane.normal, float) + plane.d) >= -tol_m)
 
 
@@ -214,7 +214,7 @@ class _DepthView:
 
     def _pixels(self, centre, R, size) -> tuple[np.ndarray, np.ndarray]:
         """A grid of at most `max_rays` pixels over the box's projection, clipped to the image."""
-        corners = centre + (np.array(list(itertools.product((-0.5, 0.5), repeat=3))) * size) @ R.T
+        corners = box_corners(centre, size, R)
         cam = (corners - self.eye) @ self.R_bc
         if np.any(cam[:, 2] <= 0.01):
             return np.empty(0, int), np.empty(0, int)

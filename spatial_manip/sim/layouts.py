@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.geometry.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
 
@@ -75,11 +75,6 @@ def _box_dict(center, size, R) -> dict:
             "rotation": np.asarray(R, float).tolist()}
 
 
-def _corners(center, size, R) -> np.ndarray:
-    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
-    return np.asarray(center) + (signs * (np.asarray(size) / 2)) @ np.asarray(R).T
-
-
 class _Composite:
     """Boxes in a local frame (book first, then its support parts), placed by (x, y, yaw)."""
 
@@ -91,7 +86,7 @@ class _Composite:
         return [(Rz @ c + t, s, Rz @ R) for c, s, R in self.boxes]
 
     def footprint(self, x, y, yaw) -> np.ndarray:
-        pts = np.vstack([_corners(*b) for b in self.placed(x, y, yaw)])
+        pts = np.vstack([box_corners(*b) for b in self.placed(x, y, yaw)])
         return np.array([pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max()])
 
 
@@ -188,7 +183,7 @@ def _obj(id_, label, category, box, **kw) -> SceneObject:
 
 
 def _support(id_, label, boxes, book_id=None) -> SceneObject:
-    pts = np.vstack([_corners(*b) for b in boxes])
+    pts = np.vstack([box_corners(*b) for b in boxes])
     lo, hi = pts.min(0), pts.max(0)
     extra = {"parts": [_box_dict(*b) for b in boxes]}
     if book_id:
