@@ -277,17 +277,24 @@ def _leaning_box(p, R_yaw, cfg):
     wedge, seen by its top and side edges, has no face for principal axes to find, but its
     edges lie on the faces of the box leaning with it."""
     best = None
+    for R in leaning_frames(R_yaw, LEAN_STEP_DEG):
+        centre, size, local = _box_from_axes(p, R, cfg.trim)
+        res = surface_residual(local, size / 2)
+        if best is None or res < best[3]:
+            best = (centre, size, R, res)
+    return best
+
+
+def leaning_frames(R_yaw: np.ndarray, step_deg: float):
+    """The upright frame `R_yaw` turned about its x axis, then about its y axis, by every
+    multiple of `step_deg` strictly between -90 and 90 degrees except 0 (from lying one way to
+    lying the other)."""
     for axis in (0, 1):
-        for deg in np.arange(-85.0, 85.0 + 1e-9, LEAN_STEP_DEG):
-            if deg == 0.0:
+        for deg in np.arange(-90.0 + step_deg, 90.0 - 1e-9, step_deg):
+            if abs(deg) < 1e-9:
                 continue
             a = np.radians(deg)
-            R = R_yaw @ (rpy_to_matrix(a, 0.0, 0.0) if axis == 0 else rpy_to_matrix(0.0, a, 0.0))
-            centre, size, local = _box_from_axes(p, R, cfg.trim)
-            res = surface_residual(local, size / 2)
-            if best is None or res < best[3]:
-                best = (centre, size, R, res)
-    return best
+            yield R_yaw @ (rpy_to_matrix(a, 0.0, 0.0) if axis == 0 else rpy_to_matrix(0.0, a, 0.0))
 
 
 # --- outliers ------------------------------------------------------------------------------

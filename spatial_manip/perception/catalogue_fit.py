@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.geometry.boxes import Box3D, _canonical, min_area_rect_angle, surface_residual
+from spatial_manip.geometry.boxes import Box3D, _canonical, leaning_frames, min_area_rect_angle, surface_residual
 from spatial_manip.geometry.camera import pixel_rays, valid_depth_mask
-from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
+from spatial_manip.geometry.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 
@@ -158,13 +158,9 @@ def _orientations(pts: np.ndarray, measured: Box3D | None, plane, step_deg: floa
     yaws = [min_area_rect_angle(pts[:, :2])]
     if measured is not None:
         yaws.append(measured.yaw_rad)
-    tilts = np.radians(np.arange(-90.0 + step_deg, 90.0, step_deg))
     for yaw in yaws:
         R_yaw = _upright(up, yaw)
-        for t in tilts:
-            out.append(R_yaw @ rpy_to_matrix(t, 0.0, 0.0))
-            if t != 0:
-                out.append(R_yaw @ rpy_to_matrix(0.0, t, 0.0))
+        out += [R_yaw, *leaning_frames(R_yaw, step_deg)]
     return out
 
 
