@@ -70,6 +70,12 @@ class FrameAxes:
         return np.array([d @ self.forward, d @ self.right, d @ self.up])
 
 
+def upright_frame(forward) -> np.ndarray:
+    """The rotation whose x is `forward` on the ground plane and whose z is up."""
+    x = horizontal(forward)
+    return np.column_stack([x, np.cross(UP, x), UP])
+
+
 def horizontal(v) -> np.ndarray:
     """Unit projection of a vector on the ground plane."""
     v = np.asarray(v, float)

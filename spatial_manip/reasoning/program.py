@@ -495,8 +495,7 @@ def _canonical_axes(obj: SceneObject | None) -> np.ndarray:
 
 
 def _yaw_facing_viewer(scene: Scene) -> np.ndarray:
-    x = -rel.horizontal(scene.viewer.forward)
-    return np.column_stack([x, np.cross(rel.UP, x), rel.UP])
+    return rel.upright_frame(-rel.horizontal(scene.viewer.forward))
 
 
 def assume_visible_fronts(scene: Scene) -> tuple[Scene, list[str]]:
@@ -525,9 +524,7 @@ def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject |
     up = int(np.argmax(np.abs(R.T @ rel.UP)))
     sides = [(sign * R[:, k], k) for k in range(3) if k != up for sign in (1.0, -1.0)]
     front, k = max(sides, key=lambda side: float(side[0] @ to_viewer))
-    x = rel.horizontal(front)
-    R_new = np.column_stack([x, np.cross(rel.UP, x), rel.UP])
-    return replace(o, rotation=R_new, size=np.array([size[k], size[3 - up - k], size[up]]), oriented=True,
+    return replace(o, rotation=rel.upright_frame(front), size=np.array([size[k], size[3 - up - k], size[up]]), oriented=True,
                    extra={**o.extra, "front": "assumed: the side facing the camera"})
 
 

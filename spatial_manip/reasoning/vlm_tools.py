@@ -369,7 +369,7 @@ def with_front(scene: Scene, object_id: str, front_world) -> Scene:
                 c, s = math.cos(yaw), math.sin(yaw)
                 R = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]]) @ o.rotation
             except ValueError:            # its +x points straight up or down: rebuild the axes
-                R = np.column_stack([f, np.cross(rel.UP, f), rel.UP])
+                R = rel.upright_frame(f)
             o = SceneObject(o.id, o.label, o.category, o.center, o.size, R, True, o.size_class, o.held,
                             dict(o.extra))
         objs.append(o)
