@@ -11,6 +11,4 @@ _SM_SITE=$("$_SM_ROOT/.venv/bin/python" -c 'import sysconfig;print(sysconfig.get
 export LD_LIBRARY_PATH="$_SM_ROOT/install/spatial_manip_interfaces/lib:$_SM_ROOT/.venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ROS_AUTOMATIC_DISCOVERY_RANGE=${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
 export ROS_LOCALHOST_ONLY=${ROS_LOCALHOST_ONLY:-1}
-export MUJOCO_GL=${MUJOCO_GL:-egl}
-export PYOPENGL_PLATFORM=${PYOPENGL_PLATFORM:-egl}
 unset _SM_SITE

