@@ -15,6 +15,7 @@ import numpy as np
 from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
+from spatial_manip.reasoning.reflection import Reflection, reflect
 from spatial_manip.scene import Scene
 from spatial_manip.trace import Trace
 
@@ -51,8 +52,12 @@ class GoalRequest:
     max_attempts: int = 1
 
 
-def validate_goal(instruction, task_kind, dry_run=False, max_attempts=1) -> GoalRequest:
-    """A clean GoalRequest or InvalidGoalError saying exactly what is wrong."""
+def validate_goal(instruction, task_kind, dry_run=False, max_attempts=0, *, default_attempts: int = 1) -> GoalRequest:
+    """A clean GoalRequest or InvalidGoalError saying exactly what is wrong. A field left at
+    its message default means the configured default: `max_attempts` 0 is `default_attempts`
+    (a `ros2 action send_goal` that sets only the instruction leaves it at 0)."""
+    if max_attempts == 0 and not isinstance(max_attempts, bool):
+        max_attempts = default_attempts
     if isinstance(task_kind, int):
         if not 0 <= task_kind < len(TASK_KINDS):
             raise InvalidGoalError(f"unknown task kind {task_kind}; expected 0..{len(TASK_KINDS) - 1} "
@@ -76,7 +81,8 @@ def validate_goal(instruction, task_kind, dry_run=False, max_attempts=1) -> Goal
     if len(text) > MAX_INSTRUCTION_CHARS:
         raise InvalidGoalError(f"the instruction has {len(text)} characters; the limit is {MAX_INSTRUCTION_CHARS}")
     if not isinstance(max_attempts, int) or not 1 <= max_attempts <= MAX_ATTEMPTS_LIMIT:
-        raise InvalidGoalError(f"max_attempts must be between 1 and {MAX_ATTEMPTS_LIMIT}, got {max_attempts}")
+        raise InvalidGoalError(f"max_attempts must be between 1 and {MAX_ATTEMPTS_LIMIT} (or 0 for the configured "
+                               f"default), got {max_attempts}")
     return GoalRequest(instruction=text, task_kind=task_kind, dry_run=bool(dry_run), max_attempts=max_attempts)
 
 
@@ -112,13 +118,14 @@ class Ports(Protocol):
 
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
     def perceive(self, obs: RGBDObservation) -> Scene: ...
-    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: dict | None,
+    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: Reflection | None,
                trace: Trace) -> Decision: ...
     def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list: ...
     def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict: ...
     def place(self, decision: Decision, cancel: threading.Event) -> dict: ...
     def verify(self, decision: Decision, goal: GoalRequest, cancel: threading.Event) -> tuple[bool, str, str]: ...
     def stop_motion(self) -> None: ...
+    def held_id(self) -> str | None: ...       # the object in the gripper now, if any
 
 
 FeedbackFn = Callable[[Stage, str, float, int], None]
@@ -129,11 +136,12 @@ class InstructionPipeline:
         self.ports = ports
         self.feedback = feedback or (lambda *a: None)
         self.trace_dir = trace_dir
+        self._decision: Decision | None = None    # the current attempt's, for reflection
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = Trace(self.trace_dir, goal.__dict__)
         outcome = Outcome(success=False, attempts=0)
-        reflection: dict | None = None
+        reflection: Reflection | None = None
         try:
             for attempt in range(1, goal.max_attempts + 1):
                 outcome.attempts = attempt
@@ -146,7 +154,7 @@ class InstructionPipeline:
                     trace.event("error", code=e.code.value, message=e.message, attempt=attempt)
                     if e.code not in RETRYABLE or attempt == goal.max_attempts or cancel.is_set():
                         break
-                    reflection = self._reflect(goal, attempt, e, outcome, trace)
+                    reflection = self._reflect(goal, attempt, e, trace, reflection)
         except Exception as e:  # a bug must still end the goal cleanly, and say where to look
             outcome.success, outcome.error_code = False, ErrorCode.INTERNAL.value
             outcome.message = f"internal error: {type(e).__name__}: {e}"
@@ -168,6 +176,7 @@ class InstructionPipeline:
         self.feedback(stage, detail, min(1.0, (attempt - 1 + STAGE_PROGRESS[stage]) * span), attempt)
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
+        self._decision = None
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
         if not goal.dry_run:     # optional port: move the arm out of the camera's view first
             getattr(self.ports, "clear_view", lambda _cancel: None)(cancel)
@@ -179,6 +188,7 @@ class InstructionPipeline:
 
         self._enter(Stage.REASONING, f"interpreting: {goal.instruction!r}", attempt, goal, trace, cancel)
         decision = self.ports.reason(scene, goal, obs, reflection, trace)
+        self._decision = decision
         outcome.target_ids = list(decision.target_ids)
         outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
             _object_pose(scene, decision.pick_id)
@@ -270,13 +280,16 @@ class InstructionPipeline:
         except Exception:  # stopping is best effort; the arm node has its own safety
             pass
 
-    def _reflect(self, goal, attempt, error: SpatialManipError, outcome, trace) -> dict:
-        self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}); reflecting",
+    def _reflect(self, goal, attempt, error: SpatialManipError, trace, previous: Reflection | None) -> Reflection:
+        """What the next attempt redoes: the place if the object is still held, else the pick."""
+        d = self._decision
+        reflection = reflect(error, attempt=attempt, holding=self.ports.held_id(),
+                             pick_id=d.pick_id if d else None,
+                             tried_place_pose=d.details.get("tried_place_pose") if d else None, previous=previous)
+        self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}): {reflection.summary}",
                       min(1.0, (attempt - 1 + STAGE_PROGRESS[Stage.REFLECTING]) / goal.max_attempts), attempt)
-        trace.stage(Stage.REFLECTING.value, error.message)
-        reflection = {"attempt": attempt, "error_code": error.code.value, "reason": error.message,
-                      "previous_targets": list(outcome.target_ids)}
-        trace.event("reflection", **reflection)
+        trace.stage(Stage.REFLECTING.value, reflection.summary)
+        trace.event("reflection", **reflection.to_dict())
         return reflection
 
 

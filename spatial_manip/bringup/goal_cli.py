@@ -13,7 +13,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("instruction", help='e.g. "pick the second leftmost book lying flat"')
     p.add_argument("--kind", choices=sorted(KINDS), default="auto", help="task kind (default: inferred)")
     p.add_argument("--dry-run", action="store_true", help="plan only; never move the arm")
-    p.add_argument("--attempts", type=int, default=1, help="attempts including reflection retries")
+    p.add_argument("--attempts", type=int, default=0,
+                   help="attempts including reflection retries (default 0: the planner's configured default)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the result")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--server-timeout", type=float, default=20.0, help="seconds to wait for the action server")
@@ -42,7 +43,13 @@ def run(args) -> int:
     except TimeoutError as e:
         print(f"spatial-manip goal: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:     # before the goal was accepted: nothing is moving
+        print("spatial-manip goal: interrupted before the goal was accepted", file=sys.stderr)
+        return 130
     d = result_dict(report)
+    if report.interrupted:
+        print(f"interrupted: the goal ended {d.get('status')} ({d.get('error_code', 'no answer')})", file=sys.stderr)
+        return 130
     if args.json:
         print(json.dumps(d))
     else:

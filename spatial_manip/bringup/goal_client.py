@@ -41,13 +41,34 @@ class GoalReport:
     result: object | None = None           # ExecuteInstruction.Result
     feedback: list = field(default_factory=list)
     elapsed_s: float = 0.0
+    interrupted: bool = False              # Ctrl-C canceled the goal
+
+
+CANCEL_WAIT_S = 30.0   # how long Ctrl-C waits for the server to stop the arm and answer
+
+
+def _cancel_and_wait(handle, result_future):
+    """Ask the server to cancel and wait for its final result (None if it never answers). A
+    second Ctrl-C while waiting is ignored: leaving now would hide whether the arm stopped."""
+    print("\ncanceling the goal (the arm stops); waiting for the server...", flush=True)
+    deadline = time.monotonic() + CANCEL_WAIT_S
+    wait_future(handle.cancel_goal_async(), 10.0)
+    while time.monotonic() < deadline:
+        try:
+            return wait_future(result_future, max(0.0, deadline - time.monotonic()))
+        except KeyboardInterrupt:
+            continue
+    return None
 
 
 def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool = False,
-              max_attempts: int = 1, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
+              max_attempts: int = 0, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
               on_feedback: Callable | None = None, cancel_after_s: float | None = None,
               action_name: str = "/spatial_manip/execute_instruction") -> GoalReport:
-    """Send a goal from `node` (spun by the caller's executor in another thread)."""
+    """Send a goal from `node` (spun by the caller's executor in another thread).
+    `max_attempts` 0 leaves the server's configured default. Ctrl-C while the goal runs cancels
+    it and waits for the server's answer, so the arm is stopped before the caller exits
+    (`report.interrupted`)."""
     from action_msgs.msg import GoalStatus
     from rclpy.action import ActionClient
 
@@ -73,10 +94,14 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
             return report
         report.accepted = True
         result_future = handle.get_result_async()
-        if cancel_after_s is not None:
-            time.sleep(cancel_after_s)
-            wait_future(handle.cancel_goal_async(), 10.0)
-        res = wait_future(result_future, timeout_s)
+        try:
+            if cancel_after_s is not None:
+                time.sleep(cancel_after_s)
+                wait_future(handle.cancel_goal_async(), 10.0)
+            res = wait_future(result_future, timeout_s)
+        except KeyboardInterrupt:
+            report.interrupted = True
+            res = _cancel_and_wait(handle, result_future)
         report.elapsed_s = time.monotonic() - t0
         if res is None:
             report.status = "timeout"

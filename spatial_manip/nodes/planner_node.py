@@ -55,7 +55,8 @@ class PlannerNode(Node):
         try:
             self._cancel.clear()
             try:
-                goal = validate_goal(g.instruction, int(g.task_kind), g.dry_run, int(g.max_attempts))
+                goal = validate_goal(g.instruction, int(g.task_kind), g.dry_run, int(g.max_attempts),
+                                     default_attempts=int(self.ports.p["default_max_attempts"]))
             except InvalidGoalError as e:
                 goal_handle.abort()
                 return self._log(g, self._result(Outcome(False, e.code.value, e.message)))

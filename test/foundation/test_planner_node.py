@@ -30,7 +30,7 @@ def graph(tmp_path_factory):
     ("pick " + "the book " * 200, 0, 1, "limit is 1000"),
     ("pick the book\x07", 0, 1, "control"),
     ("pick the book", 9, 1, "unknown task kind"),
-    ("pick the book", 1, 0, "max_attempts"),
+    ("pick the book", 1, 11, "max_attempts"),
     ("pick the book", 1, -3, "max_attempts"),
 ])
 def test_invalid_goals_get_invalid_goal(graph, instruction, kind, attempts, expect):
@@ -49,6 +49,26 @@ def test_no_camera_gives_no_observation_in_time_with_feedback(graph):
     assert OBS_TIMEOUT_S - 0.1 <= report.elapsed_s < OBS_TIMEOUT_S + 2.0
     assert [f.stage for f in report.feedback][:1] == ["perceiving"]
     assert os.path.isfile(report.result.trace_path)
+
+
+def test_a_goal_with_only_the_instruction_uses_the_defaults(graph):
+    """What `ros2 action send_goal ... "{instruction: '...'}"` sends: every other field at its
+    message default (task_kind 0, dry_run false, max_attempts 0) means "the default"."""
+    from rclpy.action import ActionClient
+
+    from spatial_manip.bringup.goal_client import wait_future
+    from spatial_manip_interfaces.action import ExecuteInstruction
+
+    node, _, _ = graph
+    client = ActionClient(node, ExecuteInstruction, "/spatial_manip/execute_instruction")
+    try:
+        assert client.wait_for_server(timeout_sec=20)
+        handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction="pick the leftmost book")), 10)
+        result = wait_future(handle.get_result_async(), 15).result
+    finally:
+        client.destroy()
+    assert result.error_code == "NO_OBSERVATION", result.message   # not INVALID_GOAL: it was accepted and ran
+    assert result.attempts == 1       # NO_OBSERVATION is not retried, whatever the default
 
 
 def test_cancel_is_honoured(graph):
