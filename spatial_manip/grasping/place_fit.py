@@ -24,6 +24,7 @@ from spatial_manip.grasping.gripper import GripperGeometry
 
 DROP_M = 0.004          # release this far above the support
 CLEARANCE_M = 0.003     # the lowest finger point stays this far above the support
+AVOID_DEG = 30.0        # a retry's set-down differs from a failed one by at least this rotation, if it can
 
 
 def _axis_turns() -> list[np.ndarray]:
@@ -55,14 +56,17 @@ def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -
 
 def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: float,
               gripper: GripperGeometry | None = None, kinematics=None, approach_m: float = 0.10,
-              yaw_step_deg: float = 15.0, entry: SlotEntry | None = None) -> tuple[np.ndarray, np.ndarray]:
+              yaw_step_deg: float = 15.0, entry: SlotEntry | None = None,
+              avoid=()) -> tuple[np.ndarray, np.ndarray]:
     """(T_obj, T_tcp) for setting the held object down at T_place's position.
 
     `T_place`: the planner's object pose (its rotation gives the pose class and the preferred
     facing; the support is under its lowest point). `T_obj_tcp`: the grasp, inv(T_obj) @ T_tcp.
     `entry`: the object slides in through an opening (a shelf slot) instead of coming down from
     above: it goes just inside the opening, held from the open side, and the pre-place pose is
-    in front of it (`entry.approach_m`). Raises UnreachableError when no rotation works."""
+    in front of it (`entry.approach_m`). `avoid`: object poses whose set-down failed before (a
+    retry); rotations within AVOID_DEG of one are tried last. Raises UnreachableError when no
+    rotation works."""
     gripper = gripper or GripperGeometry()
     size = np.asarray(size, float)
     T_place = np.asarray(T_place, float)
@@ -78,8 +82,9 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         if book_pose_class(SimpleNamespace(rotation=R, size=size)) != want:
             continue
         depth = -round(entry.extent(R, size), 3) if entry else 0.0
-        cands.append((depth, rotation_angle(R, R0), R))
-    cands.sort(key=lambda c: c[:2])
+        failed = any(rotation_angle(R, np.asarray(T)[:3, :3]) < math.radians(AVOID_DEG) for T in avoid)
+        cands.append((failed, depth, rotation_angle(R, R0), R))
+    cands.sort(key=lambda c: c[:3])
     n_low = n_ik = n_side = 0
     for *_, R in cands:
         center = np.array([p0[0], p0[1], support_z + float(np.abs(R.T[:, 2]) @ (size / 2)) + DROP_M])

@@ -56,6 +56,7 @@ PARAMETERS = {
     "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
     "arm_action": "/spatial_manip/arm_motion",
     "motion_timeout_s": 60.0,
+    "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
     "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
     "trace_dir": "traces",            # one sub-directory per goal
 }
@@ -245,9 +246,13 @@ class PlannerPorts:
         return scene.with_objects(others + [held])
 
     # --- reason ----------------------------------------------------------------------------
+    def held_id(self) -> str | None:
+        return self._held_id
+
     def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
-        from spatial_manip.reasoning.compound import plan_compound
+        from spatial_manip.reasoning.compound import plan_compound, split_instruction
         from spatial_manip.reasoning.planner import make_planner
+        from spatial_manip.reasoning.reflection import RETRY_PLACE
 
         if self._planner is None:
             self._planner = make_planner(str(self.p["planner"]))
@@ -260,12 +265,22 @@ class PlannerPorts:
                 raise SpatialManipError(result.error["message"], result.error["code"])
             return result
 
-        pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
+        if reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None:
+            # the pick worked and the object is in the fingers: its words describe nothing on the
+            # table any more; plan the place part again on this look
+            place_text = split_instruction(goal.instruction)[1] or goal.instruction
+            trace.event("retry_place", holding=scene.held_object().id, instruction=place_text)
+            pick, place = None, plan_one(scene, place_text, "place")
+        else:
+            pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
         targets = (pick.targets if pick else []) + (place.targets if place else [])
         place_T = None
         if place is not None and place.place_pose is not None:
             place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
-        pick_id = pick.targets[0] if pick and pick.targets else None
+        pick_ids = list(pick.targets) if pick else []
+        if reflection is not None:     # objects whose grasps all failed go last
+            pick_ids.sort(key=lambda i: i in reflection.failed_grasp_ids)
+        pick_id = pick_ids[0] if pick_ids else None
         if place is not None and pick is None:
             held = scene.held_object()
             self._held_id = held.id if held else self._held_id
@@ -273,9 +288,10 @@ class PlannerPorts:
         action = "pick_and_place" if pick and place else ("pick" if pick else "place")
         # Any object the words allow may be picked instead when the first cannot be grasped; a
         # placement was planned for the first one's size, so a pick-and-place keeps to it.
-        alternatives = pick.targets[1:] if action == "pick" else []
+        alternatives = pick_ids[1:] if action == "pick" else []
+        avoid = list(reflection.failed_place_poses) if reflection is not None else []
         return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
-                        program=program, details={"scene": scene})
+                        program=program, details={"scene": scene, "avoid_place_poses": avoid})
 
     # --- grasp -----------------------------------------------------------------------------
     def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:
@@ -301,9 +317,11 @@ class PlannerPorts:
         gripper = GripperGeometry()
         obj = decision.details["scene"].get(decision.pick_id)
         T_obj = make_transform(obj.rotation, obj.center)
+        tcps = [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
+        if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
+            grasps, tcps = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
         errors = []
-        for g in grasps[: int(self.p["max_grasp_tries"])]:
-            T_tcp = gripper.tcp_poses(g["pose"][None], [g["depth"]])[0]
+        for g, T_tcp in list(zip(grasps, tcps))[: int(self.p["max_grasp_tries"])]:
             goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, target=pose_stamped(T_tcp, "base"),
                                   gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)),
                                   lift_height=lift_height_for(obj.size))
@@ -318,6 +336,34 @@ class PlannerPorts:
                 break     # a missed grasp or a blocked approach: the next grasp may still work
         raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
 
+    def _grasps_that_place(self, grasps, tcps, T_obj, size, decision) -> tuple[list, list]:
+        """The grasps (and TCP poses) with which the object can be set down at the planned place
+        in its pose class: a book held by its edge with a finger under it cannot be laid flat.
+        Checked before the arm moves, so a task that cannot finish is refused instead of
+        leaving the object in the air."""
+        from spatial_manip.errors import UnreachableError
+
+        kept, why = [], ""
+        entry = self._slot_entry(decision)[1]
+        for g, T_tcp in zip(grasps, tcps):
+            try:
+                self._fit_place(decision.place_pose, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
+                                float(g["width"]))
+                kept.append((g, T_tcp))
+            except UnreachableError as e:
+                why = e.message
+        if not kept:
+            raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
+                                   f"planned place (the last: {why}); nothing was moved")
+        return [g for g, _ in kept], [t for _, t in kept]
+
+    def _slot_entry(self, decision: Decision):
+        from spatial_manip.grasping.place_fit import SlotEntry, slot_at
+
+        scene = decision.details.get("scene")
+        slot = slot_at(scene, decision.place_pose)
+        return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
+
     def place(self, decision: Decision, cancel: threading.Event) -> dict:
         from spatial_manip_interfaces.action import ArmMotion
 
@@ -327,12 +373,10 @@ class PlannerPorts:
             time.sleep(0.05)
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        from spatial_manip.grasping.place_fit import SlotEntry, slot_at
-
-        scene = decision.details.get("scene")
-        slot = slot_at(scene, decision.place_pose)
-        entry = None if slot is None else SlotEntry.of_slot(slot, scene.robot.position)
-        T_obj, T_tcp = self._place_tcp(decision.place_pose, entry)
+        slot, entry = self._slot_entry(decision)
+        T_obj, T_tcp = self._fit_place(decision.place_pose, entry, decision.details.get("avoid_place_poses", ()),
+                                       self._held_size, self._in_hand, self._grip_width)
+        decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
         if entry is not None:     # slide in through the slot's open side, not down from above
             goal.approach_direction = Vector3(x=float(entry.direction[0]), y=float(entry.direction[1]), z=0.0)
@@ -347,19 +391,20 @@ class PlannerPorts:
         self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
 
-    def _place_tcp(self, place_pose: np.ndarray, entry=None) -> tuple[np.ndarray, np.ndarray]:
-        """(object pose, TCP pose) that set the held object down at the planned place as it is
-        held: the planned rotation turned (keeping its pose class) until the fingers clear the
-        support and the arm reaches it (grasping.place_fit)."""
+    def _fit_place(self, place_pose: np.ndarray, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
+        """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
+        planned place: the planned rotation turned (keeping its pose class) until the fingers
+        clear the support and the arm reaches it (grasping.place_fit); rotations of set-downs
+        that failed before (`avoid`) are tried last."""
         from spatial_manip.control.config import load_kinematics
         from spatial_manip.grasping.place_fit import fit_place
 
-        if self._held_size is None:
-            return place_pose, place_pose @ self._in_hand
+        if size is None:
+            return place_pose, place_pose @ T_obj_tcp
         if self._kinematics is None:
             self._kinematics = load_kinematics(self.p["arm_config_file"], self.p["arm_backend"])
-        return fit_place(place_pose, self._held_size, self._in_hand, width_m=self._grip_width,
-                         kinematics=self._kinematics, entry=entry)
+        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
+                         entry=entry, avoid=avoid)
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides

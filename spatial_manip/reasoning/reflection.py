@@ -1,135 +1,65 @@
-"""Reflection after a failed attempt (ESPIRE Algorithms 2b and 3b), as pure functions.
+"""Reflection after a failed attempt (ESPIRE Algorithms 2b and 3b): what the next attempt must
+redo, decided by what is in the gripper.
 
-The node's retry loop calls, after each failed attempt,
+- The object is still held (a place that stopped short, an unreachable place pose): the next
+  attempt plans the PLACE again, on a new look, with the set-down poses that failed tried last,
+  and never re-runs the pick, whose words no longer describe anything on the table.
+- Nothing is held (a grasp that closed on nothing, a dropped object, a wrong placement): the next
+  attempt re-perceives and plans the PICK again; objects whose grasps all failed go last.
 
-    ctx = reflect(instruction, plan, outcome, scene_before, scene_after, previous=ctx)
-    plan = replan_with(plan, ctx)         # or hand ctx.prompt to a VLM backend
-
-`reflect` records WHY the attempt failed — wrong object, missed region, grasp slipped,
-unreachable, motion failed — from the observation after the attempt (Algorithm 3b's extra view
-of the failure state), and `RetryContext` carries what the next attempt must do differently:
-targets to avoid, a placement correction, and a text (`prompt`) for a model's next turn
-(Algorithm 2b's reflection tokens). Nothing here moves the arm or reads the clock.
+The pipeline calls `reflect` after each retryable failure and hands the result to the reasoning
+port; the trace records it. Nothing here moves the arm or reads the clock.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.errors import ErrorCode
-from spatial_manip.geometry import relations as rel
-from spatial_manip.scene import Region, Scene
+from spatial_manip.errors import ErrorCode, SpatialManipError
 
-CAUSES = ("wrong_object", "missed_region", "grasp_slipped", "unreachable", "motion_failed", "not_found", "unknown")
-PLACE_MISS_TOL_M = 0.03          # ESPIRE's +-3 cm acceptance for a placement
+RETRY_PLACE = "place"
+RETRY_PICK = "pick"
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """What the attempt produced: success, an error code when a stage refused, the object the
-    gripper held after a pick, and the id of the target that was attempted."""
-
-    success: bool
-    code: str | None = None
-    attempted_target: str | None = None
-    held_after: str | None = None
-    message: str = ""
-
-
-@dataclass
-class RetryContext:
-    attempt: int
-    cause: str
-    message: str
-    exclude_ids: list[str] = field(default_factory=list)      # never try these again
-    retry_target: str | None = None                           # same target, new grasp
-    place_correction_m: list[float] | None = None             # add to the next place position
-    history: list[dict] = field(default_factory=list)         # every reflection so far, oldest first
+class Reflection:
+    attempt: int                                   # the attempt that failed (1-based)
+    error_code: str
+    reason: str
+    holding: str | None                            # the object in the gripper after the failure
+    failed_grasp_ids: tuple[str, ...] = ()         # objects whose grasps failed, every attempt so far
+    failed_place_poses: tuple[np.ndarray, ...] = ()   # 4x4 object poses whose set-down failed
 
     @property
-    def prompt(self) -> str:
-        """The reflection in words, for a model's next turn (Algorithm 2b, line 4)."""
-        lines = [f"Attempt {h['attempt']} failed ({h['cause']}): {h['message']}" for h in self.history]
-        if self.exclude_ids:
-            lines.append(f"Do not choose {', '.join(self.exclude_ids)} again.")
-        if self.place_correction_m:
-            lines.append(f"Shift the placement by {np.round(self.place_correction_m, 3).tolist()} m.")
-        return "\n".join(lines)
+    def retry(self) -> str:
+        """RETRY_PLACE when the object is still held, else RETRY_PICK."""
+        return RETRY_PLACE if self.holding else RETRY_PICK
+
+    @property
+    def summary(self) -> str:
+        if self.retry == RETRY_PLACE:
+            return (f"{self.holding} is still in the gripper: planning the place again "
+                    f"({len(self.failed_place_poses)} failed set-down pose(s) tried last), not the pick")
+        return "nothing is held: looking again and planning the pick again" + (
+            f" ({', '.join(self.failed_grasp_ids)} tried last)" if self.failed_grasp_ids else "")
 
     def to_dict(self) -> dict:
-        return {"attempt": self.attempt, "cause": self.cause, "message": self.message,
-                "exclude_ids": list(self.exclude_ids), "retry_target": self.retry_target,
-                "place_correction_m": self.place_correction_m, "history": list(self.history)}
+        return {"attempt": self.attempt, "error_code": self.error_code, "reason": self.reason,
+                "holding": self.holding, "retry": self.retry, "summary": self.summary,
+                "failed_grasp_ids": list(self.failed_grasp_ids),
+                "failed_place_poses": [np.asarray(T).tolist() for T in self.failed_place_poses]}
 
 
-def _cause(plan, outcome: Outcome, before: Scene | None, after: Scene | None) -> tuple[str, str, dict]:
-    code = outcome.code
-    tgt = outcome.attempted_target or (plan.targets[0] if plan.targets else None)
-    if code == ErrorCode.UNREACHABLE.value:
-        return "unreachable", f"{tgt} was out of reach: {outcome.message}", {"exclude": [tgt] if tgt else []}
-    if code == ErrorCode.MOTION_FAILED.value:
-        return "motion_failed", f"the arm stopped: {outcome.message}", {}
-    if code == ErrorCode.TARGET_NOT_FOUND.value:
-        return "not_found", f"nothing matched: {outcome.message}", {}
-    if plan.action == "pick":
-        if outcome.held_after is None or code == ErrorCode.GRASP_FAILED.value:
-            return "grasp_slipped", f"the gripper closed on {tgt} but holds nothing afterwards", {"retry": tgt}
-        if outcome.held_after not in plan.targets:
-            return ("wrong_object", f"picked {outcome.held_after}, which does not satisfy the instruction "
-                    f"(answers: {plan.targets})", {"exclude": [outcome.held_after]})
-        return "unknown", outcome.message or "the pick did not verify", {}
-    # place
-    if after is not None and plan.place_pose is not None:
-        book = after.get(outcome.held_after or "") if outcome.held_after else None
-        if book is not None and not getattr(book, "held", False):
-            goal = np.asarray(plan.place_pose.position, float)
-            got = rel.position_of(book)
-            miss = goal - got
-            if _missed(after, plan.targets, book) or np.linalg.norm(miss[:2]) > PLACE_MISS_TOL_M:
-                return ("missed_region", f"the book landed at {np.round(got, 3).tolist()}, "
-                        f"{np.linalg.norm(miss[:2]) * 100:.1f} cm from the goal", {"correction": miss.tolist()})
-        if book is not None and getattr(book, "held", False):
-            return "grasp_slipped", "the book is still in the gripper: it did not release", {}
-    return "unknown", outcome.message or "the placement did not verify", {}
-
-
-def _missed(scene: Scene, targets: list[str], book) -> bool:
-    """The book's centre lies in none of the target regions."""
-    regions = [r for r in scene.regions if r.id in targets]
-    if not regions:
-        return False
-    return not any(rel.distance_to_point(r, rel.position_of(book)) < 1e-6 for r in regions)
-
-
-def reflect(instruction: str, plan, outcome: Outcome, scene_before: Scene | None = None,
-            scene_after: Scene | None = None, previous: RetryContext | None = None) -> RetryContext:
-    """Why the attempt failed and what the next attempt needs (a new context; `previous` is not
-    modified)."""
-    if outcome.success:
-        raise ValueError("reflect() is for failed attempts; the attempt succeeded")
-    cause, msg, extra = _cause(plan, outcome, scene_before, scene_after)
-    n = (previous.attempt + 1) if previous else 1
-    exclude = list(previous.exclude_ids) if previous else []
-    exclude += [e for e in extra.get("exclude", []) if e and e not in exclude]
-    history = list(previous.history) if previous else []
-    history.append({"attempt": n, "cause": cause, "message": msg, "instruction": instruction})
-    return RetryContext(n, cause, msg, exclude, extra.get("retry"), extra.get("correction"), history)
-
-
-def replan_with(plan, ctx: RetryContext):
-    """The plan for the next attempt: drop excluded targets (put the retried one first) and shift
-    the place pose by the observed miss. Returns a new PlanResult-like object (dataclass replace)."""
-    targets = [t for t in plan.targets if t not in ctx.exclude_ids]
-    if ctx.retry_target in targets:
-        targets.remove(ctx.retry_target)
-        targets.insert(0, ctx.retry_target)
-    pose = plan.place_pose
-    if pose is not None and ctx.place_correction_m is not None:
-        pose = replace(pose, position=np.asarray(pose.position, float) + np.asarray(ctx.place_correction_m, float))
-    return replace(plan, targets=targets, place_pose=pose)
-
-
-def region_of(scene: Scene, point) -> Region | None:
-    """The region containing a point, if any (for reports)."""
-    return next((r for r in scene.regions if rel.distance_to_point(r, point) < 1e-6), None)
+def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick_id: str | None = None,
+            tried_place_pose: np.ndarray | None = None, previous: Reflection | None = None) -> Reflection:
+    """The reflection on attempt `attempt`, which failed with `error` while trying to pick
+    `pick_id` and/or set the held object down at `tried_place_pose`; `holding` is what the
+    gripper holds now. History (failed grasps and place poses) carries over from `previous`."""
+    grasps = tuple(previous.failed_grasp_ids) if previous else ()
+    places = tuple(previous.failed_place_poses) if previous else ()
+    if error.code == ErrorCode.GRASP_FAILED and pick_id and pick_id not in grasps:
+        grasps += (pick_id,)
+    if holding and tried_place_pose is not None:
+        places += (np.asarray(tried_place_pose, float),)
+    return Reflection(attempt, error.code.value, error.message, holding, grasps, places)

@@ -110,6 +110,9 @@ class _Ports:
     def verify(self, decision, goal, cancel):
         return True, "", "ok"
 
+    def held_id(self):
+        return None
+
     def stop_motion(self):
         pass
 

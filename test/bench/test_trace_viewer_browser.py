@@ -87,6 +87,9 @@ class ScriptedPorts:
             return False, "distance", "the book stands 31 cm from the reference, not 20 cm"
         return True, "", "looks right"
 
+    def held_id(self):
+        return None
+
     def stop_motion(self):
         pass
 

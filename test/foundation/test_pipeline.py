@@ -4,7 +4,7 @@ import threading
 import numpy as np
 import pytest
 
-from spatial_manip.errors import GraspFailedError, InvalidGoalError, TargetNotFoundError
+from spatial_manip.errors import GraspFailedError, InvalidGoalError, MotionFailedError, TargetNotFoundError
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
@@ -14,8 +14,10 @@ from spatial_manip.scene import Scene, SceneObject, Viewpoint
 class FakePorts:
     """A unit-test double for the node's ports (never used outside tests)."""
 
-    def __init__(self, pick_failures=0, reason_error=None, alternatives=(), unpickable=()):
+    def __init__(self, pick_failures=0, reason_error=None, alternatives=(), unpickable=(), place_failures=0):
         self.pick_failures = pick_failures
+        self.place_failures = place_failures
+        self.held = None
         self.reason_error = reason_error
         self.alternatives = list(alternatives)     # other books the words allow
         self.unpickable = set(unpickable)          # books no grasp holds
@@ -33,9 +35,13 @@ class FakePorts:
         return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), books)
 
     def reason(self, scene, goal, obs, reflection, trace):
-        self.calls.append(("reason", reflection["attempt"] if reflection else None))
+        self.calls.append(("reason", reflection.attempt if reflection else None))
         if self.reason_error:
             raise self.reason_error
+        if reflection is not None and reflection.retry == "place":
+            return Decision("place", [self.held], place_pose=np.eye(4))
+        if self.place_failures:
+            return Decision("pick_and_place", ["book_1"], pick_id="book_1", place_pose=np.eye(4))
         return Decision("pick", ["book_1"] + self.alternatives, pick_id="book_1", pick_alternatives=self.alternatives)
 
     def propose_grasps(self, decision, scene, obs):
@@ -49,11 +55,20 @@ class FakePorts:
         if self.pick_failures > 0:
             self.pick_failures -= 1
             raise GraspFailedError("the book slipped")
+        self.held = decision.pick_id
         return {"grasp_pose": np.eye(4), "score": 0.9, "width": 0.03}
 
     def place(self, decision, cancel):
         self.calls.append("place")
+        decision.details["tried_place_pose"] = decision.place_pose
+        if self.place_failures > 0:
+            self.place_failures -= 1
+            raise MotionFailedError("the arm stopped short in phase 'pre_place'")
+        self.held = None
         return {}
+
+    def held_id(self):
+        return self.held
 
     def verify(self, decision, goal, cancel):
         self.calls.append("verify")
@@ -77,6 +92,24 @@ def test_stages_run_in_order_with_rising_progress():
     assert [f[0].value for f in fb] == ["perceiving", "reasoning", "grasping", "moving", "verifying"]
     progress = [f[2] for f in fb]
     assert progress == sorted(progress) and progress[-1] < 1.0
+
+
+def test_a_failed_place_with_the_object_in_hand_retries_the_place_not_the_pick():
+    ports = FakePorts(place_failures=1)
+    out, fb = run(ports, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
+    assert out.success and out.attempts == 2
+    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")]    # picked once
+    assert ports.calls.count("place") == 2
+    reflecting = [f[1] for f in fb if f[0].value == "reflecting"]
+    assert reflecting and "book_1 is still in the gripper: planning the place again" in reflecting[0]
+
+
+def test_a_failed_grasp_replans_the_pick():
+    ports = FakePorts(pick_failures=1)
+    out, fb = run(ports, max_attempts=2)
+    assert out.success and [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")] * 2
+    assert "nothing is held: looking again and planning the pick again" in \
+        [f[1] for f in fb if f[0].value == "reflecting"][0]
 
 
 def test_dry_run_never_moves():
@@ -117,11 +150,17 @@ def test_a_bug_in_a_port_becomes_internal_not_a_crash():
 
 @pytest.mark.parametrize("args,needle", [
     (("", "auto"), "empty"), (("x", "fly"), "unknown task kind"), (("x", 7), "unknown task kind"),
-    (("x\ud800", "auto"), "UTF-8"), (("x", "auto", False, 0), "max_attempts"),
+    (("x\ud800", "auto"), "UTF-8"), (("x", "auto", False, 11), "max_attempts"),
+    (("x", "auto", False, -1), "max_attempts"),
 ])
 def test_validate_goal_refuses(args, needle):
     with pytest.raises(InvalidGoalError, match=needle):
         validate_goal(*args)
+
+
+def test_max_attempts_left_at_zero_means_the_configured_default():
+    assert validate_goal("pick the book", "auto", False, 0, default_attempts=3).max_attempts == 3
+    assert validate_goal("pick the book", "auto", False, 2, default_attempts=3).max_attempts == 2
 
 
 def test_validate_goal_normalises_whitespace_and_kind_numbers():

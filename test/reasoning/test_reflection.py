@@ -1,56 +1,33 @@
-"""Reflection: causes recorded from the failure state, and the retry context."""
+"""Reflection decides what a retry redoes from what is in the gripper."""
 import numpy as np
-import pytest
 
-from spatial_manip.reasoning import examples as ex
-from spatial_manip.reasoning.planner import make_planner
-from spatial_manip.reasoning.reflection import Outcome, reflect, replan_with
+from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError
+from spatial_manip.reasoning.reflection import RETRY_PICK, RETRY_PLACE, reflect
 
 
-def test_wrong_object_is_excluded_next_time():
-    scene = ex.table_scene()
-    plan = make_planner("program").plan(scene, "take a flat-lying book from the table")
-    ctx = reflect("take a flat book", plan, Outcome(False, "VERIFY_FAILED", "b_small_flat", "b_med_up"), scene, scene)
-    assert ctx.cause == "wrong_object" and ctx.exclude_ids == ["b_med_up"] and "b_med_up" in ctx.prompt
-    ctx2 = reflect("take a flat book", plan, Outcome(False, "UNREACHABLE", "b_small_flat", None), scene, scene, ctx)
-    assert ctx2.attempt == 2 and set(ctx2.exclude_ids) == {"b_med_up", "b_small_flat"} and len(ctx2.history) == 2
-    assert replan_with(plan, ctx2).targets == ["b_med_flat"]
+def test_a_place_that_stopped_short_with_the_book_held_retries_the_place():
+    T = np.eye(4)
+    r = reflect(MotionFailedError("stopped short in phase 'pre_place'"), attempt=1, holding="book_4",
+                pick_id="book_4", tried_place_pose=T)
+    assert r.retry == RETRY_PLACE and r.holding == "book_4"
+    assert len(r.failed_place_poses) == 1 and r.failed_grasp_ids == ()
+    assert "book_4 is still in the gripper" in r.summary and "not the pick" in r.summary
 
 
-def test_grasp_slipped_retries_same_target():
-    scene = ex.table_scene()
-    plan = make_planner("program").plan(scene, "take a flat-lying book from the table")
-    ctx = reflect("x", plan, Outcome(False, "GRASP_FAILED", "b_med_flat", None))
-    assert ctx.cause == "grasp_slipped" and replan_with(plan, ctx).targets[0] == "b_med_flat"
+def test_a_failed_grasp_retries_the_pick_and_remembers_the_object():
+    r1 = reflect(GraspFailedError("3 grasps failed"), attempt=1, holding=None, pick_id="book_2")
+    r2 = reflect(GraspFailedError("3 grasps failed"), attempt=2, holding=None, pick_id="book_3", previous=r1)
+    assert r2.retry == RETRY_PICK and r2.failed_grasp_ids == ("book_2", "book_3")
+    assert "book_2, book_3 tried last" in r2.summary
 
 
-def test_missed_region_gives_a_correction():
-    scene = ex.shelf_scene()
-    plan = make_planner("program").plan(scene, "place the book at row 2, column 3 of the shelf")
-    after = ex.shelf_scene()
-    book = after.get("held_book")
-    book.held = False
-    book.center = np.asarray(plan.place_pose.position) + np.array([0.0, 0.2, 0.0])   # landed in column 2
-    ctx = reflect("row 2 col 3", plan, Outcome(False, "VERIFY_FAILED", "slot_r2c3", "held_book"), scene, after)
-    assert ctx.cause == "missed_region"
-    assert np.allclose(replan_with(plan, ctx).place_pose.position, np.asarray(plan.place_pose.position) + [0, -0.2, 0])
-
-
-def test_success_is_not_reflected():
-    plan = make_planner("program").plan(ex.table_scene(), "take a large book")
-    with pytest.raises(ValueError):
-        reflect("x", plan, Outcome(True))
-
-
-def test_unavailable_backend_is_a_clear_error():
-    from spatial_manip.errors import BackendUnavailableError, SpatialManipError
-    from spatial_manip.registry import backend_names
-    assert {"program", "openai", "transformers"} <= set(backend_names("planner"))
-    with pytest.raises(SpatialManipError):
-        try:
-            make_planner("openai")
-        except BackendUnavailableError as e:
-            assert "program" in e.message
-            raise
-        else:                       # the backend exists once it is written: then it must build
-            raise SpatialManipError("built")
+def test_failed_place_poses_accumulate_only_while_holding():
+    T1, T2 = np.eye(4), np.diag([-1.0, -1.0, 1.0, 1.0])
+    r1 = reflect(MotionFailedError("x"), attempt=1, holding="b", tried_place_pose=T1)
+    r2 = reflect(MotionFailedError("y"), attempt=2, holding="b", tried_place_pose=T2, previous=r1)
+    assert len(r2.failed_place_poses) == 2
+    dropped = reflect(SpatialManipError("landed 5 cm off", ErrorCode.VERIFY_FAILED), attempt=3, holding=None, tried_place_pose=T1,
+                      previous=r2)
+    assert dropped.retry == RETRY_PICK and len(dropped.failed_place_poses) == 2
+    d = dropped.to_dict()
+    assert d["retry"] == "pick" and d["failed_place_poses"][0] == T1.tolist()
