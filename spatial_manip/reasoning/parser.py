@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.reasoning.program import ADJACENT_GAP_M, Node, Sym, node
+from spatial_manip.reasoning.program import ADJACENT_GAP_M, Node, Sym, front_assumed, node
 from spatial_manip.scene import Scene, SceneObject
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -336,11 +336,23 @@ def _unknown_simple(t: str) -> str:
     return " " + " ".join(out) + " "
 
 
-class InstructionParser:
-    """Deterministic English -> spatial program over one scene."""
+FRAME_POLICIES = ("intrinsic", "viewer", "ask")
 
-    def __init__(self, scene: Scene):
+
+class InstructionParser:
+    """Deterministic English -> spatial program over one scene.
+
+    `unnamed_frame`: whose left/right/front a relation uses when the instruction names no frame
+    and the reference's front was assumed rather than observed (program.assume_visible_fronts):
+    "intrinsic" (ESPIRE's reading: the reference's own), "viewer" (the camera's) or "ask" (refuse
+    as AMBIGUOUS, asking which side is meant). Every frame chosen is recorded in `frame_notes`."""
+
+    def __init__(self, scene: Scene, unnamed_frame: str = "intrinsic"):
+        if unnamed_frame not in FRAME_POLICIES:
+            raise InvalidGoalError(f"unnamed_frame must be one of {FRAME_POLICIES}, got {unnamed_frame!r}")
         self.scene = scene
+        self.unnamed_frame = unnamed_frame
+        self.frame_notes: list[dict] = []
 
     def parse(self, text: str, task_kind: str = "auto") -> Parsed:
         if not text or not text.strip():
@@ -395,20 +407,53 @@ class InstructionParser:
             raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
         return Sym(self._refs.ids[tok])
 
-    def _owner(self, ref: Sym, frame: Clause | None) -> Sym:
+    def _owner(self, ref: Sym, frame: Clause | None, word: str = "") -> Sym:
         """Whose frame a directional relation uses: named in the instruction, else ESPIRE's default
-        (the reference's own when it has a front, the viewer's otherwise)."""
+        (the reference's own when it has a front, the viewer's otherwise); for a reference whose
+        front was assumed, the `unnamed_frame` policy decides. Each choice is noted with its reason."""
         if frame is not None:
-            if frame.rel == "viewer":
-                return Sym("viewer")
-            if frame.rel == "of":
-                return self._ref(frame.args[0])
-            return ref   # "from its own point of view"
+            owner = (Sym("viewer") if frame.rel == "viewer" else
+                     self._ref(frame.args[0]) if frame.rel == "of" else ref)   # else "from its own point of view"
+            return self._note(ref, owner, word, "named in the instruction")
         if ref.name in ("viewer", "robot"):
             return ref
         obj = self.scene.get(ref.name)
         fr = rel.default_frame(obj, self.scene.viewer)
-        return ref if fr.frame is rel.Frame.INTRINSIC else Sym("viewer")
+        if fr.frame is not rel.Frame.INTRINSIC:
+            return self._note(ref, Sym("viewer"), word, "it has no front, so the camera's frame")
+        if not front_assumed(obj):
+            return self._note(ref, ref, word, "its front was observed (ESPIRE: a reference with a front uses its own)")
+        return self._assumed_front_owner(ref, obj, word)
+
+    def _assumed_front_owner(self, ref: Sym, obj: SceneObject, word: str) -> Sym:
+        label = obj.label
+        if word in ("front", "back"):
+            # the assumed front faces the camera, so its front is the camera's near side: both readings agree
+            return self._note(ref, ref, word, f"the {label}'s front was assumed to face the camera, where its "
+                              f"{word} and the camera's agree")
+        if self.unnamed_frame == "ask":
+            raise AmbiguousError(
+                f"'{word} of the {label}' names no frame and the {label}'s front was not observed (assumed to "
+                f"face the camera): do you mean its own {word} (say 'from its own point of view') or the camera's "
+                f"{word} (say 'from my point of view')?")
+        if self.unnamed_frame == "viewer":
+            return self._note(ref, Sym("viewer"), word, f"the {label}'s front was assumed, not observed; "
+                              "policy unnamed_frame=viewer reads it in the camera's frame")
+        mirrored = {"left": "right", "right": "left"}.get(word)
+        hint = f", so its {word} is the camera's {mirrored}" if mirrored else ", so its clock is the camera's mirrored"
+        return self._note(ref, ref, word, f"the {label}'s front was assumed to face the camera (not observed){hint}; "
+                          "ESPIRE's reading (policy unnamed_frame=intrinsic); say 'from my point of view' for the camera's")
+
+    def _note(self, ref: Sym, owner: Sym, word: str, why: str) -> Sym:
+        frame = "viewer" if owner.name == "viewer" else ("intrinsic" if owner == ref else f"{owner.name}'s")
+        label = _label(self.scene, ref.name)
+        note = {"reference": ref.name, "word": word, "frame": frame, "why": why,
+                "text": f"'{word} of the {label}' read in the " +
+                        ("camera's frame" if frame == "viewer" else f"{label}'s own frame" if frame == "intrinsic"
+                         else f"{owner.name}'s frame") + f": {why}"}
+        if note not in self.frame_notes:
+            self.frame_notes.append(note)
+        return owner
 
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
         frame = next((c for c in clauses if c.kind == "frame"), None)
@@ -493,17 +538,17 @@ class InstructionParser:
         kind, a = c.rel, c.args
         if kind == "Clock":
             ref = self._ref(a[1])
-            return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame))
+            return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame, f"{a[0]} o'clock"))
         word, ref = a[0], self._ref(a[1])
         if kind == "Vert":
             return node("filterOri", "Above" if word == "above" else "Below", s, ref)
         if kind == "DirectV":
             up = word in ("above", "over")
-            return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, self._owner(ref, frame))
+            return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, self._owner(ref, frame, word))
         if kind == "Direct":
-            return node("filterOri", "Direct" + word.capitalize(), s, ref, self._owner(ref, frame))
+            return node("filterOri", "Direct" + word.capitalize(), s, ref, self._owner(ref, frame, word))
         r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
-        return node("filterOri", r, s, ref, self._owner(ref, frame))
+        return node("filterOri", r, s, ref, self._owner(ref, frame, word))
 
     # metric placements on a table (TIGeR)
     def _metric_program(self, clauses, frame, poses) -> Node:
@@ -514,7 +559,7 @@ class InstructionParser:
             if word == "above":
                 return node("place", None, node("metric", "Above", dist, ref), **kw)
             r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
-            return node("place", None, node("metric", r, dist, ref, self._owner(ref, frame)), **kw)
+            return node("place", None, node("metric", r, dist, ref, self._owner(ref, frame, word)), **kw)
         b = next((c for c in clauses if c.kind == "between"), None)
         if b is not None:
             return node("place", None, node("metric", "Between", self._ref(b.args[0]), self._ref(b.args[1])), **kw)
@@ -523,14 +568,14 @@ class InstructionParser:
             if d.rel == "Clock":
                 ref = self._ref(d.args[1])
                 return node("place", None, node("metric", "Clock", d.args[0], ADJACENT_GAP_M, ref,
-                                                self._owner(ref, frame)), **kw)
+                                                self._owner(ref, frame, f"{d.args[0]} o'clock")), **kw)
             word, ref = d.args[0], self._ref(d.args[1])
             if word in ("above", "over") or d.rel == "Vert" and word == "above":
                 return node("place", None, node("metric", "Above", 0.0, ref), **kw)
             if word in ("below", "under", "beneath", "underneath"):
                 raise InvalidGoalError(f"cannot place a book below {ref.name} on a table; place it beside or on top")
             r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
-            return node("place", None, node("metric", r, ADJACENT_GAP_M, ref, self._owner(ref, frame)), **kw)
+            return node("place", None, node("metric", r, ADJACENT_GAP_M, ref, self._owner(ref, frame, word)), **kw)
         e = next((c for c in clauses if c.kind == "dist" and c.rel == "EqualTo"), None)
         if e is not None:
             return node("place", None, node("metric", "Near", e.args[0], self._ref(e.args[1])), **kw)
@@ -542,7 +587,7 @@ class InstructionParser:
 
 def _place_pose_kwargs(poses: list[Clause]) -> dict:
     if not poses:
-        return {"pose": "upright"}
+        return {"pose": "keep"}     # no pose word: keep the held object's pose class (issue 20), never add one
     p = poses[0]
     if p.rel == "Flat":
         return {"pose": "flat"}

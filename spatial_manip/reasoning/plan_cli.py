@@ -16,7 +16,8 @@ from spatial_manip.errors import InvalidGoalError, SpatialManipError
 def add_arguments(p) -> None:
     p.add_argument("--scene", required=True, help="scene file (JSON, the public format of issue 4)")
     p.add_argument("--instruction", required=True, help="the instruction in English")
-    p.add_argument("--json", action="store_true", help="print one JSON object (action, targets, place_pose, program, error)")
+    p.add_argument("--json", action="store_true", help="print one JSON object (action, targets, place_pose, program, error, notes; "
+                   "a pick and place in one instruction adds steps)")
     p.add_argument("--backend", default="program", help="planner backend: program (default), openai, transformers")
     p.add_argument("--task-kind", default="auto", choices=["auto", "pick", "place"],
                    help="pick or place when the instruction has no verb (default: place if the robot holds a book)")
@@ -65,10 +66,14 @@ def _print_human(result, show_trace: bool) -> None:
         print(f"error:      {result.error['code']}: {result.error['message']}", file=sys.stderr)
         return
     print(f"action:     {result.action}")
-    print(f"targets:    {', '.join(result.targets) or '-'}")
-    if result.place_pose is not None:
-        d = result.place_pose.to_dict()
-        print(f"place_pose: position {d['position']} orientation (xyzw) {d['orientation']}")
+    for step in result.steps or [result]:
+        what = f"{step.action} " if result.steps else ""
+        print(f"targets:    {what}{', '.join(step.targets) or '-'}")
+        if step.place_pose is not None:
+            d = step.place_pose.to_dict()
+            print(f"place_pose: position {d['position']} orientation (xyzw) {d['orientation']}")
+    for note in result.notes:
+        print(f"note:       {note}")
     print(f"time:       {result.elapsed_s * 1000:.1f} ms")
     if show_trace:
         for ev in result.trace:

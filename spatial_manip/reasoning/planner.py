@@ -39,20 +39,37 @@ class PlanResult:
     error: dict | None = None               # {"code", "message"} when planning failed
     trace: list[dict] = field(default_factory=list)
     elapsed_s: float = 0.0
+    # What a user should be told even when planning succeeds: the frame each left/right was read
+    # in and why (issue 20), words read as others ("read 'leftmots' as 'leftmost'", issue 22).
+    notes: list[str] = field(default_factory=list)
+    # A pick and a place in one instruction: the two results, in order (action "pick_and_place").
+    steps: list["PlanResult"] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
+    @property
+    def message(self) -> str:
+        """One line for a result message: the notes, or the error."""
+        if self.error is not None:
+            return f"{self.error['code']}: {self.error['message']}"
+        return "; ".join(self.notes)
+
     def to_json(self) -> dict:
-        """Exactly the object `spatial-manip plan --json` prints (issue 4)."""
-        return {"action": self.action, "targets": list(self.targets),
-                "place_pose": self.place_pose.to_dict() if self.place_pose is not None else None,
-                "program": self.program, "error": self.error}
+        """The object `spatial-manip plan --json` prints (issue 4, plus `notes`; a pick and place
+        in one instruction adds `steps`, the pick's and the place's own objects)."""
+        out = {"action": self.action, "targets": list(self.targets),
+               "place_pose": self.place_pose.to_dict() if self.place_pose is not None else None,
+               "program": self.program, "error": self.error, "notes": list(self.notes)}
+        if self.steps:
+            out["steps"] = [s.to_json() for s in self.steps]
+        return out
 
     @classmethod
-    def from_program(cls, res: ProgramResult, program: str, trace: list[dict], elapsed_s: float) -> "PlanResult":
-        return cls(res.action, res.targets, res.place_pose, program, None, trace, elapsed_s)
+    def from_program(cls, res: ProgramResult, program: str, trace: list[dict], elapsed_s: float,
+                     notes: list[str] | None = None) -> "PlanResult":
+        return cls(res.action, res.targets, res.place_pose, program, None, trace, elapsed_s, list(notes or []))
 
     @classmethod
     def failure(cls, err: SpatialManipError, *, action=None, program=None, trace=None, elapsed_s=0.0) -> "PlanResult":
@@ -77,10 +94,18 @@ class ProgramPlannerConfig:
     (program.assume_visible_fronts); off, "its own left" of such an object is INVALID_GOAL."""
 
     assume_fronts: bool = True
+    # When the instruction names no frame and the reference's front was assumed (above): read
+    # left/right in its own frame ("intrinsic", ESPIRE's reading), the camera's ("viewer"), or
+    # refuse as AMBIGUOUS asking which side is meant ("ask"). The result's notes say which.
+    unnamed_frame: str = "intrinsic"
 
     def __post_init__(self):
+        from spatial_manip.reasoning.parser import FRAME_POLICIES
+
         if not isinstance(self.assume_fronts, bool):
             raise ValueError(f"assume_fronts must be true or false, got {self.assume_fronts!r}")
+        if self.unnamed_frame not in FRAME_POLICIES:
+            raise ValueError(f"unnamed_frame must be one of {', '.join(FRAME_POLICIES)}, got {self.unnamed_frame!r}")
 
 
 class ProgramPlanner:
@@ -106,13 +131,19 @@ class ProgramPlanner:
                 if assumed:
                     why = "no orientation model: each faces the camera with its most directly facing side"
                     trace.append({"event": "assumed_fronts", "ids": assumed, "why": why})
-            parsed = InstructionParser(scene).parse(instruction, task_kind)
+            parser = InstructionParser(scene, unnamed_frame=self.config.unnamed_frame)
+            try:
+                parsed = parser.parse(instruction, task_kind)
+            finally:
+                for note in parser.frame_notes:
+                    trace.append({"event": "frame", **note})
             program_text = str(parsed.program)
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
             res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
-            return PlanResult.from_program(res, program_text, trace, time.perf_counter() - t0)
+            notes = [n["text"] for n in parser.frame_notes if n["why"] != "named in the instruction"]
+            return PlanResult.from_program(res, program_text, trace, time.perf_counter() - t0, notes)
         except SpatialManipError as e:
             trace.append({"event": "error", **e.to_dict()})
             return PlanResult.failure(e, action=action, program=program_text, trace=trace,

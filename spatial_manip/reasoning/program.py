@@ -468,13 +468,25 @@ _OPS: dict[str, Callable[[_Eval, Node], list]] = {
 
 
 # --- placement poses ---------------------------------------------------------------------------
+def kept_pose(held: SceneObject | None) -> str:
+    """The pose class a place that names no pose keeps (issue 20): the held book's own, upright or
+    flat; a tilt in the fingers is the grasp's doing, not a pose anyone asked for, so it rounds to
+    the nearer of the two. Anything but a book is set down upright."""
+    if held is None or held.category != "book":
+        return "upright"
+    cls = rel.book_pose_class(held)
+    if cls == "tilted":
+        return "flat" if rel.book_tilt_deg(held) > 45.0 else "upright"
+    return cls
+
+
 def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneObject | None) -> np.ndarray:
     """World rotation for the placed object: `base_R` gives the yaw (its x is the depth axis,
     facing the viewer); upright keeps the object's up along z, flat lays it on its back, tilted
-    leans it by `tilt_deg` about the depth axis."""
-    if pose == "keep" and held is not None:
-        return held.rotation
-    ang = {"upright": 0.0, "keep": 0.0, "flat": 90.0, "tilted": tilt_deg}[pose]
+    leans it by `tilt_deg` about the depth axis; keep uses the held object's pose class."""
+    if pose == "keep":
+        pose = kept_pose(held)
+    ang = {"upright": 0.0, "flat": 90.0, "tilted": tilt_deg}[pose]
     c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
     Rx = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
     return base_R @ Rx @ _canonical_axes(held)
@@ -511,6 +523,11 @@ def assume_visible_fronts(scene: Scene) -> tuple[Scene, list[str]]:
         if turned is not None:
             assumed.append(o.id)
     return scene.with_objects(objects), assumed
+
+
+def front_assumed(o) -> bool:
+    """Whether an object's front was assumed (assume_visible_fronts), not observed."""
+    return isinstance(o, SceneObject) and str(o.extra.get("front", "")).startswith("assumed")
 
 
 def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject | None:
@@ -560,8 +577,7 @@ def slot_place_pose(scene: Scene, slot: Region, pose: str, tilt_deg: float) -> P
 def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePose:
     scene, a, r = ev.scene, m.args, m.rel
     held = scene.held_object()
-    R = _pose_rotation(_yaw_facing_viewer(scene), "upright" if pose == "keep" and held is None else pose,
-                       tilt_deg, held)
+    R = _pose_rotation(_yaw_facing_viewer(scene), pose, tilt_deg, held)
     if r == "Between":
         p1, p2 = (rel.position_of(ev.ref(x)) for x in a[:2])
         c = (p1 + p2) / 2
@@ -637,7 +653,7 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         if program.op == "place" and isinstance(body, Node) and body.op == "metric":
             pp = metric_place_pose(ev, body, pose, tilt)
             ev.trace.append({"node": str(body), "ids": [], "position": pp.to_dict()["position"]})
-            return ProgramResult("place", [], pp, ev.trace, pose)
+            return ProgramResult("place", [], pp, _trace_kept_pose(ev.trace, pose, scene), pose)
         items = ev.set_(body)
         if not items:
             raise TargetNotFoundError(_empty_message(ev.trace, body))
@@ -652,7 +668,15 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         # Several slots may qualify; place in the one nearest the robot (easiest to reach).
         best = min(regions, key=lambda s: rel.distance(s, scene.robot))
         pp = slot_place_pose(scene, best, pose, tilt)
-    return ProgramResult("place", ids, pp, ev.trace, pose)
+    return ProgramResult("place", ids, pp, _trace_kept_pose(ev.trace, pose, scene), pose)
+
+
+def _trace_kept_pose(trace: list[dict], pose: str, scene: Scene) -> list[dict]:
+    """Say which pose class a place without a pose word keeps (so the trace shows it was not added)."""
+    if pose == "keep":
+        trace.append({"node": "pose=keep", "ids": [], "pose_class": kept_pose(scene.held_object()),
+                      "why": "no pose word: the held object keeps its pose class"})
+    return trace
 
 
 def _empty_message(trace: list[dict], body) -> str:

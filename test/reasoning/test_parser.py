@@ -47,14 +47,14 @@ def test_every_table10_place_example_plans(text):
     ("take a book behind the picture frame, from your point of view",
      "pick(unique(filterOri$Behind(filterBook(TABLE), frame, viewer)))"),
     ("take a book at your 11 o'clock", "pick(unique(filterOri$ClockPosition(11, filterBook(TABLE), viewer, viewer)))"),
-    ("place the book at row 1, column 3 of the shelf", "place(unique(filterAttr$Index2D(1, 3, filterSlot(SHELF))), pose=upright)"),
-    ("put the book in the slot at column three, row one", "place(unique(filterAttr$Index2D(1, 3, filterSlot(SHELF))), pose=upright)"),
+    ("place the book at row 1, column 3 of the shelf", "place(unique(filterAttr$Index2D(1, 3, filterSlot(SHELF))), pose=keep)"),
+    ("put the book in the slot at column three, row one", "place(unique(filterAttr$Index2D(1, 3, filterSlot(SHELF))), pose=keep)"),
     ("position the book lying flat in the second row", "place(unique(filterAttr$Index1D(2, filterSlot(SHELF))), pose=flat)"),
     ("place the book at a tilt angle of about 30 degrees in an empty slot",
      "place(unique(filterAttr$Empty(filterSlot(SHELF))), pose=tilted, tilt_deg=30.0)"),
     ("place the book in a slot directly above the alarm clock",
-     "place(unique(filterOri$DirectAbove(filterSlot(SHELF), clock, viewer)), pose=upright)"),
-    ("place the book in a slot to your 6 o'clock", "place(unique(filterOri$ClockPosition(6, filterSlot(SHELF), viewer, viewer)), pose=upright)"),
+     "place(unique(filterOri$DirectAbove(filterSlot(SHELF), clock, viewer)), pose=keep)"),
+    ("place the book in a slot to your 6 o'clock", "place(unique(filterOri$ClockPosition(6, filterSlot(SHELF), viewer, viewer)), pose=keep)"),
 ])
 def test_programs(text, expected):
     scene = SHELF if any(w in text for w in ("slot", "shelf", "row", "place", "position")) else TABLE
@@ -62,14 +62,14 @@ def test_programs(text, expected):
 
 
 @pytest.mark.parametrize("text,expected", [
-    ("place the book 10 cm to the right of the jar", "place(metric$Right(0.1, jar, viewer), pose=upright)"),
-    ("put it ten centimeters right of the ceramic jar", "place(metric$Right(0.1, jar, viewer), pose=upright)"),
-    ("set the book 0.2 m in front of the picture frame", "place(metric$Front(0.2, frame, frame), pose=upright)"),
-    ("place the book 5 cm to the back of the jar", "place(metric$Behind(0.05, jar, viewer), pose=upright)"),
-    ("place the book between the jar and the picture frame", "place(metric$Between(jar, frame), pose=upright)"),
-    ("place the book immediately to the left of the jar", "place(metric$Left(0.05, jar, viewer), pose=upright)"),
-    ("place the book 15 cm from the jar", "place(metric$Near(0.15, jar), pose=upright)"),
-    ("put the book above the jar", "place(metric$Above(0.0, jar), pose=upright)"),
+    ("place the book 10 cm to the right of the jar", "place(metric$Right(0.1, jar, viewer), pose=keep)"),
+    ("put it ten centimeters right of the ceramic jar", "place(metric$Right(0.1, jar, viewer), pose=keep)"),
+    ("set the book 0.2 m in front of the picture frame", "place(metric$Front(0.2, frame, frame), pose=keep)"),
+    ("place the book 5 cm to the back of the jar", "place(metric$Behind(0.05, jar, viewer), pose=keep)"),
+    ("place the book between the jar and the picture frame", "place(metric$Between(jar, frame), pose=keep)"),
+    ("place the book immediately to the left of the jar", "place(metric$Left(0.05, jar, viewer), pose=keep)"),
+    ("place the book 15 cm from the jar", "place(metric$Near(0.15, jar), pose=keep)"),
+    ("put the book above the jar", "place(metric$Above(0.0, jar), pose=keep)"),
 ])
 def test_metric_placements(text, expected):
     assert str(parse_instruction(HELD, text)) == expected
@@ -117,7 +117,7 @@ def test_plan_cli_json(tmp_path):
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
-    assert set(out) == {"action", "targets", "place_pose", "program", "error"}
+    assert set(out) == {"action", "targets", "place_pose", "program", "error", "notes"}
     assert out["action"] == "pick" and out["targets"] == ["b_med_flat"] and out["error"] is None
     cmd[-1] = "take the book behind the giraffe"
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
