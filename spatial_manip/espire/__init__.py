@@ -1,0 +1,14 @@
+"""ESPIRE's evaluation protocol over our MuJoCo world.
+
+ESPIRE (spatigen/espire-eval) evaluates a VLM through a client that PUSHes MessagePack requests
+to a server and SUBscribes to the replies the server PUBlishes. This package is such a server
+over `sim.world.SimWorld`, the task generator and the checker, so ESPIRE's own client and model
+drivers run against it unchanged:
+
+    protocol.py  message codec, request validation, error codes, image/matrix encodings
+    views.py     the "world" and "ego" cameras, goal masks and the highlighted goal box
+    episode.py   one task in one world: observe, localize, move (grasp or place), end
+    server.py    sockets, the one-session-at-a-time rule, dispatch, progress and timings
+    client.py    a client of the same protocol (tests, the benchmark, our own drivers)
+    cli.py       `spatial-manip espire-server`
+"""

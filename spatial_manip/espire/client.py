@@ -1,0 +1,174 @@
+"""A client of ESPIRE's protocol (written from its documented behaviour, not ESPIRE's code): the
+tests, the benchmark and our own drivers use it to talk to any ESPIRE-protocol server.
+
+    with EspireProtocolClient(server_port=6001, client_port=6000) as c:
+        tasks = c.call("GET_TASK_LIST")["tasks"]
+        c.call("SET_TASK", task_id=tasks[0]["id"], rotation=[None, None, None])
+
+`HighlightDriver` plays an episode the way ESPIRE's driver flow does (localize, then move on
+highlighted observations, then end), choosing each pixel from the goal box the server draws:
+it needs no model, so it measures the protocol and the simulator, not a VLM.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import numpy as np
+import zmq
+from scipy import ndimage
+
+from spatial_manip.espire import protocol as proto
+
+
+class EspireReplyError(RuntimeError):
+    def __init__(self, kind: str, code: int, info: str):
+        super().__init__(f"{kind} failed with {code}: {info}")
+        self.kind, self.code, self.info = kind, code, info
+
+
+class EspireProtocolClient:
+    def __init__(self, host: str = "127.0.0.1", server_port: int = 6001, client_port: int = 6000,
+                 timeout_s: float = 60.0, sid: str | None = None):
+        self.ctx = zmq.Context()
+        self.push = self.ctx.socket(zmq.PUSH)
+        self.push.setsockopt(zmq.LINGER, 0)
+        self.push.connect(f"tcp://{host}:{server_port}")
+        self.sub = self.ctx.socket(zmq.SUB)
+        self.sub.setsockopt(zmq.LINGER, 0)
+        self.sub.connect(f"tcp://{host}:{client_port}")
+        self.sub.setsockopt_string(zmq.SUBSCRIBE, "")
+        self.sid = sid or str(uuid.uuid4())
+        self.timeout_s = float(timeout_s)
+        self.last_obs_uid = ""
+
+    def __enter__(self) -> "EspireProtocolClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.push.close(0)
+        self.sub.close(0)
+        self.ctx.term()
+
+    def send_raw(self, raw: bytes) -> None:
+        self.push.send(raw)
+
+    def receive(self, uid: str | None) -> dict:
+        """The next reply whose uid is `uid` (None: a reply to a message without a uid); replies
+        to other clients' requests, published to every subscriber, are skipped."""
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.sub.poll(int(left * 1000)):
+                raise TimeoutError(f"no reply to {uid} within {self.timeout_s:.0f} s")
+            reply = proto.decode_reply(self.sub.recv())
+            if reply.get("uid") == uid:
+                return reply["response"]
+
+    def request(self, kind: str, **content) -> dict:
+        """Send one request; the reply's response {code, info, content}, whatever its code."""
+        uid = str(uuid.uuid4())
+        self.send_raw(proto.encode_request(uid, kind, {**content, "sid": self.sid}))
+        response = self.receive(uid)
+        if kind == "GET_OBSERVATION" and response["code"] == proto.OK:
+            self.last_obs_uid = uid
+        return response
+
+    def call(self, kind: str, **content) -> dict:
+        """The reply's content; raises EspireReplyError on any code but 200 (as ESPIRE's client does)."""
+        r = self.request(kind, **content)
+        if r["code"] != proto.OK:
+            raise EspireReplyError(kind, r["code"], r["info"])
+        return r["content"]
+
+    def observe(self, view: str = "world", highlight: bool = False) -> dict:
+        obs = self.call("GET_OBSERVATION", view=view, highlight_goal=highlight)
+        obs["uid"] = self.last_obs_uid
+        return obs
+
+    def point(self, kind: str, row: int, col: int, **extra) -> dict:
+        return self.call(kind, reference_uid=self.last_obs_uid, point={"row": int(row), "col": int(col)}, **extra)
+
+
+def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray) -> tuple[int, int] | None:
+    """(row, col) at the centre of the largest box the server drew: the pixels where the
+    highlighted image differs from the plain one of the same state."""
+    diff = np.any(plain_rgb != highlighted_rgb, axis=2)
+    labels, n = ndimage.label(diff)
+    if n == 0:
+        return None
+    sizes = ndimage.sum(diff, labels, range(1, n + 1))
+    rows, cols = np.nonzero(labels == int(np.argmax(sizes)) + 1)
+    return int((rows.min() + rows.max()) // 2), int((cols.min() + cols.max()) // 2)
+
+
+@dataclass
+class EpisodeLog:
+    task_id: str
+    action: str
+    localized: bool = False
+    localize_tries: int = 0
+    moved: bool = False
+    move_tries: int = 0
+    finish_goal: bool = False
+    statuses: list = field(default_factory=list)
+    round_trips: dict = field(default_factory=dict)    # request type -> [seconds]
+    update_s: list = field(default_factory=list)       # server-reported environment updates
+    wall_s: float = 0.0
+
+
+class HighlightDriver:
+    """ESPIRE's episode flow with pixels read off the server's goal box."""
+
+    def __init__(self, client: EspireProtocolClient, localizing_trials: int = 3, moving_trials: int = 5):
+        self.c, self.loc_trials, self.move_trials = client, localizing_trials, moving_trials
+
+    def _timed(self, log: EpisodeLog, kind: str, fn):
+        t0 = time.perf_counter()
+        out = fn()
+        log.round_trips.setdefault(kind, []).append(time.perf_counter() - t0)
+        if isinstance(out, dict) and "update_s" in out:
+            log.update_s.append(out["update_s"])
+        return out
+
+    def _views(self, log: EpisodeLog) -> tuple[int, int] | None:
+        """A plain then a highlighted world view of the same state; the goal pixel between them."""
+        plain = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", False))
+        high = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
+        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"])), plain, high
+
+    def run(self, task: dict) -> EpisodeLog:
+        t0 = time.perf_counter()
+        log = EpisodeLog(task["id"], task["action"])
+        self._timed(log, "SET_TASK", lambda: self.c.call("SET_TASK", task_id=task["id"], rotation=[None, None, None]))
+        px, plain, _ = self._views(log)
+        if px is not None:         # localize on the plain view (ESPIRE localizes without the box)
+            for _ in range(self.loc_trials):
+                log.localize_tries += 1
+                r = self._timed(log, "LOCALIZE", lambda: self.c.call("LOCALIZE", reference_uid=plain["uid"],
+                                                                      point={"row": px[0], "col": px[1]}))
+                if r["goal_met"]:
+                    log.localized = True
+                    break
+        if not log.localized:
+            self._timed(log, "SKIP_LOCALIZATION", lambda: self.c.call("SKIP_LOCALIZATION", goal=None))
+        for _ in range(self.move_trials):
+            px, _, _ = self._views(log)
+            if px is None:
+                break
+            log.move_tries += 1
+            r = self._timed(log, "MOVE", lambda: self.c.point("MOVE", *px))
+            log.statuses.append(r["status"])
+            if r["goal_met"]:
+                log.moved = True
+                break
+        self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
+        end = self._timed(log, "END_TASK", lambda: self.c.call("END_TASK"))
+        log.finish_goal = bool(end["post_state"]["execution"]["finish_goal"])
+        self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
+        log.wall_s = time.perf_counter() - t0
+        return log

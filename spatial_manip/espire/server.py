@@ -1,0 +1,274 @@
+"""The ESPIRE-protocol server: a PULL socket for requests, an XPUB socket for replies.
+
+One session (the client's `sid`) runs a task at a time. A second client is told so (503) while
+the first has a task in progress, unless the first is gone: it disconnected (its subscription
+dropped after its last request) or stayed silent for `session_timeout_s`. ESPIRE's `start()`
+opens a new client, hence a new sid, per episode; a finished episode (END_TASK) never blocks
+the next one.
+
+XPUB instead of PUB (wire-compatible with the client's SUB) for two reasons: the subscription
+messages tell when a client's SUB has joined, so the first reply to a new session is not
+published before anyone listens (ZeroMQ's slow-joiner drop), and when it has left.
+"""
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+
+import numpy as np
+import zmq
+
+from spatial_manip.espire import protocol as proto
+from spatial_manip.espire import views
+from spatial_manip.espire.episode import Episode
+
+JOIN_WAIT_S = 0.5        # longest wait for a new session's SUB to join before the first reply
+JOIN_RECENT_S = 2.0      # a subscription this recent may be the new session's
+
+
+@dataclass
+class Session:
+    sid: str
+    last_seen: float
+    episode: Episode | None = None
+    left_at: float = 0.0          # time of the last unsubscription seen after this session spoke
+
+    def in_progress(self) -> bool:
+        return self.episode is not None and not self.episode.ended
+
+
+@dataclass
+class Stats:
+    started: float = field(default_factory=time.perf_counter)
+    requests: int = 0
+    errors: int = 0
+    by_type: dict = field(default_factory=dict)     # type -> [seconds]
+    updates: list = field(default_factory=list)     # observation renders + MOVE executions, seconds
+    episodes: list = field(default_factory=list)    # (task id, finish_goal, seconds from SET_TASK)
+
+    def add(self, kind: str, dt: float) -> None:
+        self.by_type.setdefault(kind, []).append(dt)
+
+    def summary(self) -> str:
+        lines = [f"espire-server: {self.requests} requests ({self.errors} errors), {len(self.episodes)} episodes ended"]
+        for kind, ts in sorted(self.by_type.items()):
+            lines.append(f"  {kind:<18} n={len(ts):<4} median {1000 * np.median(ts):7.1f} ms  p95 {1000 * np.percentile(ts, 95):7.1f} ms")
+        if self.updates:
+            med = float(np.median(self.updates))
+            lines.append(f"  environment update (observation render or MOVE): median {1000 * med:.1f} ms, "
+                         f"p95 {1000 * np.percentile(self.updates, 95):.1f} ms, n={len(self.updates)}; "
+                         f"ESPIRE (Isaac Sim, Table 9): 11.65 s per update")
+        if self.episodes:
+            wall = sum(e[2] for e in self.episodes)
+            ok = sum(1 for e in self.episodes if e[1])
+            lines.append(f"  episodes: {ok}/{len(self.episodes)} finished the goal; "
+                         f"{3600 * len(self.episodes) / max(wall, 1e-9):.0f} episodes/hour of server-side episode time")
+        return "\n".join(lines)
+
+
+class EspireServer:
+    def __init__(self, tasks: list, *, host: str = "127.0.0.1", server_port: int = 6001, client_port: int = 6000,
+                 session_timeout_s: float = 600.0, log=print, verbose: bool = True):
+        if not tasks:
+            raise ValueError("the server needs at least one task")
+        self.tasks = {t.id: (t, s) for t, s in tasks}
+        self.session_timeout_s = float(session_timeout_s)
+        self.log, self.verbose = log, verbose
+        self.session: Session | None = None
+        self.seen_sids: set[str] = set()
+        self.subscribers = 0
+        self.last_subscribe = 0.0
+        self.stats = Stats()
+        self._episode_t0 = 0.0
+        self.ctx = zmq.Context()
+        self.pull = self.ctx.socket(zmq.PULL)
+        self.pull.setsockopt(zmq.MAXMSGSIZE, proto.MAX_MESSAGE_BYTES)   # a peer sending more is dropped
+        self.pull.setsockopt(zmq.LINGER, 0)
+        self.pub = self.ctx.socket(zmq.XPUB)
+        self.pub.setsockopt(zmq.XPUB_VERBOSER, 1)      # every (un)subscription, not only the first/last
+        self.pub.setsockopt(zmq.LINGER, 0)
+        self.pull.bind(f"tcp://{host}:{server_port}")
+        self.pub.bind(f"tcp://{host}:{client_port}")
+        self.endpoints = (f"tcp://{host}:{server_port}", f"tcp://{host}:{client_port}")
+
+    # --- loop ---------------------------------------------------------------------------------
+    def serve(self, max_episodes: int | None = None, should_stop=None) -> None:
+        poller = zmq.Poller()
+        poller.register(self.pull, zmq.POLLIN)
+        poller.register(self.pub, zmq.POLLIN)
+        while not (should_stop and should_stop()):
+            if max_episodes is not None and len(self.stats.episodes) >= max_episodes:
+                self._drain_final_requests(poller)
+                return
+            events = dict(poller.poll(200))
+            if self.pub in events:
+                self._read_subscriptions()
+            if self.pull in events:
+                self._serve_one(self.pull.recv())
+
+    def _drain_final_requests(self, poller, quiet_s: float = 1.0) -> None:
+        """After the last episode, answer what the client still sends (ESPIRE's driver observes
+        once more after END_TASK) until it has been quiet for `quiet_s`."""
+        deadline = time.monotonic() + quiet_s
+        while time.monotonic() < deadline:
+            events = dict(poller.poll(50))
+            if self.pub in events:
+                self._read_subscriptions()
+            if self.pull in events:
+                self._serve_one(self.pull.recv())
+                deadline = time.monotonic() + quiet_s
+
+    def _read_subscriptions(self) -> None:
+        while self.pub.poll(0):
+            msg = self.pub.recv()
+            if msg[:1] == b"\x01":
+                self.subscribers += 1
+                self.last_subscribe = time.monotonic()
+            elif msg[:1] == b"\x00":
+                self.subscribers = max(0, self.subscribers - 1)
+                if self.session is not None:
+                    self.session.left_at = time.monotonic()
+
+    def _serve_one(self, raw: bytes) -> None:
+        t0 = time.perf_counter()
+        uid, kind, sid = None, "?", "?"
+        try:
+            req = proto.decode_request(raw)
+            uid, kind, sid = req.uid, req.type, req.sid
+            if sid not in self.seen_sids:
+                self._await_subscriber()
+                self.seen_sids.add(sid)
+            content = self.handle(req)
+            code, info = proto.OK, "ok"
+        except proto.ProtocolError as e:
+            uid = e.uid if e.uid is not None else uid
+            code, info, content = e.code, e.info, {}
+        except Exception as e:    # the simulator raised: answer, log, keep serving
+            code, info, content = proto.INTERNAL, f"internal error in {kind}: {type(e).__name__}: {e}", {}
+            self.log(traceback.format_exc())
+        dt = time.perf_counter() - t0
+        self.pub.send(proto.encode_reply(uid, code, info, content))
+        self.stats.requests += 1
+        self.stats.errors += code != proto.OK
+        self.stats.add(kind, dt)
+        if self.verbose or code != proto.OK:
+            self.log(self._progress_line(sid, kind, code, info, content, dt))
+
+    def _await_subscriber(self) -> None:
+        """A new session's SUB may not have joined yet; replies published before it joins are lost."""
+        if time.monotonic() - self.last_subscribe < JOIN_RECENT_S:
+            return
+        deadline = time.monotonic() + JOIN_WAIT_S
+        while time.monotonic() < deadline:
+            if self.pub.poll(20):
+                self._read_subscriptions()
+                if time.monotonic() - self.last_subscribe < JOIN_RECENT_S:
+                    return
+
+    def _progress_line(self, sid, kind, code, info, content, dt) -> str:
+        ep = self.session.episode if self.session is not None else None
+        task = ep.task.id if ep is not None else "-"
+        what = info if code != proto.OK else ""
+        if kind in ("LOCALIZE", "MOVE") and code == proto.OK:
+            what = f"goal_met={content.get('goal_met')}" + (f" status={content['status']}" if "status" in content else "")
+        elif kind == "END_TASK" and code == proto.OK:
+            what = f"finish_goal={content['post_state']['execution']['finish_goal']}"
+        return f"[espire {time.strftime('%H:%M:%S')}] {str(sid)[:8]} {kind:<17} {task:<16} -> {code} {what} ({1000 * dt:.0f} ms)"
+
+    def close(self) -> None:
+        if self.session is not None and self.session.episode is not None:
+            self.session.episode.close()
+        self.pull.close(0)
+        self.pub.close(0)
+        self.ctx.term()
+
+    # --- requests -----------------------------------------------------------------------------
+    def handle(self, req: proto.Request) -> dict:
+        if req.type == "GET_TASK_LIST":     # read-only: any client may list the tasks
+            return {"tasks": [self._task_entry(t) for t, _ in self.tasks.values()]}
+        session = self._claim(req)
+        if req.type == "SET_TASK":
+            return self._set_task(session, req)
+        ep = session.episode
+        if ep is None:
+            raise proto.ProtocolError(proto.CONFLICT, f"{req.type} needs a task: send SET_TASK first", req.uid)
+        if req.type == "GET_OBSERVATION":
+            return self._observe(ep, req)
+        if req.type == "END_TASK":
+            return self._end(ep, req)
+        if ep.ended:
+            raise proto.ProtocolError(proto.CONFLICT, f"task {ep.task.id} has ended; {req.type} needs SET_TASK again", req.uid)
+        if req.type == "SKIP_LOCALIZATION":
+            return ep.skip_localization()
+        kept = ep.reference(req.content.get("reference_uid"), req.uid)
+        h, w = kept.obs.depth_m.shape
+        row, col = proto.pixel(req.content, req.uid, h, w)
+        if req.type == "LOCALIZE":
+            return ep.localize(kept, row, col)
+        delta = proto.rotation_delta(req.content, req.uid)
+        content = ep.move(kept, row, col, delta)
+        content["update_s"] = round(ep.update_s[-1], 4)
+        self.stats.updates.append(ep.update_s[-1])
+        return content
+
+    def _claim(self, req: proto.Request) -> Session:
+        now = time.monotonic()
+        s = self.session
+        if s is not None and s.sid != req.sid:
+            gone = s.left_at > s.last_seen or now - s.last_seen > self.session_timeout_s
+            if s.in_progress() and not gone:
+                raise proto.ProtocolError(proto.BUSY, f"busy: session {s.sid[:8]} is running task {s.episode.task.id}; "
+                                          "this server serves one session at a time: retry after it sends END_TASK "
+                                          "or disconnects", req.uid)
+            if s.in_progress():
+                self.log(f"[espire] session {s.sid[:8]} abandoned task {s.episode.task.id} "
+                         f"({'disconnected' if s.left_at > s.last_seen else 'timed out'}); serving {req.sid[:8]}")
+            if s.episode is not None:
+                s.episode.close()
+            s = None
+        if s is None:
+            s = self.session = Session(req.sid, now)
+        s.last_seen = now
+        return s
+
+    def _task_entry(self, t) -> dict:
+        return {"id": t.id, "action": t.action, "instruction": t.instruction, "family": t.family,
+                "family_key": t.family_key, "aspect": t.aspect, "granularity": t.granularity,
+                "difficulty": t.difficulty, "suite": t.suite, "frame": t.frame, "scene_kind": t.scene_kind}
+
+    def _set_task(self, session: Session, req: proto.Request) -> dict:
+        task_id = proto.field(req.content, "task_id", str, "a task id from GET_TASK_LIST", req.uid)
+        if task_id not in self.tasks:
+            raise proto.ProtocolError(proto.NOT_FOUND, f"unknown task {task_id!r}; GET_TASK_LIST lists the "
+                                      f"{len(self.tasks)} tasks of this server", req.uid)
+        rotation = proto.rotation_require(req.content, req.uid)
+        if session.episode is not None:
+            if session.in_progress():
+                self.log(f"[espire] {session.sid[:8]} left task {session.episode.task.id} unfinished for {task_id}")
+            session.episode.close()
+            session.episode = None
+        task, scene = self.tasks[task_id]
+        session.episode = Episode(task, scene, rotation)
+        self._episode_t0 = time.perf_counter()
+        return {"task": self._task_entry(task), "rotation": rotation,
+                "start_state": {"env_state": session.episode.env_state()}}
+
+    def _observe(self, ep: Episode, req: proto.Request) -> dict:
+        view = proto.field(req.content, "view", str, f"one of {list(views.VIEWS)}", req.uid)
+        if view not in views.VIEWS:
+            raise proto.ProtocolError(proto.BAD_REQUEST, f"unknown view {view!r}; expected one of {list(views.VIEWS)}", req.uid)
+        highlight = proto.field(req.content, "highlight_goal", bool, "true or false", req.uid)
+        content = ep.observe(req.uid, view, highlight)
+        content["update_s"] = round(ep.update_s[-1], 4)
+        self.stats.updates.append(ep.update_s[-1])
+        return content
+
+    def _end(self, ep: Episode, req: proto.Request) -> dict:
+        if ep.ended:
+            raise proto.ProtocolError(proto.CONFLICT, f"task {ep.task.id} has already ended; SET_TASK starts another",
+                                      req.uid)
+        content = ep.end()
+        self.stats.episodes.append((ep.task.id, content["post_state"]["execution"]["finish_goal"],
+                                    time.perf_counter() - self._episode_t0))
+        return content
