@@ -1,0 +1,111 @@
+"""End to end in MuJoCo: OpenCV's ChArUco image as a texture on a plate beyond the simulated
+2F-85's fingertips (eye-to-hand) or on the table under a flange camera (eye-in-hand), rendered
+with pixel noise; samples written as a real session writes them (PNGs + a 125 Hz joint stream),
+paired by stamps, solved, and compared with the MuJoCo model's own camera pose."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+from spatial_manip.calibration.board import BoardConfig  # noqa: E402
+from spatial_manip.calibration.procedure import calibrate_folder, write_calibration  # noqa: E402
+from spatial_manip.calibration.result import Bounds, CalibrationRejected, pose_error  # noqa: E402
+from spatial_manip.calibration.samples import load_samples  # noqa: E402
+from spatial_manip.calibration.sim import CalibrationCell, CellConfig, capture, sample_poses, write_capture  # noqa: E402
+from spatial_manip.cli import main  # noqa: E402
+from spatial_manip.geometry.calibration import load_calibration  # noqa: E402
+
+BOARD = BoardConfig()
+BOUNDS = Bounds()
+
+
+@pytest.fixture(scope="module", params=["eye_to_hand", "eye_in_hand"])
+def session(request, tmp_path_factory):
+    """A rendered session folder and its ground truth (one per set-up, shared by the tests)."""
+    rng = np.random.default_rng(7)
+    with CalibrationCell(BOARD, CellConfig(mode=request.param)) as cell:
+        cap = capture(cell, sample_poses(cell, 14, rng), rng)
+    folder = tmp_path_factory.mktemp(request.param)
+    write_capture(cap, folder)
+    return request.param, folder, cap
+
+
+def test_calibration_recovers_the_simulated_camera(session, tmp_path):
+    mode, folder, cap = session
+    report = calibrate_folder(load_samples(folder), BOARD)
+    assert report.mode == mode and len(report.solution.inliers) == 14 and not report.skipped
+    mm, deg = pose_error(report.T_mount_camera, cap.T_mount_camera_true)
+    assert mm < 3.0 and deg < 0.3, f"{mode}: {mm:.2f} mm {deg:.3f} deg from the truth"
+    for name, r in report.solution.methods.items():     # every OpenCV method lands near the truth
+        m_mm, m_deg = pose_error(r.X, cap.T_mount_camera_true)
+        assert m_mm < 6.0 and m_deg < 0.5, (name, m_mm, m_deg)
+    out = write_calibration(report, tmp_path / "cal.yaml", BOUNDS)
+    loaded = load_calibration(out)          # the stack's own loader reads what we wrote
+    assert loaded.mode == mode and loaded.intrinsics == cap.intrinsics
+    np.testing.assert_allclose(loaded.T_mount_camera, report.T_mount_camera, atol=1e-5)
+    text = out.read_text()
+    assert "# per sample (residual at the board centre" in text and "#   img_013.png" in text
+
+
+def test_shuffled_poses_are_refused_naming_the_samples(session, tmp_path):
+    mode, folder, _ = session
+    data = json.loads((folder / "samples.json").read_text())
+    stamps = [im["stamp"] for im in data["images"]]
+    rng = np.random.default_rng(3)
+    for im, s in zip(data["images"], rng.permutation(stamps)):   # every image now meets another pose
+        im["stamp"] = float(s)
+    bad = tmp_path / "shuffled"
+    bad.mkdir()
+    for im in data["images"]:
+        (bad / im["file"]).symlink_to(folder / im["file"])
+    (bad / "samples.json").write_text(json.dumps(data))
+    report = calibrate_folder(load_samples(bad), BOARD)
+    with pytest.raises(CalibrationRejected, match=r"samples exceed 5.0 mm / 0.5 deg: img_\d{3}\.png \(\d+\.\d mm"):
+        write_calibration(report, tmp_path / "cal.yaml", BOUNDS)
+    assert not (tmp_path / "cal.yaml").exists()
+
+
+def test_a_single_mispaired_image_is_rejected_and_the_result_kept(session):
+    mode, folder, cap = session
+    data = json.loads((folder / "samples.json").read_text())
+    a, b = data["images"][2], data["images"][9]
+    a["stamp"], b["stamp"] = b["stamp"], a["stamp"]       # two images swapped their instants
+    bad = folder.parent / f"{folder.name}_swapped"
+    bad.mkdir(exist_ok=True)
+    for im in data["images"]:
+        if not (bad / im["file"]).exists():
+            (bad / im["file"]).symlink_to(folder / im["file"])
+    (bad / "samples.json").write_text(json.dumps(data))
+    report = calibrate_folder(load_samples(bad), BOARD)
+    assert sorted(report.names[i] for i in report.solution.rejected) == ["img_002.png", "img_009.png"]
+    mm, deg = pose_error(report.T_mount_camera, cap.T_mount_camera_true)
+    assert mm < 3.0 and deg < 0.3
+    assert report.problems(BOUNDS) == []
+
+
+def test_cli_sim_writes_a_loadable_file_and_prints_its_error(tmp_path, capsys):
+    out = tmp_path / "sim.yaml"
+    assert main(["calibrate", "--sim", "--mode", "eye_in_hand", "--poses", "12", "--seed", "1", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    line = next(ln for ln in text.splitlines() if ln.startswith("calibration error:"))
+    mm, deg = float(line.split()[2]), float(line.split()[4])
+    assert mm < 3.0 and deg < 0.3
+    assert load_calibration(out).eye_in_hand
+
+
+def test_cli_offline_refuses_shuffled_samples_with_exit_1(session, tmp_path, capsys):
+    mode, folder, _ = session
+    if mode != "eye_to_hand":
+        pytest.skip("one set-up is enough for the exit status")
+    data = json.loads((folder / "samples.json").read_text())
+    data["images"] = [dict(im, stamp=s) for im, s in zip(data["images"], [im["stamp"] for im in data["images"]][::-1])]
+    for im in data["images"]:
+        (tmp_path / im["file"]).symlink_to(folder / im["file"])
+    (tmp_path / "samples.json").write_text(json.dumps(data))
+    out = tmp_path / "cal.yaml"
+    assert main(["calibrate", "--samples", str(tmp_path), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "calibration refused, nothing written" in err and "img_0" in err and not out.exists()
