@@ -15,6 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same tasks and scenes")
     p.add_argument("--out", required=True, help="output folder: writes OUT/tasks.jsonl and OUT/scenes/<id>.json")
     p.add_argument("--pool", type=int, default=None, help="scenes per scene kind (default: count/3, 9..45)")
+    p.add_argument("--sdf", action="store_true",
+                   help="also write each scene's Gazebo world beside it: OUT/scenes/<id>.sdf (+ .calibration.yaml)")
 
 
 def run(args) -> int:
@@ -31,6 +33,15 @@ def run(args) -> int:
     with tqdm(total=count, desc=f"tasks[{args.suite}]", unit="task") as bar:
         items = list(gen.generate(bar.update))
     path = tasks.write(args.out, items)
+    if args.sdf:
+        from spatial_manip.sim import sdf_export
+
+        for task, scene in items:
+            sdf_export.write_world(scene, (path.parent / task.scene).with_suffix(".sdf"))
+        urdf = sdf_export.default_robot_urdf()
+        print(f"wrote {len(items)} SDF worlds beside the scenes (robot: {urdf})")
+        if not urdf.is_file() or sdf_export.urdf_links_without_inertial(urdf):
+            print(f"warning: {urdf} is missing or has links without <inertial>; Gazebo cannot load the robot")
     fams = Counter(t.family_key for t, _ in items)
     levels = Counter(t.difficulty for t, _ in items)
     print(f"wrote {len(items)} tasks of {len(fams)} families to {path} "
