@@ -179,9 +179,13 @@ def _bottom(x) -> float:
     return float(position_of(x)[2])
 
 
-def is_between(x, a, b) -> bool:
+def is_between(x, a, b, same_level: bool = False) -> bool:
     """x's centre projects onto the ground segment from a to b (strictly inside it) and lies
-    closer to that segment than half the segment's length."""
+    closer to that segment than half the segment's length. `same_level` (a shelf's slots: "the slot
+    between X and Y" is the one in their row, not the whole column) also needs x's vertical extent
+    to overlap both a's and b's."""
+    if same_level and not (_interval_overlap(x, a, UP) and _interval_overlap(x, b, UP)):
+        return False
     pa, pb, px = (position_of(o)[:2] for o in (a, b, x))
     ab = pb - pa
     L2 = float(ab @ ab)
@@ -455,3 +459,48 @@ def directly_beside(items: Sequence, ref, word: str, axes: FrameAxes) -> list:
     rel = is_left_of if word == "left" else is_right_of
     cands = [o for o in items if rel(o, ref, axes) and _interval_overlap(o, ref, UP)]
     return rank_select(cands, lambda o: distance(o, ref), 1)
+
+
+# --- shelf levels and columns by name ---------------------------------------------------------
+LEVEL_WORDS = {"top": "top", "upper": "top", "highest": "top", "bottom": "bottom", "lower": "bottom",
+               "lowest": "bottom", "middle": "middle", "centre": "middle", "center": "middle"}
+COLUMN_WORDS = {"left": "left", "leftmost": "left", "right": "right", "rightmost": "right", "middle": "middle",
+                "centre": "middle", "center": "middle"}
+
+
+def _named_index(groups: dict[int, float], word: str, low: str, high: str, what: str) -> int:
+    """The index whose value is lowest (`low`), highest (`high`) or the median ("middle")."""
+    order = sorted(groups, key=groups.get)
+    if not order:
+        raise ValueError(f"there are no {what}s to call {word!r}")
+    if word == low:
+        return order[0]
+    if word == high:
+        return order[-1]
+    if len(order) % 2 == 0:
+        raise ValueError(f"{len(order)} {what}s have no single middle one; name it by number")
+    return order[len(order) // 2]
+
+
+def shelf_row(regions: Sequence[Region], word: str) -> int:
+    """The row index a shelf word names: "top" (highest), "bottom" (lowest), "middle" (the median
+    height, only with an odd number of rows); upper/lower/highest/lowest/centre are synonyms."""
+    if word not in LEVEL_WORDS:
+        raise ValueError(f"unknown shelf level {word!r}; expected one of {sorted(LEVEL_WORDS)}")
+    heights: dict[int, list[float]] = {}
+    for r in regions:
+        heights.setdefault(int(r.row), []).append(float(position_of(r)[2]))
+    mean = {k: sum(v) / len(v) for k, v in heights.items()}
+    return _named_index(mean, LEVEL_WORDS[word], "bottom", "top", "row")
+
+
+def shelf_column(regions: Sequence[Region], word: str, axes: FrameAxes) -> int:
+    """The column index a word names in a frame: "left" (smallest lateral coordinate), "right",
+    "middle" (only with an odd number of columns)."""
+    if word not in COLUMN_WORDS:
+        raise ValueError(f"unknown column word {word!r}; expected one of {sorted(COLUMN_WORDS)}")
+    lat: dict[int, list[float]] = {}
+    for r in regions:
+        lat.setdefault(int(r.col), []).append(lateral(r, axes))
+    mean = {k: sum(v) / len(v) for k, v in lat.items()}
+    return _named_index(mean, COLUMN_WORDS[word], "left", "right", "column")

@@ -1,48 +1,131 @@
-"""Instructions with two actions ("pick the leftmost book and place it 10 cm to the right of
-the jar"): split into a pick part and a place part, plan the pick on the observed scene, then
-plan the place on the same scene with the picked object marked as held (so "it" is that book
-and it is not its own reference). Each part goes through the one planning function."""
+"""Instructions with two actions: a pick and a place in one sentence.
+
+Three shapes are read (issue 22):
+- two clauses: "pick the leftmost book and (then) place it 10 cm to the right of the jar";
+- one clause whose verb moves an object that is not in the hand: "move the thin flat book to the
+  bottom row", "put the tilted book in the emptiest slot", "move the rightmost book 10 cm to the
+  right of the mug";
+- "X goes in Y": "the book closest to you goes in the free slot on the bottom shelf".
+
+The pick is planned on the observed scene, then the place on the same scene with the picked object
+marked as held (so "it" is that object and it is not its own reference). Each part goes through the
+one planning function. In a one-clause sentence the words before the destination describe the
+object (so "the tilted book" picks the tilted book; it does not ask for a tilted placement); where
+the destination starts is found by trying each place a destination can start ("in", "to", "10 cm",
+...) left to right and keeping the first whose two parts both plan, preferring one that picks a
+single object.
+"""
 from __future__ import annotations
 
 import re
 from dataclasses import replace
 from typing import Callable
 
-from spatial_manip.errors import AmbiguousError, InvalidGoalError
+from spatial_manip.errors import AmbiguousError, InvalidGoalError, SpatialManipError
 from spatial_manip.scene import Scene
 
+PLACE_VERBS = r"place|put|set|position|drop|move|leave|stick|slide|pop|lay|insert|store|slot"
 # "..., and then place it ...", "... and put it ...", "...; then set it down ..."
-_SPLIT = re.compile(r"\s*(?:,|;)?\s*(?:and\s+then|and|then)\s+(?=(?:place|put|set|position|drop|move|leave)\b)",
-                    re.IGNORECASE)
+_SPLIT = re.compile(rf"\s*(?:,|;)?\s*(?:and\s+then|and|then)\s+(?=(?:{PLACE_VERBS})\b)", re.IGNORECASE)
+_GOES = re.compile(r"^(?P<obj>.+?)\s+(?:goes|go|belongs)\s+(?P<dest>.+)$", re.IGNORECASE)
+_LEAD = re.compile(rf"^\W*(?:(?:please|pls|now|then|ok|okay|could you|can you|would you)\s+)*"
+                   rf"(?P<verb>{PLACE_VERBS})\s+(?P<rest>.+)$", re.IGNORECASE)
+_HELD = re.compile(r"^(?:it|this|that|them|these|those|the (?:book|object|one) (?:you(?:'re| are) holding|"
+                   r"in (?:the|your) (?:gripper|hand))|what you(?:'re| are) holding)\b", re.IGNORECASE)
+# Words a destination can start with; a number starts one too ("10 cm to the right of ...").
+_DEST_START = {"in", "into", "onto", "on", "to", "at", "between", "beside", "behind", "above", "below", "under",
+               "underneath", "next", "near", "directly", "immediately", "just", "half", "a", "one", "two", "three",
+               "four", "five", "six", "seven", "eight", "nine", "ten", "fifteen", "twenty", "thirty", "forty",
+               "fifty", "top", "bottom", "middle", "row", "column"}
 
 
 def split_instruction(text: str) -> tuple[str | None, str | None]:
-    """(pick part, place part); either may be None when the instruction has one action."""
+    """(pick part, place part) of a two-clause instruction; (None, None) for one clause."""
     parts = _SPLIT.split(text, maxsplit=1)
     if len(parts) == 2 and parts[0].strip() and parts[1].strip():
         return parts[0].strip(), parts[1].strip()
     return None, None
 
 
+def one_clause_splits(scene: Scene, text: str) -> list[tuple[str, str]]:
+    """Candidate (pick part, place part) readings of a one-clause pick-and-place, in the order to
+    try them; empty when the sentence moves what is held (or something is held: then a described
+    object is the held one, as the benchmark's "place the book lying flat in ..." means)."""
+    if scene.held_object() is not None:
+        return []
+    m = _GOES.match(text.strip())
+    if m and not _HELD.match(m.group("obj").strip()):
+        return [(f"take {m.group('obj').strip()}", f"put it {m.group('dest').strip()}")]
+    m = _LEAD.match(text.strip())
+    if not m or _HELD.match(m.group("rest").strip()):
+        return []
+    words = m.group("rest").split()
+    out = []
+    for i in range(1, len(words)):
+        w = words[i].lower().strip(",;")
+        if w in _DEST_START or w[:1].isdigit():
+            obj = " ".join(words[:i]).rstrip(",;")
+            out.append((f"take {obj}", f"put it {' '.join(words[i:])}"))
+    return out
+
+
+def is_compound(scene: Scene, text: str) -> bool:
+    return split_instruction(text)[0] is not None or bool(one_clause_splits(scene, text))
+
+
+def _held_scene(scene: Scene, obj_id: str) -> Scene:
+    return scene.with_objects(replace(o, held=(o.id == obj_id)) for o in scene.objects)
+
+
+def _plan_parts(scene: Scene, pick_text: str, place_text: str, plan_one: Callable):
+    pick = plan_one(scene, pick_text, "pick")
+    place = plan_one(_held_scene(scene, pick.targets[0]), place_text, "place")
+    return pick, place
+
+
+def plan_pick_and_place(scene: Scene, text: str, plan_one: Callable[[Scene, str, str], object]):
+    """(pick result, place result) for a compound instruction; `plan_one` raises SpatialManipError
+    when a part cannot be planned. Raises AmbiguousError when the pick part fits several objects
+    (the place needs to know which one "it" is), else the first reading's own error."""
+    pick_text, place_text = split_instruction(text)
+    readings = [(pick_text, place_text)] if pick_text is not None else one_clause_splits(scene, text)
+    first_error, several = None, None
+    for pick_text, place_text in readings:
+        try:
+            pick, place = _plan_parts(scene, pick_text, place_text, plan_one)
+        except SpatialManipError as e:
+            first_error = first_error or e
+            continue
+        if len(pick.targets) == 1:
+            return pick, place
+        several = several or pick
+    if several is not None:
+        raise AmbiguousError(f"the object to move fits {len(several.targets)} objects ({', '.join(several.targets)}); "
+                             "the place needs to know which one it is: say which (e.g. 'the leftmost ...')")
+    if first_error is not None:
+        raise first_error
+    raise InvalidGoalError(f"could not find a pick and a place in {text!r}")
+
+
 def plan_compound(scene: Scene, text: str, task_kind: str,
                   plan_one: Callable[[Scene, str, str], object]) -> tuple[object | None, object | None]:
-    """(pick result, place result) of `plan_one(scene, text, kind)` for each part.
+    """(pick result, place result) of `plan_one(scene, text, kind)` for each part (the planner
+    node's entry). A one-clause pick-and-place is planned whole by `plan_one` when the planner
+    reads it as one (a result with `steps`); otherwise here.
 
     `task_kind` "pick" or "place" forces a single action; "pick_and_place" requires both parts."""
-    pick_text, place_text = split_instruction(text)
-    if pick_text is None:
-        if task_kind == "pick_and_place":
-            raise InvalidGoalError("a pick_and_place goal needs both parts, e.g. 'pick the leftmost book "
-                                   "and place it 10 cm to the right of the jar'")
-        kind = task_kind if task_kind in ("pick", "place") else "auto"
-        result = plan_one(scene, text, kind)
-        return (result, None) if result.action == "pick" else (None, result)
     if task_kind in ("pick", "place"):
-        raise AmbiguousError(f"the goal says task kind {task_kind!r} but the instruction asks to pick and then place")
-    pick = plan_one(scene, pick_text, "pick")
-    if len(pick.targets) != 1:
-        raise AmbiguousError(f"the pick part fits {len(pick.targets)} objects ({', '.join(pick.targets)}); "
-                             "the place part needs to know which one 'it' is")
-    held_scene = scene.with_objects(replace(o, held=(o.id == pick.targets[0])) for o in scene.objects)
-    place = plan_one(held_scene, place_text, "place")
-    return pick, place
+        if split_instruction(text)[0] is not None:
+            raise AmbiguousError(f"the goal says task kind {task_kind!r} but the instruction asks to pick and then place")
+        result = plan_one(scene, text, task_kind)
+        return (result, None) if result.action == "pick" else (None, result)
+    if split_instruction(text)[0] is not None:
+        return plan_pick_and_place(scene, text, plan_one)
+    result = plan_one(scene, text, "auto")
+    steps = getattr(result, "steps", None)
+    if steps:
+        return steps[0], steps[1]
+    if task_kind == "pick_and_place":
+        raise InvalidGoalError("a pick_and_place goal needs both parts, e.g. 'pick the leftmost book "
+                               "and place it 10 cm to the right of the jar'")
+    return (result, None) if result.action == "pick" else (None, result)

@@ -23,7 +23,8 @@ from spatial_manip.scene import Scene, SceneObject
 # --- normalisation ---------------------------------------------------------------------------
 _UNITS = {"m": 1.0, "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0,
           "cm": 0.01, "centimeter": 0.01, "centimeters": 0.01, "centimetre": 0.01, "centimetres": 0.01,
-          "mm": 0.001, "millimeter": 0.001, "millimeters": 0.001, "millimetre": 0.001, "millimetres": 0.001}
+          "mm": 0.001, "millimeter": 0.001, "millimeters": 0.001, "millimetre": 0.001, "millimetres": 0.001,
+          "inch": 0.0254, "inches": 0.0254, "foot": 0.3048, "feet": 0.3048, "ft": 0.3048}
 _ONES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
          "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19}
@@ -39,7 +40,7 @@ def _number_words(t: str) -> str:
     t = re.sub(r"\b(one|two|three|four|five|six|seven|eight|nine|\d+) and a half\b",
                lambda m: str(_ONES.get(m.group(1), None) or float(m.group(1))) + ".5", t)
     t = re.sub(r"\bhalf an? (" + _UNIT_RE + r")\b", r"0.5 \1", t)
-    t = re.sub(r"\ban? (meter|metre)\b", r"1 \1", t)
+    t = re.sub(r"\ban? (meter|metre|foot|inch)\b", r"1 \1", t)
 
     def tens(m):
         return str(_TENS[m.group(1)] + (_ONES[m.group(2)] if m.group(2) else 0))
@@ -54,11 +55,41 @@ def _number_words(t: str) -> str:
     return t
 
 
+# Everyday English -> the parser's plain words, before anything else (issue 22): contractions,
+# chat spellings, and the polite frames around a request ("could you ... for me, thanks"), which
+# carry no spatial meaning but contain "you"/"me" (otherwise read as the viewer).
+_EVERYDAY = [(re.compile(p), r) for p, r in [
+    (r"\bthat's\b", "that is"), (r"\bthere's\b", "there is"), (r"\bit's\b", "it is"), (r"\byou're\b", "you are"),
+    (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
+    (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),
+    (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
+    (r"^\s*(?:(?:hey|hi|ok|okay|so|now|alright) )+", " "),
+    (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
+    (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
+     r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
+    (r"\b(?:i (?:would like|want|need|wanna)|(?:give|hand|pass|bring|fetch|get) me)\b", "take"),
+    (r"\b(?:right|just|immediately|directly) next to\b", "dnext to"), (r"\b(?:next to|beside|near) (?=(?:the |a |an |you\b|me\b|it\b)"
+     r"(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))", "closest to "),
+    (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"), (r"\bleaning over\b", "leaning"),
+    (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"), (r"\bslot (it|this)\b", r"put \1"),
+]]
+_QUESTION = re.compile(r"^\s*(?:what|where|which|how|why|who|whose|when|is|are|was|were|does|do|did|should|shall)\b")
+
+
+def _everyday(t: str) -> str:
+    for rx, rep in _EVERYDAY:
+        t = rx.sub(rep, t)
+    return t
+
+
 def normalise(text: str) -> str:
     t = " " + text.lower().strip() + " "
     t = t.replace("’", "'").replace("°", " degrees ")
+    t = re.sub(r"[?!,;]", " ", t)
+    t = " " + _everyday(t.strip()) + " "
     t = re.sub(r"o'\s?clock|o ?clock", " oclock", t)
     t = re.sub(r"(\w)-(\w)", r"\1 \2", t)                 # flat-lying, medium-sized, 30-degree
+    t = re.sub(r"\b(left|right) most\b", r"\1most", t)
     t = re.sub(r"(\d),(\d{3})\b", r"\1\2", t)
     t = re.sub(r"[^\w.' ]", " ", t)                       # drop punctuation but keep 1.5 and 's
     t = re.sub(r"\.(?!\d)", " ", t)
@@ -69,7 +100,45 @@ def normalise(text: str) -> str:
     t = re.sub(rf"\b({_NUM}) ?({_UNIT_RE})\b", lambda m: f"d{float(m.group(1)) * _UNITS[m.group(2)]:g}", t)
     t = re.sub(rf"\b({_NUM}) ?(?:degrees?|deg)\b", r"deg\1", t)
     t = re.sub(r"\b(\d{1,2})\s+oclock\b", r"clock\1", t)
+    # "the second flat book from the left" -> "the rank2 from the left flat book"
+    t = re.sub(r"\brank(\d+) ((?:[a-z]+ ){0,3}?)(books?|slots?|spots?|ones?) from the (left|right)\b",
+               r"rank\1 from the \4 \2\3", t)
     return " " + re.sub(r"\s+", " ", t).strip() + " "
+
+
+# --- spelling --------------------------------------------------------------------------------
+SPELL_MIN_LEN = 5      # a slip in a shorter word too often makes another word ("mug" / "mud")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """a and b differ by one substituted, dropped, added or transposed letter."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1:]
+
+
+def _spell(t: str, vocab: set[str]) -> tuple[str, list[tuple[str, str]]]:
+    """Correct a slip in a word of SPELL_MIN_LEN letters or more when exactly one known word is one
+    edit away ("leftmots" -> "leftmost", "emptyest" -> "emptiest"); returns the text and the fixes
+    (the result reports them). Tokens made by normalise (rank2, d0.1, deg30) are left alone."""
+    out, fixes = [], []
+    for w in t.split():
+        base = w.removesuffix("'s")
+        if len(base) >= SPELL_MIN_LEN and base not in vocab and base.isalpha():
+            close = [v for v in vocab if abs(len(v) - len(base)) <= 1 and _one_edit(base, v)]
+            if len(close) == 1:
+                fixes.append((base, close[0]))
+                w = close[0] + w[len(base):]
+        out.append(w)
+    return " " + " ".join(out) + " ", fixes
 
 
 # --- references ------------------------------------------------------------------------------
@@ -188,8 +257,10 @@ RULES: list[tuple[str, object]] = [
     (r"(?:that |which )?(?:refviewer (?:are|is) holding|possviewer (?:hand|gripper)|(?:in|from) the gripper|"
      r"(?:currently )?held|refviewer hold)", _c("noise", "")),
     # actions
-    (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring", _c("verb", "pick")),
-    (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move", _c("verb", "place")),
+    (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring|hand|pass|give|"
+     r"picking up|taking|grabbing|fetching|getting|lifting", _c("verb", "pick")),
+    (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move|stick|slide|pop|"
+     r"putting|placing|moving|setting|goes|go|belongs", _c("verb", "place")),
     # metric placements (TIGeR): a distance and a direction from a reference
     (APPROX + D + r" (?:away )?(?:to the |to |on the |on )?(left|right) (?:side )?(?:of|from) " + R,
      _c("metric", "dir", g(2), g(1, float), g(3))),
@@ -213,14 +284,22 @@ RULES: list[tuple[str, object]] = [
     (r"(?:that is |which is )?" + APPROX + D + r" (?:high|tall|in height)", _c("attr", "Height", g(1, float))),
     (r"(?:that is |which is )?(?:with a width of |a width of )" + APPROX + D, _c("attr", "Width", g(1, float))),
     (r"(?:that is |which is )?" + APPROX + D + r" (?:wide|in width|across)", _c("attr", "Width", g(1, float))),
+    # shelf levels and columns by name ("top shelf", "middle row", "the right column", "top-left slot")
+    (r"(?:the )?(top|bottom|middle|upper|lower|centre|center) (left|right|middle|centre|center) (?:slot|spot|corner)s?",
+     lambda m: Clause("attr", "Named2D", (m.group(1), m.group(2)))),
+    (r"(?:the )?(top|bottom|middle|upper|lower|highest|lowest|centre|center) (?:shelf|row|level)(?:'s)?",
+     _c("attr", "NamedRow", g(1))),
+    (r"(?:the )?(left|right|middle|leftmost|rightmost|centre|center) column", _c("attr", "NamedColumn", g(1))),
+    (r"(?:the )?(middle|centre|center) (?:slot|spot)", _c("attr", "NamedColumn", g(1))),
+    (r"rank(\d+) (?:shelf|level)", _c("attr", "Index1D", g(1, int))),
     (r"row (\d+),? (?:and )?column (\d+)", _c("attr", "Index2D", g(1, int), g(2, int))),
     (r"column (\d+),? (?:and )?row (\d+)", _c("attr", "Index2D", g(2, int), g(1, int))),
     (r"rank(\d+) row,? (?:and )?rank(\d+) column", _c("attr", "Index2D", g(1, int), g(2, int))),
     (r"row (\d+)|rank(\d+) row", _c("attr", "Index1D", lambda m: int(m.group(1) or m.group(2)))),
     (r"column (\d+)|rank(\d+) column", _c("attr", "Column", lambda m: int(m.group(1) or m.group(2)))),
-    (r"top row", _c("attr", "Index1D", 1)),
     (r"emptiest|least occupied|least full|most empty|freest", _c("super", "Emptiest")),
-    (r"partly occupied|partially occupied|partly filled|partially filled|partly full|half full|non empty|not empty|"
+    (r"partly occupied|partially occupied|partly filled|partially filled|partly full|partially full|half full|"
+     r"half empty|non empty|not empty|"
      r"occupied", _c("attr", "NonEmpty")),
     (r"empty|unoccupied|free|vacant", _c("attr", "Empty")),
     (r"small|little|tiny|smaller", _c("attr", "Small")),
@@ -242,7 +321,7 @@ RULES: list[tuple[str, object]] = [
     # direct (immediate) relations
     (r"(?:immediately|directly|right|just) (?:to the |to |on the |on )?(left|right) (?:side )?of " + R,
      _c("dir", "Direct", g(1), g(2))),
-    (r"(?:right|just|immediately|directly) next to " + R + r" on (?:its|their|possviewer|" + P[1:-1] + r") (left|right)",
+    (r"dnext to " + R + r" on (?:the|its|their|possviewer|" + P[1:-1] + r") (left|right)",
      _c("dir", "Direct", lambda m: m.group(2), g(1))),
     (r"(?:immediately|directly|right|just) (above|over|below|under|beneath|underneath) " + R,
      _c("dir", "DirectV", g(1), g(2))),
@@ -273,7 +352,8 @@ RULES: list[tuple[str, object]] = [
      _c("super", "RightMost", g(1, int))),
     (r"rank(\d+) (?:book |slot |one )?from the left", _c("super", "LeftMost", g(1, int))),
     (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
-    (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:to|from) " + R + ")?",
+    (r"rank(\d+)(?= slots?\b| spots?\b)", _c("super", "LeftMost", g(1, int))),     # "top shelf, second slot"
+    (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:(?:to|from) )?" + R + ")?",
      _c("super", "Closest", g(1, int), g(2))),
     (K + r"(?:farthest|furthest|most distant)(?: (?:book|slot|one))?(?: (?:away )?(?:from|to) " + R + ")?",
      _c("super", "Farthest", g(1, int), g(2))),
@@ -292,7 +372,9 @@ _FILLER = set("""the a an and on in at of to that which is are it its them they 
     somewhere spot location position place area now just carefully gently currently be as by so
     lies sits sitting located situated positioned standing_""".split())
 _NOUNS = {"book", "books", "slot", "slots", "one", "ones"}
-_KNOWN = set(w for p, _ in RULES for w in re.findall(r"[a-z]+", p)) | _FILLER | {"book", "slot", "table", "shelf"}
+_KNOWN = (set(w for p, _ in RULES for w in re.findall(r"[a-z]+", p)) | _FILLER
+          | {"book", "slot", "table", "shelf", "leftmost", "rightmost", "shelves", "rows", "columns"})
+_VOCAB = _KNOWN | set(_UNITS) | set(_ONES) | set(_TENS) | set(_ORD) | {"half", "hundred", "degrees", "oclock"}
 
 
 # --- composition -----------------------------------------------------------------------------
@@ -353,12 +435,23 @@ class InstructionParser:
         self.scene = scene
         self.unnamed_frame = unnamed_frame
         self.frame_notes: list[dict] = []
+        self.spelling_notes: list[str] = []
+
+    def _vocabulary(self) -> set[str]:
+        """Every word the parser reads, plus the words of the scene's object names."""
+        names = {w for o in self.scene.objects for w in re.findall(r"[a-z]+", o.label.lower())}
+        return _VOCAB | names
 
     def parse(self, text: str, task_kind: str = "auto") -> Parsed:
         if not text or not text.strip():
             raise InvalidGoalError("the instruction is empty; say what to pick or where to place")
+        if _QUESTION.match(text.lower()):
+            raise NotUnderstoodError(f"{text.strip()!r} reads as a question; this planner acts on instructions "
+                                     "such as 'take the leftmost book' or 'put it in the top-left slot'")
         refs = _Refs()
-        t = _mark_references(normalise(text), self.scene, refs)
+        t, fixes = _spell(normalise(text), self._vocabulary())
+        self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
+        t = _mark_references(t, self.scene, refs)
         t = _unknown_simple(t)
         clauses, rest = _extract(t)
         leftover = [w for w in rest.split() if w not in _FILLER]
@@ -489,6 +582,8 @@ class InstructionParser:
 
     def _apply(self, c: Clause, s: Node, container: Sym, frame, where) -> Node:
         a = c.args
+        if c.kind == "attr" and c.rel in ("NamedRow", "NamedColumn", "Named2D"):
+            return self._named_slots(c, s)
         if c.kind == "attr":
             if c.rel in ("Height", "Width"):
                 return node("filterAttr", c.rel, a[0], s)
@@ -523,6 +618,25 @@ class InstructionParser:
         if c.kind == "dir":
             return self._dir(c, s, frame)
         raise InvalidGoalError(f"internal: unhandled clause {c}")
+
+    def _named_slots(self, c: Clause, s: Node) -> Node:
+        """"top shelf", "the right column", "bottom-left slot": the row / column index the word names
+        on this shelf (relations.shelf_row / shelf_column), so the program shows the number."""
+        regions = self.scene.regions
+        if not regions:
+            raise TargetNotFoundError(f"'{' '.join(c.args)}' names a shelf row or column, but the scene has no "
+                                      f"shelf slots; it holds: {self._contents()}")
+        row_w, col_w = (c.args if c.rel == "Named2D" else
+                        (c.args[0], None) if c.rel == "NamedRow" else (None, c.args[0]))
+        axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=self.scene.viewer)
+        try:
+            if row_w:
+                s = node("filterAttr", "Index1D", rel.shelf_row(regions, row_w), s)
+            if col_w:
+                s = node("filterAttr", "Column", rel.shelf_column(regions, col_w, axes), s)
+        except ValueError as e:
+            raise AmbiguousError(str(e)) from None
+        return s
 
     def _super_owner(self, frame, where) -> Sym:
         if frame is not None:
@@ -598,7 +712,7 @@ def _place_pose_kwargs(poses: list[Clause]) -> dict:
     return {"pose": "upright"}
 
 
-_OPPOSITE = [("LeftMost", "Right"), ("RightMost", "Left"), ("Closest", "Farthest"), ("Left", "Right"),
+_OPPOSITE = [("LeftMost", "Right"), ("RightMost", "Left"), ("LeftMost", "RightMost"), ("Closest", "Farthest"), ("Left", "Right"),
              ("Front", "Behind"), ("Upper", "Lower"), ("Small", "Large"), ("Small", "Medium"), ("Medium", "Large"),
              ("Empty", "NonEmpty"), ("Flat", "Vertical"), ("Flat", "Tilted"), ("Vertical", "Tilted"),
              ("Empty", "Emptiest")]
@@ -623,7 +737,8 @@ def _check_contradictions(clauses: list[Clause]) -> None:
     if less and more and max(more) >= min(less):
         raise AmbiguousError(f"nothing can be both closer than {min(less)} m and farther than {max(more)} m")
     rows = {c.args[0] for c in clauses if c.kind == "attr" and c.rel in ("Index1D", "Index2D")}
-    if len(rows) > 1:
+    named = {rel.LEVEL_WORDS.get(c.args[0]) for c in clauses if c.kind == "attr" and c.rel in ("NamedRow", "Named2D")}
+    if len(rows) > 1 or len(named) > 1:
         raise AmbiguousError(f"the instruction names several rows {sorted(rows)}; name one")
 
 

@@ -118,6 +118,37 @@ class ProgramPlanner:
 
     def plan(self, scene: Scene, instruction: str, *, observation: Any = None,
              task_kind: str = "auto") -> PlanResult:
+        from spatial_manip.reasoning import compound
+
+        if task_kind == "auto" and compound.is_compound(scene, instruction):
+            return self._plan_compound(scene, instruction)
+        return self._plan_one(scene, instruction, task_kind)
+
+    def _plan_compound(self, scene: Scene, instruction: str) -> PlanResult:
+        """A pick and a place in one instruction: both planned (compound.py), one result whose
+        `steps` are the pick's and the place's results; the trace has every reading tried."""
+        from spatial_manip.reasoning import compound
+
+        t0 = time.perf_counter()
+        trace: list[dict] = [{"event": "instruction", "text": instruction, "task_kind": "pick_and_place"}]
+
+        def plan_one(sc: Scene, text: str, kind: str) -> PlanResult:
+            r = self._plan_one(sc, text, kind)
+            trace.append({"event": "part", "action": kind, "text": text, "program": r.program, "error": r.error,
+                          "steps": r.trace})
+            if not r.ok:
+                raise SpatialManipError(r.error["message"], r.error["code"])
+            return r
+        try:
+            pick, place = compound.plan_pick_and_place(scene, instruction, plan_one)
+        except SpatialManipError as e:
+            trace.append({"event": "error", **e.to_dict()})
+            return PlanResult.failure(e, action="pick_and_place", trace=trace, elapsed_s=time.perf_counter() - t0)
+        return PlanResult("pick_and_place", pick.targets + place.targets, place.place_pose,
+                          f"{pick.program} ; {place.program}", None, trace, time.perf_counter() - t0,
+                          pick.notes + place.notes, [pick, place])
+
+    def _plan_one(self, scene: Scene, instruction: str, task_kind: str) -> PlanResult:
         from spatial_manip.reasoning.parser import InstructionParser
 
         t0 = time.perf_counter()
@@ -142,7 +173,10 @@ class ProgramPlanner:
             trace.append({"event": "program", "program": program_text})
             res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
-            notes = [n["text"] for n in parser.frame_notes if n["why"] != "named in the instruction"]
+            notes = parser.spelling_notes + [n["text"] for n in parser.frame_notes
+                                             if n["why"] != "named in the instruction"]
+            if parser.spelling_notes:
+                trace.append({"event": "spelling", "fixes": parser.spelling_notes})
             return PlanResult.from_program(res, program_text, trace, time.perf_counter() - t0, notes)
         except SpatialManipError as e:
             trace.append({"event": "error", **e.to_dict()})

@@ -403,7 +403,8 @@ def op_rel(ev: _Eval, n: Node):
         return (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
     if r == "Between":
         items, o1, o2 = ev.set_(a[0]), ev.ref(a[1]), ev.ref(a[2])
-        return [o for o in items if o is not o1 and o is not o2 and rel.is_between(o, o1, o2)]
+        return [o for o in items if o is not o1 and o is not o2
+                and rel.is_between(o, o1, o2, same_level=isinstance(o, Region))]
     raise InvalidGoalError(f"unknown relationship filter {r!r}")
 
 
