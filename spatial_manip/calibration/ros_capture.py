@@ -86,7 +86,7 @@ class RosCalibrationCapture:
                 if self._info is not None:
                     return self._info
             time.sleep(0.05)
-        raise SampleError(f"no camera_info on {self.topics[1]} within {timeout_s:.0f} s: is the camera driver running "
+        raise SampleError(f"no camera_info on {self.topics[1]} within {timeout_s:g} s: is the camera driver running "
                           "(and the topic name right)?")
 
     def take(self, timeout_s: float = 5.0) -> LiveSample:
