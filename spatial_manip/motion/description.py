@@ -1,0 +1,303 @@
+"""The robot description (URDF + SRDF) of a UR5 / UR5e with a Robotiq 2F-85 and a camera,
+generated from the same DH table `control/kinematics.py` uses, so the two can never disagree.
+
+    python -m spatial_manip.motion.description [--out urdf/]    # rewrite the files in urdf/
+
+Chain: `base` (the controller's base frame, z up) -> six revolute joints named as the UR driver
+names them -> `tool0` (flange). Joint i's origin is the fixed part of DH row i-1
+(Tz(d) Tx(a) Rx(alpha)) and it turns about its own z, which reproduces the DH product exactly.
+Collision bodies are cylinders along each link's centre line and boxes for the gripper, sized
+from UR's published shoulder/elbow offsets (the DH table folds those into d4) with a few mm
+spare. Visuals reuse the primitives: the project ships no meshes.
+
+Two set-ups per arm: eye-to-hand (camera fixed in the cell at the calibration example's pose;
+its stand is arm.yaml's `camera_mount` keep-out box, which the planner adds to its world) and
+eye-in-hand (camera on a bracket on the flange). The SRDF lists link pairs that never collide: adjacent links, and pairs never
+within DISABLE_MARGIN_M of each other over NEVER_SAMPLES random configurations (MoveIt's Setup
+Assistant does the same; the margin keeps pairs that come close sometimes checked).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES
+
+MODELS = ("ur5", "ur5e")
+MOUNTS = ("eye_to_hand", "eye_in_hand")
+LINKS = ("shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")
+_ALPHA = (math.pi / 2, 0.0, 0.0, math.pi / 2, -math.pi / 2, 0.0)
+# UR's physical offsets along the parallel joint axes (ur_description), metres: the upper arm
+# sits `shoulder` out from the base axis, the forearm `elbow` back from the upper arm.
+OFFSETS = {"ur5": {"shoulder": 0.13585, "elbow": 0.1197}, "ur5e": {"shoulder": 0.138, "elbow": 0.131}}
+# joint limits (rad), speed (rad/s) and torque (Nm): arm.yaml's limits, UR's data sheet for the rest
+Q_MIN = (-6.2832, -6.2832, -3.1416, -6.2832, -6.2832, -6.2832)
+Q_MAX = (6.2832, 6.2832, 3.1416, 6.2832, 6.2832, 6.2832)
+VELOCITY = (3.15, 3.15, 3.15, 3.2, 3.2, 3.2)
+EFFORT = (150.0, 150.0, 150.0, 28.0, 28.0, 28.0)
+TCP_Z = 0.15                      # arm.yaml kinematics.tcp_offset: grasp point of the 2F-85
+DISABLE_MARGIN_M = 0.03
+NEVER_SAMPLES = 20000
+REPO_URDF_DIR = Path(__file__).resolve().parents[2] / "urdf"
+
+
+@dataclass
+class Body:
+    """One collision/visual primitive in its link's frame: cylinder (p0 -> p1, radius) or box."""
+
+    kind: str
+    size: tuple
+    xyz: tuple = (0.0, 0.0, 0.0)
+    rpy: tuple = (0.0, 0.0, 0.0)
+
+
+@dataclass
+class Link:
+    name: str
+    bodies: list = field(default_factory=list)
+
+
+@dataclass
+class Joint:
+    name: str
+    parent: str
+    child: str
+    xyz: tuple
+    rpy: tuple
+    kind: str = "fixed"
+    index: int = -1               # arm joint index for limits
+
+
+def cylinder(p0: Sequence[float], p1: Sequence[float], r: float) -> Body:
+    """A cylinder of radius r whose axis runs from p0 to p1 (URDF cylinders lie along local z)."""
+    p0, p1 = np.asarray(p0, float), np.asarray(p1, float)
+    d = p1 - p0
+    length = float(np.linalg.norm(d))
+    z = d / length
+    # rpy that turns local z onto d: pitch about y, then yaw about z (roll free)
+    pitch = math.atan2(math.hypot(z[0], z[1]), z[2])
+    yaw = math.atan2(z[1], z[0])
+    return Body("cylinder", (r, length), tuple((p0 + p1) / 2), (0.0, pitch, yaw))
+
+
+def box(center: Sequence[float], size: Sequence[float]) -> Body:
+    return Body("box", tuple(size), tuple(center))
+
+
+def arm_links(model: str) -> tuple[list[Link], list[Joint]]:
+    """The base, six arm links and tool0, with DH-derived joints and covering cylinders."""
+    dh = DH_PRESETS[model]
+    a = (0.0, dh["a2"], dh["a3"], 0.0, 0.0, 0.0)
+    d = (dh["d1"], 0.0, 0.0, dh["d4"], dh["d5"], dh["d6"])
+    s, e = OFFSETS[model]["shoulder"], OFFSETS[model]["elbow"]
+    fa = s - e                                     # forearm plane along the joint axes
+    d1, a2, a3, d4, d5, d6 = d[0], a[1], a[2], d[3], d[4], d[5]
+    # each link's frame: the previous DH frame turned by its joint angle; the link body then
+    # runs along d (local z) and a (local x) of its own DH row
+    links = [
+        Link("base", [cylinder((0, 0, 0), (0, 0, min(0.09, d1 - 0.01)), 0.078)]),   # below the upper arm
+        Link("shoulder_link", [cylinder((0, 0, 0.04), (0, 0, d1), 0.065),
+                               cylinder((0, 0.065, d1), (0, -s, d1), 0.065)]),   # joint 2 axis is -y here
+        Link("upper_arm_link", [cylinder((0, 0, s), (a2, 0, s), 0.06),
+                                cylinder((a2, 0, s + 0.02), (a2, 0, fa - 0.02), 0.052)]),
+        Link("forearm_link", [cylinder((0, 0, fa), (a3, 0, fa), 0.045)]),
+        Link("wrist_1_link", [cylinder((0, 0, fa - 0.03), (0, 0, d4 + 0.045), 0.046)]),
+        Link("wrist_2_link", [cylinder((0, 0, -0.045), (0, 0, d5), 0.046)]),
+        Link("wrist_3_link", [cylinder((0, 0, 0.0), (0, 0, d6 - 0.002), 0.046)]),
+        Link("tool0"),
+    ]
+    joints = []
+    parents = ("base",) + LINKS[:-1]
+    for i in range(6):
+        prev = i - 1
+        xyz = (a[prev], 0.0, d[prev]) if i else (0.0, 0.0, 0.0)
+        rpy = (_ALPHA[prev], 0.0, 0.0) if i else (0.0, 0.0, 0.0)
+        joints.append(Joint(JOINT_NAMES[i], parents[i], LINKS[i], xyz, rpy, "revolute", i))
+    joints.append(Joint("flange_tool0", "wrist_3_link", "tool0", (0.0, 0.0, d[5]), (0.0, 0.0, 0.0)))
+    return links, joints
+
+
+def gripper_links() -> tuple[list[Link], list[Joint]]:
+    """Robotiq 2F-85 on its coupling, fingers fully open (85 mm) and closing along tool0 y: the
+    largest volume they sweep, so a plan stays valid whatever the fingers do."""
+    links = [
+        Link("robotiq_coupling", [cylinder((0, 0, 0), (0, 0, 0.014), 0.038)]),
+        Link("robotiq_base", [box((0, 0, 0.0565), (0.075, 0.095, 0.085))]),
+        Link("robotiq_left_finger", [box((0, 0.0575, 0.134), (0.026, 0.03, 0.07))]),
+        Link("robotiq_right_finger", [box((0, -0.0575, 0.134), (0.026, 0.03, 0.07))]),
+        Link("tcp"),
+    ]
+    joints = [Joint(f"tool0_{lk.name}", "tool0", lk.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)) for lk in links[:-1]]
+    joints.append(Joint("tool0_tcp", "tool0", "tcp", (0.0, 0.0, TCP_Z), (0.0, 0.0, 0.0)))
+    return links, joints
+
+
+def camera_links(mount: str, T_base_camera: np.ndarray) -> tuple[list[Link], list[Joint]]:
+    """The L515 (61 mm across, 26 mm deep, optical axis = its z) and what holds it."""
+    body = cylinder((0, 0, -0.026), (0, 0, 0.0), 0.031)          # behind the optical centre
+    optical = Link("camera_color_optical_frame", [body])
+    if mount == "eye_in_hand":
+        # bracket on the flange's -x side, camera looking along the tool axis beside the gripper
+        bracket = Link("camera_bracket", [box((-0.065, 0, 0.015), (0.06, 0.05, 0.03))])
+        return [bracket, optical], [
+            Joint("tool0_camera_bracket", "tool0", "camera_bracket", (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
+            Joint("tool0_camera_optical", "tool0", "camera_color_optical_frame", (-0.095, 0.0, 0.056), (0.0, 0.0, 0.0))]
+    # eye-to-hand: the camera where the calibration puts it; its stand is cell furniture, which
+    # the planner takes from the envelope's keep-out boxes (arm.yaml), not from this file
+    xyz, rpy = _xyz_rpy(T_base_camera)
+    return [optical], [Joint("base_camera_optical", "base", "camera_color_optical_frame", xyz, rpy)]
+
+
+def _xyz_rpy(T: np.ndarray) -> tuple[tuple, tuple]:
+    from scipy.spatial.transform import Rotation
+
+    return tuple(float(v) for v in T[:3, 3]), tuple(float(v) for v in Rotation.from_matrix(T[:3, :3]).as_euler("xyz"))
+
+
+def _fmt(v: Sequence[float]) -> str:
+    return " ".join(f"{float(x):.9g}" for x in v)
+
+
+def _body_xml(b: Body, tag: str) -> str:
+    geo = (f'<cylinder radius="{b.size[0]:.9g}" length="{b.size[1]:.9g}"/>' if b.kind == "cylinder"
+           else f'<box size="{_fmt(b.size)}"/>')
+    inner = f'<origin xyz="{_fmt(b.xyz)}" rpy="{_fmt(b.rpy)}"/><geometry>{geo}</geometry>'
+    if tag == "visual":
+        inner += '<material name="grey"/>'
+    return f"    <{tag}>{inner}</{tag}>"
+
+
+def _link_xml(lk: Link) -> str:
+    if not lk.bodies:
+        return f'  <link name="{lk.name}"/>'
+    rows = [_body_xml(b, t) for b in lk.bodies for t in ("visual", "collision")]
+    return "\n".join([f'  <link name="{lk.name}">', *rows, "  </link>"])
+
+
+def _joint_xml(j: Joint) -> str:
+    head = f'  <joint name="{j.name}" type="{j.kind}">'
+    rows = [f'    <parent link="{j.parent}"/>', f'    <child link="{j.child}"/>',
+            f'    <origin xyz="{_fmt(j.xyz)}" rpy="{_fmt(j.rpy)}"/>']
+    if j.kind == "revolute":
+        i = j.index
+        rows += ['    <axis xyz="0 0 1"/>',
+                 f'    <limit lower="{Q_MIN[i]}" upper="{Q_MAX[i]}" velocity="{VELOCITY[i]}" effort="{EFFORT[i]}"/>']
+    return "\n".join([head, *rows, "  </joint>"])
+
+
+def build(model: str, mount: str, T_base_camera: np.ndarray) -> tuple[list[Link], list[Joint]]:
+    if model not in MODELS or mount not in MOUNTS:
+        raise ValueError(f"model must be one of {MODELS} and mount one of {MOUNTS}, got {model!r}, {mount!r}")
+    parts = [arm_links(model), gripper_links(), camera_links(mount, T_base_camera)]
+    return [lk for p in parts for lk in p[0]], [j for p in parts for j in p[1]]
+
+
+def urdf_text(model: str, mount: str, T_base_camera: np.ndarray) -> str:
+    links, joints = build(model, mount, T_base_camera)
+    name = f"{model}_robotiq_2f85_{mount}"
+    header = (f"<?xml version=\"1.0\"?>\n<!-- GENERATED by `python -m spatial_manip.motion.description` from the\n"
+              f"     DH table of control/kinematics.py ({model}); do not edit by hand. Root `base` = the\n"
+              f"     controller's base frame; `tool0` = flange; `tcp` = the 2F-85's nominal grasp point. -->\n")
+    body = "\n".join([f'<robot name="{name}">', '  <material name="grey"><color rgba="0.6 0.6 0.6 1"/></material>',
+                      *(_link_xml(lk) for lk in links), *(_joint_xml(j) for j in joints), "</robot>"])
+    return header + body + "\n"
+
+
+def srdf_text(model: str, mount: str, pairs: list[tuple[str, str, str]]) -> str:
+    name = f"{model}_robotiq_2f85_{mount}"
+    rows = [f'  <disable_collisions link1="{a}" link2="{b}" reason="{why}"/>' for a, b, why in pairs]
+    return "\n".join(['<?xml version="1.0"?>',
+                      f"<!-- GENERATED with {name}.urdf: link pairs that never collide (reason Adjacent: joined;",
+                      f"     Never: never within {DISABLE_MARGIN_M} m over {NEVER_SAMPLES} random configurations). -->",
+                      f'<robot name="{name}">',
+                      '  <group name="manipulator"><chain base_link="base" tip_link="tool0"/></group>',
+                      *rows, "</robot>"]) + "\n"
+
+
+def disabled_pairs(urdf: str, joints: list[Joint], seed: int = 0) -> list[tuple[str, str, str]]:
+    """Adjacent link pairs (joined by a revolute joint, or fixed to the same moving body), and
+    pairs that stay more than DISABLE_MARGIN_M apart over NEVER_SAMPLES random configurations."""
+    import pinocchio as pin
+
+    model = pin.buildModelFromXML(urdf)
+    geom = pin.buildGeomFromUrdfString(model, urdf, pin.COLLISION)
+    owner = {}                                    # link name -> the moving body carrying it
+    for g in geom.geometryObjects:
+        owner.setdefault(_link_of(g.name), g.parentJoint)
+    names = sorted(owner)
+    joined = {tuple(sorted((j.parent, j.child))) for j in joints if j.kind == "revolute"}
+    adjacent = {(a, b) for a in names for b in names
+                if a < b and (owner[a] == owner[b] or (a, b) in joined)}
+    closest = _min_distances(model, geom, seed)
+    out = [(a, b, "Adjacent") for a, b in sorted(adjacent)]
+    out += [(a, b, "Never") for (a, b), dmin in sorted(closest.items())
+            if (a, b) not in adjacent and dmin > DISABLE_MARGIN_M]
+    return out
+
+
+def _link_of(geom_name: str) -> str:
+    return geom_name.rsplit("_", 1)[0]           # pinocchio names geometries "<link>_<k>"
+
+
+def _min_distances(model, geom, seed: int) -> dict:
+    """Smallest distance seen between every pair of links over random configurations."""
+    import pinocchio as pin
+
+    geom.addAllCollisionPairs()
+    data, gdata = model.createData(), pin.GeometryData(geom)
+    rng = np.random.default_rng(seed)
+    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+    best: dict = {}
+    for _ in range(NEVER_SAMPLES):
+        pin.computeDistances(model, data, geom, gdata, rng.uniform(lo, hi))
+        for k, cp in enumerate(geom.collisionPairs):
+            a = _link_of(geom.geometryObjects[cp.first].name)
+            b = _link_of(geom.geometryObjects[cp.second].name)
+            if a == b:
+                continue
+            key = tuple(sorted((a, b)))
+            best[key] = min(best.get(key, math.inf), gdata.distanceResults[k].min_distance)
+    return best
+
+
+CALIBRATION = REPO_URDF_DIR.parent / "config" / "calibration" / "eye_to_hand.example.yaml"
+
+
+def cell_camera() -> np.ndarray:
+    """T_base_camera of the eye-to-hand set-up (config/calibration/eye_to_hand.example.yaml)."""
+    from spatial_manip.geometry.calibration import load_calibration
+
+    return load_calibration(CALIBRATION).T_base_camera()
+
+
+def write_all(out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    T_cam = cell_camera()
+    written = []
+    for model in MODELS:
+        for mount in MOUNTS:
+            stem = out_dir / f"{model}_robotiq_2f85_{mount}"
+            text = urdf_text(model, mount, T_cam)
+            joints = build(model, mount, T_cam)[1]
+            stem.with_suffix(".urdf").write_text(text)
+            stem.with_suffix(".srdf").write_text(srdf_text(model, mount, disabled_pairs(text, joints)))
+            written += [stem.with_suffix(".urdf"), stem.with_suffix(".srdf")]
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="write the URDF/SRDF files of every arm model and camera mount")
+    p.add_argument("--out", default=str(REPO_URDF_DIR), help="output folder (default: the repository's urdf/)")
+    args = p.parse_args(argv)
+    for path in write_all(Path(args.out)):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

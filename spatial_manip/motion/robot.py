@@ -1,0 +1,90 @@
+"""The arm as Pinocchio sees it: kinematics and collision bodies from urdf/, with the SRDF's
+never-colliding pairs removed, and the gripper turned to the configured TCP."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+from spatial_manip.errors import InvalidGoalError
+from spatial_manip.motion.description import MODELS, MOUNTS, REPO_URDF_DIR
+
+GRIPPER_PREFIX = "robotiq_"
+
+
+def description_paths(model: str = "ur5e", mount: str = "eye_to_hand") -> tuple[Path, Path]:
+    """(URDF, SRDF) of an arm model and camera mount: the source tree's urdf/, else the installed
+    share/spatial_manip/urdf/."""
+    if model not in MODELS or mount not in MOUNTS:
+        raise InvalidGoalError(f"motion: model must be one of {MODELS} and mount one of {MOUNTS}, "
+                               f"got {model!r} and {mount!r}")
+    stem = f"{model}_robotiq_2f85_{mount}"
+    folder = REPO_URDF_DIR
+    if not (folder / f"{stem}.urdf").is_file():
+        try:
+            from ament_index_python.packages import get_package_share_directory
+
+            folder = Path(get_package_share_directory("spatial_manip")) / "urdf"
+        except Exception:  # noqa: BLE001 - no ament index: the error below names the source path
+            pass
+    urdf, srdf = folder / f"{stem}.urdf", folder / f"{stem}.srdf"
+    if not urdf.is_file() or not srdf.is_file():
+        raise InvalidGoalError(f"robot description {urdf} (and .srdf) not found; "
+                               "regenerate it with `python -m spatial_manip.motion.description`")
+    return urdf, srdf
+
+
+class RobotModel:
+    """Pinocchio model + collision GeometryModel of one URDF, with the SRDF pairs removed."""
+
+    def __init__(self, urdf: str | Path, srdf: str | Path, T_tool0_tcp: np.ndarray | None = None):
+        import pinocchio as pin
+
+        self.urdf, self.srdf = Path(urdf), Path(srdf)
+        self.model = pin.buildModelFromUrdf(str(self.urdf))
+        if self.model.nq != 6:
+            raise InvalidGoalError(f"{self.urdf} has {self.model.nq} joints; the planner expects a 6-joint arm")
+        self.geom = pin.buildGeomFromUrdf(self.model, str(self.urdf), pin.COLLISION)
+        self.geom.addAllCollisionPairs()
+        pin.removeCollisionPairs(self.model, self.geom, str(self.srdf))
+        self.tool0 = self.model.getFrameId("tool0")
+        self.wrist3 = self.model.getJointId("wrist_3_joint")
+        # flange in the wrist-3 joint frame: where attached bodies hang from
+        self.M_joint6_tool0 = self.model.frames[self.tool0].placement.homogeneous.copy()
+        self.T_tool0_tcp = np.eye(4) if T_tool0_tcp is None else np.asarray(T_tool0_tcp, float)
+        self._turn_gripper_to_tcp()
+
+    @property
+    def link_names(self) -> list[str]:
+        return [link_of(g) for g in self.geom.geometryObjects]
+
+    def _turn_gripper_to_tcp(self) -> None:
+        """The URDF's fingers close along tool0 y (the real cell's TCP); a TCP offset turned about
+        the tool axis (the simulated 2F-85 is mounted at -90 deg) turns the gripper bodies too."""
+        import pinocchio as pin
+
+        R = self.T_tool0_tcp[:3, :3]
+        if abs(R[2, 2] - 1.0) > 1e-6:
+            raise InvalidGoalError("the TCP offset may only turn about the tool axis (rx = ry = 0); "
+                                   f"got rotation {np.round(R, 4).tolist()}")
+        yaw = math.atan2(R[1, 0], R[0, 0])
+        if abs(yaw) < 1e-9:
+            return
+        turn = pin.SE3(pin.utils.rotate("z", yaw), np.zeros(3))
+        M_tool0 = pin.SE3(self.M_joint6_tool0)
+        for g in self.geom.geometryObjects:
+            if g.name.startswith(GRIPPER_PREFIX):
+                g.placement = M_tool0 * turn * M_tool0.inverse() * g.placement
+
+    def fk_tool0(self, q: np.ndarray) -> np.ndarray:
+        import pinocchio as pin
+
+        data = self.model.createData()
+        pin.framesForwardKinematics(self.model, data, np.asarray(q, float))
+        return data.oMf[self.tool0].homogeneous.copy()
+
+
+def link_of(geometry_object) -> str:
+    """The URDF link of a geometry (Pinocchio names them "<link>_<index>")."""
+    return geometry_object.name.rsplit("_", 1)[0]

@@ -1,0 +1,96 @@
+"""The URDF/SRDF in urdf/: generated from the DH table, same FK as control/kinematics.py, valid
+for urdfdom's own parser (Debian's check_urdf, what robot_state_publisher links)."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+pin = pytest.importorskip("pinocchio")
+
+from spatial_manip.control.kinematics import DH_PRESETS, URKinematics  # noqa: E402
+from spatial_manip.motion import description as D  # noqa: E402
+from spatial_manip.motion.robot import RobotModel, description_paths  # noqa: E402
+
+SETUPS = [(m, mount) for m in D.MODELS for mount in D.MOUNTS]
+
+
+@pytest.mark.parametrize("model,mount", SETUPS)
+def test_urdf_fk_equals_analytic_dh_fk(model, mount):
+    urdf, _ = description_paths(model, mount)
+    pm = pin.buildModelFromUrdf(str(urdf))
+    data = pm.createData()
+    tool0 = pm.getFrameId("tool0")
+    kin = URKinematics(**DH_PRESETS[model])
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for q in rng.uniform(pm.lowerPositionLimit, pm.upperPositionLimit, (300, 6)):
+        pin.framesForwardKinematics(pm, data, q)
+        T = data.oMf[tool0].homogeneous
+        T_dh = kin.fk_flange(q)
+        worst = max(worst, float(np.linalg.norm(T[:3, 3] - T_dh[:3, 3])))
+        np.testing.assert_allclose(T[:3, :3], T_dh[:3, :3], atol=1e-6)
+    assert worst < 1e-6, f"{model}: URDF and DH flange positions differ by up to {worst} m"
+
+
+@pytest.mark.parametrize("model,mount", SETUPS)
+def test_committed_urdf_is_what_the_generator_writes(model, mount):
+    urdf, _ = description_paths(model, mount)
+    assert urdf.read_text() == D.urdf_text(model, mount, D.cell_camera()), \
+        "urdf/ is stale: run `python -m spatial_manip.motion.description`"
+
+
+def _debian_check_urdf() -> str:
+    # Debian's build of urdfdom (the parser robot_state_publisher uses), not a copy in the venv
+    exe = shutil.which("check_urdf", path="/usr/bin:/bin")
+    if exe is None:
+        pytest.fail("check_urdf not found in /usr/bin: install Debian's liburdfdom-tools "
+                    "(`sudo apt-get install liburdfdom-tools`, or re-run scripts/setup.sh)")
+    return exe
+
+
+@pytest.mark.parametrize("model,mount", SETUPS)
+def test_check_urdf_accepts_the_files(model, mount):
+    urdf, _ = description_paths(model, mount)
+    out = subprocess.run([_debian_check_urdf(), str(urdf)], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "Successfully Parsed XML" in out.stdout
+    assert "root Link: base" in out.stdout
+    for link in D.LINKS + ("tool0", "tcp", "camera_color_optical_frame"):
+        assert link in out.stdout
+
+
+@pytest.mark.parametrize("model,mount", SETUPS)
+def test_srdf_pairs_name_real_links_and_leave_real_risks_checked(model, mount):
+    urdf, srdf = description_paths(model, mount)
+    robot = RobotModel(urdf, srdf)
+    links = set(robot.link_names)
+    text = srdf.read_text()
+    import xml.etree.ElementTree as ET
+
+    pairs = [(e.get("link1"), e.get("link2"), e.get("reason")) for e in ET.fromstring(text).iter("disable_collisions")]
+    assert pairs and all(a in links and b in links for a, b, _ in pairs)
+    disabled = {frozenset((a, b)) for a, b, _ in pairs}
+    assert frozenset(("shoulder_link", "upper_arm_link")) in disabled          # joined by a joint
+    assert frozenset(("robotiq_left_finger", "upper_arm_link")) not in disabled  # the hand can reach the arm
+    assert frozenset(("base", "wrist_3_link")) not in disabled
+    # Pinocchio applied the SRDF: no remaining pair is a disabled one
+    remaining = {frozenset((robot.link_names[cp.first], robot.link_names[cp.second])) for cp in robot.geom.collisionPairs}
+    assert not (remaining & disabled)
+
+
+def test_home_pose_is_free_of_self_collision_and_folded_arm_is_not():
+    robot = RobotModel(*description_paths("ur5e", "eye_in_hand"))
+    data, gdata = robot.model.createData(), pin.GeometryData(robot.geom)
+    home = np.array([3.1416, -1.5708, 1.5708, -1.5708, -1.5708, 0.0])
+    assert not pin.computeCollisions(robot.model, data, robot.geom, gdata, home, True)
+    folded = np.array([0.0, -1.5708, 3.0, -1.5708, 0.0, 0.0])   # forearm folded back onto the upper arm
+    assert pin.computeCollisions(robot.model, data, robot.geom, gdata, folded, True)
+
+
+def test_setup_script_installs_liburdfdom_tools_and_setup_py_installs_urdf():
+    root = D.REPO_URDF_DIR.parent
+    assert "liburdfdom-tools" in (root / "scripts" / "setup.sh").read_text()
+    assert '"/urdf", glob("urdf/*")' in (root / "setup.py").read_text()
