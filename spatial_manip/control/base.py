@@ -83,6 +83,7 @@ class Gripper(Protocol):
 ARM_BACKENDS = {
     "ur_rtde": "spatial_manip.control.ur_rtde_arm:make_arm",
     "sim": "spatial_manip.control.sim_arm:make_arm",
+    "joint_trajectory": "spatial_manip.control.trajectory_arm:make_arm",   # Gazebo via ros_gz_bridge
 }
 GRIPPER_BACKENDS = {
     "robotiq_socket": "spatial_manip.control.robotiq:make_gripper",

@@ -1,0 +1,205 @@
+"""The joint_trajectory Arm backend against a MuJoCo world in another process that consumes the
+same trajectory_msgs/JointTrajectory topic and publishes /joint_states, as gz-sim's
+JointTrajectoryController does behind ros_gz_bridge. Run as a script, this file is that consumer."""
+import math
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+CMD_TOPIC = "/test_traj/joint_trajectory"
+STATE_TOPIC = "/test_traj/joint_states"
+TCP_TOPIC = "/test_traj/tcp_pose"
+SIM_TCP_OFFSET = [0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708]   # the MuJoCo model's TOOL0_TCP (arm.yaml sim overrides)
+
+
+# --- the consumer (a separate process) ---------------------------------------------------------
+def consumer_main() -> None:
+    """Play received trajectories on a SimWorld in real time: at each point's time, put the arm at
+    that point and run the physics for the interval; publish joints and the MuJoCo TCP at 50 Hz."""
+    import spatial_manip  # noqa: F401  (headless GL before mujoco)
+    import rclpy
+    from geometry_msgs.msg import PoseStamped
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory
+
+    from spatial_manip.nodes import convert
+    from spatial_manip.sim import mjcf
+    from spatial_manip.sim.layouts import sample_scene
+    from spatial_manip.sim.world import SimConfig, SimWorld
+
+    world = SimWorld(sample_scene("tabletop", 0), config=SimConfig(width=64, height=48))
+    rclpy.init()
+    node = rclpy.create_node("mujoco_trajectory_consumer")
+    pub = node.create_publisher(JointState, STATE_TOPIC, 10)
+    tcp_pub = node.create_publisher(PoseStamped, TCP_TOPIC, 10)
+    plan: list = []                                   # [(monotonic time, q)], replaced by each message
+
+    def on_trajectory(msg: JointTrajectory) -> None:
+        order = [list(msg.joint_names).index(n) for n in mjcf.ARM_JOINTS]
+        t0 = time.monotonic()
+        plan[:] = [(t0 + p.time_from_start.sec + p.time_from_start.nanosec * 1e-9,
+                    np.array([p.positions[i] for i in order])) for p in msg.points]
+
+    def tick() -> None:
+        due = [q for t, q in plan if t <= time.monotonic()]
+        if due:
+            world.pose_arm(due[-1])
+            del plan[:len(due)]
+        world.step(10)                                # 20 ms of physics, the servos holding the arm
+        stamp = node.get_clock().now().to_msg()
+        js = JointState(name=list(mjcf.ARM_JOINTS), position=[float(v) for v in world.joint_positions()[:6]])
+        js.header.stamp = stamp
+        pub.publish(js)
+        tcp_pub.publish(convert.pose_stamped(world.tcp_pose(), "base", stamp))
+
+    node.create_subscription(JointTrajectory, CMD_TOPIC, on_trajectory, 10)
+    node.create_timer(0.02, tick)
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+
+
+# --- the tests ---------------------------------------------------------------------------------
+rclpy = pytest.importorskip("rclpy")
+import trajectory_msgs.msg  # noqa: E402,F401  (requirements-ros.txt: ros-trajectory-msgs; fail, do not skip)
+
+from spatial_manip.control import base  # noqa: E402,F401  (registers the arm backends)
+from spatial_manip.control.trajectory_arm import TrajectoryArm, cosine_duration  # noqa: E402
+from spatial_manip.errors import BackendUnavailableError, CanceledError, MotionFailedError  # noqa: E402
+from spatial_manip.registry import make  # noqa: E402
+
+
+class _TcpListener:
+    """The MuJoCo world's own TCP pose, on a context of its own."""
+
+    def __init__(self):
+        from geometry_msgs.msg import PoseStamped
+        from rclpy.executors import SingleThreadedExecutor
+
+        from spatial_manip.nodes import convert
+
+        self.ctx = rclpy.Context()
+        rclpy.init(args=[], context=self.ctx)
+        self.node = rclpy.create_node("tcp_listener", context=self.ctx)
+        self.T = None
+        self.node.create_subscription(PoseStamped, TCP_TOPIC,
+                                      lambda m: setattr(self, "T", convert.matrix_from_pose_msg(m.pose)), 10)
+        self.ex = SingleThreadedExecutor(context=self.ctx)
+        self.ex.add_node(self.node)
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self):
+        try:
+            self.ex.spin()
+        except rclpy.executors.ExternalShutdownException:
+            pass
+
+    def close(self):
+        self.ex.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.ctx.try_shutdown()
+
+
+@pytest.fixture(scope="module")
+def consumer():
+    proc = subprocess.Popen([sys.executable, __file__], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    yield proc
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="module")
+def arm(consumer):
+    a = make("arm", "joint_trajectory", command_topic=CMD_TOPIC, state_topic=STATE_TOPIC, model="ur5e",
+             tcp_offset=SIM_TCP_OFFSET, connect_timeout_s=40.0, goal_tolerance_rad=0.003)
+    try:
+        a.connect()
+    except BackendUnavailableError:
+        out = consumer.stdout.read() if consumer.poll() is not None else "(still running)"
+        pytest.fail(f"the MuJoCo consumer did not come up: {out}")
+    yield a
+    a.close()
+
+
+def test_move_j_reaches_the_goal_in_the_mujoco_world(arm):
+    assert arm.safety_status().ok and arm.is_connected
+    q0 = arm.joint_positions()
+    goal = q0 + np.array([0.25, -0.15, 0.1, 0.1, 0.2, -0.3])
+    t = time.monotonic()
+    arm.move_j(goal, speed=1.0, accel=2.0)
+    took = time.monotonic() - t
+    assert np.max(np.abs(arm.joint_positions() - goal)) < 0.003
+    # it followed the time-parameterised trajectory rather than jumping: no faster than planned
+    assert took >= cosine_duration(0.3, 1.0, 2.0) - 0.05
+
+
+def test_move_l_puts_the_mujoco_tcp_on_the_target(arm):
+    listener = _TcpListener()
+    try:
+        T0 = arm.tcp_pose()
+        target = T0.copy()
+        target[:3, 3] += [0.05, -0.04, 0.03]
+        arm.move_l(target, speed=0.2, accel=1.0)
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and (listener.T is None):
+            time.sleep(0.05)
+        time.sleep(0.1)
+        # the MuJoCo model's own TCP site, not only our DH forward kinematics, is at the target
+        assert np.linalg.norm(listener.T[:3, 3] - target[:3, 3]) < 0.003
+        assert np.linalg.norm(arm.tcp_pose()[:3, 3] - target[:3, 3]) < 0.002
+    finally:
+        listener.close()
+
+
+def test_stop_cancels_a_running_move_and_holds(arm):
+    q0 = arm.joint_positions()
+    goal = q0 + np.array([0.8, 0, 0, 0, 0, 0])
+    timer = threading.Timer(0.5, arm.stop)
+    timer.start()
+    with pytest.raises(CanceledError):
+        arm.move_j(goal, speed=0.5, accel=1.0)
+    time.sleep(0.3)
+    q_stop = arm.joint_positions()
+    time.sleep(0.4)
+    moved = abs(q_stop[0] - q0[0])
+    assert 0.02 < moved < 0.7, f"stopped after {moved:.3f} rad of 0.8"
+    assert np.max(np.abs(arm.joint_positions() - q_stop)) < 0.01, "the arm kept moving after stop()"
+
+
+def test_losing_the_joint_states_is_a_named_failure(arm, consumer):
+    consumer.terminate()
+    consumer.wait(5)
+    time.sleep(arm.state_timeout_s + 0.3)
+    assert not arm.safety_status().ok
+    with pytest.raises(MotionFailedError, match="no fresh"):
+        arm.move_j(np.zeros(6), speed=1.0, accel=1.0)
+
+
+def test_connect_without_a_simulator_says_what_is_missing():
+    a = TrajectoryArm(command_topic="/nobody/joint_trajectory", state_topic="/nobody/joint_states",
+                      connect_timeout_s=0.5)
+    with pytest.raises(BackendUnavailableError, match="/nobody/joint_states"):
+        a.connect()
+    assert not a.is_connected
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="unknown joint_trajectory arm settings"):
+        make("arm", "joint_trajectory", host="1.2.3.4")
+    with pytest.raises(ValueError, match="arm model"):
+        TrajectoryArm(model="ur10")
+    assert cosine_duration(math.pi, 1.0, 100.0) == pytest.approx(math.pi ** 2 / 2)
+
+
+if __name__ == "__main__":
+    consumer_main()
