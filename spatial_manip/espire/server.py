@@ -24,7 +24,6 @@ from spatial_manip.espire import views
 from spatial_manip.espire.episode import Episode
 
 JOIN_WAIT_S = 0.5        # longest wait for a new session's SUB to join before the first reply
-JOIN_RECENT_S = 2.0      # a subscription this recent may be the new session's
 
 
 @dataclass
@@ -78,7 +77,7 @@ class EspireServer:
         self.session: Session | None = None
         self.seen_sids: set[str] = set()
         self.subscribers = 0
-        self.last_subscribe = 0.0
+        self.unclaimed = 0            # subscriptions no session has been matched with yet
         self.stats = Stats()
         self._episode_t0 = 0.0
         self.ctx = zmq.Context()
@@ -124,9 +123,10 @@ class EspireServer:
             msg = self.pub.recv()
             if msg[:1] == b"\x01":
                 self.subscribers += 1
-                self.last_subscribe = time.monotonic()
+                self.unclaimed += 1
             elif msg[:1] == b"\x00":
                 self.subscribers = max(0, self.subscribers - 1)
+                self.unclaimed = min(self.unclaimed, self.subscribers)
                 if self.session is not None:
                     self.session.left_at = time.monotonic()
 
@@ -144,6 +144,8 @@ class EspireServer:
         except proto.ProtocolError as e:
             uid = e.uid if e.uid is not None else uid
             code, info, content = e.code, e.info, {}
+            if sid == "?":       # no session to match: at least wait for someone to listen
+                self._await_subscriber(claim=False)
         except Exception as e:    # the simulator raised: answer, log, keep serving
             code, info, content = proto.INTERNAL, f"internal error in {kind}: {type(e).__name__}: {e}", {}
             self.log(traceback.format_exc())
@@ -155,16 +157,16 @@ class EspireServer:
         if self.verbose or code != proto.OK:
             self.log(self._progress_line(sid, kind, code, info, content, dt))
 
-    def _await_subscriber(self) -> None:
-        """A new session's SUB may not have joined yet; replies published before it joins are lost."""
-        if time.monotonic() - self.last_subscribe < JOIN_RECENT_S:
-            return
+    def _await_subscriber(self, claim: bool = True) -> None:
+        """A new session's SUB may not have joined yet, and a reply published before it joins is
+        lost. ESPIRE's client opens one SUB per session id: match each new sid with one
+        subscription, waiting up to JOIN_WAIT_S for it to arrive."""
         deadline = time.monotonic() + JOIN_WAIT_S
-        while time.monotonic() < deadline:
+        while self.unclaimed == 0 and time.monotonic() < deadline:
             if self.pub.poll(20):
                 self._read_subscriptions()
-                if time.monotonic() - self.last_subscribe < JOIN_RECENT_S:
-                    return
+        if claim:
+            self.unclaimed = max(0, self.unclaimed - 1)
 
     def _progress_line(self, sid, kind, code, info, content, dt) -> str:
         ep = self.session.episode if self.session is not None else None
