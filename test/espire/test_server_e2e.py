@@ -1,0 +1,204 @@
+"""`spatial-manip espire-server` in its own process, driven over real ZeroMQ + MessagePack by a
+client that follows ESPIRE's documented protocol: a pick and a place episode end to end (with
+every reply field ESPIRE's analyze.py reads), every kind of bad request, a second session, and a
+client that disconnects mid-task. ESPIRE's own client cannot be fetched here (no network, not on
+PyPI), so `EspireProtocolClient` stands in for it."""
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import msgpack
+import numpy as np
+import pytest
+
+from spatial_manip.espire import protocol as proto
+from spatial_manip.espire.client import EspireProtocolClient, goal_box_pixel
+from spatial_manip.sim import tasks
+
+pytestmark = pytest.mark.slow
+
+OBS_KEYS = {"rgb", "depth", "intrinsic", "extrinsic"}      # what ESPIRE's client saves as files
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    root = tmp_path_factory.mktemp("espire")
+    paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, 0, pool_size=3))) for suite in ("pick", "place")]
+    ports = {"server_port": _free_port(), "client_port": _free_port()}
+    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--tasks", *paths,
+                             "--server-port", str(ports["server_port"]), "--client-port", str(ports["client_port"])],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: list[str] = []
+    ready = threading.Event()
+
+    def drain():          # keep the pipe empty: the server prints a line per request
+        for line in proc.stdout:
+            lines.append(line)
+            if "serving:" in line:
+                ready.set()
+    threading.Thread(target=drain, daemon=True).start()
+    assert ready.wait(60), "".join(lines)
+    yield {"ports": ports, "lines": lines, "proc": proc}
+    proc.terminate()
+    proc.wait(timeout=20)
+    out = "".join(lines)
+    assert "environment update (observation render or MOVE)" in out, out[-2000:]
+
+
+def _client(server, **kw) -> EspireProtocolClient:
+    return EspireProtocolClient(timeout_s=30, **server["ports"], **kw)
+
+
+def _task(c, action: str) -> dict:
+    return next(t for t in c.call("GET_TASK_LIST")["tasks"] if t["action"] == action)
+
+
+def _loggable(d: dict) -> dict:
+    """ESPIRE's client logs every reply with json.dumps after dropping the binary fields."""
+    out = {k: (_loggable(v) if isinstance(v, dict) else v) for k, v in d.items() if k not in OBS_KEYS}
+    return json.loads(json.dumps(out))
+
+
+def _check_observation(obs: dict) -> np.ndarray:
+    h, w = obs["shape"]["row"], obs["shape"]["col"]
+    rgb = proto.decode_png(obs["rgb"])
+    assert rgb.shape == (h, w, 3)
+    depth = np.frombuffer(obs["depth"], np.float32).reshape(h, w)
+    assert np.isfinite(depth).all() and (depth > 0).mean() > 0.5
+    K = np.frombuffer(obs["intrinsic"], np.float32).reshape(3, 3)
+    assert K[2, 2] == 1 and 0 < K[0, 2] < w and 0 < K[1, 2] < h
+    T = np.frombuffer(obs["extrinsic"], np.float32).reshape(4, 4)
+    assert np.allclose(T[3], [0, 0, 0, 1]) and np.allclose(T[:3, :3].T @ T[:3, :3], np.eye(3), atol=1e-4)
+    assert isinstance(obs["bbox_color"], str) and obs["bbox_color"]
+    _loggable(obs)
+    return rgb
+
+
+def _play(c: EspireProtocolClient, task: dict) -> dict:
+    """ESPIRE's driver flow (localize on the plain view, move on highlighted views, end), with
+    pixels read off the goal box; returns what analyze.py extracts from the replies."""
+    st = c.call("SET_TASK", task_id=task["id"], rotation=[None, None, None])
+    env = st["start_state"]["env_state"]
+    got = {"set_task": {k: env[k] for k in ("robot_js", "wrapped_robot_ee_pos", "wrapped_robot_ee_ori", "world_info")}}
+    plain = c.observe("world", False)
+    high = c.observe("world", True)
+    px = goal_box_pixel(_check_observation(plain), _check_observation(high))
+    assert px is not None, "no goal box drawn on the highlighted view"
+    loc = c.call("LOCALIZE", reference_uid=plain["uid"], point={"row": px[0], "col": px[1]})
+    got["localize"] = {"success": loc["goal_met"],
+                       "distance": loc["post_state"]["localization"]["details"]["click_distance_px"]}
+    if not loc["goal_met"]:
+        c.call("SKIP_LOCALIZATION", goal=None)
+    got["move"] = []
+    for trial in range(3):
+        view = "ego" if trial else "world"      # ESPIRE re-plans from the wrist view after a miss
+        px = goal_box_pixel(proto.decode_png(c.observe(view, False)["rgb"]), proto.decode_png(c.observe(view, True)["rgb"]))
+        if px is None:
+            break
+        mv = c.point("MOVE", *px)          # on the highlighted view, the last one observed
+        ex, env = mv["post_state"]["execution"]["details"], mv["post_state"]["env_state"]
+        got["move"].append({"success": mv["goal_met"], "status": mv["status"], "distance": ex["distance"],
+                            "wrapped_robot_ee_pos": ex["wrapped_robot_ee_pos"], "wrapped_robot_ee_ori": ex["wrapped_robot_ee_ori"],
+                            "robot_js": env["robot_js"], "world_info": env["world_info"]})
+        _loggable(mv)
+        if mv["goal_met"]:
+            break
+    c.observe("world", True)
+    end = c.call("END_TASK")
+    got["end_task"] = end["post_state"]
+    c.observe("world", True)        # ESPIRE's finalize_task observes once more after END_TASK
+    return got
+
+
+def _assert_analyze_fields(got: dict) -> None:
+    s = got["set_task"]
+    assert len(s["robot_js"]) == 7 and len(s["wrapped_robot_ee_pos"]) == 3 and len(s["wrapped_robot_ee_ori"]) == 4
+    assert isinstance(s["world_info"], dict)
+    assert isinstance(got["localize"]["success"], bool)
+    assert got["localize"]["distance"] is None or got["localize"]["distance"] >= 0
+    for m in got["move"]:
+        assert isinstance(m["success"], bool) and m["status"] in ("success", "retreat", "refocus")
+        assert isinstance(m["distance"], float) and m["distance"] >= 0
+        assert len(m["wrapped_robot_ee_pos"]) == 3 and np.isclose(np.linalg.norm(m["wrapped_robot_ee_ori"]), 1, atol=1e-3)
+    assert isinstance(got["end_task"]["execution"]["finish_goal"], bool)
+
+
+@pytest.mark.parametrize("action", ["pick", "place"])
+def test_an_episode_runs_end_to_end_with_every_field_analyze_reads(server, action):
+    with _client(server) as c:
+        got = _play(c, _task(c, action))
+    _assert_analyze_fields(got)
+    assert got["localize"]["success"], got["localize"]
+    assert got["move"][-1]["success"] and got["move"][-1]["distance"] < 0.02, got["move"]
+    assert got["end_task"]["execution"]["finish_goal"], got["end_task"]["execution"]
+    assert server["proc"].poll() is None
+
+
+def _raw(c: EspireProtocolClient, raw: bytes, uid: str | None) -> dict:
+    c.send_raw(raw)
+    return c.receive(uid)
+
+
+def test_bad_requests_get_a_code_and_a_reason_and_the_server_keeps_serving(server):
+    with _client(server) as c:
+        r = _raw(c, b"\xc1garbage", None)
+        assert r["code"] == 400 and "MessagePack" in r["info"]
+        r = _raw(c, msgpack.packb({"type": "END_TASK"}), None)
+        assert r["code"] == 400 and "uid" in r["info"]
+        uid = str(uuid.uuid4())
+        r = _raw(c, proto.encode_request(uid, "RESET", {"sid": c.sid}), uid)
+        assert r["code"] == 400 and "unknown request type 'RESET'" in r["info"]
+        uid = str(uuid.uuid4())
+        r = _raw(c, proto.encode_request(uid, "END_TASK", {}), uid)
+        assert r["code"] == 400 and "sid" in r["info"]
+        r = c.request("GET_OBSERVATION", view="world", highlight_goal=False)
+        assert r["code"] == 409 and "SET_TASK" in r["info"]
+        r = c.request("SET_TASK", task_id="no-such-task", rotation=[None, None, None])
+        assert r["code"] == 404 and "no-such-task" in r["info"]
+        r = c.request("SET_TASK", task_id=_task(c, "pick")["id"], rotation=["roll", None, None])
+        assert r["code"] == 400 and "pitch" in r["info"]
+        c.call("SET_TASK", task_id=_task(c, "pick")["id"], rotation=[None, None, None])
+        assert c.request("GET_OBSERVATION", view="top", highlight_goal=False)["code"] == 400
+        assert c.request("GET_OBSERVATION", view="world", highlight_goal="yes")["code"] == 400
+        obs = c.observe("world", False)
+        r = c.request("LOCALIZE", reference_uid=obs["uid"], point={"row": 10_000, "col": 5})
+        assert r["code"] == 422 and "outside" in r["info"]
+        r = c.request("LOCALIZE", reference_uid="never-sent", point={"row": 1, "col": 1})
+        assert r["code"] == 404
+        r = c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1}, rotation_delta=[0, "x", 0])
+        assert r["code"] == 400 and "rotation_delta" in r["info"]
+        c.call("MOVE", reference_uid=obs["uid"], point={"row": 0, "col": 0})    # the sky: refocus, no motion
+        r = c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1})
+        assert r["code"] == 409 and "stale" in r["info"]
+        c.call("END_TASK")
+        assert c.request("END_TASK")["code"] == 409
+        assert c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1})["code"] == 409
+        assert len(c.call("GET_TASK_LIST")["tasks"]) == 2
+    assert server["proc"].poll() is None
+
+
+def test_a_second_session_is_told_busy_and_takes_over_once_the_first_disconnects(server):
+    a = _client(server)
+    task = _task(a, "pick")
+    a.call("SET_TASK", task_id=task["id"], rotation=[None, None, None])
+    with _client(server) as b:
+        r = b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None])
+        assert r["code"] == 503 and "one session at a time" in r["info"]
+        a.close()                    # mid-task: its subscription drops
+        deadline = time.monotonic() + 10
+        while (r := b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None]))["code"] == 503:
+            assert time.monotonic() < deadline, r
+            time.sleep(0.1)
+        assert r["code"] == 200
+        b.call("END_TASK")
+    assert any("abandoned" in line for line in server["lines"])
