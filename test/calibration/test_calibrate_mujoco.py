@@ -98,3 +98,38 @@ def test_cli_sim_writes_a_loadable_file_and_prints_its_error(tmp_path, capsys):
     mm, deg = float(line.split()[2]), float(line.split()[4])
     assert mm < 3.0 and deg < 0.3
     assert load_calibration(out).eye_in_hand
+
+
+def _subset(folder, dest, keep):
+    """A samples folder with only the images `keep` (by index), linked to the originals."""
+    data = json.loads((folder / "samples.json").read_text())
+    data["images"] = [im for k, im in enumerate(data["images"]) if k in keep]
+    dest.mkdir()
+    for im in data["images"]:
+        (dest / im["file"]).symlink_to(folder / im["file"])
+    (dest / "samples.json").write_text(json.dumps(data))
+    return dest
+
+
+def test_check_calibration_on_held_out_images_and_a_bumped_camera(session, tmp_path, capsys):
+    mode, folder, _ = session
+    train = _subset(folder, tmp_path / "train", set(range(10)))
+    held_out = _subset(folder, tmp_path / "held_out", set(range(10, 14)))
+    cal = tmp_path / "cal.yaml"
+    assert main(["calibrate", "--samples", str(train), "--out", str(cal)]) == 0
+    capsys.readouterr()
+    assert main(["check-calibration", str(cal), "--samples", str(held_out)]) == 0
+    out = capsys.readouterr().out
+    assert "4 samples checked; the board's mounting from the file" in out and "calibration holds" in out
+    rms_px = float(out.split("reprojection rms ")[1].split()[0])
+    assert rms_px < 1.0
+    # the camera was knocked 1 cm sideways since: every sample says so, by name
+    import yaml
+    d = yaml.safe_load(cal.read_text())
+    key = "T_base_camera" if mode == "eye_to_hand" else "T_tool0_camera"
+    d[key]["translation"][0] += 0.01
+    bumped = tmp_path / "bumped.yaml"
+    bumped.write_text(yaml.safe_dump(d))
+    assert main(["check-calibration", str(bumped), "--samples", str(held_out)]) == 1
+    err = capsys.readouterr().err
+    assert "check failed: 4 samples beyond 5.0 mm / 0.5 deg: img_010.png (" in err and "calibrate again" in err
