@@ -31,6 +31,7 @@ setup(
         ("share/" + PACKAGE + "/launch", glob("launch/*.py")),
         ("share/" + PACKAGE + "/config/graphs", glob("config/graphs/*.yaml")),
         ("share/" + PACKAGE + "/config/params", glob("config/params/*.yaml")),
+        ("share/" + PACKAGE + "/config/gazebo", glob("config/gazebo/*.yaml")),
         ("share/" + PACKAGE + "/config", glob("config/*.yaml")),
         ("share/" + PACKAGE + "/urdf", glob("urdf/*")),
     ],
