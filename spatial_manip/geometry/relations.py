@@ -378,6 +378,22 @@ def rightmost(items: Sequence, axes: FrameAxes, rank: int = 1) -> list:
     return rank_select(items, lambda o: lateral(o, axes), rank, descending=True)
 
 
+SIZE_WORDS = {"largest": "volume", "biggest": "volume", "smallest": "-volume", "tallest": "height",
+              "shortest": "-height"}
+VOLUME_TIE_M3 = 1e-5            # volumes within 10 cm^3 share a rank
+
+
+def size_superlative(items: Sequence, word: str, rank: int = 1) -> list:
+    """'the tallest' / 'the shortest' (an object's own height, `object_height`), 'the largest' /
+    'biggest' / 'smallest' (its box volume), at a rank (1 = the most)."""
+    if word not in SIZE_WORDS:
+        raise ValueError(f"unknown size word {word!r}; expected one of {sorted(SIZE_WORDS)}")
+    measure = SIZE_WORDS[word].lstrip("-")
+    key = object_height if measure == "height" else (lambda o: float(np.prod(o.size)))
+    tie = RANK_TIE_M if measure == "height" else VOLUME_TIE_M3
+    return rank_select(items, key, rank, descending=not SIZE_WORDS[word].startswith("-"), tie=tie)
+
+
 def closest(items: Sequence, to: Placeable, rank: int = 1) -> list:
     return rank_select(items, lambda o: distance(o, to), rank)
 

@@ -63,7 +63,10 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
     (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),
     (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
-    (r"^\s*(?:(?:hey|hi|ok|okay|so|now|alright) )+", " "),
+    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright) )+(?=\w)", " "),
+    (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
+    (r"\b(?:whichever|whatever)\b", "the"),
+    (r"\b(?:in|at) the (?:middle|centre|center)\b(?! (?:of|shelf|row|level|column|slot|spot))", " middle slot "),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
@@ -302,6 +305,7 @@ RULES: list[tuple[str, object]] = [
      r"half empty|non empty|not empty|"
      r"occupied", _c("attr", "NonEmpty")),
     (r"empty|unoccupied|free|vacant", _c("attr", "Empty")),
+    (K + r"(largest|biggest|smallest|tallest|shortest)", _c("super", "Size", g(1, int), g(2))),
     (r"small|little|tiny|smaller", _c("attr", "Small")),
     (r"medium sized|medium size|medium|mid sized|middle sized", _c("attr", "Medium")),
     (r"large|big|bigger|larger", _c("attr", "Large")),
@@ -352,7 +356,7 @@ RULES: list[tuple[str, object]] = [
      _c("super", "RightMost", g(1, int))),
     (r"rank(\d+) (?:book |slot |one )?from the left", _c("super", "LeftMost", g(1, int))),
     (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
-    (r"rank(\d+)(?= slots?\b| spots?\b)", _c("super", "LeftMost", g(1, int))),     # "top shelf, second slot"
+    (r"rank(\d+)(?=\s+(?:[a-z]+\s+){0,2}(?:slots?|spots?)\b)", _c("super", "LeftMost", g(1, int))),  # "top shelf, 2nd slot"
     (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:(?:to|from) )?" + R + ")?",
      _c("super", "Closest", g(1, int), g(2))),
     (K + r"(?:farthest|furthest|most distant)(?: (?:book|slot|one))?(?: (?:away )?(?:from|to) " + R + ")?",
@@ -467,6 +471,9 @@ class InstructionParser:
                 f"could not interpret {' '.join(repr(w) for w in leftover)} in {text.strip()!r}; "
                 "rephrase with the words of ESPIRE's spatial vocabulary (left/right of, in front of, behind, "
                 "closest to, leftmost, row N column M, N cm to the right of X, ...)")
+        if not clauses and not named:
+            raise NotUnderstoodError(f"found no action, object or place in {text.strip()!r}; say e.g. "
+                                     "'take the leftmost book' or 'put it in an empty slot'")
         self._refs = refs
         action = self._action(clauses, task_kind)
         if len(named) > 1 or (named and action != "pick"):
@@ -607,6 +614,9 @@ class InstructionParser:
         if c.kind == "super":
             if c.rel == "Emptiest":
                 return node("filterAttr", "Emptiest", s)
+            if c.rel == "Size":
+                k = a[0] if a[0] and a[0] > 1 else None
+                return node("filterAttr", a[1].capitalize(), *((k,) if k else ()), s)
             k = a[0] if a and a[0] else None
             if c.rel in ("Closest", "Farthest"):
                 ref = self._ref(a[1])
@@ -693,6 +703,9 @@ class InstructionParser:
         e = next((c for c in clauses if c.kind == "dist" and c.rel == "EqualTo"), None)
         if e is not None:
             return node("place", None, node("metric", "Near", e.args[0], self._ref(e.args[1])), **kw)
+        near = next((c for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1]), None)
+        if near is not None:      # "next to the mug", "near the mug": beside it, on its freest side
+            return node("place", None, node("metric", "Near", ADJACENT_GAP_M, self._ref(near.args[1])), **kw)
         if not self.scene.regions:
             raise InvalidGoalError("the instruction does not say where to place the book, and the scene has no "
                                    "shelf slots; say e.g. '10 cm to the right of the jar'")

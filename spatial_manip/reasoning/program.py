@@ -18,6 +18,7 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   sources      TABLE (objects in the scene, nothing held), SHELF (placement regions)
   category     filterBook(S)  filterSlot(S)  filterLabel(word, S)
   attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
+               filterAttr$Largest|Biggest|Smallest|Tallest|Shortest([k,] S)   size superlatives
                $Empty|NonEmpty|Emptiest(S)  $Index1D(row, S)  $Column(col, S)  $Index2D(row, col, S)
   distance     filterDist$Closest|Farthest(S, O)  $RankClosest|RankFarthest(k, S, O)
                $LessThan|MoreThan|EqualTo(m, S, O)  $Range(m1, m2, S, O)
@@ -337,6 +338,9 @@ def op_attr(ev: _Eval, n: Node):
     r, a = n.rel, n.args
     if r in ("Small", "Medium", "Large"):
         return [o for o in ev.set_(a[0]) if _size_class(o) == r.lower()]
+    if r.lower() in rel.SIZE_WORDS:
+        k, items = (_rank(a[0]), ev.set_(a[1])) if len(a) > 1 else (1, ev.set_(a[0]))
+        return rel.size_superlative([o for o in items if isinstance(o, SceneObject)], r.lower(), k)
     if r in ("Height", "Width"):
         v = _num(a[0], f"{r} in metres")
         axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
