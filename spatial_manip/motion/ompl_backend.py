@@ -1,0 +1,187 @@
+"""`ompl` backend: OMPL's RRTConnect in joint space with a Pinocchio/coal validity checker, OMPL's
+path simplifier, TOPP-RA timing, and a final dense check of the timed trajectory.
+
+A pose goal becomes every analytic IK solution that is safe (OMPL's GoalStates: the search
+connects to whichever is easiest). A straight joint move that is already safe skips the search.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from spatial_manip.control.safety import SafetyEnvelope
+from spatial_manip.errors import InvalidGoalError
+from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionConfig, PlanNotFoundError, as_goal
+from spatial_manip.motion.checker import CollisionChecker
+from spatial_manip.motion.robot import RobotModel
+from spatial_manip.motion.timing import DENSIFY_RAD, time_parameterise
+from spatial_manip.motion.world import CollisionWorld
+
+WINDOW_RAD = np.pi       # joints search within [min(start, goal) - pi, max(start, goal) + pi]
+
+
+class OmplPlanner:
+    name = "ompl"
+
+    def __init__(self, robot: RobotModel, envelope: SafetyEnvelope, config: MotionConfig):
+        from ompl import util as ou
+
+        ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan
+        self.robot, self.envelope, self.config = robot, envelope, config
+        _seed_once(config.seed)
+        c = envelope.config
+        self.v_max = c.max_joint_speed_rad_s * config.speed_scale
+        self.a_max = c.max_joint_accel_rad_s2 * config.speed_scale
+
+    # ---- the protocol --------------------------------------------------------------------
+    def plan(self, start_q, goal, world: CollisionWorld, *, phase: str = "transit",
+             time_budget_s: float | None = None) -> JointPath:
+        t0 = time.perf_counter()
+        budget = float(time_budget_s or self.config.time_budget_s)
+        start = np.asarray(start_q, float).reshape(-1)
+        if start.size != 6 or not np.all(np.isfinite(start)):
+            raise InvalidGoalError(f"{phase}: the start needs 6 finite joint angles, got {start.tolist()}")
+        if self.config.keep_out_bodies:
+            world = world.with_keep_out(self.envelope)
+        checker = self._checker(world, start, phase)
+        goals = self._goal_configs(as_goal(goal), start, checker, phase)
+        waypoints = self._search(start, goals, checker, phase, budget - (time.perf_counter() - t0))
+        path = self._timed(waypoints, checker, phase)
+        path.planning_time_s = time.perf_counter() - t0
+        path.phase = phase
+        return path
+
+    # ---- steps ---------------------------------------------------------------------------
+    def _checker(self, world: CollisionWorld, start: np.ndarray, phase: str) -> CollisionChecker:
+        """A checker with the configured padding, or none when the start already sits inside
+        it (just after a grasp the hand is close to the support; leaving must stay possible)."""
+        checker = CollisionChecker(self.robot, world, self.envelope, self.config.padding_m)
+        if checker.problem(start) is None:
+            return checker
+        bare = CollisionChecker(self.robot, world, self.envelope, 0.0)
+        why = bare.problem(start)
+        if why is not None:
+            raise PlanNotFoundError(f"{phase}: the start configuration is not safe: {why}; move the arm clear "
+                                    "(or allow contact with the object it is touching) first",
+                                    phase=phase, body=why)
+        return bare
+
+    def _goal_configs(self, goal: np.ndarray, start: np.ndarray, checker: CollisionChecker,
+                      phase: str) -> list[np.ndarray]:
+        kin = self.envelope.kin
+        if goal.shape == (6,):
+            q = self.envelope.check_joints(goal)
+            cands = [q]
+        else:
+            self.envelope.check_position(goal[:3, 3], what=f"{phase} goal TCP")
+            cands = sorted(kin.ik_all(goal, start), key=lambda q: float(np.max(np.abs(q - start))))
+            if not cands:
+                kin.ik(goal, start)             # raises UnreachableError with the pose in its message
+        problems = [(q, checker.problem(q)) for q in cands]
+        ok = [q for q, why in problems if why is None]
+        if not ok:
+            why = problems[0][1]
+            raise GoalBlockedError(f"{phase}: every arm configuration reaching the goal is blocked "
+                                   f"({len(cands)} tried; nearest: {why})", phase=phase, body=why)
+        return ok
+
+    def _search(self, start, goals, checker: CollisionChecker, phase: str, budget: float) -> np.ndarray:
+        step = self.config.plan_step_rad
+        for g in goals:                          # the straight joint move, when it is safe
+            if checker.segment_valid(start, g, step):
+                return np.array([start, g])
+        return self._rrt(start, goals, checker, phase, max(budget, 0.01))
+
+    def _rrt(self, start, goals, checker: CollisionChecker, phase: str, budget: float) -> np.ndarray:
+        from ompl import base as ob, geometric as og
+
+        space = ob.RealVectorStateSpace(6)
+        bounds = ob.RealVectorBounds(6)
+        lo, hi = self._window(start, goals)
+        for j in range(6):
+            bounds.setLow(j, float(lo[j]))
+            bounds.setHigh(j, float(hi[j]))
+        space.setBounds(bounds)
+        ss = og.SimpleSetup(space)
+        ss.setStateValidityChecker(lambda s: checker.valid(np.array([s[j] for j in range(6)])))
+        si = ss.getSpaceInformation()
+        si.setStateValidityCheckingResolution(self.config.plan_step_rad / space.getMaximumExtent())
+        ss.setStartState(_state(space, start))
+        goal_states = ob.GoalStates(si)
+        for g in goals:
+            goal_states.addState(_state(space, g))
+        ss.setGoal(goal_states)
+        ss.setPlanner(og.RRTConnect(si))
+        solved = ss.solve(budget)
+        if not (solved and ss.haveExactSolutionPath()):
+            body = checker.blocker_near(goals[0], start, self.config.plan_step_rad)
+            raise PlanNotFoundError(f"{phase}: no collision-free path found in {budget:.2f} s; the way to the "
+                                    f"goal is closed by {body}", phase=phase, body=body)
+        ss.simplifySolution(self.config.simplify_s)
+        path = ss.getSolutionPath()
+        return np.array([[path.getState(i)[j] for j in range(6)] for i in range(path.getStateCount())])
+
+    def _window(self, start, goals) -> tuple[np.ndarray, np.ndarray]:
+        """Search bounds: the joint limits, narrowed around start and goals so the search does
+        not wander through extra turns of the +-2 pi wrists (and samples where it matters)."""
+        kin = self.envelope.kin
+        pts = np.vstack([start] + list(goals))
+        lo = np.maximum(np.asarray(kin.q_min), pts.min(0) - WINDOW_RAD)
+        hi = np.minimum(np.asarray(kin.q_max), pts.max(0) + WINDOW_RAD)
+        return lo, hi
+
+    def _timed(self, waypoints: np.ndarray, checker: CollisionChecker, phase: str) -> JointPath:
+        """Time the path; when the spline through the waypoints strays into something, follow
+        the polyline more closely (denser points) and try again."""
+        bare = CollisionChecker(self.robot, checker.world, self.envelope, 0.0)
+        why = None
+        for step in (DENSIFY_RAD, DENSIFY_RAD / 4, DENSIFY_RAD / 16):
+            t, q, qd, qdd = time_parameterise(waypoints, self.v_max, self.a_max, self.config.sample_dt_s, step)
+            why, tcp = _verify(bare, q, self.config.verify_step_rad)
+            if why is None:
+                return JointPath(waypoints=waypoints, t=t, q=q, qd=qd, qdd=qdd, tcp=tcp)
+        raise PlanNotFoundError(f"{phase}: the timed trajectory is not safe: {why}", phase=phase, body=why)
+
+
+def _verify(checker: CollisionChecker, q: np.ndarray, step_rad: float) -> tuple[str | None, np.ndarray]:
+    """The final check, without padding: no contact at any sample nor between samples (filled
+    in to step_rad), and SafetyEnvelope.check_position passing at every sample. Returns the
+    first problem (or None) and the TCP positions."""
+    from spatial_manip.errors import UnreachableError
+
+    for a, b in zip(q[:-1], q[1:]):
+        n = max(1, int(np.ceil(np.max(np.abs(b - a)) / step_rad)))
+        for s in np.arange(n) / n:
+            if checker.collides(a + s * (b - a)):
+                return checker.problem(a + s * (b - a)), np.empty((0, 3))
+    tcp = np.array([checker.tcp(x) for x in q])
+    if checker.collides(q[-1]):
+        return checker.problem(q[-1]), tcp
+    try:
+        for p in tcp:
+            checker.envelope.check_position(p, what="TCP on the path")
+    except UnreachableError as e:
+        return e.message, tcp
+    return None, tcp
+
+
+_SEEDED: list = []
+
+
+def _seed_once(seed: int | None) -> None:
+    """OMPL has one process-wide seed, settable only before its first random number."""
+    from ompl import util as ou
+
+    if seed is not None and not _SEEDED:
+        ou.RNG.setSeed(int(seed))
+        _SEEDED.append(int(seed))
+
+
+def _state(space, q: np.ndarray):
+    s = space.allocState()
+    for j in range(6):
+        s[j] = float(q[j])
+    return s
+
+

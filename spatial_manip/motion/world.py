@@ -1,0 +1,167 @@
+"""What the arm must not touch: boxes from the perceived scene (objects, supports, shelf boards,
+the table, the floor), the depth cloud as an octree for what the scene does not explain, and the
+held object attached to the gripper.
+
+Obstacle names are the scene ids (a multi-part fixture's boards are "<id>/part<k>"), so an error
+can name what blocks a motion and a caller can allow contact with a target and its support.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from spatial_manip.errors import InvalidGoalError
+
+REACH_M = 1.35           # UR5(e) reach 0.85 m + a held book + margin: farther boxes cannot be hit
+CLOUD_EXPLAINED_M = 0.02  # cloud points this close to a modelled box are that box, not clutter
+FLOOR_HALF_M = 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Obstacle:
+    name: str                    # "<scene id>" or "<scene id>/part<k>" or "cloud"
+    owner: str                   # the scene id it belongs to
+    geometry: object             # a coal.CollisionGeometry
+    pose: np.ndarray             # 4x4 in the base frame
+
+
+@dataclasses.dataclass(frozen=True)
+class Attached:
+    """A body carried by the gripper (the held object), posed relative to the TCP."""
+
+    name: str
+    size: np.ndarray             # box extents (m)
+    T_tcp_object: np.ndarray
+
+
+@dataclasses.dataclass
+class CollisionWorld:
+    obstacles: list = dataclasses.field(default_factory=list)
+    attached: Attached | None = None
+
+    # ---- building ------------------------------------------------------------------------
+    def add_box(self, name: str, center, size, rotation=None, owner: str | None = None) -> None:
+        import coal
+
+        size = np.asarray(size, float).reshape(3)
+        if np.any(size <= 0) or not np.all(np.isfinite(size)):
+            raise InvalidGoalError(f"obstacle {name!r} needs a positive, finite size, got {size.tolist()}")
+        T = np.eye(4)
+        T[:3, :3] = np.eye(3) if rotation is None else np.asarray(rotation, float).reshape(3, 3)
+        T[:3, 3] = np.asarray(center, float).reshape(3)
+        if _beyond_reach(T[:3, 3], size):
+            return
+        self.obstacles.append(Obstacle(name, owner or name, coal.Box(*size), T))
+
+    def add_cloud(self, points: np.ndarray, voxel_m: float = 0.02) -> int:
+        """Occupy the voxels of a base-frame point cloud that no modelled box explains (the boxes
+        already cover their own surfaces; what is left is unmodelled clutter). Returns the number
+        of points kept."""
+        import coal
+
+        pts = np.asarray(points, float).reshape(-1, 3)
+        pts = pts[np.all(np.isfinite(pts), axis=1)]
+        pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
+        pts = pts[~self._explained(pts)]
+        if len(pts):
+            self.obstacles.append(Obstacle("cloud", "cloud", coal.makeOctree(pts, float(voxel_m)), np.eye(4)))
+        return len(pts)
+
+    def attach(self, name: str, size, T_tcp_object: np.ndarray) -> None:
+        self.attached = Attached(name, np.asarray(size, float).reshape(3), np.asarray(T_tcp_object, float))
+
+    def without(self, ids: Iterable[str]) -> "CollisionWorld":
+        """The world minus obstacles named or owned by `ids` (a target and its support)."""
+        ids = set(ids)
+        kept = [o for o in self.obstacles if o.name not in ids and o.owner not in ids]
+        return CollisionWorld(kept, self.attached)
+
+    def with_keep_out(self, envelope) -> "CollisionWorld":
+        """This world plus the envelope's keep-out boxes (the camera stand...) as bodies, so no
+        link, not only the TCP, enters them."""
+        out = CollisionWorld(list(self.obstacles), self.attached)
+        for b in envelope.config.keep_out:
+            lo, hi = np.asarray(b.min_m, float), np.asarray(b.max_m, float)
+            out.add_box(f"keep_out:{b.name}", (lo + hi) / 2, hi - lo)
+        return out
+
+    def names(self) -> list[str]:
+        return [o.name for o in self.obstacles]
+
+    def _explained(self, pts: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(pts), bool)
+        for o in self.obstacles:
+            half = getattr(o.geometry, "halfSide", None)
+            if half is None:
+                continue
+            local = (pts - o.pose[:3, 3]) @ o.pose[:3, :3]
+            hit |= np.all(np.abs(local) <= np.asarray(half) + CLOUD_EXPLAINED_M, axis=1)
+        return hit
+
+    # ---- from a scene --------------------------------------------------------------------
+    @classmethod
+    def from_scene(cls, scene, *, allowed: Sequence[str] = (), cloud: np.ndarray | None = None,
+                   voxel_m: float = 0.02, T_base_tcp: np.ndarray | None = None) -> "CollisionWorld":
+        """Every scene object as a box (fixtures by their parts), the floor, the cloud's
+        unexplained voxels, and the held object attached when the TCP pose (or the object's
+        recorded grasp, `extra["T_object_tcp"]`) says where it sits in the gripper. Objects in
+        `allowed` (the target while approaching it) are left out."""
+        world = cls()
+        for o in scene.objects:
+            if o.held:
+                world._attach_held(o, T_base_tcp)
+            elif o.id not in allowed:
+                world._add_object(o)
+        if "ground_z" in scene.extra:
+            g = float(scene.extra["ground_z"])
+            world.add_box("floor", [0.0, 0.0, g - 0.025], [2 * FLOOR_HALF_M, 2 * FLOOR_HALF_M, 0.05])
+        if cloud is not None:
+            world.add_cloud(cloud, voxel_m)
+        return world
+
+    def _add_object(self, o) -> None:
+        parts = o.extra.get("parts") if isinstance(o.extra, dict) else None
+        if parts:
+            for k, p in enumerate(parts):
+                self.add_box(f"{o.id}/part{k}", p["center"], p["size"], p.get("rotation"), owner=o.id)
+        else:
+            self.add_box(o.id, o.center, o.size, o.rotation)
+
+    def _attach_held(self, o, T_base_tcp) -> None:
+        T_obj = np.eye(4)
+        T_obj[:3, :3], T_obj[:3, 3] = o.rotation, o.center
+        if T_base_tcp is not None:
+            self.attach(o.id, o.size, np.linalg.inv(np.asarray(T_base_tcp, float)) @ T_obj)
+        elif "T_object_tcp" in o.extra:
+            self.attach(o.id, o.size, np.linalg.inv(np.asarray(o.extra["T_object_tcp"], float)))
+        else:
+            raise InvalidGoalError(f"the held object {o.id!r} cannot be attached: give the TCP pose at which it "
+                                   "was grasped (T_base_tcp) or record extra['T_object_tcp']")
+
+
+def _beyond_reach(center: np.ndarray, size: np.ndarray) -> bool:
+    return float(np.linalg.norm(center)) - 0.5 * float(np.linalg.norm(size)) > REACH_M
+
+
+def support_ids(scene, target_id: str, gap_m: float = 0.01) -> list[str]:
+    """The target and what it rests on: supports naming it (`extra["supports"]`), the shelf of
+    a slotted object, and any object whose top lies within gap_m under the target's bottom
+    with overlapping footprints (the table under a book standing in a holder). Contact with
+    these is expected while approaching, grasping, lifting and placing."""
+    target = next((o for o in scene.objects if o.id == target_id), None)
+    out = [target_id]
+    if target is None:
+        return out
+    lo, hi = target.corners().min(0), target.corners().max(0)
+    for o in scene.objects:
+        if o.id == target_id or o.held:
+            continue
+        c = o.corners()
+        o_lo, o_hi = c.min(0), c.max(0)
+        under = abs(o_hi[2] - lo[2]) <= gap_m and np.all(o_lo[:2] < hi[:2]) and np.all(o_hi[:2] > lo[:2])
+        named = o.extra.get("supports") == target_id or (target.extra.get("in_region") and o.category == "shelf")
+        if under or named:
+            out.append(o.id)
+    return out

@@ -1,0 +1,202 @@
+"""The OMPL motion planner on the real libraries (OMPL, coal, Pinocchio, TOPP-RA): around a box,
+with a held object, within the envelope, and the specific errors when it cannot."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl")
+pytest.importorskip("pinocchio")
+pytest.importorskip("toppra")
+
+from spatial_manip.control.config import load_arm_config  # noqa: E402
+from spatial_manip.errors import ErrorCode, InvalidGoalError, UnreachableError  # noqa: E402
+from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionConfig, MotionPlanner, PlanNotFoundError  # noqa: E402
+from spatial_manip.motion.cartesian import straight_segment  # noqa: E402
+from spatial_manip.motion.checker import CollisionChecker, EnvelopeBoxes  # noqa: E402
+from spatial_manip.motion.factory import make_planner  # noqa: E402
+from spatial_manip.motion.world import CollisionWorld  # noqa: E402
+
+DOWN = np.diag([1.0, -1.0, -1.0])        # TCP approach -z (top-down)
+DENSE_RAD = 0.004
+
+
+def pose(p, R=DOWN) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = R, p
+    return T
+
+
+@pytest.fixture(scope="module")
+def arm_cfg():
+    return load_arm_config()             # the real cell: UR5e, 2F-85 TCP 0.15 m, camera-stand keep-out
+
+
+@pytest.fixture(scope="module")
+def planner(arm_cfg):
+    return make_planner(arm_cfg, {"seed": 5})
+
+
+@pytest.fixture(scope="module")
+def home(arm_cfg):
+    return np.asarray(arm_cfg["primitives"]["home_q"], float)
+
+
+def table_world() -> CollisionWorld:
+    w = CollisionWorld()
+    w.add_box("table", [0.6, 0.0, -0.025], [0.9, 1.4, 0.05])
+    return w
+
+
+def wall_world() -> CollisionWorld:
+    w = table_world()
+    w.add_box("wall", [0.45, 0.0, 0.15], [0.30, 0.06, 0.30])
+    return w
+
+
+def dense_problems(planner, world: CollisionWorld, q: np.ndarray) -> list[str]:
+    """Every problem the envelope and an unpadded checker find along the path, densely."""
+    checker = CollisionChecker(planner.robot, world.with_keep_out(planner.envelope), planner.envelope, 0.0)
+    out = []
+    for a, b in zip(q[:-1], q[1:]):
+        hit = checker.first_problem_on_segment(a, b, DENSE_RAD)
+        if hit is not None:
+            out.append(hit[1])
+    for x in q:
+        try:
+            planner.envelope.check_position(checker.tcp(x))
+        except UnreachableError as e:
+            out.append(e.message)
+    return out
+
+
+def test_planner_follows_the_protocol_and_config_string_is_validated(planner, arm_cfg):
+    assert isinstance(planner, MotionPlanner) and planner.name == "ompl"
+    with pytest.raises(InvalidGoalError, match="motion.backend must be one of"):
+        make_planner({**arm_cfg, "motion": {"backend": "moveit"}})
+    with pytest.raises(InvalidGoalError, match="unknown motion settings"):
+        MotionConfig.from_config({"time_budget": 1.0})
+
+
+def test_plans_around_a_box_the_straight_line_would_hit(planner, home):
+    kin = planner.envelope.kin
+    start = kin.ik(pose([0.45, -0.30, 0.12]), home)
+    goal = kin.ik(pose([0.45, 0.30, 0.12]), home)
+    world = wall_world()
+    checker = CollisionChecker(planner.robot, world, planner.envelope)
+    hit = checker.first_problem_on_segment(start, goal, DENSE_RAD)
+    assert hit is not None and "wall" in hit[1]             # the straight joint move collides
+    path = planner.plan(start, goal, world, phase="transit")
+    assert isinstance(path, JointPath)
+    np.testing.assert_allclose(path.q[0], start, atol=1e-9)
+    np.testing.assert_allclose(path.q[-1], goal, atol=1e-6)
+    assert dense_problems(planner, world, path.q) == []
+    assert path.tcp[:, 2].max() > 0.30                      # it went over the wall
+
+
+def test_timing_respects_the_envelope_joint_caps(planner, home):
+    kin = planner.envelope.kin
+    start = kin.ik(pose([0.45, -0.30, 0.12]), home)
+    path = planner.plan(start, kin.ik(pose([0.45, 0.30, 0.12]), home), wall_world())
+    c = planner.envelope.config
+    assert np.all(np.abs(path.qd) <= c.max_joint_speed_rad_s + 1e-9)
+    assert np.all(np.abs(path.qdd) <= c.max_joint_accel_rad_s2 + 1e-9)
+    np.testing.assert_allclose(path.qd[[0, -1]], 0.0, atol=1e-6)      # starts and ends at rest
+    dt = np.diff(path.t)
+    assert np.all(dt > 0) and dt.max() <= planner.config.sample_dt_s + 1e-9
+    # the samples are consistent with their velocities (a real trajectory, not relabelled points)
+    np.testing.assert_allclose(np.diff(path.q, axis=0), (path.qd[:-1] + path.qd[1:]) / 2 * dt[:, None], atol=2e-3)
+
+
+def test_pose_goal_reaches_the_pose(planner, home):
+    T = pose([0.40, 0.25, 0.30])
+    path = planner.plan(home, T, table_world(), phase="pre_grasp")
+    np.testing.assert_allclose(planner.envelope.kin.fk(path.q[-1]), T, atol=1e-6)
+
+
+def test_held_object_is_attached_and_checked(planner, home):
+    kin = planner.envelope.kin
+    q = kin.ik(pose([0.45, -0.30, 0.30]), home)
+    world = table_world()
+    world.add_box("block", [0.45, -0.30, 0.09], [0.10, 0.10, 0.04])     # under the hand, clear of the fingers
+    assert CollisionChecker(planner.robot, world, planner.envelope).contact(q) is None
+    book = CollisionWorld(list(world.obstacles))
+    # a 24 cm book hanging below the fingers: its lower end reaches into the block
+    book.attach("book_1", [0.03, 0.16, 0.24], pose([0.0, 0.0, 0.10], np.eye(3)))
+    pair = CollisionChecker(planner.robot, book, planner.envelope).contact(q)
+    assert pair is not None and "held:book_1" in pair and "block" in pair
+    # and a plan carrying it keeps the book clear all along
+    start = kin.ik(pose([0.45, 0.30, 0.38]), home)
+    path = planner.plan(start, kin.ik(pose([0.45, -0.30, 0.38]), home), book, phase="carry")
+    assert dense_problems(planner, book, path.q) == []
+    held = CollisionChecker(planner.robot, book, planner.envelope)
+    assert all(held.contact(x) is None for x in path.q)
+
+
+def test_unreachable_goal_is_unreachable(planner, home):
+    with pytest.raises(UnreachableError) as e:
+        planner.plan(home, pose([0.90, 0.0, 0.60]), table_world(), phase="pre_grasp")   # inside the box, beyond reach
+    assert e.value.code is ErrorCode.UNREACHABLE
+    with pytest.raises(UnreachableError, match="outside the workspace"):
+        planner.plan(home, pose([1.5, 0.0, 0.3]), table_world(), phase="pre_grasp")
+
+
+def test_goal_inside_an_obstacle_names_it(planner, home):
+    world = table_world()
+    world.add_box("jar", [0.45, -0.30, 0.12], [0.12, 0.12, 0.24])
+    with pytest.raises(GoalBlockedError) as e:
+        planner.plan(home, pose([0.45, -0.30, 0.20]), world, phase="pre_place")
+    assert e.value.code is ErrorCode.UNREACHABLE
+    assert e.value.phase == "pre_place" and "jar" in e.value.body and "pre_place" in e.value.message
+
+
+def test_no_path_in_budget_is_motion_failed_naming_the_blocker(arm_cfg, home):
+    """The goal's TCP sits in a pocket closed by keep-out boxes (checked for the TCP only
+    here): the goal configuration is safe, and no path can reach it."""
+    c, h, t = np.array([0.45, 0.30, 0.20]), 0.06, 0.02
+    shell = []
+    for axis in range(3):
+        for sign in (-1, 1):
+            lo, hi = c - h - t, c + h + t
+            lo[axis], hi[axis] = (c[axis] + h, c[axis] + h + t) if sign > 0 else (c[axis] - h - t, c[axis] - h)
+            shell.append({"name": f"pocket_{axis}{'+' if sign > 0 else '-'}", "min_m": lo.tolist(), "max_m": hi.tolist()})
+    cfg = {**arm_cfg, "safety": {**arm_cfg["safety"], "keep_out": shell}}
+    planner = make_planner(cfg, {"seed": 5, "keep_out_bodies": False})
+    goal = planner.envelope.kin.ik(pose(c), home)
+    with pytest.raises(PlanNotFoundError) as e:
+        planner.plan(home, goal, table_world(), phase="transit", time_budget_s=0.3)
+    assert e.value.code is ErrorCode.MOTION_FAILED
+    assert e.value.phase == "transit" and "keep-out box 'pocket_" in e.value.body
+    assert "no collision-free path found in 0.30 s; the way to the goal is closed by" in e.value.message
+
+
+def test_envelope_boxes_agree_with_the_envelope(planner):
+    fast = EnvelopeBoxes(planner.envelope)
+    rng = np.random.default_rng(3)
+    for p in rng.uniform([-0.6, -1.0, -0.2], [1.2, 1.0, 1.6], (3000, 3)):
+        try:
+            planner.envelope.check_position(p)
+            ok = True
+        except UnreachableError:
+            ok = False
+        assert fast.ok(p) == ok, p
+
+
+def test_straight_segment_checks_all_but_the_target_and_its_support(planner, home):
+    kin = planner.envelope.kin
+    world = table_world()
+    world.add_box("book_1", [0.45, 0.0, 0.04], [0.03, 0.20, 0.08])          # the target, standing
+    world.add_box("holder_1", [0.45, 0.0, 0.015], [0.08, 0.22, 0.03])        # its support
+    world.add_box("lamp", [0.45, 0.0, 0.14], [0.03, 0.03, 0.03])             # in the way of the approach
+    q0 = kin.ik(pose([0.45, 0.0, 0.25]), home)
+    grasp = pose([0.45, 0.0, 0.07])
+    with pytest.raises(PlanNotFoundError) as e:
+        straight_segment(planner.robot, planner.envelope, world, q0, grasp, allowed=["book_1", "holder_1"], phase="approach")
+    assert "lamp" in e.value.body and e.value.phase == "approach"
+    clear = world.without(["lamp"])
+    with pytest.raises(PlanNotFoundError, match="book_1|holder_1"):     # touching the target is a contact too
+        straight_segment(planner.robot, planner.envelope, clear, q0, grasp, phase="approach")
+    qs = straight_segment(planner.robot, planner.envelope, clear, q0, grasp, allowed=["book_1", "holder_1"])
+    np.testing.assert_allclose(kin.fk(qs[-1]), grasp, atol=1e-6)
+    tcp = np.array([kin.fk(q)[:3, 3] for q in qs])
+    assert np.allclose(tcp[:, :2], [0.45, 0.0], atol=1e-6)                   # straight down
