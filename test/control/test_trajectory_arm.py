@@ -17,7 +17,7 @@ SIM_TCP_OFFSET = [0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708]   # the MuJoCo model's TO
 
 
 # --- the consumer (a separate process) ---------------------------------------------------------
-def consumer_main() -> None:
+def consumer_main(cmd_topic: str = CMD_TOPIC, state_topic: str = STATE_TOPIC) -> None:
     """Play received trajectories on a SimWorld in real time: at each point's time, put the arm at
     that point and run the physics for the interval; publish joints and the MuJoCo TCP at 50 Hz."""
     import spatial_manip  # noqa: F401  (headless GL before mujoco)
@@ -34,7 +34,7 @@ def consumer_main() -> None:
     world = SimWorld(sample_scene("tabletop", 0), config=SimConfig(width=64, height=48))
     rclpy.init()
     node = rclpy.create_node("mujoco_trajectory_consumer")
-    pub = node.create_publisher(JointState, STATE_TOPIC, 10)
+    pub = node.create_publisher(JointState, state_topic, 10)
     tcp_pub = node.create_publisher(PoseStamped, TCP_TOPIC, 10)
     plan: list = []                                   # [(monotonic time, q)], replaced by each message
 
@@ -56,7 +56,7 @@ def consumer_main() -> None:
         pub.publish(js)
         tcp_pub.publish(convert.pose_stamped(world.tcp_pose(), "base", stamp))
 
-    node.create_subscription(JointTrajectory, CMD_TOPIC, on_trajectory, 10)
+    node.create_subscription(JointTrajectory, cmd_topic, on_trajectory, 10)
     node.create_timer(0.02, tick)
     try:
         rclpy.spin(node)
@@ -185,6 +185,73 @@ def test_losing_the_joint_states_is_a_named_failure(arm, consumer):
         arm.move_j(np.zeros(6), speed=1.0, accel=1.0)
 
 
+def _spin_until(executor, pred, timeout_s):
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end and not pred():
+        executor.spin_once(timeout_sec=0.05)
+    return pred()
+
+
+def test_the_gazebo_graphs_arm_node_moves_the_arm_through_the_trajectory_topic():
+    """arm_node exactly as config/graphs/gazebo.yaml starts it (config/gazebo/arm.yaml, the
+    /joint_states remap), with the MuJoCo consumer on the bridge's ROS topics in Gazebo's place."""
+    from rclpy.action import ActionClient
+    from sensor_msgs.msg import JointState
+
+    from spatial_manip.bringup.graph import load_graph
+    from spatial_manip.bringup.launcher import find_executable
+    from spatial_manip.control.config import load_arm_config
+    from spatial_manip.control.kinematics import URKinematics
+    from spatial_manip.nodes.convert import matrix_from_pose_msg, pose_msg_from_matrix
+    from spatial_manip_interfaces.action import ArmMotion
+
+    spec = next(n for n in load_graph("gazebo").nodes if n.name == "arm_node")
+    topics = load_arm_config(dict(spec.params)["config_file"])["arm"]["joint_trajectory"]
+    sim = subprocess.Popen([sys.executable, __file__, topics["command_topic"], topics["state_topic"]],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    node_proc = subprocess.Popen([find_executable(spec), *spec.ros_args()], stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
+    ctx = rclpy.Context()
+    rclpy.init(args=[], context=ctx)
+    node = rclpy.create_node("gazebo_graph_test", context=ctx)
+    ex = rclpy.executors.SingleThreadedExecutor(context=ctx)
+    ex.add_node(node)
+    echo = []
+    node.create_subscription(JointState, "/spatial_manip/arm_node/joint_states", echo.append, 10)
+    try:
+        ac = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
+        assert _spin_until(ex, ac.server_is_ready, 60), "arm_node did not serve ArmMotion"
+        assert _spin_until(ex, lambda: echo, 10), "arm_node's remapped joint-state echo is missing"
+        # only the simulator publishes the state the backend reads: the echo went elsewhere
+        state = topics["state_topic"]
+        assert _spin_until(ex, lambda: node.count_publishers(state) >= 1, 10)
+        _spin_until(ex, lambda: False, 0.5)          # time for a second publisher to be discovered
+        assert node.count_publishers(state) == 1
+        js = echo[-1]
+        q = np.array(js.position[:6])
+        kin = URKinematics.from_config(load_arm_config(dict(spec.params)["config_file"])["kinematics"])
+        target = kin.fk(q)
+        target[:3, 3] += [0.03, -0.03, 0.02]
+        goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, waypoints=[pose_msg_from_matrix(target)])
+        gf = ac.send_goal_async(goal)
+        assert _spin_until(ex, gf.done, 20) and gf.result().accepted
+        rf = gf.result().get_result_async()
+        assert _spin_until(ex, rf.done, 60), "no ArmMotion result"
+        result = rf.result().result
+        assert result.success, (result.error_code, result.message)
+        assert np.linalg.norm(matrix_from_pose_msg(result.final_pose.pose)[:3, 3] - target[:3, 3]) < 0.002
+    finally:
+        ex.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+        ctx.try_shutdown()
+        for p in (node_proc, sim):
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
 def test_connect_without_a_simulator_says_what_is_missing():
     a = TrajectoryArm(command_topic="/nobody/joint_trajectory", state_topic="/nobody/joint_states",
                       connect_timeout_s=0.5)
@@ -202,4 +269,4 @@ def test_settings_are_checked():
 
 
 if __name__ == "__main__":
-    consumer_main()
+    consumer_main(*sys.argv[1:3])
