@@ -2,6 +2,7 @@
 
     spatial-manip calibrate --samples DIR --out config/calibration/cell.yaml      # offline
     spatial-manip calibrate --sim --mode eye_to_hand --out /tmp/cal.yaml        # MuJoCo, with its truth
+    spatial-manip calibrate --bag BAG --out config/calibration/cell.yaml          # a recording
     spatial-manip calibrate --ros --capture-dir DIR --out config/calibration/cell.yaml   # live, interactive
     spatial-manip calibrate --print-board board.png                            # the board to print
 
@@ -23,6 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--samples", metavar="DIR", help="offline: a samples folder (samples.json + images)")
     src.add_argument("--sim", action="store_true", help="render the board in MuJoCo and calibrate the simulated camera")
+    src.add_argument("--bag", metavar="BAG", help="offline: a rosbag2 with the board images, camera_info and "
+                     "/joint_states (one image per still period of the arm)")
     src.add_argument("--ros", action="store_true", help="live: capture from ROS topics, interactively (freedrive + Enter)")
     src.add_argument("--print-board", metavar="PNG", help="write the board image to print (at --dpi) and exit")
     p.add_argument("--out", metavar="FILE", help="calibration YAML to write (only if within the bounds)")
@@ -35,12 +38,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poses", type=int, default=15, help="--sim: number of arm poses (default 15)")
     p.add_argument("--seed", type=int, default=0, help="--sim: random seed of the poses and the pixel noise")
     p.add_argument("--save-samples", metavar="DIR", help="--sim: also write the rendered samples folder")
-    p.add_argument("--capture-dir", metavar="DIR", help="--ros: where to keep the captured images and samples.json")
+    p.add_argument("--capture-dir", metavar="DIR", help="--ros, --bag: where to keep the images and samples.json")
     p.add_argument("--image-topic", default="/camera/color/image_raw")
     p.add_argument("--camera-info-topic", default="/camera/color/camera_info")
     p.add_argument("--joint-states-topic", default="/joint_states")
     p.add_argument("--robot-model", default="ur5e", choices=("ur5", "ur5e"),
-                   help="--ros: DH preset for joints -> flange (kinematics.model in config/params/arm.yaml)")
+                   help="--ros, --bag: DH preset for joints -> flange (kinematics.model in config/params/arm.yaml)")
     p.add_argument("--dpi", type=float, default=300.0, help="--print-board: printer resolution")
 
 
@@ -74,6 +77,7 @@ def run(args) -> int:
     from spatial_manip.calibration.result import CalibrationRejected
     from spatial_manip.calibration.samples import SampleError
     from spatial_manip.calibration.solve import HandEyeError
+    from spatial_manip.errors import SpatialManipError   # a bag that cannot be read (BagError)
 
     try:
         board, bounds, skew_s, rest = _config(args)
@@ -83,11 +87,13 @@ def run(args) -> int:
             return _run_sim(args, board, bounds)
         if args.ros:
             return _run_ros(args, board, bounds, skew_s, rest)
-        return _run_offline(args, board, bounds, skew_s)
+        if args.bag:
+            return _run_bag(args, board, bounds, skew_s)
+        return _run_offline(args, board, bounds, skew_s, f"spatial-manip calibrate --bag {args.bag}")
     except CalibrationRejected as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
-    except (BoardError, SampleError, HandEyeError, ValueError, OSError) as e:
+    except (BoardError, SampleError, HandEyeError, SpatialManipError, ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -110,7 +116,7 @@ def _finish(report, bounds, out: str | None, command: str) -> int:
     return 0
 
 
-def _run_offline(args, board, bounds, skew_s) -> int:
+def _run_offline(args, board, bounds, skew_s, command: str | None = None) -> int:
     from spatial_manip.calibration.procedure import calibrate_folder
     from spatial_manip.calibration.samples import load_samples
 
@@ -118,7 +124,22 @@ def _run_offline(args, board, bounds, skew_s) -> int:
     print(f"{len(samples.image_paths)} images paired with robot poses (max skew {1000 * skew_s:.0f} ms), "
           f"{len(samples.unpaired)} not paired")
     report = calibrate_folder(samples, board, methods=_methods(args))
-    return _finish(report, bounds, args.out, f"spatial-manip calibrate --samples {args.samples}")
+    return _finish(report, bounds, args.out, command or f"spatial-manip calibrate --samples {args.samples}")
+
+
+def _run_bag(args, board, bounds, skew_s) -> int:
+    import tempfile
+
+    from spatial_manip.calibration.bag import samples_from_bag
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.capture_dir) if args.capture_dir else Path(tmp)
+        _, n = samples_from_bag(args.bag, folder, mode=args.mode or "eye_to_hand", image_topic=args.image_topic,
+                                info_topic=args.camera_info_topic, joint_topic=args.joint_states_topic,
+                                robot_model=args.robot_model)
+        print(f"{args.bag}: {n} images taken while the arm was still")
+        args.samples = str(folder)
+        return _run_offline(args, board, bounds, skew_s, f"spatial-manip calibrate --bag {args.bag}")
 
 
 def _run_sim(args, board, bounds) -> int:

@@ -14,7 +14,7 @@ from spatial_manip.calibration.board import BoardConfig  # noqa: E402
 from spatial_manip.calibration.procedure import calibrate_folder, write_calibration  # noqa: E402
 from spatial_manip.calibration.result import Bounds, CalibrationRejected, pose_error  # noqa: E402
 from spatial_manip.calibration.samples import load_samples  # noqa: E402
-from spatial_manip.calibration.sim import CalibrationCell, CellConfig, capture, sample_poses, write_capture  # noqa: E402
+from spatial_manip.calibration.sim import capture, sample_poses, write_capture  # noqa: E402
 from spatial_manip.cli import main  # noqa: E402
 from spatial_manip.geometry.calibration import load_calibration  # noqa: E402
 
@@ -23,11 +23,11 @@ BOUNDS = Bounds()
 
 
 @pytest.fixture(scope="module", params=["eye_to_hand", "eye_in_hand"])
-def session(request, tmp_path_factory):
+def session(request, tmp_path_factory, cells):
     """A rendered session folder and its ground truth (one per set-up, shared by the tests)."""
     rng = np.random.default_rng(7)
-    with CalibrationCell(BOARD, CellConfig(mode=request.param)) as cell:
-        cap = capture(cell, sample_poses(cell, 14, rng), rng)
+    cell = cells(request.param)
+    cap = capture(cell, sample_poses(cell, 14, rng), rng)
     folder = tmp_path_factory.mktemp(request.param)
     write_capture(cap, folder)
     return request.param, folder, cap

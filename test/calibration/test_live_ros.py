@@ -17,7 +17,7 @@ from spatial_manip.calibration.live import interactive_session  # noqa: E402
 from spatial_manip.calibration.result import pose_error  # noqa: E402
 from spatial_manip.calibration.ros_capture import RosCalibrationCapture  # noqa: E402
 from spatial_manip.calibration.samples import SampleError, load_samples  # noqa: E402
-from spatial_manip.calibration.sim import CalibrationCell, CellConfig, sample_poses  # noqa: E402
+from spatial_manip.calibration.sim import CalibrationCell, sample_poses  # noqa: E402
 from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
 
 TOPICS = dict(image_topic="/calib_test/color/image_raw", camera_info_topic="/calib_test/color/camera_info",
@@ -72,12 +72,12 @@ class FakeDrivers:
 
 
 @pytest.fixture(scope="module")
-def drivers():
+def drivers(cells):
     rng = np.random.default_rng(11)
-    with CalibrationCell(BoardConfig(), CellConfig(mode="eye_to_hand")) as cell:
-        qs = sample_poses(cell, 11, rng)
-        d = FakeDrivers(cell, qs, rng)
-        truth = cell.truth()[0]
+    cell = cells("eye_to_hand")
+    qs = sample_poses(cell, 11, rng)
+    d = FakeDrivers(cell, qs, rng)
+    truth = cell.truth()[0]
     yield d, truth
     d.close()
 

@@ -1,0 +1,109 @@
+"""Calibration from a recorded rosbag2: the camera runs at 2.5 Hz the whole time, while the arm
+rests at each pose and moves between them; only still images are used."""
+import os
+import re
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("MUJOCO_GL", "egl")
+
+from spatial_manip.calibration.bag import still_periods  # noqa: E402
+from spatial_manip.calibration.sim import Q_NOMINAL, sample_poses  # noqa: E402
+from spatial_manip.cli import main  # noqa: E402
+from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
+from spatial_manip.geometry.calibration import load_calibration  # noqa: E402
+from spatial_manip.calibration.result import pose_error  # noqa: E402
+
+DWELL_S, MOVE_S = 0.6, 0.4
+
+
+def _arm_at(t, qs):
+    """Joints at time t: rest at qs[k] for DWELL_S, then a linear move to qs[k + 1]."""
+    k, s = divmod(t, DWELL_S + MOVE_S)
+    k = int(k)
+    q0 = qs[min(k, len(qs) - 1)]
+    if s <= DWELL_S or k + 1 >= len(qs):
+        return q0
+    return q0 + (s - DWELL_S) / MOVE_S * (qs[k + 1] - q0)
+
+
+def _record(bag, cell, qs, rng):
+    """The bag `ros2 bag record` would make: CDR from the rosbags typestore (rclpy's
+    serialize_message pads JointState with 8 stray bytes that no bag reader accepts; the bytes
+    on the wire, which a recorder stores, are exact)."""
+    from spatial_manip.bags.io import BagWriter
+    from spatial_manip.bags.typestore import project_typestore
+
+    ts = project_typestore()
+    T = ts.types
+    fid = "camera_color_optical_frame"
+
+    def header(t):
+        return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(t), nanosec=int(round(t % 1 * 1e9))),
+                                        frame_id=fid)
+
+    def image(rgb, t):
+        return T["sensor_msgs/msg/Image"](header=header(t), height=rgb.shape[0], width=rgb.shape[1], encoding="rgb8",
+                                          is_bigendian=0, step=rgb.shape[1] * 3, data=rgb.reshape(-1))
+
+    def info(t):
+        i = cell.intrinsics
+        roi = T["sensor_msgs/msg/RegionOfInterest"](x_offset=0, y_offset=0, height=0, width=0, do_rectify=False)
+        return T["sensor_msgs/msg/CameraInfo"](header=header(t), height=i.height, width=i.width, distortion_model="plumb_bob",
+                                               d=np.zeros(5), k=i.K.reshape(-1), r=np.eye(3).reshape(-1),
+                                               p=np.c_[i.K, np.zeros(3)].reshape(-1), binning_x=0, binning_y=0, roi=roi)
+
+    topics = {"/camera/color/image_raw": "sensor_msgs/msg/Image", "/camera/color/camera_info": "sensor_msgs/msg/CameraInfo",
+              "/joint_states": "sensor_msgs/msg/JointState"}
+    end = len(qs) * (DWELL_S + MOVE_S)
+    t0 = 1000.0
+    with BagWriter(bag) as w:
+        for topic, kind in topics.items():
+            w.add_topic(topic, kind)
+        for n in range(int(end / 0.008)):
+            t = t0 + n * 0.008
+            js = T["sensor_msgs/msg/JointState"](header=header(t), name=list(JOINT_NAMES), position=np.array(_arm_at(t - t0, qs)),
+                                                 velocity=np.zeros(0), effort=np.zeros(0))
+            w.write("/joint_states", int(t * 1e9), ts.serialize_cdr(js, topics["/joint_states"]))
+            if n % 50 == 3:                                   # 2.5 Hz camera, also while the arm moves
+                ts_img = t + 0.002
+                rgb = cell.render(_arm_at(ts_img - t0, qs), rng)
+                w.write("/camera/color/image_raw", int((t + 0.03) * 1e9),
+                        ts.serialize_cdr(image(rgb, ts_img), topics["/camera/color/image_raw"]))
+                w.write("/camera/color/camera_info", int((t + 0.03) * 1e9),
+                        ts.serialize_cdr(info(ts_img), topics["/camera/color/camera_info"]))
+
+
+def test_calibrate_from_a_bag_uses_one_still_image_per_pose(tmp_path, capsys, cells):
+    rng = np.random.default_rng(21)
+    cell = cells("eye_to_hand")
+    qs = sample_poses(cell, 11, rng)
+    _record(tmp_path / "bag", cell, qs, rng)
+    truth = cell.truth()[0]
+    out = tmp_path / "cal.yaml"
+    assert main(["calibrate", "--bag", str(tmp_path / "bag"), "--out", str(out), "--capture-dir", str(tmp_path / "s")]) == 0
+    text = capsys.readouterr().out
+    assert "11 images taken while the arm was still" in text, text
+    used, rejected = (int(v) for v in re.search(r"(\d+) samples used, (\d+) rejected", text).groups())
+    assert used + rejected == 11 and used >= 10, text
+    mm, deg = pose_error(load_calibration(out).T_mount_camera, truth)
+    assert mm < 3.0 and deg < 0.3, (mm, deg)
+
+
+def test_still_periods_need_the_arm_at_rest_long_enough():
+    t = np.arange(0, 3, 0.008)
+    q = np.array([_arm_at(s, [Q_NOMINAL, Q_NOMINAL + 0.3, Q_NOMINAL - 0.2]) for s in t])
+    periods = still_periods(t, q)
+    assert len(periods) == 3 and all(b - a >= 0.55 for a, b in periods)
+    # only the last rest (open-ended) lasts 0.7 s
+    assert still_periods(t, q, min_duration_s=0.7) == [periods[-1]]
+
+
+def test_a_bag_without_the_topics_is_named(tmp_path, capsys):
+    from spatial_manip.bags.io import BagWriter
+
+    with BagWriter(tmp_path / "empty") as w:
+        w.add_topic("/other", "std_msgs/msg/String")
+    assert main(["calibrate", "--bag", str(tmp_path / "empty")]) == 2
+    assert "has no topic /camera/color/image_raw, /camera/color/camera_info, /joint_states" in capsys.readouterr().err
