@@ -94,16 +94,27 @@ class EspireProtocolClient:
         return self.call(kind, reference_uid=self.last_obs_uid, point={"row": int(row), "col": int(col)}, **extra)
 
 
-def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray) -> tuple[int, int] | None:
+def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
+                   depth: np.ndarray | None = None) -> tuple[int, int] | None:
     """(row, col) at the centre of the largest box the server drew: the pixels where the
-    highlighted image differs from the plain one of the same state."""
+    highlighted image differs from the plain one of the same state. With `depth`, the pixel
+    nearest the centre among those inside the box at least as far as the box's median depth:
+    a placement area seen past an occluder (the arm holding the book stands in front of the
+    shelf) is clicked where the camera sees into it."""
     diff = np.any(plain_rgb != highlighted_rgb, axis=2)
     labels, n = ndimage.label(diff)
     if n == 0:
         return None
     sizes = ndimage.sum(diff, labels, range(1, n + 1))
     rows, cols = np.nonzero(labels == int(np.argmax(sizes)) + 1)
-    return int((rows.min() + rows.max()) // 2), int((cols.min() + cols.max()) // 2)
+    r0, r1, c0, c1 = rows.min(), rows.max(), cols.min(), cols.max()
+    centre = ((r0 + r1) // 2, (c0 + c1) // 2)
+    if depth is None or r1 - r0 < 8 or c1 - c0 < 8:
+        return int(centre[0]), int(centre[1])
+    inner = depth[r0 + 4:r1 - 3, c0 + 4:c1 - 3]          # inside the outline
+    rr, cc = np.nonzero(inner >= np.median(inner[inner > 0]) if (inner > 0).any() else inner >= 0)
+    k = int(np.argmin((rr + r0 + 4 - centre[0]) ** 2 + (cc + c0 + 4 - centre[1]) ** 2))
+    return int(rr[k] + r0 + 4), int(cc[k] + c0 + 4)
 
 
 @dataclass
@@ -135,17 +146,21 @@ class HighlightDriver:
             log.update_s.append(out["update_s"])
         return out
 
-    def _views(self, log: EpisodeLog) -> tuple[int, int] | None:
-        """A plain then a highlighted world view of the same state; the goal pixel between them."""
+    def _views(self, log: EpisodeLog, place: bool) -> tuple:
+        """A plain then a highlighted world view of the same state; the goal pixel between them
+        (for a placement, one where the camera sees into the area)."""
         plain = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", False))
         high = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
-        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"])), plain, high
+        h, w = plain["shape"]["row"], plain["shape"]["col"]
+        depth = proto.decode_f32(plain["depth"], h, w) if place else None
+        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth), plain, high
 
     def run(self, task: dict) -> EpisodeLog:
         t0 = time.perf_counter()
         log = EpisodeLog(task["id"], task["action"])
         self._timed(log, "SET_TASK", lambda: self.c.call("SET_TASK", task_id=task["id"], rotation=[None, None, None]))
-        px, plain, _ = self._views(log)
+        place = task["action"] == "place"
+        px, plain, _ = self._views(log, place)
         if px is not None:         # localize on the plain view (ESPIRE localizes without the box)
             for _ in range(self.loc_trials):
                 log.localize_tries += 1
@@ -157,7 +172,7 @@ class HighlightDriver:
         if not log.localized:
             self._timed(log, "SKIP_LOCALIZATION", lambda: self.c.call("SKIP_LOCALIZATION", goal=None))
         for _ in range(self.move_trials):
-            px, _, _ = self._views(log)
+            px, _, _ = self._views(log, place)
             if px is None:
                 break
             log.move_tries += 1

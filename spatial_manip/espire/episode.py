@@ -36,7 +36,7 @@ from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement
 from spatial_manip.sim.checker import check_constraints, check_task
 from spatial_manip.sim.motions import SimMotions
-from spatial_manip.sim.tasks import Task
+from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
 RETREAT_RADIUS_M = 0.05     # a point this close to a book / slot still selects it ("retreat")
@@ -64,6 +64,7 @@ class Episode:
             self.world.pose_arm(STOW_Q)
             self.world.step(int(0.2 / self.world.model.opt.timestep))
         self.color_name, self.color_rgb = views.highlight_color(scene)
+        self.marked = self._choose_marked()
         self.version = 0                  # bumped by every MOVE: older observations are stale
         self.kept: dict[str, Kept] = {}
         self.stale: dict[str, int] = {}
@@ -101,12 +102,36 @@ class Episode:
             return [], [self.initial.get(r) for r in t.answer]
         return [], [_metric_area(t, self.initial)]
 
+    def _choose_marked(self) -> tuple[list[str], list]:
+        """The one goal the highlighted views mark, as ESPIRE marks "the book that needs to be
+        grabbed" / "the placement area": of several answers, the one the oracle would act on
+        (the nearest reachable book; the nearest slot the held book fits). Localization and the
+        checker still accept every answer."""
+        ids, boxes = self.goal()
+        t, scene = self.task, self.initial
+        if t.action == "pick" and len(ids) > 1:
+            for oid in sorted(ids, key=lambda i: float(np.linalg.norm(scene.get(i).center))):
+                try:
+                    oracle.plan_pick(scene, dataclasses.replace(t, answer=[oid]), self.adapter.reachable)
+                    return [oid], []
+                except SpatialManipError:
+                    continue
+            return ids[:1], []
+        if t.action != "pick" and len(boxes) > 1:
+            pose = next((c["pose"] for c in t.check if c["type"] == "pose"), "upright")
+            fits = feasible_slots(scene, t.answer, pose) or boxes
+            # the arm holding the book stands in front of the shelf: mark a slot the camera sees
+            obs = views.render(self.world, "world")
+            seen = {r.id: round(_seen_fraction(obs, r), 1) for r in fits}
+            return [], [min(fits, key=lambda r: (-seen[r.id], rel.distance(r, scene.robot)))]
+        return ids, boxes
+
     # --- requests -----------------------------------------------------------------------------
     def observe(self, uid: str, view: str, highlight: bool) -> dict:
         t0 = time.perf_counter()
         obs = views.render(self.world, view)
-        ids, boxes = self.goal()
-        masks = [views.goal_mask(obs, [i], []) for i in ids] + [views.goal_mask(obs, [], [b]) for b in boxes]
+        ids, boxes = self.marked
+        masks = [views.goal_mask(obs, ids, boxes)]
         rgb = views.draw_goal_boxes(obs.rgb, masks, self.color_rgb) if highlight else obs.rgb
         self._keep(uid, Kept(view, obs, self.version))
         h, w = obs.depth_m.shape
@@ -278,7 +303,7 @@ class Episode:
         in_hand = check_constraints(specs, now, self.initial) if specs else None
         book = now.get(held_id)
         ids, boxes = self.goal()
-        dist = min(rel.distance_to_point(b, book.center) for b in boxes) if boxes else 0.0
+        dist = min(_distance_to_goal(b, book.center) for b in boxes) if boxes else 0.0
         if in_hand is not None and not in_hand.success:
             _try_move(w, pre, speed=0.1)      # back out still holding the book: the next trial can retry
             return {"goal_met": False, "status": status, "distance": dist,
@@ -307,39 +332,57 @@ class Episode:
         return plan, status, slot.id
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
-        """Stand the held book on its long edge centred on the point (yaw tried in 15 deg steps)."""
-        book = scene.get(held_id)
-        size = np.asarray(book.size, float)
-        p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
-        up_axis = int(np.argmax(np.abs(p_tcp_in_book)))     # the gripped edge is on top
-        rest = [i for i in range(3) if i != up_axis]
+        """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
+        steps), covers facing the task's reference first (as a person sets a book down beside
+        something), the first whose three poses the arm reaches."""
+        size = np.asarray(scene.get(held_id).size, float)
         top = _support_top(scene, p)
         if top is None:
             return None, "refocus", "the point is not on the table"
-        best = None
-        for yaw in range(0, 180, 15):
-            a = math.radians(yaw)
-            axes = [None, None, None]
-            axes[up_axis] = np.array([0, 0, 1.0])
-            axes[rest[0]], axes[rest[1]] = np.array([math.cos(a), math.sin(a), 0]), np.array([-math.sin(a), math.cos(a), 0])
-            for R in placement.signed_frames(tuple(axes)):
-                if (R @ p_tcp_in_book)[2] < 0.01:
-                    continue
-                half_h = float(np.abs(R.T @ [0, 0, 1.0]) @ (size / 2))
-                T_book = np.eye(4)
-                T_book[:3, :3], T_book[:3, 3] = R, [p[0], p[1], top + half_h + placement.DROP_M]
-                T_tcp = T_book @ np.linalg.inv(offset)
-                up = T_tcp.copy()
-                up[2, 3] += LIFT_M
-                poses = [up, T_tcp, up.copy()]
-                if all(self.adapter.reachable(T) for T in poses):
-                    best = placement.PlacePlan(poses, T_book, f"table at {_r(p[:2])} yaw {yaw}")
-                    break
-            if best is not None:
-                break
-        if best is None:
-            return None, "refocus", "no reachable way to stand the book at the point"
-        return best, "success", best.label
+        cands = _standing_rotations(offset)
+        toward = _toward_reference(scene, self.task.reference, p)
+        if toward is not None:
+            cands.sort(key=lambda c: float(np.abs(c[1].T @ toward) @ size))
+        inv_off = np.linalg.inv(offset)
+        for yaw, R in cands:
+            half_h = float(np.abs(R.T @ [0, 0, 1.0]) @ (size / 2))
+            T_book = np.eye(4)
+            T_book[:3, :3], T_book[:3, 3] = R, [p[0], p[1], top + half_h + placement.DROP_M]
+            T_tcp = T_book @ inv_off
+            up = T_tcp.copy()
+            up[2, 3] += LIFT_M
+            poses = [up, T_tcp, up.copy()]
+            if all(self.adapter.reachable(T) for T in poses):
+                return placement.PlacePlan(poses, T_book, f"table at {_r(p[:2])} yaw {yaw}"), "success", \
+                    f"table at {_r(p[:2])} yaw {yaw}"
+        return None, "refocus", "no reachable way to stand the book at the point"
+
+
+def _standing_rotations(offset) -> list:
+    """(yaw deg, R) of the held book stood on the edge the gripper holds (gripper on top)."""
+    p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
+    up_axis = int(np.argmax(np.abs(p_tcp_in_book)))     # the gripped edge is across this axis
+    rest = [i for i in range(3) if i != up_axis]
+    out = []
+    for yaw in range(0, 180, 15):
+        a = math.radians(yaw)
+        axes = [None, None, None]
+        axes[up_axis] = np.array([0, 0, 1.0])
+        axes[rest[0]], axes[rest[1]] = np.array([math.cos(a), math.sin(a), 0]), np.array([-math.sin(a), math.cos(a), 0])
+        out += [(yaw, R) for R in placement.signed_frames(tuple(axes)) if (R @ p_tcp_in_book)[2] >= 0.01]
+    return out
+
+
+def _toward_reference(scene: Scene, ref_id: str | None, p) -> np.ndarray | None:
+    try:
+        ref = scene.get(ref_id) if ref_id else None
+    except KeyError:
+        return None
+    if ref is None:
+        return None
+    d = np.r_[np.asarray(p[:2], float) - ref.center[:2], 0.0]
+    n = float(np.linalg.norm(d))
+    return d / n if n > 1e-6 else None
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -384,6 +427,29 @@ def _rotate_plan(poses: list, T_book: np.ndarray, delta_deg) -> list:
     return [_rotated_about(T, T_book[:3, :3], T_book[:3, 3], delta_deg) for T in poses]
 
 
+def _distance_to_goal(box, point) -> float:
+    """Metres from a point to a goal box; to a metric goal area (flat on the table), across the
+    table only: the held book's centre stands above the area, not in it."""
+    p = np.asarray(point, float).copy()
+    if box.id == "goal_area":
+        p[2] = box.center[2]
+    return rel.distance_to_point(box, p)
+
+
+def _seen_fraction(obs, box, margin_m: float = 0.02) -> float:
+    """Share of a box's image silhouette where the camera sees into the box (not an occluder)."""
+    rows, cols = np.nonzero(views.box_mask(obs, box))
+    if len(rows) == 0:
+        return 0.0
+    z = obs.depth_m[rows, cols]
+    k = obs.intrinsics
+    pts = np.column_stack([(cols - k.cx) / k.fx * z, (rows - k.cy) / k.fy * z, z])
+    pts = pts @ obs.T_base_cam[:3, :3].T + obs.T_base_cam[:3, 3]
+    local = (pts - box.center) @ box.rotation
+    inside = np.all(np.abs(local) <= box.size / 2 + margin_m, axis=1) & (z > 0)
+    return float(inside.mean())
+
+
 def _support_top(scene: Scene, p) -> float | None:
     tops = []
     for o in scene.objects:
@@ -395,10 +461,11 @@ def _support_top(scene: Scene, p) -> float | None:
 
 
 def _metric_area(task: Task, scene: Scene) -> Region:
-    """Where a metric placement's centre must land, as a box: around the program's place
-    position, as wide as the distance tolerance, as tall as the held book."""
+    """Where a metric placement's centre must land, as a flat box on the table: around the
+    program's place position, as wide as the distance tolerance (flat, so that its image
+    silhouette is the patch of table a click should hit)."""
     tol = next((float(c.get("tol_m", 0.03)) for c in task.check if c["type"] == "distance"), 0.03)
-    held = scene.held_object()
-    h = float(max(held.size)) if held is not None else 0.2
-    c = np.asarray(task.place_pose["position"], float)
-    return Region(id="goal_area", kind="area", center=c, size=[2 * tol, 2 * tol, h])
+    c = np.asarray(task.place_pose["position"], float).copy()
+    top = _support_top(scene, c)
+    c[2] = (top if top is not None else 0.0) + 0.005
+    return Region(id="goal_area", kind="area", center=c, size=[2 * tol, 2 * tol, 0.01])
