@@ -33,7 +33,7 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     root = tmp_path_factory.mktemp("espire")
-    paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, 0, pool_size=3))) for suite in ("pick", "place")]
+    paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, 0, pool_size=3))) for suite in ("pick", "place", "metric")]
     ports = {"server_port": _free_port(), "client_port": _free_port()}
     proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--tasks", *paths,
                              "--server-port", str(ports["server_port"]), "--client-port", str(ports["client_port"])],
@@ -59,8 +59,8 @@ def _client(server, **kw) -> EspireProtocolClient:
     return EspireProtocolClient(timeout_s=30, **server["ports"], **kw)
 
 
-def _task(c, action: str) -> dict:
-    return next(t for t in c.call("GET_TASK_LIST")["tasks"] if t["action"] == action)
+def _task(c, suite: str) -> dict:
+    return next(t for t in c.call("GET_TASK_LIST")["tasks"] if t["suite"] == suite)
 
 
 def _loggable(d: dict) -> dict:
@@ -84,6 +84,10 @@ def _check_observation(obs: dict) -> np.ndarray:
     return rgb
 
 
+def _depth(obs: dict) -> np.ndarray:
+    return proto.decode_f32(obs["depth"], obs["shape"]["row"], obs["shape"]["col"])
+
+
 def _play(c: EspireProtocolClient, task: dict) -> dict:
     """ESPIRE's driver flow (localize on the plain view, move on highlighted views, end), with
     pixels read off the goal box; returns what analyze.py extracts from the replies."""
@@ -92,7 +96,8 @@ def _play(c: EspireProtocolClient, task: dict) -> dict:
     got = {"set_task": {k: env[k] for k in ("robot_js", "wrapped_robot_ee_pos", "wrapped_robot_ee_ori", "world_info")}}
     plain = c.observe("world", False)
     high = c.observe("world", True)
-    px = goal_box_pixel(_check_observation(plain), _check_observation(high))
+    place = task["action"] == "place"
+    px = goal_box_pixel(_check_observation(plain), _check_observation(high), _depth(plain) if place else None)
     assert px is not None, "no goal box drawn on the highlighted view"
     loc = c.call("LOCALIZE", reference_uid=plain["uid"], point={"row": px[0], "col": px[1]})
     got["localize"] = {"success": loc["goal_met"],
@@ -102,7 +107,9 @@ def _play(c: EspireProtocolClient, task: dict) -> dict:
     got["move"] = []
     for trial in range(3):
         view = "ego" if trial else "world"      # ESPIRE re-plans from the wrist view after a miss
-        px = goal_box_pixel(proto.decode_png(c.observe(view, False)["rgb"]), proto.decode_png(c.observe(view, True)["rgb"]))
+        plain = c.observe(view, False)
+        px = goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(c.observe(view, True)["rgb"]),
+                            _depth(plain) if place else None)
         if px is None:
             break
         mv = c.point("MOVE", *px)          # on the highlighted view, the last one observed
@@ -133,10 +140,10 @@ def _assert_analyze_fields(got: dict) -> None:
     assert isinstance(got["end_task"]["execution"]["finish_goal"], bool)
 
 
-@pytest.mark.parametrize("action", ["pick", "place"])
-def test_an_episode_runs_end_to_end_with_every_field_analyze_reads(server, action):
+@pytest.mark.parametrize("suite", ["pick", "place", "metric"])     # metric: "10 cm right of the jar", on the table
+def test_an_episode_runs_end_to_end_with_every_field_analyze_reads(server, suite):
     with _client(server) as c:
-        got = _play(c, _task(c, action))
+        got = _play(c, _task(c, suite))
     _assert_analyze_fields(got)
     assert got["localize"]["success"], got["localize"]
     assert got["move"][-1]["success"] and got["move"][-1]["distance"] < 0.02, got["move"]
@@ -183,7 +190,7 @@ def test_bad_requests_get_a_code_and_a_reason_and_the_server_keeps_serving(serve
         c.call("END_TASK")
         assert c.request("END_TASK")["code"] == 409
         assert c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1})["code"] == 409
-        assert len(c.call("GET_TASK_LIST")["tasks"]) == 2
+        assert len(c.call("GET_TASK_LIST")["tasks"]) == 3
     assert server["proc"].poll() is None
 
 
