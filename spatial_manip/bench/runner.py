@@ -42,13 +42,23 @@ def prepare_tasks(suite: str, episodes: int, seed: int, out: Path) -> list[dict]
 
 
 def load_done(out: Path) -> dict[str, dict]:
+    """The finished episodes' records by task id. A task recorded twice (a resumed run) keeps
+    the record that ran to a verdict over a skipped one."""
     done = {}
     for f in sorted((out / "episodes").glob("*.jsonl")):
         for line in f.read_text().splitlines():
             if line.strip():
                 rec = json.loads(line)
-                done[rec["task_id"]] = rec
+                prev = done.get(rec["task_id"])
+                if prev is None or prev.get("skipped"):
+                    done[rec["task_id"]] = rec
     return done
+
+
+def needs_run(rec: dict | None) -> bool:
+    """Whether a resumed run runs this task again: never run, or stopped by an error of the run
+    itself (an episode that raised). A refused reset is the task's own and would fail again."""
+    return rec is None or rec.get("failure_category") == "episode_error"
 
 
 def _domain_ids(k: int) -> list[int]:
@@ -82,24 +92,59 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
               "Re-run the same command to resume.", file=sys.stderr)
 
 
+RAY_HINT = ("--backend ray needs Ray on every node: pip install -r requirements.txt (ray==2.60.0). Without "
+            "RAY_ADDRESS it starts a Ray cluster on this machine; to use a cluster, source scripts/env.sh, run "
+            "`ray start --head` (and `ray start --address=HEAD:6379` on the other machines), then "
+            "RAY_ADDRESS=HEAD:6379 spatial-manip bench --backend ray ...")
+
+
 def run_ray(chunks: list[list[dict]], out: Path, segmenter: str) -> None:
+    """Each chunk as one Ray task (one CPU) that runs a worker's graph on whichever node Ray
+    picks. Connects to the cluster at RAY_ADDRESS, or starts one on this machine."""
     try:
         import ray
     except ImportError as e:
-        raise SystemExit("--backend ray needs Ray: pip install 'ray==2.60.0' (then `ray start --head` on a "
-                         "cluster, or nothing for local mode)") from e
-    ray.init(ignore_reinit_error=True, address=os.environ.get("RAY_ADDRESS"))
+        raise SystemExit(RAY_HINT) from e
+    if os.environ.get("RAY_ADDRESS"):
+        ray.init(address=os.environ["RAY_ADDRESS"])
+    else:       # a private cluster for this run: no dashboard to start on a small machine
+        ray.init(include_dashboard=False)
+    try:
+        work = ray.remote(num_cpus=1)(ray_chunk)
+        stamp = int(time.time())
+        planned = {}
+        for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
+            if chunk:
+                path = out / "episodes" / f"r{i}.{stamp}.jsonl"
+                planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"))] = path
+        for ref, path in planned.items():
+            res = ray.get(ref)
+            if Path(res["path"]) != path:       # written on another machine: keep its records here
+                path.write_text("".join(json.dumps(r) + "\n" for r in res["records"]))
+                print(f"[bench] {len(res['records'])} episodes ran on {res['host']}; their traces stay "
+                      f"there ({Path(res['path']).parent}/traces)", file=sys.stderr)
+    finally:
+        ray.shutdown()
 
-    @ray.remote(num_cpus=1)
-    def work(chunk, i, dom):
-        from spatial_manip.bench.worker import run_worker
 
-        os.environ["ROS_DOMAIN_ID"] = str(dom)
-        run_worker(chunk, out / "episodes" / f"r{i}.{int(time.time())}.jsonl", segmenter=segmenter,
-                   log_path=out / f"worker{i}.log")
-        return i
+def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str, log_path: str) -> dict:
+    """The body of one Ray task: run a worker on `chunk` in ROS domain `domain`. It writes where
+    the driver asked when that directory is here (this machine, or a shared filesystem), else
+    in a temporary directory, and returns its records either way."""
+    import socket
+    import tempfile
 
-    ray.get([work.remote(c, i, d) for i, (c, d) in enumerate(zip(chunks, _domain_ids(len(chunks)))) if c])
+    from spatial_manip.bench.worker import run_worker
+
+    path, log = Path(episodes_path), Path(log_path)
+    if not path.parent.is_dir():
+        local = Path(tempfile.mkdtemp(prefix="spatial_manip_bench_"))
+        (local / "episodes").mkdir()
+        path, log = local / "episodes" / path.name, local / log.name
+    os.environ["ROS_DOMAIN_ID"] = str(domain)     # before rclpy.init and before the graph starts
+    run_worker(chunk, path, segmenter=segmenter, log_path=log)
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
+    return {"path": str(path), "host": socket.gethostname(), "records": records}
 
 
 def percentiles(xs) -> dict:
@@ -111,6 +156,8 @@ def percentiles(xs) -> dict:
 
 
 def summarize(records: list[dict]) -> dict:
+    """TSR and SE over the episodes that ran; skipped ones (a refused reset, an episode that
+    raised) are counted apart with their reasons, not as failures of the stack."""
     from spatial_manip.sim.metrics import step_efficiency
 
     def block(rs):
@@ -120,6 +167,8 @@ def summarize(records: list[dict]) -> dict:
         return {"episodes": n, "successes": ok, "tsr": round(ok / n, 4) if n else 0.0,
                 "se": round(float(np.mean(se)), 4) if n else 0.0}
 
+    skipped = [r for r in records if r.get("skipped")]
+    records = [r for r in records if not r.get("skipped")]
     fams = sorted({r["family"] for r in records})
     cats: dict[str, int] = {}
     for r in records:
@@ -130,7 +179,9 @@ def summarize(records: list[dict]) -> dict:
             "by_action": {a: block([r for r in records if r.get("action") == a]) for a in ("pick", "place", "metric")},
             "by_family": {f: block([r for r in records if r["family"] == f]) for f in fams},
             "failures": cats, "time_s": percentiles([r["time_s"] for r in records]),
-            "stage_time_s": {s: percentiles([r["stage_times_s"].get(s, 0.0) for r in records]) for s in stages}}
+            "stage_time_s": {s: percentiles([r["stage_times_s"].get(s, 0.0) for r in records]) for s in stages},
+            "skipped": [{"task_id": r["task_id"], "category": r["failure_category"], "reason": r.get("skip_reason", "")}
+                        for r in skipped]}
 
 
 def write_report(records: list[dict], out: Path, title: str) -> Path:
@@ -150,7 +201,8 @@ def write_report(records: list[dict], out: Path, title: str) -> Path:
     plt.close(fig)
     stages = list(s["stage_time_s"])
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.boxplot([[r["stage_times_s"].get(st, 0.0) for r in records] for st in stages] or [[0]],
+    ran = [r for r in records if not r.get("skipped")]
+    ax.boxplot([[r["stage_times_s"].get(st, 0.0) for r in ran] for st in stages] or [[0]],
                tick_labels=stages or ["-"])
     ax.set_ylabel("seconds")
     fig.tight_layout()
@@ -158,13 +210,17 @@ def write_report(records: list[dict], out: Path, title: str) -> Path:
     plt.close(fig)
 
     o = s["overall"]
-    lines = [f"# {title}", "", f"{o['episodes']} episodes: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}", "",
+    skipped = f" ({len(s['skipped'])} more skipped, listed below)" if s["skipped"] else ""
+    lines = [f"# {title}", "", f"{o['episodes']} episodes{skipped}: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}", "",
              "| group | episodes | TSR | SE |", "|---|---|---|---|"]
     for name, b in list(s["by_action"].items()) + list(s["by_family"].items()):
         if b["episodes"]:
             lines.append(f"| {name} | {b['episodes']} | {b['tsr'] * 100:.1f}% | {b['se']:.3f} |")
-    lines += ["", "Failures: " + (", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items())) or "none"), "",
-              f"Time per episode (s): {s['time_s']}", "", "| stage | p50 | p90 | p95 | max |", "|---|---|---|---|---|"]
+    lines += ["", "Failures: " + (", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items())) or "none"), ""]
+    if s["skipped"]:
+        lines += [f"Skipped (not in TSR): {len(s['skipped'])} episode(s)", ""]
+        lines += [f"- {k['task_id']}: {k['category']}: {k['reason']}" for k in s["skipped"]] + [""]
+    lines += [f"Time per episode (s): {s['time_s']}", "", "| stage | p50 | p90 | p95 | max |", "|---|---|---|---|---|"]
     for st, p in s["stage_time_s"].items():
         lines.append(f"| {st} | {p['p50']} | {p['p90']} | {p['p95']} | {p['max']} |")
     lines += ["", "![success by family](success_by_family.png)", "", "![time per stage](time_per_stage.png)", ""]
@@ -180,14 +236,14 @@ def run(args) -> int:
     (out / "episodes").mkdir(parents=True, exist_ok=True)
     tasks = prepare_tasks(args.suite, args.episodes, args.seed, out)
     done = load_done(out)
-    todo = [t for t in tasks if t["id"] not in done]
-    print(f"[bench] {len(tasks)} tasks, {len(done)} done, {len(todo)} to run on {args.workers} worker(s)")
+    todo = [t for t in tasks if needs_run(done.get(t["id"]))]
+    print(f"[bench] {len(tasks)} tasks, {len(tasks) - len(todo)} done, {len(todo)} to run on {args.workers} worker(s)")
     chunks = [todo[i::max(1, args.workers)] for i in range(max(1, args.workers))]
     if todo:
         if args.backend == "ray":
             run_ray(chunks, out, args.segmenter)
         else:
-            run_local(chunks, out, args.segmenter, len(tasks), len(done))
+            run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo))
     done = load_done(out)
     order = {t["id"]: i for i, t in enumerate(tasks)}
     records = sorted((r for r in done.values() if r["task_id"] in order), key=lambda r: order[r["task_id"]])
@@ -195,7 +251,10 @@ def run(args) -> int:
     report = write_report(records, out, f"{args.suite}: {len(records)} episodes, seed {args.seed}, "
                                          f"segmenter {args.segmenter}")
     render_index(records, out, title=f"benchmark {args.suite} (seed {args.seed})")
-    s = summarize(records)["overall"]
+    summary = summarize(records)
+    s = summary["overall"]
     print(f"[bench] TSR {s['tsr'] * 100:.1f}% ({s['successes']}/{s['episodes']}), SE {s['se']:.3f}")
+    for k in summary["skipped"]:
+        print(f"[bench] skipped {k['task_id']} ({k['category']}): {k['reason']}", file=sys.stderr)
     print(f"[bench] wrote {out / 'results.json'}, {report}, {out / 'index.html'}")
     return 0 if len(records) == len(tasks) else 1

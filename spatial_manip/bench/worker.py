@@ -45,6 +45,19 @@ def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) 
     }
 
 
+def skipped_record(task: dict, category: str, reason: str, backends: dict, elapsed_s: float) -> dict:
+    """The record of an episode that never ran to a verdict (the reset was refused, or the
+    episode raised): kept in results.json with its reason, left out of TSR by the report."""
+    return {
+        "task_id": task["id"], "suite": task.get("suite"), "action": task.get("action"), "family": task.get("family"),
+        "difficulty": task.get("difficulty"), "instruction": task.get("instruction", ""), "backends": backends,
+        "success": False, "skipped": True, "failure_category": category, "skip_reason": reason,
+        "planner_success": False, "planner_error": "", "planner_targets": [], "answer": task.get("answer", []),
+        "steps": 0, "golden_steps": int(task.get("golden_steps", 4)), "time_s": round(elapsed_s, 3),
+        "stage_times_s": {}, "check_message": reason, "final_state": None, "trace_path": "",
+    }
+
+
 def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str = "sim",
                goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
     from spatial_manip.bringup.goal_client import spinning_node
@@ -66,7 +79,6 @@ def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str 
 
 
 def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_timeout_s: float) -> None:
-    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     reset = node.create_client(ResetTask, "/sim/reset_task")
@@ -76,19 +88,36 @@ def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_tim
         raise RuntimeError("the sim node did not come up within 90 s")
     for task in tasks:
         t0 = time.monotonic()
-        scene_json = Path(task["scene_path"]).read_text()
-        res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
-                                                             seed=int(task.get("scene_seed", 0)))), 60.0)
-        if res is None or not res.success:
-            raise RuntimeError(f"reset to task {task['id']} failed: {getattr(res, 'message', 'no answer')}")
-        if not planner_revision.wait(lambda r: r.endswith(f":{task['id']}"), timeout_s=10.0):
-            print(f"[worker] the planner had not taken task {task['id']}'s workspace after 10 s: "
-                  "sending the goal anyway", file=sys.stderr)
-        report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
-        verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
-        rec = episode_record(task, report, verdict, backends, time.monotonic() - t0)
+        try:
+            rec = _run_episode(node, task, reset, check, planner_revision, backends, goal_timeout_s, t0)
+        except Exception as e:  # noqa: BLE001 -- one episode's failure must not end the run
+            print(f"[worker] episode {task.get('id')} raised {type(e).__name__}: {e}; recorded as skipped",
+                  file=sys.stderr)
+            rec = skipped_record(task, "episode_error", f"{type(e).__name__}: {e}", backends, time.monotonic() - t0)
         with open(out_path, "a") as f:
             f.write(json.dumps(rec) + "\n")
+
+
+def _run_episode(node, task: dict, reset, check, planner_revision, backends: dict, goal_timeout_s: float,
+                 t0: float) -> dict:
+    """Reset the simulator to `task`, send its instruction, judge the end state: the episode's
+    record. A reset the simulator refuses gives a skipped record with the simulator's reason."""
+    from spatial_manip.bringup.goal_client import send_goal, wait_future
+    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+
+    scene_json = Path(task["scene_path"]).read_text()
+    res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
+                                                         seed=int(task.get("scene_seed", 0)))), 60.0)
+    if res is None or not res.success:
+        reason = res.message if res is not None else "the sim node did not answer /sim/reset_task within 60 s"
+        print(f"[worker] reset to task {task['id']} failed: {reason}; skipping it", file=sys.stderr)
+        return skipped_record(task, "reset_failed", reason, backends, time.monotonic() - t0)
+    if not planner_revision.wait(lambda r: r.endswith(f":{task['id']}"), timeout_s=10.0):
+        print(f"[worker] the planner had not taken task {task['id']}'s workspace after 10 s: "
+              "sending the goal anyway", file=sys.stderr)
+    report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
+    verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
+    return episode_record(task, report, verdict, backends, time.monotonic() - t0)
 
 
 class WorkspaceRevision:
