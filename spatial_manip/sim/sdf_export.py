@@ -318,19 +318,13 @@ def urdf_links_without_inertial(urdf: Path) -> list[str]:
 
 
 def initial_arm_joints(scene: Scene) -> np.ndarray:
-    """The joints SimWorld starts from: IK of the scene's initial TCP pose near HOME_Q (analytic
-    UR5e solution with the model's TOOL0_TCP), else HOME_Q."""
-    from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
-    from spatial_manip.errors import UnreachableError
-    from spatial_manip.sim.world import HOME_Q, TOOL0_TCP
+    """The arm joints SimWorld starts this scene from (its IK of the scene's initial TCP pose, on
+    the branch it picks; the analytic solution nearest HOME_Q is not always that branch), so
+    Gazebo's arm starts in the same configuration and occludes the same things."""
+    from spatial_manip.sim.world import SimConfig, SimWorld
 
-    if "ee_pose" not in scene.extra:
-        return HOME_Q.copy()
-    kin = URKinematics(**DH_PRESETS["ur5e"], T_tool0_tcp=TOOL0_TCP)
-    try:
-        return np.asarray(kin.ik(np.asarray(scene.extra["ee_pose"], float), HOME_Q), float)
-    except UnreachableError:
-        return HOME_Q.copy()
+    with SimWorld(scene, config=SimConfig(width=64, height=48)) as world:   # no rendering: size is moot
+        return np.asarray(world.joint_positions()[:6], float)
 
 
 def _robot_model(world: ET.Element, scene: Scene, urdf: Path) -> None:

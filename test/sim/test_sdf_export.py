@@ -197,6 +197,16 @@ def test_robot_is_the_urdf_fixed_to_the_world_with_its_controllers(exported):
     assert jtc.findtext("topic") == sdf_export.GZ_TRAJECTORY_TOPIC
 
 
+def test_the_arm_starts_where_the_mujoco_arm_starts(exported):
+    from spatial_manip.sim.world import SimWorld
+
+    for scene, sdf in exported:
+        jtc = ET.parse(sdf).getroot().find(".//plugin[@name='gz::sim::systems::JointTrajectoryController']")
+        q = np.array([float(v) for v in jtc.findtext("initial_positions").split()])
+        with SimWorld(scene, config=SimConfig(width=64, height=48)) as world:
+            assert np.allclose(q, world.joint_positions()[:6], atol=1e-6), sdf.name
+
+
 def test_reader_refuses_what_it_does_not_understand(tmp_path):
     f = tmp_path / "w.sdf"
     f.write_text('<sdf version="1.9"><world name="w"><model name="m"><pose relative_to="x">0 0 0 0 0 0</pose>'
