@@ -333,7 +333,8 @@ def _robot_model(world: ET.Element, scene: Scene, urdf: Path) -> None:
     model = _sub(world, "model", name=ROBOT_MODEL)
     _sub(model, "pose", "0 0 0 0 0 0")
     _sub(_sub(model, "include", merge="true"), "uri", urdf.resolve().as_uri())
-    root = urdf_root_link(urdf) if urdf.is_file() else "base_link"
+    # before the URDF exists the include is a placeholder at its path, rooted at issue 21's "base"
+    root = urdf_root_link(urdf) if urdf.is_file() else "base"
     if root != "world":          # a URDF fixed to "world" already brings its own joint
         joint = _sub(model, "joint", name="fixed_to_world", type="fixed")
         _sub(joint, "parent", "world")
@@ -346,13 +347,29 @@ def _robot_model(world: ET.Element, scene: Scene, urdf: Path) -> None:
     _sub(jtc, "topic", GZ_TRAJECTORY_TOPIC)
     _sub(jtc, "joint_names", " ".join(mjcf.ARM_JOINTS))
     _sub(jtc, "initial_positions", _vec(initial_arm_joints(scene)))
-    # stiff position loops: the UR's own servo tracks its trajectory within a millimetre
+    # stiff position loops so the arm follows the sampled trajectory closely; untuned: Gazebo
+    # cannot run here, and the URDF has no inertials yet to tune against
     for tag, v in (("position_p_gain", 3000), ("position_i_gain", 50), ("position_d_gain", 60),
                    ("position_i_min", -50), ("position_i_max", 50)):
         _sub(jtc, tag, " ".join([str(v)] * 6))
 
 
 # --- the world ---------------------------------------------------------------------------------
+def _world_settings(world: ET.Element, timestep_s: float) -> None:
+    """MuJoCo's time step, the gz-sim systems a world needs to run (physics, sensors, ...), and
+    mjcf's one light (no shadows, as MuJoCo renders)."""
+    _sub(_sub(world, "physics", name="sim_step", type="ignored"), "max_step_size", _num(timestep_s))
+    for filename, plugin in WORLD_PLUGINS:
+        p = _sub(world, "plugin", filename=filename, name=plugin)
+        if plugin.endswith("Sensors"):
+            _sub(p, "render_engine", "ogre2")
+    light = _sub(world, "light", name="sun", type="directional")
+    _sub(light, "pose", "0.3 -0.5 2.5 0 0 0")
+    _sub(light, "direction", "0 0.2 -1")
+    _sub(light, "diffuse", "0.5 0.5 0.5 1")
+    _sub(light, "cast_shadows", "false")
+
+
 def world_element(scene: Scene, *, name: str = "spatial_manip", robot_urdf: Path | None = None,
                   camera: CameraSpec | None = None, book_density: float | None = None,
                   with_robot: bool = True) -> ET.Element:
@@ -363,16 +380,7 @@ def world_element(scene: Scene, *, name: str = "spatial_manip", robot_urdf: Path
     camera = camera or CameraSpec.from_sim_config()
     sdf = ET.Element("sdf", version=SDF_VERSION)
     world = _sub(sdf, "world", name=_check_name(name))
-    _sub(_sub(world, "physics", name="2ms", type="ignored"), "max_step_size", _num(SimConfig().timestep_s))
-    for filename, plugin in WORLD_PLUGINS:
-        p = _sub(world, "plugin", filename=filename, name=plugin)
-        if plugin.endswith("Sensors"):
-            _sub(p, "render_engine", "ogre2")
-    light = _sub(world, "light", name="sun", type="directional")
-    _sub(light, "pose", "0.3 -0.5 2.5 0 0 0")
-    _sub(light, "direction", "0 0.2 -1")
-    _sub(light, "diffuse", "0.5 0.5 0.5 1")
-    _sub(light, "cast_shadows", "false")
+    _world_settings(world, SimConfig().timestep_s)
     _ground_and_stand(world, float(scene.extra.get("ground_z", -0.7)))
     if with_robot:
         _robot_model(world, scene, Path(robot_urdf) if robot_urdf else default_robot_urdf())
