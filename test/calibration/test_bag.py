@@ -4,7 +4,6 @@ import os
 import re
 
 import numpy as np
-import pytest
 
 os.environ.setdefault("MUJOCO_GL", "egl")
 
@@ -28,51 +27,61 @@ def _arm_at(t, qs):
     return q0 + (s - DWELL_S) / MOVE_S * (qs[k + 1] - q0)
 
 
-def _record(bag, cell, qs, rng):
-    """The bag `ros2 bag record` would make: CDR from the rosbags typestore (rclpy's
-    serialize_message pads JointState with 8 stray bytes that no bag reader accepts; the bytes
-    on the wire, which a recorder stores, are exact)."""
-    from spatial_manip.bags.io import BagWriter
-    from spatial_manip.bags.typestore import project_typestore
+class _Messages:
+    """sensor_msgs as a recorder stores them: CDR from the rosbags typestore (rclpy's
+    serialize_message pads JointState with 8 stray bytes that bag readers reject; the bytes on
+    the wire, which a recorder stores, are exact)."""
 
-    ts = project_typestore()
-    T = ts.types
-    fid = "camera_color_optical_frame"
+    def __init__(self, intr):
+        from spatial_manip.bags.typestore import project_typestore
 
-    def header(t):
+        self.ts, self.intr = project_typestore(), intr
+        self.T = self.ts.types
+
+    def _header(self, t):
+        T = self.T
         return T["std_msgs/msg/Header"](stamp=T["builtin_interfaces/msg/Time"](sec=int(t), nanosec=int(round(t % 1 * 1e9))),
-                                        frame_id=fid)
+                                        frame_id="camera_color_optical_frame")
 
-    def image(rgb, t):
-        return T["sensor_msgs/msg/Image"](header=header(t), height=rgb.shape[0], width=rgb.shape[1], encoding="rgb8",
-                                          is_bigendian=0, step=rgb.shape[1] * 3, data=rgb.reshape(-1))
+    def joints(self, t, q):
+        msg = self.T["sensor_msgs/msg/JointState"](header=self._header(t), name=list(JOINT_NAMES), position=np.asarray(q, float),
+                                                   velocity=np.zeros(0), effort=np.zeros(0))
+        return self.ts.serialize_cdr(msg, "sensor_msgs/msg/JointState")
 
-    def info(t):
-        i = cell.intrinsics
+    def image(self, t, rgb):
+        msg = self.T["sensor_msgs/msg/Image"](header=self._header(t), height=rgb.shape[0], width=rgb.shape[1], encoding="rgb8",
+                                              is_bigendian=0, step=rgb.shape[1] * 3, data=rgb.reshape(-1))
+        return self.ts.serialize_cdr(msg, "sensor_msgs/msg/Image")
+
+    def info(self, t):
+        i, T = self.intr, self.T
         roi = T["sensor_msgs/msg/RegionOfInterest"](x_offset=0, y_offset=0, height=0, width=0, do_rectify=False)
-        return T["sensor_msgs/msg/CameraInfo"](header=header(t), height=i.height, width=i.width, distortion_model="plumb_bob",
-                                               d=np.zeros(5), k=i.K.reshape(-1), r=np.eye(3).reshape(-1),
-                                               p=np.c_[i.K, np.zeros(3)].reshape(-1), binning_x=0, binning_y=0, roi=roi)
+        msg = T["sensor_msgs/msg/CameraInfo"](header=self._header(t), height=i.height, width=i.width, distortion_model="plumb_bob",
+                                              d=np.zeros(5), k=i.K.reshape(-1), r=np.eye(3).reshape(-1),
+                                              p=np.c_[i.K, np.zeros(3)].reshape(-1), binning_x=0, binning_y=0, roi=roi)
+        return self.ts.serialize_cdr(msg, "sensor_msgs/msg/CameraInfo")
 
-    topics = {"/camera/color/image_raw": "sensor_msgs/msg/Image", "/camera/color/camera_info": "sensor_msgs/msg/CameraInfo",
-              "/joint_states": "sensor_msgs/msg/JointState"}
-    end = len(qs) * (DWELL_S + MOVE_S)
-    t0 = 1000.0
+
+TOPICS = {"/camera/color/image_raw": "sensor_msgs/msg/Image", "/camera/color/camera_info": "sensor_msgs/msg/CameraInfo",
+          "/joint_states": "sensor_msgs/msg/JointState"}
+
+
+def _record(bag, cell, qs, rng, t0=1000.0):
+    """125 Hz joint states and a 2.5 Hz camera that also runs while the arm moves."""
+    from spatial_manip.bags.io import BagWriter
+
+    msgs = _Messages(cell.intrinsics)
     with BagWriter(bag) as w:
-        for topic, kind in topics.items():
+        for topic, kind in TOPICS.items():
             w.add_topic(topic, kind)
-        for n in range(int(end / 0.008)):
+        for n in range(int(len(qs) * (DWELL_S + MOVE_S) / 0.008)):
             t = t0 + n * 0.008
-            js = T["sensor_msgs/msg/JointState"](header=header(t), name=list(JOINT_NAMES), position=np.array(_arm_at(t - t0, qs)),
-                                                 velocity=np.zeros(0), effort=np.zeros(0))
-            w.write("/joint_states", int(t * 1e9), ts.serialize_cdr(js, topics["/joint_states"]))
-            if n % 50 == 3:                                   # 2.5 Hz camera, also while the arm moves
-                ts_img = t + 0.002
-                rgb = cell.render(_arm_at(ts_img - t0, qs), rng)
+            w.write("/joint_states", int(t * 1e9), msgs.joints(t, _arm_at(t - t0, qs)))
+            if n % 50 == 3:
+                exposure = t + 0.002                          # received 30 ms later
                 w.write("/camera/color/image_raw", int((t + 0.03) * 1e9),
-                        ts.serialize_cdr(image(rgb, ts_img), topics["/camera/color/image_raw"]))
-                w.write("/camera/color/camera_info", int((t + 0.03) * 1e9),
-                        ts.serialize_cdr(info(ts_img), topics["/camera/color/camera_info"]))
+                        msgs.image(exposure, cell.render(_arm_at(exposure - t0, qs), rng)))
+                w.write("/camera/color/camera_info", int((t + 0.03) * 1e9), msgs.info(exposure))
 
 
 def test_calibrate_from_a_bag_uses_one_still_image_per_pose(tmp_path, capsys, cells):

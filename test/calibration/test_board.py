@@ -87,3 +87,29 @@ def test_the_shipped_board_file_loads():
     board, rest = load_board_file(config_dir() / "calibration" / "charuco.yaml")
     assert board == BoardConfig() and rest["bounds"]["max_sample_mm"] == 5.0
     assert board.image(50).shape == (250, 350)
+
+
+def _distorted(ideal_img: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
+    """What a lens with `intr`'s distortion sees: each distorted pixel looks along the ray the
+    ideal camera (same K) saw at the undistorted pixel."""
+    from spatial_manip.geometry.camera import undistort_points
+
+    u, v = np.meshgrid(np.arange(intr.width), np.arange(intr.height))
+    ideal = undistort_points(np.stack([u.ravel(), v.ravel()], axis=1), intr).reshape(intr.height, intr.width, 2)
+    m = ideal.astype(np.float32)
+    return cv2.remap(ideal_img, m[..., 0], m[..., 1], cv2.INTER_LINEAR, borderValue=170)
+
+
+@pytest.mark.parametrize("model,coeffs", [("plumb_bob", (-0.12, 0.05, 0.001, -0.001, 0.0)),
+                                          ("inverse_brown_conrady", (0.1, -0.05, 0.001, 0.0005, 0.0))])
+def test_the_lens_distortion_of_the_camera_info_is_used(model, coeffs):
+    board = BoardConfig()
+    lens = CameraIntrinsics(640, 480, INTR.fx, INTR.fy, INTR.cx, INTR.cy, model, coeffs)
+    T = _pose([15, -10, 20], [-0.02, -0.02, 0.55])          # off-centre, where the lens bends most
+    img = _distorted(_project_board(board, T, INTR), lens)
+    view = detect(img, board, lens)
+    mm, deg = pose_error(view.T_cam_board, T)
+    assert mm < 1.0 and deg < 0.3, (model, mm, deg)
+    naive = detect(img, board, INTR)                 # the same image with the distortion ignored
+    _, naive_deg = pose_error(naive.T_cam_board, T)
+    assert naive_deg > max(0.5, 10 * deg) and naive.reprojection_px > 3 * view.reprojection_px, (model, naive_deg, deg)
