@@ -107,6 +107,38 @@ def plan_pick_and_place(scene: Scene, text: str, plan_one: Callable[[Scene, str,
     raise InvalidGoalError(f"could not find a pick and a place in {text!r}")
 
 
+def replan_place(scene: Scene, text: str, plan_one: Callable[[Scene, str, str], object]):
+    """The place part of a pick-and-place instruction planned again once the object is in the hand
+    (a retry after a failed place). For two clauses, the second. For one clause ("move the small
+    flat book to the bottom row"), the reading whose object words describe the held object (planned
+    with it set back among the others) and whose destination plans; else the first destination that
+    plans. An instruction with no pick part is planned whole as a place."""
+    pick_text, place_text = split_instruction(text)
+    if pick_text is not None:
+        return plan_one(scene, place_text, "place")
+    held = scene.held_object()
+    loose = scene.with_objects(replace(o, held=False) for o in scene.objects)
+    readings = one_clause_splits(loose, text) if held is not None else []
+    if not readings:
+        return plan_one(scene, text, "place")
+    fallback, first_error = None, None
+    for obj_text, dest_text in readings:
+        try:
+            place = plan_one(scene, dest_text, "place")
+        except SpatialManipError as e:
+            first_error = first_error or e
+            continue
+        try:
+            if held.id in plan_one(loose, obj_text, "pick").targets:
+                return place
+        except SpatialManipError:
+            pass
+        fallback = fallback or place
+    if fallback is not None:
+        return fallback
+    raise first_error
+
+
 def plan_compound(scene: Scene, text: str, task_kind: str,
                   plan_one: Callable[[Scene, str, str], object]) -> tuple[object | None, object | None]:
     """(pick result, place result) of `plan_one(scene, text, kind)` for each part (the planner

@@ -155,3 +155,26 @@ def test_refusals_come_for_the_right_reason(text, code, word):
 def test_several_objects_to_move_is_ambiguous_with_candidates():
     res = plan("both", "put a flat book in an empty slot on the top shelf")
     assert res.error["code"] == "AMBIGUOUS" and "bA" in res.error["message"] and "bD" in res.error["message"]
+
+
+def test_retry_replans_only_the_place_of_a_one_sentence_move():
+    """After a failed place the book is in the hand: the destination is planned again, not the pick."""
+    from dataclasses import replace
+
+    from spatial_manip.reasoning.compound import replan_place
+
+    scene = pe.combined_scene()
+    scene = scene.with_objects(replace(o, held=(o.id == "bA")) for o in scene.objects)
+    parts = []
+
+    def plan_one(sc, text, kind):
+        parts.append((kind, text))
+        r = PLANNER.plan(sc, text, task_kind=kind)
+        if not r.ok:
+            from spatial_manip.errors import SpatialManipError
+            raise SpatialManipError(r.error["message"], r.error["code"])
+        return r
+    place = replan_place(scene, "move the small flat book to the bottom row, left-most free slot", plan_one)
+    assert place.action == "place" and place.targets == ["r3c2"]
+    two = replan_place(scene, "take the leftmost book and put it in the top left slot", plan_one)
+    assert two.targets == ["r1c1"] and parts[-1] == ("place", "put it in the top left slot")
