@@ -7,6 +7,7 @@ board looking along +z). Corner ids run row by row, (squares_x - 1) per row.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -129,6 +130,7 @@ class BoardView:
     reprojection_px: float
 
 
+@lru_cache(maxsize=8)      # a board's detector is built once, not per image
 def _detector(board: BoardConfig):
     cv2 = _cv2()
     params = cv2.aruco.DetectorParameters()
@@ -166,8 +168,9 @@ def detect(image: np.ndarray, board: BoardConfig, intr: CameraIntrinsics, *, min
                          "closer, with less glare")
     ids = ids.reshape(-1)
     corners = corners.reshape(-1, 2).astype(np.float64)
-    obj = board.cv_board().getChessboardCorners()[ids].astype(np.float64)
-    if board.cv_board().checkCharucoCornersCollinear(ids.reshape(-1, 1)):
+    cv_board = det.getBoard()
+    obj = cv_board.getChessboardCorners()[ids].astype(np.float64)
+    if cv_board.checkCharucoCornersCollinear(ids.reshape(-1, 1)):
         raise BoardError(f"the {n} corners seen lie on one line: no pose; show more of the board")
     T, err = board_pose(obj, corners, intr)
     return BoardView(ids=ids, corners_px=corners, object_points=obj, T_cam_board=T, reprojection_px=err)

@@ -73,7 +73,10 @@ def solve_x(method: str, mode: str, T_base_tool0, T_cam_board) -> np.ndarray:
     robot = T_base_tool0 if mode == "eye_in_hand" else [invert(T) for T in T_base_tool0]
     Rg, tg = _split(robot)
     Rc, tc = _split(T_cam_board)
-    R, t = cv2.calibrateHandEye(Rg, tg, Rc, tc, method=_hand_eye_methods()[method])
+    try:
+        R, t = cv2.calibrateHandEye(Rg, tg, Rc, tc, method=_hand_eye_methods()[method])
+    except cv2.error as e:
+        raise HandEyeError(f"OpenCV's {method} failed: {str(e).strip().splitlines()[-1]}") from e
     return _rigid(R, t)
 
 
@@ -88,7 +91,10 @@ def _solve_robot_world(name: str, mode: str, T_base_tool0, T_cam_board) -> np.nd
     Rg, tg = _split([invert(T) for T in T_base_tool0])
     seen = T_cam_board if mode == "eye_in_hand" else [invert(T) for T in T_cam_board]
     Rw, tw = _split(seen)
-    R_wb, t_wb, R_cg, t_cg = cv2.calibrateRobotWorldHandEye(Rw, tw, Rg, tg, method=_robot_world_methods()[name])
+    try:
+        R_wb, t_wb, R_cg, t_cg = cv2.calibrateRobotWorldHandEye(Rw, tw, Rg, tg, method=_robot_world_methods()[name])
+    except cv2.error as e:
+        raise HandEyeError(f"OpenCV's rw_{name} failed: {str(e).strip().splitlines()[-1]}") from e
     if mode == "eye_in_hand":
         return invert(_rigid(R_cg, t_cg))
     return invert(_rigid(R_wb, t_wb))

@@ -97,3 +97,13 @@ def test_bounds_from_config_refuse_nonsense():
         Bounds.from_dict({"max_mm": 3})
     with pytest.raises(ValueError, match="must be positive"):
         Bounds.from_dict({"max_sample_deg": 0})
+
+
+def test_rotations_about_one_axis_only_are_called_degenerate():
+    """Turning only wrist 3 leaves hand-eye undetermined (Tsai and Lenz): say so, do not guess."""
+    rng = np.random.default_rng(0)
+    X, Y = _T([2.0, 0.3, -0.4], [1.2, 0.2, 0.8]), _T([0.1, 0.0, 1.5], [-0.1, -0.14, 0.18])
+    B = [_T([np.pi, 0, 0], [0.5, 0, 0.4] + rng.normal(0, 0.08, 3)) @ _T([0, 0, a], [0, 0, 0]) for a in np.linspace(-1, 1, 12)]
+    C = [invert(X) @ b @ Y for b in B]
+    with pytest.raises(HandEyeError, match="degenerate \\(too little rotation between poses, or all about one axis\\)"):
+        calibrate_hand_eye("eye_to_hand", B, C, CENTER)
