@@ -245,6 +245,7 @@ class TrajectoryArm:
             if now - start >= duration and err < self.tol:
                 return
             if now > deadline:
+                self._hold()        # do not leave the controller pushing towards a goal it cannot reach
                 raise MotionFailedError(
                     f"{what}: the arm is {math.degrees(err):.2f} deg from the goal {self.settle_timeout_s:.1f} s after "
                     f"the {duration:.2f} s trajectory ended; is the controller on {self.command_topic} running "

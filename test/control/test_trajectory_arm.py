@@ -91,14 +91,8 @@ class _TcpListener:
                                       lambda m: setattr(self, "T", convert.matrix_from_pose_msg(m.pose)), 10)
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
-        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread = threading.Thread(target=_spin_quietly, args=(self.ex,), daemon=True)
         self.thread.start()
-
-    def _spin(self):
-        try:
-            self.ex.spin()
-        except rclpy.executors.ExternalShutdownException:
-            pass
 
     def close(self):
         self.ex.shutdown(timeout_sec=1.0)
@@ -252,6 +246,49 @@ def test_the_gazebo_graphs_arm_node_moves_the_arm_through_the_trajectory_topic()
                 p.kill()
 
 
+def test_an_arm_that_does_not_follow_is_a_motion_failure_and_is_told_to_hold():
+    """A controller that takes trajectories but never moves (blocked arm): the backend gives up
+    settle_timeout_s after the trajectory's end, names the error left, and commands a hold."""
+    from rclpy.executors import SingleThreadedExecutor
+    from sensor_msgs.msg import JointState
+    from trajectory_msgs.msg import JointTrajectory
+
+    ctx = rclpy.Context()
+    rclpy.init(args=[], context=ctx)
+    node = rclpy.create_node("stuck_controller", context=ctx)
+    got = []
+    node.create_subscription(JointTrajectory, "/stuck/joint_trajectory", got.append, 10)
+    pub = node.create_publisher(JointState, "/stuck/joint_states", 10)
+    q_stuck = [0.0, -1.5, 1.5, -1.5, -1.5, 0.0]
+    node.create_timer(0.02, lambda: pub.publish(JointState(name=list(base.JOINT_NAMES), position=q_stuck)))
+    ex = SingleThreadedExecutor(context=ctx)
+    ex.add_node(node)
+    threading.Thread(target=lambda: _spin_quietly(ex), daemon=True).start()
+    arm = TrajectoryArm(command_topic="/stuck/joint_trajectory", state_topic="/stuck/joint_states",
+                        settle_timeout_s=0.3, connect_timeout_s=20)
+    try:
+        arm.connect()
+        with pytest.raises(MotionFailedError, match=r"deg from the goal .* /stuck/joint_trajectory"):
+            arm.move_j(np.array(q_stuck) + 0.1, speed=1.0, accel=2.0)
+        deadline = time.monotonic() + 2
+        while len(got) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(got) == 2 and len(got[0].points) > 1          # the motion, then the hold
+        assert len(got[1].points) == 1 and np.allclose(got[1].points[0].positions, q_stuck)
+    finally:
+        arm.close()
+        ex.shutdown(timeout_sec=1.0)
+        node.destroy_node()
+        ctx.try_shutdown()
+
+
+def _spin_quietly(executor):
+    try:
+        executor.spin()
+    except rclpy.executors.ExternalShutdownException:
+        pass
+
+
 def test_connect_without_a_simulator_says_what_is_missing():
     a = TrajectoryArm(command_topic="/nobody/joint_trajectory", state_topic="/nobody/joint_states",
                       connect_timeout_s=0.5)
@@ -261,6 +298,7 @@ def test_connect_without_a_simulator_says_what_is_missing():
 
 
 def test_settings_are_checked():
+    assert isinstance(TrajectoryArm(), base.Arm)
     with pytest.raises(ValueError, match="unknown joint_trajectory arm settings"):
         make("arm", "joint_trajectory", host="1.2.3.4")
     with pytest.raises(ValueError, match="arm model"):
