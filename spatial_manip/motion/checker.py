@@ -18,6 +18,8 @@ from spatial_manip.motion.robot import GRIPPER_PREFIX, RobotModel, link_of
 from spatial_manip.motion.world import CollisionWorld
 
 HELD_IGNORES = ("wrist_3_link", "camera_bracket", "camera_color_optical_frame")   # the held object touches the hand
+FINGER_PREFIX = "robotiq_left_finger", "robotiq_right_finger"
+FINGER_OPEN_INNER_M = 0.0425          # inner finger faces of the URDF's open 2F-85 (85 mm stroke)
 
 
 class CollisionChecker:
@@ -31,6 +33,8 @@ class CollisionChecker:
         self.robot, self.world, self.envelope = robot, world, envelope
         self.model, self.data = robot.model, robot.model.createData()
         self.geom = robot.geom.copy()
+        if world.attached is not None:
+            self._close_fingers(world)
         n_robot = self.n_robot = self.geom.ngeoms
         moving = [i for i, g in enumerate(self.geom.geometryObjects) if g.parentJoint != 0]
         obstacles = [self._add(o.name, 0, o.pose, o.geometry) for o in world.obstacles]
@@ -46,13 +50,35 @@ class CollisionChecker:
             self.geom.addCollisionPair(pin.CollisionPair(a, b))
         self.gdata = pin.GeometryData(self.geom)
         padded = {(a, b) for a, b in world_pairs}
-        for k, cp in enumerate(self.geom.collisionPairs):
-            if (cp.first, cp.second) in padded or (cp.second, cp.first) in padded:
-                self.gdata.collisionRequests[k].security_margin = float(padding_m)
+        self._padded = [k for k, cp in enumerate(self.geom.collisionPairs)
+                        if (cp.first, cp.second) in padded or (cp.second, cp.first) in padded]
+        self.set_padding(padding_m)
         self.manager = pin.BroadPhaseManager_DynamicAABBTreeCollisionManager(self.model, self.geom, self.gdata)
         self.fast_envelope = EnvelopeBoxes(envelope) if envelope is not None else None
         self.blockers: Counter = Counter()      # body pair -> times it made a state invalid
         self._invalid = 0
+
+    def set_padding(self, padding_m: float) -> None:
+        """Clearance kept from world bodies (0: exact contact); cheap, so one checker serves the
+        padded search and the exact final check."""
+        self.padding_m = float(padding_m)
+        for k in self._padded:
+            self.gdata.collisionRequests[k].security_margin = self.padding_m
+
+    def _close_fingers(self, world: CollisionWorld) -> None:
+        """Holding something, the fingers close on it: move each finger in along the TCP's
+        closing axis (y) until its inner face meets the held box's extent along that axis."""
+        import pinocchio as pin
+
+        a = world.attached
+        y = self.robot.T_tool0_tcp[:3, 1]                         # closing axis in tool0 = joint-6 axis frame
+        half = 0.5 * float(np.abs(a.T_tcp_object[1, :3]) @ a.size)
+        for g in self.geom.geometryObjects:
+            if g.name.startswith(FINGER_PREFIX):
+                t = g.placement.translation
+                side = float(np.sign((t - self.robot.M_joint6_tool0[:3, 3]) @ y))
+                shift = max(0.0, FINGER_OPEN_INNER_M - half)
+                g.placement = pin.SE3(g.placement.rotation, t - side * shift * y)
 
     def _name(self, index: int) -> str:
         g = self.geom.geometryObjects[index]

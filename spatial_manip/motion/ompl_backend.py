@@ -54,18 +54,18 @@ class OmplPlanner:
 
     # ---- steps ---------------------------------------------------------------------------
     def _checker(self, world: CollisionWorld, start: np.ndarray, phase: str) -> CollisionChecker:
-        """A checker with the configured padding, or none when the start already sits inside
+        """A checker with the configured padding, or without when the start already sits inside
         it (just after a grasp the hand is close to the support; leaving must stay possible)."""
         checker = CollisionChecker(self.robot, world, self.envelope, self.config.padding_m)
         if checker.problem(start) is None:
             return checker
-        bare = CollisionChecker(self.robot, world, self.envelope, 0.0)
-        why = bare.problem(start)
+        checker.set_padding(0.0)
+        why = checker.problem(start)
         if why is not None:
             raise PlanNotFoundError(f"{phase}: the start configuration is not safe: {why}; move the arm clear "
                                     "(or allow contact with the object it is touching) first",
                                     phase=phase, body=why)
-        return bare
+        return checker
 
     def _goal_configs(self, goal: np.ndarray, start: np.ndarray, checker: CollisionChecker,
                       phase: str) -> list[np.ndarray]:
@@ -80,6 +80,10 @@ class OmplPlanner:
                 kin.ik(goal, start)             # raises UnreachableError with the pose in its message
         problems = [(q, checker.problem(q)) for q in cands]
         ok = [q for q, why in problems if why is None]
+        if not ok and checker.padding_m > 0:    # a goal close to something: search without padding
+            checker.set_padding(0.0)
+            problems = [(q, checker.problem(q)) for q in cands]
+            ok = [q for q, why in problems if why is None]
         if not ok:
             why = problems[0][1]
             raise GoalBlockedError(f"{phase}: every arm configuration reaching the goal is blocked "
@@ -134,7 +138,8 @@ class OmplPlanner:
     def _timed(self, waypoints: np.ndarray, checker: CollisionChecker, phase: str) -> JointPath:
         """Time the path; when the spline through the waypoints strays into something, follow
         the polyline more closely (denser points) and try again."""
-        bare = CollisionChecker(self.robot, checker.world, self.envelope, 0.0)
+        bare = checker
+        bare.set_padding(0.0)
         why = None
         for step in (DENSIFY_RAD, DENSIFY_RAD / 4, DENSIFY_RAD / 16):
             t, q, qd, qdd = time_parameterise(waypoints, self.v_max, self.a_max, self.config.sample_dt_s, step)

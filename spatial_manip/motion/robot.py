@@ -20,19 +20,28 @@ def description_paths(model: str = "ur5e", mount: str = "eye_to_hand") -> tuple[
         raise InvalidGoalError(f"motion: model must be one of {MODELS} and mount one of {MOUNTS}, "
                                f"got {model!r} and {mount!r}")
     stem = f"{model}_robotiq_2f85_{mount}"
-    folder = REPO_URDF_DIR
-    if not (folder / f"{stem}.urdf").is_file():
-        try:
-            from ament_index_python.packages import get_package_share_directory
-
-            folder = Path(get_package_share_directory("spatial_manip")) / "urdf"
-        except Exception:  # noqa: BLE001 - no ament index: the error below names the source path
-            pass
+    folder = next((f for f in _urdf_dirs() if (f / f"{stem}.urdf").is_file()), REPO_URDF_DIR)
     urdf, srdf = folder / f"{stem}.urdf", folder / f"{stem}.srdf"
     if not urdf.is_file() or not srdf.is_file():
         raise InvalidGoalError(f"robot description {urdf} (and .srdf) not found; "
                                "regenerate it with `python -m spatial_manip.motion.description`")
     return urdf, srdf
+
+
+def _urdf_dirs() -> list[Path]:
+    """Where urdf/ may be: the source tree, the ament share (colcon install), the prefix's share
+    (setup.py's data_files in a plain pip install)."""
+    import sys
+
+    dirs = [REPO_URDF_DIR]
+    try:
+        from ament_index_python.packages import get_package_share_directory
+
+        dirs.append(Path(get_package_share_directory("spatial_manip")) / "urdf")
+    except Exception:  # noqa: BLE001 - no ament index here: the other places remain
+        pass
+    dirs.append(Path(sys.prefix) / "share" / "spatial_manip" / "urdf")
+    return dirs
 
 
 class RobotModel:

@@ -1,0 +1,84 @@
+"""The collision world from the benchmark's scenes: boxes named by scene id, fixtures by part,
+the target left out, the held object attached, the depth cloud's unexplained voxels."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("coal")
+pytest.importorskip("pinocchio")
+
+from spatial_manip.control.config import load_arm_config  # noqa: E402
+from spatial_manip.errors import InvalidGoalError  # noqa: E402
+from spatial_manip.motion.checker import CollisionChecker  # noqa: E402
+from spatial_manip.motion.factory import make_planner  # noqa: E402
+from spatial_manip.motion.world import CollisionWorld, support_ids  # noqa: E402
+from spatial_manip.sim import layouts  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return make_planner(load_arm_config(), {"seed": 5})
+
+
+def test_tabletop_scene_becomes_named_boxes_without_the_target():
+    scene = layouts.sample_scene("tabletop", 4)
+    book = next(o for o in scene.objects if o.category == "book")
+    world = CollisionWorld.from_scene(scene, allowed=[book.id])
+    names = world.names()
+    assert "table" in names and "floor" in names and book.id not in names
+    others = [o.id for o in scene.objects if o.category == "book" and o.id != book.id]
+    assert set(others) <= set(names)
+    support = next(o for o in scene.objects if o.extra.get("supports") == book.id)
+    assert support.id in support_ids(scene, book.id)
+    assert any(n.startswith(f"{support.id}/part") for n in names)      # supports by their parts
+    assert set(support_ids(scene, book.id)) & set(world.without(support_ids(scene, book.id)).names()) == set()
+
+
+def test_shelf_scene_attaches_the_held_book_at_the_tcp():
+    scene = layouts.sample_scene("shelf", 4)
+    held = scene.held_object()
+    ee = np.asarray(scene.extra["ee_pose"], float)
+    world = CollisionWorld.from_scene(scene, T_base_tcp=ee)
+    assert world.attached is not None and world.attached.name == held.id
+    assert held.id not in world.names()
+    assert any(n.startswith("shelf/part") for n in world.names())        # boards, back, sides
+    T_obj = ee @ world.attached.T_tcp_object
+    np.testing.assert_allclose(T_obj[:3, 3], held.center, atol=1e-9)
+    with pytest.raises(InvalidGoalError, match="cannot be attached"):
+        CollisionWorld.from_scene(scene)
+
+
+def test_cloud_keeps_only_what_the_boxes_do_not_explain(planner):
+    world = CollisionWorld()
+    world.add_box("box", [0.5, -0.3, 0.05], [0.1, 0.1, 0.1])
+    rng = np.random.default_rng(0)
+    on_box = rng.uniform([0.45, -0.35, 0.0], [0.55, -0.25, 0.10], (500, 3))     # the box's own points
+    clutter = rng.uniform([0.47, 0.27, 0.0], [0.53, 0.33, 0.30], (500, 3))      # something unmodelled
+    kept = world.add_cloud(np.vstack([on_box, clutter]), voxel_m=0.02)
+    assert kept == 500 and "cloud" in world.names()
+    kin = planner.envelope.kin
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = np.diag([1.0, -1.0, -1.0]), [0.5, 0.3, 0.20]           # hand inside the clutter
+    q = kin.ik(T, planner.envelope.kin.ik(T))
+    pair = CollisionChecker(planner.robot, world, planner.envelope).contact(q)
+    assert pair is not None and "cloud" in pair
+    T[:3, 3] = [0.5, 0.0, 0.35]                                                   # beside it: free
+    assert CollisionChecker(planner.robot, world, planner.envelope).contact(kin.ik(T)) is None
+
+
+def test_planner_avoids_the_cloud(planner):
+    home = np.asarray(load_arm_config()["primitives"]["home_q"], float)
+    kin = planner.envelope.kin
+    down = np.diag([1.0, -1.0, -1.0])
+    world = CollisionWorld()
+    world.add_box("table", [0.6, 0.0, -0.025], [0.9, 1.4, 0.05])
+    rng = np.random.default_rng(1)
+    world.add_cloud(rng.uniform([0.38, -0.03, 0.0], [0.52, 0.03, 0.30], (3000, 3)), voxel_m=0.02)   # a wall of points
+    start = kin.ik(np.block([[down, np.array([[0.45], [-0.3], [0.12]])], [0, 0, 0, 1]]), home)
+    goal = kin.ik(np.block([[down, np.array([[0.45], [0.3], [0.12]])], [0, 0, 0, 1]]), home)
+    checker = CollisionChecker(planner.robot, world, planner.envelope)
+    assert checker.first_problem_on_segment(start, goal, 0.01) is not None
+    path = planner.plan(start, goal, world)
+    for a, b in zip(path.q[:-1], path.q[1:]):
+        assert checker.first_problem_on_segment(a, b, 0.004) is None
