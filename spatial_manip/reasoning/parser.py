@@ -293,6 +293,7 @@ RULES: list[tuple[str, object]] = [
     (r"(?:the )?(top|bottom|middle|upper|lower|highest|lowest|centre|center) (?:shelf|row|level)(?:'s)?",
      _c("attr", "NamedRow", g(1))),
     (r"(?:the )?(left|right|middle|leftmost|rightmost|centre|center) column", _c("attr", "NamedColumn", g(1))),
+    (r"(?:the )?(top|bottom|highest|lowest)(?=\s+(?:[a-z]+\s+)?(?:slots?|spots?)\b)", _c("attr", "NamedRow", g(1))),
     (r"(?:the )?(middle|centre|center) (?:slot|spot)", _c("attr", "NamedColumn", g(1))),
     (r"rank(\d+) (?:shelf|level)", _c("attr", "Index1D", g(1, int))),
     (r"row (\d+),? (?:and )?column (\d+)", _c("attr", "Index2D", g(1, int), g(2, int))),
@@ -562,6 +563,13 @@ class InstructionParser:
         nouns = {c.rel for c in clauses if c.kind == "noun"}
         poses = [c for c in clauses if c.kind == "pose"]
         metric = [c for c in clauses if c.kind == "metric"]
+        if len(metric) > 1:
+            raise AmbiguousError(f"the instruction gives {len(metric)} placements (e.g. 'N cm right of X' and 'M cm "
+                                 "behind Y'); one object goes to one place: give one")
+        if action == "pick" and self._named is None and not nouns and not any(
+                c.kind not in ("verb", "noise", "frame", "where") for c in clauses):
+            raise NotUnderstoodError("nothing says what to pick ('it' refers to nothing in the hand); "
+                                     "name the object, e.g. 'take the leftmost book'")
         use_slots = action == "place" and bool(self.scene.regions) and not metric
         if action == "place" and not use_slots:
             return self._metric_program(clauses, frame, poses)

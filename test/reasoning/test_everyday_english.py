@@ -178,3 +178,17 @@ def test_retry_replans_only_the_place_of_a_one_sentence_move():
     assert place.action == "place" and place.targets == ["r3c2"]
     two = replan_place(scene, "take the leftmost book and put it in the top left slot", plan_one)
     assert two.targets == ["r1c1"] and parts[-1] == ("place", "put it in the top left slot")
+
+
+@pytest.mark.parametrize("scene_key,text,code", [
+    ("table", "take it", "NOT_UNDERSTOOD"),                          # 'it' with nothing in the hand
+    ("held", "place the book 10 cm right of the mug and 5 cm behind the vase", "AMBIGUOUS"),
+])
+def test_what_must_not_be_guessed(scene_key, text, code):
+    res = plan(scene_key, text)
+    assert not res.ok and res.error["code"] == code, (res.program, res.error)
+
+
+def test_top_slot_is_the_top_row():
+    res = plan("shelf", "put it in the bottom free slot")
+    assert res.ok and res.targets == ["r3c2"] and "Index1D(3" in res.program
