@@ -1,13 +1,20 @@
 """English instruction -> spatial program (the deterministic `program` backend).
 
-The parser is a set of phrase rules over a normalised instruction. Normalisation turns number
+The parser is a set of phrase rules over a normalised instruction. Normalisation first reads
+everyday English into plain words (contractions, chat spellings, the polite frames around a
+request: `_EVERYDAY`), refuses questions, and corrects a one-letter slip in a long word when only
+one known word is that close (reported: "read 'leftmots' as 'leftmost'"). It then turns number
 words, ordinals, units, degrees and clock hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`,
 `clock6`) and the names of scene objects into reference tokens (`ref0`, `refviewer`,
 `refrobot`, possessives `possref0`...). Each rule consumes the words it explains and yields a
 clause; whatever is left must be filler, otherwise the parser raises NotUnderstoodError naming
 the words it could not interpret (it never guesses). Clauses are then checked for contradictions
 and composed into a program (see `program.py`), the frame of every relation chosen as ESPIRE does
-(`relations.default_frame`), unless the instruction names one.
+(`relations.default_frame`), unless the instruction names one; a reference whose front was only
+assumed follows the `unnamed_frame` policy, and every choice is noted (`frame_notes`). A place with
+no pose word keeps the held object's pose class (`pose=keep`); it never adds one. Shelf words
+("top shelf", "right column", "top-left slot") become row/column numbers through
+`relations.shelf_row` / `shelf_column`. A pick and a place in one sentence is `compound.py`'s.
 """
 from __future__ import annotations
 

@@ -33,6 +33,8 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   metric       metric$Left|Right|Front|Behind|Above(m, O, F)  m = boundary-to-boundary gap
                metric$Near(m, O)  metric$Between(O1, O2)  metric$Clock(hour, m, O, F)
   root         pick(S)   place(S | metric, pose=upright|flat|tilted|keep, tilt_deg=x)
+               (keep: the held object's own pose class, `kept_pose`; what the parser writes when the
+               instruction has no pose word. A place with no pose at all means upright.)
 """
 from __future__ import annotations
 
