@@ -1,0 +1,205 @@
+"""`spatial-manip motion-bench`: planning time, success and path length of the motion planner on
+the benchmark's own scenes (sim/tasks.py), with the simulated cell's arm (arm.yaml `sim`).
+
+Queries per task, as the pick-and-place runs them:
+  pick:  scene start pose -> pre-grasp (transit, target left out of the world), the straight
+         approach and lift (target and its support allowed), and lift pose -> a pose 45 cm over
+         the table centre carrying the book (attached to the gripper);
+  place: scene start pose (book in hand) -> pre-place in front of the slot (transit), and the
+         straight insertion into the slot.
+The simulated cell has no camera stand (its camera is each scene's viewer), so arm.yaml's
+keep-out box is dropped; on shelf scenes the floor of the envelope is the floor under the shelf.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from spatial_manip.errors import SpatialManipError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="task-generator seeds (default 0 1 2)")
+    p.add_argument("--count", type=int, default=12, help="tasks per suite and seed (default 12)")
+    p.add_argument("--suites", nargs="+", default=["pick", "place"], choices=["pick", "place"])
+    p.add_argument("--budget", type=float, default=1.0, help="planning time budget per query, s (default 1.0)")
+    p.add_argument("--planner-seed", type=int, default=1, help="OMPL's random seed, positive (default 1)")
+    p.add_argument("--verbose", action="store_true", help="one line per query")
+
+
+def _arm_config(kind: str, ground_z: float) -> dict:
+    from spatial_manip.control.config import load_arm_config
+
+    cfg = load_arm_config(overrides={"arm.backend": "sim"})
+    cfg["safety"]["keep_out"] = []
+    if kind == "shelf":
+        cfg["safety"]["table_height_m"] = ground_z
+        cfg["safety"]["workspace_min_m"][2] = ground_z
+    return cfg
+
+
+class Bench:
+    def __init__(self, budget: float, planner_seed: int, verbose: bool):
+        self.budget, self.seed, self.verbose = budget, planner_seed, verbose
+        self._planners: dict = {}
+        self.rows: list[dict] = []
+
+    def planner(self, kind: str, ground_z: float):
+        from spatial_manip.motion.factory import make_planner
+
+        key = (kind, ground_z)
+        if key not in self._planners:
+            self._planners[key] = make_planner(_arm_config(kind, ground_z), {"seed": self.seed})
+        return self._planners[key]
+
+    def run_task(self, task, scene) -> None:
+        from spatial_manip.sim import oracle
+
+        kind = "shelf" if scene.extra.get("kind") == "shelf" else "tabletop"
+        pl = self.planner(kind, float(scene.extra.get("ground_z", 0.0)))
+        ee = np.asarray(scene.extra["ee_pose"], float)
+        try:
+            start = pl.envelope.kin.ik(ee, _home())
+            if task.action == "pick":
+                reach = oracle.KinematicWorld(scene).reachable      # the oracle's poses with an IK solution
+                self._pick(pl, task, scene, start, oracle.plan_pick(scene, task, reach).poses)
+            else:
+                self._place(pl, task, scene, start, ee, oracle.plan_place(oracle.KinematicWorld(scene), scene, task).poses)
+        except SpatialManipError as e:   # no IK for the scene's start or the oracle's poses
+            self._row(task, "setup", "skipped", (time.perf_counter(), time.process_time()), np.nan, np.nan, str(e))
+
+    def _pick(self, pl, task, scene, start, poses) -> None:
+        from spatial_manip.motion.world import CollisionWorld, support_ids
+        from spatial_manip.sim.oracle import grasp_point
+
+        # the oracle takes the nearest answer book the arm reaches: the one its grasp is at
+        books = [o for o in scene.objects if o.id in task.answer]
+        target = min(books, key=lambda o: float(np.linalg.norm(grasp_point(o) - poses[1][:3, 3])))
+        allowed = support_ids(scene, target.id)
+        world = CollisionWorld.from_scene(scene, allowed=[target.id])
+        path = self._transit(pl, task, "pre_grasp", start, poses[0], world)
+        if path is None:
+            return
+        q_grasp = self._straight(pl, task, "approach", path.waypoints[-1], poses[1], world, allowed)
+        if q_grasp is None:
+            return
+        T_obj = np.eye(4)
+        T_obj[:3, :3], T_obj[:3, 3] = target.rotation, target.center
+        world.attach(target.id, target.size, np.linalg.inv(poses[1]) @ T_obj)   # grasped: it moves with the hand
+        q_lift = self._straight(pl, task, "lift", q_grasp[-1], poses[2], world, allowed)
+        if q_lift is not None:   # carry it up over the table centre, keeping the grasp orientation
+            T_carry = np.array(poses[2], float)
+            T_carry[:3, 3] = [0.40, 0.0, 0.60]
+            self._transit(pl, task, "carry", q_lift[-1], T_carry, world)
+
+    def _place(self, pl, task, scene, start, ee, poses) -> None:
+        from spatial_manip.motion.world import CollisionWorld
+
+        world = CollisionWorld.from_scene(scene, T_base_tcp=ee)
+        path = self._transit(pl, task, "pre_place", start, poses[0], world)
+        if path is not None:
+            self._straight(pl, task, "insert", path.waypoints[-1], poses[1], world, [])
+
+    def _transit(self, pl, task, phase, start, goal, world):
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            path = pl.plan(start, goal, world, phase=phase, time_budget_s=self.budget)
+        except SpatialManipError as e:
+            self._row(task, phase, e.code.value, (t0, c0), np.nan, np.nan, e.message)
+            return None
+        T0 = pl.envelope.kin.fk(start)[:3, 3]
+        straight = float(np.linalg.norm(path.tcp[-1] - T0))
+        self._row(task, phase, "ok", (t0, c0), path.tcp_length_m, straight, "")
+        return path
+
+    def _straight(self, pl, task, phase, q0, T_goal, world, allowed):
+        from spatial_manip.motion.cartesian import straight_segment
+
+        t0 = (time.perf_counter(), time.process_time())
+        try:
+            qs = straight_segment(pl.robot, pl.envelope, world, q0, T_goal, allowed=allowed, phase=phase,
+                                  keep_out_bodies=False)
+        except SpatialManipError as e:
+            self._row(task, phase, e.code.value, t0, np.nan, np.nan, e.message)
+            return None
+        self._row(task, phase, "ok", t0, np.nan, np.nan, "")
+        return qs
+
+    def _row(self, task, phase, status, started, length, straight, message) -> None:
+        """`started`: (perf_counter, process_time) at the query's start: wall and CPU time."""
+        wall, cpu = time.perf_counter() - started[0], time.process_time() - started[1]
+        row = dict(task=task.id, phase=phase, status=status, s=wall, cpu=cpu, length=length, straight=straight,
+                   msg=message)
+        self.rows.append(row)
+        if self.verbose:
+            print(f"  {task.id:18s} {phase:11s} {status:14s} {1000 * wall:7.1f} ms ({1000 * cpu:6.1f} ms CPU)  "
+                  f"{message[:100]}")
+
+
+def _home() -> np.ndarray:
+    from spatial_manip.sim.world import HOME_Q
+
+    return np.asarray(HOME_Q, float)
+
+
+def report(rows: list[dict]) -> str:
+    transit = [r for r in rows if r["phase"] in ("pre_grasp", "carry", "pre_place")]
+    straight = [r for r in rows if r["phase"] in ("approach", "lift", "insert")]
+    lines = ["", "transit queries (planned: RRTConnect + simplification + TOPP-RA + final dense check)"]
+    lines += _summary(transit, with_length=True)
+    lines += ["", "straight Cartesian segments (approach / lift / insert, target and support allowed)"]
+    lines += _summary(straight, with_length=False)
+    skipped = [r for r in rows if r["status"] == "skipped"]
+    if skipped:
+        lines.append(f"\n{len(skipped)} task(s) skipped (no IK for the scene's start or the oracle's poses)")
+    return "\n".join(lines)
+
+
+def _summary(rows: list[dict], with_length: bool) -> list[str]:
+    if not rows:
+        return ["  (none)"]
+    ok = [r for r in rows if r["status"] == "ok"]
+    out = [f"  queries {len(rows)}, success {len(ok)}/{len(rows)} ({100 * len(ok) / len(rows):.0f} %)"]
+    for key, what in (("s", "wall"), ("cpu", "CPU ")):
+        t = np.array([r[key] for r in ok]) * 1000
+        if len(t):
+            out.append(f"  {what} time per successful query: median {np.median(t):.1f} ms, "
+                       f"p95 {np.percentile(t, 95):.1f} ms, max {t.max():.1f} ms")
+    if with_length and ok:
+        ratio = np.array([r["length"] / r["straight"] for r in ok if r["straight"] > 1e-3])
+        if len(ratio):
+            out.append(f"  TCP path length / straight-line distance: median {np.median(ratio):.2f}, "
+                       f"p95 {np.percentile(ratio, 95):.2f}")
+    fails: dict = {}
+    for r in rows:
+        if r["status"] not in ("ok", "skipped"):
+            fails.setdefault(f"{r['phase']} {r['status']}", []).append(r["msg"])
+    for k, msgs in sorted(fails.items()):
+        out.append(f"  failed {k}: {len(msgs)}, e.g. {msgs[0][:160]}")
+    return out
+
+
+def run(args) -> int:
+    from spatial_manip.sim import tasks as T
+
+    bench = Bench(args.budget, args.planner_seed, args.verbose)
+    bench.planner("tabletop", 0.0).plan(_home(), _home(), _empty())   # load libraries before timing
+    for seed in args.seeds:
+        for suite in args.suites:
+            items = T.generate(suite, args.count, seed)
+            print(f"seed {seed} suite {suite}: {len(items)} tasks")
+            for task, scene in items:
+                bench.run_task(task, scene)
+    print(report(bench.rows))
+    print(f"\nseeds {args.seeds}, {args.count} tasks per suite and seed, budget {args.budget} s, "
+          f"OMPL seed {args.planner_seed}; goal: median < 50 ms, p95 < 250 ms (wall, 2 cores). "
+          f"CPU time is this process's alone: wall exceeds it when other work shares the cores.")
+    return 0
+
+
+def _empty():
+    from spatial_manip.motion.world import CollisionWorld
+
+    return CollisionWorld()
