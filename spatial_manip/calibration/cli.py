@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--poses", type=int, default=15, help="--sim: number of arm poses (default 15)")
     p.add_argument("--seed", type=int, default=0, help="--sim: random seed of the poses and the pixel noise")
     p.add_argument("--save-samples", metavar="DIR", help="--sim: also write the rendered samples folder")
+    p.add_argument("--auto", action="store_true",
+                   help="--sim eye_in_hand: plan the poses as the automatic mode does (from a rough board position "
+                        "and a nominal camera mount, inside the safety envelope of config/params/arm.yaml)")
     p.add_argument("--capture-dir", metavar="DIR", help="--ros, --bag: where to keep the images and samples.json")
     p.add_argument("--image-topic", default="/camera/color/image_raw")
     p.add_argument("--camera-info-topic", default="/camera/color/camera_info")
@@ -149,9 +152,12 @@ def _run_sim(args, board, bounds) -> int:
     from spatial_manip.calibration.sim import CalibrationCell, CellConfig, capture, sample_poses, write_capture
 
     mode = args.mode or "eye_to_hand"
+    if args.auto and mode != "eye_in_hand":
+        raise ValueError("--auto plans poses for eye_in_hand (camera on the flange); add --mode eye_in_hand")
     rng = np.random.default_rng(args.seed)
     with CalibrationCell(board, CellConfig(mode=mode)) as cell:
-        cap = capture(cell, sample_poses(cell, args.poses, rng), rng)
+        qs = _auto_poses(cell, board, args.poses, rng) if args.auto else sample_poses(cell, args.poses, rng)
+        cap = capture(cell, qs, rng)
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,6 +173,26 @@ def _run_sim(args, board, bounds) -> int:
     mm, deg = pose_error(report.T_mount_camera, cap.T_mount_camera_true)
     print(f"calibration error: {mm:.2f} mm, {deg:.3f} deg ({report.solution.best.method})")
     return status
+
+
+def _auto_poses(cell, board, n: int, rng) -> list:
+    """The automatic mode's plan in the simulated cell. It knows only what a user would: the
+    board's centre to a few cm and the camera mount to a few mm and degrees (the truth, disturbed)."""
+    import yaml
+    from scipy.spatial.transform import Rotation
+
+    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.calibration.auto import eye_in_hand_pose_set
+    from spatial_manip.calibration.sim import Q_NOMINAL
+    from spatial_manip.control.safety import SafetyEnvelope
+    from spatial_manip.geometry.transforms import apply, make_transform
+
+    arm = yaml.safe_load((config_dir() / "params" / "arm.yaml").read_text())
+    envelope = SafetyEnvelope.from_config(arm)
+    X, Y = cell.truth()
+    centre = apply(Y, board.center) + rng.uniform(-0.03, 0.03, 3) * [1, 1, 0]
+    nominal = X @ make_transform(Rotation.from_rotvec(rng.normal(0, np.radians(2), 3)).as_matrix(), rng.normal(0, 0.005, 3))
+    return eye_in_hand_pose_set(centre, nominal, envelope.kin, n=n, q_ref=Q_NOMINAL, envelope=envelope)
 
 
 def _print_board(board, args) -> int:

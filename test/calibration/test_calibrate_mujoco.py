@@ -90,9 +90,10 @@ def test_a_single_mispaired_image_is_rejected_and_the_result_kept(session):
     assert report.problems(BOUNDS) == []
 
 
-def test_cli_sim_writes_a_loadable_file_and_prints_its_error(tmp_path, capsys):
+def test_cli_sim_automatic_mode_writes_a_loadable_file_and_prints_its_error(tmp_path, capsys):
+    """The automatic mode's plan (rough board position, nominal mount, safety envelope) in the sim."""
     out = tmp_path / "sim.yaml"
-    assert main(["calibrate", "--sim", "--mode", "eye_in_hand", "--poses", "12", "--seed", "1", "--out", str(out)]) == 0
+    assert main(["calibrate", "--sim", "--mode", "eye_in_hand", "--auto", "--poses", "12", "--seed", "1", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     line = next(ln for ln in text.splitlines() if ln.startswith("calibration error:"))
     mm, deg = float(line.split()[2]), float(line.split()[4])
