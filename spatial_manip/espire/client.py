@@ -159,7 +159,7 @@ class HighlightDriver:
         t0 = time.perf_counter()
         log = EpisodeLog(task["id"], task["action"])
         self._timed(log, "SET_TASK", lambda: self.c.call("SET_TASK", task_id=task["id"], rotation=[None, None, None]))
-        place = task["action"] == "place"
+        place = task.get("family_key", "").startswith("place:")    # shelf slots, not the table
         px, plain, _ = self._views(log, place)
         if px is not None:         # localize on the plain view (ESPIRE localizes without the box)
             for _ in range(self.loc_trials):

@@ -96,7 +96,7 @@ def _play(c: EspireProtocolClient, task: dict) -> dict:
     got = {"set_task": {k: env[k] for k in ("robot_js", "wrapped_robot_ee_pos", "wrapped_robot_ee_ori", "world_info")}}
     plain = c.observe("world", False)
     high = c.observe("world", True)
-    place = task["action"] == "place"
+    place = task["family_key"].startswith("place:")      # a shelf slot: click where the camera sees in
     px = goal_box_pixel(_check_observation(plain), _check_observation(high), _depth(plain) if place else None)
     assert px is not None, "no goal box drawn on the highlighted view"
     loc = c.call("LOCALIZE", reference_uid=plain["uid"], point={"row": px[0], "col": px[1]})
