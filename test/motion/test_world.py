@@ -82,3 +82,27 @@ def test_planner_avoids_the_cloud(planner):
     path = planner.plan(start, goal, world)
     for a, b in zip(path.q[:-1], path.q[1:]):
         assert checker.first_problem_on_segment(a, b, 0.004) is None
+
+
+def test_gripper_turns_with_a_tcp_offset_turned_about_the_tool_axis():
+    """The simulated 2F-85 is mounted -90 deg about tool0 z (arm.yaml sim override): the finger
+    bodies must then lie along that TCP's y (its closing axis), not the URDF's tool0 y."""
+    from spatial_manip.control.config import load_kinematics
+    from spatial_manip.motion.robot import RobotModel, description_paths
+
+    kin = load_kinematics(backend="sim")
+    robot = RobotModel(*description_paths("ur5e", "eye_to_hand"), T_tool0_tcp=kin.T_tool0_tcp)
+    y_tcp = kin.T_tool0_tcp[:3, 1]
+    flange = robot.M_joint6_tool0[:3, 3]
+    for g in robot.geom.geometryObjects:
+        if g.name.startswith(("robotiq_left_finger", "robotiq_right_finger")):
+            offset = g.placement.translation - flange
+            assert abs(abs(offset @ y_tcp) - 0.0575) < 1e-9            # out along the closing axis
+            assert abs(offset @ np.cross(y_tcp, [0, 0, 1])) < 1e-9     # not across it
+
+
+def test_motion_bench_is_a_subcommand():
+    from spatial_manip.cli import build_parser
+
+    args = build_parser(["motion-bench"]).parse_args(["motion-bench", "--seeds", "3", "4", "--count", "2"])
+    assert args.seeds == [3, 4] and args.count == 2 and callable(args._run)
