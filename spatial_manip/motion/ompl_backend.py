@@ -155,20 +155,31 @@ def _verify(checker: CollisionChecker, q: np.ndarray, step_rad: float) -> tuple[
     first problem (or None) and the TCP positions."""
     from spatial_manip.errors import UnreachableError
 
-    for a, b in zip(q[:-1], q[1:]):
-        n = max(1, int(np.ceil(np.max(np.abs(b - a)) / step_rad)))
-        for s in np.arange(n) / n:
-            if checker.collides(a + s * (b - a)):
-                return checker.problem(a + s * (b - a)), np.empty((0, 3))
+    for x in _spaced(q, step_rad):
+        if checker.collides(x):
+            return checker.problem(x), np.empty((0, 3))
     tcp = np.array([checker.tcp(x) for x in q])
-    if checker.collides(q[-1]):
-        return checker.problem(q[-1]), tcp
     try:
         for p in tcp:
             checker.envelope.check_position(p, what="TCP on the path")
     except UnreachableError as e:
         return e.message, tcp
     return None, tcp
+
+
+def _spaced(q: np.ndarray, step_rad: float) -> list[np.ndarray]:
+    """The samples of a trajectory thinned or filled to about step_rad apart (largest joint
+    change): slow stretches sample the same place many times over."""
+    out, last = [q[0]], q[0]
+    for b in q[1:]:
+        gap = float(np.max(np.abs(b - last)))
+        if gap >= step_rad:
+            n = int(np.ceil(gap / step_rad))
+            out += [last + (b - last) * (k / n) for k in range(1, n + 1)]
+            last = b
+    if out[-1] is not q[-1]:
+        out.append(q[-1])
+    return out
 
 
 _SEEDED: list = []
