@@ -39,8 +39,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="--sim: random seed of the poses and the pixel noise")
     p.add_argument("--save-samples", metavar="DIR", help="--sim: also write the rendered samples folder")
     p.add_argument("--auto", action="store_true",
-                   help="--sim eye_in_hand: plan the poses as the automatic mode does (from a rough board position "
-                        "and a nominal camera mount, inside the safety envelope of config/params/arm.yaml)")
+                   help="eye_in_hand: plan the poses (inside the safety envelope of config/params/arm.yaml) from a "
+                        "rough board position and a nominal camera mount; --ros then drives the arm through them "
+                        "with the ArmMotion action")
+    p.add_argument("--board-center", nargs=3, type=float, metavar=("X", "Y", "Z"),
+                   help="--ros --auto: where the board lies in the base frame, metres (a few cm off is fine)")
+    p.add_argument("--camera-mount", nargs=6, type=float, metavar=("X", "Y", "Z", "RX", "RY", "RZ"),
+                   help="--ros --auto: nominal T_tool0_camera as a UR pose (metres, rotation vector), from the bracket")
+    p.add_argument("--arm-action", default="/spatial_manip/arm_motion", help="--ros --auto: the ArmMotion action")
+    p.add_argument("--settle-s", type=float, default=0.5, help="--ros --auto: wait after each motion before the image")
     p.add_argument("--capture-dir", metavar="DIR", help="--ros, --bag: where to keep the images and samples.json")
     p.add_argument("--image-topic", default="/camera/color/image_raw")
     p.add_argument("--camera-info-topic", default="/camera/color/camera_info")
@@ -97,6 +104,7 @@ def run(args) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 1
     except (BoardError, SampleError, HandEyeError, SpatialManipError, ValueError, OSError) as e:
+        # SpatialManipError also covers an unreachable plan (UnreachableError) and unreadable bags
         print(f"error: {e}", file=sys.stderr)
         return 2
 
@@ -209,11 +217,39 @@ def _print_board(board, args) -> int:
 
 
 def _run_ros(args, board, bounds, skew_s, rest) -> int:
-    from spatial_manip.calibration.live import interactive_session
+    from spatial_manip.calibration.live import interactive_session, open_capture
 
     if not args.capture_dir:
         raise ValueError("--ros needs --capture-dir DIR to keep the images and poses (re-solve later with --samples DIR)")
-    report = interactive_session(args, board, skew_s, rest.get("guidance") or {})
+    if args.auto:
+        report = _run_ros_auto(args, board, skew_s)
+    else:
+        report = interactive_session(args, board, skew_s, rest.get("guidance") or {}, capture=open_capture(args, skew_s))
     if report is None:
         return 2
     return _finish(report, bounds, args.out, f"spatial-manip calibrate --ros --capture-dir {args.capture_dir}")
+
+
+def _run_ros_auto(args, board, skew_s):
+    """Plan from the current joints, inside the arm's safety envelope, then drive and capture."""
+    import yaml
+
+    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.calibration.auto import eye_in_hand_pose_set
+    from spatial_manip.calibration.live import automatic_session, current_joints, open_capture
+    from spatial_manip.control.safety import SafetyEnvelope
+    from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
+
+    if (args.mode or "eye_to_hand") != "eye_in_hand" or args.board_center is None or args.camera_mount is None:
+        raise ValueError("--ros --auto is for --mode eye_in_hand and needs --board-center X Y Z and "
+                         "--camera-mount X Y Z RX RY RZ (nominal T_tool0_camera)")
+    envelope = SafetyEnvelope.from_config(yaml.safe_load((config_dir() / "params" / "arm.yaml").read_text()))
+    capture = open_capture(args, skew_s)
+    try:
+        plan = eye_in_hand_pose_set(args.board_center, rotvec_pose_to_matrix(args.camera_mount), envelope.kin,
+                                    n=args.poses, q_ref=current_joints(capture), envelope=envelope)
+    except Exception:
+        capture.close()
+        raise
+    print(f"{len(plan)} poses planned inside the safety envelope; the arm will move now")
+    return automatic_session(args, board, skew_s, plan, envelope.kin, capture=capture)

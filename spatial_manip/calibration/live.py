@@ -1,10 +1,14 @@
-"""Interactive live calibration: the user moves the arm in freedrive and presses Enter; each pose
-is checked (board seen, image paired in time) and saved at once to the capture folder, so a
-crash loses nothing and the same folder can be solved again offline with --samples."""
+"""Live calibration. Interactive: the user moves the arm in freedrive and presses Enter.
+Automatic (eye-in-hand): the arm visits a planned pose set through the ArmMotion action. Either
+way each pose is checked (board seen, image paired in time) and saved at once to the capture
+folder, so a crash loses nothing and the same folder can be solved again offline with --samples."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Callable
+
+import numpy as np
 
 from spatial_manip.calibration.board import BoardConfig, BoardError, detect
 from spatial_manip.calibration.guidance import guidance
@@ -16,14 +20,17 @@ from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 PROMPT = "[Enter] take this pose   [s] solve   [q] quit > "
 
 
+def open_capture(args, skew_s: float):
+    from spatial_manip.calibration.ros_capture import RosCalibrationCapture
+
+    return RosCalibrationCapture(image_topic=args.image_topic, info_topic=args.camera_info_topic,
+                                 joint_topic=args.joint_states_topic, max_skew_s=skew_s)
+
+
 def interactive_session(args, board: BoardConfig, skew_s: float, guide_cfg: dict, *,
                         ask: Callable[[str], str] = input, capture=None):
     """Run the capture loop; the CalibrationReport of the saved folder, or None when quit."""
-    if capture is None:
-        from spatial_manip.calibration.ros_capture import RosCalibrationCapture
-
-        capture = RosCalibrationCapture(image_topic=args.image_topic, info_topic=args.camera_info_topic,
-                                        joint_topic=args.joint_states_topic, max_skew_s=skew_s)
+    capture = capture or open_capture(args, skew_s)
     mode = args.mode or "eye_to_hand"
     model = getattr(args, "robot_model", None) or "ur5e"
     folder = Path(args.capture_dir)
@@ -44,6 +51,41 @@ def interactive_session(args, board: BoardConfig, skew_s: float, guide_cfg: dict
     finally:
         capture.close()
     return calibrate_folder(load_samples(folder, max_skew_s=skew_s, mode=mode), board)
+
+
+def automatic_session(args, board: BoardConfig, skew_s: float, plan: list, kin_tcp: URKinematics, *,
+                      capture):
+    """Visit each planned joint configuration through the arm action and take a sample there."""
+    model = getattr(args, "robot_model", None) or "ur5e"
+    folder = Path(args.capture_dir)
+    try:
+        session = _Session(folder, "eye_in_hand", model, capture.intrinsics())
+        for k, q in enumerate(plan):
+            try:
+                capture.move_to(kin_tcp.fk(q), action=getattr(args, "arm_action", "/spatial_manip/arm_motion"))
+                time.sleep(args.settle_s)     # let the arm (and a hanging cable) stop swinging
+                session.add(capture.take(), board, skew_s)
+            except (SampleError, BoardError) as e:
+                print(f"pose {k + 1}/{len(plan)} not kept: {e}")
+    finally:
+        capture.close()
+    return calibrate_folder(load_samples(folder, max_skew_s=skew_s, mode="eye_in_hand"), board)
+
+
+def current_joints(capture, timeout_s: float = 5.0) -> np.ndarray:
+    """The arm's joints now, in UR order (the tour starts from them)."""
+    from spatial_manip.control.kinematics import JOINT_NAMES
+
+    deadline = time.monotonic() + timeout_s
+    while (j := capture.latest_joints()) is None:
+        if time.monotonic() > deadline:
+            raise SampleError("no joint state yet: is the robot driver publishing /joint_states?")
+        time.sleep(0.05)
+    pos = dict(zip(j["names"], j["joints"]))
+    try:
+        return np.array([next(v for n, v in pos.items() if n.endswith(name)) for name in JOINT_NAMES])
+    except StopIteration:
+        raise SampleError(f"joint state lacks UR joints; got names {j['names']}") from None
 
 
 class _Session:

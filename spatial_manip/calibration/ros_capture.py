@@ -48,6 +48,7 @@ class RosCalibrationCapture:
         self._image = None                 # (stamp, msg)
         self._info = None
         self._joints: deque = deque(maxlen=5000)
+        self._arm = None                   # ArmMotion client, made on the first move_to
         self.node.create_subscription(Image, image_topic, self._on_image, qos_profile_sensor_data)
         self.node.create_subscription(CameraInfo, info_topic, self._on_info, qos_profile_sensor_data)
         self.node.create_subscription(JointState, joint_topic, self._on_joints, 50)
@@ -79,6 +80,10 @@ class RosCalibrationCapture:
             self._joints.append(entry)
 
     # --- what the CLI calls ----------------------------------------------------------------
+    def latest_joints(self) -> dict | None:
+        with self._lock:
+            return self._joints[-1] if self._joints else None
+
     def intrinsics(self, timeout_s: float = 5.0):
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
@@ -107,6 +112,38 @@ class RosCalibrationCapture:
         if pairing.unpaired:
             raise SampleError(f"image at {stamp:.3f} s: {pairing.unpaired[0]} (are the camera and robot clocks in sync?)")
         return LiveSample(image_to_array(msg), stamp, around, pairing.pairs[0][2])
+
+    def move_to(self, T_base_tcp: np.ndarray, *, action: str = "/spatial_manip/arm_motion",
+                speed_scale: float = 0.3, timeout_s: float = 60.0) -> None:
+        """One ArmMotion WAYPOINTS goal to a TCP pose (the arm node checks it against its safety
+        envelope again); raises SampleError with the arm's own error code and message."""
+        from rclpy.action import ActionClient
+        from spatial_manip_interfaces.action import ArmMotion
+
+        from spatial_manip.nodes.convert import pose_msg_from_matrix
+
+        if self._arm is None:
+            self._arm = ActionClient(self.node, ArmMotion, action)
+        if not self._arm.wait_for_server(timeout_sec=10.0):
+            raise SampleError(f"no arm action server at {action}: is arm_node (or sim_node) running?")
+        goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, waypoints=[pose_msg_from_matrix(T_base_tcp)],
+                              speed_scale=float(speed_scale))
+        deadline = time.monotonic() + timeout_s
+        handle = self._future(self._arm.send_goal_async(goal), deadline, "the arm did not answer the motion goal")
+        if not handle.accepted:
+            raise SampleError(f"the arm refused the motion to {np.round(T_base_tcp[:3, 3], 3).tolist()}")
+        result = self._future(handle.get_result_async(), deadline, "the motion did not finish").result
+        if not result.success:
+            raise SampleError(f"motion to {np.round(T_base_tcp[:3, 3], 3).tolist()} failed: "
+                              f"{result.error_code}: {result.message}")
+
+    def _future(self, fut, deadline: float, what: str):
+        while not fut.done():
+            if time.monotonic() > deadline:
+                fut.cancel()
+                raise SampleError(f"{what} in time")
+            time.sleep(0.01)
+        return fut.result()
 
     def _wait(self, get, deadline: float, what: str):
         while time.monotonic() < deadline:

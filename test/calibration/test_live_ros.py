@@ -28,7 +28,7 @@ class FakeDrivers:
     """Publishes what the camera and UR drivers publish, for the arm pose `self.k`; the images
     of each pose are rendered once, up front (MuJoCo's GL context stays on this thread)."""
 
-    def __init__(self, cell: CalibrationCell, qs, rng):
+    def __init__(self, cell: CalibrationCell, qs, rng, topics=TOPICS):
         from sensor_msgs.msg import Image, JointState  # noqa: F401
         from spatial_manip.nodes.convert import array_to_image, intrinsics_to_camera_info
 
@@ -39,9 +39,9 @@ class FakeDrivers:
         self.ctx = rclpy.Context()
         rclpy.init(context=self.ctx)
         self.node = rclpy.create_node("calib_fake_drivers", context=self.ctx)
-        self.pub_img = self.node.create_publisher(Image, TOPICS["image_topic"], 5)
-        self.pub_info = self.node.create_publisher(type(self.info), TOPICS["camera_info_topic"], 5)
-        self.pub_js = self.node.create_publisher(JointState, TOPICS["joint_states_topic"], 50)
+        self.pub_img = self.node.create_publisher(Image, topics["image_topic"], 5)
+        self.pub_info = self.node.create_publisher(type(self.info), topics["camera_info_topic"], 5)
+        self.pub_js = self.node.create_publisher(JointState, topics["joint_states_topic"], 50)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
 
@@ -52,11 +52,12 @@ class FakeDrivers:
         t0, n = time.monotonic(), 0
         while not self.stop.is_set():
             t = 100.0 + n * 0.008                  # the cell's clock: 125 Hz joint states
-            js = JointState(name=list(JOINT_NAMES), position=[float(v) for v in self.qs[self.k]])
+            k = self.k                             # one pose for this tick's joints and image
+            js = JointState(name=list(JOINT_NAMES), position=[float(v) for v in self.qs[k]])
             js.header.stamp = seconds_to_stamp(t)
             self.pub_js.publish(js)
             if n % 8 == 4:                         # ~15 Hz camera, stamped between two joint states
-                img = self.images[self.k]
+                img = self.images[k]
                 img.header.stamp = seconds_to_stamp(t + 0.003)
                 self.info.header.stamp = img.header.stamp
                 self.pub_img.publish(img)
@@ -115,3 +116,70 @@ def test_a_silent_camera_topic_is_named():
             cap.take(timeout_s=0.3)
     finally:
         cap.close()
+
+
+class ArmServer:
+    """An ArmMotion server on the fake drivers' node: a WAYPOINTS goal moves the arm to the
+    configuration (of those rendered) whose TCP is at the goal pose, else aborts like the arm node."""
+
+    def __init__(self, drivers: FakeDrivers, kin_tcp):
+        from rclpy.action import ActionServer
+        from rclpy.executors import SingleThreadedExecutor
+        from spatial_manip_interfaces.action import ArmMotion
+
+        self.d, self.kin, self.goals = drivers, kin_tcp, []
+        self.server = ActionServer(drivers.node, ArmMotion, "/calib_test/arm_motion", self._execute)
+        self.ex = SingleThreadedExecutor(context=drivers.ctx)
+        self.ex.add_node(drivers.node)
+        threading.Thread(target=self.ex.spin, daemon=True).start()
+
+    def _execute(self, handle):
+        from spatial_manip.nodes.convert import matrix_from_pose_msg
+        from spatial_manip_interfaces.action import ArmMotion
+
+        T = matrix_from_pose_msg(handle.request.waypoints[0])
+        self.goals.append(T)
+        err = [np.linalg.norm(self.kin.fk(q)[:3, 3] - T[:3, 3]) for q in self.d.qs]
+        handle.succeed()
+        if min(err) > 1e-3:
+            return ArmMotion.Result(success=False, error_code="UNREACHABLE", message="not a rendered pose")
+        self.d.k = int(np.argmin(err))
+        return ArmMotion.Result(success=True)
+
+
+def test_automatic_mode_drives_the_arm_through_the_planned_poses(cells, tmp_path, capsys):
+    import yaml
+
+    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.calibration.auto import eye_in_hand_pose_set
+    from spatial_manip.calibration.sim import Q_NOMINAL
+    from spatial_manip.cli import main
+    from spatial_manip.control.safety import SafetyEnvelope
+    from spatial_manip.geometry.calibration import load_calibration
+    from spatial_manip.geometry.transforms import apply, matrix_to_rotvec_pose, rotvec_pose_to_matrix
+
+    cell = cells("eye_in_hand")
+    X, Y = cell.truth()
+    centre = apply(Y, BoardConfig().center) + [0.02, -0.01, 0.0]          # known to 2 cm
+    mount = matrix_to_rotvec_pose(X) + [0.004, -0.003, 0.0, 0.02, 0.0, -0.01]   # the bracket's drawing
+    envelope = SafetyEnvelope.from_config(yaml.safe_load((config_dir() / "params" / "arm.yaml").read_text()))
+    plan = eye_in_hand_pose_set(centre, rotvec_pose_to_matrix(mount), envelope.kin, n=12, q_ref=Q_NOMINAL,
+                                envelope=envelope)
+    topics = {k: v.replace("/calib_test/", "/calib_auto/") for k, v in TOPICS.items()}   # apart from the other test's
+    d = FakeDrivers(cell, [Q_NOMINAL] + plan, np.random.default_rng(5), topics)   # the arm starts at Q_NOMINAL
+    server = ArmServer(d, envelope.kin)
+    out = tmp_path / "cal.yaml"
+    try:
+        status = main(["calibrate", "--ros", "--auto", "--mode", "eye_in_hand", "--poses", "12", "--settle-s", "0.05",
+                       "--board-center", *map(str, centre), "--camera-mount", *map(str, mount),
+                       "--arm-action", "/calib_test/arm_motion", "--capture-dir", str(tmp_path / "cap"), "--out", str(out),
+                       "--image-topic", topics["image_topic"], "--camera-info-topic", topics["camera_info_topic"],
+                       "--joint-states-topic", topics["joint_states_topic"]])
+    finally:
+        server.ex.shutdown()
+        d.close()
+    text = capsys.readouterr()
+    assert status == 0, text.err
+    assert len(server.goals) == 12 and "12 poses planned inside the safety envelope" in text.out
+    mm, deg = pose_error(load_calibration(out).T_mount_camera, X)
+    assert mm < 3.0 and deg < 0.3, (mm, deg)
