@@ -3,9 +3,9 @@ object and the world, no self-contact (beyond the SRDF's pairs), and the TCP ins
 envelope (workspace box, keep-out boxes, table height: SafetyEnvelope.check_position).
 
 The search asks thousands of times, so it uses a broad phase (coal's AABB tree through
-Pinocchio) and `EnvelopeBoxes`, the envelope's three position tests on plain floats; every
-refusal is then explained by the envelope itself, and the final check of a path calls
-SafetyEnvelope.check_position on every sample."""
+Pinocchio) and `EnvelopeBoxes`, the envelope's three position tests on plain floats (a test
+keeps the two equal); the final check of a path calls SafetyEnvelope.check_position itself on
+every sample."""
 from __future__ import annotations
 
 from collections import Counter

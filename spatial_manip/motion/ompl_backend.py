@@ -37,11 +37,15 @@ class OmplPlanner:
     # ---- the protocol --------------------------------------------------------------------
     def plan(self, start_q, goal, world: CollisionWorld, *, phase: str = "transit",
              time_budget_s: float | None = None) -> JointPath:
+        """The budget bounds the search; simplification (config.simplify_s), timing and the
+        final check come on top (a few to tens of milliseconds)."""
         t0 = time.perf_counter()
         budget = float(time_budget_s or self.config.time_budget_s)
         start = np.asarray(start_q, float).reshape(-1)
         if start.size != 6 or not np.all(np.isfinite(start)):
             raise InvalidGoalError(f"{phase}: the start needs 6 finite joint angles, got {start.tolist()}")
+        if not self.envelope.kin.within_limits(start):
+            raise InvalidGoalError(f"{phase}: the start {np.round(start, 4).tolist()} rad is outside the joint limits")
         if self.config.keep_out_bodies:
             world = world.with_keep_out(self.envelope)
         checker = self._checker(world, start, phase)
