@@ -131,10 +131,11 @@ def _run_offline(args, board, bounds, skew_s, command: str | None = None) -> int
     from spatial_manip.calibration.procedure import calibrate_folder
     from spatial_manip.calibration.samples import load_samples
 
+    methods = _methods(args)          # a typo in --methods is reported before any work
     samples = load_samples(args.samples, max_skew_s=skew_s, mode=args.mode)
     print(f"{len(samples.image_paths)} images paired with robot poses (max skew {1000 * skew_s:.0f} ms), "
           f"{len(samples.unpaired)} not paired")
-    report = calibrate_folder(samples, board, methods=_methods(args))
+    report = calibrate_folder(samples, board, methods=methods)
     return _finish(report, bounds, args.out, command or f"spatial-manip calibrate --samples {args.samples}")
 
 

@@ -113,3 +113,24 @@ def test_the_lens_distortion_of_the_camera_info_is_used(model, coeffs):
     naive = detect(img, board, INTR)                 # the same image with the distortion ignored
     _, naive_deg = pose_error(naive.T_cam_board, T)
     assert naive_deg > max(0.5, 10 * deg) and naive.reprojection_px > 3 * view.reprojection_px, (model, naive_deg, deg)
+
+
+def test_print_board_writes_the_board_at_the_printer_resolution(tmp_path, capsys):
+    from spatial_manip.cli import main
+
+    png = tmp_path / "board.png"
+    assert main(["calibrate", "--print-board", str(png), "--dpi", "254"]) == 0
+    img = cv2.imread(str(png), cv2.IMREAD_GRAYSCALE)
+    px = round(0.04 / 0.0254 * 254)                     # 400 px per 40 mm square at 254 dpi
+    assert img.shape == (5 * px + px // 2 * 2, 7 * px + px // 2 * 2)
+    assert "7x5 squares of 40 mm (280 x 200 mm) at 254 dpi" in capsys.readouterr().out
+    corners, ids, _, _ = cv2.aruco.CharucoDetector(BoardConfig().cv_board()).detectBoard(img)
+    assert ids is not None and len(ids) == 24          # every inner corner of the printed board
+
+
+def test_unknown_methods_are_named(capsys):
+    from spatial_manip.cli import main
+
+    assert main(["calibrate", "--samples", "/nonexistent", "--methods", "park,magic"]) == 2
+    assert "unknown methods ['magic']; choose from tsai, park, horaud, andreff, daniilidis, rw_shah, rw_li" \
+        in capsys.readouterr().err
