@@ -99,7 +99,7 @@ def run(args) -> int:
             return _run_ros(args, board, bounds, skew_s, rest)
         if args.bag:
             return _run_bag(args, board, bounds, skew_s)
-        return _run_offline(args, board, bounds, skew_s, f"spatial-manip calibrate --bag {args.bag}")
+        return _run_offline(args, board, bounds, skew_s)
     except CalibrationRejected as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -118,6 +118,7 @@ def test_check_calibration_on_held_out_images_and_a_bumped_camera(session, tmp_p
     held_out = _subset(folder, tmp_path / "held_out", set(range(10, 14)))
     cal = tmp_path / "cal.yaml"
     assert main(["calibrate", "--samples", str(train), "--out", str(cal)]) == 0
+    assert f"written by `spatial-manip calibrate --samples {train}` on" in cal.read_text()
     capsys.readouterr()
     assert main(["check-calibration", str(cal), "--samples", str(held_out)]) == 0
     out = capsys.readouterr().out
