@@ -123,7 +123,7 @@ class Ports(Protocol):
     def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list: ...
     def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict: ...
     def place(self, decision: Decision, cancel: threading.Event) -> dict: ...
-    def verify(self, decision: Decision, goal: GoalRequest, cancel: threading.Event) -> tuple[bool, str, str]: ...
+    def verify(self, decision: Decision, goal: GoalRequest, after: Scene | None) -> tuple[bool, str, str]: ...
     def stop_motion(self) -> None: ...
     def held_id(self) -> str | None: ...       # the object in the gripper now, if any
 
@@ -213,7 +213,14 @@ class InstructionPipeline:
             trace.event("placed", **placed)
 
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
-        ok, category, message = self.ports.verify(decision, goal, cancel)
+        after = None
+        if decision.place_pose is not None:    # a new look at where the object was set down
+            getattr(self.ports, "clear_view", lambda _cancel: None)(cancel)
+            obs_after = self.ports.observe(cancel)
+            after = self.ports.perceive(obs_after)
+            self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
+                          "lime box) over what the camera sees now", obs_after, after, decision)
+        ok, category, message = self.ports.verify(decision, goal, after)
         trace.event("verified", success=ok, category=category, message=message)
         if not ok:
             raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)

@@ -57,7 +57,7 @@ def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -
 def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: float,
               gripper: GripperGeometry | None = None, kinematics=None, approach_m: float = 0.10,
               yaw_step_deg: float = 15.0, entry: SlotEntry | None = None,
-              avoid=()) -> tuple[np.ndarray, np.ndarray]:
+              avoid=(), any_pose_class: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(T_obj, T_tcp) for setting the held object down at T_place's position.
 
     `T_place`: the planner's object pose (its rotation gives the pose class and the preferred
@@ -65,8 +65,10 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     `entry`: the object slides in through an opening (a shelf slot) instead of coming down from
     above: it goes just inside the opening, held from the open side, and the pre-place pose is
     in front of it (`entry.approach_m`). `avoid`: object poses whose set-down failed before (a
-    retry); rotations within AVOID_DEG of one are tried last. Raises UnreachableError when no
-    rotation works."""
+    retry); rotations within AVOID_DEG of one are tried last. `any_pose_class`: the instruction
+    named no pose, so when no rotation of T_place's class works (a book lying flat on the table
+    is held by its edges, a finger under it) another class may (stood upright). Raises
+    UnreachableError when no rotation works."""
     gripper = gripper or GripperGeometry()
     size = np.asarray(size, float)
     T_place = np.asarray(T_place, float)
@@ -79,12 +81,13 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     yaws = np.arange(0.0, 360.0, 90.0 if entry else yaw_step_deg)
     for P, yaw in itertools.product(AXIS_TURNS, yaws):
         R = rpy_to_matrix(0.0, 0.0, math.radians(yaw)) @ R0 @ P
-        if book_pose_class(SimpleNamespace(rotation=R, size=size)) != want:
+        other_class = book_pose_class(SimpleNamespace(rotation=R, size=size)) != want
+        if other_class and not any_pose_class:
             continue
         depth = -round(entry.extent(R, size), 3) if entry else 0.0
         failed = any(rotation_angle(R, np.asarray(T)[:3, :3]) < math.radians(AVOID_DEG) for T in avoid)
-        cands.append((failed, depth, rotation_angle(R, R0), R))
-    cands.sort(key=lambda c: c[:3])
+        cands.append((other_class, failed, depth, rotation_angle(R, R0), R))
+    cands.sort(key=lambda c: c[:4])
     n_low = n_ik = n_side = 0
     for *_, R in cands:
         center = np.array([p0[0], p0[1], support_z + float(np.abs(R.T[:, 2]) @ (size / 2)) + DROP_M])

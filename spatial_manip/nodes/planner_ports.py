@@ -290,8 +290,11 @@ class PlannerPorts:
         # placement was planned for the first one's size, so a pick-and-place keeps to it.
         alternatives = pick_ids[1:] if action == "pick" else []
         avoid = list(reflection.failed_place_poses) if reflection is not None else []
+        # no pose word ("pose=keep"): the set-down may change the pose class when it must
+        free = place is not None and "pose=keep" in (place.program or "")
         return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
-                        program=program, details={"scene": scene, "avoid_place_poses": avoid})
+                        program=program, details={"scene": scene, "avoid_place_poses": avoid,
+                                                  "any_pose_class": free})
 
     # --- grasp -----------------------------------------------------------------------------
     def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:
@@ -347,7 +350,7 @@ class PlannerPorts:
         entry = self._slot_entry(decision)[1]
         for g, T_tcp in zip(grasps, tcps):
             try:
-                self._fit_place(decision.place_pose, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
+                self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
                                 float(g["width"]))
                 kept.append((g, T_tcp))
             except UnreachableError as e:
@@ -374,7 +377,7 @@ class PlannerPorts:
         if self._in_hand is None:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
         slot, entry = self._slot_entry(decision)
-        T_obj, T_tcp = self._fit_place(decision.place_pose, entry, decision.details.get("avoid_place_poses", ()),
+        T_obj, T_tcp = self._fit_place(decision, entry, decision.details.get("avoid_place_poses", ()),
                                        self._held_size, self._in_hand, self._grip_width)
         decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
@@ -391,11 +394,12 @@ class PlannerPorts:
         self._held_id, self._held_size = None, None
         return {"placed_id": placed, "tcp_pose": T_tcp}
 
-    def _fit_place(self, place_pose: np.ndarray, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
+    def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
         """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
-        planned place: the planned rotation turned (keeping its pose class) until the fingers
-        clear the support and the arm reaches it (grasping.place_fit); rotations of set-downs
-        that failed before (`avoid`) are tried last."""
+        planned place: the planned rotation turned (keeping its pose class unless the words
+        named none) until the fingers clear the support and the arm reaches it
+        (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last."""
+        place_pose = decision.place_pose
         from spatial_manip.control.config import load_kinematics
         from spatial_manip.grasping.place_fit import fit_place
 
@@ -404,7 +408,7 @@ class PlannerPorts:
         if self._kinematics is None:
             self._kinematics = load_kinematics(self.p["arm_config_file"], self.p["arm_backend"])
         return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
-                         entry=entry, avoid=avoid)
+                         entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides
@@ -448,13 +452,11 @@ class PlannerPorts:
             self._arm_goal.cancel_goal_async()
 
     # --- verify ----------------------------------------------------------------------------
-    def verify(self, decision: Decision, goal, cancel: threading.Event) -> tuple[bool, str, str]:
-        """Observe again and check the instruction's constraint on the new scene."""
+    def verify(self, decision: Decision, goal, scene: Scene | None) -> tuple[bool, str, str]:
+        """Check the instruction's constraint on the scene seen after the motion (`scene`, for a place)."""
         if decision.place_pose is None:
             ok = self._held_id == decision.pick_id
             return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
-        self.clear_view(cancel)
-        scene = self.perceive(self.observe(cancel))
         want = decision.details.get("placed_pose", decision.place_pose)[:3, 3]
         movable = [o for o in scene.objects if o.category not in FIXTURES]
         if not movable:

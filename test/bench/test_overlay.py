@@ -107,7 +107,7 @@ class _Ports:
     def place(self, decision, cancel):
         return {}
 
-    def verify(self, decision, goal, cancel):
+    def verify(self, decision, goal, after):
         return True, "", "ok"
 
     def held_id(self):
@@ -123,7 +123,7 @@ def test_pipeline_saves_overlays_and_the_best_grasps(tmp_path):
     assert out.success, out.message
     t = json.loads((tmp_path / "trace.json").read_text())
     names = [i["name"] for i in t["images"]]
-    assert names == ["observation", "overlay_decision", "overlay_grasp"]
+    assert names == ["observation", "overlay_decision", "overlay_grasp", "overlay_after"]
     assert all((tmp_path / i["file"]).is_file() and i["caption"] for i in t["images"])
     grasps = next(e for e in t["events"] if e["kind"] == "grasps")
     assert grasps["count"] == 7 and len(grasps["top"]) == 5

@@ -82,7 +82,7 @@ class ScriptedPorts:
     def place(self, decision, cancel):
         return {"placed_id": decision.target_ids[0]}
 
-    def verify(self, decision, goal, cancel):
+    def verify(self, decision, goal, after):
         if self.fail == "verify":
             return False, "distance", "the book stands 31 cm from the reference, not 20 cm"
         return True, "", "looks right"
@@ -198,6 +198,7 @@ def test_index_lists_episodes_and_filters(bench_dir, page):
 
 def test_each_trace_page_opens_from_the_index_with_its_images_and_outcome(bench_dir, page):
     out, records = bench_dir
+    tasks = {t["id"]: t for t in runner.prepare_tasks(SUITE, EPISODES, SEED, out)}
     for r in records:
         page.goto((out / "index.html").as_uri())
         page.click(f"#episodes tr:has(td:text-is('{r['task_id']}')) a")
@@ -205,9 +206,12 @@ def test_each_trace_page_opens_from_the_index_with_its_images_and_outcome(bench_
         assert page.url.endswith("/index.html") and "/traces/" in page.url
         assert page.text_content("h1") == r["instruction"]
         imgs = page.eval_on_selector_all("img", "is => is.map(i => [i.getAttribute('alt'), i.complete, i.naturalWidth])")
-        # the observation, the test's arrows, the decision overlay and, after a pick, the grasp overlay
-        want = ["observation", "target", "overlay_decision"] + (["overlay_grasp"] if r["action"] == "pick" else [])
-        assert [alt for alt, _, _ in imgs] == want, imgs
+        # the observation, the test's arrows, the decision overlay and, after a pick, the grasp
+        # overlay; after a place at a pose, the new look at where it was set down
+        placed_at_pose = r["action"] == "place" and tasks[r["task_id"]]["place_pose"]
+        want = ["observation", "target", "overlay_decision"] + (["overlay_grasp"] if r["action"] == "pick" else []) \
+            + (["overlay_after"] if placed_at_pose else [])
+        assert [alt for alt, _, _ in imgs] == want, (r["action"], r["failure_category"], imgs)
         assert all(done and width > 0 for _, done, width in imgs), imgs
         episode = page.text_content("#episode")
         if r["success"]:

@@ -70,7 +70,7 @@ class FakePorts:
     def held_id(self):
         return self.held
 
-    def verify(self, decision, goal, cancel):
+    def verify(self, decision, goal, after):
         self.calls.append("verify")
         return True, "", f"{decision.pick_id} is in the gripper"
 
