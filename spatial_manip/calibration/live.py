@@ -39,7 +39,10 @@ def interactive_session(args, board: BoardConfig, skew_s: float, guide_cfg: dict
         session = _Session(folder, mode, model, intr)
         while True:
             print(guidance(session.poses, **guide_cfg).message())
-            answer = ask(PROMPT).strip().lower()
+            try:
+                answer = ask(PROMPT).strip().lower()
+            except EOFError:              # stdin closed (a pipe ran out): same as quitting
+                answer = "q"
             if answer == "q":
                 return None
             if answer == "s":
