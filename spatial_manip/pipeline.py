@@ -96,6 +96,7 @@ class Decision:
     pick_alternatives: list[str] = field(default_factory=list)   # others the words allow, in order
     place_pose: np.ndarray | None = None          # 4x4 pose of the placed object, if any
     program: str = ""
+    notes: list[str] = field(default_factory=list)   # how the words were read (frames, spellings)
     details: dict = field(default_factory=dict)
 
 
@@ -193,11 +194,13 @@ class InstructionPipeline:
         outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
             _object_pose(scene, decision.pick_id)
         trace.event("decision", action=decision.action, targets=decision.target_ids,
-                    pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program)
+                    pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program,
+                    notes=decision.notes)
         self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
                       "place pose (axes, lime box)", obs, scene, decision)
         if goal.dry_run:
-            outcome.message = f"dry run: would {decision.action} {', '.join(decision.target_ids) or 'at the computed pose'}"
+            outcome.message = _with_notes(f"dry run: would {decision.action} "
+                                          f"{', '.join(decision.target_ids) or 'at the computed pose'}", decision)
             return
 
         if decision.pick_id is not None:
@@ -224,7 +227,7 @@ class InstructionPipeline:
         trace.event("verified", success=ok, category=category, message=message)
         if not ok:
             raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
-        outcome.message = message or f"done: {decision.action} {', '.join(decision.target_ids)}"
+        outcome.message = _with_notes(message or f"done: {decision.action} {', '.join(decision.target_ids)}", decision)
 
     def _pick_one_of(self, decision, scene, obs, attempt, goal, trace, cancel) -> dict:
         """Pick `decision.pick_id`; when none of its grasps holds and the words allow other
@@ -298,6 +301,10 @@ class InstructionPipeline:
         trace.stage(Stage.REFLECTING.value, reflection.summary)
         trace.event("reflection", **reflection.to_dict())
         return reflection
+
+
+def _with_notes(message: str, decision: Decision) -> str:
+    return f"{message} ({'; '.join(decision.notes)})" if decision.notes else message
 
 
 def _object_pose(scene: Scene, obj_id: str | None) -> np.ndarray | None:

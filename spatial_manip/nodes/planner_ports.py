@@ -260,7 +260,7 @@ class PlannerPorts:
         def plan_one(sc, text, kind):
             result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
             trace.event("program_step", instruction=text, program=result.program, steps=result.trace,
-                        targets=result.targets, error=result.error)
+                        targets=result.targets, error=result.error, notes=result.notes)
             if not result.ok:
                 raise SpatialManipError(result.error["message"], result.error["code"])
             return result
@@ -292,9 +292,12 @@ class PlannerPorts:
         avoid = list(reflection.failed_place_poses) if reflection is not None else []
         # no pose word ("pose=keep"): the set-down may change the pose class when it must
         free = place is not None and "pose=keep" in (place.program or "")
+        # how the words were read (the frame of each left/right and why, spelling fixes): the
+        # result message repeats them, so a user is never surprised silently
+        notes = [n for r in (pick, place) if r is not None for n in r.notes]
         return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
-                        program=program, details={"scene": scene, "avoid_place_poses": avoid,
-                                                  "any_pose_class": free})
+                        program=program, notes=notes, details={"scene": scene, "avoid_place_poses": avoid,
+                                                               "any_pose_class": free})
 
     # --- grasp -----------------------------------------------------------------------------
     def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:

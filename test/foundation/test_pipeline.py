@@ -42,7 +42,8 @@ class FakePorts:
             return Decision("place", [self.held], place_pose=np.eye(4))
         if self.place_failures:
             return Decision("pick_and_place", ["book_1"], pick_id="book_1", place_pose=np.eye(4))
-        return Decision("pick", ["book_1"] + self.alternatives, pick_id="book_1", pick_alternatives=self.alternatives)
+        return Decision("pick", ["book_1"] + self.alternatives, pick_id="book_1", pick_alternatives=self.alternatives,
+                        notes=getattr(self, "notes", []))
 
     def propose_grasps(self, decision, scene, obs):
         self.calls.append("grasps")
@@ -110,6 +111,13 @@ def test_a_failed_grasp_replans_the_pick():
     assert out.success and [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")] * 2
     assert "nothing is held: looking again and planning the pick again" in \
         [f[1] for f in fb if f[0].value == "reflecting"][0]
+
+
+def test_the_result_message_says_how_the_words_were_read():
+    ports = FakePorts()
+    ports.notes = ["'right of the clock' read as the clock's own right (its front was assumed)"]
+    out, _ = run(ports, dry_run=True)
+    assert out.message.endswith("(" + ports.notes[0] + ")")
 
 
 def test_dry_run_never_moves():
