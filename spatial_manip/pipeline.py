@@ -163,6 +163,10 @@ class InstructionPipeline:
             self._safe_stop()
         if cancel.is_set() and not outcome.success:
             outcome.error_code, outcome.message = ErrorCode.CANCELED.value, "the goal was canceled; the arm was stopped"
+        held = self._held_after(outcome)
+        if held:
+            outcome.message += (f"; {held} is still in the gripper: send a place instruction (e.g. 'place it on the "
+                                "table') to set it down")
         outcome.trace_path = trace.finish({k: v for k, v in outcome.__dict__.items() if k != "trace_path"})
         return outcome
 
@@ -283,6 +287,15 @@ class InstructionPipeline:
             self._safe_stop()
             raise CanceledError("the goal was canceled during motion")
         return result
+
+    def _held_after(self, outcome: Outcome) -> str | None:
+        """What a failed goal left in the gripper (a user must know before the next goal)."""
+        if outcome.success:
+            return None
+        try:
+            return self.ports.held_id()
+        except Exception:  # only for the message; never fail the result over it
+            return None
 
     def _safe_stop(self) -> None:
         try:

@@ -105,6 +105,13 @@ def test_a_failed_place_with_the_object_in_hand_retries_the_place_not_the_pick()
     assert reflecting and "book_1 is still in the gripper: planning the place again" in reflecting[0]
 
 
+def test_a_place_that_fails_every_attempt_says_the_object_is_still_held():
+    ports = FakePorts(place_failures=5)
+    out, _ = run(ports, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
+    assert not out.success and out.error_code == "MOTION_FAILED"
+    assert "book_1 is still in the gripper" in out.message and "place it" in out.message
+
+
 def test_a_failed_grasp_replans_the_pick():
     ports = FakePorts(pick_failures=1)
     out, fb = run(ports, max_attempts=2)
