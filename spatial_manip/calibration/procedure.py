@@ -30,7 +30,7 @@ def board_views(images: list, names: list[str], board: BoardConfig,
         try:
             views.append(detect(read_rgb(img) if isinstance(img, (str, Path)) else img, board, intr))
             seen.append(i)
-        except BoardError as e:
+        except (BoardError, SampleError) as e:     # a missing image costs one sample, not the run
             skipped[name] = str(e)
     return seen, views, skipped
 

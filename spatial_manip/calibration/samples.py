@@ -150,6 +150,8 @@ def load_samples(folder: str | Path, *, max_skew_s: float = DEFAULT_MAX_SKEW_S, 
     intr = CameraIntrinsics.from_camera_info(data["camera_info"])
     kin = URKinematics(**DH_PRESETS[_model(data, path)])
     T_tcp = tcp_offset_matrix(data["tcp_offset"]) if "tcp_offset" in data else None
+    _require(data["images"], ("file", "stamp"), f"{path}: images")
+    _require(data["robot"], ("stamp",), f"{path}: robot")
     robot = [TimedPose(float(e["stamp"]), robot_entry_pose(e, kin, T_tcp, f"{path}: robot[{k}]"))
              for k, e in enumerate(data["robot"])]
     images = data["images"]
@@ -160,6 +162,15 @@ def load_samples(folder: str | Path, *, max_skew_s: float = DEFAULT_MAX_SKEW_S, 
                      T_base_tool0=[robot[r].T_base_tool0 for _, r, _ in pairing.pairs],
                      skew_s=[s for _, _, s in pairing.pairs],
                      unpaired={images[i]["file"]: why for i, why in pairing.unpaired.items()})
+
+
+def _require(entries, keys: tuple, where: str) -> None:
+    if not isinstance(entries, list):
+        raise SampleError(f"{where} must be a list, got {type(entries).__name__}")
+    for k, e in enumerate(entries):
+        missing = [key for key in keys if not isinstance(e, dict) or key not in e]
+        if missing:
+            raise SampleError(f"{where}[{k}] lacks {missing} (each entry needs {list(keys)})")
 
 
 def _model(data: dict, path: Path) -> str:

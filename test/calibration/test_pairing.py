@@ -88,3 +88,16 @@ def test_a_tcp_pose_without_the_tcp_offset_is_refused(tmp_path):
         load_samples(tmp_path)
     with pytest.raises(SampleError, match="samples.json does not exist"):
         load_samples(tmp_path / "nowhere")
+
+
+def test_malformed_entries_are_named(tmp_path):
+    intr = CameraIntrinsics.from_fovy(640, 480, 43.3)
+    write_samples(tmp_path, mode="eye_to_hand", intrinsics=intr, images=[("a.png", 1.0)],
+                  robot=[{"joints": [0.0] * 6}])
+    with pytest.raises(SampleError, match=r"robot\[0\] lacks \['stamp'\]"):
+        load_samples(tmp_path)
+    data = json.loads((tmp_path / "samples.json").read_text())
+    data["images"] = [{"stamp": 1.0}]
+    (tmp_path / "samples.json").write_text(json.dumps(data))
+    with pytest.raises(SampleError, match=r"images\[0\] lacks \['file'\]"):
+        load_samples(tmp_path)
