@@ -1,9 +1,10 @@
-"""Hand-eye calibration with a ChArUco board (issue 25): `spatial-manip calibrate`.
+"""Hand-eye calibration with a ChArUco board (issue 25): `spatial-manip calibrate` and
+`spatial-manip check-calibration`.
 
 ROS-free core, one concern per module:
 
 - `board`: board geometry from config, detection with OpenCV's ChArUco detector, board pose by
-  solvePnP with the camera's own intrinsics.
+  solvePnP with the camera's own intrinsics and distortion.
 - `samples`: pairing each image with the robot pose of the same instant (by timestamps, within a
   maximum skew), joints -> flange pose through our UR forward kinematics, the samples folder.
 - `solve`: cv2.calibrateHandEye (Tsai, Park, Horaud, Andreff, Daniilidis) and
@@ -11,10 +12,15 @@ ROS-free core, one concern per module:
   per-sample residuals and the spread between methods.
 - `result`: bounds, the refusal that names the bad samples, and the YAML that
   `spatial_manip.geometry.calibration.load_calibration` reads (residuals as comments).
+- `procedure`: images -> board poses -> solve -> report, shared by every source.
 - `guidance`: how many more poses and which rotations are still missing (a pure function).
+- `auto`: the automatic eye-in-hand pose set inside the arm's safety envelope.
+- `bag`: a rosbag2 -> a samples folder (one image per still period of the arm).
+- `check`: a calibration file against fresh samples.
 - `sim`: a ChArUco plate rendered by MuJoCo on the flange (eye-to-hand) or on the table
   (eye-in-hand), with the simulator's ground truth.
-- `cli`: the command; `ros_capture`: the only module that imports rclpy.
+- `cli`, `live`: the command and its live loops; `ros_capture` is the only module that imports
+  rclpy (topics in, ArmMotion goals out).
 
-OpenCV (`opencv-python-headless` >= 4.7, for cv2.aruco.CharucoDetector) is imported here only.
+OpenCV (`opencv-python-headless` >= 4.7, for cv2.aruco.CharucoDetector) is needed here only.
 """
