@@ -61,7 +61,7 @@ class Bench:
         pl = self.planner(kind, float(scene.extra.get("ground_z", 0.0)))
         ee = np.asarray(scene.extra["ee_pose"], float)
         try:
-            start = pl.envelope.kin.ik(ee, _home())
+            start = _start_configuration(pl, ee)
             if task.action == "pick":
                 reach = oracle.KinematicWorld(scene).reachable      # the oracle's poses with an IK solution
                 self._pick(pl, task, scene, start, oracle.plan_pick(scene, task, reach).poses)
@@ -136,6 +136,18 @@ class Bench:
         if self.verbose:
             print(f"  {task.id:18s} {phase:11s} {status:14s} {1000 * wall:7.1f} ms ({1000 * cpu:6.1f} ms CPU)  "
                   f"{message[:100]}")
+
+
+def _start_configuration(pl, T_tcp: np.ndarray) -> np.ndarray:
+    """The scene's start TCP pose as the arm would hold it: the IK solution nearest home that
+    does not fold the arm into itself (a real arm is never in such a configuration)."""
+    from spatial_manip.motion.checker import CollisionChecker
+    from spatial_manip.motion.world import CollisionWorld
+
+    kin = pl.envelope.kin
+    sols = sorted(kin.ik_all(T_tcp, _home()), key=lambda q: float(np.max(np.abs(q - _home()))))
+    alone = CollisionChecker(pl.robot, CollisionWorld(), None)
+    return next((q for q in sols if not alone.collides(q)), kin.ik(T_tcp, _home()))
 
 
 def _home() -> np.ndarray:
