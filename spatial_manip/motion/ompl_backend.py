@@ -50,7 +50,7 @@ class OmplPlanner:
             world = world.with_keep_out(self.envelope)
         checker = self._checker(world, start, phase)
         goals = self._goal_configs(as_goal(goal), start, checker, phase)
-        waypoints = self._search(start, goals, checker, phase, budget - (time.perf_counter() - t0))
+        waypoints = self._search(start, goals, checker, phase, budget, budget - (time.perf_counter() - t0))
         path = self._timed(waypoints, checker, phase)
         path.planning_time_s = time.perf_counter() - t0
         path.phase = phase
@@ -94,14 +94,15 @@ class OmplPlanner:
                                    f"({len(cands)} tried; nearest: {why})", phase=phase, body=why)
         return ok
 
-    def _search(self, start, goals, checker: CollisionChecker, phase: str, budget: float) -> np.ndarray:
+    def _search(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
         step = self.config.plan_step_rad
         for g in goals:                          # the straight joint move, when it is safe
             if checker.segment_valid(start, g, step):
                 return np.array([start, g])
-        return self._rrt(start, goals, checker, phase, max(budget, 0.01))
+        return self._rrt(start, goals, checker, phase, budget, max(left, 0.01))
 
-    def _rrt(self, start, goals, checker: CollisionChecker, phase: str, budget: float) -> np.ndarray:
+    def _rrt(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
+        """RRTConnect for what is `left` of the plan's `budget` (seconds)."""
         from ompl import base as ob, geometric as og
 
         space = ob.RealVectorStateSpace(6)
@@ -121,10 +122,10 @@ class OmplPlanner:
             goal_states.addState(_state(space, g))
         ss.setGoal(goal_states)
         ss.setPlanner(og.RRTConnect(si))
-        solved = ss.solve(budget)
+        solved = ss.solve(left)
         if not (solved and ss.haveExactSolutionPath()):
             body = checker.blocker_near(goals[0], start, self.config.plan_step_rad)
-            raise PlanNotFoundError(f"{phase}: no collision-free path found in {budget:.2f} s; the way to the "
+            raise PlanNotFoundError(f"{phase}: no collision-free path found in the {budget:.2f} s budget; the way to the "
                                     f"goal is closed by {body}", phase=phase, body=body)
         ss.simplifySolution(self.config.simplify_s)
         path = ss.getSolutionPath()

@@ -167,7 +167,7 @@ def test_no_path_in_budget_is_motion_failed_naming_the_blocker(arm_cfg, home):
         planner.plan(home, goal, table_world(), phase="transit", time_budget_s=0.3)
     assert e.value.code is ErrorCode.MOTION_FAILED
     assert e.value.phase == "transit" and "keep-out box 'pocket_" in e.value.body
-    assert "no collision-free path found in 0.30 s; the way to the goal is closed by" in e.value.message
+    assert "no collision-free path found in the 0.30 s budget; the way to the goal is closed by" in e.value.message
 
 
 def test_envelope_boxes_agree_with_the_envelope(planner):
