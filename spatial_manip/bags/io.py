@@ -151,27 +151,55 @@ class BagWriter:
         self._writer = Writer(self.path, version=9, storage_plugin=plugin)
         self._writer.open()
         self._conns: dict = {}
+        self._latched: dict[str, bool] = {}
         self.counts: dict[str, int] = {}
 
-    def add_topic(self, topic: str, msgtype: str, latched: bool = False) -> None:
-        if topic in self._conns:
+    def add_topic(self, topic: str, msgtype: str, latched: bool = False, *, msgdef: str | None = None,
+                  rihs01: str | None = None) -> None:
+        """`msgdef`/`rihs01`: keep a source bag's definition (repair), else the typestore's.
+        A topic added again as latched gets a second, transient-local connection and later
+        messages go there (a recorder that found the latched publisher late)."""
+        if topic in self._conns and (self._latched[topic] or not latched):
             return
         store = project_typestore()
         qos = [_latched_qos()] if latched else []
         try:
-            msgdef, _ = store.generate_msgdef(msgtype, ros_version=2)
-            rihs = store.hash_rihs01(msgtype)
+            msgdef = msgdef if msgdef else store.generate_msgdef(msgtype, ros_version=2)[0]
+            rihs = rihs01 if rihs01 else store.hash_rihs01(msgtype)
         except Exception:  # a type this store does not know: raw bytes are still fine for ros2 bag
-            msgdef, rihs = "", "RIHS01_" + "0" * 64  # unknown hash, as rosbag2 writes for unknown types
+            msgdef, rihs = msgdef or "", rihs01 or "RIHS01_" + "0" * 64  # as rosbag2 writes for unknown types
         self._conns[topic] = self._writer.add_connection(topic, msgtype, msgdef=msgdef, rihs01=rihs,
                                                          offered_qos_profiles=qos)
-        self.counts[topic] = 0
+        self._latched[topic] = latched
+        self.counts.setdefault(topic, 0)
 
     def write(self, topic: str, t_ns: int, raw: bytes) -> None:
         if topic not in self._conns:
             raise BagError(f"bag {self.path}: topic {topic} was not added before writing")
         self._writer.write(self._conns[topic], int(t_ns), bytes(raw))
         self.counts[topic] += 1
+
+    def flush(self) -> None:
+        """Make everything written so far survive a crash (SIGKILL, power loss).
+
+        rosbags keeps the whole sqlite3 recording in one open transaction and buffers an MCAP
+        chunk (up to 1 MiB) in memory, so a killed recorder used to lose all of it; committing /
+        closing the pending chunk here bounds the loss to what came since the last flush, and
+        `spatial-manip bag-repair` rebuilds the index and metadata.yaml from what is on disk.
+        Uses rosbags' storage internals (0.10/0.11): a version that renames them is an error."""
+        storage = getattr(self._writer, "storage", None)
+        try:
+            if hasattr(storage, "conn"):                     # sqlite3: commit the open transaction
+                storage.conn.commit()
+            elif hasattr(storage, "close_chunk"):            # MCAP: write the pending chunk out
+                if storage.chunk.bio.tell():
+                    storage.close_chunk()
+                storage.bio.flush()
+            else:
+                raise AttributeError(f"unknown rosbags storage {type(storage).__name__}")
+        except AttributeError as e:
+            raise BagError(f"bag {self.path}: cannot flush with this rosbags version ({e}); pin rosbags "
+                           "0.11 or record with flush_period_s 0 (a crash then loses the recording)") from e
 
     def close(self) -> None:
         self._writer.close()
