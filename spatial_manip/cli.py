@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "camera-bench": ("spatial_manip.camera.bench", "camera_node publish rate and drops on RealSense playback vs the SDK alone"),
     "record": ("spatial_manip.bags.record_cli", "record camera, joint, scene and instruction topics into a rosbag2 (sqlite3 or MCAP)"),
     "replay": ("spatial_manip.bags.replay_cli", "publish a rosbag2 (ours, ros2 bag record, or a RealSense .db3) with its original timing"),
+    "bag-repair": ("spatial_manip.bags.repair_cli", "recover every complete message of a bag whose recorder was killed (SIGKILL, power loss) into a readable bag"),
     "evaluate": ("spatial_manip.bags.evaluate_cli", "re-run the planner offline on every instruction recorded in bags and compare"),
     "sim-bench": ("spatial_manip.sim.bench_cli", "time one MuJoCo environment update (motion, settle, RGB-D + segmentation render) against ESPIRE's 11.65 s"),
     "geometry-bench": ("spatial_manip.geometry.bench", "time back-projection and box_2d_to_box_3d (median, p95, vs a Python loop)"),
