@@ -34,6 +34,7 @@ class PlannerNode(Node):
         self.pipeline = InstructionPipeline(self.ports, trace_dir=None)
         self._busy = threading.Lock()
         self._cancel = threading.Event()
+        self._stopping = False
         self._log_pub = self.create_publisher(String, "/spatial_manip/instruction_log", 10)
         self._server = ActionServer(
             self, ExecuteInstruction, ACTION_NAME, execute_callback=self._execute,
@@ -69,6 +70,8 @@ class PlannerNode(Node):
             self.pipeline.feedback = feedback
             self.pipeline.trace_dir = self.ports.new_trace_dir()
             outcome = self.pipeline.run(goal, self._cancel)
+            if self._stopping and not outcome.success:
+                outcome.message = "the planner node is stopping (the graph was shut down): " + outcome.message
             if outcome.error_code == ErrorCode.CANCELED.value and goal_handle.is_cancel_requested:
                 goal_handle.canceled()
             elif outcome.success:
@@ -78,6 +81,13 @@ class PlannerNode(Node):
             return self._log(g, self._result(outcome))
         finally:
             self._busy.release()
+
+    def finish(self):
+        """On shutdown: end the running goal (the pipeline stops the arm) so its client gets a
+        result; returns a predicate that is true once no goal runs."""
+        self._stopping = True
+        self._cancel.set()
+        return lambda: not self._busy.locked()
 
     def _result(self, o: Outcome) -> ExecuteInstruction.Result:
         r = ExecuteInstruction.Result(success=o.success, error_code=o.error_code, message=o.message,
@@ -104,7 +114,8 @@ class PlannerNode(Node):
 
 
 def main(args=None) -> int:
-    return spin_node(PlannerNode, args=args, threads=4, close=lambda n: n.ports.close())
+    return spin_node(PlannerNode, args=args, threads=4, close=lambda n: n.ports.close(),
+                     finish=lambda n: n.finish())
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ PARAMETERS = {
     "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
     "arm_action": "/spatial_manip/arm_motion",
     "motion_timeout_s": 60.0,
+    "arm_lost_after_s": 3.0,          # no TCP pose for this long during a motion: the arm server is gone
     "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
     "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
     "trace_dir": "traces",            # one sub-directory per goal
@@ -71,6 +72,7 @@ def declare_port_parameters(node) -> None:
 
 
 SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
+CANCEL_ACK_S = 1.5          # how long a canceled goal waits for the arm server to confirm the stop
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
 
 
@@ -91,6 +93,7 @@ class PlannerPorts:
         self._grip_width = 0.0
         self._kinematics = None
         self._T_base_tcp: np.ndarray | None = None
+        self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._arm_goal = None
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -184,6 +187,7 @@ class PlannerPorts:
     def _on_tcp(self, msg: PoseStamped) -> None:
         try:
             self._T_base_tcp = matrix_from_pose_msg(msg.pose)
+            self._tcp_seen_at = time.monotonic()
         except ValueError:
             pass
 
@@ -431,7 +435,11 @@ class PlannerPorts:
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):
             raise MotionFailedError(f"no arm action server at {self.p['arm_action']}: is arm_node (or sim_node) running?")
-        handle = wait_future(self.arm_client.send_goal_async(goal), 10.0)
+        handle = _wait_unless_canceled(self.arm_client.send_goal_async(goal), 10.0, cancel)
+        if cancel.is_set():
+            if handle is not None and handle.accepted:
+                wait_future(handle.cancel_goal_async(), CANCEL_ACK_S)
+            raise CanceledError("the goal was canceled before the arm took the motion")
         if handle is None or not handle.accepted:
             raise MotionFailedError("the arm refused the motion goal")
         self._arm_goal = handle
@@ -439,16 +447,26 @@ class PlannerPorts:
             fut = handle.get_result_async()
             deadline = time.monotonic() + float(self.p["motion_timeout_s"])
             while not fut.done():
-                if cancel.is_set():
-                    wait_future(handle.cancel_goal_async(), 5.0)
+                if cancel.is_set():     # short: a node shutting down has the launcher's grace period only
+                    wait_future(handle.cancel_goal_async(), CANCEL_ACK_S)
                     raise CanceledError("the goal was canceled during motion; the arm was stopped")
                 if time.monotonic() > deadline:
                     wait_future(handle.cancel_goal_async(), 5.0)
                     raise StageTimeoutError(f"the motion took longer than {self.p['motion_timeout_s']} s; stopped")
+                self._check_arm_alive()
                 time.sleep(0.02)
             return fut.result().result
         finally:
             self._arm_goal = None
+
+    def _check_arm_alive(self) -> None:
+        """An arm server that dies mid-motion never answers: its TCP pose stream stopping (the
+        arm and sim nodes publish it all the time) says so within seconds, not at the timeout."""
+        lost_s = float(self.p["arm_lost_after_s"])
+        if self._tcp_seen_at is not None and time.monotonic() - self._tcp_seen_at > lost_s:
+            self._tcp_seen_at = None      # the next motion starts fresh, should the arm come back
+            raise MotionFailedError(f"arm server lost: no TCP pose on {self.p['tcp_topic']} for {lost_s:g} s "
+                                    f"during the motion (is arm_node or sim_node running?)")
 
     def stop_motion(self) -> None:
         if self._arm_goal is not None:
@@ -484,3 +502,10 @@ class PlannerPorts:
     def close(self) -> None:
         self.stop_motion()
 
+
+def _wait_unless_canceled(future, timeout_s: float, cancel: threading.Event):
+    """The future's result, or None after `timeout_s` or as soon as `cancel` is set."""
+    deadline = time.monotonic() + timeout_s
+    while not future.done() and not cancel.is_set() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return future.result() if future.done() else None

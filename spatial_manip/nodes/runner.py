@@ -1,26 +1,43 @@
 """The one `main()` body every node shares: init, build, spin until Ctrl-C or shutdown, clean up."""
 from __future__ import annotations
 
+import signal
 import sys
+import time
 from typing import Callable
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.signals import SignalHandlerOptions
 
 from spatial_manip.errors import SpatialManipError
 
 
+FINISH_S = 4.0    # how long a stopping node may spin to end its work (the launcher waits 5 s)
+WAKE_S = 0.2      # with rclpy's handler off, an idle executor must still notice Ctrl-C this often
+
+
 def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
-              close: Callable | None = None) -> int:
+              close: Callable | None = None, finish: Callable | None = None) -> int:
     """Run the node built by `make_node` (threads=1: single-threaded; None: one per core).
     `close(node)` releases what the node holds (devices, threads) before it is destroyed. A
-    configuration error raised while building it is printed and gives exit status 1."""
-    rclpy.init(args=args)
-    node = None
+    configuration error raised while building it is printed and gives exit status 1.
+
+    `finish(node)`, for a node that serves long goals: on Ctrl-C or SIGTERM it ends the node's
+    work and returns a predicate that is true once done; the executor keeps spinning until then
+    (at most FINISH_S), so a client waiting on a goal gets its result before the node exits.
+    rclpy's own signal handler would shut the context down first, so it is off for such nodes."""
+    handlers = SignalHandlerOptions.ALL if finish is None else SignalHandlerOptions.NO
+    rclpy.init(args=args, signal_handler_options=handlers)
+    node = executor = None
+    if finish is not None:
+        signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
         node = make_node()
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
+        if finish is not None:
+            node.create_timer(WAKE_S, lambda: None)
         executor.spin()
     except SpatialManipError as e:
         if node is not None:
@@ -28,7 +45,8 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
         print(f"{getattr(make_node, '__name__', 'node')}: {e.code.value}: {e.message}", file=sys.stderr)
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        if finish is not None and executor is not None:
+            _spin_until(executor, finish(node), FINISH_S)
     finally:
         if node is not None:
             if close is not None:
@@ -36,3 +54,21 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def _raise_interrupt(_signum, _frame):
+    raise KeyboardInterrupt
+
+
+def _spin_until(executor, done: Callable[[], bool], timeout_s: float, flush_s: float = 0.5) -> None:
+    """Spin until `done()` and then `flush_s` more (the result is sent after the goal's own
+    callback returns), or until `timeout_s` has passed."""
+    deadline = time.monotonic() + timeout_s
+    flush_until = None
+    while time.monotonic() < (flush_until or deadline):
+        if flush_until is None and done():
+            flush_until = min(deadline, time.monotonic() + flush_s)
+        try:
+            executor.spin_once(timeout_sec=0.05)
+        except KeyboardInterrupt:     # a second Ctrl-C: stop waiting
+            return

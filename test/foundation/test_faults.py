@@ -1,0 +1,90 @@
+"""Faults a lab will hit while a goal runs, across real processes over real DDS: the arm's
+server dies mid-motion, and the graph is stopped under a waiting client. Either way the client
+gets a result within seconds, naming what happened."""
+import dataclasses
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from ros_helpers import client_node, wait_for
+from spatial_manip.bringup.goal_client import send_goal
+from spatial_manip.bringup.graph import load_graph
+from spatial_manip.bringup.launcher import Launcher
+
+pytestmark = [pytest.mark.slow, pytest.mark.ros]
+GOAL = "pick the leftmost book"
+
+
+def _sim_graph(sim_required: bool):
+    g = load_graph("sim")
+    nodes = tuple(dataclasses.replace(n, required=sim_required) if n.name == "sim_node" else n for n in g.nodes)
+    return dataclasses.replace(g, nodes=nodes)
+
+
+def _kill_sim_once_moving(fb, killed: dict):
+    """SIGKILL the simulator a second into the first motion (the arm has taken the goal)."""
+    if fb.stage == "moving" and "timer" not in killed:
+        killed["timer"] = threading.Timer(1.0, _kill_sim, args=(killed,))
+        killed["timer"].start()
+
+
+def _kill_sim(killed: dict):
+    pid = int(subprocess.check_output(["pgrep", "-f", "-n", "bin/sim_node"]).split()[0])
+    os.kill(pid, signal.SIGKILL)
+    killed["at"] = time.monotonic()
+
+
+@pytest.fixture
+def graph_log(tmp_path):
+    with open(tmp_path / "launch.log", "w") as f:
+        yield f
+
+
+def _send_once_ready(log, killed: dict):
+    """Send the goal once the simulator serves the arm (a goal sent earlier fails to perceive)."""
+    assert wait_for(lambda: "sim_node ready" in open(log.name).read(), 90), open(log.name).read()[-3000:]
+    with client_node() as node:
+        return send_goal(node, GOAL, max_attempts=1, timeout_s=60, server_timeout_s=60,
+                         on_feedback=lambda fb: _kill_sim_once_moving(fb, killed))
+
+
+def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_log, tmp_path):
+    launcher = Launcher(_sim_graph(sim_required=False), out=graph_log, grace_s=3.0,
+                        params={"planner_node": {"trace_dir": str(tmp_path / "traces")}})
+    launcher.start()
+    waiter = threading.Thread(target=launcher.wait, daemon=True)
+    waiter.start()
+    killed = {}
+    try:
+        report = _send_once_ready(graph_log, killed)
+    finally:
+        launcher.request_stop()
+        waiter.join(20)
+    assert "at" in killed, "the goal never reached the moving stage"
+    r = report.result
+    assert r is not None and r.error_code == "MOTION_FAILED", (report.status, r)
+    assert "arm server lost" in r.message
+    assert time.monotonic() - killed["at"] < 15.0
+
+
+def test_stopping_the_graph_under_a_running_goal_still_answers_the_client(graph_log, tmp_path):
+    launcher = Launcher(_sim_graph(sim_required=True), out=graph_log, grace_s=5.0,
+                        params={"planner_node": {"trace_dir": str(tmp_path / "traces")}})
+    launcher.start()
+    waiter = threading.Thread(target=launcher.wait, daemon=True)
+    waiter.start()
+    killed = {}
+    try:
+        report = _send_once_ready(graph_log, killed)
+    finally:
+        launcher.request_stop()
+        waiter.join(20)
+    assert "at" in killed, "the goal never reached the moving stage"
+    r = report.result
+    assert r is not None, f"the client got no result ({report.status}): " + open(graph_log.name).read()[-3000:]    # the planner answered before exiting
+    assert not r.success and "stopping" in r.message, r.message
+    assert time.monotonic() - killed["at"] < 15.0
