@@ -13,7 +13,7 @@ from rclpy.signals import SignalHandlerOptions
 from spatial_manip.errors import SpatialManipError
 
 
-FINISH_S = 4.0    # how long a stopping node may spin to end its work (the launcher waits 5 s)
+FINISH_S = 2.5    # how long a stopping node may spin to end its work (the launcher waits 3-5 s)
 WAKE_S = 0.2      # with rclpy's handler off, an idle executor must still notice Ctrl-C this often
 
 
@@ -56,7 +56,9 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
     return 0
 
 
-def _raise_interrupt(_signum, _frame):
+def _raise_interrupt(signum, _frame):
+    """The first SIGTERM stops the node as Ctrl-C does; a second one means now."""
+    signal.signal(signum, signal.SIG_DFL)
     raise KeyboardInterrupt
 
 
