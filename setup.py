@@ -32,6 +32,7 @@ setup(
         ("share/" + PACKAGE + "/config/graphs", glob("config/graphs/*.yaml")),
         ("share/" + PACKAGE + "/config/params", glob("config/params/*.yaml")),
         ("share/" + PACKAGE + "/config/gazebo", glob("config/gazebo/*.yaml")),
+        ("share/" + PACKAGE + "/config/calibration", glob("config/calibration/*.yaml")),
         ("share/" + PACKAGE + "/config", glob("config/*.yaml")),
         ("share/" + PACKAGE + "/urdf", glob("urdf/*")),
     ],

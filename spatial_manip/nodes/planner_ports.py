@@ -48,6 +48,8 @@ PARAMETERS = {
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
     "segmenter": "classical",         # perception backend (see spatial_manip.perception)
     "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
+    "unnamed_frame": "intrinsic",     # program planner: left/right of a reference whose front was only
+                                      # assumed, when the words name no frame: intrinsic | viewer | ask
     "grasp_service": "/spatial_manip/propose_grasps",
     "grasp_timeout_s": 10.0,
     "max_grasp_tries": 5,             # top-k grasps tried before GRASP_FAILED
@@ -124,6 +126,8 @@ class PlannerPorts:
         from spatial_manip_interfaces.action import ArmMotion
         from spatial_manip_interfaces.srv import ProposeGrasps
 
+        if self.p["planner"] == "program":    # built now, so a bad setting stops the node at start-up
+            self._planner = self._make_planner()
         self.grasp_client = node.create_client(ProposeGrasps, self.p["grasp_service"], callback_group=group)
         self.arm_client = ActionClient(node, ArmMotion, self.p["arm_action"], callback_group=group)
 
@@ -250,16 +254,25 @@ class PlannerPorts:
         return scene.with_objects(others + [held])
 
     # --- reason ----------------------------------------------------------------------------
+    def _make_planner(self):
+        from spatial_manip.reasoning.planner import make_planner
+
+        name = str(self.p["planner"])
+        cfg = {"unnamed_frame": str(self.p["unnamed_frame"])} if name == "program" else {}
+        try:
+            return make_planner(name, **cfg)
+        except ValueError as e:
+            raise SpatialManipError(f"planner_node parameters: {e}", ErrorCode.INVALID_GOAL) from e
+
     def held_id(self) -> str | None:
         return self._held_id
 
     def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
-        from spatial_manip.reasoning.compound import plan_compound, split_instruction
-        from spatial_manip.reasoning.planner import make_planner
+        from spatial_manip.reasoning.compound import plan_compound, replan_place
         from spatial_manip.reasoning.reflection import RETRY_PLACE
 
         if self._planner is None:
-            self._planner = make_planner(str(self.p["planner"]))
+            self._planner = self._make_planner()
 
         def plan_one(sc, text, kind):
             result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
@@ -272,9 +285,8 @@ class PlannerPorts:
         if reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None:
             # the pick worked and the object is in the fingers: its words describe nothing on the
             # table any more; plan the place part again on this look
-            place_text = split_instruction(goal.instruction)[1] or goal.instruction
-            trace.event("retry_place", holding=scene.held_object().id, instruction=place_text)
-            pick, place = None, plan_one(scene, place_text, "place")
+            trace.event("retry_place", holding=scene.held_object().id, instruction=goal.instruction)
+            pick, place = None, replan_place(scene, goal.instruction, plan_one)
         else:
             pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
         targets = (pick.targets if pick else []) + (place.targets if place else [])
