@@ -104,3 +104,30 @@ def test_killing_a_required_node_stops_the_launcher_and_names_it(tmp_path):
         assert proc.wait(15) != 0
     text = log.read_text()
     assert "required node planner_node died" in text
+
+
+def test_ctrl_c_on_the_goal_command_cancels_the_goal_and_waits_for_its_result(tmp_path):
+    """Ctrl-C on `spatial-manip goal` cancels the running goal and exits once the server has
+    answered CANCELED, with no traceback (the arm is stopped before the command returns)."""
+    import sys
+
+    log = tmp_path / "launch.log"
+    with launched("planner", "planner_node.observation_timeout_s=30", f"planner_node.trace_dir={tmp_path}",
+                  log_path=log):
+        assert wait_for(lambda: "ready" in log.read_text(), 30), log.read_text()
+        goal = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "goal", "pick the leftmost book"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = []
+        assert wait_for(lambda: _read_line(goal, out) and "perceiving" in "".join(out), 30), out
+        goal.send_signal(signal.SIGINT)
+        stdout, stderr = goal.communicate(timeout=30)
+    text = "".join(out) + stdout
+    assert goal.returncode == 130, (text, stderr)
+    assert "canceling the goal" in text and "Traceback" not in stderr
+    assert "the goal ended canceled (CANCELED)" in stderr
+
+
+def _read_line(proc, out: list) -> bool:
+    line = proc.stdout.readline()
+    out.append(line)
+    return bool(line)
