@@ -10,6 +10,14 @@ Collision bodies are cylinders along each link's centre line and boxes for the g
 from UR's published shoulder/elbow offsets (the DH table folds those into d4) with a few mm
 spare. Visuals reuse the primitives: the project ships no meshes.
 
+Every link with geometry has an <inertial> (Gazebo drops links without one): the link's mass
+(LINK_MASS_KG: Universal Robots' published link masses; the gripper's and camera's below) spread
+uniformly over its collision primitives, at their centre of mass, with the solid cylinder/box
+inertia of those primitives about it, in its principal axes (so the tensor is diagonal and the
+origin's rpy turns the link frame onto them). Frames without geometry (tool0, tcp) stay massless:
+SDFormat's URDF import lumps every fixed-joint child into its moving parent (the gripper and an
+eye-in-hand camera into wrist_3_link, an eye-to-hand camera into base) and drops bare frames.
+
 Two set-ups per arm: eye-to-hand (camera fixed in the cell at the calibration example's pose;
 its stand is arm.yaml's `camera_mount` keep-out box, which the planner adds to its world) and
 eye-in-hand (camera on a bracket on the flange). The SRDF lists link pairs that never collide: adjacent links, and pairs never
@@ -40,6 +48,18 @@ Q_MIN = (-6.2832, -6.2832, -3.1416, -6.2832, -6.2832, -6.2832)
 Q_MAX = (6.2832, 6.2832, 3.1416, 6.2832, 6.2832, 6.2832)
 VELOCITY = (3.15, 3.15, 3.15, 3.2, 3.2, 3.2)
 EFFORT = (150.0, 150.0, 150.0, 28.0, 28.0, 28.0)
+# link masses, kg. Arm links: UR's "DH Parameters for calculations of kinematics and dynamics"
+# (universal-robots.com), as in UR's ROS 2 description (config/<model>/physical_parameters.yaml);
+# the base is not in UR's table (it never moves), 4.0 kg is ur_description's figure.
+LINK_MASS_KG = {
+    "ur5": {"base": 4.0, "shoulder_link": 3.7, "upper_arm_link": 8.393, "forearm_link": 2.33,
+            "wrist_1_link": 1.219, "wrist_2_link": 1.219, "wrist_3_link": 0.1879},
+    "ur5e": {"base": 4.0, "shoulder_link": 3.761, "upper_arm_link": 8.058, "forearm_link": 2.846,
+             "wrist_1_link": 1.37, "wrist_2_link": 1.3, "wrist_3_link": 0.365},
+}
+GRIPPER_MASS_KG = 0.925           # Robotiq 2F-85 data sheet; split over its links by collision volume
+CAMERA_MASS_KG = 0.1              # Intel RealSense L515 data sheet (~100 g)
+BRACKET_MASS_KG = 0.05            # nominal: a small aluminium bracket
 TCP_Z = 0.15                      # arm.yaml kinematics.tcp_offset: grasp point of the 2F-85
 DISABLE_MARGIN_M = 0.03
 NEVER_SAMPLES = 20000
@@ -60,6 +80,7 @@ class Body:
 class Link:
     name: str
     bodies: list = field(default_factory=list)
+    mass: float = 0.0             # kg, spread uniformly over the bodies; 0 for a bare frame
 
 
 @dataclass
@@ -111,6 +132,8 @@ def arm_links(model: str) -> tuple[list[Link], list[Joint]]:
         Link("wrist_3_link", [cylinder((0, 0, 0.0), (0, 0, d6 - 0.002), 0.046)]),
         Link("tool0"),
     ]
+    for lk in links:
+        lk.mass = LINK_MASS_KG[model].get(lk.name, 0.0)
     joints = []
     parents = ("base",) + LINKS[:-1]
     for i in range(6):
@@ -132,6 +155,9 @@ def gripper_links() -> tuple[list[Link], list[Joint]]:
         Link("robotiq_right_finger", [box((0, -0.0575, 0.134), (0.026, 0.03, 0.07))]),
         Link("tcp"),
     ]
+    volume = sum(_volume(b) for lk in links for b in lk.bodies)
+    for lk in links:
+        lk.mass = GRIPPER_MASS_KG * sum(_volume(b) for b in lk.bodies) / volume
     joints = [Joint(f"tool0_{lk.name}", "tool0", lk.name, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)) for lk in links[:-1]]
     joints.append(Joint("tool0_tcp", "tool0", "tcp", (0.0, 0.0, TCP_Z), (0.0, 0.0, 0.0)))
     return links, joints
@@ -140,10 +166,10 @@ def gripper_links() -> tuple[list[Link], list[Joint]]:
 def camera_links(mount: str, T_base_camera: np.ndarray) -> tuple[list[Link], list[Joint]]:
     """The L515 (61 mm across, 26 mm deep, optical axis = its z) and what holds it."""
     body = cylinder((0, 0, -0.026), (0, 0, 0.0), 0.031)          # behind the optical centre
-    optical = Link("camera_color_optical_frame", [body])
+    optical = Link("camera_color_optical_frame", [body], CAMERA_MASS_KG)
     if mount == "eye_in_hand":
         # bracket on the flange's -x side, camera looking along the tool axis beside the gripper
-        bracket = Link("camera_bracket", [box((-0.065, 0, 0.015), (0.06, 0.05, 0.03))])
+        bracket = Link("camera_bracket", [box((-0.065, 0, 0.015), (0.06, 0.05, 0.03))], BRACKET_MASS_KG)
         return [bracket, optical], [
             Joint("tool0_camera_bracket", "tool0", "camera_bracket", (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)),
             Joint("tool0_camera_optical", "tool0", "camera_color_optical_frame", (-0.095, 0.0, 0.056), (0.0, 0.0, 0.0))]
@@ -159,6 +185,64 @@ def _xyz_rpy(T: np.ndarray) -> tuple[tuple, tuple]:
     return tuple(float(v) for v in T[:3, 3]), tuple(float(v) for v in Rotation.from_matrix(T[:3, :3]).as_euler("xyz"))
 
 
+def _volume(b: Body) -> float:
+    return math.pi * b.size[0] ** 2 * b.size[1] if b.kind == "cylinder" else float(np.prod(b.size))
+
+
+def _rotation(rpy: Sequence[float]) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_euler("xyz", rpy).as_matrix()          # URDF rpy: fixed-axis x, y, z
+
+
+def _body_inertia(b: Body, m: float) -> np.ndarray:
+    """A solid primitive's inertia about its centre, in its own frame (a cylinder's axis is z)."""
+    if b.kind == "cylinder":
+        r, h = b.size
+        side = m * (3 * r * r + h * h) / 12
+        return np.diag([side, side, m * r * r / 2])
+    x, y, z = b.size
+    return np.diag([m * (y * y + z * z), m * (x * x + z * z), m * (x * x + y * y)]) / 12
+
+
+@dataclass
+class Inertial:
+    mass: float
+    xyz: tuple                    # centre of mass in the link frame
+    rpy: tuple                    # link frame -> principal axes
+    diag: tuple                   # ixx, iyy, izz about the centre of mass, in the principal axes
+
+
+def inertial(lk: Link) -> Inertial | None:
+    """The link's mass spread uniformly over its bodies: centre of mass and principal inertia
+    (parallel-axis sum of the solid primitives). None for a bare frame."""
+    if not lk.bodies or lk.mass <= 0:
+        return None
+    vols = np.array([_volume(b) for b in lk.bodies])
+    masses = lk.mass * vols / vols.sum()
+    centres = np.array([b.xyz for b in lk.bodies], float)
+    com = masses @ centres / lk.mass
+    I = np.zeros((3, 3))
+    for b, m, c in zip(lk.bodies, masses, centres):
+        R = _rotation(b.rpy)
+        d = c - com
+        I += R @ _body_inertia(b, m) @ R.T + m * (d @ d * np.eye(3) - np.outer(d, d))
+    if len(lk.bodies) == 1:                # the primitive's own axes are principal
+        R = _rotation(lk.bodies[0].rpy)
+        return Inertial(lk.mass, tuple(com), tuple(lk.bodies[0].rpy), tuple(np.diag(R.T @ I @ R)))
+    from scipy.spatial.transform import Rotation
+
+    w, Q = np.linalg.eigh((I + I.T) / 2)
+    order = np.argmax(np.abs(Q), axis=0)   # principal axis k nearest link axis order[k]
+    if len(set(order)) == 3:               # list them as x, y, z, each pointing the link axis' way
+        perm = np.argsort(order)
+        Q, w = Q[:, perm], w[perm]
+        Q = Q * np.where(np.diag(Q) < 0, -1.0, 1.0)
+    if np.linalg.det(Q) < 0:
+        Q[:, 2] *= -1
+    return Inertial(lk.mass, tuple(com), tuple(Rotation.from_matrix(Q).as_euler("xyz")), tuple(w))
+
+
 def _fmt(v: Sequence[float]) -> str:
     return " ".join(f"{float(x):.9g}" for x in v)
 
@@ -172,10 +256,18 @@ def _body_xml(b: Body, tag: str) -> str:
     return f"    <{tag}>{inner}</{tag}>"
 
 
+def _inertial_xml(ine: Inertial) -> str:
+    ixx, iyy, izz = (f"{v:.6g}" for v in ine.diag)
+    return (f'    <inertial><origin xyz="{_fmt(np.round(ine.xyz, 6) + 0.0)}" rpy="{_fmt(np.round(ine.rpy, 6) + 0.0)}"/>'
+            f'<mass value="{ine.mass:.6g}"/>'
+            f'<inertia ixx="{ixx}" ixy="0" ixz="0" iyy="{iyy}" iyz="0" izz="{izz}"/></inertial>')
+
+
 def _link_xml(lk: Link) -> str:
     if not lk.bodies:
         return f'  <link name="{lk.name}"/>'
-    rows = [_body_xml(b, t) for b in lk.bodies for t in ("visual", "collision")]
+    ine = inertial(lk)
+    rows = ([_inertial_xml(ine)] if ine else []) + [_body_xml(b, t) for b in lk.bodies for t in ("visual", "collision")]
     return "\n".join([f'  <link name="{lk.name}">', *rows, "  </link>"])
 
 

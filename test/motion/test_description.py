@@ -63,6 +63,37 @@ def test_check_urdf_accepts_the_files(model, mount):
 
 
 @pytest.mark.parametrize("model,mount", SETUPS)
+def test_every_link_with_geometry_has_a_mass_and_a_physical_inertia(model, mount):
+    """Gazebo drops links without <inertial>: each link with geometry has a positive mass and a
+    positive-definite inertia that satisfies the triangle inequality; the arm links weigh what UR
+    publishes and the gripper what Robotiq does."""
+    import xml.etree.ElementTree as ET
+
+    urdf, _ = description_paths(model, mount)
+    masses = {}
+    for link in ET.parse(urdf).getroot().findall("link"):
+        name = link.get("name")
+        if link.find("collision") is None and link.find("visual") is None:
+            assert link.find("inertial") is None, f"{name}: a bare frame needs no inertial"
+            continue
+        inertial = link.find("inertial")
+        assert inertial is not None, f"{name} has geometry but no <inertial>"
+        masses[name] = float(inertial.find("mass").get("value"))
+        assert masses[name] > 0, name
+        i = {k: float(v) for k, v in inertial.find("inertia").attrib.items()}
+        tensor = np.array([[i["ixx"], i["ixy"], i["ixz"]], [i["ixy"], i["iyy"], i["iyz"]], [i["ixz"], i["iyz"], i["izz"]]])
+        w = np.linalg.eigvalsh(tensor)
+        assert w.min() > 0, f"{name}: inertia not positive definite ({w})"
+        assert 2 * w.max() <= w.sum() * (1 + 1e-6), f"{name}: principal moments {w} break the triangle inequality"
+    assert {k: masses[k] for k in D.LINK_MASS_KG[model]} == D.LINK_MASS_KG[model]
+    gripper = sum(m for k, m in masses.items() if k.startswith("robotiq_"))
+    assert gripper == pytest.approx(D.GRIPPER_MASS_KG, rel=1e-4)
+    # Pinocchio reads the same masses (fixed links fold into their moving body)
+    pm = pin.buildModelFromUrdf(str(urdf))
+    assert sum(pm.inertias[j].mass for j in range(pm.njoints)) == pytest.approx(sum(masses.values()), rel=1e-6)
+
+
+@pytest.mark.parametrize("model,mount", SETUPS)
 def test_srdf_pairs_name_real_links_and_leave_real_risks_checked(model, mount):
     urdf, srdf = description_paths(model, mount)
     robot = RobotModel(urdf, srdf)

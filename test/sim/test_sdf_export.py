@@ -40,17 +40,16 @@ def _require_parser():
         pytest.fail(str(e))
 
 
-def _urdf_problem() -> str:
+def test_the_robot_urdf_loads_in_gazebo():
+    """Every link with geometry has an inertial (SDFormat drops massless links), and the parser
+    accepts the URDF on its own."""
+    _require_parser()
     urdf = sdf_export.default_robot_urdf()
-    if not urdf.is_file():
-        return f"{urdf} does not exist yet"
-    massless = sdf_export.urdf_links_without_inertial(urdf)
-    return f"{urdf.name} has links without <inertial> ({', '.join(massless)}): SDFormat drops them" if massless else ""
+    assert urdf.is_file(), f"{urdf} does not exist"
+    assert sdf_export.urdf_links_without_inertial(urdf) == []
+    assert "Valid." in sdf_export.check_sdf(urdf)
 
 
-# The worlds include urdf/ (issue 21's file). Until that URDF is loadable by Gazebo this test is
-# expected to fail, and says why; strict: once the URDF is fixed it must pass.
-@pytest.mark.xfail(condition=bool(_urdf_problem()), reason=_urdf_problem() or "-", strict=True)
 def test_every_exported_world_passes_the_sdformat_parser(exported):
     _require_parser()
     for scene, sdf in exported:
@@ -58,31 +57,10 @@ def test_every_exported_world_passes_the_sdformat_parser(exported):
         assert "Valid." in sdf_export.check_sdf(sdf)
 
 
-@pytest.fixture
-def loadable_urdf(tmp_path):
-    """The project's URDF with a nominal <inertial> on every link: what Gazebo needs to load it."""
-    root = ET.parse(sdf_export.default_robot_urdf()).getroot()
-    for link in root.findall("link"):
-        if link.find("inertial") is None:
-            inertial = ET.SubElement(link, "inertial")
-            ET.SubElement(inertial, "mass", value="0.5")
-            ET.SubElement(inertial, "inertia", ixx="1e-3", ixy="0", ixz="0", iyy="1e-3", iyz="0", izz="1e-3")
-    path = tmp_path / "robot.urdf"
-    ET.ElementTree(root).write(path)
-    return path
-
-
-def test_exported_worlds_with_a_loadable_urdf_pass_the_sdformat_parser(exported, loadable_urdf, tmp_path):
-    _require_parser()
-    for scene, sdf in exported:
-        out = sdf_export.write_world(scene, tmp_path / sdf.name, robot_urdf=loadable_urdf)
-        assert "Valid." in sdf_export.check_sdf(out)
-
-
-def test_the_parser_rejects_a_broken_world_with_its_error(exported, loadable_urdf, tmp_path):
+def test_the_parser_rejects_a_broken_world_with_its_error(exported, tmp_path):
     _require_parser()
     scene, _ = exported[0]
-    text = sdf_export.world_sdf(scene, robot_urdf=loadable_urdf)
+    text = sdf_export.world_sdf(scene)
     broken = tmp_path / "broken.sdf"
     # a joint whose child link does not exist: the parser must name it
     broken.write_text(text.replace("<child>base</child>", "<child>no_such_link</child>"))
