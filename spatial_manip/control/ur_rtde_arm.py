@@ -7,6 +7,12 @@ emergency stop, script not running, connection lost). Recovery happens only on r
 (`recover()`: unlock the protective stop through the dashboard, re-upload the control script);
 a lost connection is re-established with bounded retries by `reconnect()`, which is also tried
 once before a NEW command. An interrupted motion is never re-sent.
+
+A node that must outlive the controller (arm_node) calls `keep_connected()`: a background
+thread notices a lost link, drops the dead interfaces (so no stale joints are reported) and
+reconnects with exponential back-off capped at `reconnect_max_delay_s`, for as long as it takes;
+`link_state()` says where it is. Reconnecting uploads the control script and nothing else: no
+motion is re-sent, so the arm stands still until the next goal.
 """
 from __future__ import annotations
 
@@ -37,12 +43,37 @@ class URRtdeConfig:
     arrive_tolerance_m: float = 0.002
     arrive_tolerance_rad: float = 0.01
     poll_s: float = 0.004
+    reconnect_min_delay_s: float = 0.25  # keep_connected(): first back-off, doubled per failed attempt
+    reconnect_max_delay_s: float = 5.0   # ... up to this (a rebooting controller takes ~1 min)
+    goal_wait_s: float = 3.0             # a new goal waits this long for a reconnect in progress
 
     def __post_init__(self):
         if len(self.tcp_offset) != 6 or len(self.payload_cog_m) != 3:
             raise InvalidGoalError("tcp_offset needs 6 values [x,y,z,rx,ry,rz], payload_cog_m 3 values")
         if self.connect_retries < 1 or self.retry_delay_s < 0 or self.payload_kg < 0:
             raise InvalidGoalError(f"invalid ur_rtde settings: {self}")
+        if not 0 < self.reconnect_min_delay_s <= self.reconnect_max_delay_s or self.goal_wait_s < 0:
+            raise InvalidGoalError("reconnect delays need 0 < reconnect_min_delay_s <= reconnect_max_delay_s and "
+                                   f"goal_wait_s >= 0, got {self.reconnect_min_delay_s}, "
+                                   f"{self.reconnect_max_delay_s}, {self.goal_wait_s}")
+
+
+@dataclasses.dataclass
+class LinkState:
+    """The controller link as the keeper sees it (for logs, /spatial_manip/arm_status, results)."""
+
+    connected: bool = True
+    attempts: int = 0            # failed reconnects since the link was lost
+    next_try_s: float = 0.0      # back-off before the next attempt
+    last_error: str = ""
+
+    def describe(self, host: str) -> str:
+        if self.connected:
+            return f"connected to {host}"
+        if not self.attempts:
+            return f"reconnecting to {host}"
+        return (f"reconnecting to {host}: {self.attempts} failed attempt(s), next in {self.next_try_s:.1f} s"
+                + (f" (last: {self.last_error})" if self.last_error else ""))
 
 
 class URRtdeArm:
@@ -55,6 +86,14 @@ class URRtdeArm:
         self._motion_lock = threading.Lock()
         self._stop_req = threading.Event()
         self._moving = threading.Event()
+        self._link = LinkState()
+        self._linked = threading.Event()     # set while connected (the keeper's view)
+        self._linked.set()
+        self._keeper: threading.Thread | None = None
+        self._keeper_stop = threading.Event()
+        self._reconnect_lock = threading.Lock()  # one reconnect at a time: the keeper's or a goal's
+        self._log = lambda level, msg: None
+        self._on_reconnect = None
 
     # ---- lifecycle -----------------------------------------------------------------------
     def connect(self) -> None:
@@ -74,15 +113,29 @@ class URRtdeArm:
         self._configure()
 
     def _connect_once(self):
+        self._dash, self._recv, self._ctrl = self._open_interfaces()
+
+    def _open_interfaces(self) -> tuple:
+        """Fresh (dashboard, receive, control) interfaces; RuntimeError if the controller is away.
+        Touches no shared state, so the keeper builds them while state reads go on."""
         import dashboard_client
         import rtde_control
         import rtde_receive
 
-        c = self.config
-        self._dash = dashboard_client.DashboardClient(c.host)
-        self._dash.connect()
-        self._recv = rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz)
-        self._ctrl = rtde_control.RTDEControlInterface(c.host, c.frequency_hz)
+        c, made = self.config, []
+        try:
+            made.append(dashboard_client.DashboardClient(c.host))
+            made[0].connect()
+            made.append(rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz))
+            made.append(rtde_control.RTDEControlInterface(c.host, c.frequency_hz))
+        except RuntimeError:
+            for obj in made:  # half a connection: release its sockets and threads
+                try:
+                    obj.disconnect()
+                except RuntimeError:
+                    pass
+            raise
+        return tuple(made)
 
     def _configure(self):
         c = self.config
@@ -93,6 +146,13 @@ class URRtdeArm:
                 raise MotionFailedError(f"the controller refused setPayload({c.payload_kg}): {self._reason()}")
 
     def close(self) -> None:
+        self._keeper_stop.set()
+        if self._keeper is not None and self._keeper is not threading.current_thread():
+            self._keeper.join(timeout=5.0)
+        self._keeper = None
+        self._drop_interfaces()
+
+    def _drop_interfaces(self) -> None:
         with self._lock:
             # stopScript waits for the controller: only on a live link (it hangs on a dead one)
             ctrl_calls = ("stopScript", "disconnect") if self.is_connected else ("disconnect",)
@@ -130,16 +190,103 @@ class URRtdeArm:
         c, last = self.config, None
         for _ in range(c.connect_retries):
             try:
-                with self._lock:
-                    self.close()
+                with self._reconnect_lock, self._lock:
+                    self._drop_interfaces()
                     self._connect_once()
                     self._configure()
+                self._mark_linked()
                 return
             except (RuntimeError, MotionFailedError) as e:
                 last = e
                 time.sleep(c.retry_delay_s)
         raise MotionFailedError(f"lost the connection to {c.host} and {c.connect_retries} reconnects failed "
                                 f"({last}); check the network and the controller")
+
+    # ---- staying connected (a node that outlives its controller) -------------------------
+    def keep_connected(self, log=None, on_reconnect=None, period_s: float = 0.2) -> None:
+        """Start the reconnect thread once. `log(level, msg)` with level "info" | "warning";
+        `on_reconnect()` runs after each successful reconnect (arm_node re-opens the gripper)."""
+        if log is not None:
+            self._log = log
+        self._on_reconnect = on_reconnect
+        if self._keeper is not None:
+            return
+        self._keeper_stop.clear()
+        self._keeper = threading.Thread(target=self._keep, args=(period_s,), daemon=True, name="ur-rtde-keeper")
+        self._keeper.start()
+
+    def link_state(self) -> LinkState:
+        return dataclasses.replace(self._link)
+
+    def wait_connected(self) -> None:
+        """Before a NEW goal: return once connected. With the keeper running, wait up to
+        `goal_wait_s` for it, then fail naming the link state; without it, reconnect here."""
+        if self.is_connected:
+            return
+        if self._keeper is None:
+            return self.reconnect()
+        deadline = time.monotonic() + self.config.goal_wait_s
+        while not self.is_connected:
+            if time.monotonic() >= deadline:
+                raise MotionFailedError(f"the arm is not connected: {self._link_text()}; "
+                                        "nothing was sent to it. Send the goal again once "
+                                        "/spatial_manip/arm_status no longer says so")
+            self._linked.wait(0.05)
+
+    def _keep(self, period_s: float) -> None:
+        while not self._keeper_stop.wait(period_s):
+            if self._motion_lock.locked() or self.is_connected:
+                continue  # a running move reports its own loss; it is never resumed
+            self._lost()
+            delay = self.config.reconnect_min_delay_s
+            while not self._reconnect_once():
+                self._link.next_try_s = delay
+                if self._keeper_stop.wait(delay):
+                    return
+                delay = min(2.0 * delay, self.config.reconnect_max_delay_s)
+
+    def _lost(self) -> None:
+        # drop the dead interfaces: their last joints must not be published as current
+        self._drop_interfaces()
+        self._linked.clear()
+        self._link = LinkState(connected=False, next_try_s=0.0)
+        self._log("warning", f"lost the connection to the UR controller at {self.config.host}; reconnecting "
+                             f"with back-off up to {self.config.reconnect_max_delay_s} s. The interrupted "
+                             "motion is not resumed")
+
+    def _reconnect_once(self) -> bool:
+        with self._reconnect_lock:
+            return self._reconnect_once_locked()
+
+    def _reconnect_once_locked(self) -> bool:
+        if self._keeper_stop.is_set() or self.is_connected:
+            return True  # closing, or a goal's reconnect() got there first
+        try:
+            dash, recv, ctrl = self._open_interfaces()
+            with self._lock:
+                self._dash, self._recv, self._ctrl = dash, recv, ctrl
+            self._configure()
+        except (RuntimeError, MotionFailedError) as e:
+            self._drop_interfaces()
+            self._link.attempts += 1
+            self._link.last_error = str(e).strip()
+            return False
+        attempts = self._link.attempts
+        self._mark_linked()
+        self._log("info", f"reconnected to the UR controller at {self.config.host} after {attempts} failed "
+                          "attempt(s); control script running, no motion re-sent")
+        if self._on_reconnect is not None:
+            self._on_reconnect()
+        return True
+
+    def _link_text(self) -> str:
+        if self._link.connected:  # lost a moment ago: the keeper has not noticed yet
+            return f"the link to {self.config.host} just dropped; reconnecting"
+        return self._link.describe(self.config.host)
+
+    def _mark_linked(self) -> None:
+        self._link = LinkState()
+        self._linked.set()
 
     def recover(self, timeout_s: float = 5.0) -> None:
         """On request only: unlock a protective stop, re-upload the control script."""
@@ -179,7 +326,7 @@ class URRtdeArm:
     def _move(self, kind: str, target: list, speed: float, accel: float) -> None:
         with self._motion_lock:
             if not self.is_connected:
-                self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
+                self.wait_connected()  # a fresh command: safe to reconnect, never to resume the old one
             status = self.safety_status()
             if not status.ok:
                 raise MotionFailedError(f"{kind} not sent: {status.reason()}")
@@ -206,6 +353,10 @@ class URRtdeArm:
                 self._brake(kind)
                 raise CanceledError(f"{kind} stopped on request")
             status = self.safety_status()
+            if not status.connected:
+                raise MotionFailedError(f"{kind} interrupted: connection to the controller lost; it is not resumed "
+                                        f"{'(reconnecting by itself)' if self._keeper else ''}: send a new goal "
+                                        "once the arm is connected again")
             if not status.ok:
                 raise MotionFailedError(f"{kind} interrupted: {self._settled_status().reason()}")
             with self._lock:
@@ -261,7 +412,8 @@ class URRtdeArm:
 
     def safety_status(self) -> SafetyStatus:
         if not self.is_connected:
-            return SafetyStatus(connected=False, program_running=False)
+            detail = self._link_text() if self._keeper is not None else ""
+            return SafetyStatus(connected=False, program_running=False, detail=detail)
         try:
             with self._lock:
                 return SafetyStatus(connected=True, program_running=bool(self._ctrl.isProgramRunning()),
@@ -285,6 +437,9 @@ class URRtdeArm:
         return status
 
     def _need(self):
+        if self._keeper is not None and not self.is_connected:
+            # no stale joints from a dead link: state stops until the keeper reconnects
+            raise MotionFailedError(f"the arm is not connected: {self._link_text()}")
         if self._recv is None:
             raise MotionFailedError("the arm is not connected; call connect() first")
 

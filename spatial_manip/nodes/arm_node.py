@@ -3,7 +3,11 @@
 Reads config/params/arm.yaml (parameter `config_file`), lets `arm.backend` ("ur_rtde" | "sim")
 and `arm.host` override it, connects the arm and the gripper (bounded retries), and serves
 `/spatial_manip/arm_motion`, `/joint_states` and `/tcp_pose_broadcaster/pose` through
-`ArmActionServer`. Try it without a robot:
+`ArmActionServer`. A lost controller link (ur_rtde) is re-established by the arm's keeper with
+bounded back-off (`reconnect_max_delay_s`); the state shows on /spatial_manip/arm_status and in the
+results of goals sent meanwhile, /joint_states pauses until the link is back, and no motion is
+resumed by itself. The gripper socket is re-opened after a reconnect and re-activated (if the
+controller reset it) only when the next goal first moves it. Try it without a robot:
 
     spatial-manip ur-emulator &
     arm_node --ros-args -p arm.backend:=ur_rtde -p arm.host:=127.0.0.1
@@ -11,6 +15,7 @@ and `arm.host` override it, connects the arm and the gripper (bounded retries), 
 from __future__ import annotations
 
 import sys
+import threading
 
 from rclpy.node import Node
 
@@ -18,9 +23,51 @@ from spatial_manip.nodes.runner import spin_node
 
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
+from spatial_manip.errors import MotionFailedError
 from spatial_manip.nodes.arm_server import ArmActionServer
 
-PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "state_rate_hz": 50.0, "frame_id": "base"}
+PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "state_rate_hz": 50.0, "frame_id": "base",
+          "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
+
+
+class ReopeningGripper:
+    """The gripper behind a socket that may go away with the controller: after a reconnect (or
+    a socket error) the next call re-opens the socket, and the next MOTION command re-activates
+    it first if the controller reset it. Never moves the fingers on its own."""
+
+    MOTION = ("open", "close", "move")
+
+    def __init__(self, gripper):
+        self._g = gripper
+        self._lock = threading.RLock()
+        self._stale = False      # socket to re-open before the next call
+        self._check_active = False
+
+    def mark_stale(self) -> None:
+        with self._lock:
+            self._stale = self._check_active = True
+
+    def __getattr__(self, name):
+        attr = getattr(self._g, name)
+        if not callable(attr) or name in ("connect", "disconnect", "activate"):
+            return attr
+        return lambda *a, **kw: self._call(name, attr, *a, **kw)
+
+    def _call(self, name, fn, *args, **kwargs):
+        with self._lock:
+            if self._stale:
+                self._g.disconnect()
+                self._g.connect()   # bounded retries; MotionFailedError names the socket
+                self._stale = False
+            if self._check_active and name in self.MOTION:
+                self._g.activate()  # no-op when still active; a reset gripper is activated by this goal
+                self._check_active = False
+            try:
+                return fn(*args, **kwargs)
+            except MotionFailedError as e:
+                if "socket" in e.message or "connect" in e.message:
+                    self._stale = self._check_active = True  # re-open on the next call
+                raise
 
 
 class ArmNode(Node):
@@ -37,16 +84,33 @@ class ArmNode(Node):
         if p["arm.host"]:
             cfg["arm"].setdefault(backend, {})["host"] = p["arm.host"]
             cfg["arm"].setdefault("gripper", {})["host"] = p["arm.host"]
+        if p["reconnect_max_delay_s"] > 0:
+            cfg["arm"].setdefault(backend, {})["reconnect_max_delay_s"] = float(p["reconnect_max_delay_s"])
         self.arm = make_arm_from_config(cfg)
         self.gripper = make_gripper_from_config(cfg) if backend != "sim" else getattr(self.arm, "gripper", None)
         self.arm.connect()
         if self.gripper is not None and backend != "sim":
             self.gripper.connect()
             self.gripper.activate()
+            self.gripper = ReopeningGripper(self.gripper)
+        self._keep_connected()
         self.server = ArmActionServer(self, self.arm, self.gripper, make_primitives(cfg, self.arm, self.gripper),
                                       state_rate_hz=float(p["state_rate_hz"]), frame_id=p["frame_id"],
                                       gripper_max_width_m=float(cfg["arm"].get("gripper", {}).get("max_width_m", 0.085)))
         self.get_logger().info(f"arm_node ready: backend {backend}, action /spatial_manip/arm_motion")
+
+    def _keep_connected(self) -> None:
+        keep = getattr(self.arm, "keep_connected", None)
+        if keep is None:
+            return  # the sim arm lives in this process: nothing to lose
+        keep(log=self._log_link, on_reconnect=getattr(self.gripper, "mark_stale", None))
+
+    def _log_link(self, level: str, msg: str) -> None:
+        # one call site per severity: rclpy refuses two severities from one line
+        if level == "info":
+            self.get_logger().info(msg)
+        else:
+            self.get_logger().warning(msg)
 
     def shutdown(self):
         if self.gripper is not None and hasattr(self.gripper, "disconnect"):

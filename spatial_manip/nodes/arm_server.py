@@ -90,6 +90,9 @@ class ArmActionServer:
             goal_handle.publish_feedback(ArmMotion.Feedback(phase=phase, detail=detail, progress=float(fraction)))
 
         try:
+            wait_connected = getattr(self.arm, "wait_connected", None)
+            if wait_connected is not None:  # a reconnect in progress: wait briefly, else say why not
+                wait_connected()
             outcome = self._run(goal_handle.request, feedback, cancel)
             result.success, result.object_held = True, bool(outcome.object_held)
             goal_handle.succeed()
@@ -174,6 +177,8 @@ class ArmActionServer:
             status = self.arm.safety_status()
             self.running_pub.publish(Bool(data=bool(status.program_running)))
             reason = status.reason()
+            if not status.connected and status.detail:  # e.g. "reconnecting to ...: 3 failed attempt(s)"
+                reason = f"{reason}; {status.detail}"
             if reason != self._last_status:
                 self._last_status = reason
                 self.status_pub.publish(String(data=reason))
