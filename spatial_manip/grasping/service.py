@@ -3,6 +3,10 @@ grasps in the camera frame, move them to the base frame and keep the reachable o
 
 grasp_node is a thin adapter over `GraspService.propose`; every failure comes back as a
 `GraspResult` with an error code and a message, never as an exception.
+
+Filters, in order: workspace box and approach direction, IK at the grasp and pre-grasp, the
+arm's links clear of the cloud, then (with a `MotionCheck`) a collision-free plan from the
+arm's current joints to the pre-grasp and a collision-free straight approach.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.grasping.motion_check import TARGET_ID, MotionCheck, MotionReport
+from spatial_manip.scene import SceneObject
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +71,7 @@ class GraspResult:
     message: str = ""
     latency_s: float = 0.0
     object_name: str = ""
+    motion: MotionReport | None = None      # the motion stage's report (None: not configured)
 
     @property
     def success(self) -> bool:
@@ -72,14 +79,20 @@ class GraspResult:
 
 
 class GraspService:
-    def __init__(self, proposer, gripper: GripperGeometry, config: ServiceConfig | None = None, kinematics=None):
+    def __init__(self, proposer, gripper: GripperGeometry, config: ServiceConfig | None = None, kinematics=None,
+                 motion: MotionCheck | None = None):
         """`kinematics`: the arm's URKinematics (with its TCP offset); when given, a grasp is kept
-        only if the arm has an IK solution within joint limits at it and at its pre-grasp."""
+        only if the arm has an IK solution within joint limits at it and at its pre-grasp.
+        `motion`: when given (and enabled), a grasp is kept only if its pre-grasp is reached by a
+        collision-free plan from the request's current joints and its approach is clear."""
         self.proposer, self.gripper, self.config = proposer, gripper, config or ServiceConfig()
-        self.kinematics = kinematics
+        self.kinematics, self.motion = kinematics, motion
 
     # ---- entry points -------------------------------------------------------------------
-    def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0) -> GraspResult:
+    def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0, *,
+                        scene=None, q_now=None) -> GraspResult:
+        """`scene` (core Scene, base frame) and `q_now` (the arm's current joints) feed the motion
+        check; without q_now it is skipped with a note in the message."""
         t0 = time.perf_counter()
         try:
             box = self._check_box(box)
@@ -100,23 +113,27 @@ class GraspService:
                     f"only {int(target.sum())} depth points inside the target box of {box.object_id or 'the request'} "
                     f"(centre {np.round(box.center, 3).tolist()}): is it in view, and is the extrinsics right?",
                     ErrorCode.TARGET_NOT_FOUND)
+            context = _Context(scene, _as_object(box), q_now)
             return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0,
-                                 scene_base=pts_base)
+                                 scene_base=pts_base, context=context)
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:  # a bug: reported, never raised into the node
             return GraspResult(GraspGroup(frame_id="base"), ErrorCode.INTERNAL.value,
                                f"{type(e).__name__}: {e}", time.perf_counter() - t0)
 
-    def propose_for_cloud(self, points_base, T_base_cam, max_grasps: int = 0) -> GraspResult:
-        """The request's own cloud (base frame) is both the target and the collision scene."""
+    def propose_for_cloud(self, points_base, T_base_cam, max_grasps: int = 0, *, scene=None,
+                          q_now=None) -> GraspResult:
+        """The request's own cloud (base frame) is both the target and the collision scene; for
+        the motion check the target is the cloud's bounding box and the world the scene's boxes."""
         t0 = time.perf_counter()
         try:
             p = np.asarray(points_base, float)
             if p.ndim != 2 or p.shape[1] != 3:
                 raise InvalidGoalError(f"cloud must be (N, 3) points, got {p.shape}")
             pts_cam = tf.apply(tf.invert(T_base_cam), p)
-            return self._propose(pts_cam, None, T_base_cam, "", max_grasps, t0, scene_base=p)
+            context = _Context(scene, _cloud_object(p), q_now, cloud=False)
+            return self._propose(pts_cam, None, T_base_cam, "", max_grasps, t0, scene_base=p, context=context)
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:
@@ -131,7 +148,8 @@ class GraspService:
             raise InvalidGoalError(f"target box needs a finite centre and positive size, got {c.tolist()} {s.tolist()}")
         return TargetBox(c, s, R.reshape(3, 3), box.object_id)
 
-    def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0, scene_base=None) -> GraspResult:
+    def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0, scene_base=None,
+                 context: "_Context | None" = None) -> GraspResult:
         cfg = self.config
         up_cam = np.asarray(T_base_cam)[:3, :3].T @ np.array([0.0, 0.0, 1.0])
         kw = {"up": up_cam}
@@ -145,15 +163,45 @@ class GraspService:
         not_below = base.approaches[:, 2] <= cfg.max_upward_approach
         base = base[inside & not_below].sort_by_score()
         k = max_grasps if max_grasps > 0 else cfg.max_grasps
-        base, n_no_ik, n_links = self._reachable(base, k, scene_base)
+        checking = self._motion_on(context)
+        # with the motion stage after it, IK keeps every reachable grasp: motion picks the best k
+        base, n_no_ik, n_links = self._reachable(base, len(base) if checking else k, scene_base)
+        report = None
+        if self.motion is not None and self.motion.config.enabled:
+            base, report = self._motion_stage(base, k, context, scene_base)
         dt = time.perf_counter() - t0
+        note = f"; {report.summary()}" if report is not None else ""
         if len(base) == 0:
             why = gg.note if n_all == 0 else (f"{n_all} grasps found but none reachable: {int((~inside).sum())} outside "
                                               f"the workspace box, {int((~not_below).sum())} approach from below, "
                                               f"{n_no_ik} without an arm IK solution, {n_links} with the arm's links "
                                               "in the scene")
-            return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}", dt, name)
-        return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms", dt, name)
+            return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}{note}", dt, name, report)
+        return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms{note}", dt,
+                           name, report)
+
+    def _motion_on(self, context) -> bool:
+        return (self.motion is not None and self.motion.config.enabled and context is not None
+                and context.q_now is not None)
+
+    def _motion_stage(self, ranked: GraspGroup, k: int, context, scene_base) -> tuple[GraspGroup, MotionReport]:
+        """The best k of `ranked` whose pre-grasp is planned and approach clear; skipped (the best
+        k kept, the report saying why) when the arm's joints are unknown or not a safe start."""
+        if context is None or context.q_now is None:
+            return ranked[:k], MotionReport(skipped="the arm's current joints are unknown (no joint state yet)")
+        if len(ranked) == 0:
+            return ranked, MotionReport()
+        started = time.perf_counter()           # the stage's time budget counts from here
+        q_now = np.asarray(context.q_now, float)
+        cloud = scene_base if context.cloud else None
+        world, scene = self.motion.build_world(context.scene, context.target, q_now, cloud)
+        why = self.motion.start_problem(q_now, world)
+        if why:
+            return ranked[:k], MotionReport(world=world, skipped=f"the arm's current joints are not a safe start: {why}")
+        tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
+        pre = [back_off(T, self.config.approach_distance_m) for T in tcp]
+        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k, started=started)
+        return ranked[np.asarray(report.kept, int)], report
 
     def _reachable(self, ranked: GraspGroup, k: int, scene_base=None) -> tuple[GraspGroup, int, int]:
         """The best `k` grasps whose TCP pose and pre-grasp the arm reaches with its links clear
@@ -195,3 +243,28 @@ class GraspService:
         samples = np.concatenate([a + t * (b - a) for a, b in zip(chain[:-1], chain[1:])])
         hits = tree.query_ball_point(samples, self.config.link_radius_m, return_length=True)
         return not np.any(hits)
+
+
+@dataclass
+class _Context:
+    """What the motion check needs beyond the grasps: the scene, the target, the arm's joints,
+    and whether the request's depth cloud is the collision scene (not for a cloud request,
+    whose cloud is the target itself)."""
+
+    scene: object
+    target: SceneObject
+    q_now: object
+    cloud: bool = True
+
+
+def _as_object(box: TargetBox) -> SceneObject:
+    return SceneObject(box.object_id or TARGET_ID, "target", "target", box.center, box.size, box.rotation)
+
+
+def _cloud_object(points: np.ndarray) -> SceneObject:
+    """A request cloud's axis-aligned bounding box, as the target."""
+    p = points[np.all(np.isfinite(points), axis=1)]
+    if len(p) == 0:
+        raise InvalidGoalError("the request cloud has no finite point")
+    lo, hi = p.min(0), p.max(0)
+    return SceneObject(TARGET_ID, "target", "target", (lo + hi) / 2, np.maximum(hi - lo, 1e-3))

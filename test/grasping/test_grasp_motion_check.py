@@ -1,0 +1,108 @@
+"""GraspService's motion stage on the real planner (OMPL, Pinocchio, coal, TOPP-RA): a grasp whose
+straight approach runs through a board is dropped and the message names the board; the next
+grasp is kept with its pre-grasp path; unknown joints skip the stage with a note."""
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl")
+pytest.importorskip("pinocchio")
+pytest.importorskip("toppra")
+
+from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics  # noqa: E402
+from spatial_manip.errors import InvalidGoalError  # noqa: E402
+from spatial_manip.grasping.grasp_group import GraspGroup  # noqa: E402
+from spatial_manip.grasping.gripper import GripperGeometry  # noqa: E402
+from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig  # noqa: E402
+from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox  # noqa: E402
+from spatial_manip.motion.factory import make_planner  # noqa: E402
+from spatial_manip.scene import Scene, SceneObject, Viewpoint  # noqa: E402
+from synthetic import render_boxes  # noqa: E402
+
+DOWN = np.array([[0.0, 1, 0], [0, 0, -1], [-1, 0, 0]])      # grasp approach (x) = -z, closing along base x
+BLOCK = ((0.5, -0.15, 0.04), (0.05, 0.10, 0.08))           # the target on the table
+# a board 3 cm over the block's -y end: between that end's pre-grasp and grasp, clear of its +y end
+BOARD = SceneObject("board", "board", "shelf", (0.5, -0.285, 0.11), (0.2, 0.23, 0.01))
+
+
+class FixedGrasps:
+    """Proposer double: the given base-frame grasps, handed back in the camera frame."""
+
+    def __init__(self, grasps_base: GraspGroup, T_base_cam: np.ndarray):
+        self.grasps = grasps_base.transform(np.linalg.inv(T_base_cam), frame_id="camera_color_optical_frame")
+
+    def get_grasp(self, points, colors=None, **kw):
+        return self.grasps, None
+
+
+def _grasps() -> GraspGroup:
+    """Best: top-down at the block's -y edge, under the board. Second: its +y edge, in the open."""
+    return GraspGroup.from_parts(scores=[0.9, 0.8], widths=[0.05, 0.05], heights=[0.02, 0.02],
+                                 depths=[0.02, 0.02], rotations=np.stack([DOWN, DOWN]),
+                                 translations=np.array([[0.5, -0.19, 0.08], [0.5, -0.11, 0.08]]),
+                                 frame_id="base")
+
+
+def _scene() -> Scene:
+    you = Viewpoint((0.0, 0.0, 0.5), (1.0, 0.0, 0.0))
+    block = SceneObject("block_1", "block", "reference", BLOCK[0], BLOCK[1])
+    table = SceneObject("table", "table", "table", (0.5, 0.0, -0.02), (0.8, 1.0, 0.04))
+    return Scene(viewer=you, robot=you, objects=[block, table, BOARD])
+
+
+@pytest.fixture(scope="module")
+def setup():
+    depth, intr, T, _ = render_boxes([BLOCK])
+    planner = make_planner(load_arm_config(), {"seed": 3})
+    service = GraspService(FixedGrasps(_grasps(), T), GripperGeometry(),
+                           ServiceConfig(link_radius_m=0.0, reference_q=load_home_q()),
+                           kinematics=load_kinematics(), motion=MotionCheck(planner, MotionCheckConfig(time_budget_s=5.0)))
+    return service, depth, intr, T, np.asarray(load_home_q(), float)
+
+
+def _request(setup, **kw):
+    service, depth, intr, T, _ = setup
+    return service.propose_for_box(depth, intr, T, TargetBox(np.array(BLOCK[0]), np.array(BLOCK[1]),
+                                                             object_id="block_1"), 0, **kw)
+
+
+def test_a_grasp_whose_approach_hits_a_board_is_dropped_and_the_board_named(setup):
+    res = _request(setup, scene=_scene(), q_now=setup[4])
+    assert res.success, res.message
+    assert len(res.grasps) == 1 and abs(res.grasps.translations[0][1] - (-0.11)) < 1e-9   # the open one
+    report = res.motion
+    assert report.checked == 2 and report.kept == [1]
+    (drop,) = report.drops
+    assert drop.rank == 0 and drop.phase == "approach" and "board" in drop.body
+    assert "#0 approach:" in res.message and "board" in res.message and "2 checked, 1 kept" in res.message
+    path = report.paths[1]
+    assert np.allclose(path.q[0], setup[4]) and path.duration_s > 0
+    T_pre = np.asarray(setup[0].gripper.tcp_poses(res.grasps.matrices(), res.grasps.depths))[0]
+    assert np.linalg.norm(path.tcp[-1] - (T_pre[:3, 3] - 0.10 * T_pre[:3, 2])) < 1e-3   # ends at the pre-grasp
+
+
+def test_without_the_board_both_grasps_are_kept(setup):
+    scene = _scene()
+    res = _request(setup, scene=scene.with_objects([o for o in scene.objects if o.id != "board"]), q_now=setup[4])
+    assert res.success and len(res.grasps) == 2 and res.motion.drops == []
+
+
+def test_unknown_joints_skip_the_check_with_a_note(setup):
+    res = _request(setup, scene=_scene(), q_now=None)
+    assert res.success and len(res.grasps) == 2
+    assert res.motion.skipped and "motion check skipped: the arm's current joints are unknown" in res.message
+
+
+def test_a_start_in_collision_skips_the_check_and_says_why(setup):
+    scene = _scene()
+    q = setup[4]
+    T_tcp = load_kinematics().fk(q)
+    wall = SceneObject("crate", "crate", "reference", T_tcp[:3, 3], (0.1, 0.1, 0.1))  # around the gripper
+    res = _request(setup, scene=scene.with_objects(scene.objects + [wall]), q_now=q)
+    assert res.success and "not a safe start" in res.message and "crate" in res.message
+
+
+def test_motion_check_settings_are_validated_by_name():
+    with pytest.raises(InvalidGoalError, match="motion_check.time_budget_s"):
+        MotionCheckConfig(time_budget_s=0.0)
+    with pytest.raises(InvalidGoalError, match="unknown motion_check settings"):
+        MotionCheckConfig.from_config({"budget": 1.0})
