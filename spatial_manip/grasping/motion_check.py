@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
+import yaml
 from scipy.spatial import cKDTree
 
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
@@ -82,6 +84,12 @@ class MotionReport:
     out_of_time: bool = False
     elapsed_s: float = 0.0
 
+    def tcp_trace(self, index: int, kinematics) -> np.ndarray:
+        """TCP positions (n, 3) of a kept grasp's pre-grasp path, then its approach (forward
+        kinematics of the approach's configurations)."""
+        approach = np.array([kinematics.fk(q)[:3, 3] for q in self.approaches[index]]).reshape(-1, 3)
+        return np.vstack([self.paths[index].tcp, approach])
+
     def summary(self) -> str:
         if self.skipped:
             return f"motion check skipped: {self.skipped}"
@@ -91,6 +99,15 @@ class MotionReport:
         if self.out_of_time:
             s += "; stopped at the time budget"
         return s
+
+
+def load_motion_check_config(path) -> MotionCheckConfig:
+    """The `grasp.motion_check` section of grasp.yaml (absent: the defaults)."""
+    data = yaml.safe_load(Path(path).read_text()) or {}
+    section = data.get("grasp", data).get("motion_check")
+    if section is not None and not isinstance(section, dict):
+        raise InvalidGoalError(f"{path}: grasp.motion_check must be a mapping, got {section!r}")
+    return MotionCheckConfig.from_config(section)
 
 
 class MotionCheck:

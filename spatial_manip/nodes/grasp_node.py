@@ -1,17 +1,20 @@
 """grasp_node: the `ProposeGrasps` service (/spatial_manip/propose_grasps) over the grasping core.
 
-Keeps the latest aligned depth + camera_info, the camera extrinsics and the latest scene; a
-request names a scene object, a box, or carries a cloud. Replies with ranked, reachable grasps
-in the base frame (graspnetAPI convention) and publishes a MarkerArray of them. Errors come back
-as error_code + message; no exception leaves a callback.
+Keeps the latest aligned depth + camera_info, the camera extrinsics, the latest scene and the
+arm's joints (/joint_states); a request names a scene object, a box, or carries a cloud. Replies
+with ranked, reachable grasps in the base frame (graspnetAPI convention) and publishes a
+MarkerArray of them; with grasp.yaml's `motion_check` on, only grasps whose pre-grasp is planned
+collision-free from the current joints and whose approach is clear, and a second MarkerArray
+(/spatial_manip/motion_markers) of the collision bodies and the best grasp's TCP path. Errors
+come back as error_code + message; no exception leaves a callback.
 
     ros2 run spatial_manip grasp_node --ros-args -p backend:=antipodal
 """
 from __future__ import annotations
 
 import sys
-
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +24,7 @@ from rclpy.node import Node
 
 from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image, PointCloud2
+from sensor_msgs.msg import CameraInfo, Image, JointState, PointCloud2
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
@@ -29,10 +32,14 @@ from visualization_msgs.msg import Marker, MarkerArray
 
 import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
 from spatial_manip.errors import ErrorCode
+from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
+from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
+from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
 from spatial_manip.registry import make
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
 
@@ -47,6 +54,9 @@ PARAMS = {
     # the arm's kinematics and TCP (arm.yaml) for the IK reachability filter; "" = the default
     # file; arm_backend picks that file's per-backend overrides (the sim's own TCP offset)
     "arm_config_file": "", "arm_backend": "", "check_reachability": True,
+    # the motion check (grasp.yaml `motion_check`): the arm's joints, and what it publishes
+    "joint_states_topic": "/joint_states", "joint_state_max_age_s": 2.0,
+    "motion_marker_topic": "/spatial_manip/motion_markers",
 }
 
 
@@ -59,6 +69,30 @@ def cloud_to_points(msg: PointCloud2) -> np.ndarray:
                    "offsets": [fields[k].offset for k in "xyz"], "itemsize": msg.point_step})
     raw = np.frombuffer(bytes(msg.data), dtype=dt, count=msg.width * msg.height)
     return np.stack([raw["x"], raw["y"], raw["z"]], axis=1).astype(np.float64)
+
+
+def scene_from_msg(msg: SceneMsg) -> Scene:
+    """spatial_manip_interfaces/Scene -> core Scene (boxes, ids, categories, held flags): what the
+    motion check builds its collision world from."""
+    def viewpoint(pose):
+        T = convert.matrix_from_pose_msg(pose)
+        return Viewpoint(T[:3, 3], T[:3, 0])
+
+    objects = []
+    for o in msg.objects:
+        T = convert.matrix_from_pose_msg(o.pose)
+        objects.append(SceneObject(o.id, o.label, o.category, T[:3, 3], [o.size.x, o.size.y, o.size.z], T[:3, :3],
+                                   oriented=bool(o.oriented), size_class=o.size_class or None, held=bool(o.held)))
+    return Scene(viewer=viewpoint(msg.viewer), robot=viewpoint(msg.robot), objects=objects)
+
+
+def joints_from_msg(msg: JointState):
+    """The six UR joints of a JointState by name (the gripper's and others ignored), or None
+    when any is missing."""
+    pos = dict(zip(msg.name, msg.position))
+    if not all(n in pos for n in JOINT_NAMES):
+        return None
+    return np.array([pos[n] for n in JOINT_NAMES], float)
 
 
 class GraspNode(Node):
@@ -76,10 +110,11 @@ class GraspNode(Node):
                                                        workspace_max_m=tuple(p["workspace_max_m"]),
                                                        pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"],
                                                        reference_q=self._home_q(p)),
-                                         kinematics=self._kinematics(p))
+                                         kinematics=self._kinematics(p), motion=self._motion_check(p))
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
         self.depth = self.info = self.extrinsics = self.scene = None
+        self.joints, self.joints_at = None, 0.0            # latest UR joints and when (monotonic)
         group = ReentrantCallbackGroup()
         sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
@@ -88,7 +123,9 @@ class GraspNode(Node):
         in_order = MutuallyExclusiveCallbackGroup()   # latched state: the newest must win
         self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=in_order)
         self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=in_order)
+        self.create_subscription(JointState, p["joint_states_topic"], self._on_joints, sensor, callback_group=group)
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
+        self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
@@ -102,6 +139,40 @@ class GraspNode(Node):
     def _home_q(p: dict):
         from spatial_manip.control.config import load_home_q
         return load_home_q(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
+
+    def _motion_check(self, p: dict):
+        """The motion stage grasp.yaml asks for, on the arm's planner (arm.yaml, `arm_backend`'s
+        overrides: the sim's TCP), or None (off, or the motion libraries missing: warned)."""
+        cfg = load_motion_check_config(p["config_file"] or DEFAULT_CONFIG)
+        if not cfg.enabled:
+            return None
+        from spatial_manip.control.config import load_arm_config
+        from spatial_manip.motion.factory import make_planner
+
+        try:
+            arm = load_arm_config(p["arm_config_file"] or None,
+                                  {"arm.backend": p["arm_backend"]} if p["arm_backend"] else None)
+            return MotionCheck(make_planner(arm), cfg)
+        except ImportError as e:
+            self.get_logger().warning(f"motion check off: the motion planner cannot load ({e}); "
+                                      "install ompl, pin, coal and toppra")
+            return None
+
+    def _on_joints(self, msg):
+        q = joints_from_msg(msg)
+        if q is not None:
+            with self._lock:
+                self.joints, self.joints_at = q, time.monotonic()
+
+    def _q_now(self):
+        """The arm's current joints, or None when none arrived or the latest is older than
+        joint_state_max_age_s (a stopped driver: its last joints may no longer be true)."""
+        with self._lock:
+            q, at = self.joints, self.joints_at
+        max_age = float(self.p["joint_state_max_age_s"])
+        if q is None or (max_age > 0 and time.monotonic() - at > max_age):
+            return None
+        return q
 
     def _on_depth(self, msg):
         with self._lock:
@@ -144,6 +215,7 @@ class GraspNode(Node):
         if result.grasps is not None and len(result.grasps):
             response.grasps.grasps = [self._grasp_msg(g, result.object_name) for g in result.grasps]
             self.markers.publish(self._marker_array(result.grasps, response.grasps.header))
+        self._publish_motion(result, response.grasps.header)
         # rclpy forbids changing the severity of one call site, hence two calls
         if result.success:
             self.get_logger().info(f"propose_grasps: OK {result.message}")
@@ -159,6 +231,8 @@ class GraspNode(Node):
                                f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
         T_base_cam = convert.matrix_from_pose_msg(extr.pose)
         n = int(request.max_grasps)
+        core_scene = scene_from_msg(scene) if scene is not None else None
+        q_now = self._q_now()
         size = request.target_box.size
         if not request.target_id and not any((size.x, size.y, size.z)):
             if request.cloud.width * request.cloud.height == 0:
@@ -167,7 +241,8 @@ class GraspNode(Node):
             pts = cloud_to_points(request.cloud)
             if request.cloud.header.frame_id and request.cloud.header.frame_id != "base":
                 pts = pts @ T_base_cam[:3, :3].T + T_base_cam[:3, 3]  # camera-frame cloud -> base
-            return self.service_core.propose_for_cloud(pts, T_base_cam, n), request.cloud.header.stamp
+            return (self.service_core.propose_for_cloud(pts, T_base_cam, n, scene=core_scene, q_now=q_now),
+                    request.cloud.header.stamp)
         if depth is None or info is None:
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
                                f"no depth image or camera_info yet on {self.p['depth_topic']}"), None
@@ -188,12 +263,26 @@ class GraspNode(Node):
         if depth.encoding in ("16UC1", "mono16"):
             depth_m *= 0.001  # the RealSense driver publishes millimetres
         intr = convert.camera_info_to_intrinsics(info)
-        return self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n), depth.header.stamp
+        return (self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n, scene=core_scene, q_now=q_now),
+                depth.header.stamp)
 
     # ---- outputs -------------------------------------------------------------------------------
     def _grasp_msg(self, g, name: str) -> GraspMsg:
         return GraspMsg(score=float(g.score), width=float(g.width), height=float(g.height), depth=float(g.depth),
                         pose=convert.pose_msg_from_matrix(g.matrix()), object_id=int(g.object_id), object_name=name)
+
+    def _publish_motion(self, result: GraspResult, header) -> None:
+        """The collision bodies the grasps were checked against and the best grasp's TCP path
+        (pre-grasp plan, then approach); a skipped check is warned (the reply says it too)."""
+        report = result.motion
+        if report is None:
+            return
+        if report.skipped:
+            self.get_logger().warning(f"propose_grasps: {report.summary()}")
+        if report.world is None:
+            return
+        trace = report.tcp_trace(report.kept[0], self.service_core.motion.planner.envelope.kin) if report.kept else None
+        self.motion_markers.publish(motion_markers(report.world, trace, header))
 
     def _marker_array(self, grasps, header) -> MarkerArray:
         arr = MarkerArray(markers=[Marker(action=Marker.DELETEALL)])
