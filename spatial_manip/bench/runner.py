@@ -117,12 +117,20 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str) -> None:
             if chunk:
                 path = out / "episodes" / f"r{i}.{stamp}.jsonl"
                 planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"))] = path
+        failed = []
         for ref, path in planned.items():
-            res = ray.get(ref)
-            if Path(res["path"]) != path:       # written on another machine: keep its records here
+            try:
+                res = ray.get(ref)
+            except ray.exceptions.RayError as e:   # as run_local: the others' episodes are kept
+                failed.append(f"{path.name}: {str(e).splitlines()[-1] if str(e) else type(e).__name__}")
+                continue
+            if not path.exists():       # written on another machine: keep its records here
                 path.write_text("".join(json.dumps(r) + "\n" for r in res["records"]))
                 print(f"[bench] {len(res['records'])} episodes ran on {res['host']}; their traces stay "
                       f"there ({Path(res['path']).parent}/traces)", file=sys.stderr)
+        if failed:
+            print(f"[bench] Ray task(s) failed ({'; '.join(failed)}); see {out}/worker*.log. "
+                  "Re-run the same command to resume.", file=sys.stderr)
     finally:
         ray.shutdown()
 

@@ -61,24 +61,64 @@ def skipped_record(task: dict, category: str, reason: str, backends: dict, elaps
 def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str = "sim",
                goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
     from spatial_manip.bringup.goal_client import spinning_node
-    from spatial_manip.bringup.graph import load_graph
-    from spatial_manip.bringup.launcher import Launcher
 
     log = open(log_path, "a") if log_path else sys.stdout
-    launcher = Launcher(load_graph(graph), params={"planner_node": {"segmenter": segmenter,
-                                                                    "trace_dir": str(out_path.parent / "traces")}},
-                        out=log)
-    launcher.start()
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces")}}
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
+    nodes = Graph(graph, params, log)
     try:
         with spinning_node("spatial_manip_bench_worker") as node:
-            _run_tasks(node, tasks, out_path, backends, goal_timeout_s)
+            _run_tasks(node, tasks, out_path, backends, goal_timeout_s, nodes)
     finally:
-        launcher.request_stop()
-        launcher.shutdown()
+        nodes.stop()
 
 
-def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_timeout_s: float) -> None:
+class Graph:
+    """The worker's ROS graph, started again when one of its nodes has died (a node that dies
+    would otherwise turn every later episode into a 60 s wait for its server)."""
+
+    MAX_RESTARTS = 3
+
+    def __init__(self, name: str, params: dict, log):
+        from spatial_manip.bringup.graph import load_graph
+
+        self.spec, self.params, self.log, self.restarts = load_graph(name), params, log, 0
+        self.launcher = self._start()
+
+    def _start(self):
+        from spatial_manip.bringup.launcher import Launcher
+
+        launcher = Launcher(self.spec, params=self.params, out=self.log)
+        launcher.start()
+        return launcher
+
+    def dead(self) -> list[str]:
+        """The nodes that have exited, with their exit codes."""
+        # the launcher keeps its processes private; reading them is all a client needs here
+        return [f"{r.spec.name} (exit code {r.proc.poll()})" for r in self.launcher._running if r.proc.poll() is not None]
+
+    def ensure_running(self) -> bool:
+        """True when the graph was started again (its services must be waited for)."""
+        dead = self.dead()
+        if not dead:
+            return False
+        if self.restarts >= self.MAX_RESTARTS:
+            raise RuntimeError(f"the worker's graph died {self.restarts + 1} times (last: {', '.join(dead)}); "
+                               "see the worker log")
+        self.restarts += 1
+        print(f"[worker] {', '.join(dead)} died; restarting the graph ({self.restarts}/{self.MAX_RESTARTS})",
+              file=sys.stderr)
+        self.stop()
+        self.launcher = self._start()
+        return True
+
+    def stop(self) -> None:
+        self.launcher.request_stop()
+        self.launcher.shutdown()
+
+
+def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_timeout_s: float,
+               graph: Graph) -> None:
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     reset = node.create_client(ResetTask, "/sim/reset_task")
@@ -88,6 +128,8 @@ def _run_tasks(node, tasks: list[dict], out_path: Path, backends: dict, goal_tim
         raise RuntimeError("the sim node did not come up within 90 s")
     for task in tasks:
         t0 = time.monotonic()
+        if graph.ensure_running() and not reset.wait_for_service(timeout_sec=90.0):
+            raise RuntimeError("the restarted sim node did not come up within 90 s")
         try:
             rec = _run_episode(node, task, reset, check, planner_revision, backends, goal_timeout_s, t0)
         except Exception as e:  # noqa: BLE001 -- one episode's failure must not end the run

@@ -1,0 +1,40 @@
+"""A benchmark worker whose graph loses a node starts the graph again before its next episode,
+instead of waiting 60 s for a dead server on every episode that is left."""
+import io
+import signal
+import time
+
+import pytest
+
+from spatial_manip.bench.worker import Graph
+
+pytestmark = pytest.mark.ros   # starts the sim graph's node processes (about 2 s)
+
+
+def wait_for(predicate, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_dead_node_restarts_the_graph_and_too_many_deaths_stop_the_worker(tmp_path):
+    log = io.StringIO()
+    g = Graph("sim", {"planner_node": {"segmenter": "ground_truth", "trace_dir": str(tmp_path)}}, log)
+    try:
+        assert g.dead() == [] and g.ensure_running() is False
+        planner = next(r.proc for r in g.launcher._running if r.spec.name == "planner_node")
+        planner.send_signal(signal.SIGKILL)
+        assert wait_for(lambda: g.dead() == [f"planner_node (exit code {-signal.SIGKILL})"], 10.0), g.dead()
+        assert g.ensure_running() is True and g.restarts == 1
+        assert g.dead() == [] and planner not in [r.proc for r in g.launcher._running]
+        g.restarts = Graph.MAX_RESTARTS         # the limit: a graph that keeps dying ends the worker, named
+        next(r.proc for r in g.launcher._running if r.spec.name == "grasp_node").send_signal(signal.SIGKILL)
+        assert wait_for(lambda: bool(g.dead()), 10.0)
+        with pytest.raises(RuntimeError, match=r"graph died 4 times \(last: grasp_node"):
+            g.ensure_running()
+    finally:
+        g.stop()
+    assert "started planner_node" in log.getvalue()
