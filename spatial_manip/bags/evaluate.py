@@ -3,9 +3,19 @@ the robot had, and compare with what was recorded (targets, target pose, plannin
 
 A goal is found from `/spatial_manip/instruction_log` (JSON the planner publishes per result);
 its start is when the last goal before the log entry appeared as accepted/executing on
-`<action>/_action/status` (else the log entry itself), and the observation is the first
-colour/depth pair with equal stamps received at or after that start (else the last before).
-Planning is injected: `plan_fn(observation, instruction, task_kind) -> OfflinePlan`.
+`<action>/_action/status` (else the log entry itself).
+
+The observation is the one the live planner could have planned on: the last colour/depth pair
+(equal stamps) received before the goal's first `reasoning` feedback. The live planner first
+moves the arm out of view, then waits for a frame newer than that, then perceives and only then
+reports `reasoning`; a frame from the goal's start shows the arm on its way home, over the
+objects (that is how "the leftmost book" once came out TARGET_NOT_FOUND offline). Bags without
+feedback fall back to the first pair received at or after the start (else the last before).
+
+Perception needs what the live planner had: the workspace description (`/spatial_manip/workspace`,
+latched: the object catalogue that names and sizes the objects, the fixtures and regions). It
+is passed on as `plan_fn(observation, instruction, task_kind, workspace=Scene)` when the bag
+has it, else `plan_fn(observation, instruction, task_kind)`.
 """
 from __future__ import annotations
 
@@ -26,6 +36,8 @@ LOG_TOPIC = "/spatial_manip/instruction_log"
 STATUS_TOPIC = "/spatial_manip/execute_instruction/_action/status"
 COLOR, DEPTH = "/camera/color/image_raw", "/camera/aligned_depth_to_color/image_raw"
 INFO, EXTR = "/camera/color/camera_info", "/camera/extrinsics"
+WORKSPACE = "/spatial_manip/workspace"
+FEEDBACK_TOPIC = "/spatial_manip/execute_instruction/_action/feedback"
 TASK_KINDS = ("auto", "pick", "place", "pick_and_place")
 # failures decided by planning; the others (motion, grasp, verify) happen after it succeeded
 PLANNING_CODES = {"INVALID_GOAL", "TARGET_NOT_FOUND", "AMBIGUOUS", "NOT_UNDERSTOOD", "NO_OBSERVATION"}
@@ -53,6 +65,7 @@ class RecordedGoal:
     error_code: str
     targets: list
     target_xyz: list | None
+    reason_ns: int | None = None   # first `reasoning` feedback: the live planner had its frame by then
 
 
 @dataclass
@@ -102,12 +115,15 @@ class BagIndex:
         self.pairs: list[tuple[int, object, object]] = []      # (receive ns, colour msg, depth msg)
         self.infos: list[tuple[int, object]] = []
         self.extrinsics: list[tuple[int, object]] = []
-        self.started: list[int] = []                            # receive ns when each goal first showed up
+        self.workspaces: list[tuple[int, str]] = []             # (receive ns, JSON scene)
+        self.started: list[tuple[int, bytes]] = []              # (receive ns, goal id) as each goal showed up
+        self.reasoning: dict[bytes, int] = {}                   # goal id -> first `reasoning` feedback ns
         self._scan()
 
     def _scan(self) -> None:
         r = self.reader
-        topics = [t for t in (LOG_TOPIC, STATUS_TOPIC, COLOR, DEPTH, INFO, EXTR) if t in r.topics]
+        topics = [t for t in (LOG_TOPIC, STATUS_TOPIC, COLOR, DEPTH, INFO, EXTR, WORKSPACE, FEEDBACK_TOPIC)
+                  if t in r.topics]
         colors: dict[int, object] = {}
         depths: dict[int, tuple[int, object]] = {}
         seen: set = set()
@@ -122,12 +138,18 @@ class BagIndex:
                 self.infos.append((m.t_ns, r.deserialize(m)))
             elif m.topic == EXTR:
                 self.extrinsics.append((m.t_ns, r.deserialize(m)))
+            elif m.topic == WORKSPACE:
+                self.workspaces.append((m.t_ns, r.deserialize(m).data))
+            elif m.topic == FEEDBACK_TOPIC:
+                fb = r.deserialize(m)
+                if fb.feedback.stage == "reasoning":
+                    self.reasoning.setdefault(bytes(fb.goal_id.uuid), m.t_ns)
             elif m.topic == STATUS_TOPIC:
                 for st in r.deserialize(m).status_list:
                     key = bytes(st.goal_info.goal_id.uuid)
                     if st.status in ACTIVE and key not in seen:
                         seen.add(key)
-                        self.started.append(m.t_ns)
+                        self.started.append((m.t_ns, key))
             else:
                 self._add_goal(m)
 
@@ -139,7 +161,8 @@ class BagIndex:
             raise BagError(f"bag {self.reader.path} topic {LOG_TOPIC}: entry is not JSON ({e}): {text[:80]!r}") from e
         kind = d.get("task_kind", 0)
         # goals run one at a time: this result belongs to the goal that started last before it
-        start = max((t for t in self.started if t <= m.t_ns), default=None)
+        start, goal_id = max(((t, k) for t, k in self.started if t <= m.t_ns), default=(None, None))
+        reason = self.reasoning.get(goal_id) if goal_id is not None else None
         pose = d.get("target_pose")
         self.goals.append(RecordedGoal(
             bag=str(self.reader.path), index=len(self.goals), log_ns=m.t_ns,
@@ -147,15 +170,40 @@ class BagIndex:
             task_kind=TASK_KINDS[kind] if isinstance(kind, int) and 0 <= kind < 4 else str(kind),
             success=bool(d.get("success")), error_code=d.get("error_code", ""),
             targets=list(d.get("target_ids", [])),
-            target_xyz=pose if d.get("target_ids") and pose and any(pose) else None))
+            target_xyz=pose if d.get("target_ids") and pose and any(pose) else None,
+            reason_ns=reason if reason is not None and reason <= m.t_ns else None))
+
+    def observation_for(self, goal: RecordedGoal) -> tuple[RGBDObservation | None, int | None]:
+        """The frame the live planner planned on (see the module docstring)."""
+        if goal.reason_ns is not None:
+            times = [p[0] for p in self.pairs]
+            i = bisect.bisect_right(times, goal.reason_ns) - 1
+            if i >= 0 and times[i] >= goal.start_ns:
+                return self._observation(i)
+        return self.observation_at(goal.start_ns)
+
+    def workspace_at(self, t_ns: int):
+        """The workspace Scene in force at t_ns (the latest received before; else the first), or None."""
+        from spatial_manip.scene import Scene, SceneFormatError
+
+        text = _latest(self.workspaces, t_ns) or (self.workspaces[0][1] if self.workspaces else None)
+        if text is None:
+            return None
+        try:
+            return Scene.from_dict(json.loads(text))
+        except (json.JSONDecodeError, SceneFormatError, KeyError, TypeError, ValueError) as e:
+            raise BagError(f"bag {self.reader.path} topic {WORKSPACE}: not a workspace scene ({e}); "
+                           "re-record with a planner-compatible sim/workspace publisher") from e
 
     def observation_at(self, t_ns: int) -> tuple[RGBDObservation | None, int | None]:
         """The first pair received at or after t_ns, else the last before; None without pairs."""
         if not self.pairs:
             return None, None
         times = [p[0] for p in self.pairs]
-        i = bisect.bisect_left(times, t_ns)
-        t, cmsg, dmsg = self.pairs[min(i, len(self.pairs) - 1)]
+        return self._observation(min(bisect.bisect_left(times, t_ns), len(self.pairs) - 1))
+
+    def _observation(self, i: int) -> tuple[RGBDObservation, int]:
+        t, cmsg, dmsg = self.pairs[i]
         info = _latest(self.infos, t) or (self.infos[0][1] if self.infos else None)
         if info is None:
             raise BagError(f"bag {self.reader.path} has images but no {INFO}: cannot rebuild the observation")
@@ -188,7 +236,7 @@ def compare(goal: RecordedGoal, offline: OfflinePlan, obs_ns: int | None) -> Com
                       recorded_plan_ok == offline.ok and (offline.ok or offline.error_code == goal.error_code))
 
 
-PlanFn = Callable[[RGBDObservation, str, str], OfflinePlan]
+PlanFn = Callable[..., OfflinePlan]  # (observation, instruction, task_kind[, workspace=Scene])
 
 
 def evaluate_bags(paths: list[str], plan_fn: PlanFn, progress=None) -> list[Comparison]:
@@ -197,9 +245,13 @@ def evaluate_bags(paths: list[str], plan_fn: PlanFn, progress=None) -> list[Comp
         with BagReader(path) as reader:
             index = BagIndex(reader)
             for goal in (progress(index.goals, desc=Path(path).name) if progress else index.goals):
-                obs, obs_ns = index.observation_at(goal.start_ns)
-                offline = plan_fn(obs, goal.instruction, goal.task_kind) if obs is not None else \
-                    OfflinePlan(False, error_code="NO_OBSERVATION", message="no colour/depth pair in the bag")
+                obs, obs_ns = index.observation_for(goal)
+                if obs is None:
+                    offline = OfflinePlan(False, error_code="NO_OBSERVATION", message="no colour/depth pair in the bag")
+                else:
+                    ws = index.workspace_at(goal.reason_ns if goal.reason_ns is not None else goal.start_ns)
+                    extra = {"workspace": ws} if ws is not None else {}
+                    offline = plan_fn(obs, goal.instruction, goal.task_kind, **extra)
                 out.append(compare(goal, offline, obs_ns))
     return out
 

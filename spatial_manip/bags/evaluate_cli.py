@@ -13,11 +13,30 @@ def add_arguments(p) -> None:
     p.add_argument("--json", default="evaluation.json", help="report file (default evaluation.json)")
 
 
+def perceive_with_workspace(seg, obs, workspace=None):
+    """The scene as planner_node's perceive() builds it: the workspace's catalogue names and
+    sizes the objects (segmenter hints), its fixtures and regions are taken as configured, and a
+    segment of a fixture is not a new object. Without the workspace, the classical segmenter
+    names objects `book_N`/`object_N` and keeps fixtures as objects: offline ids then never match
+    the recorded ones (keep the two in step: planner_ports.perceive does the same)."""
+    from spatial_manip.perception import SegmentationHints, detections_to_scene
+    from spatial_manip.scene import FIXTURE_CATEGORIES
+
+    if workspace is None:
+        return detections_to_scene(seg.segment(obs), obs)
+    fixtures = [o for o in workspace.objects if o.category in FIXTURE_CATEGORIES]
+    fixture_ids = {o.id for o in fixtures}
+    hints = SegmentationHints.from_scene(workspace)
+    detections = [d for d in seg.segment(obs, hints=hints) if d.id not in fixture_ids]
+    return detections_to_scene(detections, obs, regions=workspace.regions, extra_objects=fixtures,
+                               fronts=[o.id for o in workspace.objects if o.oriented])
+
+
 def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
     """The planner core as planner_node runs it: segment -> scene -> (compound) plan."""
     from spatial_manip.bags.evaluate import OfflinePlan
     from spatial_manip.errors import SpatialManipError
-    from spatial_manip.perception import detections_to_scene, make_segmenter
+    from spatial_manip.perception import make_segmenter
     from spatial_manip.reasoning.compound import plan_compound
     from spatial_manip.reasoning.planner import make_planner
 
@@ -29,9 +48,9 @@ def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
             raise SpatialManipError(result.error["message"], result.error["code"])
         return result
 
-    def plan(obs, instruction: str, task_kind: str) -> OfflinePlan:
+    def plan(obs, instruction: str, task_kind: str, workspace=None) -> OfflinePlan:
         try:
-            scene = detections_to_scene(seg.segment(obs), obs)
+            scene = perceive_with_workspace(seg, obs, workspace)
             pick, place = plan_compound(scene, instruction, task_kind, lambda s, t, k: plan_one(s, t, k, obs))
         except SpatialManipError as e:
             return OfflinePlan(False, error_code=e.code.value, message=e.message)
