@@ -1,0 +1,119 @@
+"""`spatial-manip capture-workspace`: one look at the cell -> the workspace file the planner reads.
+
+    spatial-manip capture-workspace --ros --calibration config/calibration/cell.yaml \\
+        --out config/workspace.json --overlay workspace.png
+    spatial-manip capture-workspace --sim --out /tmp/ws.json     # MuJoCo, with its error printed
+
+Clear the table of movable objects first (or drop them with --exclude after looking at the
+overlay); then name the fixtures in the file (ids and labels) and add the catalogue, or pass
+--base with the previous file to keep its names, catalogue and shelf slots.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry.calibration import CalibrationError
+from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args, sim_scene
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    add_source_arguments(p)
+    p.add_argument("--out", metavar="JSON", help="workspace file to write (the planner's workspace_file)")
+    p.add_argument("--base", metavar="JSON", help="an existing workspace: keep its fixture names, catalogue and slots")
+    p.add_argument("--only", metavar="IDS", help="comma-separated fixture ids to keep (the ones that are fixed)")
+    p.add_argument("--exclude", metavar="IDS", help="comma-separated fixture ids to drop (objects left on the table)")
+    p.add_argument("--table-z", type=float, help="approximate table height (m, base frame) when several levels are seen")
+    p.add_argument("--table-thickness", type=float, default=0.05,
+                   help="table box thickness (m) when the floor is not in view (default 0.05)")
+    p.add_argument("--overlay", metavar="PNG", help="write the image with every captured box and its id")
+
+
+def run(args) -> int:
+    from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, merge_into, select_fixtures
+
+    try:
+        truth = sim_scene(args.sim) if args.sim else None
+        obs = observation_from_args(args, truth)
+        cap = capture_workspace(obs, CaptureConfig(table_z_hint=args.table_z, table_thickness_m=args.table_thickness))
+        scene = select_fixtures(cap.scene, only=_ids(args.only), exclude=_ids(args.exclude))
+        if args.base:
+            scene = merge_into(Scene.load(args.base), scene)
+    except (SpatialManipError, CalibrationError, SceneFormatError, ValueError) as e:
+        print(f"capture-workspace: {e}", file=sys.stderr)
+        return 1
+    print(summary(scene, cap.notes))
+    if truth is not None:
+        print(accuracy_text(scene, truth))
+    if args.overlay:
+        _write_overlay(args.overlay, obs, scene)
+    if args.out:
+        return write_and_validate(scene, args.out)
+    print("(no --out: nothing written)")
+    return 0
+
+
+def _ids(text: str | None) -> list[str] | None:
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
+def summary(scene: Scene, notes: list[str]) -> str:
+    t = scene.get("table")
+    top = t.center[2] + t.rotation[2, 2] * t.size[2] / 2
+    lines = [f"table: top at z = {top:+.3f} m, {100 * t.size[0]:.0f} x {100 * t.size[1]:.0f} cm, "
+             f"centre ({t.center[0]:+.3f}, {t.center[1]:+.3f}) m, yaw {np.degrees(np.arctan2(t.rotation[1, 0], t.rotation[0, 0])):.1f} deg"]
+    if "ground_z" in scene.extra:
+        lines.append(f"floor: z = {scene.extra['ground_z']:+.3f} m")
+    for o in scene.objects:
+        if o.category in ("support", "shelf"):
+            lines.append(f"{o.id}: {o.label}, centre ({', '.join(f'{v:+.3f}' for v in o.center)}) m, "
+                         f"{' x '.join(f'{100 * v:.1f}' for v in o.size)} cm, {len(o.extra.get('parts', []))} part(s)")
+    return "\n".join(lines + [f"note: {n}" for n in notes])
+
+
+def accuracy_text(scene: Scene, truth: Scene) -> str:
+    from spatial_manip.workspace.sim_cell import accuracy_report
+
+    r = accuracy_report(scene, truth)
+    size = r["table_size_error_m"]
+    lines = ["against the simulator:",
+             f"  table top height error {1000 * r['table_top_error_m']:+.1f} mm, centre (xy) "
+             f"{1000 * r['table_centre_xy_error_m']:.1f} mm, largest size error "
+             + (f"{1000 * size:.1f} mm" if size is not None else "n/a (runs out of view)")]
+    for row in r["parts"]:
+        lines.append(f"  {row['part']}: " + (f"centre {1000 * row['centre_error_m']:.1f} mm, size "
+                                              f"{1000 * row['size_error_m']:.1f} mm (as {row['captured_as']})"
+                                              if row["found"] else "not captured"))
+    return "\n".join(lines)
+
+
+def _write_overlay(path: str, obs, scene: Scene) -> None:
+    from PIL import Image
+
+    from spatial_manip.overlay import draw_overlay
+
+    boxes = [o for o in scene.objects if o.category in ("support", "shelf")]
+    Image.fromarray(draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, objects=boxes)).save(path)
+    print(f"overlay written to {path}")
+
+
+def write_and_validate(scene: Scene, path: str) -> int:
+    """Write, then load it back exactly as the planner does (Scene.load, then the segmentation
+    hints that refuse a bad fixture box by name)."""
+    from spatial_manip.perception import SegmentationHints
+
+    with open(path, "w") as f:
+        json.dump(scene.to_dict(), f, indent=1)
+    try:
+        hints = SegmentationHints.from_scene(Scene.load(path))
+    except (SceneFormatError, ValueError) as e:
+        print(f"capture-workspace: the written file {path} does not load: {e}", file=sys.stderr)
+        return 1
+    print(f"workspace written to {path} ({len(hints.fixtures)} fixture boxes the planner will use); "
+          "name the fixtures and add the catalogue there")
+    return 0

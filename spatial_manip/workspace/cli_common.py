@@ -1,0 +1,62 @@
+"""Command-line plumbing shared by `capture-workspace` and `check-workspace`: where the one
+observation comes from (--sim, --observation, --bag, --ros) and the calibration that places it."""
+from __future__ import annotations
+
+import argparse
+
+from spatial_manip.geometry.calibration import load_calibration
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import Scene
+
+
+def add_source_arguments(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--sim", nargs="?", const="demo", metavar="SCENE",
+                     help="render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell) "
+                          "and compare the result with the simulator's own boxes")
+    src.add_argument("--observation", metavar="NPZ", help="offline: an observation saved with --save-observation")
+    src.add_argument("--bag", metavar="BAG", help="offline: the first colour/depth pair of a rosbag2")
+    src.add_argument("--ros", action="store_true", help="live: one frame from the camera topics")
+    p.add_argument("--calibration", metavar="YAML",
+                   help="hand-eye calibration (spatial-manip calibrate --out); eye-to-hand places the camera, "
+                        "else the camera pose comes from /camera/extrinsics (--ros, --bag) or the saved file")
+    p.add_argument("--save-observation", metavar="NPZ", help="also keep the observation, to re-run offline")
+    p.add_argument("--color-topic", default="/camera/color/image_raw")
+    p.add_argument("--depth-topic", default="/camera/aligned_depth_to_color/image_raw")
+    p.add_argument("--info-topic", default="/camera/color/camera_info")
+    p.add_argument("--timeout", type=float, default=10.0, help="--ros: seconds to wait for a frame")
+    p.add_argument("--seed", type=int, default=0, help="--sim: depth noise seed")
+    p.add_argument("--no-noise", action="store_true", help="--sim: render depth without the L515 noise model")
+
+
+def sim_scene(arg: str, *, moved: dict | None = None) -> Scene:
+    from spatial_manip.workspace.sim_cell import demo_cell, fixtures_only
+
+    if arg != "demo" and moved:
+        raise ValueError("--move shifts the demo cell's fixtures only; edit the scene file to move others")
+    return demo_cell(moved=moved) if arg == "demo" else fixtures_only(Scene.load(arg))
+
+
+def observation_from_args(args, truth: Scene | None = None) -> RGBDObservation:
+    """The observation the arguments name; `truth` is the scene to render for --sim."""
+    from spatial_manip.workspace import sources
+
+    cal = load_calibration(args.calibration) if args.calibration else None
+    if args.sim:
+        from spatial_manip.workspace.sim_cell import render_cell
+
+        obs = render_cell(truth, depth_noise=not args.no_noise, seed=args.seed)
+    elif args.observation:
+        obs = sources.load_observation(args.observation, cal)
+    elif args.bag:
+        obs = sources.observation_from_bag(args.bag, cal, color=args.color_topic, depth=args.depth_topic,
+                                           info=args.info_topic)
+    else:
+        from spatial_manip.workspace.ros_source import live_observation
+
+        obs = live_observation(cal, color=args.color_topic, depth=args.depth_topic, info=args.info_topic,
+                               timeout_s=args.timeout)
+    if args.save_observation:
+        sources.save_observation(obs, args.save_observation)
+        print(f"observation saved to {args.save_observation}")
+    return obs
