@@ -167,11 +167,21 @@ class RecorderNode(Node):
             self._counts, self.writer = dict(self.writer.counts), None
         missing = self.absent()
         summary = ", ".join(f"{t} {n}" for t, n in sorted(self._counts.items())) or "nothing"
-        self.get_logger().info(f"bag closed: {summary}")
+        self._say(f"bag closed: {summary}")
         if missing:
-            self.get_logger().warning(f"the bag has no {', '.join(missing)}: `spatial-manip evaluate` cannot "
-                                      "re-plan it without them")
+            self._say(f"the bag has no {', '.join(missing)}: `spatial-manip evaluate` cannot re-plan it "
+                      "without them", warning=True)
         return dict(self._counts)
+
+    def _say(self, msg: str, warning: bool = False) -> None:
+        # after SIGTERM/Ctrl-C the context is gone: rclpy would add "Failed to publish log
+        # message to rosout" to every line, so the closing summary goes to stderr directly
+        if not self.context.ok():
+            print(f"[{'WARN' if warning else 'INFO'}] [{self.get_name()}]: {msg}", file=sys.stderr, flush=True)
+        elif warning:
+            self.get_logger().warning(msg)
+        else:
+            self.get_logger().info(msg)
 
 
 def main(args=None) -> int:
