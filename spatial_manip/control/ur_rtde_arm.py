@@ -326,7 +326,10 @@ class URRtdeArm:
     def _move(self, kind: str, target: list, speed: float, accel: float) -> None:
         with self._motion_lock:
             if not self.is_connected:
-                self.wait_connected()  # a fresh command: safe to reconnect, never to resume the old one
+                if self._keeper is not None:  # lost between two moves of a goal: the goal ends here
+                    raise MotionFailedError(f"{kind} not sent: the arm is not connected ({self._link_text()}); "
+                                            "the goal stops here and is not resumed")
+                self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
             status = self.safety_status()
             if not status.ok:
                 raise MotionFailedError(f"{kind} not sent: {status.reason()}")
