@@ -18,6 +18,7 @@ NODES = {
     "grasp_node": "spatial_manip.nodes.grasp_node",
     "sim_node": "spatial_manip.nodes.sim_node",
     "arm_node": "spatial_manip.nodes.arm_node",
+    "cell_tf_node": "spatial_manip.nodes.cell_tf_node",
 }
 
 setup(

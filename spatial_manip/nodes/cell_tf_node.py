@@ -1,0 +1,111 @@
+"""cell_tf_node: the cell as RViz and tf2 see it. Publishes
+
+- `/tf_static` (tf2_msgs/TFMessage, transient-local, as tf2's static broadcaster does): the hand-eye
+  calibration (base -> camera optical frame eye-to-hand, tool0 -> it eye-in-hand) and, with
+  `publish_robot_tf`, every fixed joint of the robot description;
+- `/robot_description` (std_msgs/String, transient-local): urdf/'s model with its camera joint
+  set to the calibration, for RViz's RobotModel display;
+- `/tf` from `/joint_states` for the arm's revolute joints (robot_state_publisher's job, for
+  machines without it; set `publish_robot_tf:=false` where robot_state_publisher runs).
+
+The transforms are computed in the core (spatial_manip.workspace.cell_tf); tf2_ros is not used.
+
+    ros2 run spatial_manip cell_tf_node --ros-args -p calibration_file:=config/calibration/cell.yaml
+
+A relative calibration_file that does not exist from the working directory is looked up under
+config/ (the real graph passes calibration/cell.yaml).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from spatial_manip.errors import InvalidGoalError
+from spatial_manip.geometry.calibration import CalibrationError, load_calibration
+from spatial_manip.nodes import convert
+from spatial_manip.nodes.runner import spin_node
+from spatial_manip.workspace import cell_tf
+
+PARAMS = {"calibration_file": "", "model": "ur5e", "publish_robot_tf": True,
+          "joint_states_topic": "/joint_states", "description_topic": "/robot_description"}
+
+
+def tf_message_class():
+    """tf2_msgs/TFMessage, or a configuration error saying where to get it (it is part of every
+    ROS 2 install; the PyPI wheels have no tf2_msgs)."""
+    try:
+        from tf2_msgs.msg import TFMessage
+    except ImportError as e:
+        raise InvalidGoalError("cell_tf_node needs tf2_msgs (apt: ros-<distro>-tf2-msgs; any sourced ROS 2 "
+                               "install has it), which the PyPI ROS wheels do not ship") from e
+    return TFMessage
+
+
+def transform_stamped(parent: str, child: str, T, stamp):
+    from geometry_msgs.msg import TransformStamped
+
+    msg = TransformStamped()
+    msg.header.frame_id, msg.header.stamp, msg.child_frame_id = parent, stamp, child
+    pose = convert.pose_msg_from_matrix(T)
+    t = msg.transform
+    t.translation.x, t.translation.y, t.translation.z = pose.position.x, pose.position.y, pose.position.z
+    t.rotation = pose.orientation
+    return msg
+
+
+def calibration_path(text: str) -> Path:
+    """As given, else relative to config/ (as graph files write it: calibration/cell.yaml)."""
+    from spatial_manip.bringup.paths import resolve_config
+
+    p = Path(text)
+    return p if p.is_absolute() or p.exists() else resolve_config(p)
+
+
+class CellTfNode(Node):
+    def __init__(self):
+        super().__init__("cell_tf_node")
+        for name, default in PARAMS.items():
+            self.declare_parameter(name, default)
+        self.p = {name: self.get_parameter(name).value for name in PARAMS}
+        if not self.p["calibration_file"]:
+            raise InvalidGoalError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
+        try:
+            cal = load_calibration(calibration_path(self.p["calibration_file"]))
+        except CalibrationError as e:
+            raise InvalidGoalError(str(e)) from e
+        self.TFMessage = tf_message_class()
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+        urdf = cell_tf.calibrated_description(cal, self.p["model"])
+        self.joints = cell_tf.parse_joints(urdf)
+        static = cell_tf.fixed_transforms(self.joints) if self.p["publish_robot_tf"] else \
+            [cell_tf.calibration_transform(cal)]
+        stamp = self.get_clock().now().to_msg()
+        self.static_pub = self.create_publisher(self.TFMessage, "/tf_static", latched)
+        self.static_pub.publish(self.TFMessage(transforms=[transform_stamped(p, c, T, stamp) for p, c, T in static]))
+        self.description_pub = self.create_publisher(String, self.p["description_topic"], latched)
+        self.description_pub.publish(String(data=urdf))
+        parent, child, _ = cell_tf.calibration_transform(cal)
+        self.get_logger().info(f"static TF {parent} -> {child} from {self.p['calibration_file']} "
+                               f"({len(static)} static transforms)")
+        if self.p["publish_robot_tf"]:
+            self.tf_pub = self.create_publisher(self.TFMessage, "/tf", 10)
+            self.create_subscription(JointState, self.p["joint_states_topic"], self._on_joints, 10)
+
+    def _on_joints(self, msg: JointState) -> None:
+        moving = cell_tf.joint_transforms(self.joints, dict(zip(msg.name, msg.position)))
+        if moving:
+            self.tf_pub.publish(self.TFMessage(transforms=[transform_stamped(p, c, T, msg.header.stamp)
+                                                           for p, c, T in moving]))
+
+
+def main(args=None) -> int:
+    return spin_node(CellTfNode, args=args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
