@@ -51,7 +51,8 @@ def frames():
 def write_frame(w, t_s, obs):
     fid, stamp = "camera_color_optical_frame", seconds_to_stamp(100 + t_s)
     depth_mm = np.rint(obs.depth_m * 1000).astype(np.uint16)
-    w.write("/camera/color/camera_info", int(t_s * S), serialize_message(intrinsics_to_camera_info(obs.intrinsics, fid, stamp)))
+    info = intrinsics_to_camera_info(obs.intrinsics, fid, stamp)
+    w.write("/camera/color/camera_info", int(t_s * S), serialize_message(info))
     w.write("/camera/color/image_raw", int(t_s * S) + 1, serialize_message(array_to_image(obs.rgb, "rgb8", fid, stamp)))
     w.write("/camera/aligned_depth_to_color/image_raw", int(t_s * S) + 2,
             serialize_message(array_to_image(depth_mm, "16UC1", fid, stamp)))
@@ -69,7 +70,8 @@ def record_goal(path, clear, in_view, truth, live_targets):
     with BagWriter(path, "mcap") as w:
         for topic, msgtype in TOPICS.items():
             w.add_topic(topic, msgtype, latched=topic in ("/camera/extrinsics", "/spatial_manip/workspace"))
-        w.write("/camera/extrinsics", 1 * S, serialize_message(pose_stamped(clear.T_base_cam, "base", seconds_to_stamp(1))))
+        extrinsics = pose_stamped(clear.T_base_cam, "base", seconds_to_stamp(1))
+        w.write("/camera/extrinsics", 1 * S, serialize_message(extrinsics))
         w.write("/spatial_manip/workspace", 1 * S, serialize_message(String(data=json.dumps(truth.to_dict()))))
         st = GoalStatus(status=GoalStatus.STATUS_EXECUTING)
         st.goal_info.goal_id.uuid = GOAL_ID
