@@ -15,7 +15,6 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import yaml
-from scipy.spatial import cKDTree
 
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
@@ -34,7 +33,7 @@ class MotionCheckConfig:
     plan_budget_s: float = 0.5        # per pre-grasp plan (capped by what is left of the request's)
     target_clearance_m: float = 0.03  # cloud points this close to the target box are the target or
     #                                   its support surface: the fingers must be allowed near them
-    self_filter_m: float = 0.12       # cloud points this close to the arm's links are the arm itself
+    self_filter_m: float = 0.05       # cloud points this close to the arm's collision bodies are the arm
     cloud_voxel_m: float = 0.02
 
     def __post_init__(self):
@@ -136,13 +135,18 @@ class MotionCheck:
 
     def _on_arm(self, pts: np.ndarray, q_now) -> np.ndarray:
         """Points on the arm at q_now (a camera in the cell sees the arm; it must not block its
-        own start): within self_filter_m of the link polyline base..tool0..TCP."""
-        kin = self.planner.envelope.kin
-        chain = np.vstack([kin.joint_origins(q_now), kin.fk(q_now)[:3, 3]])
-        t = np.linspace(0.0, 1.0, 20)[:, None]
-        samples = np.concatenate([a + t * (b - a) for a, b in zip(chain[:-1], chain[1:])])
-        d, _ = cKDTree(samples).query(pts)
-        return d < self.config.self_filter_m
+        own start): inside one of the robot's collision bodies (cylinders, boxes) at q_now grown
+        by self_filter_m, which covers depth noise and the octree's voxel rounding."""
+        import pinocchio as pin
+
+        robot, m = self.planner.robot, self.config.self_filter_m
+        data, gdata = robot.model.createData(), pin.GeometryData(robot.geom)
+        pin.updateGeometryPlacements(robot.model, data, robot.geom, gdata, np.asarray(q_now, float))
+        hit = np.zeros(len(pts), bool)
+        for g, M in zip(robot.geom.geometryObjects, gdata.oMg):
+            local = (pts - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
+            hit |= _inside_grown(g.geometry, local, m)
+        return hit
 
     def start_problem(self, q_now, world) -> str | None:
         """Why q_now cannot start a plan (outside the joint limits, touching something), or None.
@@ -195,6 +199,22 @@ class MotionCheck:
             return
         report.kept.append(i)
         report.paths[i], report.approaches[i] = path, qs
+
+
+def _inside_grown(geometry, local: np.ndarray, margin: float) -> np.ndarray:
+    """Which body-frame points lie inside a coal Cylinder / Box / Sphere grown by margin (other
+    shapes: inside their bounding sphere grown by margin)."""
+    kind = type(geometry).__name__
+    if kind == "Cylinder":
+        radial = np.linalg.norm(local[:, :2], axis=1)
+        return (radial <= geometry.radius + margin) & (np.abs(local[:, 2]) <= geometry.halfLength + margin)
+    if kind == "Box":
+        return np.all(np.abs(local) <= np.asarray(geometry.halfSide) + margin, axis=1)
+    if kind == "Sphere":
+        return np.linalg.norm(local, axis=1) <= geometry.radius + margin
+    geometry.computeLocalAABB()
+    centre = np.asarray(geometry.aabb_center)
+    return np.linalg.norm(local - centre, axis=1) <= geometry.aabb_radius + margin
 
 
 def _short(message: str) -> str:

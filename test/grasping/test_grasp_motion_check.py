@@ -106,3 +106,34 @@ def test_motion_check_settings_are_validated_by_name():
         MotionCheckConfig(time_budget_s=0.0)
     with pytest.raises(InvalidGoalError, match="unknown motion_check settings"):
         MotionCheckConfig.from_config({"budget": 1.0})
+
+
+def _arm_surface(planner, q) -> np.ndarray:
+    """Points on the upper arm's and forearm's collision cylinders at q: what a camera sees of it."""
+    import pinocchio as pin
+
+    from spatial_manip.motion.robot import link_of
+
+    robot = planner.robot
+    data, gdata = robot.model.createData(), pin.GeometryData(robot.geom)
+    pin.updateGeometryPlacements(robot.model, data, robot.geom, gdata, np.asarray(q, float))
+    out = []
+    for g, M in zip(robot.geom.geometryObjects, gdata.oMg):
+        if link_of(g) in ("upper_arm_link", "forearm_link"):
+            th, z = np.meshgrid(np.linspace(0, 2 * np.pi, 24), np.linspace(-1, 1, 12) * g.geometry.halfLength)
+            r = g.geometry.radius + 0.01                      # a depth surface just outside the primitive
+            local = np.column_stack([r * np.cos(th).ravel(), r * np.sin(th).ravel(), z.ravel()])
+            out.append(local @ M.rotation.T + M.translation)
+    return np.vstack(out)
+
+
+def test_the_arm_seen_in_the_cloud_does_not_block_its_own_start(setup):
+    service, _, _, _, q = setup
+    planner = service.motion.planner
+    cloud = _arm_surface(planner, q)
+    target = SceneObject("block_1", "block", "reference", BLOCK[0], BLOCK[1])
+    world, _ = service.motion.build_world(_scene(), target, q, cloud)
+    assert "cloud" not in world.names() and service.motion.start_problem(q, world) is None
+    unfiltered = MotionCheck(planner, MotionCheckConfig(self_filter_m=0.0))
+    world, _ = unfiltered.build_world(_scene(), target, q, cloud)
+    assert "cloud" in (unfiltered.start_problem(q, world) or "")
