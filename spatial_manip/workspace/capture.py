@@ -6,7 +6,7 @@
 Steps (base frame throughout, nothing here is new geometry):
 1. horizontal planes by perception.planes.fit_horizontal_planes on a strided cloud; the table is
    the highest plane of at least `min_table_area_m2` (or the one nearest `table_z_hint`), the
-   floor the lowest other plane;
+   floor the best supported plane well below it;
 2. the table's extent: the minimum-area rectangle (geometry.boxes.min_area_rect_angle) of the
    plane's inlier points over its footprint; a side whose points touch the image edge is only
    what is in view, and is reported as such;
@@ -94,7 +94,8 @@ def capture_workspace(obs: RGBDObservation, config: CaptureConfig | None = None)
     table = table_estimate(table_plane, floor, obs, cfg)
     if table.truncated_sides:
         notes.append(f"the table runs out of the image at its {', '.join(table.truncated_sides)} edge(s): "
-                     "its extent there is only what is in view; move the camera or edit the size")
+                     "its extent there is only what is in view (and its legs beyond it may show up as "
+                     "fixtures): move the camera or edit the size")
     detections = fixture_segments(obs, table.box, cfg)
     fixtures = group_fixtures(detections, cfg)
     scene = workspace_scene(obs, table, fixtures, floor)
@@ -102,7 +103,7 @@ def capture_workspace(obs: RGBDObservation, config: CaptureConfig | None = None)
 
 
 def choose_table(planes: list[Plane], cfg: CaptureConfig) -> tuple[Plane, Plane | None]:
-    """(table, floor or None). The floor is the lowest plane when two or more are seen."""
+    """(table, floor or None). The floor is the best supported plane FLOOR_BELOW_M under the table."""
     if not planes:
         raise WorkspaceCaptureError("no horizontal plane in view: point the camera at the table "
                                     "(the calibration must put z up in the base frame)")
