@@ -1,7 +1,8 @@
 """One instruction, end to end, without ROS: perceive -> reason -> grasp -> move -> verify,
 with reflection and retries (ESPIRE Algorithms 2b/3b), feedback at every stage, cancel at any
-stage, and a trace. The planner node supplies the `Ports` (camera, grasp service, arm action)
-and maps `Outcome` onto the action result; tests and offline tools supply their own."""
+stage, and a trace. The stages themselves are `Stages`: `spatial_manip.agent.Agent` makes the
+decisions over I/O ports (planner_node's are ROS; a test's can be a MuJoCo world in process);
+the planner node maps `Outcome` onto the action result."""
 from __future__ import annotations
 
 import enum
@@ -114,8 +115,9 @@ class Outcome:
     attempts: int = 0
 
 
-class Ports(Protocol):
-    """What the pipeline needs from the outside world. Each may raise a SpatialManipError."""
+class Stages(Protocol):
+    """What the pipeline drives each attempt (spatial_manip.agent.Agent). Each may raise a
+    SpatialManipError. An optional `clear_view(cancel)` runs before each look."""
 
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
     def perceive(self, obs: RGBDObservation) -> Scene: ...
@@ -133,8 +135,8 @@ FeedbackFn = Callable[[Stage, str, float, int], None]
 
 
 class InstructionPipeline:
-    def __init__(self, ports: Ports, *, feedback: FeedbackFn | None = None, trace_dir: str | None = None):
-        self.ports = ports
+    def __init__(self, agent: Stages, *, feedback: FeedbackFn | None = None, trace_dir: str | None = None):
+        self.agent = agent
         self.feedback = feedback or (lambda *a: None)
         self.trace_dir = trace_dir
         self._decision: Decision | None = None    # the current attempt's, for reflection
@@ -183,16 +185,16 @@ class InstructionPipeline:
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = None
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
-        if not goal.dry_run:     # optional port: move the arm out of the camera's view first
-            getattr(self.ports, "clear_view", lambda _cancel: None)(cancel)
-        obs = self.ports.observe(cancel)
+        if not goal.dry_run:     # optional stage: move the arm out of the camera's view first
+            getattr(self.agent, "clear_view", lambda _cancel: None)(cancel)
+        obs = self.agent.observe(cancel)
         trace.image("observation", obs.rgb, "colour image the goal was planned on")
-        scene = self.ports.perceive(obs)
+        scene = self.agent.perceive(obs)
         trace.event("scene", objects=[o.to_dict() for o in scene.objects],
                     regions=[r.to_dict() for r in scene.regions])
 
         self._enter(Stage.REASONING, f"interpreting: {goal.instruction!r}", attempt, goal, trace, cancel)
-        decision = self.ports.reason(scene, goal, obs, reflection, trace)
+        decision = self.agent.reason(scene, goal, obs, reflection, trace)
         self._decision = decision
         outcome.target_ids = list(decision.target_ids)
         outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
@@ -216,18 +218,18 @@ class InstructionPipeline:
             trace.event("picked", **picked)
         if decision.place_pose is not None:
             self._enter(Stage.MOVING, "placing", attempt, goal, trace, cancel)
-            placed = self._guarded(lambda: self.ports.place(decision, cancel), cancel)
+            placed = self._guarded(lambda: self.agent.place(decision, cancel), cancel)
             trace.event("placed", **placed)
 
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
         after = None
         if decision.place_pose is not None:    # a new look at where the object was set down
-            getattr(self.ports, "clear_view", lambda _cancel: None)(cancel)
-            obs_after = self.ports.observe(cancel)
-            after = self.ports.perceive(obs_after)
+            getattr(self.agent, "clear_view", lambda _cancel: None)(cancel)
+            obs_after = self.agent.observe(cancel)
+            after = self.agent.perceive(obs_after)
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
                           "lime box) over what the camera sees now", obs_after, after, decision)
-        ok, category, message = self.ports.verify(decision, goal, after)
+        ok, category, message = self.agent.verify(decision, goal, after)
         trace.event("verified", success=ok, category=category, message=message)
         if not ok:
             raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
@@ -250,12 +252,12 @@ class InstructionPipeline:
 
     def _pick(self, decision, scene, obs, attempt, goal, trace, cancel, overlay: str) -> dict:
         self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
-        grasps = self.ports.propose_grasps(decision, scene, obs)
+        grasps = self.agent.propose_grasps(decision, scene, obs)
         trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(grasps))
         self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
         picked = None
         try:
-            picked = self._guarded(lambda: self.ports.pick(grasps, decision, cancel), cancel)
+            picked = self._guarded(lambda: self.agent.pick(grasps, decision, cancel), cancel)
         finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
             shown, chosen = grasps_to_draw(grasps, picked)
             self._overlay(trace, overlay, f"attempt {attempt}: best proposed grasps of {decision.pick_id} "
@@ -293,20 +295,20 @@ class InstructionPipeline:
         if outcome.success:
             return None
         try:
-            return self.ports.held_id()
+            return self.agent.held_id()
         except Exception:  # only for the message; never fail the result over it
             return None
 
     def _safe_stop(self) -> None:
         try:
-            self.ports.stop_motion()
+            self.agent.stop_motion()
         except Exception:  # stopping is best effort; the arm node has its own safety
             pass
 
     def _reflect(self, goal, attempt, error: SpatialManipError, trace, previous: Reflection | None) -> Reflection:
         """What the next attempt redoes: the place if the object is still held, else the pick."""
         d = self._decision
-        reflection = reflect(error, attempt=attempt, holding=self.ports.held_id(),
+        reflection = reflect(error, attempt=attempt, holding=self.agent.held_id(),
                              pick_id=d.pick_id if d else None,
                              tried_place_pose=d.details.get("tried_place_pose") if d else None, previous=previous)
         self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}): {reflection.summary}",

@@ -1,6 +1,6 @@
 """planner_node: the ExecuteInstruction action server. A thin adapter: it validates goals,
-runs one at a time through the ROS-free `InstructionPipeline`, and maps feedback, cancel and
-the outcome onto the action. The ROS side of each stage lives in `planner_ports.py`."""
+runs one at a time through the ROS-free `InstructionPipeline` and `Agent`, and maps feedback,
+cancel and the outcome onto the action. The agent's ROS I/O lives in `planner_ports.py`."""
 from __future__ import annotations
 
 import sys
@@ -16,6 +16,7 @@ from rclpy.node import Node
 from spatial_manip.nodes.runner import spin_node
 from std_msgs.msg import String
 
+from spatial_manip.agent import Agent, AgentConfig
 from spatial_manip.errors import ErrorCode, InvalidGoalError
 from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
 from spatial_manip.nodes.planner_ports import PlannerPorts, declare_port_parameters
@@ -31,7 +32,8 @@ class PlannerNode(Node):
         self.group = ReentrantCallbackGroup()
         declare_port_parameters(self)
         self.ports = PlannerPorts(self, self.group)
-        self.pipeline = InstructionPipeline(self.ports, trace_dir=None)
+        self.agent = Agent(self.ports, AgentConfig.from_params(self.ports.p), warn=self.get_logger().warn)
+        self.pipeline = InstructionPipeline(self.agent, trace_dir=None)
         self._busy = threading.Lock()
         self._cancel = threading.Event()
         self._stopping = False

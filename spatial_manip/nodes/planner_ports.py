@@ -1,6 +1,6 @@
-"""The ROS side of each pipeline stage for planner_node: camera subscriptions, the workspace
-description, the grasp service, the arm action. Perception and reasoning are core objects
-chosen by parameters; every decision is made in the core."""
+"""planner_node's I/O: the camera subscriptions, the workspace description, the scene it
+publishes, the grasp service and the arm action, as the `spatial_manip.agent.Ports` the agent
+makes its decisions over. Nothing here decides anything."""
 from __future__ import annotations
 
 import json
@@ -12,25 +12,24 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, Vector3
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.action import ActionClient
+from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import String
 
+from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.msg import Scene as SceneMsg
+from spatial_manip_interfaces.srv import ProposeGrasps
 
+from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, MotionRequest, MotionResult
 from spatial_manip.bringup.goal_client import wait_future
-from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, MotionFailedError,
-                                  NoObservationError, SpatialManipError, StageTimeoutError)
-from spatial_manip.control.primitives import lift_height_for
-from spatial_manip.geometry.relations import point_in_box
-from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
+from spatial_manip.errors import (CanceledError, ErrorCode, MotionFailedError, NoObservationError,
+                                  SpatialManipError, StageTimeoutError)
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
                                          pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
-from spatial_manip.pipeline import Decision
-from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
+from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError
 
 PARAMETERS = {
@@ -63,6 +62,9 @@ PARAMETERS = {
     "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
     "trace_dir": "traces",            # one sub-directory per goal
 }
+MOTIONS = {MOTION_PICK: ArmMotion.Goal.MOTION_PICK, MOTION_PLACE: ArmMotion.Goal.MOTION_PLACE,
+           MOTION_HOME: ArmMotion.Goal.MOTION_HOME}
+CANCEL_ACK_S = 1.5          # how long a canceled goal waits for the arm server to confirm the stop
 
 
 def declare_port_parameters(node) -> None:
@@ -73,11 +75,6 @@ def declare_port_parameters(node) -> None:
         node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
 
 
-SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
-CANCEL_ACK_S = 1.5          # how long a canceled goal waits for the arm server to confirm the stop
-HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
-
-
 class PlannerPorts:
     def __init__(self, node, group):
         self.node = node
@@ -85,15 +82,8 @@ class PlannerPorts:
         self.trace_root = Path(os.path.expanduser(str(self.p["trace_dir"])))
         self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]),
                                         require_segmentation=self.p["segmenter"] == "ground_truth")
-        self.workspace: Scene | None = None
-        self.hints = None                 # the segmenter's hints from the workspace, made when it arrives
-        self._segmenter = None
-        self._planner = None
-        self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
-        self._held_id: str | None = None
-        self._held_size: np.ndarray | None = None       # box size of the held object
-        self._grip_width = 0.0
-        self._kinematics = None
+        # the workspace and the segmenter's hints made from it when it arrived, swapped as one
+        self._workspace: tuple[Scene | None, SegmentationHints | None] = (None, None)
         self._T_base_tcp: np.ndarray | None = None
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._arm_goal = None
@@ -117,17 +107,10 @@ class PlannerPorts:
             node.create_subscription(msg_type, self.p[param], cb, qos,
                                      callback_group=in_order if qos is latched else group)
         if self.p["workspace_file"]:
-            from spatial_manip.perception import SegmentationHints
-
-            self.workspace = Scene.load(self.p["workspace_file"])
-            self.hints = SegmentationHints.from_scene(self.workspace)   # a bad fixture box fails here, by name
+            workspace = Scene.load(self.p["workspace_file"])
+            self._workspace = (workspace, SegmentationHints.from_scene(workspace))   # a bad fixture box fails here
         self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
         self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
-        from spatial_manip_interfaces.action import ArmMotion
-        from spatial_manip_interfaces.srv import ProposeGrasps
-
-        if self.p["planner"] == "program":    # built now, so a bad setting stops the node at start-up
-            self._planner = self._make_planner()
         self.grasp_client = node.create_client(ProposeGrasps, self.p["grasp_service"], callback_group=group)
         self.arm_client = ActionClient(node, ArmMotion, self.p["arm_action"], callback_group=group)
 
@@ -166,25 +149,19 @@ class PlannerPorts:
             self._warn_once("extrinsics", f"ignoring camera extrinsics: {e}")
 
     def _on_workspace(self, msg: String) -> None:
-        from spatial_manip.perception import SegmentationHints
-
         try:
             workspace = Scene.from_dict(json.loads(msg.data))
-            hints = SegmentationHints.from_scene(workspace)   # refuses bad fixture boxes by name
-            self.workspace, self.hints = workspace, hints
+            # refuses bad fixture boxes by name; a new Scene object each time tells the agent it is new
+            self._workspace = (workspace, SegmentationHints.from_scene(workspace))
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
             return
-        held = self.workspace.held_object()  # a new workspace (e.g. a sim reset) says what is in hand
-        self._held_id = held.id if held else None
-        self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
-        self._held_size = np.asarray(held.size, float) if held else None
-        self._grip_width = float(np.min(held.size)) if held else 0.0
         # whoever changed the workspace (a simulator reset) learns when goals will use it
-        self.ack_pub.publish(String(data=str(self.workspace.extra.get("revision", ""))))
+        self.ack_pub.publish(String(data=str(workspace.extra.get("revision", ""))))
 
     def _on_segmentation(self, msg: Image) -> None:
-        ids = (self.workspace.extra.get("segment_ids") if self.workspace else None) or []
+        workspace = self._workspace[0]
+        ids = (workspace.extra.get("segment_ids") if workspace else None) or []
         seg = image_to_array(msg).astype(np.int32) - 1
         self.buffer.add_segmentation(stamp_to_seconds(msg.header.stamp), seg, dict(enumerate(ids)))
 
@@ -195,9 +172,18 @@ class PlannerPorts:
         except ValueError:
             pass
 
-    # --- perceive --------------------------------------------------------------------------
+    # --- the agent's ports ----------------------------------------------------------------------
     def new_trace_dir(self) -> str:
         return str(self.trace_root / datetime.now().strftime("%Y%m%d-%H%M%S-%f"))
+
+    def workspace(self) -> tuple[Scene | None, SegmentationHints | None]:
+        return self._workspace
+
+    def tcp_pose(self) -> np.ndarray | None:
+        return self._T_base_tcp
+
+    def publish_scene(self, scene: Scene) -> None:
+        self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
         timeout = float(self.p["observation_timeout_s"])
@@ -215,234 +201,28 @@ class PlannerPorts:
                 f"is the camera (or sim) node running and publishing on the configured topics?")
         return obs
 
-    def perceive(self, obs: RGBDObservation) -> Scene:
-        from spatial_manip.perception import detections_to_scene, make_segmenter
-
-        if self._segmenter is None:
-            self._segmenter = make_segmenter(str(self.p["segmenter"]))
-        ws = self.workspace
-        fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
-        fixture_ids = {o.id for o in fixtures}
-        # fixtures come from the workspace description; a segment of one is not a new object
-        detections = [d for d in self._segmenter.segment(obs, hints=self.hints) if d.id not in fixture_ids]
-        fronts = [o.id for o in ws.objects if o.oriented] if ws else []
-        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures,
-                                    fronts=fronts)
-        if self._held_id is not None:
-            scene = self._mark_held(scene)
-        self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
-        return scene
-
-    def _mark_held(self, scene: Scene) -> Scene:
-        """The object in the gripper, placed where the TCP says it is (perception of an object
-        inside the fingers is unreliable; the in-hand transform is known from the grasp)."""
-        from dataclasses import replace
-
-        others = [replace(o, held=False) for o in scene.objects if o.id != self._held_id]
-        seen = next((o for o in scene.objects if o.id == self._held_id), None)
-        ref = seen or (self.workspace.get(self._held_id) if self.workspace and self._held_id in self.workspace.ids() else None)
-        if ref is None:
-            return scene.with_objects(others)
-        held = replace(ref, held=True)
-        if self._held_size is not None:      # measured before it was in the fingers (or configured)
-            held = replace(held, size=self._held_size)
-        if self._in_hand is not None and self._T_base_tcp is not None:
-            T_obj = self._T_base_tcp @ invert(self._in_hand)
-            held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
-        # movable objects near the held one are the same book seen in the fingers: drop them
-        others = [o for o in others if o.category in FIXTURES or np.linalg.norm(o.center - held.center) > 0.05]
-        return scene.with_objects(others + [held])
-
-    # --- reason ----------------------------------------------------------------------------
-    def _make_planner(self):
-        from spatial_manip.reasoning.planner import make_planner
-
-        name = str(self.p["planner"])
-        cfg = {"unnamed_frame": str(self.p["unnamed_frame"])} if name == "program" else {}
-        try:
-            return make_planner(name, **cfg)
-        except ValueError as e:
-            raise SpatialManipError(f"planner_node parameters: {e}", ErrorCode.INVALID_GOAL) from e
-
-    def held_id(self) -> str | None:
-        return self._held_id
-
-    def reason(self, scene: Scene, goal, obs, reflection, trace) -> Decision:
-        from spatial_manip.reasoning.compound import plan_compound, replan_place
-        from spatial_manip.reasoning.reflection import RETRY_PLACE
-
-        if self._planner is None:
-            self._planner = self._make_planner()
-
-        def plan_one(sc, text, kind):
-            result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
-            trace.event("program_step", instruction=text, program=result.program, steps=result.trace,
-                        targets=result.targets, error=result.error, notes=result.notes)
-            if not result.ok:
-                raise SpatialManipError(result.error["message"], result.error["code"])
-            return result
-
-        if reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None:
-            # the pick worked and the object is in the fingers: its words describe nothing on the
-            # table any more; plan the place part again on this look
-            trace.event("retry_place", holding=scene.held_object().id, instruction=goal.instruction)
-            pick, place = None, replan_place(scene, goal.instruction, plan_one)
-        else:
-            pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
-        targets = (pick.targets if pick else []) + (place.targets if place else [])
-        place_T = None
-        if place is not None and place.place_pose is not None:
-            place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
-        pick_ids = list(pick.targets) if pick else []
-        if reflection is not None:     # objects whose grasps all failed go last
-            pick_ids.sort(key=lambda i: i in reflection.failed_grasp_ids)
-        pick_id = pick_ids[0] if pick_ids else None
-        if place is not None and pick is None:
-            held = scene.held_object()
-            self._held_id = held.id if held else self._held_id
-        program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)
-        action = "pick_and_place" if pick and place else ("pick" if pick else "place")
-        # Any object the words allow may be picked instead when the first cannot be grasped; a
-        # placement was planned for the first one's size, so a pick-and-place keeps to it.
-        alternatives = pick_ids[1:] if action == "pick" else []
-        avoid = list(reflection.failed_place_poses) if reflection is not None else []
-        # no pose word ("pose=keep"): the set-down may change the pose class when it must
-        free = place is not None and "pose=keep" in (place.program or "")
-        # how the words were read (the frame of each left/right and why, spelling fixes): the
-        # result message repeats them, so a user is never surprised silently
-        notes = [n for r in (pick, place) if r is not None for n in r.notes]
-        return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
-                        program=program, notes=notes, details={"scene": scene, "avoid_place_poses": avoid,
-                                                               "any_pose_class": free})
-
-    # --- grasp -----------------------------------------------------------------------------
-    def propose_grasps(self, decision: Decision, scene: Scene, obs) -> list:
-        from spatial_manip_interfaces.srv import ProposeGrasps
-
-        if not self.grasp_client.wait_for_service(timeout_sec=float(self.p["grasp_timeout_s"])):
+    def propose_grasps(self, target_id: str, max_grasps: int) -> list[dict]:
+        """Grasps of `target_id` in the scene last published, from grasp_node."""
+        timeout = float(self.p["grasp_timeout_s"])
+        if not self.grasp_client.wait_for_service(timeout_sec=timeout):
             raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
-        req = ProposeGrasps.Request(target_id=decision.pick_id, max_grasps=int(self.p["max_grasp_tries"]) * 3)
-        res = wait_future(self.grasp_client.call_async(req), float(self.p["grasp_timeout_s"]))
+        res = wait_future(self.grasp_client.call_async(ProposeGrasps.Request(target_id=target_id,
+                                                                             max_grasps=max_grasps)), timeout)
         if res is None:
             raise StageTimeoutError(f"the grasp service did not answer within {self.p['grasp_timeout_s']} s")
         if not res.success or not res.grasps.grasps:
-            raise SpatialManipError(f"no grasp for {decision.pick_id}: {res.message}",
+            raise SpatialManipError(f"no grasp for {target_id}: {res.message}",
                                     res.error_code or ErrorCode.GRASP_FAILED.value)
         return [{"pose": matrix_from_pose_msg(g.pose), "score": g.score, "width": g.width, "depth": g.depth}
                 for g in res.grasps.grasps]
 
-    # --- move ------------------------------------------------------------------------------
-    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict:
-        from spatial_manip.grasping.gripper import GripperGeometry
-        from spatial_manip_interfaces.action import ArmMotion
+    def arm_ready(self) -> bool:
+        return self.arm_client.server_is_ready()
 
-        gripper = GripperGeometry()
-        obj = decision.details["scene"].get(decision.pick_id)
-        T_obj = make_transform(obj.rotation, obj.center)
-        tcps = [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
-        if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
-            grasps, tcps = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
-        errors = []
-        for g, T_tcp in list(zip(grasps, tcps))[: int(self.p["max_grasp_tries"])]:
-            goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, target=pose_stamped(T_tcp, "base"),
-                                  gripper_width=float(min(gripper.max_width_m, g["width"] + 0.02)),
-                                  lift_height=lift_height_for(obj.size))
-            result = self._run_arm(goal, cancel)
-            if result.success and result.object_held:
-                self._in_hand = invert(T_obj) @ T_tcp
-                self._held_id = decision.pick_id
-                self._held_size, self._grip_width = np.asarray(obj.size, float), float(g["width"])
-                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"]}
-            errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
-            if result.error_code == "CANCELED" or cancel.is_set():
-                break     # a missed grasp or a blocked approach: the next grasp may still work
-        raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
-
-    def _grasps_that_place(self, grasps, tcps, T_obj, size, decision) -> tuple[list, list]:
-        """The grasps (and TCP poses) with which the object can be set down at the planned place
-        in its pose class: a book held by its edge with a finger under it cannot be laid flat.
-        Checked before the arm moves, so a task that cannot finish is refused instead of
-        leaving the object in the air."""
-        from spatial_manip.errors import UnreachableError
-
-        kept, why = [], ""
-        entry = self._slot_entry(decision)[1]
-        for g, T_tcp in zip(grasps, tcps):
-            try:
-                self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
-                                float(g["width"]))
-                kept.append((g, T_tcp))
-            except UnreachableError as e:
-                why = e.message
-        if not kept:
-            raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
-                                   f"planned place (the last: {why}); nothing was moved")
-        return [g for g, _ in kept], [t for _, t in kept]
-
-    def _slot_entry(self, decision: Decision):
-        from spatial_manip.grasping.place_fit import SlotEntry, slot_at
-
-        scene = decision.details.get("scene")
-        slot = slot_at(scene, decision.place_pose)
-        return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
-
-    def place(self, decision: Decision, cancel: threading.Event) -> dict:
-        from spatial_manip_interfaces.action import ArmMotion
-
-        # a reset's workspace (which says what is in the gripper) may arrive just after the goal
-        deadline = time.monotonic() + HELD_WAIT_S
-        while self._in_hand is None and time.monotonic() < deadline and not cancel.is_set():
-            time.sleep(0.05)
-        if self._in_hand is None:
-            raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
-        slot, entry = self._slot_entry(decision)
-        T_obj, T_tcp = self._fit_place(decision, entry, decision.details.get("avoid_place_poses", ()),
-                                       self._held_size, self._in_hand, self._grip_width)
-        decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
-        goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PLACE, target=pose_stamped(T_tcp, "base"))
-        if entry is not None:     # slide in through the slot's open side, not down from above
-            goal.approach_direction = Vector3(x=float(entry.direction[0]), y=float(entry.direction[1]), z=0.0)
-            goal.approach_distance = float(entry.approach_m(T_obj, self._held_size))
-        result = self._run_arm(goal, cancel)
-        if not result.success:
-            raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
-        # where the object was set down, and in which slot, for verify
-        decision.details["placed_pose"] = T_obj
-        decision.details["placed_slot"] = slot
-        self._in_hand, placed = None, self._held_id
-        self._held_id, self._held_size = None, None
-        return {"placed_id": placed, "tcp_pose": T_tcp}
-
-    def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
-        """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
-        planned place: the planned rotation turned (keeping its pose class unless the words
-        named none) until the fingers clear the support and the arm reaches it
-        (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last."""
-        place_pose = decision.place_pose
-        from spatial_manip.control.config import load_kinematics
-        from spatial_manip.grasping.place_fit import fit_place
-
-        if size is None:
-            return place_pose, place_pose @ T_obj_tcp
-        if self._kinematics is None:
-            self._kinematics = load_kinematics(self.p["arm_config_file"], self.p["arm_backend"])
-        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
-                         entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
-
-    def clear_view(self, cancel: threading.Event) -> None:
-        """Before a look: send the arm home (configured out of the camera's view) so it hides
-        nothing. Skipped while holding something or with no arm server; a refusal only costs
-        visibility, so it is logged and perceiving goes on."""
-        from spatial_manip_interfaces.action import ArmMotion
-
-        if not self.p["home_before_perceiving"] or self._held_id is not None:
-            return
-        if not self.arm_client.server_is_ready():
-            self._warn_once("home", "no arm action server: perceiving with the arm where it is")
-            return
-        result = self._run_arm(ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME), cancel)
-        if not result.success:
-            self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
+    def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult:
+        result = self._run_arm(_arm_goal(request), cancel)
+        return MotionResult(success=result.success, object_held=result.object_held, message=result.message,
+                            error_code=result.error_code)
 
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):
@@ -484,35 +264,20 @@ class PlannerPorts:
         if self._arm_goal is not None:
             self._arm_goal.cancel_goal_async()
 
-    # --- verify ----------------------------------------------------------------------------
-    def verify(self, decision: Decision, goal, scene: Scene | None) -> tuple[bool, str, str]:
-        """Check the instruction's constraint on the scene seen after the motion (`scene`, for a place)."""
-        if decision.place_pose is None:
-            ok = self._held_id == decision.pick_id
-            return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
-        want = decision.details.get("placed_pose", decision.place_pose)[:3, 3]
-        movable = [o for o in scene.objects if o.category not in FIXTURES]
-        if not movable:
-            return False, "not_in_region", "nothing was seen after placing"
-        near = min(movable, key=lambda o: np.linalg.norm(o.center[:2] - want[:2]))
-        err = float(np.linalg.norm(near.center[:2] - want[:2]))
-        tol = float(self.p["verify_tolerance_m"])
-        slot = decision.details.get("placed_slot")
-        if slot is not None:
-            # in a slot the boards hide part of the object, which pulls its seen centre to the
-            # front: what the instruction asks, and what can be checked, is that it is inside
-            inside = [o for o in movable if point_in_box(o.center, slot, margin_m=tol)
-                      and np.linalg.norm(o.center[:2] - want[:2]) <= SLOT_VERIFY_RADIUS_M]
-            if inside:
-                return True, "", f"{inside[0].id} is in {slot.id}"
-            return False, "not_in_region", (f"no object is seen in {slot.id} within {SLOT_VERIFY_RADIUS_M * 100:.0f} cm "
-                                             f"of where it was set down, {np.round(want, 3).tolist()}")
-        if err <= tol:
-            return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
-        return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"
-
     def close(self) -> None:
         self.stop_motion()
+
+
+def _arm_goal(request: MotionRequest) -> ArmMotion.Goal:
+    goal = ArmMotion.Goal(motion=MOTIONS[request.kind], gripper_width=float(request.gripper_width_m),
+                          lift_height=float(request.lift_height_m),
+                          approach_distance=float(request.approach_distance_m))
+    if request.target is not None:
+        goal.target = pose_stamped(request.target, "base")
+    if request.approach_direction is not None:
+        d = request.approach_direction
+        goal.approach_direction = Vector3(x=float(d[0]), y=float(d[1]), z=float(d[2]))
+    return goal
 
 
 def _wait_unless_canceled(future, timeout_s: float, cancel: threading.Event):

@@ -85,7 +85,7 @@ def test_grasps_to_draw_keeps_the_best_and_the_one_that_held():
     assert grasps_to_draw([np.eye(4)], {"score": 1.0, "width": 0.03}) == ([], None)
 
 
-class _Ports:
+class _Agent:
     def observe(self, cancel):
         return RGBDObservation(BLACK.copy(), np.ones((240, 320), np.float32), INTR, T_BASE_CAM)
 
@@ -118,7 +118,7 @@ class _Ports:
 
 
 def test_pipeline_saves_overlays_and_the_best_grasps(tmp_path):
-    out = InstructionPipeline(_Ports(), trace_dir=str(tmp_path)).run(
+    out = InstructionPipeline(_Agent(), trace_dir=str(tmp_path)).run(
         validate_goal("pick the right book and put it behind", "auto"), threading.Event())
     assert out.success, out.message
     t = json.loads((tmp_path / "trace.json").read_text())

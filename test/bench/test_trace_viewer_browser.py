@@ -39,8 +39,8 @@ pytestmark = pytest.mark.slow   # about 6 s: four MuJoCo renders and a browser s
 SUITE, EPISODES, SEED = "smoke", 4, 0
 
 
-class ScriptedPorts:
-    """Unit-test ports: the observation is a real MuJoCo render of the task's scene, the scene
+class ScriptedAgent:
+    """A unit-test agent: the observation is a real MuJoCo render of the task's scene, the scene
     is the task's ground truth, and how the goal ends is scripted per episode."""
 
     def __init__(self, task: dict, scene: Scene, fail: str = ""):
@@ -109,7 +109,7 @@ def _episode(task: dict, out: Path, fail: str, picked: bool) -> dict:
 
     scene = Scene.load(task["scene_path"])
     feedback = []
-    pipe = InstructionPipeline(ScriptedPorts(task, scene, fail), trace_dir=str(out / "traces" / task["id"]),
+    pipe = InstructionPipeline(ScriptedAgent(task, scene, fail), trace_dir=str(out / "traces" / task["id"]),
                                feedback=lambda st, d, p, a: feedback.append(
                                    ExecuteInstruction.Feedback(stage=st.value, detail=d, progress=p, attempt=a)))
     o = pipe.run(validate_goal(task["instruction"], "auto"), threading.Event())

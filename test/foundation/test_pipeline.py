@@ -1,4 +1,4 @@
-"""The ROS-free pipeline with unit-test ports: stage order, feedback, cancel, retries."""
+"""The ROS-free pipeline with a unit-test agent: stage order, feedback, cancel, retries."""
 import threading
 
 import numpy as np
@@ -11,8 +11,8 @@ from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 
-class FakePorts:
-    """A unit-test double for the node's ports (never used outside tests)."""
+class FakeAgent:
+    """A unit-test double for the agent's stages (never used outside tests)."""
 
     def __init__(self, pick_failures=0, reason_error=None, alternatives=(), unpickable=(), place_failures=0):
         self.pick_failures = pick_failures
@@ -79,16 +79,16 @@ class FakePorts:
         self.stopped += 1
 
 
-def run(ports, **goal):
+def run(agent, **goal):
     fb = []
-    p = InstructionPipeline(ports, feedback=lambda *a: fb.append(a))
+    p = InstructionPipeline(agent, feedback=lambda *a: fb.append(a))
     g = validate_goal(goal.pop("instruction", "pick the book"), goal.pop("kind", "pick"), **goal)
     return p.run(g, threading.Event()), fb
 
 
 def test_stages_run_in_order_with_rising_progress():
-    ports = FakePorts()
-    out, fb = run(ports)
+    agent = FakeAgent()
+    out, fb = run(agent)
     assert out.success and out.target_ids == ["book_1"] and out.grasp_score == 0.9
     assert [f[0].value for f in fb] == ["perceiving", "reasoning", "grasping", "moving", "verifying"]
     progress = [f[2] for f in fb]
@@ -96,70 +96,70 @@ def test_stages_run_in_order_with_rising_progress():
 
 
 def test_a_failed_place_with_the_object_in_hand_retries_the_place_not_the_pick():
-    ports = FakePorts(place_failures=1)
-    out, fb = run(ports, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
+    agent = FakeAgent(place_failures=1)
+    out, fb = run(agent, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
     assert out.success and out.attempts == 2
-    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")]    # picked once
-    assert ports.calls.count("place") == 2
+    assert [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1")]    # picked once
+    assert agent.calls.count("place") == 2
     reflecting = [f[1] for f in fb if f[0].value == "reflecting"]
     assert reflecting and "book_1 is still in the gripper: planning the place again" in reflecting[0]
 
 
 def test_a_place_that_fails_every_attempt_says_the_object_is_still_held():
-    ports = FakePorts(place_failures=5)
-    out, _ = run(ports, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
+    agent = FakeAgent(place_failures=5)
+    out, _ = run(agent, instruction="pick the book and place it on the left", kind="auto", max_attempts=2)
     assert not out.success and out.error_code == "MOTION_FAILED"
     assert "book_1 is still in the gripper" in out.message and "place it" in out.message
 
 
 def test_a_failed_grasp_replans_the_pick():
-    ports = FakePorts(pick_failures=1)
-    out, fb = run(ports, max_attempts=2)
-    assert out.success and [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")] * 2
+    agent = FakeAgent(pick_failures=1)
+    out, fb = run(agent, max_attempts=2)
+    assert out.success and [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1")] * 2
     assert "nothing is held: looking again and planning the pick again" in \
         [f[1] for f in fb if f[0].value == "reflecting"][0]
 
 
 def test_the_result_message_says_how_the_words_were_read():
-    ports = FakePorts()
-    ports.notes = ["'right of the clock' read as the clock's own right (its front was assumed)"]
-    out, _ = run(ports, dry_run=True)
-    assert out.message.endswith("(" + ports.notes[0] + ")")
+    agent = FakeAgent()
+    agent.notes = ["'right of the clock' read as the clock's own right (its front was assumed)"]
+    out, _ = run(agent, dry_run=True)
+    assert out.message.endswith("(" + agent.notes[0] + ")")
 
 
 def test_dry_run_never_moves():
-    ports = FakePorts()
-    out, _ = run(ports, dry_run=True)
+    agent = FakeAgent()
+    out, _ = run(agent, dry_run=True)
     assert out.success and "dry run" in out.message
-    assert all(c[0] != "pick" for c in ports.calls) and "grasps" not in ports.calls
+    assert all(c[0] != "pick" for c in agent.calls) and "grasps" not in agent.calls
 
 
 def test_grasp_failure_reflects_and_retries_then_succeeds():
-    ports = FakePorts(pick_failures=1)
-    out, fb = run(ports, max_attempts=2)
+    agent = FakeAgent(pick_failures=1)
+    out, fb = run(agent, max_attempts=2)
     assert out.success and out.attempts == 2
-    assert ("reason", 1) in ports.calls           # the retry saw the reflection of attempt 1
+    assert ("reason", 1) in agent.calls           # the retry saw the reflection of attempt 1
     assert "reflecting" in [f[0].value for f in fb]
-    assert ports.stopped >= 1                      # the failed motion stopped the arm
+    assert agent.stopped >= 1                      # the failed motion stopped the arm
 
 
 def test_non_retryable_error_ends_at_once():
-    ports = FakePorts(reason_error=TargetNotFoundError("no jar in the scene"))
-    out, _ = run(ports, max_attempts=3)
+    agent = FakeAgent(reason_error=TargetNotFoundError("no jar in the scene"))
+    out, _ = run(agent, max_attempts=3)
     assert not out.success and out.error_code == "TARGET_NOT_FOUND" and out.attempts == 1
 
 
 def test_cancel_before_a_stage_stops_and_reports_canceled():
-    ports = FakePorts()
+    agent = FakeAgent()
     cancel = threading.Event()
     cancel.set()
-    out = InstructionPipeline(ports).run(validate_goal("pick it", "pick"), cancel)
-    assert out.error_code == "CANCELED" and ports.calls == [] and ports.stopped >= 1
+    out = InstructionPipeline(agent).run(validate_goal("pick it", "pick"), cancel)
+    assert out.error_code == "CANCELED" and agent.calls == [] and agent.stopped >= 1
 
 
 def test_a_bug_in_a_port_becomes_internal_not_a_crash():
-    ports = FakePorts(reason_error=ZeroDivisionError("boom"))
-    out, _ = run(ports)
+    agent = FakeAgent(reason_error=ZeroDivisionError("boom"))
+    out, _ = run(agent)
     assert out.error_code == "INTERNAL" and "ZeroDivisionError" in out.message
 
 
@@ -184,39 +184,39 @@ def test_validate_goal_normalises_whitespace_and_kind_numbers():
 
 
 def test_a_book_no_grasp_holds_gives_way_to_another_the_words_allow():
-    ports = FakePorts(alternatives=["book_2", "book_3"], unpickable={"book_1"})
-    out, _ = run(ports, instruction="take a book within 50 centimeters of the robot")
+    agent = FakeAgent(alternatives=["book_2", "book_3"], unpickable={"book_1"})
+    out, _ = run(agent, instruction="take a book within 50 centimeters of the robot")
     assert out.success and out.attempts == 1 and out.message == "book_2 is in the gripper"
-    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1"), ("pick", "book_2")]
+    assert [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1"), ("pick", "book_2")]
     assert np.allclose(out.target_pose[:3, 3], [0.6, 0.2, 0.8])     # the pose of the book held
 
 
 def test_pick_fallback_stops_when_the_allowed_books_run_out_or_are_capped():
-    ports = FakePorts(alternatives=["book_2"], unpickable={"book_1", "book_2"})
-    out, _ = run(ports)
+    agent = FakeAgent(alternatives=["book_2"], unpickable={"book_1", "book_2"})
+    out, _ = run(agent)
     assert not out.success and out.error_code == "GRASP_FAILED" and "book_2" in out.message
-    ports = FakePorts(alternatives=["book_2", "book_3", "book_4"], unpickable={"book_1", "book_2", "book_3"})
-    out, _ = run(ports)      # at most three objects in one attempt: book_4 is never tried
-    assert not out.success and ("pick", "book_4") not in ports.calls
+    agent = FakeAgent(alternatives=["book_2", "book_3", "book_4"], unpickable={"book_1", "book_2", "book_3"})
+    out, _ = run(agent)      # at most three objects in one attempt: book_4 is never tried
+    assert not out.success and ("pick", "book_4") not in agent.calls
 
 
 def test_a_single_answer_is_never_swapped_for_another_object():
-    ports = FakePorts(unpickable={"book_1"})
-    out, _ = run(ports, instruction="take the leftmost book")
+    agent = FakeAgent(unpickable={"book_1"})
+    out, _ = run(agent, instruction="take the leftmost book")
     assert not out.success and out.error_code == "GRASP_FAILED"
-    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")]
+    assert [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1")]
 
 
 def test_a_cancel_during_a_failed_pick_tries_no_other_object():
     cancel = threading.Event()
 
-    class CancelledMidPick(FakePorts):
+    class CancelledMidPick(FakeAgent):
         def pick(self, grasps, decision, cancel_):
             self.calls.append(("pick", decision.pick_id))
             cancel.set()      # the client cancels while the first grasp is failing
             raise GraspFailedError(f"3 grasp(s) of {decision.pick_id} failed")
 
-    ports = CancelledMidPick(alternatives=["book_2"])
-    out = InstructionPipeline(ports).run(validate_goal("take a book", "pick"), cancel)
+    agent = CancelledMidPick(alternatives=["book_2"])
+    out = InstructionPipeline(agent).run(validate_goal("take a book", "pick"), cancel)
     assert not out.success and out.error_code == "CANCELED"
-    assert [c for c in ports.calls if c[0] == "pick"] == [("pick", "book_1")] and ports.stopped >= 1
+    assert [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1")] and agent.stopped >= 1

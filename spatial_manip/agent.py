@@ -1,0 +1,375 @@
+"""The planner's decisions, without ROS: what the pipeline's stages do with the world.
+
+`Agent` builds the scene (fixtures from the workspace description, the held object where the
+TCP says it is), plans the pick and/or place (re-planning only the place while the object is in
+hand, objects whose grasps failed tried last), turns grasps into TCP poses and keeps those that
+can set the object down as planned, fits the set-down (slot entry, finger clearance, reach),
+knows what it holds, and verifies the result. Everything it touches outside goes through
+`Ports`, which do I/O only: planner_node's are ROS topics, a service and an action; a test's
+can be a MuJoCo world in the same process.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Callable, Protocol
+
+import numpy as np
+
+from spatial_manip.control.config import load_kinematics
+from spatial_manip.control.primitives import lift_height_for
+from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
+from spatial_manip.geometry.relations import point_in_box
+from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
+from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+from spatial_manip.pipeline import Decision, GoalRequest
+from spatial_manip.reasoning.compound import plan_compound, replan_place
+from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection
+from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
+from spatial_manip.scene import Scene
+from spatial_manip.trace import Trace
+
+SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
+HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
+
+MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
+
+
+@dataclass(frozen=True, kw_only=True)
+class MotionRequest:
+    """One arm motion, base frame. Zero distances mean the arm server's defaults."""
+
+    kind: str                                     # MOTION_PICK | MOTION_PLACE | MOTION_HOME
+    target: np.ndarray | None = None              # 4x4 TCP pose to grasp / place at
+    gripper_width_m: float = 0.0                  # opening before closing (pick)
+    lift_height_m: float = 0.0
+    approach_direction: np.ndarray | None = None  # direction of the last linear move in (None: TCP +z)
+    approach_distance_m: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class MotionResult:
+    success: bool
+    object_held: bool = False
+    message: str = ""
+    error_code: str = ""
+
+
+class Ports(Protocol):
+    """The agent's I/O. Each may raise a SpatialManipError (CanceledError, StageTimeoutError, ...)."""
+
+    def observe(self, cancel: threading.Event) -> RGBDObservation: ...
+    def workspace(self) -> tuple[Scene | None, SegmentationHints | None]: ...   # the latest description
+    def publish_scene(self, scene: Scene) -> None: ...       # what grasp proposal and viewers see
+    def propose_grasps(self, target_id: str, max_grasps: int) -> list[dict]: ...   # pose, score, width, depth
+    def arm_ready(self) -> bool: ...                         # an arm server answers now (no waiting)
+    def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult: ...
+    def stop_motion(self) -> None: ...
+    def tcp_pose(self) -> np.ndarray | None: ...             # the latest 4x4 TCP pose, base frame
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentConfig:
+    segmenter: str = "classical"        # perception backend (see spatial_manip.perception)
+    planner: str = "program"            # reasoning backend (see spatial_manip.reasoning)
+    unnamed_frame: str = "intrinsic"    # program planner: intrinsic | viewer | ask
+    max_grasp_tries: int = 5            # top-k grasps tried before GRASP_FAILED
+    home_before_perceiving: bool = True
+    arm_config_file: str = ""           # arm.yaml for the place-pose IK check ("" = the default file)
+    arm_backend: str = ""               # that file's per-backend overrides (sim: the model's TCP)
+    verify_tolerance_m: float = 0.03    # ESPIRE: within 3 cm of the expected position
+
+    @classmethod
+    def from_params(cls, params: dict) -> "AgentConfig":
+        """The agent's fields out of a node's parameters (the rest are the ports')."""
+        kinds = {f.name: type(f.default) for f in fields(cls)}
+        return cls(**{name: kind(params[name]) for name, kind in kinds.items() if name in params})
+
+
+class Agent:
+    """The stages `InstructionPipeline` drives, over I/O `ports`."""
+
+    def __init__(self, ports: Ports, config: AgentConfig = AgentConfig(), *,
+                 warn: Callable[[str], None] = lambda text: None):
+        self.ports, self.config, self._warn = ports, config, warn
+        self._warned: set[str] = set()
+        self._segmenter = self._planner = self._kinematics = None
+        self._workspace_seen: Scene | None = None
+        self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
+        self._held_id: str | None = None
+        self._held_size: np.ndarray | None = None       # box size of the held object
+        self._grip_width = 0.0
+        if config.planner == "program":    # built now, so a bad setting stops the node at start-up
+            self._planner = self._make_planner()
+
+    # --- the held object ----------------------------------------------------------------------
+    def _workspace(self) -> tuple[Scene | None, SegmentationHints | None]:
+        """The latest workspace; a new one (e.g. a sim reset) says what is in the gripper."""
+        ws, hints = self.ports.workspace()
+        if ws is not None and ws is not self._workspace_seen:
+            self._workspace_seen = ws
+            held = ws.held_object()
+            self._held_id = held.id if held else None
+            self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
+            self._held_size = np.asarray(held.size, float) if held else None
+            self._grip_width = float(np.min(held.size)) if held else 0.0
+        return ws, hints
+
+    def held_id(self) -> str | None:
+        self._workspace()
+        return self._held_id
+
+    def stop_motion(self) -> None:
+        self.ports.stop_motion()
+
+    # --- perceive -----------------------------------------------------------------------------
+    def observe(self, cancel: threading.Event) -> RGBDObservation:
+        return self.ports.observe(cancel)
+
+    def clear_view(self, cancel: threading.Event) -> None:
+        """Before a look: send the arm home (configured out of the camera's view) so it hides
+        nothing. Skipped while holding something or with no arm server; a refusal only costs
+        visibility, so it is logged and perceiving goes on."""
+        if not self.config.home_before_perceiving or self.held_id() is not None:
+            return
+        if not self.ports.arm_ready():
+            self._warn_once("home", "no arm action server: perceiving with the arm where it is")
+            return
+        result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME), cancel)
+        if not result.success:
+            self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
+
+    def perceive(self, obs: RGBDObservation) -> Scene:
+        ws, hints = self._workspace()
+        if self._segmenter is None:
+            self._segmenter = make_segmenter(self.config.segmenter)
+        fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
+        fixture_ids = {o.id for o in fixtures}
+        # fixtures come from the workspace description; a segment of one is not a new object
+        detections = [d for d in self._segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
+        fronts = [o.id for o in ws.objects if o.oriented] if ws else []
+        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures,
+                                    fronts=fronts)
+        if self._held_id is not None:
+            scene = self._mark_held(scene, ws)
+        self.ports.publish_scene(scene)
+        return scene
+
+    def _mark_held(self, scene: Scene, ws: Scene | None) -> Scene:
+        """The object in the gripper, placed where the TCP says it is (perception of an object
+        inside the fingers is unreliable; the in-hand transform is known from the grasp)."""
+        others = [replace(o, held=False) for o in scene.objects if o.id != self._held_id]
+        seen = next((o for o in scene.objects if o.id == self._held_id), None)
+        ref = seen or (ws.get(self._held_id) if ws and self._held_id in ws.ids() else None)
+        if ref is None:
+            return scene.with_objects(others)
+        held = replace(ref, held=True)
+        if self._held_size is not None:      # measured before it was in the fingers (or configured)
+            held = replace(held, size=self._held_size)
+        T_base_tcp = self.ports.tcp_pose()
+        if self._in_hand is not None and T_base_tcp is not None:
+            T_obj = T_base_tcp @ invert(self._in_hand)
+            held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
+        # movable objects near the held one are the same book seen in the fingers: drop them
+        others = [o for o in others if o.category in FIXTURES or np.linalg.norm(o.center - held.center) > 0.05]
+        return scene.with_objects(others + [held])
+
+    # --- reason -------------------------------------------------------------------------------
+    def _make_planner(self):
+        name = self.config.planner
+        cfg = {"unnamed_frame": self.config.unnamed_frame} if name == "program" else {}
+        try:
+            return make_planner(name, **cfg)
+        except ValueError as e:
+            raise SpatialManipError(f"planner_node parameters: {e}", ErrorCode.INVALID_GOAL) from e
+
+    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: Reflection | None,
+               trace: Trace) -> Decision:
+        if self._planner is None:
+            self._planner = self._make_planner()
+
+        def plan_one(sc, text, kind):
+            result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
+            trace.event("program_step", instruction=text, program=result.program, steps=result.trace,
+                        targets=result.targets, error=result.error, notes=result.notes)
+            if not result.ok:
+                raise SpatialManipError(result.error["message"], result.error["code"])
+            return result
+
+        if reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None:
+            # the pick worked and the object is in the fingers: its words describe nothing on the
+            # table any more; plan the place part again on this look
+            trace.event("retry_place", holding=scene.held_object().id, instruction=goal.instruction)
+            pick, place = None, replan_place(scene, goal.instruction, plan_one)
+        else:
+            pick, place = plan_compound(scene, goal.instruction, goal.task_kind, plan_one)
+        if place is not None and pick is None:
+            held = scene.held_object()
+            self._workspace()
+            self._held_id = held.id if held else self._held_id
+        return _decision(scene, pick, place, reflection)
+
+    # --- grasp and move -----------------------------------------------------------------------
+    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list:
+        return self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
+
+    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict:
+        gripper = GripperGeometry()
+        obj = decision.details["scene"].get(decision.pick_id)
+        T_obj = make_transform(obj.rotation, obj.center)
+        tcps = [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
+        if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
+            grasps, tcps = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
+        errors = []
+        for g, T_tcp in list(zip(grasps, tcps))[: self.config.max_grasp_tries]:
+            request = MotionRequest(kind=MOTION_PICK, target=T_tcp,
+                                    gripper_width_m=float(min(gripper.max_width_m, g["width"] + 0.02)),
+                                    lift_height_m=lift_height_for(obj.size))
+            result = self.ports.run_motion(request, cancel)
+            if result.success and result.object_held:
+                self._workspace()      # a workspace that came during the motion is older than this grasp
+                self._in_hand = invert(T_obj) @ T_tcp
+                self._held_id = decision.pick_id
+                self._held_size, self._grip_width = np.asarray(obj.size, float), float(g["width"])
+                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"]}
+            errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
+            if result.error_code == "CANCELED" or cancel.is_set():
+                break     # a missed grasp or a blocked approach: the next grasp may still work
+        raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
+
+    def _grasps_that_place(self, grasps, tcps, T_obj, size, decision) -> tuple[list, list]:
+        """The grasps (and TCP poses) with which the object can be set down at the planned place
+        in its pose class: a book held by its edge with a finger under it cannot be laid flat.
+        Checked before the arm moves, so a task that cannot finish is refused instead of
+        leaving the object in the air."""
+        kept, why = [], ""
+        entry = _slot_entry(decision)[1]
+        for g, T_tcp in zip(grasps, tcps):
+            try:
+                self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
+                                float(g["width"]))
+                kept.append((g, T_tcp))
+            except UnreachableError as e:
+                why = e.message
+        if not kept:
+            raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
+                                   f"planned place (the last: {why}); nothing was moved")
+        return [g for g, _ in kept], [t for _, t in kept]
+
+    def place(self, decision: Decision, cancel: threading.Event) -> dict:
+        if not self._wait_in_hand(cancel):
+            raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
+        slot, entry = _slot_entry(decision)
+        T_obj, T_tcp = self._fit_place(decision, entry, decision.details.get("avoid_place_poses", ()),
+                                       self._held_size, self._in_hand, self._grip_width)
+        decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
+        request = MotionRequest(kind=MOTION_PLACE, target=T_tcp)
+        if entry is not None:     # slide in through the slot's open side, not down from above
+            request = replace(request, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
+                              approach_distance_m=float(entry.approach_m(T_obj, self._held_size)))
+        result = self.ports.run_motion(request, cancel)
+        if not result.success:
+            raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
+        # where the object was set down, and in which slot, for verify
+        decision.details["placed_pose"] = T_obj
+        decision.details["placed_slot"] = slot
+        self._workspace()
+        self._in_hand, placed = None, self._held_id
+        self._held_id, self._held_size = None, None
+        return {"placed_id": placed, "tcp_pose": T_tcp}
+
+    def _wait_in_hand(self, cancel: threading.Event) -> bool:
+        """Whether something is known to be in the gripper; a reset's workspace (which says
+        what is) may arrive just after the goal, so wait for it a little."""
+        deadline = time.monotonic() + HELD_WAIT_S
+        while True:
+            self._workspace()
+            if self._in_hand is not None or time.monotonic() >= deadline or cancel.is_set():
+                return self._in_hand is not None
+            time.sleep(0.05)
+
+    def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
+        """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
+        planned place: the planned rotation turned (keeping its pose class unless the words
+        named none) until the fingers clear the support and the arm reaches it
+        (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last."""
+        place_pose = decision.place_pose
+        if size is None:
+            return place_pose, place_pose @ T_obj_tcp
+        if self._kinematics is None:
+            self._kinematics = load_kinematics(self.config.arm_config_file, self.config.arm_backend)
+        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
+                         entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
+
+    # --- verify -------------------------------------------------------------------------------
+    def verify(self, decision: Decision, goal: GoalRequest, scene: Scene | None) -> tuple[bool, str, str]:
+        """Check the instruction's constraint on the scene seen after the motion (`scene`, for a place)."""
+        if decision.place_pose is None:
+            ok = self.held_id() == decision.pick_id
+            return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
+        want = decision.details.get("placed_pose", decision.place_pose)[:3, 3]
+        movable = [o for o in scene.objects if o.category not in FIXTURES]
+        if not movable:
+            return False, "not_in_region", "nothing was seen after placing"
+        slot = decision.details.get("placed_slot")
+        if slot is not None:
+            return _verify_in_slot(movable, slot, want, self.config.verify_tolerance_m)
+        near = min(movable, key=lambda o: np.linalg.norm(o.center[:2] - want[:2]))
+        err = float(np.linalg.norm(near.center[:2] - want[:2]))
+        tol = self.config.verify_tolerance_m
+        if err <= tol:
+            return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
+        return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"
+
+    def _warn_once(self, key: str, text: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            self._warn(text)
+
+
+def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decision:
+    """The Decision of a planned pick and/or place (program results)."""
+    targets = (pick.targets if pick else []) + (place.targets if place else [])
+    place_T = None
+    if place is not None and place.place_pose is not None:
+        place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
+    pick_ids = list(pick.targets) if pick else []
+    if reflection is not None:     # objects whose grasps all failed go last
+        pick_ids.sort(key=lambda i: i in reflection.failed_grasp_ids)
+    pick_id = pick_ids[0] if pick_ids else None
+    program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)
+    action = "pick_and_place" if pick and place else ("pick" if pick else "place")
+    # Any object the words allow may be picked instead when the first cannot be grasped; a
+    # placement was planned for the first one's size, so a pick-and-place keeps to it.
+    alternatives = pick_ids[1:] if action == "pick" else []
+    avoid = list(reflection.failed_place_poses) if reflection is not None else []
+    # no pose word ("pose=keep"): the set-down may change the pose class when it must
+    free = place is not None and "pose=keep" in (place.program or "")
+    # how the words were read (the frame of each left/right and why, spelling fixes): the
+    # result message repeats them, so a user is never surprised silently
+    notes = [n for r in (pick, place) if r is not None for n in r.notes]
+    return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
+                    program=program, notes=notes, details={"scene": scene, "avoid_place_poses": avoid,
+                                                           "any_pose_class": free})
+
+
+def _slot_entry(decision: Decision):
+    scene = decision.details.get("scene")
+    slot = slot_at(scene, decision.place_pose)
+    return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
+
+
+def _verify_in_slot(movable, slot, want: np.ndarray, tol: float) -> tuple[bool, str, str]:
+    """In a slot the boards hide part of the object, which pulls its seen centre to the front:
+    what the instruction asks, and what can be checked, is that it is inside."""
+    inside = [o for o in movable if point_in_box(o.center, slot, margin_m=tol)
+              and np.linalg.norm(o.center[:2] - want[:2]) <= SLOT_VERIFY_RADIUS_M]
+    if inside:
+        return True, "", f"{inside[0].id} is in {slot.id}"
+    return False, "not_in_region", (f"no object is seen in {slot.id} within {SLOT_VERIFY_RADIUS_M * 100:.0f} cm "
+                                     f"of where it was set down, {np.round(want, 3).tolist()}")
