@@ -34,6 +34,7 @@ setup(
         ("share/" + PACKAGE + "/config/params", glob("config/params/*.yaml")),
         ("share/" + PACKAGE + "/config/gazebo", glob("config/gazebo/*.yaml")),
         ("share/" + PACKAGE + "/config/calibration", glob("config/calibration/*.yaml")),
+        ("share/" + PACKAGE + "/config/rviz", glob("config/rviz/*.rviz")),
         ("share/" + PACKAGE + "/config", glob("config/*.yaml")),
         ("share/" + PACKAGE + "/urdf", glob("urdf/*")),
     ],
