@@ -191,16 +191,19 @@ class GraspService:
             return ranked[:k], MotionReport(skipped="the arm's current joints are unknown (no joint state yet)")
         if len(ranked) == 0:
             return ranked, MotionReport()
-        started = time.perf_counter()           # the stage's time budget counts from here
+        t0 = time.perf_counter()
         q_now = np.asarray(context.q_now, float)
         cloud = scene_base if context.cloud else None
         world, scene = self.motion.build_world(context.scene, context.target, q_now, cloud)
         why = self.motion.start_problem(q_now, world)
+        world_s = time.perf_counter() - t0
         if why:
-            return ranked[:k], MotionReport(world=world, skipped=f"the arm's current joints are not a safe start: {why}")
+            return ranked[:k], MotionReport(world=world, world_s=world_s,
+                                            skipped=f"the arm's current joints are not a safe start: {why}")
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
         pre = [back_off(T, self.config.approach_distance_m) for T in tcp]
-        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k, started=started)
+        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k)
+        report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 
     def _reachable(self, ranked: GraspGroup, k: int, scene_base=None) -> tuple[GraspGroup, int, int]:

@@ -137,3 +137,14 @@ def test_the_arm_seen_in_the_cloud_does_not_block_its_own_start(setup):
     unfiltered = MotionCheck(planner, MotionCheckConfig(self_filter_m=0.0))
     world, _ = unfiltered.build_world(_scene(), target, q, cloud)
     assert "cloud" in (unfiltered.start_problem(q, world) or "")
+
+
+def test_a_spent_budget_stops_after_the_best_grasp_and_says_so(setup):
+    service, depth, intr, T, q = setup
+    tight = GraspService(service.proposer, service.gripper, service.config, kinematics=service.kinematics,
+                         motion=MotionCheck(service.motion.planner, MotionCheckConfig(time_budget_s=1e-6)))
+    scene = _scene()
+    res = tight.propose_for_box(depth, intr, T, TargetBox(np.array(BLOCK[0]), np.array(BLOCK[1]), object_id="block_1"),
+                                0, scene=scene.with_objects([o for o in scene.objects if o.id != "board"]), q_now=q)
+    assert res.success and len(res.grasps) == 1                 # the best one, checked
+    assert res.motion.checked == 1 and res.motion.out_of_time and "stopped at the time budget" in res.message
