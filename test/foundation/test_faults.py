@@ -52,8 +52,10 @@ def _send_once_ready(log, killed: dict):
                          on_feedback=lambda fb: _kill_sim_once_moving(fb, killed))
 
 
-def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_log, tmp_path):
-    launcher = Launcher(_sim_graph(sim_required=False), out=graph_log, grace_s=3.0,
+def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float):
+    """Start the sim graph, send the goal, SIGKILL the simulator a second into the first motion,
+    and return (the goal's report, when the simulator was killed)."""
+    launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s,
                         params={"planner_node": {"trace_dir": str(tmp_path / "traces")}})
     launcher.start()
     waiter = threading.Thread(target=launcher.wait, daemon=True)
@@ -65,26 +67,20 @@ def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_
         launcher.request_stop()
         waiter.join(20)
     assert "at" in killed, "the goal never reached the moving stage"
+    return report, killed["at"]
+
+
+def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_log, tmp_path):
+    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=False, grace_s=3.0)
     r = report.result
     assert r is not None and r.error_code == "MOTION_FAILED", (report.status, r)
     assert "arm server lost" in r.message
-    assert time.monotonic() - killed["at"] < 15.0
+    assert time.monotonic() - killed_at < 15.0
 
 
 def test_stopping_the_graph_under_a_running_goal_still_answers_the_client(graph_log, tmp_path):
-    launcher = Launcher(_sim_graph(sim_required=True), out=graph_log, grace_s=5.0,
-                        params={"planner_node": {"trace_dir": str(tmp_path / "traces")}})
-    launcher.start()
-    waiter = threading.Thread(target=launcher.wait, daemon=True)
-    waiter.start()
-    killed = {}
-    try:
-        report = _send_once_ready(graph_log, killed)
-    finally:
-        launcher.request_stop()
-        waiter.join(20)
-    assert "at" in killed, "the goal never reached the moving stage"
+    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=True, grace_s=5.0)
     r = report.result
-    assert r is not None, f"the client got no result ({report.status}): " + open(graph_log.name).read()[-3000:]    # the planner answered before exiting
-    assert not r.success and "stopping" in r.message, r.message
-    assert time.monotonic() - killed["at"] < 15.0
+    assert r is not None, f"the client got no result ({report.status}): " + open(graph_log.name).read()[-3000:]
+    assert not r.success and "stopping" in r.message, r.message    # the planner answered before exiting
+    assert time.monotonic() - killed_at < 15.0
