@@ -24,19 +24,11 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Empty  # noqa: E402
 
+from emulator_ports import ports_free  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 pytestmark = pytest.mark.slow
-PORTS = (30004, 30003, 29999, 63352)
-
-
-def _ports_free() -> bool:
-    for port in PORTS:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return False
-    return True
 
 
 def dashboard(cmd: str) -> str:
@@ -56,7 +48,7 @@ def down_pose(x, y, z) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def stack():
-    if not _ports_free():
+    if not ports_free():
         pytest.skip("a UR controller or emulator already serves 30004/30003/29999/63352 here")
     env = dict(os.environ)
     emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet"], env=env,

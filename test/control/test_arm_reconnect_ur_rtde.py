@@ -27,19 +27,11 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
+from emulator_ports import ports_free  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.ros]
-PORTS = (30004, 30003, 29999, 63352)
-
-
-def _ports_free() -> bool:
-    for port in PORTS:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return False
-    return True
 
 
 def emu_state() -> dict:
@@ -93,7 +85,7 @@ def run_goal(client, goal, on_feedback=None, timeout_s=30.0):
 
 @pytest.fixture
 def stack():
-    if not _ports_free():
+    if not ports_free():
         pytest.skip("a UR controller or emulator already serves 30004/30003/29999/63352 here")
     procs = {"emu": start_emulator()}
     procs["node"] = subprocess.Popen(
