@@ -9,6 +9,7 @@ import json
 import threading
 import time
 
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
@@ -19,20 +20,57 @@ from std_msgs.msg import String
 from spatial_manip.agent import Agent, AgentConfig
 from spatial_manip.errors import ErrorCode, InvalidGoalError
 from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
-from spatial_manip.nodes.planner_ports import PlannerPorts, declare_port_parameters
+from spatial_manip.nodes.planner_ports import PlannerPorts
 from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "/spatial_manip/execute_instruction"
+PARAMETERS = {
+    "color_topic": "/camera/color/image_raw",
+    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
+    "camera_info_topic": "/camera/color/camera_info",
+    "extrinsics_topic": "/camera/extrinsics",
+    "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
+    "workspace_file": "",             # the same as a file, for a real cell
+    "workspace_ack_topic": "/spatial_manip/planner/workspace_revision",  # the revision in use (latched)
+    "tcp_topic": "/tcp_pose_broadcaster/pose",
+    "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
+    "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
+    "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
+    "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
+    "segmenter": "classical",         # perception backend (see spatial_manip.perception)
+    "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
+    "unnamed_frame": "intrinsic",     # program planner: left/right of a reference whose front was only
+                                      # assumed, when the words name no frame: intrinsic | viewer | ask
+    "grasp_service": "/spatial_manip/propose_grasps",
+    "grasp_timeout_s": 10.0,
+    "max_grasp_tries": 5,             # top-k grasps tried before GRASP_FAILED
+    "home_before_perceiving": True,   # MOTION_HOME (the arm out of view) before each look, unless holding
+    "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
+    "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
+    "arm_action": "/spatial_manip/arm_motion",
+    "motion_timeout_s": 60.0,
+    "arm_lost_after_s": 3.0,          # no TCP pose for this long during a motion: the arm server is gone
+    "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
+    "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
+    "trace_dir": "traces",            # one sub-directory per goal
+}
+
+
+def declare_parameters(node) -> dict:
+    for name, default in PARAMETERS.items():
+        # dynamic typing: `-p observation_timeout_s:=2` arrives as an integer
+        node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
+    return {name: node.get_parameter(name).value for name in PARAMETERS}
 
 
 class PlannerNode(Node):
     def __init__(self):
         super().__init__("planner_node")
         self.group = ReentrantCallbackGroup()
-        declare_port_parameters(self)
-        self.ports = PlannerPorts(self, self.group)
-        self.agent = Agent(self.ports, AgentConfig.from_params(self.ports.p), warn=self.get_logger().warn)
+        self.p = declare_parameters(self)
+        self.ports = PlannerPorts(self, self.group, self.p)
+        self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None)
         self._busy = threading.Lock()
         self._cancel = threading.Event()
@@ -59,7 +97,7 @@ class PlannerNode(Node):
             self._cancel.clear()
             try:
                 goal = validate_goal(g.instruction, int(g.task_kind), g.dry_run, int(g.max_attempts),
-                                     default_attempts=int(self.ports.p["default_max_attempts"]))
+                                     default_attempts=int(self.p["default_max_attempts"]))
             except InvalidGoalError as e:
                 goal_handle.abort()
                 return self._log(g, self._result(Outcome(False, e.code.value, e.message)))

@@ -32,53 +32,15 @@ from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError
 
-PARAMETERS = {
-    "color_topic": "/camera/color/image_raw",
-    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
-    "camera_info_topic": "/camera/color/camera_info",
-    "extrinsics_topic": "/camera/extrinsics",
-    "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
-    "workspace_file": "",             # the same as a file, for a real cell
-    "workspace_ack_topic": "/spatial_manip/planner/workspace_revision",  # the revision in use (latched)
-    "tcp_topic": "/tcp_pose_broadcaster/pose",
-    "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
-    "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
-    "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
-    "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
-    "segmenter": "classical",         # perception backend (see spatial_manip.perception)
-    "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
-    "unnamed_frame": "intrinsic",     # program planner: left/right of a reference whose front was only
-                                      # assumed, when the words name no frame: intrinsic | viewer | ask
-    "grasp_service": "/spatial_manip/propose_grasps",
-    "grasp_timeout_s": 10.0,
-    "max_grasp_tries": 5,             # top-k grasps tried before GRASP_FAILED
-    "home_before_perceiving": True,   # MOTION_HOME (the arm out of view) before each look, unless holding
-    "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
-    "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
-    "arm_action": "/spatial_manip/arm_motion",
-    "motion_timeout_s": 60.0,
-    "arm_lost_after_s": 3.0,          # no TCP pose for this long during a motion: the arm server is gone
-    "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
-    "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
-    "trace_dir": "traces",            # one sub-directory per goal
-}
 MOTIONS = {MOTION_PICK: ArmMotion.Goal.MOTION_PICK, MOTION_PLACE: ArmMotion.Goal.MOTION_PLACE,
            MOTION_HOME: ArmMotion.Goal.MOTION_HOME}
 CANCEL_ACK_S = 1.5          # how long a canceled goal waits for the arm server to confirm the stop
 
 
-def declare_port_parameters(node) -> None:
-    from rcl_interfaces.msg import ParameterDescriptor
-
-    for name, default in PARAMETERS.items():
-        # dynamic typing: `-p observation_timeout_s:=2` arrives as an integer
-        node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
-
-
 class PlannerPorts:
-    def __init__(self, node, group):
-        self.node = node
-        self.p = {n: node.get_parameter(n).value for n in PARAMETERS}
+    def __init__(self, node, group, params: dict):
+        """`params`: planner_node's parameters (planner_node.PARAMETERS), topics and timeouts."""
+        self.node, self.p = node, params
         self.trace_root = Path(os.path.expanduser(str(self.p["trace_dir"])))
         self.buffer = ObservationBuffer(max_skew_s=float(self.p["max_skew_s"]),
                                         require_segmentation=self.p["segmenter"] == "ground_truth")
