@@ -1,0 +1,223 @@
+"""Instructions end to end through the agent, in one process and without ROS: the MuJoCo world
+renders the camera and runs the arm (sim.motions, what sim_node serves), the antipodal grasp
+proposer runs through the grasp service's core (what grasp_node serves), the ground-truth
+segmenter reads the world's segmentation. The scene is the demo's, for its own instruction."""
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, Agent, AgentConfig, MotionResult
+from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
+from spatial_manip.control.config import load_home_q, load_kinematics
+from spatial_manip.control.primitives import approach_direction, motion_distance
+from spatial_manip.errors import ErrorCode, SpatialManipError
+from spatial_manip.grasping.gripper import load_grasp_config
+from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
+from spatial_manip.perception import SegmentationHints
+from spatial_manip.pipeline import InstructionPipeline, Stage, validate_goal
+from spatial_manip.registry import make
+from spatial_manip.scene import Scene, workspace_description
+from spatial_manip.sim.motions import SimMotions
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
+
+pytestmark = pytest.mark.slow
+GRASP_YAML = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
+APPROACH_M = LIFT_M = 0.10       # sim_node's defaults (config/params/sim.yaml)
+SPEED_MPS = 0.25
+PICK_WORDS = "pick the second leftmost book lying flat"
+PLACE_WORDS = "place it 15 cm to the right of the rubik's cube"
+
+
+class SimPorts:
+    """The agent's ports over a SimWorld in this process, wired as the sim graph wires them:
+    the workspace is the world's description (as sim_node publishes it after a reset), grasps
+    are proposed on the last observation for the object in the last published scene."""
+
+    def __init__(self, scene: Scene, seed: int):
+        self.world = SimWorld(scene, config=SimConfig(), seed=seed)
+        self.motions = SimMotions(self.world, STOW_Q, speed_mps=SPEED_MPS)
+        ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
+        self._workspace = (ws, SegmentationHints.from_scene(ws))
+        gripper, backend, cfg = load_grasp_config(GRASP_YAML)
+        # grasp_node's core with the sim's arm: IK and link clearance at the grasp and pre-grasp.
+        # Without grasp.yaml's motion check, whose time budget would make the run depend on load.
+        self.grasps = GraspService(make("grasp", backend, gripper=gripper, **cfg), gripper,
+                                   ServiceConfig(reference_q=load_home_q("", "sim")),
+                                   kinematics=load_kinematics("", "sim"))
+        self.obs = self.scene = None
+        self.motions_run: list[str] = []
+
+    def observe(self, cancel):
+        obs = self.world.render()
+        # in whole millimetres, as sim_node publishes depth (16UC1) and the nodes read it back
+        depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
+        self.obs = replace(obs, depth_m=depth_mm.astype(np.float32) * 0.001)
+        return self.obs
+
+    def workspace(self):
+        return self._workspace
+
+    def publish_scene(self, scene):
+        self.scene = scene
+
+    def propose_grasps(self, target_id, max_grasps):
+        o = self.scene.get(target_id)
+        box = TargetBox(o.center, np.asarray(o.size, float), o.rotation, target_id)
+        r = self.grasps.propose_for_box(self.obs.depth_m, self.obs.intrinsics, self.obs.T_base_cam, box, max_grasps,
+                                        scene=self.scene, q_now=self.world.joint_positions()[:6])
+        if not r.success or not len(r.grasps):
+            raise SpatialManipError(f"no grasp for {target_id}: {r.message}", r.error_code or ErrorCode.GRASP_FAILED)
+        return [{"pose": g.matrix(), "score": g.score, "width": g.width, "depth": g.depth} for g in r.grasps]
+
+    def arm_ready(self):
+        return True
+
+    def run_motion(self, request, cancel):
+        """What sim_node's ArmMotion server does with the request, with its result codes."""
+        self.motions_run.append(request.kind)
+        try:
+            ok = self._move(request, cancel.is_set)
+        except SpatialManipError as e:
+            return MotionResult(success=False, message=e.message, error_code=e.code.value)
+        held = self.motions.held()
+        if ok and request.kind == MOTION_PICK and not held:
+            return MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing")
+        if not ok:
+            return MotionResult(success=False, object_held=held, error_code="MOTION_FAILED",
+                                message="the arm stopped short")
+        return MotionResult(success=True, object_held=held)
+
+    def _move(self, request, cancel) -> bool:
+        if request.kind == MOTION_HOME:
+            return self.motions.home(cancel)
+        direction = request.approach_direction if request.approach_direction is not None else np.zeros(3)
+        common = dict(approach=motion_distance(request.approach_distance_m, APPROACH_M),
+                      lift=motion_distance(request.lift_height_m, LIFT_M), direction=approach_direction(direction),
+                      speed=SPEED_MPS, cancel=cancel)
+        if request.kind == MOTION_PICK:
+            return self.motions.pick(request.target, width=request.gripper_width_m, **common)
+        return self.motions.place(request.target, **common)
+
+    def stop_motion(self):
+        pass
+
+    def tcp_pose(self):
+        return self.world.tcp_pose()
+
+    def close(self):
+        self.world.close()
+
+
+class FailingMotions(SimPorts):
+    """Unit-test double: the arm refuses `kind` motions (without moving) until the pipeline
+    has reflected once, as a grasp that closes on nothing or a set-down that stops short."""
+
+    def __init__(self, scene, seed, fail: str):
+        super().__init__(scene, seed)
+        self.fail, self.reflected = fail, False
+
+    def run_motion(self, request, cancel):
+        if request.kind == self.fail and not self.reflected:
+            self.motions_run.append(f"failed {request.kind}")
+            code = "GRASP_FAILED" if self.fail == MOTION_PICK else "MOTION_FAILED"
+            return MotionResult(success=False, error_code=code, message=f"scripted {request.kind} failure")
+        return super().run_motion(request, cancel)
+
+
+@pytest.fixture(scope="module")
+def demo_scene():
+    return find_scene(DEFAULT_INSTRUCTION, 0)
+
+
+def _run(ports: SimPorts, words: str, attempts: int = 1, trace_dir=None):
+    feedback = []
+
+    def on_feedback(stage, detail, progress, attempt):
+        feedback.append((stage, detail))
+        if stage is Stage.REFLECTING:
+            ports.reflected = True
+
+    agent = Agent(ports, AgentConfig(segmenter="ground_truth", arm_backend="sim"))
+    pipe = InstructionPipeline(agent, feedback=on_feedback, trace_dir=str(trace_dir) if trace_dir else None)
+    outcome = pipe.run(validate_goal(words, "auto", max_attempts=attempts), threading.Event())
+    return outcome, agent, feedback
+
+
+def test_pick_then_place_from_a_reset_with_the_book_in_hand(demo_scene):
+    seed, scene = demo_scene
+    ports = SimPorts(scene, seed)
+    try:
+        out, agent, _ = _run(ports, PICK_WORDS)
+        assert out.success, out.message
+        held = out.target_ids[0]
+        assert out.message == f"{held} is in the gripper" and ports.world.held_object_id() == held
+        in_hand = ports.world.export_scene()      # what a reset to a task with a held book starts from
+    finally:
+        ports.close()
+    assert in_hand.held_object().id == held and "ee_pose" in in_hand.extra
+    ports = SimPorts(in_hand, seed)
+    try:
+        out, agent, _ = _run(ports, PLACE_WORDS)
+        assert out.success, out.message
+        assert "placed within" in out.message and ports.motions_run == [MOTION_PLACE, MOTION_HOME]
+        assert ports.world.held_object_id() is None and agent.held_id() is None
+    finally:
+        ports.close()
+
+
+def test_pick_and_place_succeeds_and_sets_the_book_down_where_planned(demo_scene, tmp_path):
+    seed, scene = demo_scene
+    ports = SimPorts(scene, seed)
+    try:
+        out, agent, _ = _run(ports, DEFAULT_INSTRUCTION, trace_dir=tmp_path)
+        assert out.success, out.message
+        events = json.loads((tmp_path / "trace.json").read_text())["events"]
+        planned = np.asarray(next(e for e in events if e["kind"] == "decision")["place_pose"])
+        book = ports.world.object_pose(out.target_ids[0])[:3, 3]       # where it really is, not where it is seen
+        assert np.linalg.norm(book[:2] - planned[:2, 3]) < 0.03
+        assert ports.motions_run[-3:] == [MOTION_PICK, MOTION_PLACE, MOTION_HOME] and agent.held_id() is None
+    finally:
+        ports.close()
+
+
+def test_a_failed_grasp_is_reflected_on_and_the_pick_planned_again(demo_scene):
+    seed, scene = demo_scene
+    ports = FailingMotions(scene, seed, fail=MOTION_PICK)
+    try:
+        out, agent, feedback = _run(ports, PICK_WORDS, attempts=2)
+        assert out.success and out.attempts == 2, out.message
+        reflecting = [d for s, d in feedback if s is Stage.REFLECTING]
+        assert len(reflecting) == 1 and "nothing is held: looking again and planning the pick again" in reflecting[0]
+        assert ports.motions_run.count(MOTION_PICK) >= 1 and ports.motions_run[0] == MOTION_HOME
+        assert agent.held_id() == out.target_ids[0] == ports.world.held_object_id()
+    finally:
+        ports.close()
+
+
+def test_a_failed_place_with_the_book_in_hand_plans_the_place_again_not_the_pick(demo_scene, tmp_path):
+    """The retry looks again (the book still in the fingers), plans only the place, and sets
+    the book down another way (the failed set-down is tried last). Whether that other way holds
+    is the world's physics; what is checked is that the pick is never redone."""
+    seed, scene = demo_scene
+    ports = FailingMotions(scene, seed, fail=MOTION_PLACE)
+    try:
+        out, agent, feedback = _run(ports, DEFAULT_INSTRUCTION, attempts=2, trace_dir=tmp_path)
+        assert out.attempts == 2, out.message
+        events = json.loads((tmp_path / "trace.json").read_text())["events"]
+        book = next(e for e in events if e["kind"] == "decision")["pick_id"]
+        reflecting = [d for s, d in feedback if s is Stage.REFLECTING]
+        assert len(reflecting) == 1 and f"{book} is still in the gripper: planning the place again" in reflecting[0]
+        retry = ports.motions_run[ports.motions_run.index(f"failed {MOTION_PLACE}") + 1:]
+        assert retry[0] == MOTION_PLACE and MOTION_PICK not in retry, ports.motions_run
+        assert [e["holding"] for e in events if e["kind"] == "retry_place"] == [book]
+        assert len([e for e in events if e["kind"] == "picked"]) == 1
+        places = [e["place_pose"] for e in events if e["kind"] == "decision"]
+        assert len(places) == 2 and np.allclose(np.asarray(places[0])[:3, 3], np.asarray(places[1])[:3, 3], atol=0.03)
+    finally:
+        ports.close()
