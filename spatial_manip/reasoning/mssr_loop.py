@@ -36,6 +36,7 @@ from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialM
                                   TargetNotFoundError)
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
+from spatial_manip.reasoning.vlm_coords import CoordSettings, downscaled_size
 from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, extra_tools, unknown_ids
 from spatial_manip.scene import Scene
 
@@ -442,9 +443,9 @@ def image_data_url(rgb: np.ndarray, max_side_px: int = 1024) -> str:
     from PIL import Image
 
     img = Image.fromarray(np.ascontiguousarray(rgb).astype(np.uint8))
-    if max(img.size) > max_side_px:
-        s = max_side_px / max(img.size)
-        img = img.resize((max(1, round(img.width * s)), max(1, round(img.height * s))))
+    size = downscaled_size(img.width, img.height, max_side_px)   # the size vlm_coords assumes was sent
+    if size != img.size:
+        img = img.resize(size)
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
@@ -452,9 +453,9 @@ def image_data_url(rgb: np.ndarray, max_side_px: int = 1024) -> str:
 
 def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: AgentConfig, *,
                     observation=None, task_kind: str = "auto", trace=None,
-                    image_max_side_px: int = 1024) -> PlanResult:
+                    image_max_side_px: int = 1024, coords: CoordSettings | None = None) -> PlanResult:
     """Plan one instruction with a chat model; never raises a SpatialManipError (it becomes the
-    result's error)."""
+    result's error). `coords`: how the model writes boxes and points (default: pixels)."""
     t0 = time.perf_counter()
     rec = Recorder(trace)
     rec("instruction", text=instruction, task_kind=task_kind, mode=cfg.mode)
@@ -466,7 +467,10 @@ def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: Agent
             from spatial_manip.reasoning.orientation import make_orienter
 
             orienter = make_orienter(model, lambda: tools.scene, observation, rec)
-        tools = ToolSet(scene, orienter=orienter, extra=extra_tools(observation))
+        adapter = None
+        if observation is not None:
+            adapter = (coords or CoordSettings()).adapter(observation.rgb.shape, image_max_side_px)
+        tools = ToolSet(scene, orienter=orienter, extra=extra_tools(observation, adapter))
         run = run_mssr if cfg.mode == "mssr" else run_tools
         return run(model, scene, instruction, tools, cfg, rec, image_url, task_kind, t0)
     except SpatialManipError as e:

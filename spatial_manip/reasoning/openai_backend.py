@@ -23,6 +23,7 @@ from typing import Any
 from spatial_manip.errors import BackendUnavailableError, SpatialManipError, StageTimeoutError
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
 from spatial_manip.reasoning.planner import PlanResult
+from spatial_manip.reasoning.vlm_coords import QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, CoordSettings
 from spatial_manip.scene import Scene
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"      # vLLM's default; Ollama serves :11434/v1
@@ -41,6 +42,11 @@ class OpenAIConfig:
     send_image: bool = True
     image_max_side_px: int = 1024
     extra_body: dict = field(default_factory=dict)    # server-specific fields (e.g. {"top_k": 1})
+    # how the model writes boxes and points (vlm_coords.CONVENTIONS); the min/max pixels are
+    # Qwen2.5-VL's resize bounds, which its coordinates depend on
+    coords: str = "pixel"
+    coords_min_pixels: int = QWEN_MIN_PIXELS
+    coords_max_pixels: int = QWEN_MAX_PIXELS
     agent: dict = field(default_factory=dict)         # AgentConfig fields (mode, max_turns, ...)
 
     def __post_init__(self):
@@ -59,6 +65,7 @@ class OpenAIConfig:
             raise ValueError(f"max_retries and backoff_s must be >= 0, got {self.max_retries}, {self.backoff_s}")
         if not isinstance(self.agent, AgentConfig):
             self.agent = AgentConfig(**dict(self.agent or {}))
+        self.coord_settings = CoordSettings(self.coords, self.coords_min_pixels, self.coords_max_pixels)
 
 
 class ChatClient:
@@ -154,4 +161,5 @@ class OpenAIPlanner:
              trace=None) -> PlanResult:
         obs = observation if self.config.send_image else None
         return plan_with_model(self.client, scene, instruction, self.config.agent, observation=obs,
-                               task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px)
+                               task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px,
+                               coords=self.config.coord_settings)

@@ -25,6 +25,7 @@ from typing import Any
 from spatial_manip.errors import BackendUnavailableError, SpatialManipError
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
 from spatial_manip.reasoning.planner import PlanResult
+from spatial_manip.reasoning.vlm_coords import QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, CoordSettings
 from spatial_manip.scene import Scene
 
 INSTALL = ("pip install torch==2.13.0 transformers==5.23.0 (torch 2.13.0 is the CPU wheel here; any other "
@@ -55,6 +56,11 @@ class TransformersConfig:
     max_new_tokens: int = 512
     device: str = "cpu"
     image_max_side_px: int = 448       # the observation is downscaled before the processor sees it
+    # how the model writes boxes and points (vlm_coords.CONVENTIONS); the min/max pixels are
+    # Qwen2.5-VL's resize bounds, which its coordinates depend on
+    coords: str | None = None
+    coords_min_pixels: int = QWEN_MIN_PIXELS
+    coords_max_pixels: int = QWEN_MAX_PIXELS
     agent: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -72,6 +78,22 @@ class TransformersConfig:
             raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
         if not isinstance(self.agent, AgentConfig):
             self.agent = AgentConfig(**dict(self.agent or {}))
+        self.coords = self.coords or coords_of_checkpoint(self.model_path)
+        self.coord_settings = CoordSettings(self.coords, self.coords_min_pixels, self.coords_max_pixels)
+
+
+# model_type (config.json) -> the convention that family writes boxes and points in
+_CHECKPOINT_COORDS = {"qwen2_5_vl": "qwen2.5-vl", "qwen3_vl": "qwen3-vl", "qwen3_vl_moe": "qwen3-vl"}
+
+
+def coords_of_checkpoint(path: str) -> str:
+    """`coords` left unset: read from the checkpoint's model_type, or a ValueError asking for it
+    (guessing another family's convention would misplace every box)."""
+    model_type = json.loads((Path(path) / "config.json").read_text()).get("model_type")
+    if model_type not in _CHECKPOINT_COORDS:
+        raise ValueError(f"cannot tell how a {model_type!r} checkpoint writes boxes and points; set coords in "
+                         f"planner_backends.yaml to one of pixel, qwen2.5-vl, qwen3-vl, gemini, molmo")
+    return _CHECKPOINT_COORDS[model_type]
 
 
 def _import():
@@ -225,4 +247,5 @@ class TransformersPlanner:
     def plan(self, scene: Scene, instruction: str, *, observation: Any = None, task_kind: str = "auto",
              trace=None) -> PlanResult:
         return plan_with_model(self.model, scene, instruction, self.config.agent, observation=observation,
-                               task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px)
+                               task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px,
+                               coords=self.config.coord_settings)

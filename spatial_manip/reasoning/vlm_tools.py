@@ -30,6 +30,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
+from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
 REFERENCE_IDS = ("viewer", "robot")
@@ -376,27 +377,82 @@ def with_front(scene: Scene, object_id: str, front_world) -> Scene:
     return scene.with_objects(objs)
 
 
-def extra_tools(observation) -> dict[str, Tool]:
+def extra_tools(observation, coords: CoordAdapter | None = None) -> dict[str, Tool]:
     """The geometry issue's TIGeR tools (camera_intrinsics, camera_extrinsics, depth_sensor,
     object_segmentation, box_2d_to_box_3d, point_3d_to_point_2d, code_executor) over the
-    observation, sharing one ToolContext so masks and boxes chain between calls."""
+    observation, sharing one ToolContext so masks and boxes chain between calls.
+
+    `coords` is how the model writes boxes and points (vlm_coords; default: pixels of the
+    observation): its boxes and points are converted to pixels here, where they enter the
+    geometry, and the pixels the tools return are converted back, so the model reads and writes
+    one convention. The model's schemas describe that convention and drop `box_format`."""
     if observation is None:
         return {}
     try:
         from spatial_manip.tools import TOOLS, ToolContext
     except ImportError:
         return {}
+    h, w = np.asarray(observation.rgb).shape[:2]
+    coords = coords or CoordAdapter("pixel", w, h)
     ctx = ToolContext(observation)
-    return {name: Tool(name, schema.get("description", name), schema["parameters"], _wrap_geometry(fn, ctx))
+    return {name: Tool(name, schema.get("description", name), _model_parameters(schema["parameters"], coords),
+                       _wrap_geometry(fn, ctx, coords))
             for name, (fn, schema) in TOOLS.items()}
 
 
-def _wrap_geometry(fn, ctx):
+_BOX_ARGS, _POINT_ARGS = ("box",), ("point", "pixel")      # model coordinates in tool arguments
+_BOX_OUT, _POINT_OUT = ("box", "window"), ("centroid_px", "pixel")   # pixel values in tool results
+
+
+def _model_parameters(params: dict, coords: CoordAdapter) -> dict:
+    """The tool's parameters as the model sees them: boxes and points in its own convention."""
+    props = {k: v for k, v in params.get("properties", {}).items() if k != "box_format"}
+    for k in _BOX_ARGS:
+        if k in props:
+            props[k] = {**props[k], "description": coords.describe_box()}
+    for k in _POINT_ARGS:
+        if k in props:
+            props[k] = {**props[k], "description": coords.describe_point()}
+    return {**params, "properties": props}
+
+
+def _args_to_pixels(kw: dict, coords: CoordAdapter) -> dict:
+    out = dict(kw)
+    for k in _BOX_ARGS:
+        if out.get(k) is not None:
+            out[k] = coords.box(out[k])
+            out["box_format"] = "xyxy_px"       # the only format the geometry reads from here on
+    for k in _POINT_ARGS:
+        if out.get(k) is not None:
+            out[k] = coords.point(out[k])
+    return out
+
+
+def _result_to_model(x, coords: CoordAdapter):
+    if isinstance(x, list):
+        return [_result_to_model(v, coords) for v in x]
+    if not isinstance(x, dict):
+        return x
+    out = {}
+    for k, v in x.items():
+        if k in _BOX_OUT and isinstance(v, list) and len(v) == 4:
+            out[k] = coords.to_model_box(v)
+        elif k in _POINT_OUT and isinstance(v, list) and len(v) == 2:
+            out[k] = coords.to_model_point(v)
+        else:
+            out[k] = _result_to_model(v, coords)
+    return out
+
+
+def _wrap_geometry(fn, ctx, coords: CoordAdapter):
     def call(**kw) -> dict:
-        out = fn(ctx, **kw)
+        # a box or point the model cannot mean raises CoordinateError: the model's error (counted)
+        out = fn(ctx, **_args_to_pixels(kw, coords))
         if isinstance(out, dict) and isinstance(out.get("error"), dict):
             # the tools report failures as data; here they are the model's error (counted)
             e = out["error"]
             raise ToolCallError(f"{e.get('code', 'ERROR')}: {e.get('message', '')}")
+        if coords.convention != "pixel":
+            out = _result_to_model(out, coords)
         return out if isinstance(out, dict) else {"value": out}
     return call
