@@ -140,7 +140,7 @@ def _run(ports: SimPorts, words: str, attempts: int = 1, trace_dir=None):
 
     def on_feedback(stage, detail, progress, attempt):
         feedback.append((stage, detail))
-        if stage is Stage.REFLECTING:
+        if stage is Stage.REFLECTING and isinstance(ports, FailingMotions):
             ports.reflected = True
 
     agent = Agent(ports, AgentConfig(segmenter="ground_truth", arm_backend="sim"))

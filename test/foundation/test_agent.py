@@ -1,0 +1,105 @@
+"""The agent's decisions on unit-test ports: what is in the gripper, homing before a look,
+trying grasps in order, and checking a pick."""
+import threading
+
+import numpy as np
+import pytest
+
+from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, MotionResult
+from spatial_manip.control.primitives import lift_height_for
+from spatial_manip.errors import GraspFailedError, MotionFailedError
+from spatial_manip.pipeline import Decision, validate_goal
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+BOOK = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.02], [0.2, 0.15, 0.03])
+
+
+def _scene(*objects) -> Scene:
+    return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), list(objects))
+
+
+class FakePorts:
+    """A unit-test double for the agent's I/O: a settable workspace and scripted motion results."""
+
+    def __init__(self, results=(), ready=True):
+        self.ws = None
+        self.results, self.ready = list(results), ready
+        self.requests = []
+
+    def workspace(self):
+        return self.ws, None
+
+    def arm_ready(self):
+        return self.ready
+
+    def run_motion(self, request, cancel):
+        self.requests.append(request)
+        return self.results.pop(0) if self.results else MotionResult(success=True)
+
+    def tcp_pose(self):
+        return np.eye(4)
+
+    def stop_motion(self):
+        pass
+
+
+def test_each_new_workspace_says_what_is_in_the_gripper():
+    ports = FakePorts()
+    agent = Agent(ports, AgentConfig(planner="program"))
+    assert agent.held_id() is None
+    held = SceneObject("book_1", "book", "book", [0, 0, 0], [0.2, 0.15, 0.03], held=True,
+                       extra={"T_object_tcp": np.eye(4).tolist()})
+    ports.ws = _scene(held)
+    assert agent.held_id() == "book_1"
+    ports.ws = _scene(BOOK)          # a reset with nothing in hand
+    assert agent.held_id() is None
+
+
+def test_the_arm_goes_home_before_a_look_unless_it_holds_something():
+    warnings = []
+    ports = FakePorts(ready=False)
+    agent = Agent(ports, warn=warnings.append)
+    for _ in range(2):
+        agent.clear_view(threading.Event())
+    assert ports.requests == [] and warnings == ["no arm action server: perceiving with the arm where it is"]
+    ports.ready = True
+    agent.clear_view(threading.Event())
+    assert [r.kind for r in ports.requests] == [MOTION_HOME]
+    ports.ws = _scene(SceneObject("book_1", "book", "book", [0, 0, 0], [0.2, 0.15, 0.03], held=True))
+    agent.clear_view(threading.Event())
+    assert len(ports.requests) == 1
+
+
+def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remembered():
+    ports = FakePorts([MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing"),
+                       MotionResult(success=True, object_held=True)])
+    agent = Agent(ports)
+    grasps = [{"pose": np.eye(4), "score": s, "width": 0.03, "depth": 0.01} for s in (0.9, 0.8)]
+    decision = Decision("pick", ["book_1"], pick_id="book_1", details={"scene": _scene(BOOK)})
+    picked = agent.pick(grasps, decision, threading.Event())
+    assert picked["score"] == 0.8 and agent.held_id() == "book_1"
+    assert [r.kind for r in ports.requests] == [MOTION_PICK] * 2
+    assert ports.requests[0].gripper_width_m == pytest.approx(0.05)
+    assert ports.requests[0].lift_height_m == lift_height_for(BOOK.size)
+    goal = validate_goal("pick the book", "pick")
+    assert agent.verify(decision, goal, None) == (True, "", "book_1 is in the gripper")
+
+
+def test_grasps_that_all_miss_are_grasp_failed_with_each_reason():
+    ports = FakePorts([MotionResult(success=False, error_code="MOTION_FAILED", message="stopped short")] * 2)
+    agent = Agent(ports, AgentConfig(max_grasp_tries=2))
+    grasps = [{"pose": np.eye(4), "score": 0.9, "width": 0.03, "depth": 0.01}] * 3
+    decision = Decision("pick", ["book_1"], pick_id="book_1", details={"scene": _scene(BOOK)})
+    with pytest.raises(GraspFailedError, match="2 grasp.s. of book_1 failed: MOTION_FAILED: stopped short; "):
+        agent.pick(grasps, decision, threading.Event())
+    assert agent.held_id() is None
+
+
+def test_a_place_with_nothing_known_in_the_gripper_is_refused_before_moving():
+    ports = FakePorts()
+    cancel = threading.Event()
+    cancel.set()       # no waiting for a workspace that may still say what is held
+    decision = Decision("place", [], place_pose=np.eye(4), details={"scene": _scene(BOOK)})
+    with pytest.raises(MotionFailedError, match="nothing is known to be in the gripper"):
+        Agent(ports).place(decision, cancel)
+    assert ports.requests == []
