@@ -125,18 +125,27 @@ def run(args) -> int:
 
 def _run_goal(args, scene, seed: int, t0: float) -> int:
     from spatial_manip.bench.trace_page import render_trace
+    from spatial_manip.bench.worker import WorkspaceRevision
     from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
     from spatial_manip_interfaces.srv import ResetTask
 
     with spinning_node("spatial_manip_demo") as node:
         reset = node.create_client(ResetTask, "/sim/reset_task")
+        planner_revision = WorkspaceRevision(node)
         if not reset.wait_for_service(timeout_sec=60.0):
             print("[demo] the sim node did not come up within 60 s", file=sys.stderr)
             return 2
+        planner_revision.wait(bool, timeout_s=10.0)      # the planner's revision before the reset
+        before = planner_revision.value
         res = wait_future(reset.call_async(ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=seed)), 60.0)
         if res is None or not res.success:
             print(f"[demo] reset failed: {getattr(res, 'message', 'no answer')}", file=sys.stderr)
             return 2
+        # a goal sent before the planner has taken the reset's workspace would be planned on the old world
+        # (revisions are "<resets>:<task>": the sim's own start is "0:")
+        if not planner_revision.wait(lambda r: r and r != before and not r.startswith("0:"), timeout_s=20.0):
+            print("[demo] the planner had not taken the new workspace after 20 s; sending the goal anyway",
+                  file=sys.stderr)
         print(f"[demo] goal: {args.instruction!r}")
         report = send_goal(node, args.instruction, dry_run=args.dry_run, timeout_s=args.timeout,
                            max_attempts=args.attempts,

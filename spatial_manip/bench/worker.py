@@ -179,6 +179,11 @@ class WorkspaceRevision:
             self._value = msg.data
             self._changed.notify_all()
 
+    @property
+    def value(self) -> str:
+        with self._changed:
+            return self._value
+
     def wait(self, accept, timeout_s: float) -> bool:
         """Whether a revision for which `accept(revision)` is true arrives within `timeout_s`."""
         with self._changed:
