@@ -17,9 +17,12 @@ def spinning_node(name: str, *, threads: int = 2):
     futures; the executor, node and context are shut down on exit."""
     import rclpy
     from rclpy.executors import MultiThreadedExecutor, SingleThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
 
     ctx = rclpy.Context()
-    rclpy.init(context=ctx)
+    # rclpy's own Ctrl-C handler would shut the context down at once, and a running goal could
+    # then not be canceled; Ctrl-C stays a KeyboardInterrupt in the caller's thread instead
+    rclpy.init(context=ctx, signal_handler_options=SignalHandlerOptions.NO)
     node = rclpy.create_node(name, context=ctx)
     ex = SingleThreadedExecutor(context=ctx) if threads == 1 else MultiThreadedExecutor(num_threads=threads, context=ctx)
     ex.add_node(node)

@@ -52,11 +52,11 @@ def _send_once_ready(log, killed: dict):
                          on_feedback=lambda fb: _kill_sim_once_moving(fb, killed))
 
 
-def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float):
+def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float, arm_lost_after_s: float):
     """Start the sim graph, send the goal, SIGKILL the simulator a second into the first motion,
     and return (the goal's report, when the simulator was killed)."""
-    launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s,
-                        params={"planner_node": {"trace_dir": str(tmp_path / "traces")}})
+    planner = {"trace_dir": str(tmp_path / "traces"), "arm_lost_after_s": arm_lost_after_s}
+    launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s, params={"planner_node": planner})
     launcher.start()
     waiter = threading.Thread(target=launcher.wait, daemon=True)
     waiter.start()
@@ -71,7 +71,7 @@ def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float
 
 
 def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_log, tmp_path):
-    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=False, grace_s=3.0)
+    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=False, grace_s=3.0, arm_lost_after_s=3.0)
     r = report.result
     assert r is not None and r.error_code == "MOTION_FAILED", (report.status, r)
     assert "arm server lost" in r.message
@@ -79,7 +79,8 @@ def test_losing_the_arm_server_mid_motion_is_motion_failed_within_seconds(graph_
 
 
 def test_stopping_the_graph_under_a_running_goal_still_answers_the_client(graph_log, tmp_path):
-    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=True, grace_s=5.0)
+    # the lost-arm check is slowed down here, so only the graph's shutdown can end the goal
+    report, killed_at = _run_and_kill_sim(graph_log, tmp_path, sim_required=True, grace_s=5.0, arm_lost_after_s=30.0)
     r = report.result
     assert r is not None, f"the client got no result ({report.status}): " + open(graph_log.name).read()[-3000:]
     assert not r.success and "stopping" in r.message, r.message    # the planner answered before exiting
