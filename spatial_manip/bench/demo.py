@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 import time
@@ -107,6 +108,8 @@ def _place_is_clear(scene, place_pose, held) -> bool:
 
 def run(args) -> int:
     from spatial_manip.bringup.graph import load_graph
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)     # Ctrl-C cancels the goal (see goal_cli)
     from spatial_manip.bringup.launcher import Launcher
 
     seed, scene = find_scene(args.instruction, args.seed)

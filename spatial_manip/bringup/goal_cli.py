@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 
 from spatial_manip.bringup.goal_client import KINDS, send_goal, spinning_node
@@ -31,6 +32,9 @@ def result_dict(report) -> dict:
 
 
 def run(args) -> int:
+    # Ctrl-C cancels the goal even when this was started from a process that ignores SIGINT
+    # (a child inherits an ignored SIGINT, and Python then installs no KeyboardInterrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     def show(fb):
         if not args.json:
             print(f"  [{fb.progress * 100:5.1f}%] attempt {fb.attempt} {fb.stage:<10} {fb.detail}", flush=True)

@@ -54,11 +54,15 @@ def _cancel_and_wait(handle, result_future):
     """Ask the server to cancel and wait for its final result (None if it never answers). A
     second Ctrl-C while waiting is ignored: leaving now would hide whether the arm stopped."""
     print("\ncanceling the goal (the arm stops); waiting for the server...", flush=True)
-    deadline = time.monotonic() + CANCEL_WAIT_S
-    wait_future(handle.cancel_goal_async(), 10.0)
+    _wait_ignoring_interrupts(handle.cancel_goal_async(), 10.0)
+    return _wait_ignoring_interrupts(result_future, CANCEL_WAIT_S)
+
+
+def _wait_ignoring_interrupts(future, timeout_s: float):
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            return wait_future(result_future, max(0.0, deadline - time.monotonic()))
+            return wait_future(future, max(0.0, deadline - time.monotonic()))
         except KeyboardInterrupt:
             continue
     return None
@@ -91,13 +95,22 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
             if on_feedback:
                 on_feedback(msg.feedback)
 
-        handle = wait_future(client.send_goal_async(goal, feedback_callback=fb), server_timeout_s)
+        sent = client.send_goal_async(goal, feedback_callback=fb)
+        try:
+            handle = wait_future(sent, server_timeout_s)
+        except KeyboardInterrupt:
+            # the server may have taken the goal already (its feedback can come before the
+            # answer): learn whether it did, so a running goal is canceled, never left behind
+            report.interrupted = True
+            handle = _wait_ignoring_interrupts(sent, CANCEL_WAIT_S)
         if handle is None or not handle.accepted:
             report.status = "rejected"
             return report
         report.accepted = True
         result_future = handle.get_result_async()
         try:
+            if report.interrupted:
+                raise KeyboardInterrupt
             if cancel_after_s is not None:
                 time.sleep(cancel_after_s)
                 wait_future(handle.cancel_goal_async(), 10.0)
