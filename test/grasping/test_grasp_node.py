@@ -17,6 +17,7 @@ from spatial_manip_interfaces.srv import ProposeGrasps  # noqa: E402
 from spatial_manip.geometry import transforms as tf  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
+from node_process import stop_and_show_log  # noqa: E402
 
 BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
 
@@ -56,13 +57,7 @@ def graph():
     finally:
         node.destroy_node()
         rclpy.shutdown()
-        proc.terminate()
-        try:
-            out, _ = proc.communicate(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-        print(out)  # the node's log, shown when a test fails
+        stop_and_show_log(proc)
 
 
 def wait_until_observed(node, client, pubs, frame, timeout=20.0):
