@@ -116,6 +116,33 @@ def normalise(text: str) -> str:
     return " " + re.sub(r"\s+", " ", t).strip() + " "
 
 
+# --- quantities out of range: refused, never silently changed ------------------------------------
+_SIGNED_DISTANCE = re.compile(r"(?<![\w.])[-\u2212\u2013]\s*(\d+(?:\.\d+)?)\s*(" + _UNIT_RE + r")\b")
+_TILT_WORDS = re.compile(r"\b(?:tilt\w*|lean\w*|slant\w*|inclin\w*)\b")
+
+
+def _check_signed_distances(text: str) -> None:
+    """'-3 cm to the right' would otherwise read as 3 cm: a distance has no sign, a side does."""
+    m = _SIGNED_DISTANCE.search(text.lower())
+    if m:
+        raise InvalidGoalError(f"a distance cannot be negative ({m.group(0).strip()!r}); give its size and say "
+                               "the side instead, e.g. '3 cm to the left of the jar'")
+
+
+def _check_quantities(t: str) -> None:
+    """Distances above zero, clock hours 1-12, tilts 0-90 degrees (on the normalised text)."""
+    for d in re.findall(r"\bd(\d+(?:\.\d+)?(?:e-?\d+)?)\b", t):
+        if float(d) <= 0.0:
+            raise InvalidGoalError("a distance of 0 says nowhere to go; give a distance above 0, e.g. '10 cm'")
+    for h in re.findall(r"\bclock(\d+)\b", t):
+        if not 1 <= int(h) <= 12:
+            raise InvalidGoalError(f"clock hours run from 1 to 12, got {h} o'clock")
+    if _TILT_WORDS.search(t):
+        for a in re.findall(r"\bdeg(\d+(?:\.\d+)?)\b", t):
+            if float(a) > 90.0:
+                raise InvalidGoalError(f"a tilt runs from 0 to 90 degrees from upright, got {a} degrees")
+
+
 # --- spelling --------------------------------------------------------------------------------
 SPELL_MIN_LEN = 5      # a slip in a shorter word too often makes another word ("mug" / "mud")
 
@@ -461,7 +488,9 @@ class InstructionParser:
             raise NotUnderstoodError(f"{text.strip()!r} reads as a question; this planner acts on instructions "
                                      "such as 'take the leftmost book' or 'put it in the top-left slot'")
         refs = _Refs()
+        _check_signed_distances(text)
         t, fixes = _spell(normalise(text), self._vocabulary())
+        _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
         t = _mark_references(t, self.scene, refs)
         t = _unknown_simple(t)
