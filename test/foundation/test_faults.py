@@ -25,17 +25,32 @@ def _sim_graph(sim_required: bool):
     return dataclasses.replace(g, nodes=nodes)
 
 
-def _kill_sim_once_moving(fb, killed: dict):
-    """SIGKILL the simulator a second into the first motion (the arm has taken the goal)."""
-    if fb.stage == "moving" and "timer" not in killed:
-        killed["timer"] = threading.Timer(1.0, _kill_sim, args=(killed,))
-        killed["timer"].start()
+class _KillSimMidMotion:
+    """SIGKILL the simulator once the arm is really moving: after the goal's "moving" stage, as
+    soon as /joint_states (which the simulator publishes) shows the joints leaving where they
+    were. A fixed delay either lands before the arm takes the goal or after a short pick ends."""
+
+    def __init__(self, node):
+        from sensor_msgs.msg import JointState
+
+        self.joints, self.at, self._armed = None, None, None
+        node.create_subscription(JointState, "/joint_states", self._on_joints, 10)
+
+    def _on_joints(self, msg):
+        self.joints = list(msg.position[:6])
+        if self._armed is not None and self.at is None and \
+                max(abs(a - b) for a, b in zip(self.joints, self._armed)) > 0.02:
+            _kill_sim()
+            self.at = time.monotonic()
+
+    def on_feedback(self, fb):
+        if fb.stage == "moving" and self._armed is None and self.joints is not None:
+            self._armed = list(self.joints)
 
 
-def _kill_sim(killed: dict):
+def _kill_sim():
     pid = int(subprocess.check_output(["pgrep", "-f", "-n", "bin/sim_node"]).split()[0])
     os.kill(pid, signal.SIGKILL)
-    killed["at"] = time.monotonic()
 
 
 @pytest.fixture
@@ -48,13 +63,17 @@ def _send_once_ready(log, killed: dict):
     """Send the goal once the simulator serves the arm (a goal sent earlier fails to perceive)."""
     assert wait_for(lambda: "sim_node ready" in open(log.name).read(), 90), open(log.name).read()[-3000:]
     with client_node() as node:
-        return send_goal(node, GOAL, max_attempts=1, timeout_s=60, server_timeout_s=60,
-                         on_feedback=lambda fb: _kill_sim_once_moving(fb, killed))
+        killer = _KillSimMidMotion(node)
+        report = send_goal(node, GOAL, max_attempts=1, timeout_s=60, server_timeout_s=60,
+                           on_feedback=killer.on_feedback)
+    if killer.at is not None:
+        killed["at"] = killer.at
+    return report
 
 
 def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float, arm_lost_after_s: float):
-    """Start the sim graph, send the goal, SIGKILL the simulator a second into the first motion,
-    and return (the goal's report, when the simulator was killed)."""
+    """Start the sim graph, send the goal, SIGKILL the simulator in the middle of the first
+    motion, and return (the goal's report, when the simulator was killed)."""
     planner = {"trace_dir": str(tmp_path / "traces"), "arm_lost_after_s": arm_lost_after_s}
     launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s, params={"planner_node": planner})
     launcher.start()
@@ -66,7 +85,7 @@ def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float
     finally:
         launcher.request_stop()
         waiter.join(20)
-    assert "at" in killed, "the goal never reached the moving stage"
+    assert "at" in killed, f"the arm never moved during the goal ({report.status}: {report.result})"
     return report, killed["at"]
 
 
