@@ -1,6 +1,8 @@
 """`spatial-manip replay BAG...`: publish bags into the graph with their original timing."""
 from __future__ import annotations
 
+SETTLE_S = 0.5    # after the first subscriber appears, for the others of the same client
+
 
 def add_arguments(p) -> None:
     p.add_argument("bags", nargs="+", help="bag folders (with metadata.yaml) or .db3/.mcap files")
@@ -41,6 +43,12 @@ def run(args) -> int:
     deadline = time.monotonic() + args.wait_subscribers
     while time.monotonic() < deadline and not node.subscriber_count():
         ex.spin_once(timeout_sec=0.05)
+    if args.wait_subscribers and node.subscriber_count():
+        # a client subscribing to several topics is discovered one topic at a time: give the
+        # rest a moment, or the first frames of a topic matched late are lost
+        settle = time.monotonic() + SETTLE_S
+        while time.monotonic() < settle:
+            ex.spin_once(timeout_sec=0.05)
     node.start()
     try:
         while rclpy.ok() and not node.done.is_set():
