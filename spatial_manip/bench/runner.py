@@ -1,6 +1,7 @@
 """`spatial-manip bench`: generated tasks through the real ROS graph, one graph per worker in
 its own ROS_DOMAIN_ID, with a progress bar. Writes DIR/results.json (one record per episode),
-DIR/report.md (TSR and SE overall and per family, timing percentiles) with PNG plots, and
+DIR/report.md (TSR and SE overall and per family, unintended contacts per episode overall and
+by motion phase, timing percentiles) with PNG plots, and
 DIR/index.html (the trace viewer). Deterministic for a seed; resumable (finished episodes are
 kept in DIR/episodes/*.jsonl and skipped on the next run)."""
 from __future__ import annotations
@@ -166,7 +167,7 @@ def percentiles(xs) -> dict:
 def summarize(records: list[dict]) -> dict:
     """TSR and SE over the episodes that ran; skipped ones (a refused reset, an episode that
     raised) are counted apart with their reasons, not as failures of the stack."""
-    from spatial_manip.sim.metrics import step_efficiency
+    from spatial_manip.sim.metrics import contacts_summary, episode_contacts, step_efficiency
 
     def block(rs):
         n = len(rs)
@@ -174,6 +175,9 @@ def summarize(records: list[dict]) -> dict:
         se = [step_efficiency(r["success"], r["steps"], r["golden_steps"]) for r in rs]
         return {"episodes": n, "successes": ok, "tsr": round(ok / n, 4) if n else 0.0,
                 "se": round(float(np.mean(se)), 4) if n else 0.0}
+
+    def contacts(rs):
+        return contacts_summary(episode_contacts(r) for r in rs)
 
     skipped = [r for r in records if r.get("skipped")]
     records = [r for r in records if not r.get("skipped")]
@@ -189,7 +193,58 @@ def summarize(records: list[dict]) -> dict:
             "failures": cats, "time_s": percentiles([r["time_s"] for r in records]),
             "stage_time_s": {s: percentiles([r["stage_times_s"].get(s, 0.0) for r in records]) for s in stages},
             "skipped": [{"task_id": r["task_id"], "category": r["failure_category"], "reason": r.get("skip_reason", "")}
-                        for r in skipped]}
+                        for r in skipped],
+            # issue #21: per episode, overall / per action / per family (None per episode: not measured)
+            "unintended_contacts": {"overall": contacts(records),
+                                    "by_action": {a: contacts([r for r in records if r.get("action") == a])
+                                                  for a in ("pick", "place", "metric")},
+                                    "by_family": {f: contacts([r for r in records if r["family"] == f]) for f in fams},
+                                    "events": contact_events(records)}}
+
+
+def contact_events(records: list[dict], limit: int = 50) -> list[dict]:
+    """The first `limit` unintended contact events of the run, each with its task id (from the
+    final states the simulator exported; see sim/contacts.py)."""
+    from spatial_manip.sim.metrics import unintended_contacts
+
+    out = []
+    for r in records:
+        c = unintended_contacts(r.get("final_state"))
+        for e in (c or {}).get("events", []):
+            if len(out) >= limit:
+                return out
+            out.append({"task_id": r["task_id"], **e})
+    return out
+
+
+def _contacts_cell(c: dict) -> str:
+    return "not measured" if not c["measured"] else f"{c['per_episode']:.2f}"
+
+
+def contact_lines(s: dict) -> list[str]:
+    """report.md's section on unintended contacts (issue #21; goal 0 in the pick and place suites)."""
+    from spatial_manip.sim.metrics import format_contacts
+
+    c = s["unintended_contacts"]["overall"]
+    lines = ["## Unintended contacts", "",
+             "Contacts of the arm, the gripper or the held object with anything but the task's target and "
+             "its support, counted once per touch by the simulator's contact monitor (sim/contacts.py). "
+             "Goal: 0 in the pick and place suites.", "",
+             format_contacts(c).capitalize(), ""]
+    if not c["measured"]:
+        return lines
+    lines += ["| phase | contacts | per episode |", "|---|---|---|"]
+    lines += [f"| {p} | {b['total']} | {b['per_episode']:.2f} |" for p, b in c["by_phase"].items()]
+    lines.append("")
+    events = s["unintended_contacts"]["events"]
+    if events:
+        lines += [f"Contacts ({len(events)} of {c['total']} listed):", ""]
+        for e in events:
+            bodies = " with ".join(str(b) for b in e.get("bodies", []))
+            lines.append(f"- {e['task_id']}: {e.get('phase', '?')}: {bodies} at {e.get('position', '?')} "
+                         f"(t {e.get('time_s', '?')} s)")
+        lines.append("")
+    return lines
 
 
 def write_report(records: list[dict], out: Path, title: str) -> Path:
@@ -219,12 +274,16 @@ def write_report(records: list[dict], out: Path, title: str) -> Path:
 
     o = s["overall"]
     skipped = f" ({len(s['skipped'])} more skipped, listed below)" if s["skipped"] else ""
-    lines = [f"# {title}", "", f"{o['episodes']} episodes{skipped}: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}", "",
-             "| group | episodes | TSR | SE |", "|---|---|---|---|"]
-    for name, b in list(s["by_action"].items()) + list(s["by_family"].items()):
+    lines = [f"# {title}", "", f"{o['episodes']} episodes{skipped}: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}, "
+             f"unintended contacts per episode {_contacts_cell(s['unintended_contacts']['overall'])}", "",
+             "| group | episodes | TSR | SE | unintended contacts / episode |", "|---|---|---|---|---|"]
+    uc = s["unintended_contacts"]
+    for name, b, c in ([(a, b, uc["by_action"][a]) for a, b in s["by_action"].items()]
+                       + [(f, b, uc["by_family"][f]) for f, b in s["by_family"].items()]):
         if b["episodes"]:
-            lines.append(f"| {name} | {b['episodes']} | {b['tsr'] * 100:.1f}% | {b['se']:.3f} |")
+            lines.append(f"| {name} | {b['episodes']} | {b['tsr'] * 100:.1f}% | {b['se']:.3f} | {_contacts_cell(c)} |")
     lines += ["", "Failures: " + (", ".join(f"{k} {v}" for k, v in sorted(s["failures"].items())) or "none"), ""]
+    lines += contact_lines(s)
     if s["skipped"]:
         lines += [f"Skipped (not in TSR): {len(s['skipped'])} episode(s)", ""]
         lines += [f"- {k['task_id']}: {k['category']}: {k['reason']}" for k in s["skipped"]] + [""]
@@ -239,6 +298,7 @@ def write_report(records: list[dict], out: Path, title: str) -> Path:
 
 def run(args) -> int:
     from spatial_manip.bench.trace_page import render_index
+    from spatial_manip.sim.metrics import episode_contacts, format_contacts
 
     out = Path(args.out).resolve()
     (out / "episodes").mkdir(parents=True, exist_ok=True)
@@ -255,6 +315,9 @@ def run(args) -> int:
     done = load_done(out)
     order = {t["id"]: i for i, t in enumerate(tasks)}
     records = sorted((r for r in done.values() if r["task_id"] in order), key=lambda r: order[r["task_id"]])
+    for r in records:       # per episode, also for records written before the worker added it
+        c = episode_contacts(r)
+        r["unintended_contacts"] = c
     (out / "results.json").write_text(json.dumps(records, indent=1))
     report = write_report(records, out, f"{args.suite}: {len(records)} episodes, seed {args.seed}, "
                                          f"segmenter {args.segmenter}")
@@ -262,6 +325,7 @@ def run(args) -> int:
     summary = summarize(records)
     s = summary["overall"]
     print(f"[bench] TSR {s['tsr'] * 100:.1f}% ({s['successes']}/{s['episodes']}), SE {s['se']:.3f}")
+    print(f"[bench] {format_contacts(summary['unintended_contacts']['overall'])}")
     for k in summary["skipped"]:
         print(f"[bench] skipped {k['task_id']} ({k['category']}): {k['reason']}", file=sys.stderr)
     print(f"[bench] wrote {out / 'results.json'}, {report}, {out / 'index.html'}")

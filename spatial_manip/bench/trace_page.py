@@ -122,6 +122,8 @@ def _events(t) -> str:
 
 def render_index(records: list[dict], out_dir: str | Path, title: str = "benchmark run") -> Path:
     """An index page of episodes with filters; each row links to the episode's trace page."""
+    from spatial_manip.sim.metrics import episode_contacts
+
     out_dir = Path(out_dir)
     fams = sorted({r.get("family", "") for r in records})
     cats = sorted({r.get("failure_category") or "" for r in records} - {""})
@@ -138,6 +140,8 @@ def render_index(records: list[dict], out_dir: str | Path, title: str = "benchma
             except ValueError:
                 link = str(page)
         ok = bool(r.get("success"))
+        contacts = episode_contacts(r)     # unintended contacts (issue #21); None: not measured
+        contacts_cell = "not measured" if contacts is None else str(contacts["total"])
         link_cell = f"<a href='{_e(link)}'>trace</a>" if link else ""
         rows.append(
             f"<tr data-family='{_e(r.get('family', ''))}' data-success='{'yes' if ok else 'no'}' "
@@ -145,7 +149,7 @@ def render_index(records: list[dict], out_dir: str | Path, title: str = "benchma
             f"<td>{_e(r.get('family', ''))}</td><td>{_e(r.get('instruction', ''))}</td>"
             f"<td class='{'ok' if ok else 'fail'}'>{'yes' if ok else 'no'}</td>"
             f"<td class='category'>{_e(r.get('failure_category') or '')}</td>"
-            f"<td>{link_cell}</td></tr>")
+            f"<td class='contacts'>{contacts_cell}</td><td>{link_cell}</td></tr>")
     opts = lambda xs: "<option value=''>all</option>" + "".join(f"<option>{_e(x)}</option>" for x in xs)  # noqa: E731
     script = """
 function applyFilters(){const f=document.getElementById('family').value,s=document.getElementById('success').value,
@@ -159,6 +163,6 @@ document.querySelectorAll('select').forEach(e=>e.addEventListener('change',apply
         f"<h1>{_e(title)}</h1><div class='filters'>family <select id='family'>{opts(fams)}</select>"
         f"success <select id='success'><option value=''>all</option><option value='yes'>yes</option><option value='no'>no</option></select>"
         f"failure <select id='category'>{opts(cats)}</select> showing <span id='count'></span> episodes</div>"
-        f"<table id='episodes'><tr><th>task</th><th>family</th><th>instruction</th><th>success</th><th>failure</th><th></th></tr>"
+        f"<table id='episodes'><tr><th>task</th><th>family</th><th>instruction</th><th>success</th><th>failure</th><th>unintended contacts</th><th></th></tr>"
         f"{''.join(rows)}</table><script>{script}</script></body></html>")
     return page

@@ -15,9 +15,13 @@ import threading
 import time
 from pathlib import Path
 
+from spatial_manip.sim.metrics import unintended_contacts
+
 
 def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) -> dict:
-    """The results.json record of one episode (issue #6's fields)."""
+    """The results.json record of one episode (issue #6's fields; `unintended_contacts`
+    {"total", "by_phase"} from the final state's contact monitor, issue #21, None when the
+    simulator did not measure them)."""
     r = report.result
     trace_path = r.trace_path if r is not None else ""
     stage_times = {}
@@ -32,6 +36,8 @@ def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) 
         category = check.failure_category or "unknown"
     else:
         category = "" if success else "no_result"
+    final_state = json.loads(check.final_state_json) if check is not None and check.final_state_json else None
+    contacts = unintended_contacts(final_state)     # None: the simulator did not measure them
     return {
         "task_id": task["id"], "suite": task.get("suite"), "action": task.get("action"), "family": task.get("family"),
         "difficulty": task.get("difficulty"), "instruction": task["instruction"], "backends": backends,
@@ -40,7 +46,8 @@ def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) 
         "planner_targets": list(r.target_ids) if r else [], "answer": task.get("answer", []),
         "steps": moves * golden, "golden_steps": golden, "time_s": round(elapsed_s, 3),
         "stage_times_s": stage_times, "check_message": check.message if check else "",
-        "final_state": json.loads(check.final_state_json) if check is not None and check.final_state_json else None,
+        "final_state": final_state,
+        "unintended_contacts": {"total": contacts["total"], "by_phase": contacts["by_phase"]} if contacts else None,
         "trace_path": trace_path,
     }
 
@@ -54,7 +61,8 @@ def skipped_record(task: dict, category: str, reason: str, backends: dict, elaps
         "success": False, "skipped": True, "failure_category": category, "skip_reason": reason,
         "planner_success": False, "planner_error": "", "planner_targets": [], "answer": task.get("answer", []),
         "steps": 0, "golden_steps": int(task.get("golden_steps", 4)), "time_s": round(elapsed_s, 3),
-        "stage_times_s": {}, "check_message": reason, "final_state": None, "trace_path": "",
+        "stage_times_s": {}, "check_message": reason, "final_state": None, "unintended_contacts": None,
+        "trace_path": "",
     }
 
 

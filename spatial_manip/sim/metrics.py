@@ -147,3 +147,69 @@ def report_table(results: list[EpisodeResult], by: str = "family") -> str:
         f = ", ".join(f"{c}={n}" for c, n in s.failures.items())
         lines.append(f"{k:<{width}}  {s.episodes:>4}  {100 * s.tsr:>5.1f}%  {s.se:>5.2f}  {f}")
     return "\n".join(lines)
+
+
+# --- unintended contacts (issue #21) ------------------------------------------------------------
+# The simulator's ContactMonitor (sim/contacts.py) counts contact EVENTS of the arm, the gripper
+# and the held object with anything but the task's target and its support, per arm motion phase.
+# /sim/check_success exports them in its final state as extra.contacts = {"by_phase": {phase: n},
+# "events": [...]}. Episodes without it were not measured: they are reported as such, never as 0.
+
+def unintended_contacts(final_state: Mapping | None) -> dict | None:
+    """{"total", "by_phase", "events"} from an exported final state; None when not measured.
+    Read from final_state["extra"]["contacts"], or final_state["contacts"] (Scene.to_dict
+    writes a scene's `extra` keys at the top level)."""
+    if not isinstance(final_state, Mapping):
+        return None
+    extra = final_state.get("extra")
+    c = extra.get("contacts") if isinstance(extra, Mapping) else None
+    if c is None:
+        c = final_state.get("contacts")
+    if not isinstance(c, Mapping) or not isinstance(c.get("by_phase"), Mapping):
+        return None
+    by_phase = {str(k): int(v) for k, v in c["by_phase"].items()}
+    events = [dict(e) for e in c.get("events") or [] if isinstance(e, Mapping)]
+    return {"total": sum(by_phase.values()), "by_phase": by_phase, "events": events}
+
+
+def episode_contacts(record: Mapping) -> dict | None:
+    """An episode record's {"total", "by_phase"} (None: not measured): the record's own
+    `unintended_contacts` when the worker wrote it, else read from its `final_state`."""
+    if "unintended_contacts" in record:
+        c = record["unintended_contacts"]
+    else:
+        c = unintended_contacts(record.get("final_state"))
+    if not isinstance(c, Mapping) or not isinstance(c.get("by_phase"), Mapping):
+        return None
+    by_phase = {str(k): int(v) for k, v in c["by_phase"].items()}
+    return {"total": sum(by_phase.values()), "by_phase": by_phase}
+
+
+def contacts_summary(per_episode: Iterable[Mapping | None]) -> dict:
+    """Unintended contacts over episodes ({"total", "by_phase"} each, None = not measured):
+    mean per measured episode overall and per phase (an episode without a phase counts 0 in it),
+    how many episodes had any, how many were not measured. `per_episode` is None when no episode
+    was measured."""
+    cs = list(per_episode)
+    measured = [c for c in cs if c is not None]
+    n = len(measured)
+    phases: dict[str, int] = {}
+    for c in measured:
+        for p, k in c["by_phase"].items():
+            phases[p] = phases.get(p, 0) + int(k)
+    total = sum(phases.values())
+    return {"measured": n, "not_measured": len(cs) - n, "total": total,
+            "per_episode": round(total / n, 4) if n else None,
+            "episodes_with_contacts": sum(1 for c in measured if c["total"] > 0),
+            "by_phase": {p: {"total": k, "per_episode": round(k / n, 4)} for p, k in phases.items()}}
+
+
+def format_contacts(s: Mapping) -> str:
+    """One line: 'unintended contacts per episode 0.25 (approach 0.17, lift 0.08; 2 of 12 episodes
+    had any[; 3 not measured])', or 'unintended contacts per episode: not measured'."""
+    if not s.get("measured"):
+        return "unintended contacts per episode: not measured"
+    phases = ", ".join(f"{p} {b['per_episode']:.2f}" for p, b in s["by_phase"].items() if b["total"])
+    tail = f"; {s['not_measured']} not measured" if s["not_measured"] else ""
+    return (f"unintended contacts per episode {s['per_episode']:.2f} ({phases + '; ' if phases else ''}"
+            f"{s['episodes_with_contacts']} of {s['measured']} episodes had any{tail})")

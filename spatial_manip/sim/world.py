@@ -19,6 +19,8 @@ API (stable; all poses 4x4 in the world = robot `base` frame, metres):
     world.visible_fractions(ids=None) -> {id: fraction of the object's unoccluded pixels seen}
     world.pose_arm(q)                         # set the arm's joints at once (no physics; for views)
     world.step(n); world.close()
+    world.step_callbacks                      # list of fn(world) run after every physics step
+                                              #   (e.g. sim.contacts.ContactMonitor); empty: no cost
 
 move_tcp raises UnreachableError when no IK solution reaches the target (before moving) and
 returns False when cancelled or when the arm could not follow (blocked by contact).
@@ -94,6 +96,9 @@ class SimWorld:
     def __init__(self, scene: Scene, *, config: SimConfig | None = None, seed: int = 0):
         self.config = config or SimConfig()
         self.lock = threading.RLock()      # callers share one world between render and physics
+        # fn(world) after every single physics step of step() and of the arm's motions, under the
+        # lock; kept across reset(). Empty: physics runs in one mj_step call, as without the hook.
+        self.step_callbacks: list[Callable[["SimWorld"], None]] = []
         self._renderer = None
         self._renderer_model, self._renderer_tid = None, None
         self.reset(scene, seed)
@@ -237,7 +242,16 @@ class SimWorld:
     # --- physics --------------------------------------------------------------------------------
     def step(self, n: int = 1) -> None:
         with self.lock:
-            mujoco.mj_step(self.model, self.data, int(n))
+            self._mj_step(int(n))
+
+    def _mj_step(self, n: int) -> None:
+        if not self.step_callbacks:
+            mujoco.mj_step(self.model, self.data, n)
+            return
+        for _ in range(n):
+            mujoco.mj_step(self.model, self.data)
+            for fn in tuple(self.step_callbacks):
+                fn(self)
 
     def _ik(self, T: np.ndarray, q0: np.ndarray, iters: int = 100) -> np.ndarray | None:
         """DLS from q0; if that is stuck (limits, wrist flips), DLS from each analytic UR solution
@@ -313,7 +327,7 @@ class SimWorld:
             self.data.ctrl[self._arm_act] = self.data.qpos[self._arm_qadr]
             return False
         self.data.ctrl[self._arm_act] = q_target
-        mujoco.mj_step(self.model, self.data, int(round(CONTROL_DT_S / self.model.opt.timestep)))
+        self._mj_step(int(round(CONTROL_DT_S / self.model.opt.timestep)))
         return True
 
     def _settle(self, q_target, cancel) -> bool:
