@@ -181,7 +181,8 @@ CASES: list[tuple[str, str, Expect]] = [
     ("table", "fetch the slanted one", P("bC")),
     ("table", "please pick up the book leaning at about 40 degrees", P("bC")),
     ("table", "get the book that's tilted roughly 40°", P("bC")),
-    ("table", "pick the book standing up", P(*UPRIGHT)),
+    # "the" promises one object; two upright books and no word choosing one: asked, not guessed (issue 24)
+    ("table", "pick the book standing up", X(AMBIGUOUS)),
     ("table", "take one of the upright books", P(*UPRIGHT)),
     ("table", "grab a book that's standing on its end", P(*UPRIGHT)),
     ("table", "take a book lying flat", P(*FLAT)),
@@ -210,7 +211,7 @@ CASES: list[tuple[str, str, Expect]] = [
     ("table", "grab the book in front of the mug", P("bB")),
     ("table", "there's a book behind the mug, grab it", P("bC")),
     ("table", "take the flat book right of the mug", P("bD")),
-    ("table", "take the book on the alarm clock's right", P("bA", "bC")),
+    ("table", "take the book on the alarm clock's right", X(AMBIGUOUS)),     # bA and bC (issue 24)
     ("table", "grab a book in front of the alarm clock", P("bB", "bD", "bE")),
     ("table", "take the flat book in front of the alarm clock", P("bD")),
     ("table", "grab the book on my right", P("bE")),
@@ -398,7 +399,7 @@ CASES += [
 HELDOUT: list[tuple[str, str, Expect]] = [
     ("table", "Fetch me the book lying on its side furthest to the left", P("bA")),
     ("table", "Can I have the large book please", P("bC")),
-    ("table", "grab the book at the front of the table on the left", P("bA", "bB")),
+    ("table", "grab the book at the front of the table on the left", X(AMBIGUOUS)),   # bA and bB (issue 24)
     ("table", "pick up the book that is standing on the right side of the table", P("bE")),
     ("table", "take the fourth book from the left", P("bD")),
     ("table", "take the book furthest from the mug", P("bE")),

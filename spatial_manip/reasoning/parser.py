@@ -15,6 +15,12 @@ assumed follows the `unnamed_frame` policy, and every choice is noted (`frame_no
 no pose word keeps the held object's pose class (`pose=keep`); it never adds one. Shelf words
 ("top shelf", "right column", "top-left slot") become row/column numbers through
 `relations.shelf_row` / `shelf_column`. A pick and a place in one sentence is `compound.py`'s.
+
+Words that contradict each other ("the leftmost rightmost book", "left of the mug ... right of the
+mug", "the largest smallest book") are AMBIGUOUS naming both. A pick that says "the X" promises one
+object: the parser records the target's determiner (`Parsed.reference`), and once the program has
+run, `check_target_reference` refuses "the X" with several X and no superlative or rank choosing
+among them as AMBIGUOUS naming the candidates ("a X", "any X", "one of the Xs" may take any).
 """
 from __future__ import annotations
 
@@ -72,7 +78,7 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
     (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright) )+(?=\w)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
-    (r"\b(?:whichever|whatever)\b", "the"),
+    (r"\b(?:whichever|whatever)\b", "any"),       # "whichever book": any of them, not "the" one
     (r"\b(?:in|at) the (?:middle|centre|center)\b(?! (?:of|shelf|row|level|column|slot|spot))", " middle slot "),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
@@ -285,6 +291,11 @@ def _side(word: str) -> str:
             "bottom": "Lower"}[word]
 
 
+PICK_VERBS = (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring|hand|pass|give|"
+              r"picking up|taking|grabbing|fetching|getting|lifting")
+PLACE_VERBS = (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move|stick|slide|pop|"
+               r"putting|placing|moving|setting|goes|go|belongs")
+
 RULES: list[tuple[str, object]] = [
     # frames named explicitly
     (FRAME_VIEW, _c("frame", "viewer")),
@@ -294,10 +305,8 @@ RULES: list[tuple[str, object]] = [
     (r"(?:that |which )?(?:refviewer (?:are|is) holding|possviewer (?:hand|gripper)|(?:in|from) the gripper|"
      r"(?:currently )?held|refviewer hold)", _c("noise", "")),
     # actions
-    (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring|hand|pass|give|"
-     r"picking up|taking|grabbing|fetching|getting|lifting", _c("verb", "pick")),
-    (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move|stick|slide|pop|"
-     r"putting|placing|moving|setting|goes|go|belongs", _c("verb", "place")),
+    (PICK_VERBS, _c("verb", "pick")),
+    (PLACE_VERBS, _c("verb", "place")),
     # metric placements (TIGeR): a distance and a direction from a reference
     (APPROX + D + r" (?:away )?(?:to the |to |on the |on )?(left|right) (?:side )?(?:of|from) " + R,
      _c("metric", "dir", g(2), g(1, float), g(3))),
@@ -422,6 +431,9 @@ class Parsed:
     program: Node
     clauses: list[Clause]
     leftover: list[str]
+    # How the instruction refers to what it picks (see `target_reference`): {"determiner": "the" |
+    # "a" | None, "plural": bool, "choice": bool, "phrase": the words of the original instruction}
+    reference: dict = field(default_factory=dict)
 
 
 def _extract(t: str) -> tuple[list[Clause], str]:
@@ -517,7 +529,8 @@ class InstructionParser:
             raise NotUnderstoodError(f"could not tell what {[refs.labels[w] for w in named]} does in {text.strip()!r}")
         self._named = refs.ids[named[0]] if named else None
         prog = self._compose(action, clauses)
-        return Parsed(prog, clauses, leftover)
+        reference = target_reference(text, t, clauses) if self._named is None and prog.op == "pick" else {}
+        return Parsed(prog, clauses, leftover, reference)
 
     # ------------------------------------------------------------------------------------------
     def _contents(self) -> str:
@@ -543,6 +556,17 @@ class InstructionParser:
         if tok.startswith("unk_"):
             raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
         return Sym(self._refs.ids[tok])
+
+    def _ref_label(self, tok) -> str:
+        """How a reference token reads in a message: 'the mug', 'you', 'the robot'."""
+        tok = "refviewer" if tok is None else (tok[4:] if tok.startswith("poss") else tok)
+        if tok in ("refviewer", "viewer"):
+            return "you"
+        if tok in ("refrobot", "robot"):
+            return "the robot"
+        if tok.startswith("unk_"):
+            return "the " + tok[4:].replace("_", " ")
+        return "the " + self._refs.labels.get(tok, tok)
 
     def _owner(self, ref: Sym, frame: Clause | None, word: str = "") -> Sym:
         """Whose frame a directional relation uses: named in the instruction, else ESPIRE's default
@@ -595,7 +619,7 @@ class InstructionParser:
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
         frame = next((c for c in clauses if c.kind == "frame"), None)
         where = next((c for c in clauses if c.kind == "where"), None)
-        _check_contradictions(clauses)
+        _check_contradictions(clauses, self._ref_label)
         nouns = {c.rel for c in clauses if c.kind == "noun"}
         poses = [c for c in clauses if c.kind == "pose"]
         metric = [c for c in clauses if c.kind == "metric"]
@@ -772,14 +796,29 @@ def _place_pose_kwargs(poses: list[Clause]) -> dict:
 _OPPOSITE = [("LeftMost", "Right"), ("RightMost", "Left"), ("LeftMost", "RightMost"), ("Closest", "Farthest"), ("Left", "Right"),
              ("Front", "Behind"), ("Upper", "Lower"), ("Small", "Large"), ("Small", "Medium"), ("Medium", "Large"),
              ("Empty", "NonEmpty"), ("Flat", "Vertical"), ("Flat", "Tilted"), ("Vertical", "Tilted"),
-             ("Empty", "Emptiest")]
+             ("Empty", "Emptiest"), ("Largest", "Smallest"), ("Tallest", "Shortest")]
+# Directions to one reference that exclude each other ("left of the mug" and "right of the mug").
+_OPPOSITE_DIR = [({"left"}, {"right"}), ({"front"}, {"back"}),
+                 ({"above", "over"}, {"below", "under", "beneath", "underneath"})]
+_DIR_WORDS = {"left": "left of", "right": "right of", "front": "in front of", "back": "behind"}
+_SIZE_TAG = {"largest": "Largest", "biggest": "Largest", "smallest": "Smallest", "tallest": "Tallest",
+             "shortest": "Shortest"}
 
 
-def _check_contradictions(clauses: list[Clause]) -> None:
-    """Words that cannot hold together ("the leftmost book on the right") are refused, not guessed."""
+def _contradiction(a: str, b: str) -> AmbiguousError:
+    return AmbiguousError(f"the instruction contradicts itself: {a!r} and {b!r} cannot both hold for one target; "
+                          "say which you mean")
+
+
+def _check_contradictions(clauses: list[Clause], label=lambda tok: str(tok)) -> None:
+    """Words that cannot hold together ("the leftmost book on the right", "the leftmost rightmost
+    book", "left of the mug ... right of the mug") are refused as AMBIGUOUS naming both, never
+    planned (or reported as a target that is not in the scene). `label` names a reference token."""
     tags = set()
     for c in clauses:
-        if c.kind in ("attr", "super"):
+        if c.kind == "super" and c.rel == "Size":
+            tags.add(_SIZE_TAG.get(str(c.args[1]).lower(), "Size"))
+        elif c.kind in ("attr", "super"):
             tags.add(c.rel)
         elif c.kind == "pose":
             tags.add("Tilted" if c.rel == "TiltDegree" else c.rel)
@@ -787,8 +826,39 @@ def _check_contradictions(clauses: list[Clause]) -> None:
             tags.add(_side(c.rel))
     for a, b in _OPPOSITE:
         if a in tags and b in tags:
-            raise AmbiguousError(f"the instruction contradicts itself: {_WORD.get(a, a)} and {_WORD.get(b, b)} "
-                                 "cannot both hold for one target; say which you mean")
+            raise _contradiction(_WORD.get(a, a), _WORD.get(b, b))
+    # one superlative asked with two ranks: "the leftmost second leftmost book"
+    ranks: dict[str, set] = {}
+    for c in clauses:
+        if c.kind == "super" and c.rel in ("LeftMost", "RightMost", "Closest", "Farthest", "Size"):
+            key = c.rel if c.rel != "Size" else _SIZE_TAG.get(str(c.args[1]).lower(), "Size")
+            ranks.setdefault(key, set()).add(int(c.args[0] or 1))
+    for key, ks in ranks.items():
+        if len(ks) > 1:
+            a, b = sorted(ks)[:2]
+            word = _WORD.get(key, key.lower())
+            raise _contradiction(f"{_ordinal(a)}{word}", f"{_ordinal(b)}{word}")
+    # two directions from the same reference that exclude each other, or two clock hours of it
+    seen: dict[tuple, str] = {}
+    for c in clauses:
+        if c.kind != "dir":
+            continue
+        if c.rel == "Clock":
+            ref = _ref_key(c.args[1])
+            prev = seen.get(("clock", ref))
+            said = f"{c.args[0]} o'clock of {label(c.args[1])}"
+            if prev is not None and prev != said:
+                raise _contradiction(prev, said)
+            seen[("clock", ref)] = said
+            continue
+        word, ref = str(c.args[0]), _ref_key(c.args[1])
+        for i, (one, other) in enumerate(_OPPOSITE_DIR):
+            for side, opp in ((one, other), (other, one)):
+                if word in side:
+                    said = f"{_DIR_WORDS.get(word, word)} {label(c.args[1])}"
+                    if (i, ref, frozenset(opp)) in seen:
+                        raise _contradiction(seen[(i, ref, frozenset(opp))], said)
+                    seen[(i, ref, frozenset(side))] = said
     less = [c.args[0] for c in clauses if c.kind == "dist" and c.rel == "LessThan"]
     more = [c.args[0] for c in clauses if c.kind == "dist" and c.rel == "MoreThan"]
     if less and more and max(more) >= min(less):
@@ -799,10 +869,92 @@ def _check_contradictions(clauses: list[Clause]) -> None:
         raise AmbiguousError(f"the instruction names several rows {sorted(rows)}; name one")
 
 
+def _ref_key(tok) -> str:
+    tok = "refviewer" if tok is None else str(tok)
+    return tok[4:] if tok.startswith("poss") else tok
+
+
+def _ordinal(k: int) -> str:
+    return "" if k == 1 else {v: k_ for k_, v in _ORD.items()}.get(k, f"{k}th") + " "
+
+
 _WORD = {"LeftMost": "leftmost", "RightMost": "rightmost", "Right": "on the right", "Left": "on the left",
          "Closest": "closest", "Farthest": "farthest", "Front": "at the front", "Behind": "at the back",
          "Upper": "upper part", "Lower": "lower part", "Flat": "lying flat", "Vertical": "upright",
-         "Tilted": "tilted"}
+         "Tilted": "tilted", "Largest": "largest", "Smallest": "smallest", "Tallest": "tallest",
+         "Shortest": "shortest", "Small": "small", "Medium": "medium-sized", "Large": "large", "Empty": "empty",
+         "NonEmpty": "partly occupied", "Emptiest": "emptiest"}
+
+
+# --- "the X" with several candidates ----------------------------------------------------------
+# A definite singular reference ("the book lying flat") promises one object. When the words leave
+# several and nothing in them chooses between them (no superlative or rank: "the leftmost ...",
+# "the second ... from the left", "the book closest to you"), the planner asks which instead of
+# taking one: AMBIGUOUS naming the candidates. "a"/"an"/"any"/"one of the"/a plural may take any.
+_INDEFINITE = {"a", "an", "any", "some", "one", "another", "either", "each", "every"}
+_HEAD_SINGULAR = {"book", "one", "object", "item", "thing"}
+_HEAD_PLURAL = {"books", "ones", "objects", "items", "things"}
+_PARTITIVE = {"one", "any", "either", "some", "each", "among", "of"}   # "one of the", "any of the", "among the"
+_NP_BARRIER = ({"from", "on", "in", "at", "of", "to", "with", "and", "then", "up", "down", "off", "into", "onto",
+                "between", "behind", "near", "is", "are", "it", "them"}
+               | set(re.findall(r"[a-z]+", PICK_VERBS + " " + PLACE_VERBS)))
+_CHOICE = ("super",)        # clause kinds that choose among candidates (superlatives and ranks)
+_THE_PHRASE = re.compile(r"\b(?:the|teh)\s+(?:[\w'-]+\s+){0,4}?(?:books?|ones?|objects?|items?|things?)\b", re.I)
+_POLITE_TAIL = re.compile(r"(?:[\s,;.!?]+(?:please|pls|plz|thanks|thank you|thx|cheers|for me|now))+[\s,;.!?]*$", re.I)
+
+
+def _determiner(t: str) -> tuple[str | None, bool]:
+    """(determiner, plural) of the target noun phrase in the normalised, reference-marked text:
+    the first head noun ("book", "one", "books"...) and the article before it, over its
+    premodifiers ("the small flat book", "the rank2 leftmost book"). "one of the books", a bare
+    "one" ("grab one that is lying down") and "any" are indefinite; a plural head is plural. With
+    no head noun, the first article of the text."""
+    words = t.split()
+    for i, w in enumerate(words):
+        if w not in _HEAD_SINGULAR and w not in _HEAD_PLURAL:
+            continue
+        plural = w in _HEAD_PLURAL
+        j = i - 1
+        while j >= 0 and words[j] not in _NP_BARRIER and words[j] not in ("the", "this", "that") \
+                and words[j] not in _INDEFINITE:
+            j -= 1
+        if j < 0 or words[j] in _NP_BARRIER:
+            return ("one" if w == "one" else None), plural
+        det = "the" if words[j] in ("this", "that") else words[j]
+        if det == "the" and j > 0 and words[j - 1] in _PARTITIVE:
+            return "one", plural                    # "one of the flat books", "among the books"
+        return det, plural
+    return next((w for w in words if w == "the" or w in _INDEFINITE), None), False
+
+
+def target_reference(text: str, t: str, clauses: list[Clause]) -> dict:
+    """How the instruction refers to its target (for `check_target_reference`): the determiner,
+    whether the head noun is plural, whether a superlative or rank chooses among the candidates,
+    and the noun phrase in the user's own words (for the message)."""
+    det, plural = _determiner(t)
+    m = _THE_PHRASE.search(text)
+    phrase = text[m.start():] if m else text.strip()
+    phrase = _POLITE_TAIL.sub("", phrase).strip().rstrip(".,;!?").strip()
+    return {"determiner": det, "plural": plural,
+            "choice": any(c.kind in _CHOICE for c in clauses), "phrase": phrase}
+
+
+def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
+    """Raise AmbiguousError when a pick says "the X" (one object), several objects are X, and no
+    word chooses between them. Called on the executed answer set, before anything moves."""
+    ref = parsed.reference
+    if (parsed.program.op != "pick" or not ref or ref.get("determiner") != "the" or ref.get("plural")
+            or ref.get("choice") or len(targets) <= 1):
+        return
+    phrase = ref["phrase"]
+    rest = re.sub(r"^(?:the|teh)\s+", "", phrase, flags=re.I)
+    if rest == phrase:                      # no "the" found in the user's words: a generic phrase
+        rest = "book"
+        phrase = "the book"
+    article = "an" if rest[:1].lower() in "aeiou" else "a"
+    raise AmbiguousError(
+        f'"{phrase}" matches {len(targets)} objects ({", ".join(targets)}); say which, e.g. "the leftmost '
+        f'{rest}", or say "{article} {rest}" to take any')
 
 
 def parse_instruction(scene: Scene, text: str, task_kind: str = "auto") -> Node:

@@ -149,7 +149,7 @@ class ProgramPlanner:
                           pick.notes + place.notes, [pick, place])
 
     def _plan_one(self, scene: Scene, instruction: str, task_kind: str) -> PlanResult:
-        from spatial_manip.reasoning.parser import InstructionParser
+        from spatial_manip.reasoning.parser import InstructionParser, check_target_reference
 
         t0 = time.perf_counter()
         trace: list[dict] = [{"event": "instruction", "text": instruction, "task_kind": task_kind}]
@@ -173,6 +173,10 @@ class ProgramPlanner:
             trace.append({"event": "program", "program": program_text})
             res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
+            if parsed.reference:
+                # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS
+                trace.append({"event": "reference", **parsed.reference, "candidates": list(res.targets)})
+                check_target_reference(parsed, res.targets)
             notes = parser.spelling_notes + [n["text"] for n in parser.frame_notes
                                              if n["why"] != "named in the instruction"]
             if parser.spelling_notes:

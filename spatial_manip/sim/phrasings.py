@@ -15,6 +15,12 @@ the fields:
     {pose}         how the book should be placed (" upright", " lying flat", "")
 
 The words are the ones the planner's parser understands (issue 4); keep them plain.
+
+A pick family whose filter can leave several books and has no superlative or rank to choose one
+says "a book" (or "one of the books"), never "the book": the checker accepts any book of the
+answer set, while the planner reads "the X" with several X as AMBIGUOUS and asks which (issue 24).
+"the" stays where the words choose ("the leftmost book", "the book closest to you"). Each family
+keeps its number of templates, so a seed draws the same templates as before.
 """
 from __future__ import annotations
 
@@ -43,7 +49,7 @@ PICK: dict[str, list[str]] = {
     "Distance/MoreThan": ["take a book more than {d} away from {ref}", "pick up a book farther than {d} from {ref}",
                           "grab a book at least {d} away from {ref}"],
     "Distance/EqualTo": ["take a book about {d} away from {ref}", "pick up a book roughly {d} from {ref}",
-                         "grab the book around {d} away from {ref}"],
+                         "grab a book around {d} away from {ref}"],
     "Distance/Range": ["take a book {d} to {d2} away from {ref}", "pick up a book between {d} and {d2} from {ref}"],
     "Relationship/Left": ["take a book on the left of the table", "pick up a book from the left side of the table",
                           "grab a book on the table's left half"],
@@ -59,19 +65,19 @@ PICK: dict[str, list[str]] = {
                                "grab the rightmost book{frame}"],
     "Relationship/RankLeftMost": ["take the {k} leftmost book{frame}", "pick up the {k} book from the left{frame}"],
     "Relationship/RankRightMost": ["take the {k} rightmost book{frame}", "pick up the {k} book from the right{frame}"],
-    "Relationship/Between": ["take the book between {ref} and {ref2}", "pick up a book that lies between {ref} and {ref2}",
-                             "grab the book in between {ref} and {ref2}"],
+    "Relationship/Between": ["take a book between {ref} and {ref2}", "pick up a book that lies between {ref} and {ref2}",
+                             "grab a book in between {ref} and {ref2}"],
     "Orientation/Flat": ["take a flat-lying book from the table", "pick up a book lying flat", "grab a book that lies flat"],
     "Orientation/Vertical": ["take a book standing upright", "pick up an upright book", "grab a book that stands upright"],
     "Orientation/Tilted": ["take a book at a tilt", "pick up a tilted book", "grab a book that leans at an angle"],
-    "Orientation/TiltDegree": ["take the book tilted about {deg} degrees", "pick up a book at a tilt of about {deg} degrees",
-                               "grab the book leaning roughly {deg} degrees"],
+    "Orientation/TiltDegree": ["take a book tilted about {deg} degrees", "pick up a book at a tilt of about {deg} degrees",
+                               "grab a book leaning roughly {deg} degrees"],
     "Orientation/Left": ["take a book to the left of {ref}{frame}", "pick up a book on {refs} left{frame}"],
     "Orientation/Right": ["take a book to the right of {ref}{frame}", "pick up a book on {refs} right{frame}"],
     "Orientation/Front": ["take a book in front of {ref}{frame}", "pick up a book that is in front of {ref}{frame}"],
     "Orientation/Behind": ["take a book behind {ref}{frame}", "pick up a book that is behind {ref}{frame}"],
     "Orientation/ClockPosition": ["take a book at {refs} {hour} o'clock{frame}",
-                                  "pick up the book at {hour} o'clock of {ref}{frame}"],
+                                  "pick up a book at {hour} o'clock of {ref}{frame}"],
 }
 
 # --- place on the shelf (the robot holds the book) ------------------------------------------------
