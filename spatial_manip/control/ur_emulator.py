@@ -6,6 +6,13 @@ the dashboard (29999) and a Robotiq 2F URCap socket (63352). The emulated arm
 `input_int_register_0` with its arguments in `input_double_register_*`, readiness (1) and
 completion (2) in `output_int_register_0`, async progress in `output_int_register_2`.
 
+Paths (ur_rtde's moveJ(path) / movePath): the library stops the script, uploads it again with
+the path written into `exec_move_path()` as URScript lines (`signal_async_progress(i)` then
+`movej([q],a=..,v=..,r=..)` per waypoint), waits for the program to run, and sends command 45.
+The emulator reads those lines from the upload and runs them on command 45 (blending where
+r > 0), reporting the running waypoint in the async progress register as the script does.
+Only movej paths are emulated: a path with movel/movep lines stops the program, named in the log.
+
 Test hooks on the dashboard port (not UR commands):
   `emulator protective_stop`  halt now, raise safety bit 2, stop the script
   `emulator emergency_stop`   the same with the emergency-stop bits
@@ -15,7 +22,9 @@ Run in its OWN process: ur_rtde holds the GIL in its constructors (TOOLCHAIN.md)
 """
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import socket
 import socketserver
 import struct
@@ -26,6 +35,7 @@ import numpy as np
 
 from spatial_manip.control.emulated_arm import EmulatedArm
 from spatial_manip.control.robotiq_emulator import RobotiqEmulator
+from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
 _SIZES = {"BOOL": "?", "UINT8": "B", "UINT32": "I", "UINT64": "Q", "INT32": "i", "DOUBLE": "d",
           "VECTOR3D": "3d", "VECTOR6D": "6d", "VECTOR6INT32": "6i", "VECTOR6UINT32": "6I"}
@@ -66,6 +76,31 @@ def _type_of(name: str) -> str:
     return "NOT_FOUND"
 
 
+_PATH_BODY = re.compile(r"def exec_move_path\(\):\n(.*?)\n    end\n", re.S)
+_NUM = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
+_PATH_MOVE = re.compile(r"^\s*(movej|movel|movep)\((p?)\[([^\]]*)\]\s*,\s*a=" + _NUM + ",\s*v=" + _NUM + ",\s*r=" + _NUM + r"\)",
+                        re.M)
+
+
+def parse_move_path(script: str) -> tuple[list, list]:
+    """The waypoints ur_rtde injected into `exec_move_path()`: ([(q6, v, a, r) of movej], [other
+    move kinds found]); both empty when the script carries no path."""
+    m = _PATH_BODY.search(script)
+    if not m:
+        return [], []
+    joints, other = [], []
+    for kind, pose, values, a, v, r in _PATH_MOVE.findall(m.group(1)):
+        if kind != "movej" or pose:
+            other.append(kind + ("(p[...])" if pose else ""))
+            continue
+        q = [float(x) for x in values.split(",")]
+        if len(q) != 6:
+            other.append(f"movej with {len(q)} values")
+            continue
+        joints.append((q, float(v), float(a), float(r)))
+    return joints, other
+
+
 def _pack(fmt_types, values) -> bytes:
     out = b""
     for t, v in zip(fmt_types, values):
@@ -92,7 +127,7 @@ class URControllerEmulator:
     """The controller: state, command processing, and the servers around it."""
 
     CMD = {"moveJ": 1, "moveL": 3, "speedL": 10, "servoL": 24, "speedStop": 15, "servoStop": 16, "setTcp": 29, "stopL": 33, "stopJ": 34,
-           "stopScript": 255}
+           "getForwardKinematicsDefault": 43, "getForwardKinematics": 44, "movePath": 45, "stopScript": 255}
 
     def __init__(self, arm: EmulatedArm, *, host: str = "127.0.0.1", version=(5, 11, 1, 108318),
                  max_stream_hz: float = 250.0, gripper: RobotiqEmulator | None = None, log=None):
@@ -110,6 +145,10 @@ class URControllerEmulator:
         self.emergency_stop = False
         self._async_count = self._async_op = 0
         self._async_running = False
+        self._path: list = []              # the movej waypoints of the last uploaded script
+        self._path_other: list = []        # path moves the emulator does not run (movel/movep)
+        self._path_progress: int | None = None  # last waypoint index reported for a running path
+        self._sync_path = False            # a blocking path: the script never writes "finished"
         self._executing = self._busy = False
         self._rtde_socks: set[socket.socket] = set()
         self._servers: list[socketserver.TCPServer] = []
@@ -148,6 +187,7 @@ class URControllerEmulator:
     # ur_rtde's script: "realtime" commands are processed every cycle and answered with ready
     # (1); regular ones run once, then answer done (2) until the client writes 0 again.
     REALTIME = {6, 9, 10, 11, 24, 25, 26, 27, 38, 58, 66, 67, 68, 69, 70, 71}
+    _ENDS_PATH = {1, 3, 10, 15, 16, 24, 33, 34, 255}   # moves, stops, stopScript
 
     def _physics(self):
         period = self.arm.dt
@@ -155,7 +195,14 @@ class URControllerEmulator:
         while not self._stop.is_set():
             finished = self.arm.tick()
             with self.lock:
-                if finished and self._async_running:
+                seg = self.arm.path_segment
+                if self._path_progress is not None and seg > self._path_progress:
+                    for i in range(self._path_progress + 1, seg + 1):
+                        self._write_async(i)  # signal_async_progress(i) before movej i
+                    self._path_progress = seg
+                if finished:
+                    self._path_progress = None
+                if finished and self._async_running and not self._sync_path:
                     self._write_async(-1)
                 self._step_script()
             next_t += period
@@ -198,6 +245,8 @@ class URControllerEmulator:
         asynchronous = int(self.inputs.get("input_int_register_1", 0)) == 1
         if cmd not in self.REALTIME or self.trace:
             self.log(f"command {cmd} {np.round(reg[:8], 4).tolist()} async={asynchronous}")
+        if cmd in self._ENDS_PATH:
+            self._path_progress, self._sync_path = None, False  # the path's move thread is gone
         if cmd in (self.CMD["moveJ"], self.CMD["moveL"]):
             if self._async_running:
                 self._write_async(-1)  # a new move replaces the running one
@@ -216,11 +265,40 @@ class URControllerEmulator:
             return not asynchronous
         elif cmd in (self.CMD["speedStop"], self.CMD["servoStop"]):
             self.arm.stop(reg[0] if reg[0] > 0 else 10.0)
+        elif cmd == self.CMD["movePath"]:
+            return self._move_path(asynchronous)
+        elif cmd == self.CMD["getForwardKinematics"]:
+            kin = dataclasses.replace(self.arm.kin, T_tool0_tcp=rotvec_pose_to_matrix(reg[6:12]))
+            self.out_double[:] = list(matrix_to_rotvec_pose(kin.fk(reg[:6])))
+        elif cmd == self.CMD["getForwardKinematicsDefault"]:
+            self.out_double[:] = list(self.arm.state()[2])
         elif cmd == self.CMD["stopScript"]:
             self.script_running = False
         elif cmd == self.CMD["setTcp"]:
             self.arm.set_tcp(reg[:6])
         return False
+
+    def _move_path(self, asynchronous: bool) -> bool:
+        """Command 45: stop_async_move(), then exec_move_path() in the move thread (async) or
+        inline (blocking, which answers once the arm stands still)."""
+        if self._async_running:
+            self._write_async(-1)
+        if self._path_other:
+            self.log(f"move path with {sorted(set(self._path_other))} is not emulated (only movej paths): "
+                     "program stopped")
+            self.script_running = False
+            return False
+        if asynchronous:
+            self._write_async(0)  # signal_async_operation_started()
+        if not self._path:
+            if asynchronous:
+                self._write_async(-1)
+            return False
+        self._write_async(0)      # signal_async_progress(0), before the first movej
+        self._path_progress, self._sync_path = 0, not asynchronous
+        motion = self.arm.move_path(self._path)
+        self.log(f"move path of {len(self._path)} waypoints, blend radii {np.round(motion.blends, 4).tolist()} m")
+        return not asynchronous
 
     # ---- safety injection ----------------------------------------------------------------
     def inject(self, what: str):
@@ -371,24 +449,31 @@ class URControllerEmulator:
                 buf += chunk
                 # ur_rtde's script ends with its control loop marker and `end`
                 if b"NODE_CONTROL_LOOP_ENDS" in buf[-200:] and buf.rstrip().endswith(b"end"):
-                    self._start_program(len(buf))
+                    self._start_program(buf)
                     buf = b""
             except socket.timeout:
                 if buf:  # any other script: run it once the upload goes quiet
-                    self._start_program(len(buf))
+                    self._start_program(buf)
                     buf = b""
         if buf:
-            self._start_program(len(buf))
+            self._start_program(buf)
 
-    def _start_program(self, nbytes: int):
+    def _start_program(self, script: bytes):
+        path, other = parse_move_path(script.decode(errors="replace"))
         with self.lock:
             if self.protective_stop or self.emergency_stop:
-                self.log(f"script of {nbytes} bytes refused: safety stop active")
+                self.log(f"script of {len(script)} bytes refused: safety stop active")
                 return
             self.script_running = True
             self._executing = self._busy = False
-            self._write_async(-1)  # reset_async_progress() at script start
-        self.log(f"script of {nbytes} bytes received: program running")
+            self._path, self._path_other = path, other
+            self._path_progress, self._sync_path = None, False
+            # a new program starts with its globals: async_wr_count = async_op_id = 0, then
+            # reset_async_progress()
+            self._async_count = self._async_op = 0
+            self._write_async(-1)
+        self.log(f"script of {len(script)} bytes received: program running"
+                 + (f" (move path of {len(path) + len(other)} waypoints)" if path or other else ""))
 
     # ---- dashboard (29999) ----------------------------------------------------------------
     def _serve_dashboard(self, sock: socket.socket):
