@@ -14,6 +14,10 @@ The backend runs its own rclpy context and executor thread, so it can live insid
 --ros-args remappings then do not touch its topics) or in a plain script. Cartesian moves are
 sampled along the straight line and solved with the analytic UR IK (control/kinematics.py);
 a line the IK cannot follow without a branch jump is refused before anything is published.
+`move_path(qs, ...)` sends the whole joint path as ONE trajectory: a C1 cubic through every
+waypoint (each is a point of the message, at its time), moving on through the inner ones where
+a joint keeps its direction, timed so the speed and acceleration caps hold; gz-sim's controller
+does not interpolate between points, so the curve is sampled every `point_period_s` as well.
 `stop()` publishes a one-point trajectory holding the current joints (how both ROS's and gz-sim's
 controllers take "stop here").
 """
@@ -29,7 +33,8 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics, tcp_offset_matrix
-from spatial_manip.errors import BackendUnavailableError, CanceledError, MotionFailedError, UnreachableError
+from spatial_manip.errors import (BackendUnavailableError, CanceledError, InvalidGoalError, MotionFailedError,
+                                  UnreachableError)
 from spatial_manip.geometry.transforms import make_transform
 
 MAX_STEP_RAD = math.radians(20)    # a larger joint change between two line samples is an IK branch jump
@@ -52,6 +57,56 @@ def profile(T: float, period: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     s = 0.5 - 0.5 * np.cos(np.pi * t / T)
     ds = 0.5 * np.pi / T * np.sin(np.pi * t / T)
     return t, s, ds
+
+
+def path_trajectory(q0, rows, speed: float, accel: float, period: float, same_rad: float = 1e-6):
+    """A trajectory from `q0` through the joint waypoints `rows` ((n, 6)), at rest at both ends.
+
+    A cubic Hermite spline with one knot per waypoint. The slope at an inner knot is, per joint,
+    the weighted harmonic mean of the neighbouring segments' mean speeds (as PCHIP: no overshoot
+    past a waypoint), and 0 where the joint turns back, so the arm does not stop where it can go
+    on. Segment times start in the proportions of the rest-to-rest cubic limits (1.5 d / speed,
+    sqrt(6 d / accel) for the leading joint's travel d), then the whole curve is scaled in time
+    uniformly so that its sampled peak joint speed or acceleration meets its cap (at least 0.1 s).
+
+    Returns (t, positions, velocities, knot_t): sample times (> 0, ending at the last knot), the
+    joints and joint speeds there; every waypoint is one of the samples, exactly, at knot_t.
+    A first row within `same_rad` of q0 (where the arm already is) and repeated rows are merged."""
+    from scipy.interpolate import CubicHermiteSpline
+
+    pts = [np.asarray(q0, float)]
+    for q in np.asarray(rows, float):
+        if np.max(np.abs(q - pts[-1])) > same_rad:
+            pts.append(q)
+    if len(pts) == 1:
+        return None
+    P = np.asarray(pts)
+    d = np.max(np.abs(np.diff(P, axis=0)), axis=1)
+    h = np.maximum.reduce([1.5 * d / speed, np.sqrt(6.0 * d / accel), np.full_like(d, 1e-3)])
+    m = np.diff(P, axis=0) / h[:, None]                      # mean joint speeds per segment
+    slopes = np.zeros_like(P)
+    for k in range(1, len(P) - 1):
+        w1, w2 = 2 * h[k] + h[k - 1], h[k] + 2 * h[k - 1]
+        a, b = m[k - 1], m[k]
+        same = (a * b) > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            slopes[k] = np.where(same, (w1 + w2) / (w1 / np.where(same, a, 1) + w2 / np.where(same, b, 1)), 0.0)
+    knots = np.concatenate([[0.0], np.cumsum(h)])
+    spline = CubicHermiteSpline(knots, P, slopes)
+    probe = np.concatenate([np.linspace(knots[i], knots[i + 1], 33) for i in range(len(h))])
+    v_peak = float(np.max(np.abs(spline(probe, 1))))
+    a_peak = float(np.max(np.abs(spline(probe, 2))))
+    scale = max(v_peak / speed, math.sqrt(a_peak / accel), 0.1 / knots[-1])  # one cap is met exactly
+    knots, slopes = knots * scale, slopes / scale
+    spline = CubicHermiteSpline(knots, P, slopes)
+    grid = np.arange(period, knots[-1], period)
+    near = np.min(np.abs(grid[:, None] - knots[None, 1:]), axis=1) < period / 4 if grid.size else np.zeros(0, bool)
+    t = np.union1d(grid[~near], knots[1:])
+    positions, velocities = spline(t), spline(t, 1)
+    at_knot = np.searchsorted(t, knots[1:])
+    positions[at_knot], velocities[at_knot] = P[1:], slopes[1:]  # the waypoints exactly
+    velocities[-1] = 0.0
+    return t, positions, velocities, knots[1:]
 
 
 class TrajectoryArm:
@@ -185,6 +240,31 @@ class TrajectoryArm:
         positions = q0 + s[:, None] * (q - q0)
         velocities = ds[:, None] * (q - q0)
         self._execute("move_j", t, positions, velocities)
+
+    def move_path(self, qs, speed: float, accel: float) -> None:
+        """The joint path `qs` ((n, 6) rad, the first row near the current joints) as one
+        trajectory (`path_trajectory`), then wait as move_j does until the last row is reached."""
+        try:
+            rows = np.array(qs, dtype=float)
+        except (TypeError, ValueError) as e:
+            raise InvalidGoalError(f"a joint path is an (n, 6) array of joint angles in rad: {e}") from e
+        if rows.ndim != 2 or rows.shape[1] != 6 or rows.shape[0] < 1 or not np.all(np.isfinite(rows)):
+            raise InvalidGoalError(f"a joint path is an (n, 6) array of finite joint angles in rad with n >= 1, "
+                                   f"got shape {rows.shape}")
+        if not (math.isfinite(speed) and math.isfinite(accel) and speed > 0 and accel > 0):
+            raise InvalidGoalError(f"move_path needs a positive joint speed and acceleration, got {speed} and {accel}")
+        outside = [i for i, q in enumerate(rows) if not self.kin.within_limits(q)]
+        if outside:
+            raise UnreachableError(f"joint path rows {outside} are outside the joint limits "
+                                   f"(first: {np.round(rows[outside[0]], 3).tolist()})")
+        q0 = self.joint_positions()
+        if np.max(np.abs(rows[0] - q0)) <= self.tol:
+            rows = rows[1:] if len(rows) > 1 else rows    # the arm is already at the first row
+        traj = path_trajectory(q0, rows, speed, accel, self.period)
+        if traj is None:                                   # nothing left to travel
+            return self.move_j(rows[-1], speed, accel)
+        t, positions, velocities, _ = traj
+        self._execute("move_path", t, positions, velocities)
 
     def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
         T1 = np.asarray(T_base_tcp, float)

@@ -8,6 +8,18 @@ emergency stop, script not running, connection lost). Recovery happens only on r
 a lost connection is re-established with bounded retries by `reconnect()`, which is also tried
 once before a NEW command. An interrupted motion is never re-sent.
 
+`move_path` hands a planned joint path to the controller in one piece with ur_rtde's
+`moveJ(path)`: the library writes the rows into its control script as consecutive URScript
+`movej(q, a, v, r)` calls, re-uploads the script and starts it (command 45, progress in the async
+register). Inner waypoints get a blend radius `r` - in URScript that is METRES of TCP travel
+around the waypoint, not radians - of `path_blend_m`, kept below half the TCP distance to each
+neighbouring waypoint (the controller's FK gives those distances), so the arm passes them on a
+rounded corner without stopping; the last row has r = 0. ur_rtde (1.6.5) waits WITHOUT a time
+limit for the re-uploaded script to run: should the controller refuse it (a safety stop in the
+instant between our last check and the upload), the call - and this arm, whose library lock it
+holds - stays blocked until the script runs again; a path sent that late is stopped at once
+(`path_upload_timeout_s`), never run late.
+
 A node that must outlive the controller (arm_node) calls `keep_connected()`: a background
 thread notices a lost link, drops the dead interfaces (so no stale joints are reported) and
 reconnects with exponential back-off capped at `reconnect_max_delay_s`, for as long as it takes;
@@ -16,7 +28,9 @@ motion is re-sent, so the arm stands still until the next goal.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import math
 import threading
 import time
 
@@ -25,6 +39,40 @@ import numpy as np
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
 from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
+
+
+PATH_BLEND_MAX_M = 2.0          # ur_rtde's own bound on a path row's blend (UR_BLEND_MAX)
+BLEND_NEIGHBOUR_FRACTION = 0.49  # a blend stays below half the TCP distance to each neighbour
+MIN_BLEND_M = 1e-4              # a smaller blend is no blend: the arm stops at that waypoint
+SCRIPT_SIG_DIGITS = 6           # ur_rtde prints path values with C++'s default stream precision
+
+
+def _script_safe(x: float) -> float:
+    """`x` as ur_rtde can write it into URScript: a magnitude below 1e-4 would be printed in
+    exponent form ("5e-05"), so it is snapped to 0 or +-1e-4 (at most 5e-5 away)."""
+    if x == 0.0 or abs(x) >= 1e-4:
+        return float(x)
+    return 0.0 if abs(x) < 5e-5 else math.copysign(1e-4, x)
+
+
+def _as_printed(x: float) -> float:
+    """The value the controller reads back from ur_rtde's script text."""
+    return float(f"{x:.{SCRIPT_SIG_DIGITS}g}")
+
+
+def joint_path_rows(qs) -> np.ndarray:
+    """`qs` as an (n, 6) float array of finite joint angles, n >= 1; InvalidGoalError otherwise."""
+    try:
+        rows = np.array(qs, dtype=float)
+    except (TypeError, ValueError) as e:
+        raise InvalidGoalError(f"a joint path is an (n, 6) array of joint angles in rad: {e}") from e
+    if rows.ndim != 2 or rows.shape[1] != 6 or rows.shape[0] < 1:
+        raise InvalidGoalError(f"a joint path is an (n, 6) array of joint angles in rad with n >= 1, "
+                               f"got shape {rows.shape}")
+    if not np.all(np.isfinite(rows)):
+        bad = sorted({int(i) for i in np.argwhere(~np.isfinite(rows))[:, 0]})
+        raise InvalidGoalError(f"joint path rows {bad} are not finite")
+    return rows
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -46,12 +94,20 @@ class URRtdeConfig:
     reconnect_min_delay_s: float = 0.25  # keep_connected(): first back-off, doubled per failed attempt
     reconnect_max_delay_s: float = 5.0   # ... up to this (a rebooting controller takes ~1 min)
     goal_wait_s: float = 3.0             # a new goal waits this long for a reconnect in progress
+    path_blend_m: float = 0.02           # move_path: blend radius at inner waypoints, metres of TCP travel
+                                         # (URScript movej's r); below half the TCP distance to each neighbour
+    path_upload_timeout_s: float = 5.0   # a path whose script upload took longer is stopped, not run late
 
     def __post_init__(self):
         if len(self.tcp_offset) != 6 or len(self.payload_cog_m) != 3:
             raise InvalidGoalError("tcp_offset needs 6 values [x,y,z,rx,ry,rz], payload_cog_m 3 values")
         if self.connect_retries < 1 or self.retry_delay_s < 0 or self.payload_kg < 0:
             raise InvalidGoalError(f"invalid ur_rtde settings: {self}")
+        if not self.path_upload_timeout_s > 0:
+            raise InvalidGoalError(f"path_upload_timeout_s must be positive, got {self.path_upload_timeout_s}")
+        if not (math.isfinite(self.path_blend_m) and 0 <= self.path_blend_m <= PATH_BLEND_MAX_M):
+            raise InvalidGoalError(f"path_blend_m must be within 0..{PATH_BLEND_MAX_M} m (URScript's blend "
+                                   f"radius is metres of TCP travel), got {self.path_blend_m}")
         if not 0 < self.reconnect_min_delay_s <= self.reconnect_max_delay_s or self.goal_wait_s < 0:
             raise InvalidGoalError("reconnect delays need 0 < reconnect_min_delay_s <= reconnect_max_delay_s and "
                                    f"goal_wait_s >= 0, got {self.reconnect_min_delay_s}, "
@@ -312,6 +368,72 @@ class URRtdeArm:
     def move_j(self, q, speed: float, accel: float) -> None:
         self._move("moveJ", [float(v) for v in np.asarray(q, float).reshape(6)], speed, accel)
 
+    def move_path(self, qs, speed: float, accel: float) -> None:
+        """Follow the joint path `qs` ((n, 6) rad, the first row near the current joints) in one
+        controller motion: ur_rtde's moveJ(path), blending at inner waypoints (see the module
+        doc), then - because the library writes the rows into the script with 6 significant
+        digits - one tiny moveJ whose joints travel as doubles, so the arm ends exactly on the
+        last row. A first row within `arrive_tolerance_rad` of the current joints is where the arm
+        already is and is skipped; a single remaining row is a plain moveJ."""
+        rows = joint_path_rows(qs)
+        if not (math.isfinite(speed) and math.isfinite(accel) and speed > 0 and accel > 0):
+            raise InvalidGoalError(f"move_path needs a positive joint speed and acceleration, got {speed} rad/s "
+                                   f"and {accel} rad/s^2")
+        last = [float(v) for v in rows[-1]]
+        with self._motion_lock, self._motion("moveJ path"):
+            q_now = self.joint_positions()
+            if len(rows) > 1 and np.max(np.abs(rows[0] - q_now)) <= self.config.arrive_tolerance_rad:
+                rows = rows[1:]
+            if len(rows) == 1:
+                return self._send_and_watch("moveJ", last, lambda: self._ctrl.moveJ(last, speed, accel, True))
+            safe = np.vectorize(_script_safe)(rows)
+            blends = self._blend_radii(safe)
+            path = [[*map(float, q), float(speed), float(accel), r] for q, r in zip(safe, blends)]
+            sent_last = [_as_printed(v) for v in safe[-1]]
+            status = self.safety_status()  # again, just before the library stops and re-uploads the script
+            if not status.ok:
+                raise MotionFailedError(f"moveJ path not sent: {status.reason()}")
+            self._send_and_watch("moveJ path", sent_last, lambda: self._send_path(path), path=True)
+            if np.max(np.abs(np.asarray(sent_last) - rows[-1])) > 1e-9:
+                self._send_and_watch("moveJ", last, lambda: self._ctrl.moveJ(last, speed, accel, True))
+
+    def _send_path(self, path: list) -> bool:
+        """ur_rtde's moveJ(path), under _lock. It stops the control script, uploads it again with
+        the path inside, waits for it to run and sends the path command."""
+        t0 = time.monotonic()
+        try:
+            sent = self._ctrl.moveJ(path, True)
+        except ValueError as e:  # the library's own bounds on speed / acceleration / blend: nothing sent
+            raise InvalidGoalError(f"ur_rtde refused the path before sending it: {e}") from e
+        took = time.monotonic() - t0
+        if sent and took > self.config.path_upload_timeout_s:
+            self._brake_locked("moveJ path")
+            raise MotionFailedError(f"the controller ran the re-uploaded control script only after {took:.1f} s "
+                                    "(a safety stop meanwhile?); the path was stopped at once rather than run late")
+        return sent
+
+    def _blend_radii(self, rows: np.ndarray) -> list[float]:
+        """Blend radius (m of TCP travel) per row: `path_blend_m` at inner rows, below half the
+        TCP distance to each neighbour (the previous of the first is the current TCP); 0 on the
+        last row and where that leaves less than MIN_BLEND_M."""
+        radii = [0.0] * len(rows)
+        if self.config.path_blend_m <= 0:
+            return radii
+        with self._lock:
+            tcp = [np.asarray(self._recv.getActualTCPPose()[:3], float)]
+        for q in rows:
+            if self._stop_req.is_set():
+                raise CanceledError("moveJ path stopped on request before it was sent")
+            with self._lock:  # the controller's calibrated kinematics with our TCP
+                tcp.append(np.asarray(self._ctrl.getForwardKinematics([float(v) for v in q],
+                                                                      list(self.config.tcp_offset))[:3], float))
+        for k in range(len(rows) - 1):
+            d_in = float(np.linalg.norm(tcp[k + 1] - tcp[k]))
+            d_out = float(np.linalg.norm(tcp[k + 2] - tcp[k + 1]))
+            r = min(self.config.path_blend_m, BLEND_NEIGHBOUR_FRACTION * d_in, BLEND_NEIGHBOUR_FRACTION * d_out)
+            radii[k] = round(r, 6) if r >= MIN_BLEND_M else 0.0
+        return radii
+
     def stop(self) -> None:
         """Thread-safe: a watched move stops itself at once; an idle arm is stopped directly."""
         self._stop_req.set()
@@ -324,31 +446,46 @@ class URRtdeArm:
                 self._lock.release()
 
     def _move(self, kind: str, target: list, speed: float, accel: float) -> None:
-        with self._motion_lock:
-            if not self.is_connected:
-                if self._keeper is not None:  # lost between two moves of a goal: the goal ends here
-                    raise MotionFailedError(f"{kind} not sent: the arm is not connected ({self._link_text()}); "
-                                            "the goal stops here and is not resumed")
-                self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
-            status = self.safety_status()
-            if not status.ok:
-                raise MotionFailedError(f"{kind} not sent: {status.reason()}")
-            self._stop_req.clear()
-            self._moving.set()
-            try:
-                with self._lock:
-                    before = self._ctrl.getAsyncOperationProgressEx().operationId()
-                    sent = getattr(self._ctrl, kind)(target, speed, accel, True)
-                if not sent:
-                    raise MotionFailedError(f"the controller refused {kind}: {self._reason()}")
-                self._watch(kind, target, before)
-            except RuntimeError as e:  # ur_rtde raises on a broken socket
-                raise MotionFailedError(f"{kind} failed: connection to the controller lost ({e}); "
-                                        "it reconnects before the next command") from e
-            finally:
-                self._moving.clear()
+        with self._motion_lock, self._motion(kind):
+            self._send_and_watch(kind, target, lambda: getattr(self._ctrl, kind)(target, speed, accel, True))
 
-    def _watch(self, kind: str, target: list, before: int) -> None:
+    @contextlib.contextmanager
+    def _motion(self, kind: str):
+        """Around one NEW command (under _motion_lock): connected and safe first, then watched."""
+        if not self.is_connected:
+            if self._keeper is not None:  # lost between two moves of a goal: the goal ends here
+                raise MotionFailedError(f"{kind} not sent: the arm is not connected ({self._link_text()}); "
+                                        "the goal stops here and is not resumed")
+            self.reconnect()  # a fresh command: safe to reconnect, never to resume the old one
+        status = self.safety_status()
+        if not status.ok:
+            raise MotionFailedError(f"{kind} not sent: {status.reason()}")
+        self._stop_req.clear()
+        self._moving.set()
+        try:
+            yield
+        except RuntimeError as e:  # ur_rtde raises on a broken socket
+            raise MotionFailedError(f"{kind} failed: connection to the controller lost ({e}); "
+                                    "it reconnects before the next command") from e
+        finally:
+            self._moving.clear()
+
+    def _send_and_watch(self, kind: str, target: list, send, path: bool = False) -> None:
+        """Send one async move and watch it to its end. A path re-uploads the control script,
+        which restarts the async operation ids: its start is told by the register read after
+        the send (a different id, or running)."""
+        if self._stop_req.is_set():
+            raise CanceledError(f"{kind} stopped on request before it was sent")
+        with self._lock:
+            before = self._ctrl.getAsyncOperationProgressEx().operationId()
+            sent = send()
+            if path:
+                before = self._ctrl.getAsyncOperationProgressEx().operationId()
+        if not sent:
+            raise MotionFailedError(f"the controller refused {kind}: {self._reason()}")
+        self._watch(kind, target, before, path)
+
+    def _watch(self, kind: str, target: list, before: int, path: bool = False) -> None:
         c = self.config
         t0, seen = time.monotonic(), False
         while True:
@@ -365,10 +502,12 @@ class URRtdeArm:
             with self._lock:
                 st = self._ctrl.getAsyncOperationProgressEx()
                 op_id, running = st.operationId(), st.isAsyncOperationRunning()
-            seen = seen or op_id != before
+            seen = seen or op_id != before or (path and running)
             if seen and not running:
                 return self._check_arrival(kind, target)
             elapsed = time.monotonic() - t0
+            if path and not seen and elapsed > c.start_timeout_s and self._at(target):
+                return self._check_arrival(kind, target)  # a path so short it ended before the first look
             if (not seen and elapsed > c.start_timeout_s) or elapsed > c.move_timeout_s:
                 self._brake(kind)
                 raise MotionFailedError(f"{kind} did not {'start' if not seen else 'finish'} within "
@@ -381,7 +520,7 @@ class URRtdeArm:
 
     def _brake_locked(self, kind: str):
         try:
-            if kind == "moveJ":
+            if kind.startswith("moveJ"):
                 self._ctrl.stopJ(self.config.stop_decel_rad_s2)
             else:
                 self._ctrl.stopL(self.config.stop_decel_m_s2)
@@ -401,6 +540,9 @@ class URRtdeArm:
         if not ok:
             raise MotionFailedError(f"{kind} ended {err:.4f} away from its target without a reported stop; "
                                     "check the controller log")
+
+    def _at(self, q: list) -> bool:
+        return bool(np.max(np.abs(self.joint_positions() - np.asarray(q))) <= self.config.arrive_tolerance_rad)
 
     # ---- state ---------------------------------------------------------------------------
     def joint_positions(self) -> np.ndarray:

@@ -1,0 +1,293 @@
+"""`Arm.move_path`: a planned joint path followed in one motion, ending exactly on its last row.
+
+ur_rtde: the REAL library's moveJ(path) against `spatial-manip ur-emulator` in its own process
+(ur_rtde holds the GIL in its constructors; its ports are fixed, so these tests run one at a time
+and skip when something else serves them). The library re-uploads its control script with the
+path written in as movej lines and starts it with command 45; the emulator runs those lines.
+
+joint_trajectory: the path as one JointTrajectory, checked without ROS (`path_trajectory`) and
+against the MuJoCo consumer of test_trajectory_arm.py (gz-sim's JointTrajectoryController's place).
+"""
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from emulator_ports import ports_free
+from spatial_manip.errors import CanceledError, InvalidGoalError
+
+BAD_PATHS = [[], np.zeros((0, 6)), np.zeros((3, 5)), np.zeros(6), np.zeros((2, 3, 6)), [[0.0] * 6, [1, 2, 3]],
+             [[0.0, 0.0, 0.0, 0.0, 0.0, float("nan")]], [[0.0, 0.0, 0.0, float("inf"), 0.0, 0.0]], "abc"]
+
+
+class _Sampler:
+    """Joint positions at ~200 Hz from a thread while a move runs."""
+
+    def __init__(self, read):
+        self.read, self.samples, self._stop = read, [], threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.samples.append((time.monotonic(), np.asarray(self.read(), float)))
+            time.sleep(0.005)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(2)
+
+    def closest(self, q, joint: int = 0, window_s: float = 0.05):
+        """(distance in rad, speed of `joint` in rad/s over +-window_s) at the sample closest to q."""
+        t = np.array([s[0] for s in self.samples])
+        Q = np.array([s[1] for s in self.samples])
+        dist = np.max(np.abs(Q - q), axis=1)
+        i = int(np.argmin(dist))
+        j0 = int(np.searchsorted(t, t[i] - window_s))
+        j1 = min(int(np.searchsorted(t, t[i] + window_s)), len(t) - 1)
+        speed = float(abs(Q[j1, joint] - Q[j0, joint]) / (t[j1] - t[j0]))
+        return float(dist[i]), speed
+
+
+# --- ur_rtde against the emulator ----------------------------------------------------------------
+@pytest.fixture(scope="module")
+def ur_arm():
+    pytest.importorskip("rtde_control")
+    if not ports_free():
+        pytest.skip("a UR controller or emulator already serves 30004/30003/29999/63352 here")
+    from spatial_manip.control.ur_rtde_arm import URRtdeArm, URRtdeConfig
+
+    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet", "--no-gripper"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert emu.stdout.readline().strip() == "[ur-emulator] ready"
+        arm = URRtdeArm(URRtdeConfig(host="127.0.0.1"))
+        arm.connect()
+        try:
+            yield arm
+        finally:
+            arm.close()
+    finally:
+        emu.terminate()
+        emu.wait(10)
+
+
+def _path_from(q0):
+    """4 rows from the current joints; the last has more digits than ur_rtde writes (6)."""
+    d = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+                  [0.25, -0.10, 0.10, 0.0, 0.0, 0.10],
+                  [0.50, -0.20, 0.05, 0.10, 0.0, 0.20],
+                  [0.75, -0.10, 0.00, 0.10, 0.10, 0.30]])
+    qs = q0 + d
+    qs[-1, 5] = q0[5] + 0.3123456789
+    return qs
+
+
+@pytest.mark.slow
+def test_ur_rtde_path_ends_on_the_last_row_and_goes_on_through_the_inner_ones(ur_arm):
+    q0 = ur_arm.joint_positions()
+    qs = _path_from(q0)
+    speed = 0.8
+    with _Sampler(ur_arm.joint_positions) as s:
+        t0 = time.monotonic()
+        ur_arm.move_path(qs, speed, 2.0)
+        took = time.monotonic() - t0
+    q_end = ur_arm.joint_positions()
+    assert np.max(np.abs(q_end - qs[-1])) < 1e-3
+    # exactly: the last row's 7th digit came through (the library's script text stops at 6)
+    assert np.max(np.abs(q_end - qs[-1])) < 1e-7
+    for k in (1, 2):
+        dist, v = s.closest(qs[k])          # joint 0 moves on through both
+        assert dist < 0.05, f"the arm passed {dist:.3f} rad from waypoint {k}"
+        assert v > 0.3 * speed, f"the arm slowed to {v:.3f} rad/s at waypoint {k}: it stopped there"
+    # one motion: at most the leading joint's 0.75 rad at 0.8 rad/s plus ramps, not three stops
+    assert took < 0.75 / speed + 2 * speed / 2.0 + 1.0
+    ur_arm.move_path(qs[::-1], 1.0, 2.0)                   # and back, ending on the first row
+    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 1e-7
+
+
+@pytest.mark.slow
+def test_ur_rtde_path_blends_are_below_half_the_distance_to_the_neighbours(ur_arm):
+    q0 = ur_arm.joint_positions()
+    far = _path_from(q0)[1:]
+    assert ur_arm._blend_radii(far) == [ur_arm.config.path_blend_m] * 2 + [0.0]
+    near = q0 + np.outer(np.arange(1, 5), [0.004, 0, 0, 0, 0, 0])  # TCP steps of ~2 mm
+    radii = ur_arm._blend_radii(near)
+    assert radii[-1] == 0.0
+    step = np.linalg.norm(np.diff([ur_arm._ctrl.getForwardKinematics(list(q), list(ur_arm.config.tcp_offset))[:3]
+                                   for q in near], axis=0), axis=1)
+    assert all(0 < r < 0.5 * min(step) for r in radii[1:-1]), (radii, step)
+
+
+@pytest.mark.slow
+def test_ur_rtde_path_input_is_checked_before_anything_moves(ur_arm):
+    q0 = ur_arm.joint_positions()
+    for bad in BAD_PATHS:
+        with pytest.raises(InvalidGoalError):
+            ur_arm.move_path(bad, 1.0, 1.0)
+    for speed, accel in ((0.0, 1.0), (1.0, -1.0), (float("nan"), 1.0), (5.0, 1.0)):  # 5 rad/s: beyond ur_rtde's 3.14
+        with pytest.raises(InvalidGoalError):
+            ur_arm.move_path(_path_from(q0), speed, accel)
+    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 1e-9
+    assert ur_arm.safety_status().ok
+
+
+@pytest.mark.slow
+def test_ur_rtde_stop_from_another_thread_cancels_the_path(ur_arm):
+    q0 = ur_arm.joint_positions()
+    qs = _path_from(q0)
+    timer = threading.Timer(0.5, ur_arm.stop)
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(CanceledError):
+        ur_arm.move_path(qs, 0.5, 1.0)
+    assert time.monotonic() - t0 < 2.0
+    time.sleep(0.3)
+    q_stop = ur_arm.joint_positions()
+    time.sleep(0.3)
+    assert np.max(np.abs(ur_arm.joint_positions() - q_stop)) < 1e-6, "the arm kept moving after stop()"
+    moved = abs(q_stop[0] - q0[0])
+    assert 0.02 < moved < 0.7, f"stopped after {moved:.3f} rad of 0.75"
+    # the controller takes the next path (a new command, not a resumed one)
+    ur_arm.move_path(np.vstack([q_stop, 0.5 * (q_stop + q0) + [0, 0.05, 0, 0, 0, 0], q0]), 1.0, 2.0)
+    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 1e-3
+
+
+@pytest.mark.slow
+def test_ur_rtde_path_sent_late_is_stopped_not_run(ur_arm):
+    """ur_rtde waits without a limit for its re-uploaded script to run; a path that got through
+    only after path_upload_timeout_s (here: every path) is stopped at once."""
+    import dataclasses
+
+    from spatial_manip.errors import MotionFailedError
+
+    q0 = ur_arm.joint_positions()
+    config = ur_arm.config
+    ur_arm.config = dataclasses.replace(config, path_upload_timeout_s=1e-4)
+    try:
+        with pytest.raises(MotionFailedError, match="stopped at once rather than run late"):
+            ur_arm.move_path(_path_from(q0), 1.0, 2.0)
+    finally:
+        ur_arm.config = config
+    time.sleep(0.2)
+    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 0.01
+    assert ur_arm.safety_status().ok
+
+
+# --- joint_trajectory ----------------------------------------------------------------------------
+def test_path_trajectory_has_every_waypoint_keeps_moving_and_keeps_the_caps():
+    from spatial_manip.control.trajectory_arm import path_trajectory
+
+    q0 = np.array([0.0, -1.5, 1.5, -1.5, -1.5, 0.0])
+    rows = q0 + np.array([[0.0, 0, 0, 0, 0, 0], [0.3, 0.1, 0, 0, 0, 0], [0.6, 0.2, 0.2, 0, 0, 0],
+                          [0.9, 0.1, 0.2, 0, 0, 0.123456789]])
+    speed, accel, period = 1.0, 2.0, 0.05
+    t, P, V, knots = path_trajectory(q0, rows, speed, accel, period)
+    gaps = np.diff(np.r_[0.0, t])
+    assert np.all(gaps > 0.2 * period) and np.max(gaps) <= 1.25 * period + 1e-9  # a sample beside a waypoint gives way
+    at = np.searchsorted(t, knots)
+    assert np.array_equal(t[at], knots) and len(knots) == 3        # the first row is where the arm is
+    assert np.array_equal(P[at], rows[1:])                         # every waypoint exactly, the last too
+    assert np.all(V[-1] == 0)
+    assert V[at[0], 0] > 0.2 * speed and V[at[1], 0] > 0.2 * speed  # no stop where joint 0 goes on
+    assert V[at[1], 1] == 0                                          # joint 1 turns back there
+    fine = np.linspace(0, t[-1], 4000)
+    from scipy.interpolate import CubicHermiteSpline
+    spline = CubicHermiteSpline(np.r_[0.0, knots], np.vstack([q0, rows[1:]]), np.vstack([np.zeros(6), V[at]]))
+    assert np.max(np.abs(spline(fine, 1))) <= speed * 1.01
+    assert np.max(np.abs(spline(fine, 2))) <= accel * 1.01
+    assert np.allclose(spline(t), P, atol=1e-12)
+    assert path_trajectory(q0, [q0], speed, accel, period) is None
+
+
+rclpy_available = True
+try:
+    import rclpy  # noqa: F401
+    import trajectory_msgs.msg  # noqa: F401
+except ImportError:
+    rclpy_available = False
+
+CONSUMER = Path(__file__).with_name("test_trajectory_arm.py")   # run as a script: the MuJoCo consumer
+CMD_TOPIC = "/test_path/joint_trajectory"
+STATE_TOPIC = "/test_path/joint_states"
+
+
+@pytest.fixture(scope="module")
+def traj_arm():
+    if not rclpy_available:
+        pytest.skip("rclpy / trajectory_msgs not installed")
+    pytest.importorskip("mujoco")
+    from spatial_manip.control import base  # noqa: F401  (registers the arm backends)
+    from spatial_manip.errors import BackendUnavailableError
+    from spatial_manip.registry import make
+
+    proc = subprocess.Popen([sys.executable, str(CONSUMER), CMD_TOPIC, STATE_TOPIC],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    arm = make("arm", "joint_trajectory", command_topic=CMD_TOPIC, state_topic=STATE_TOPIC, model="ur5e",
+               tcp_offset=[0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708], connect_timeout_s=40.0, goal_tolerance_rad=0.003,
+               node_name="path_trajectory_arm")
+    try:
+        try:
+            arm.connect()
+        except BackendUnavailableError:
+            out = proc.stdout.read() if proc.poll() is not None else "(still running)"
+            pytest.fail(f"the MuJoCo consumer did not come up: {out}")
+        yield arm
+    finally:
+        arm.close()
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.mark.slow
+def test_trajectory_arm_path_in_the_mujoco_world(traj_arm):
+    q0 = traj_arm.joint_positions()
+    from spatial_manip.control.trajectory_arm import path_trajectory
+
+    q0 = traj_arm.joint_positions()
+    qs = q0 + np.array([[0.0, 0, 0, 0, 0, 0], [0.3, -0.1, 0.1, 0, 0, 0], [0.6, -0.15, 0.1, 0.1, 0, 0.1],
+                        [0.9, -0.1, 0.05, 0.1, 0.1, 0.2]])
+    speed, accel = 1.0, 3.0
+    t, _, V, knots = path_trajectory(q0, qs[1:], speed, accel, traj_arm.period)
+    planned = V[np.searchsorted(t, knots[1]), 0]               # joint 0 at the middle waypoint
+    assert planned > 0.3
+    with _Sampler(traj_arm.joint_positions) as s:
+        t0 = time.monotonic()
+        traj_arm.move_path(qs, speed, accel)
+        took = time.monotonic() - t0
+    assert np.max(np.abs(traj_arm.joint_positions() - qs[-1])) < 0.003
+    dist, v = s.closest(qs[2])
+    assert dist < 0.02, f"the arm passed {dist:.3f} rad from the inner waypoint"
+    assert v > 0.5 * planned, f"joint 0 slowed to {v:.3f} rad/s at the inner waypoint (planned {planned:.3f})"
+    assert took < t[-1] + traj_arm.settle_timeout_s
+    for bad in BAD_PATHS:
+        with pytest.raises(InvalidGoalError):
+            traj_arm.move_path(bad, 1.0, 1.0)
+    with pytest.raises(InvalidGoalError):
+        traj_arm.move_path(qs, 0.0, 1.0)
+
+
+@pytest.mark.slow
+def test_trajectory_arm_stop_cancels_the_path(traj_arm):
+    q0 = traj_arm.joint_positions()
+    qs = q0 + np.outer(np.linspace(0, 1, 4), [0.8, 0, 0, 0, 0, 0])
+    timer = threading.Timer(0.5, traj_arm.stop)
+    timer.start()
+    with pytest.raises(CanceledError):
+        traj_arm.move_path(qs, 0.5, 1.0)
+    time.sleep(0.3)
+    q_stop = traj_arm.joint_positions()
+    time.sleep(0.4)
+    moved = abs(q_stop[0] - q0[0])
+    assert 0.02 < moved < 0.7, f"stopped after {moved:.3f} rad of 0.8"
+    assert np.max(np.abs(traj_arm.joint_positions() - q_stop)) < 0.01, "the arm kept moving after stop()"
