@@ -4,7 +4,8 @@ Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned de
 `/camera/extrinsics` transient-local), `/joint_states` (UR names + gripper) and
 `/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` (PICK, PLACE, HOME,
 WAYPOINTS through the world's primitives), `/sim/reset_task` (ResetTask) and `/sim/check_success`
-(CheckSuccess, judged by spatial_manip.sim.checker on the exported state).
+(CheckSuccess, judged by spatial_manip.sim.checker on the exported state; the state also carries
+the contact monitor's unintended contacts by motion phase under `contacts`).
 
     sim_node --ros-args -p scene_kind:=tabletop -p seed:=3 -p camera_rate_hz:=5.0
 """
@@ -32,6 +33,8 @@ from spatial_manip.control.primitives import approach_direction, motion_distance
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
+from spatial_manip.motion.world import support_ids
+from spatial_manip.sim.contacts import ContactMonitor
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.motions import SimMotions
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
@@ -66,6 +69,8 @@ class SimNode(Node):
         if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
             raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
         self.motions = SimMotions(self.world, self.home_q, speed_mps=float(self.p["speed_mps"]))
+        # unintended contacts of the arm, the gripper and the held object, by motion phase
+        self.contacts = ContactMonitor(self.world)
         self.task: dict | None = None
         self._resets = -1                       # workspace revisions published so far, minus one
         self.initial: Scene = scene
@@ -178,6 +183,7 @@ class SimNode(Node):
             res.success, res.message = False, str(e)
             return res
         self.task, self.initial = task, scene
+        self.contacts.reset(_intended_contacts(task, scene))
         self.publish_extrinsics()
         self.publish_workspace()
         if not self._wait_for_new_frame():
@@ -187,7 +193,9 @@ class SimNode(Node):
 
     def on_check(self, req, res):
         final = self.world.export_scene()
-        res.final_state_json = json.dumps(final.to_dict())
+        state = final.to_dict()
+        state["contacts"] = {"by_phase": self.contacts.counts(), "events": self.contacts.events()}
+        res.final_state_json = json.dumps(state)
         if self.task is None:
             res.success, res.failure_category = False, "no_task"
             res.message = "no active task: call /sim/reset_task with a task_json first"
@@ -212,6 +220,7 @@ class SimNode(Node):
         stopped = {}       # the first phase that fell short, and where: later ones only back out
 
         def phase(name, progress, fn):
+            self.contacts.set_phase(name)
             fb.phase, fb.progress, fb.detail = name, float(progress), ""
             goal_handle.publish_feedback(fb)
             done = fn()
@@ -224,6 +233,8 @@ class SimNode(Node):
         except SpatialManipError as e:
             ok, held = False, False
             res.error_code, res.message = e.code.value if hasattr(e.code, "value") else str(e.code), str(e)
+        finally:
+            self.contacts.set_phase("idle")
         res.final_pose = convert.pose_stamped(self.world.tcp_pose(), self.p["base_frame_id"],
                                               self.get_clock().now().to_msg())
         res.object_held = bool(held)
@@ -258,6 +269,17 @@ class SimNode(Node):
         if g.motion == ArmMotion.Goal.MOTION_PICK:
             return m.pick(T, width=g.gripper_width, **common), m.held()
         return m.place(T, **common), m.held()
+
+
+def _intended_contacts(task: dict | None, scene: Scene) -> set[str]:
+    """The objects a task's arm may touch: every acceptable target, the held object, and what
+    each rests on."""
+    task = task or {}
+    ids = set(task.get("answer") or []) | ({task["held"]} if task.get("held") else set())
+    for c in task.get("check") or []:       # what the success check names (held ids, the placed object)
+        ids |= set(c.get("ids") or []) | ({c["object"]} if c.get("object") else set())
+    known = set(scene.ids())
+    return {s for i in ids if i in known for s in support_ids(scene, i)}
 
 
 def main(args=None) -> int:

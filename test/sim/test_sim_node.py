@@ -106,7 +106,12 @@ def test_sim_node_across_processes():
         assert phases[:4] == ["ready", "hover", "pre_grasp", "approach"]
         r = _call(node, check, CheckSuccess.Request())
         assert r.success, r.message
-        assert json.loads(r.final_state_json)["objects"]
+        state = json.loads(r.final_state_json)
+        assert state["objects"]
+        # the contact monitor heard every phase of the pick; touching the target book is intended
+        contacts = state["contacts"]
+        assert set(phases) <= set(contacts["by_phase"]) and all(n >= 0 for n in contacts["by_phase"].values())
+        assert not [e for e in contacts["events"] if "book_1" in e["bodies"]], contacts["events"]
     finally:
         node.destroy_node()
         rclpy.shutdown()
