@@ -39,6 +39,20 @@ FINGER_JOINT = "finger_joint"   # Robotiq 2F-85: 0 rad open .. 0.8 rad closed
 FINGER_CLOSED_RAD = 0.8
 
 
+FLOAT32_SLACK_M = 1e-6   # a float32 goal field rounds 0.085 up to 0.0850000009
+
+
+def gripper_width(value: float, max_width_m: float) -> float:
+    """A PICK goal's opening in metres, within 0..max_width_m; the full opening sent as float32
+    (a hair above it) is the full opening. InvalidGoalError for anything else outside."""
+    width = float(value)
+    if max_width_m < width <= max_width_m + FLOAT32_SLACK_M:
+        return float(max_width_m)
+    if not (0.0 <= width <= max_width_m):
+        raise InvalidGoalError(f"gripper_width must be within 0..{max_width_m} m, got {width}")
+    return width
+
+
 class ArmActionServer:
     def __init__(self, node, arm, gripper, primitives: MotionPrimitives, *, state_rate_hz: float = 50.0,
                  frame_id: str = "base", gripper_max_width_m: float = 0.085, action_name: str = ACTION_NAME):
@@ -135,9 +149,7 @@ class ArmActionServer:
             a = req.approach_direction
             common["approach_dir"] = approach_direction([a.x, a.y, a.z])
             if req.motion == ArmMotion.Goal.MOTION_PICK:
-                width = float(req.gripper_width)
-                if not (0.0 <= width <= self.gripper_max_width_m):
-                    raise InvalidGoalError(f"gripper_width must be within 0..{self.gripper_max_width_m} m, got {width}")
+                width = gripper_width(req.gripper_width, self.gripper_max_width_m)
                 return p.pick(T, width_m=width, approach_m=approach, lift_m=lift, **common)
             return p.place(T, approach_m=approach, retreat_m=lift, **common)
         raise InvalidGoalError(f"unknown motion {req.motion}; use MOTION_PICK=1, PLACE=2, HOME=3, WAYPOINTS=4")
