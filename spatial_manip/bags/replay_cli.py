@@ -1,7 +1,7 @@
 """`spatial-manip replay BAG...`: publish bags into the graph with their original timing."""
 from __future__ import annotations
 
-SETTLE_S = 0.5    # after the first subscriber appears, for the others of the same client
+SETTLE_S = 0.5    # after the first subscriber, until no other has appeared for this long
 
 
 def add_arguments(p) -> None:
@@ -44,11 +44,14 @@ def run(args) -> int:
     while time.monotonic() < deadline and not node.subscriber_count():
         ex.spin_once(timeout_sec=0.05)
     if args.wait_subscribers and node.subscriber_count():
-        # a client subscribing to several topics is discovered one topic at a time: give the
-        # rest a moment, or the first frames of a topic matched late are lost
-        settle = time.monotonic() + SETTLE_S
-        while time.monotonic() < settle:
+        # a client subscribing to several topics is discovered one topic at a time (slower on a
+        # loaded machine): wait until no new one has come for SETTLE_S, or the first frames of a
+        # topic matched late are lost
+        count, quiet_since = node.subscriber_count(), time.monotonic()
+        while time.monotonic() - quiet_since < SETTLE_S and time.monotonic() < deadline + SETTLE_S:
             ex.spin_once(timeout_sec=0.05)
+            if node.subscriber_count() != count:
+                count, quiet_since = node.subscriber_count(), time.monotonic()
     node.start()
     try:
         while rclpy.ok() and not node.done.is_set():
