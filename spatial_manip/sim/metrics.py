@@ -152,33 +152,30 @@ def report_table(results: list[EpisodeResult], by: str = "family") -> str:
 # --- unintended contacts (issue #21) ------------------------------------------------------------
 # The simulator's ContactMonitor (sim/contacts.py) counts contact EVENTS of the arm, the gripper
 # and the held object with anything but the task's target and its support, per arm motion phase.
-# /sim/check_success exports them in its final state as extra.contacts = {"by_phase": {phase: n},
-# "events": [...]}. Episodes without it were not measured: they are reported as such, never as 0.
+# sim_node's /sim/check_success exports them in its final state as contacts = {"by_phase":
+# {phase: n}, "events": [...]}. Episodes without it were not measured: they are reported as such,
+# never as 0.
 
 def unintended_contacts(final_state: Mapping | None) -> dict | None:
-    """{"total", "by_phase", "events"} from an exported final state; None when not measured.
-    Read from final_state["extra"]["contacts"], or final_state["contacts"] (Scene.to_dict
-    writes a scene's `extra` keys at the top level)."""
-    if not isinstance(final_state, Mapping):
+    """{"total", "by_phase", "events"} from an exported final state's `contacts`; None when not
+    measured."""
+    c = final_state.get("contacts") if isinstance(final_state, Mapping) else None
+    counts = _counts(c)
+    if counts is None:
         return None
-    extra = final_state.get("extra")
-    c = extra.get("contacts") if isinstance(extra, Mapping) else None
-    if c is None:
-        c = final_state.get("contacts")
-    if not isinstance(c, Mapping) or not isinstance(c.get("by_phase"), Mapping):
-        return None
-    by_phase = {str(k): int(v) for k, v in c["by_phase"].items()}
-    events = [dict(e) for e in c.get("events") or [] if isinstance(e, Mapping)]
-    return {"total": sum(by_phase.values()), "by_phase": by_phase, "events": events}
+    return {**counts, "events": [dict(e) for e in c.get("events") or [] if isinstance(e, Mapping)]}
 
 
 def episode_contacts(record: Mapping) -> dict | None:
     """An episode record's {"total", "by_phase"} (None: not measured): the record's own
     `unintended_contacts` when the worker wrote it, else read from its `final_state`."""
     if "unintended_contacts" in record:
-        c = record["unintended_contacts"]
-    else:
-        c = unintended_contacts(record.get("final_state"))
+        return _counts(record["unintended_contacts"])
+    return _counts(unintended_contacts(record.get("final_state")))
+
+
+def _counts(c) -> dict | None:
+    """{"total", "by_phase"} of a contacts mapping with a `by_phase` table; None otherwise."""
     if not isinstance(c, Mapping) or not isinstance(c.get("by_phase"), Mapping):
         return None
     by_phase = {str(k): int(v) for k, v in c["by_phase"].items()}

@@ -1,5 +1,5 @@
 """Unintended contacts in the benchmark report (issue #21): read from the final state the simulator
-exports (extra.contacts = {"by_phase", "events"}), shown per episode (results record, index page),
+exports (contacts = {"by_phase", "events"}, as sim_node writes it), shown per episode (results record, index page),
 per group and per phase in report.md and in the printed summary; episodes without it are "not
 measured", never 0."""
 import json
@@ -18,14 +18,11 @@ def _task(tid: str, action: str = "pick", family: str = "Attribute/Small") -> di
             "answer": ["book_1"], "golden_steps": 4}
 
 
-def _final_state(by_phase: dict | None, events=(), top_level: bool = False) -> dict:
+def _final_state(by_phase: dict | None, events=()) -> dict:
+    """A final state as sim_node's /sim/check_success exports it."""
     s = {"viewer": {}, "robot": {}, "objects": [], "regions": []}
     if by_phase is not None:
-        c = {"by_phase": by_phase, "events": list(events)}
-        if top_level:       # Scene.to_dict writes a scene's extra keys at the top level
-            s["contacts"] = c
-        else:
-            s["extra"] = {"contacts": c}
+        s["contacts"] = {"by_phase": by_phase, "events": list(events)}
     return s
 
 
@@ -45,7 +42,7 @@ HIT = {"phase": "approach", "bodies": ["gripper_right_pad", "book_2"], "kind": "
 def test_final_state_contacts_are_read_per_episode():
     assert metrics.unintended_contacts(_final_state({"approach": 1, "lift": 0}, [HIT])) == \
         {"total": 1, "by_phase": {"approach": 1, "lift": 0}, "events": [HIT]}
-    assert metrics.unintended_contacts(_final_state({"home": 2}, top_level=True))["total"] == 2
+    assert metrics.unintended_contacts(_final_state({"home": 2}))["total"] == 2
     assert metrics.unintended_contacts(_final_state(None)) is None and metrics.unintended_contacts(None) is None
     rec = _episode("t1", {"pre_grasp": 0, "approach": 1, "lift": 0}, [HIT])
     assert rec["unintended_contacts"] == {"total": 1, "by_phase": {"pre_grasp": 0, "approach": 1, "lift": 0}}
