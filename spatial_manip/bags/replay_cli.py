@@ -50,8 +50,9 @@ def run(args) -> int:
         count, quiet_since = node.subscriber_count(), time.monotonic()
         while time.monotonic() - quiet_since < SETTLE_S and time.monotonic() < deadline + SETTLE_S:
             ex.spin_once(timeout_sec=0.05)
-            if node.subscriber_count() != count:
-                count, quiet_since = node.subscriber_count(), time.monotonic()
+            n = node.subscriber_count()
+            if n != count:
+                count, quiet_since = n, time.monotonic()
     node.start()
     try:
         while rclpy.ok() and not node.done.is_set():

@@ -274,12 +274,15 @@ class SimNode(Node):
 def _intended_contacts(task: dict | None, scene: Scene) -> set[str]:
     """The objects a task's arm may touch: every acceptable target, the held object, and what
     each rests on."""
-    task = task or {}
-    ids = set(task.get("answer") or []) | ({task["held"]} if task.get("held") else set())
+    task = task if isinstance(task, dict) else {}
+    named = list(task.get("answer") or []) + [task.get("held")]
     for c in task.get("check") or []:       # what the success check names (held ids, the placed object)
-        ids |= set(c.get("ids") or []) | ({c["object"]} if c.get("object") else set())
+        if isinstance(c, dict):
+            named += list(c.get("ids") or []) + [c.get("object")]
     known = set(scene.ids())
-    return {s for i in ids if i in known for s in support_ids(scene, i)}
+    # a malformed task (ids that are not strings) only leaves the monitor stricter; the success
+    # check refuses it by name
+    return {s for i in named if isinstance(i, str) and i in known for s in support_ids(scene, i)}
 
 
 def main(args=None) -> int:

@@ -252,7 +252,6 @@ def traj_arm():
 
 @pytest.mark.slow
 def test_trajectory_arm_path_in_the_mujoco_world(traj_arm):
-    q0 = traj_arm.joint_positions()
     from spatial_manip.control.trajectory_arm import path_trajectory
 
     q0 = traj_arm.joint_positions()

@@ -129,3 +129,13 @@ def test_a_malformed_home_pose_is_refused_at_start_naming_the_parameter():
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0
     assert "home_q must be 6 finite joint angles" in proc.stdout + proc.stderr
+
+
+def test_intended_contacts_are_the_tasks_targets_and_supports_and_survive_a_malformed_task():
+    from spatial_manip.nodes.sim_node import _intended_contacts
+    scene = L.sample_tabletop(np.random.default_rng(0), n_books=1, poses=("flat",), size_classes=("large",))
+    task = {"answer": ["book_1"], "check": [{"type": "held", "ids": ["book_1"]}]}
+    from spatial_manip.motion.world import support_ids
+    assert _intended_contacts(task, scene) == set(support_ids(scene, "book_1")) and len(support_ids(scene, "book_1")) > 1
+    for bad in (None, [], {"answer": "book_1"}, {"check": [1, None, {"ids": [3]}]}, {"held": 7}):
+        assert "book_1" not in _intended_contacts(bad, scene)
