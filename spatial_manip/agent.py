@@ -17,10 +17,10 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from spatial_manip.control.config import load_kinematics
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.geometry.relations import point_in_box
+from spatial_manip.motion.arm_plans import arm_reach
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at
@@ -40,6 +40,21 @@ HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say 
 MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 
 
+GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer the object's middle
+GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
+
+
+def _carry_risk(T_tcp: np.ndarray, T_obj: np.ndarray) -> tuple[int, int]:
+    """How likely a grasp is to let the object turn in the fingers, so that it lands tilted:
+    the fingers' closing axis askew to the object's faces (the object squares itself against the
+    pads as they close, and then sits other than the grasp assumed), then the distance from its
+    middle (it swings while carried). Coarse bins, so the grasp score still orders the rest."""
+    closing = np.abs(T_obj[:3, :3].T @ T_tcp[:3, 1])      # the TCP y axis in object axes
+    skew = float(np.degrees(np.arccos(np.clip(np.max(closing), -1.0, 1.0))))
+    off = float(np.linalg.norm(T_tcp[:3, 3] - T_obj[:3, 3]))
+    return int(off // GRASP_CENTRE_BIN_M), int(skew // GRASP_SQUARE_BIN_DEG)
+
+
 @dataclass(frozen=True, kw_only=True)
 class MotionRequest:
     """One arm motion, base frame. Zero distances mean the arm server's defaults."""
@@ -50,6 +65,8 @@ class MotionRequest:
     lift_height_m: float = 0.0
     approach_direction: np.ndarray | None = None  # direction of the last linear move in (None: TCP +z)
     approach_distance_m: float = 0.0
+    scene: Scene | None = None                    # what the motion plans around (a held object rides along)
+    target_id: str = ""                           # PICK: the scene object being grasped
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -104,6 +121,7 @@ class Agent:
         self._held_id: str | None = None
         self._held_size: np.ndarray | None = None       # box size of the held object
         self._grip_width = 0.0
+        self._known: Scene | None = None                # the latest look, updated by what we moved since
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
 
@@ -113,6 +131,7 @@ class Agent:
         ws, hints = self.ports.workspace()
         if ws is not None and ws is not self._workspace_seen:
             self._workspace_seen = ws
+            self._known = None          # a new world (a reset): the last look shows the old one
             held = ws.held_object()
             self._held_id = held.id if held else None
             self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
@@ -140,7 +159,7 @@ class Agent:
         if not self.ports.arm_ready():
             self._warn_once("home", "no arm action server: perceiving with the arm where it is")
             return
-        result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME), cancel)
+        result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME, scene=self._obstacles()), cancel)
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
 
@@ -158,7 +177,25 @@ class Agent:
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
+        self._known = scene
         return scene
+
+    def _obstacles(self, scene: Scene | None = None) -> Scene | None:
+        """What an arm motion must avoid: `scene` (default: the latest look, with what was set
+        down since where it was set down; before any look, the workspace's fixtures), the held object marked held with its grasp, so the
+        planner carries it on the gripper."""
+        scene = scene if scene is not None else self._known
+        if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves)
+            ws = self._workspace()[0]
+            fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
+            return ws.with_objects(fixtures) if fixtures else None
+        others = [o for o in scene.objects if o.id != self._held_id and not o.held]
+        held = scene.get(self._held_id) if self._held_id in scene.ids() else None
+        if held is None or self._in_hand is None:
+            return scene.with_objects(others)
+        extra = {**held.extra, "T_object_tcp": np.asarray(self._in_hand).tolist()}
+        size = self._held_size if self._held_size is not None else held.size
+        return scene.with_objects(others + [replace(held, held=True, size=size, extra=extra)])
 
     def _mark_held(self, scene: Scene, ws: Scene | None) -> Scene:
         """The object in the gripper, placed where the TCP says it is (perception of an object
@@ -229,7 +266,8 @@ class Agent:
         for g, T_tcp in list(zip(grasps, tcps))[: self.config.max_grasp_tries]:
             request = MotionRequest(kind=MOTION_PICK, target=T_tcp,
                                     gripper_width_m=float(min(gripper.max_width_m, g["width"] + 0.02)),
-                                    lift_height_m=lift_height_for(obj.size))
+                                    lift_height_m=lift_height_for(obj.size),
+                                    scene=self._obstacles(decision.details["scene"]), target_id=decision.pick_id)
             result = self.ports.run_motion(request, cancel)
             if result.success and result.object_held:
                 self._workspace()      # a workspace that came during the motion is older than this grasp
@@ -259,6 +297,7 @@ class Agent:
         if not kept:
             raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
                                    f"planned place (the last: {why}); nothing was moved")
+        kept.sort(key=lambda k: _carry_risk(k[1], T_obj))
         return [g for g, _ in kept], [t for _, t in kept]
 
     def place(self, decision: Decision, cancel: threading.Event) -> dict:
@@ -268,7 +307,7 @@ class Agent:
         T_obj, T_tcp = self._fit_place(decision, entry, decision.details.get("avoid_place_poses", ()),
                                        self._held_size, self._in_hand, self._grip_width)
         decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
-        request = MotionRequest(kind=MOTION_PLACE, target=T_tcp)
+        request = MotionRequest(kind=MOTION_PLACE, target=T_tcp, scene=self._obstacles(decision.details["scene"]))
         if entry is not None:     # slide in through the slot's open side, not down from above
             request = replace(request, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
                               approach_distance_m=float(entry.approach_m(T_obj, self._held_size)))
@@ -281,7 +320,16 @@ class Agent:
         self._workspace()
         self._in_hand, placed = None, self._held_id
         self._held_id, self._held_size = None, None
+        self._known_moved(placed, T_obj)
         return {"placed_id": placed, "tcp_pose": T_tcp}
+
+    def _known_moved(self, obj_id: str | None, T_obj: np.ndarray) -> None:
+        """The latest look, with the object just set down where it now is (not in the hand)."""
+        if self._known is None or obj_id not in self._known.ids():
+            return
+        o = self._known.get(obj_id)
+        moved = replace(o, held=False, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
+        self._known = self._known.with_objects([x for x in self._known.objects if x.id != obj_id] + [moved])
 
     def _wait_in_hand(self, cancel: threading.Event) -> bool:
         """Whether something is known to be in the gripper; a reset's workspace (which says
@@ -302,7 +350,7 @@ class Agent:
         if size is None:
             return place_pose, place_pose @ T_obj_tcp
         if self._kinematics is None:
-            self._kinematics = load_kinematics(self.config.arm_config_file, self.config.arm_backend)
+            self._kinematics = arm_reach(self.config.arm_config_file, self.config.arm_backend)
         return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
                          entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
 

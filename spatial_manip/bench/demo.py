@@ -16,7 +16,7 @@ import numpy as np
 
 # Words whose meaning hangs on nothing assumed: a rubik's cube has no front, so "to the right of"
 # is the camera's right, which is where a person looking at the trace sees the book land.
-DEFAULT_INSTRUCTION = "pick the second leftmost book lying flat and place it 15 cm to the right of the rubik's cube"
+DEFAULT_INSTRUCTION = "pick the leftmost book lying flat and place it 15 cm to the right of the rubik's cube"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -33,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 REACH_M = 0.70   # horizontal reach kept for the demo's place pose (UR5e: 0.85 m, less the approach)
+TABLE_MARGIN_M = 0.02  # and the place footprint (the book laid down at any turn) this far inside the table's edges
 PLACE_CLEAR_M = 0.08   # free table around the demo's place footprint: room for the fingers, nothing to knock
 
 
@@ -99,6 +100,12 @@ def _place_is_clear(scene, place_pose, held) -> bool:
     position = np.asarray(place_pose.position, float)
     if np.linalg.norm(position[:2]) > REACH_M:
         return False
+    table = next((o for o in scene.objects if o.category == "table"), None)
+    if held is not None and table is not None:
+        lo, hi = table.corners().min(0), table.corners().max(0)
+        reach = float(np.max(held.size)) / 2 + TABLE_MARGIN_M
+        if np.any(position[:2] - reach < lo[:2]) or np.any(position[:2] + reach > hi[:2]):
+            return False
     if held is None:
         return True
     placed = replace(held, center=position, rotation=quat_to_matrix(place_pose.orientation))

@@ -28,5 +28,12 @@ def make_gripper_from_config(cfg: Mapping, **extra):
     return make("gripper", name, **g)
 
 
-def make_primitives(cfg: Mapping, arm, gripper) -> MotionPrimitives:
-    return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]))
+def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None = None) -> MotionPrimitives:
+    """Primitives whose transits are planned by arm.yaml's motion planner (`motion` section,
+    with `motion_overrides` merged over it)."""
+    from spatial_manip.motion.arm_plans import ArmPlans
+    from spatial_manip.motion.factory import make_planner
+
+    plans = ArmPlans(make_planner(cfg, motion_overrides))
+    return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]),
+                            plans)

@@ -1,7 +1,8 @@
 """Pick, place, home and waypoint motions over the `Arm` / `Gripper` protocols.
 
-Each primitive first checks its WHOLE plan with the SafetyEnvelope (so a refusal happens before
-the arm moves at all), then runs phase by phase, reporting `progress(phase, detail, fraction)`.
+Each primitive first plans and checks ALL of its motion (`motion.arm_plans`: collision-free
+paths around the goal's scene, straight segments, the SafetyEnvelope at every configuration), so
+a refusal happens before the arm moves at all, then runs phase by phase, reporting `progress(phase, detail, fraction)`.
 A `cancel` Event is checked between phases and watched during them: setting it calls
 `arm.stop()` and the primitive raises CanceledError. Nothing is retried here.
 """
@@ -16,7 +17,7 @@ import numpy as np
 
 from spatial_manip.control.base import Arm, Gripper
 from spatial_manip.control.safety import SafetyEnvelope
-from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError, UnreachableError
+from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError
 
 ProgressFn = Callable[[str, str, float], None]
 
@@ -56,29 +57,39 @@ class MotionResult:
 
 
 class MotionPrimitives:
-    def __init__(self, arm: Arm, gripper: Gripper | None, safety: SafetyEnvelope, config: PrimitivesConfig):
-        self.arm, self.gripper, self.safety, self.config = arm, gripper, safety, config
+    """The motions over one arm. Every transit is a collision-free joint path planned around
+    the goal's scene (`motion.arm_plans`); every straight move is checked against it too. After
+    a pick the target rides along as a body on the gripper until a place sets it down."""
+
+    def __init__(self, arm: Arm, gripper: Gripper | None, safety: SafetyEnvelope, config: PrimitivesConfig,
+                 plans):
+        self.arm, self.gripper, self.safety, self.config, self.plans = arm, gripper, safety, config, plans
+        self.held = None        # motion.world.Attached: what the last pick put in the fingers
 
     # ---- public primitives ---------------------------------------------------------------
     def pick(self, grasp_T: np.ndarray, *, width_m: float = 0.0, approach_m: float | None = None,
              lift_m: float | None = None, speed_scale: float = 0.0, progress: ProgressFn | None = None,
-             cancel: threading.Event | None = None, approach_dir=None) -> MotionResult:
-        """Open, joint-move to the pre-grasp (approach_m back along `approach_dir`, default the
-        TCP z axis), approach linearly, close, lift along base +z. GraspFailedError (after the
-        lift) if nothing is held."""
+             cancel: threading.Event | None = None, approach_dir=None, scene=None, target_id: str = "") -> MotionResult:
+        """Open, follow a planned path to the pre-grasp (approach_m back along `approach_dir`,
+        default the TCP z axis), approach linearly, close, lift along base +z. GraspFailedError
+        (after the lift) if nothing is held. `scene` is what to avoid; `target_id` names the
+        object in it being grasped (touched on the approach, carried after)."""
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
         pre = back_off(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
-        q_pre, lift = self._plan_pick(pre, grasp_T, motion_distance(lift_m, self.config.lift_height_m))
+        lifts = raised_poses(grasp_T, motion_distance(lift_m, self.config.lift_height_m))
+        plan = self.plans.pick(self.arm.joint_positions(), grasp_T, pre, lifts, scene, target_id)
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=5)
         run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
                                                                      self.config.gripper_force)
                   if width_m > 0 else gripper.open())
-        run.phase("pre_grasp", "joint move to the pre-grasp pose", lambda: self.arm.move_j(q_pre, vj, aj))
+        self.held = None
+        self._transit(run, "pre_grasp", "planned path to the pre-grasp", plan.transit, vj, aj)
         run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v, a))
         held = run.phase("close", "closing the gripper", gripper.close)
-        run.phase("lift", "lifting", lambda: self.arm.move_l(lift, v, a))
+        self.held = plan.held if held else None
+        run.phase("lift", "lifting", lambda: self.arm.move_l(plan.lift, v, a))
         run.done("lift")
         if not held:
             raise GraspFailedError(f"the gripper closed to {gripper.width_m():.3f} m without detecting an object; "
@@ -87,38 +98,41 @@ class MotionPrimitives:
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
               speed_scale: float = 0.0, progress: ProgressFn | None = None,
-              cancel: threading.Event | None = None, approach_dir=None) -> MotionResult:
-        """Joint-move to the pre-place pose (approach_m back along `approach_dir`, default the
-        TCP z axis: above the place pose for a top-down grasp; +x to slide into a shelf slot),
-        move in linearly, open, retreat back the way it came."""
+              cancel: threading.Event | None = None, approach_dir=None, scene=None) -> MotionResult:
+        """Follow a planned path, carrying the held object, to the pre-place pose (approach_m
+        back along `approach_dir`, default the TCP z axis: above the place pose for a top-down
+        grasp; +x to slide into a shelf slot), move in linearly, open, retreat the way it came."""
         gripper = self._need_gripper("place")
         place_T = np.asarray(place_T, float)
         pre = back_off(place_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
         retreat = back_off(place_T, motion_distance(retreat_m, self.config.lift_height_m), approach_dir)
-        q_pre, _ = self._plan(pre, [place_T, retreat])
+        held = self._held(scene)
+        plan = self.plans.place(self.arm.joint_positions(), place_T, pre, retreat, scene, held)
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=4)
-        run.phase("pre_place", "joint move above the place pose", lambda: self.arm.move_j(q_pre, vj, aj))
+        self._transit(run, "pre_place", "planned path to the pre-place pose", plan.transit, vj, aj)
         run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v, a))
         run.phase("open", "releasing", gripper.open)
+        self.held = None
         run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v, a))
         run.done("retreat")
         return MotionResult(self.arm.tcp_pose(), object_held=False)
 
     def home(self, *, speed_scale: float = 0.0, progress: ProgressFn | None = None,
-             cancel: threading.Event | None = None) -> MotionResult:
-        q = self.safety.check_joint_motion(self.arm.joint_positions(), self.config.home_q)
+             cancel: threading.Event | None = None, scene=None) -> MotionResult:
+        path = self.plans.home(self.arm.joint_positions(), self.config.home_q, scene, self._held(scene))
         _, _, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=1)
-        run.phase("home", "joint move home", lambda: self.arm.move_j(q, vj, aj))
+        self._transit(run, "home", "planned path home", path, vj, aj)
         run.done("home")
         return MotionResult(self.arm.tcp_pose())
 
     def waypoints(self, poses: Sequence[np.ndarray], *, speed_scale: float = 0.0,
-                  progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> MotionResult:
+                  progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+                  scene=None) -> MotionResult:
         """Linear moves through TCP poses; the gripper is untouched."""
         poses = [np.asarray(T, float) for T in poses]
-        self.safety.check_motion(poses, self.arm.joint_positions())
+        self.plans.waypoints(self.arm.joint_positions(), poses, scene, self._held(scene))
         v, a, _, _ = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=len(poses))
         for i, T in enumerate(poses):
@@ -127,24 +141,15 @@ class MotionPrimitives:
         return MotionResult(self.arm.tcp_pose())
 
     # ---- helpers -------------------------------------------------------------------------
-    def _plan(self, pre: np.ndarray, linear: list[np.ndarray]):
-        """Safety-check a joint move to `pre` then linear moves through `linear`."""
-        q_now = self.arm.joint_positions()
-        q_pre = self.safety.check_pose(pre, q_now)
-        self.safety.check_joint_motion(q_now, q_pre)
-        return q_pre, self.safety.check_motion(linear, q_pre)
+    def _transit(self, run: "_Runner", name: str, detail: str, path, vj: float, aj: float) -> None:
+        """A planned path (None: already there, the phase is reported and nothing moves)."""
+        run.phase(name, detail, (lambda: None) if path is None else
+                  (lambda: self.arm.move_path(path.waypoints, vj, aj)))
 
-    def _plan_pick(self, pre: np.ndarray, grasp_T: np.ndarray, lift_m: float):
-        """The pick's joint move and its lift pose: lifted `lift_m`, or by the highest of
-        RISE_FRACTIONS of it that passes the checks (a tall book grasped by its top edge asks
-        for a lift near the top of the arm's reach, where a lower one still clears its support)."""
-        *higher, lowest = raised_poses(grasp_T, lift_m)
-        for lift in higher:
-            try:
-                return self._plan(pre, [grasp_T, lift])[0], lift
-            except UnreachableError:
-                continue
-        return self._plan(pre, [grasp_T, lowest])[0], lowest
+    def _held(self, scene):
+        """What is in the fingers: the goal's scene says so (a held object), else the last pick."""
+        from_scene = self.plans.held_in(scene, self.arm.tcp_pose()) if scene is not None else None
+        return from_scene or self.held
 
     def _speeds(self, scale: float):
         if not (0.0 <= scale <= 1.0):

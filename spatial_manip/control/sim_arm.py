@@ -13,7 +13,9 @@ import threading
 import numpy as np
 
 from spatial_manip.control.base import SafetyStatus
-from spatial_manip.errors import CanceledError, MotionFailedError
+from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
+
+ARRIVE_TOL_M = 0.02
 
 
 class SimArm:
@@ -58,10 +60,26 @@ class SimArm:
         return self._world is not None
 
     def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
-        self._run("move_l", lambda c: self.world.move_tcp(np.asarray(T_base_tcp, float), speed_mps=speed, cancel=c))
+        T = np.asarray(T_base_tcp, float)
+        self._run("move_l", lambda c: self.world.move_tcp(T, speed_mps=speed, cancel=c) or self._pressed_on(T))
 
     def move_j(self, q, speed: float, accel: float) -> None:
         self._run("move_j", lambda c: self.world.move_joints(np.asarray(q, float), speed_rad_s=speed, cancel=c))
+
+    def move_path(self, qs, speed: float, accel: float) -> None:
+        """Joint moves through the waypoints; the simulated controller settles at each (the
+        paths are shortened to a few waypoints, so this costs little time)."""
+        qs = np.asarray(qs, float)
+        if qs.ndim != 2 or qs.shape[1] != 6 or len(qs) == 0 or not np.all(np.isfinite(qs)):
+            raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {qs.shape}")
+        for q in qs[1:] if len(qs) > 1 else qs:
+            self.move_j(q, speed, accel)
+
+    def _pressed_on(self, T: np.ndarray) -> bool:
+        """A straight move that contact stopped within ARRIVE_TOL_M of its goal arrived: MuJoCo's
+        position servo stops on a finger brushing the target, where the real arm's controller
+        would push on the last millimetres."""
+        return float(np.linalg.norm(self.world.tcp_pose()[:3, 3] - T[:3, 3])) <= ARRIVE_TOL_M
 
     def _run(self, what: str, fn) -> None:
         self._stop.clear()
@@ -110,6 +128,19 @@ class SimGripper:
 
     def width_m(self) -> float:
         return float(self._arm.world.gripper_width())
+
+
+def sim_primitives(world, home_q, config_file: str | None = None):
+    """MotionPrimitives (planner, safety envelope) over a SimArm on `world`, configured as arm.yaml
+    configures the sim backend, with MOTION_HOME going to `home_q`: what sim_node serves, for
+    in-process users (the ESPIRE server, tests)."""
+    from spatial_manip.control.config import load_arm_config
+    from spatial_manip.control.factory import make_primitives
+
+    cfg = load_arm_config(config_file or None, {"arm.backend": "sim"})
+    cfg["primitives"]["home_q"] = [float(v) for v in home_q]
+    arm = SimArm(world)
+    return make_primitives(cfg, arm, arm.gripper)
 
 
 def make_arm(world=None, **cfg) -> SimArm:

@@ -28,6 +28,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.primitives import back_off
+from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
@@ -35,7 +37,6 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement
 from spatial_manip.sim.checker import check_constraints, check_task
-from spatial_manip.sim.motions import SimMotions
 from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
@@ -58,7 +59,8 @@ class Episode:
         self.task, self.initial, self.rotation_require = task, scene, rotation_require
         self.adapter = oracle.SimWorldAdapter(scene)
         self.world = self.adapter.world
-        self.motions = SimMotions(self.world, home_q=STOW_Q)
+        self.motions = sim_primitives(self.world, STOW_Q)     # the robot's primitives and planner
+        self._arm = ArmReach(self.motions.plans.planner)
         if task.action == "pick" and scene.held_object() is None:
             # look with the arm folded away, as the generator checked visibility (tasks.observable)
             self.world.pose_arm(STOW_Q)
@@ -112,7 +114,7 @@ class Episode:
         if t.action == "pick" and len(ids) > 1:
             for oid in sorted(ids, key=lambda i: float(np.linalg.norm(scene.get(i).center))):
                 try:
-                    oracle.plan_pick(scene, dataclasses.replace(t, answer=[oid]), self.adapter.reachable)
+                    oracle.plan_pick(scene, dataclasses.replace(t, answer=[oid]), self._graspable)
                     return [oid], []
                 except SpatialManipError:
                     continue
@@ -227,7 +229,7 @@ class Episode:
         if book is None:
             return self._no_action(p, "no book at or near the point")
         try:
-            plan = oracle.plan_pick(scene, dataclasses.replace(self.task, answer=[book.id]), self.adapter.reachable)
+            plan = oracle.plan_pick(scene, dataclasses.replace(self.task, answer=[book.id]), self._graspable)
         except SpatialManipError as e:
             return self._no_action(p, f"no reachable grasp of {book.id}: {e.message}")
         T = plan.poses[1]
@@ -237,7 +239,11 @@ class Episode:
         elif T_rot is not T:
             status = "retreat"      # the asked rotation has no IK solution: the nominal grasp instead
         lying = rel.book_pose_class(book) != "upright"
-        self.motions.pick(T, width=None, approach=0.07 if lying else 0.10, lift=LIFT_M)
+        motion_error = ""
+        try:
+            self.motions.pick(T, approach_m=0.07 if lying else 0.10, lift_m=LIFT_M, scene=scene, target_id=book.id)
+        except SpatialManipError as e:      # refused by the planner, blocked, or closed on nothing: the verdict says
+            motion_error = e.message
         held = w.held_object_id()
         put_back = held is not None and held not in answer
         if put_back:        # a wrong book goes back where it was taken from
@@ -248,7 +254,12 @@ class Episode:
         dist = min(rel.distance_to_point(self.initial.get(i), T[:3, 3]) for i in answer)
         return {"goal_met": bool(verdict.success), "status": status, "distance": dist,
                 "details": {"acted_on": book.id, "held": w.held_object_id(), "put_back": put_back,
-                            "message": verdict.message}}
+                            "message": verdict.message, "motion_error": motion_error}}
+
+    def _graspable(self, T, T_from=None) -> bool:
+        """The oracle's grasp test: IK on the model, and a straight approach from 10 cm back along
+        which the arm clears itself (what the primitives' planner will ask)."""
+        return self.adapter.reachable(T, T_from) and self._arm.reaches(back_off(T, 0.10), T)
 
     def _pick_target(self, scene: Scene, p, clicked: str | None):
         books = {o.id: o for o in scene.objects if o.category == "book" and not o.held}

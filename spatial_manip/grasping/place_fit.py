@@ -111,7 +111,7 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
             continue
         pre = back_off(T_tcp, entry.approach_m(T_obj, size) if entry else approach_m,
                        entry.direction if entry else None)
-        if kinematics is not None and not (kinematics.ik_all(T_tcp) and kinematics.ik_all(pre)):
+        if kinematics is not None and not _reachable(kinematics, pre, T_tcp):
             n_ik += 1
             continue
         return T_obj, T_tcp
@@ -119,6 +119,15 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         f"the held object cannot be set down {want} at {np.round(p0, 3).tolist()} as it is held: of "
         f"{len(cands)} rotations, {n_low} put a finger into the support, {n_side} hold it from the far side "
         f"of the opening and {n_ik} have no arm IK solution")
+
+
+def _reachable(kinematics, pre: np.ndarray, T_tcp: np.ndarray) -> bool:
+    """The arm reaches the pre-place and place poses: by a straight move that clears the arm
+    itself when `kinematics` can tell (motion.arm_plans.ArmReach), else by IK at both ends."""
+    reaches = getattr(kinematics, "reaches", None)
+    if reaches is not None:
+        return bool(reaches(pre, T_tcp))
+    return bool(kinematics.ik_all(T_tcp) and kinematics.ik_all(pre))
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
     server = ArmActionServer(node, arm, gripper, primitives)   # after arm.connect()
 
 - action `/spatial_manip/arm_motion` (ArmMotion): PICK / PLACE / HOME / WAYPOINTS through
-  `MotionPrimitives` (every command passes the SafetyEnvelope first); feedback per phase; one
+  `MotionPrimitives` (transits planned around the goal's `scene_json`, every command passing
+  the SafetyEnvelope first); feedback per phase; one
   goal at a time (others are rejected); cancel sets an Event that makes the primitives call
   `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions.
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
@@ -55,10 +56,13 @@ def gripper_width(value: float, max_width_m: float) -> float:
 
 class ArmActionServer:
     def __init__(self, node, arm, gripper, primitives: MotionPrimitives, *, state_rate_hz: float = 50.0,
-                 frame_id: str = "base", gripper_max_width_m: float = 0.085, action_name: str = ACTION_NAME):
+                 frame_id: str = "base", gripper_max_width_m: float = 0.085, action_name: str = ACTION_NAME,
+                 on_phase=None):
         """`node`: the rclpy Node; `arm`/`gripper`: connected backends (gripper may be None);
-        `primitives`: MotionPrimitives over the same arm and gripper."""
+        `primitives`: MotionPrimitives over the same arm and gripper; `on_phase(name)` hears each
+        phase as it starts and "idle" when a goal ends (the simulator's contact monitor)."""
         self.node, self.arm, self.gripper, self.primitives = node, arm, gripper, primitives
+        self.on_phase = on_phase or (lambda name: None)
         self.frame_id, self.gripper_max_width_m = frame_id, gripper_max_width_m
         self._busy = threading.Lock()
         self._cancel: threading.Event | None = None  # of the running goal
@@ -101,6 +105,7 @@ class ArmActionServer:
         cancel = self._cancel = threading.Event()
 
         def feedback(phase: str, detail: str, fraction: float):
+            self.on_phase(phase)
             goal_handle.publish_feedback(ArmMotion.Feedback(phase=phase, detail=detail, progress=float(fraction)))
 
         try:
@@ -122,6 +127,7 @@ class ArmActionServer:
             self.node.get_logger().error(f"ArmMotion internal error: {result.message}")
             goal_handle.abort()
         finally:
+            self.on_phase("idle")
             self._cancel = None
             self._busy.release()
         try:
@@ -132,7 +138,8 @@ class ArmActionServer:
 
     def _run(self, req, feedback, cancel):
         p = self.primitives
-        common = dict(speed_scale=float(req.speed_scale), progress=feedback, cancel=cancel)
+        common = dict(speed_scale=float(req.speed_scale), progress=feedback, cancel=cancel,
+                      scene=self._scene(req.scene_json))
         if req.motion == ArmMotion.Goal.MOTION_HOME:
             return p.home(**common)
         if req.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
@@ -150,9 +157,22 @@ class ArmActionServer:
             common["approach_dir"] = approach_direction([a.x, a.y, a.z])
             if req.motion == ArmMotion.Goal.MOTION_PICK:
                 width = gripper_width(req.gripper_width, self.gripper_max_width_m)
-                return p.pick(T, width_m=width, approach_m=approach, lift_m=lift, **common)
+                return p.pick(T, width_m=width, approach_m=approach, lift_m=lift, target_id=req.target_id, **common)
             return p.place(T, approach_m=approach, retreat_m=lift, **common)
         raise InvalidGoalError(f"unknown motion {req.motion}; use MOTION_PICK=1, PLACE=2, HOME=3, WAYPOINTS=4")
+
+    @staticmethod
+    def _scene(text: str):
+        """The goal's scene to plan around (None when empty); a malformed one is INVALID_GOAL."""
+        if not text:
+            return None
+        import json
+
+        from spatial_manip.scene import Scene, SceneFormatError
+        try:
+            return Scene.from_dict(json.loads(text))
+        except (json.JSONDecodeError, SceneFormatError, TypeError, ValueError, KeyError) as e:
+            raise InvalidGoalError(f"scene_json is not a spatial_manip scene: {e}") from e
 
     @staticmethod
     def _matrix(pose) -> np.ndarray:

@@ -239,6 +239,9 @@ def _arm_goal(request: MotionRequest) -> ArmMotion.Goal:
     if request.approach_direction is not None:
         d = request.approach_direction
         goal.approach_direction = Vector3(x=float(d[0]), y=float(d[1]), z=float(d[2]))
+    if request.scene is not None:
+        goal.scene_json = json.dumps(request.scene.to_dict())
+    goal.target_id = request.target_id
     return goal
 
 

@@ -2,10 +2,11 @@
 
 Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned depth, camera_info,
 `/camera/extrinsics` transient-local), `/joint_states` (UR names + gripper) and
-`/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` (PICK, PLACE, HOME,
-WAYPOINTS through the world's primitives), `/sim/reset_task` (ResetTask) and `/sim/check_success`
-(CheckSuccess, judged by spatial_manip.sim.checker on the exported state; the state also carries
-the contact monitor's unintended contacts by motion phase under `contacts`).
+`/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` through the real
+robot's `ArmActionServer` and `MotionPrimitives` (planner, safety envelope, busy lock, cancel)
+over the MuJoCo arm (`control.sim_arm.SimArm`), `/sim/reset_task` (ResetTask) and
+`/sim/check_success` (CheckSuccess, judged by spatial_manip.sim.checker on the exported state;
+its final state carries the contact monitor's unintended contacts by phase, `contacts`).
 
     sim_node --ros-args -p scene_kind:=tabletop -p seed:=3 -p camera_rate_hz:=5.0
 """
@@ -19,33 +20,32 @@ import time
 from pathlib import Path
 
 import numpy as np
-from rclpy.action import ActionServer, CancelResponse, GoalResponse
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
 from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image, JointState
+from sensor_msgs.msg import CameraInfo, Image
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
-from spatial_manip.control.primitives import approach_direction, motion_distance
-from spatial_manip.errors import InvalidGoalError, SpatialManipError
+from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.errors import SpatialManipError
 from spatial_manip.nodes import convert
+from spatial_manip.nodes.arm_server import ArmActionServer
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
 from spatial_manip.motion.world import support_ids
 from spatial_manip.sim.contacts import ContactMonitor
 from spatial_manip.sim.layouts import sample_scene
-from spatial_manip.sim.motions import SimMotions
-from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
-from spatial_manip_interfaces.action import ArmMotion
+from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, STOW_Q, SimConfig, SimWorld
 from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
 PARAMS = {
     "scene_file": "", "scene_kind": "tabletop", "seed": 0, "tasks_dir": "",
     "width": 640, "height": 480, "fovy_deg": 43.3, "depth_noise": False,
-    "camera_rate_hz": 5.0, "state_rate_hz": 30.0, "speed_mps": 0.25,
-    "approach_distance_m": 0.10, "lift_height_m": 0.10,
+    "camera_rate_hz": 5.0, "state_rate_hz": 30.0,
+    # arm.yaml with its `arm.sim.overrides` (the simulated cell's TCP, workspace, planner)
+    "arm_config_file": "",
     # MOTION_HOME goes here: the arm hanging low behind its base, out of the camera's view
     "home_q": STOW_Q.tolist(),
     "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
@@ -68,9 +68,6 @@ class SimNode(Node):
         self.home_q = np.asarray(self.p["home_q"], float)
         if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
             raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
-        self.motions = SimMotions(self.world, self.home_q, speed_mps=float(self.p["speed_mps"]))
-        # unintended contacts of the arm, the gripper and the held object, by motion phase
-        self.contacts = ContactMonitor(self.world)
         self.task: dict | None = None
         self._resets = -1                       # workspace revisions published so far, minus one
         self.initial: Scene = scene
@@ -79,8 +76,6 @@ class SimNode(Node):
         self.pub = {k: self.create_publisher(Image if "info" not in k else CameraInfo, self.p[k], sensor)
                     for k in ("color_topic", "color_info_topic", "depth_topic", "depth_info_topic")}
         self.pub_ext = self.create_publisher(PoseStamped, self.p["extrinsics_topic"], latched)
-        self.pub_js = self.create_publisher(JointState, "/joint_states", 10)
-        self.pub_tcp = self.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
         self.pub_ws = self.create_publisher(String, "/spatial_manip/workspace", latched)
         # the simulator's object index per pixel (value = index + 1, 0 = none), for the
         # ground-truth segmenter; a real camera has no such topic
@@ -92,14 +87,11 @@ class SimNode(Node):
         self._reset_gen = self._published_gen = 0
         self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
         self._camera_thread.start()
-        self.create_timer(1.0 / float(self.p["state_rate_hz"]), self.publish_state,
-                          callback_group=MutuallyExclusiveCallbackGroup())
         rg = ReentrantCallbackGroup()
         self.create_service(ResetTask, "/sim/reset_task", self.on_reset, callback_group=rg)
         self.create_service(CheckSuccess, "/sim/check_success", self.on_check, callback_group=rg)
-        self.action = ActionServer(self, ArmMotion, "/spatial_manip/arm_motion", self.on_motion, callback_group=rg,
-                                   goal_callback=lambda g: GoalResponse.ACCEPT,
-                                   cancel_callback=lambda g: CancelResponse.ACCEPT)
+        self.contacts = ContactMonitor(self.world)
+        self.arm_server = self._serve_arm()
         self.publish_extrinsics()
         self.publish_workspace()
         self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects")
@@ -156,15 +148,6 @@ class SimNode(Node):
             gen = self._reset_gen
             return self._frames.wait_for(lambda: self._published_gen >= gen, timeout=timeout_s)
 
-    def publish_state(self):
-        stamp = self.get_clock().now().to_msg()
-        js = JointState()
-        js.header.stamp = stamp
-        js.name = self.world.joint_names
-        js.position = [float(v) for v in self.world.joint_positions()]
-        self.pub_js.publish(js)
-        self.pub_tcp.publish(convert.pose_stamped(self.world.tcp_pose(), self.p["base_frame_id"], stamp))
-
     # --- services -------------------------------------------------------------------------------
     def on_reset(self, req, res):
         try:
@@ -179,6 +162,10 @@ class SimNode(Node):
                 raise SceneFormatError("ResetTask needs scene_json, or a task_json whose 'scene' path exists "
                                        "(relative paths resolve against the tasks_dir parameter)")
             self.world.reset(scene, int(req.seed))
+            if scene.held_object() is None:
+                # an episode starts with the arm at home, as after the previous one: a reset
+                # moves objects under an arm that has no plan for them
+                self.world.pose_arm(self.home_q)
         except (json.JSONDecodeError, SceneFormatError, SpatialManipError, ValueError) as e:
             res.success, res.message = False, str(e)
             return res
@@ -209,66 +196,15 @@ class SimNode(Node):
         res.success, res.failure_category, res.message = bool(r.success), r.failure_category or "", r.message
         return res
 
-    # --- arm action -----------------------------------------------------------------------------
-    def on_motion(self, goal_handle):
-        g = goal_handle.request
-        res = ArmMotion.Result()
-        fb = ArmMotion.Feedback()
-        cancel = lambda: goal_handle.is_cancel_requested  # noqa: E731
-        speed = float(self.p["speed_mps"]) * (g.speed_scale if 0 < g.speed_scale <= 1 else 1.0)
-
-        stopped = {}       # the first phase that fell short, and where: later ones only back out
-
-        def phase(name, progress, fn):
-            self.contacts.set_phase(name)
-            fb.phase, fb.progress, fb.detail = name, float(progress), ""
-            goal_handle.publish_feedback(fb)
-            done = fn()
-            if not done and not stopped:
-                stopped.update(phase=name, at=np.round(self.world.tcp_pose()[:3, 3], 3).tolist())
-            return done
-
-        try:
-            ok, held = self._run_motion(g, speed, cancel, phase)
-        except SpatialManipError as e:
-            ok, held = False, False
-            res.error_code, res.message = e.code.value if hasattr(e.code, "value") else str(e.code), str(e)
-        finally:
-            self.contacts.set_phase("idle")
-        res.final_pose = convert.pose_stamped(self.world.tcp_pose(), self.p["base_frame_id"],
-                                              self.get_clock().now().to_msg())
-        res.object_held = bool(held)
-        if goal_handle.is_cancel_requested:
-            res.error_code, res.message = ArmMotion.Result.CANCELED, "cancelled"
-            goal_handle.canceled()
-            return res
-        if ok and g.motion == ArmMotion.Goal.MOTION_PICK and not held:
-            ok, res.error_code, res.message = False, ArmMotion.Result.GRASP_FAILED, "the gripper closed on nothing"
-        elif not ok and not res.error_code:
-            res.error_code = ArmMotion.Result.MOTION_FAILED
-            where = stopped or {"phase": fb.phase, "at": np.round(self.world.tcp_pose()[:3, 3], 3).tolist()}
-            res.message = f"the arm stopped short in phase {where['phase']!r} (contact?) at {where['at']}"
-        res.success = bool(ok)
-        (goal_handle.succeed if ok else goal_handle.abort)()
-        return res
-
-    def _run_motion(self, g, speed, cancel, phase):
-        m = self.motions
-        if g.motion == ArmMotion.Goal.MOTION_HOME:
-            return m.home(cancel, phase), m.held()
-        if g.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
-            poses = [convert.matrix_from_pose_msg(p) for p in g.waypoints]
-            return m.waypoints(poses, speed, cancel, phase), m.held()
-        if g.motion not in (ArmMotion.Goal.MOTION_PICK, ArmMotion.Goal.MOTION_PLACE):
-            raise InvalidGoalError(f"motion must be 1 (PICK), 2 (PLACE), 3 (HOME) or 4 (WAYPOINTS), got {g.motion}")
-        a = g.approach_direction
-        common = dict(approach=motion_distance(g.approach_distance, float(self.p["approach_distance_m"])),
-                      lift=motion_distance(g.lift_height, float(self.p["lift_height_m"])),
-                      direction=approach_direction([a.x, a.y, a.z]), speed=speed, cancel=cancel, phase=phase)
-        T = convert.matrix_from_pose_msg(g.target.pose)
-        if g.motion == ArmMotion.Goal.MOTION_PICK:
-            return m.pick(T, width=g.gripper_width, **common), m.held()
-        return m.place(T, **common), m.held()
+    # --- the arm ------------------------------------------------------------------------------
+    def _serve_arm(self) -> ArmActionServer:
+        """ArmMotion, /joint_states and the TCP pose through the same server, primitives, planner
+        and safety envelope as the real robot's arm_node, over the MuJoCo arm."""
+        primitives = sim_primitives(self.world, self.home_q, self.p["arm_config_file"])
+        arm = primitives.arm
+        return ArmActionServer(self, arm, arm.gripper, primitives, state_rate_hz=float(self.p["state_rate_hz"]),
+                               frame_id=self.p["base_frame_id"], gripper_max_width_m=GRIPPER_MAX_WIDTH_M,
+                               on_phase=self.contacts.set_phase)
 
 
 def _intended_contacts(task: dict | None, scene: Scene) -> set[str]:

@@ -44,6 +44,9 @@ class FakeArm:
     def move_j(self, q, speed, accel):
         self._move("J", q)
 
+    def move_path(self, qs, speed, accel):
+        self._move("J", qs[-1])
+
     def stop(self):
         self.stops += 1
         self._stop.set()
@@ -65,6 +68,18 @@ class FakeGripper:
     def close(self):
         self.log.append("close"); self.width = 0.03 if self.holds else 0.0; return self.holds
     def width_m(self): return self.width
+
+
+_PLANS = []
+
+
+def _plans():
+    """The motion planner over arm.yaml (real, not a double): the primitives plan every transit."""
+    if not _PLANS:
+        from spatial_manip.motion.arm_plans import ArmPlans
+        from spatial_manip.motion.factory import make_planner
+        _PLANS.append(ArmPlans(make_planner(load_arm_config(), {"seed": 7})))
+    return _PLANS[0]
 
 
 @pytest.fixture
@@ -92,7 +107,7 @@ def test_pick_runs_phases_in_order_and_ends_lifted(setup):
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
     phases = []
-    res = MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.05), progress=lambda p, d, f: phases.append((p, f)))
+    res = MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05), progress=lambda p, d, f: phases.append((p, f)))
     assert [p for p, _ in phases] == ["open", "pre_grasp", "approach", "close", "lift", "lift"]
     assert [f for _, f in phases] == sorted(f for _, f in phases)
     assert [k for k, _ in arm.log] == ["J", "L", "L"]
@@ -105,14 +120,14 @@ def test_pick_on_nothing_lifts_then_reports_grasp_failed(setup):
     env, pc = setup
     arm = FakeArm(env.kin, pc.home_q)
     with pytest.raises(GraspFailedError, match="without detecting an object"):
-        MotionPrimitives(arm, FakeGripper(holds=False), env, pc).pick(grasp(0.5, 0.0, 0.05))
+        MotionPrimitives(arm, FakeGripper(holds=False), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05))
     assert len(arm.log) == 3
 
 
 def test_a_lift_beyond_reach_is_lowered_to_the_highest_fraction_that_fits(setup):
     env, pc = setup
     arm = FakeArm(env.kin, pc.home_q)
-    res = MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.3), lift_m=0.4)
+    res = MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.3), lift_m=0.4)
     # pointing down at x = 0.5 m the UR5e reaches up to z ~0.63 m: 0.3 + 0.4 is out, 0.3 + 0.3 in
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.5, 0.0, 0.6], atol=1e-9)
 
@@ -121,14 +136,14 @@ def test_a_pick_whose_every_lift_is_out_of_reach_is_refused_before_moving(setup)
     env, pc = setup
     arm = FakeArm(env.kin, pc.home_q)
     with pytest.raises(UnreachableError):
-        MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.62), approach_m=0.005, lift_m=0.4)
+        MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.62), approach_m=0.005, lift_m=0.4)
     assert arm.log == []
 
 
 def test_place_descends_opens_and_retreats_along_tcp_z(setup):
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
-    res = MotionPrimitives(arm, grip, env, pc).place(grasp(0.45, 0.2, 0.08), approach_m=0.05)
+    res = MotionPrimitives(arm, grip, env, pc, _plans()).place(grasp(0.45, 0.2, 0.08), approach_m=0.05)
     assert grip.log == ["open"]
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.45, 0.2, 0.18], atol=1e-9)
 
@@ -138,7 +153,7 @@ def test_place_with_an_approach_direction_slides_in_and_backs_out_along_it(setup
     above the place pose."""
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
-    res = MotionPrimitives(arm, grip, env, pc).place(grasp(0.45, 0.2, 0.08), approach_m=0.05, retreat_m=0.08,
+    res = MotionPrimitives(arm, grip, env, pc, _plans()).place(grasp(0.45, 0.2, 0.08), approach_m=0.05, retreat_m=0.08,
                                                      approach_dir=approach_direction([2.0, 0.0, 0.0]))
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.37, 0.2, 0.08], atol=1e-9)
     with pytest.raises(InvalidGoalError, match="approach_direction"):
@@ -150,27 +165,28 @@ def test_unsafe_plan_is_refused_before_any_motion(setup):
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
     with pytest.raises(UnreachableError):
-        MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.001))  # grasp under the table limit
+        MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.001))  # grasp under the table limit
     with pytest.raises(UnreachableError):
-        MotionPrimitives(arm, grip, env, pc).waypoints([grasp(0.5, 0.0, 0.2), grasp(0.5, 0.9, 0.2)])
+        MotionPrimitives(arm, grip, env, pc, _plans()).waypoints([grasp(0.5, 0.0, 0.2), grasp(0.5, 0.9, 0.2)])
     assert arm.log == [] and grip.log == []
 
 
 def test_speed_scale_is_capped_by_the_envelope(setup):
     env, pc = setup
     arm = FakeArm(env.kin, pc.home_q)
-    MotionPrimitives(arm, FakeGripper(), env, pc).waypoints([grasp(0.5, 0.0, 0.2)], speed_scale=1.0)
+    MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).waypoints([grasp(0.5, 0.0, 0.2)], speed_scale=1.0)
     assert arm.last_speed <= env.config.max_tcp_speed_m_s
 
 
 def test_cancel_during_a_phase_stops_the_arm_and_raises(setup):
     env, pc = setup
-    arm = FakeArm(env.kin, pc.home_q, move_time_s=5.0)
+    away = np.asarray(pc.home_q) + [0.3, 0.0, 0.0, 0.0, 0.0, 0.0]     # home is then a real move
+    arm = FakeArm(env.kin, away, move_time_s=5.0)
     cancel = threading.Event()
     threading.Timer(0.1, cancel.set).start()
     t0 = time.monotonic()
     with pytest.raises(CanceledError):
-        MotionPrimitives(arm, FakeGripper(), env, pc).home(cancel=cancel)
+        MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).home(cancel=cancel)
     assert time.monotonic() - t0 < 1.0 and arm.stops >= 1
 
 
@@ -180,7 +196,7 @@ def test_cancel_before_start_moves_nothing(setup):
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(CanceledError):
-        MotionPrimitives(arm, FakeGripper(), env, pc).pick(grasp(0.5, 0.0, 0.05), cancel=cancel)
+        MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05), cancel=cancel)
     assert arm.log == []
 
 
@@ -188,7 +204,7 @@ def test_motion_failure_stops_the_sequence(setup):
     env, pc = setup
     arm, grip = FakeArm(env.kin, pc.home_q, fail_on=2), FakeGripper()
     with pytest.raises(MotionFailedError, match="protective stop"):
-        MotionPrimitives(arm, grip, env, pc).pick(grasp(0.5, 0.0, 0.05))
+        MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05))
     assert len(arm.log) == 2 and grip.log == ["open"]  # never closed, never lifted
 
 

@@ -1,5 +1,6 @@
 """Instructions end to end through the agent, in one process and without ROS: the MuJoCo world
-renders the camera and runs the arm (sim.motions, what sim_node serves), the antipodal grasp
+renders the camera and runs the arm (the motion primitives over the MuJoCo arm, what sim_node
+serves), the antipodal grasp
 proposer runs through the grasp service's core (what grasp_node serves), the ground-truth
 segmenter reads the world's segmentation. The scene is the demo's, for its own instruction."""
 from __future__ import annotations
@@ -15,22 +16,20 @@ import pytest
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, Agent, AgentConfig, MotionResult
 from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
 from spatial_manip.control.config import load_home_q, load_kinematics
-from spatial_manip.control.primitives import approach_direction, motion_distance
-from spatial_manip.errors import ErrorCode, SpatialManipError
+from spatial_manip.control.primitives import approach_direction
+from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.errors import ErrorCode, GraspFailedError, SpatialManipError
 from spatial_manip.grasping.gripper import load_grasp_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.pipeline import InstructionPipeline, Stage, validate_goal
 from spatial_manip.registry import make
 from spatial_manip.scene import Scene, workspace_description
-from spatial_manip.sim.motions import SimMotions
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 
 pytestmark = pytest.mark.slow
 GRASP_YAML = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
-APPROACH_M = LIFT_M = 0.10       # sim_node's defaults (config/params/sim.yaml)
-SPEED_MPS = 0.25
-PICK_WORDS = "pick the second leftmost book lying flat"
+PICK_WORDS = "pick the leftmost book lying flat"
 PLACE_WORDS = "place it 15 cm to the right of the rubik's cube"
 
 
@@ -41,7 +40,9 @@ class SimPorts:
 
     def __init__(self, scene: Scene, seed: int):
         self.world = SimWorld(scene, config=SimConfig(), seed=seed)
-        self.motions = SimMotions(self.world, STOW_Q, speed_mps=SPEED_MPS)
+        self.motions = sim_primitives(self.world, STOW_Q)
+        if scene.held_object() is None:
+            self.world.pose_arm(STOW_Q)     # as sim_node's reset: an episode starts with the arm home
         ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
         self._workspace = (ws, SegmentationHints.from_scene(ws))
         gripper, backend, cfg = load_grasp_config(GRASP_YAML)
@@ -82,27 +83,25 @@ class SimPorts:
         """What sim_node's ArmMotion server does with the request, with its result codes."""
         self.motions_run.append(request.kind)
         try:
-            ok = self._move(request, cancel.is_set)
+            self._move(request, cancel)
+        except GraspFailedError as e:
+            return MotionResult(success=False, error_code=e.code.value, message=e.message)
         except SpatialManipError as e:
-            return MotionResult(success=False, message=e.message, error_code=e.code.value)
-        held = self.motions.held()
-        if ok and request.kind == MOTION_PICK and not held:
-            return MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing")
-        if not ok:
-            return MotionResult(success=False, object_held=held, error_code="MOTION_FAILED",
-                                message="the arm stopped short")
-        return MotionResult(success=True, object_held=held)
+            return MotionResult(success=False, object_held=self.world.held_object_id() is not None,
+                                error_code=e.code.value, message=e.message)
+        return MotionResult(success=True, object_held=self.world.held_object_id() is not None)
 
-    def _move(self, request, cancel) -> bool:
+    def _move(self, request, cancel):
+        m = self.motions
         if request.kind == MOTION_HOME:
-            return self.motions.home(cancel)
+            return m.home(cancel=cancel, scene=request.scene)
         direction = request.approach_direction if request.approach_direction is not None else np.zeros(3)
-        common = dict(approach=motion_distance(request.approach_distance_m, APPROACH_M),
-                      lift=motion_distance(request.lift_height_m, LIFT_M), direction=approach_direction(direction),
-                      speed=SPEED_MPS, cancel=cancel)
+        common = dict(approach_m=request.approach_distance_m or None, cancel=cancel, scene=request.scene,
+                      approach_dir=approach_direction(direction))
         if request.kind == MOTION_PICK:
-            return self.motions.pick(request.target, width=request.gripper_width_m, **common)
-        return self.motions.place(request.target, **common)
+            return m.pick(request.target, width_m=request.gripper_width_m, lift_m=request.lift_height_m or None,
+                          target_id=request.target_id, **common)
+        return m.place(request.target, retreat_m=request.lift_height_m or None, **common)
 
     def stop_motion(self):
         pass

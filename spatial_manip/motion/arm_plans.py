@@ -1,0 +1,202 @@
+"""What each arm motion will do, planned in full before the arm moves: a collision-free joint
+path for every transit (to the pre-grasp, the pre-place, home) and a checked straight segment
+for every move that must be straight (approach, lift, descent, retreat).
+
+The world is the scene the goal carries (the perceived objects as boxes, fixtures by their
+parts, the floor), plus the held object attached to the gripper. Contact with the target and
+what it rests on is allowed on the straight segments into and out of it, and nowhere else.
+ROS-free; `control.primitives` executes these plans on any `Arm`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Sequence
+
+import numpy as np
+
+from spatial_manip.errors import SpatialManipError, UnreachableError
+from spatial_manip.motion.base import JointPath, MotionPlanner
+from spatial_manip.motion.cartesian import straight_segment
+from spatial_manip.motion.world import Attached, CollisionWorld, support_ids
+
+SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
+PLACE_GAP_M = 0.02       # what lies this close under the object at its place pose supports it
+
+
+@dataclasses.dataclass
+class PickPlan:
+    transit: JointPath | None     # None: the arm is at the pre-grasp already
+    lift: np.ndarray              # the lift pose that passed (the full lift or a lower one)
+    held: Attached | None         # the target in the fingers after closing (None: no scene object named)
+
+
+@dataclasses.dataclass
+class PlacePlan:
+    transit: JointPath | None
+
+
+class ArmPlans:
+    def __init__(self, planner: MotionPlanner):
+        self.planner = planner
+        self.robot, self.envelope = planner.robot, planner.envelope
+
+    # ---- the world -----------------------------------------------------------------------
+    def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:
+        """The scene's bodies (held ones and `leave_out` excluded) with `held` attached."""
+        world = CollisionWorld()
+        if scene is not None:
+            kept = [o for o in scene.objects if not o.held and o.id not in set(leave_out)]
+            world = CollisionWorld.from_scene(scene.with_objects(kept))
+        world.attached = held
+        return world
+
+    @staticmethod
+    def held_in(scene, T_base_tcp: np.ndarray) -> Attached | None:
+        """The scene's held object as a body on the gripper: where the scene says it sits in the
+        hand (`extra["T_object_tcp"]`), else where it is now relative to the TCP."""
+        o = scene.held_object() if scene is not None else None
+        if o is None:
+            return None
+        if "T_object_tcp" in o.extra:
+            return Attached(o.id, np.asarray(o.size, float), np.linalg.inv(np.asarray(o.extra["T_object_tcp"], float)))
+        return Attached(o.id, np.asarray(o.size, float), np.linalg.inv(T_base_tcp) @ _pose(o))
+
+    # ---- plans ---------------------------------------------------------------------------
+    def pick(self, q_now, grasp_T, pre_T, lifts: Sequence[np.ndarray], scene, target_id: str) -> PickPlan:
+        """Transit to the pre-grasp around everything (the target too), the straight approach
+        touching only the target and its support, then the highest of `lifts` that carries the
+        target clear of everything but its support."""
+        target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
+        allowed = support_ids(scene, target_id) if target is not None else [target_id] if target_id else []
+        world = self.world(scene)
+        held = None if target is None else Attached(target.id, np.asarray(target.size, float),
+                                                    np.linalg.inv(grasp_T) @ _pose(target))
+        carry = self.world(scene, held, leave_out=[target_id] if target_id else [])
+
+        def approach_and_lift(q_pre):
+            approach = straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed,
+                                        phase="approach")
+            return self._first_lift(carry, approach[-1], lifts, allowed)
+
+        transit, lift = self._reach(q_now, pre_T, world, "pre_grasp", approach_and_lift)
+        return PickPlan(transit, lift, held)
+
+    def _first_lift(self, carry: CollisionWorld, q_grasp, lifts, allowed) -> np.ndarray:
+        """The highest of `lifts` the arm reaches carrying the target clear of all but its support."""
+        last = None
+        for lift in lifts:
+            try:
+                straight_segment(self.robot, self.envelope, carry, q_grasp, lift, allowed=allowed, phase="lift")
+                return lift
+            except UnreachableError as e:      # too high for the arm: a lower lift may still clear
+                last = e
+        raise last
+
+    def place(self, q_now, place_T, pre_T, retreat_T, scene, held: Attached | None) -> PlacePlan:
+        """Transit to the pre-place carrying the held object, the straight descent touching only
+        what the object will rest on, and the retreat from it with the fingers open."""
+        leave_out = [held.name] if held is not None else []
+        world = self.world(scene, held, leave_out)
+        allowed = self.place_support(scene, held, place_T)
+        released = self.world(scene, None, leave_out)
+
+        def descend_and_retreat(q_pre):
+            down = straight_segment(self.robot, self.envelope, world, q_pre, place_T, allowed=allowed, phase="descend")
+            straight_segment(self.robot, self.envelope, released, down[-1], retreat_T, allowed=allowed, phase="retreat")
+
+        transit, _ = self._reach(q_now, pre_T, world, "pre_place", descend_and_retreat)
+        return PlacePlan(transit)
+
+    def home(self, q_now, home_q, scene, held: Attached | None) -> JointPath | None:
+        world = self.world(scene, held, [held.name] if held is not None else [])
+        return self.transit(q_now, np.asarray(home_q, float), world, "home")
+
+    def waypoints(self, q_now, poses: Sequence[np.ndarray], scene, held: Attached | None) -> None:
+        """Each straight move between the waypoints touches nothing."""
+        world = self.world(scene, held, [held.name] if held is not None else [])
+        q = np.asarray(q_now, float)
+        for i, T in enumerate(poses):
+            q = straight_segment(self.robot, self.envelope, world, q, T, phase=f"waypoint {i + 1}")[-1]
+
+    def _reach(self, q_now, pre_T, world: CollisionWorld, phase: str, then):
+        """A transit to the pre-pose `pre_T` on an arm configuration from which `then(q_pre)` (the
+        straight moves that follow) passes: each IK solution in turn, nearest the current joints
+        first, the straight moves checked before the (costlier) transit. Returns (transit, then's
+        result); raises the last refusal when none works."""
+        q_now = np.asarray(q_now, float)
+        self.envelope.check_position(np.asarray(pre_T, float)[:3, 3], what=f"{phase} pose")
+        candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
+        if not candidates:
+            self.envelope.kin.ik(pre_T, q_now)          # raises UnreachableError naming the pose
+        last = None
+        for q_pre in candidates:
+            try:
+                rest = then(q_pre)
+                return self.transit(q_now, q_pre, world, phase), rest
+            except SpatialManipError as e:       # this arm configuration is blocked; the next may not be
+                last = e
+        raise last
+
+    def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> JointPath | None:
+        q_now = np.asarray(q_now, float)
+        goal = np.asarray(goal, float)
+        if goal.shape == (6,) and float(np.max(np.abs(goal - q_now))) < SAME_RAD:
+            return None
+        path = self.planner.plan(q_now, goal, world, phase=phase)
+        if float(np.max(np.abs(path.waypoints[-1] - q_now))) < SAME_RAD:
+            return None
+        return path
+
+    @staticmethod
+    def place_support(scene, held: Attached | None, place_T) -> list[str]:
+        """The held object and what it will rest on at the place pose (its support: the table,
+        a shelf board, the object it is stacked on)."""
+        if held is None or scene is None:
+            return [held.name] if held is not None else []
+        from spatial_manip.scene import SceneObject
+        T_obj = np.asarray(place_T, float) @ held.T_tcp_object
+        placed = SceneObject(id=held.name, label=held.name, category="held", center=T_obj[:3, 3], size=held.size, rotation=T_obj[:3, :3])
+        others = [o for o in scene.objects if o.id != held.name and not o.held]
+        return support_ids(scene.with_objects(others + [placed]), held.name, gap_m=PLACE_GAP_M)
+
+
+class ArmReach:
+    """What a place pose needs for the arm to set something down there, without the scene: arm
+    configurations that clear the arm itself and the safety envelope (an analytic IK solution
+    may fold the forearm through the base), and a straight move in from the pre-place pose
+    along which they stay clear. `grasping.place_fit` asks it."""
+
+    def __init__(self, planner: MotionPlanner):
+        from spatial_manip.motion.checker import CollisionChecker
+
+        self.planner, self.kin = planner, planner.envelope.kin
+        self._checker = CollisionChecker(planner.robot, CollisionWorld(), planner.envelope, 0.0)
+
+    def ik_all(self, T_base_tcp, q_ref=None) -> list[np.ndarray]:
+        return [q for q in self.kin.ik_all(T_base_tcp, q_ref) if self._checker.problem(q) is None]
+
+    def reaches(self, pre_T, T_base_tcp) -> bool:
+        """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear."""
+        for q in self.ik_all(pre_T):
+            try:
+                straight_segment(self.planner.robot, self.planner.envelope, CollisionWorld(), q, T_base_tcp,
+                                 keep_out_bodies=False)
+                return True
+            except SpatialManipError:
+                continue
+        return False
+
+
+def arm_reach(arm_config_file: str = "", backend: str = "") -> ArmReach:
+    """ArmReach for arm.yaml (`backend`'s overrides: the simulated UR5e's TCP)."""
+    from spatial_manip.control.config import load_arm_config
+    from spatial_manip.motion.factory import make_planner
+
+    return ArmReach(make_planner(load_arm_config(arm_config_file or None, {"arm.backend": backend} if backend else None)))
+
+
+def _pose(o) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = np.asarray(o.rotation, float), np.asarray(o.center, float)
+    return T
+
