@@ -20,6 +20,7 @@ from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
+SUPPORT_GAP_M = 0.03        # a perceived box's bottom may float this far above what it rests on
 TARGET_ID = "target"        # the target's id in the world when the request named no scene object
 
 
@@ -173,7 +174,7 @@ class MotionCheck:
 
         t0 = time.perf_counter()
         report = MotionReport(world=world)
-        allowed = support_ids(scene, target_id)
+        allowed = support_ids(scene, target_id, gap_m=SUPPORT_GAP_M)
         for i, (T, T_pre) in enumerate(zip(tcp_poses, pre_poses)):
             left = self.config.time_budget_s - (time.perf_counter() - t0)
             if i > 0 and left <= 0.01:

@@ -20,6 +20,7 @@ from spatial_manip.motion.cartesian import straight_segment
 from spatial_manip.motion.world import Attached, CollisionWorld, support_ids
 
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
+SUPPORT_GAP_M = 0.03     # a perceived box's bottom may float this far above what it rests on
 PLACE_GAP_M = 0.02       # what lies this close under the object at its place pose supports it
 
 
@@ -67,7 +68,8 @@ class ArmPlans:
         touching only the target and its support, then the highest of `lifts` that carries the
         target clear of everything but its support."""
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
-        allowed = support_ids(scene, target_id) if target is not None else [target_id] if target_id else []
+        allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
+                   else [target_id] if target_id else [])
         world = self.world(scene)
         held = None if target is None else Attached(target.id, np.asarray(target.size, float),
                                                     np.linalg.inv(grasp_T) @ _pose(target))
@@ -128,14 +130,16 @@ class ArmPlans:
         candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
         if not candidates:
             self.envelope.kin.ik(pre_T, q_now)          # raises UnreachableError naming the pose
-        last = None
+        first = None
         for q_pre in candidates:
             try:
                 rest = then(q_pre)
                 return self.transit(q_now, q_pre, world, phase), rest
             except SpatialManipError as e:       # this arm configuration is blocked; the next may not be
-                last = e
-        raise last
+                first = first or e
+        # the refusal of the configuration nearest the arm's, the one a user would expect it to take
+        first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the {phase} pose)"
+        raise first
 
     def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> JointPath | None:
         q_now = np.asarray(q_now, float)
