@@ -174,6 +174,8 @@ class Agent:
         fronts = [o.id for o in ws.objects if o.oriented] if ws else []
         scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures,
                                     fronts=fronts)
+        if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
+            scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
@@ -351,7 +353,9 @@ class Agent:
             return place_pose, place_pose @ T_obj_tcp
         if self._kinematics is None:
             self._kinematics = arm_reach(self.config.arm_config_file, self.config.arm_backend)
-        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=self._kinematics,
+        moved = self._held_id or decision.pick_id
+        reach = self._kinematics.around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved else self._kinematics
+        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=reach,
                          entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
 
     # --- verify -------------------------------------------------------------------------------

@@ -141,8 +141,14 @@ class MotionPrimitives:
         return MotionResult(self.arm.tcp_pose())
 
     # ---- helpers -------------------------------------------------------------------------
-    def _transit(self, run: "_Runner", name: str, detail: str, path, vj: float, aj: float) -> None:
-        """A planned path (None: already there, the phase is reported and nothing moves)."""
+    def _transit(self, run: "_Runner", name: str, detail: str, transit, vj: float, aj: float) -> None:
+        """A planned transit (`arm_plans.Transit`): out of a contact first when it starts in one,
+        then its path (None: already there, the phase is reported and nothing moves)."""
+        if transit.clear_T is not None:
+            v, a, _, _ = self._speeds(0.0)
+            run.total += 1
+            run.phase("clear", "moving straight out of contact", lambda: self.arm.move_l(transit.clear_T, v, a))
+        path = transit.path
         run.phase(name, detail, (lambda: None) if path is None else
                   (lambda: self.arm.move_path(path.waypoints, vj, aj)))
 

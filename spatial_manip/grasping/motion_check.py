@@ -151,6 +151,16 @@ class MotionCheck:
             hit |= _inside_grown(g.geometry, local, m)
         return hit
 
+    def cleared_start(self, q_now, world) -> np.ndarray:
+        """Where the arm's plans start: out of a contact it is in, as the primitives move first
+        (motion.cartesian.clear_of_contact)."""
+        from spatial_manip.motion.cartesian import clear_of_contact
+
+        q = np.asarray(q_now, float).reshape(-1)
+        if q.size != 6 or not np.all(np.isfinite(q)) or not self.planner.envelope.kin.within_limits(q):
+            return q             # start_problem names it
+        return clear_of_contact(self.planner.robot, self.planner.envelope, world.with_keep_out(self.planner.envelope), q)[1]
+
     def start_problem(self, q_now, world) -> str | None:
         """Why q_now cannot start a plan (outside the joint limits, touching something), or None.
         Asked once per request: a bad start would drop every grasp for the same reason, which

@@ -195,6 +195,7 @@ class GraspService:
         q_now = np.asarray(context.q_now, float)
         cloud = scene_base if context.cloud else None
         world, scene = self.motion.build_world(context.scene, context.target, q_now, cloud)
+        q_now = self.motion.cleared_start(q_now, world)
         why = self.motion.start_problem(q_now, world)
         world_s = time.perf_counter() - t0
         if why:

@@ -16,7 +16,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
-from spatial_manip.motion.cartesian import straight_segment
+from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.world import Attached, CollisionWorld, support_ids
 
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
@@ -25,15 +25,21 @@ PLACE_GAP_M = 0.02       # what lies this close under the object at its place po
 
 
 @dataclasses.dataclass
+class Transit:
+    path: JointPath | None               # None: the arm is there already
+    clear_T: np.ndarray | None = None    # first, a straight move out of a contact the arm starts in
+
+
+@dataclasses.dataclass
 class PickPlan:
-    transit: JointPath | None     # None: the arm is at the pre-grasp already
+    transit: Transit
     lift: np.ndarray              # the lift pose that passed (the full lift or a lower one)
     held: Attached | None         # the target in the fingers after closing (None: no scene object named)
 
 
 @dataclasses.dataclass
 class PlacePlan:
-    transit: JointPath | None
+    transit: Transit
 
 
 class ArmPlans:
@@ -42,7 +48,8 @@ class ArmPlans:
         self.robot, self.envelope = planner.robot, planner.envelope
 
     # ---- the world -----------------------------------------------------------------------
-    def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:
+    @staticmethod
+    def world(scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:
         """The scene's bodies (held ones and `leave_out` excluded) with `held` attached."""
         world = CollisionWorld()
         if scene is not None:
@@ -109,7 +116,7 @@ class ArmPlans:
         transit, _ = self._reach(q_now, pre_T, world, "pre_place", descend_and_retreat)
         return PlacePlan(transit)
 
-    def home(self, q_now, home_q, scene, held: Attached | None) -> JointPath | None:
+    def home(self, q_now, home_q, scene, held: Attached | None) -> Transit:
         world = self.world(scene, held, [held.name] if held is not None else [])
         return self.transit(q_now, np.asarray(home_q, float), world, "home")
 
@@ -141,15 +148,16 @@ class ArmPlans:
         first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the {phase} pose)"
         raise first
 
-    def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> JointPath | None:
-        q_now = np.asarray(q_now, float)
+    def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> Transit:
+        """A planned path to `goal` (joints or a TCP pose), out of any contact the arm starts in."""
+        clear_T, q_start = clear_of_contact(self.robot, self.envelope, world, q_now)
         goal = np.asarray(goal, float)
-        if goal.shape == (6,) and float(np.max(np.abs(goal - q_now))) < SAME_RAD:
-            return None
-        path = self.planner.plan(q_now, goal, world, phase=phase)
-        if float(np.max(np.abs(path.waypoints[-1] - q_now))) < SAME_RAD:
-            return None
-        return path
+        if goal.shape == (6,) and float(np.max(np.abs(goal - q_start))) < SAME_RAD:
+            return Transit(None, clear_T)
+        path = self.planner.plan(q_start, goal, world, phase=phase)
+        if float(np.max(np.abs(path.waypoints[-1] - q_start))) < SAME_RAD:
+            return Transit(None, clear_T)
+        return Transit(path, clear_T)
 
     @staticmethod
     def place_support(scene, held: Attached | None, place_T) -> list[str]:
@@ -165,26 +173,38 @@ class ArmPlans:
 
 
 class ArmReach:
-    """What a place pose needs for the arm to set something down there, without the scene: arm
-    configurations that clear the arm itself and the safety envelope (an analytic IK solution
-    may fold the forearm through the base), and a straight move in from the pre-place pose
-    along which they stay clear. `grasping.place_fit` asks it."""
+    """What a place pose needs for the arm to set something down there: arm configurations that
+    clear the arm itself and the safety envelope (an analytic IK solution may fold the forearm
+    through the base), and a straight move in from the pre-place pose along which they stay
+    clear, around the scene when one is given (`around`). `grasping.place_fit` asks it."""
 
-    def __init__(self, planner: MotionPlanner):
+    def __init__(self, planner: MotionPlanner, scene=None, held: Attached | None = None):
         from spatial_manip.motion.checker import CollisionChecker
 
         self.planner, self.kin = planner, planner.envelope.kin
+        self.scene, self.held = scene, held
+        self.world = ArmPlans.world(scene, held, [held.name] if held is not None else [])
         self._checker = CollisionChecker(planner.robot, CollisionWorld(), planner.envelope, 0.0)
+
+    def around(self, scene, object_id: str, size, T_object_tcp) -> "ArmReach":
+        """This reach around `scene`, carrying `object_id` (of `size`, held at T_object_tcp) and
+        leaving its place in the scene out (it is in the fingers by then)."""
+        if scene is None:
+            return self
+        held = Attached(object_id, np.asarray(size, float), np.linalg.inv(np.asarray(T_object_tcp, float)))
+        return ArmReach(self.planner, scene.with_objects([o for o in scene.objects if o.id != object_id]), held)
 
     def ik_all(self, T_base_tcp, q_ref=None) -> list[np.ndarray]:
         return [q for q in self.kin.ik_all(T_base_tcp, q_ref) if self._checker.problem(q) is None]
 
     def reaches(self, pre_T, T_base_tcp) -> bool:
-        """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear."""
+        """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear,
+        touching only what the object will rest on."""
+        allowed = ArmPlans.place_support(self.scene, self.held, T_base_tcp)
         for q in self.ik_all(pre_T):
             try:
-                straight_segment(self.planner.robot, self.planner.envelope, CollisionWorld(), q, T_base_tcp,
-                                 keep_out_bodies=False)
+                straight_segment(self.planner.robot, self.planner.envelope, self.world, q, T_base_tcp,
+                                 allowed=allowed, keep_out_bodies=self.scene is not None)
                 return True
             except SpatialManipError:
                 continue

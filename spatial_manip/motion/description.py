@@ -145,14 +145,23 @@ def arm_links(model: str) -> tuple[list[Link], list[Joint]]:
     return links, joints
 
 
+def finger_boxes(side: int) -> list:
+    """One 2F-85 finger, open, on the `side` (+1: +y) of tool0: the finger and pad (tool0 z
+    0.099..0.169), and the knuckle linkage behind it (driver, coupler, spring link: z
+    0.055..0.121, reaching 76 mm out and 19 mm either side), measured on the MuJoCo Menagerie
+    model's meshes; both keep the open fingers' inner face at 42.5 mm."""
+    return [box((0, side * 0.059, 0.134), (0.026, 0.033, 0.07)),
+            box((0, side * 0.05925, 0.088), (0.038, 0.0335, 0.066))]
+
+
 def gripper_links() -> tuple[list[Link], list[Joint]]:
     """Robotiq 2F-85 on its coupling, fingers fully open (85 mm) and closing along tool0 y: the
     largest volume they sweep, so a plan stays valid whatever the fingers do."""
     links = [
         Link("robotiq_coupling", [cylinder((0, 0, 0), (0, 0, 0.014), 0.038)]),
         Link("robotiq_base", [box((0, 0, 0.0565), (0.075, 0.095, 0.085))]),
-        Link("robotiq_left_finger", [box((0, 0.0575, 0.134), (0.026, 0.03, 0.07))]),
-        Link("robotiq_right_finger", [box((0, -0.0575, 0.134), (0.026, 0.03, 0.07))]),
+        Link("robotiq_left_finger", finger_boxes(+1)),
+        Link("robotiq_right_finger", finger_boxes(-1)),
         Link("tcp"),
     ]
     volume = sum(_volume(b) for lk in links for b in lk.bodies)

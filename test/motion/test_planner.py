@@ -203,10 +203,10 @@ def test_straight_segment_checks_all_but_the_target_and_its_support(planner, hom
 
 
 def test_fingers_close_on_the_held_object(planner, home):
-    """Open (85 mm), a finger touches a slab 5 cm beside the TCP; closed on a 3 cm book it does not."""
+    """Open (85 mm), a finger touches a slab 5.6 cm beside the TCP; closed on a 3 cm book it does not."""
     q = planner.envelope.kin.ik(pose([0.45, 0.0, 0.30]), home)
     world = CollisionWorld()
-    world.add_box("slab", [0.45, 0.054, 0.31], [0.02, 0.012, 0.04])
+    world.add_box("slab", [0.45, 0.056, 0.30], [0.02, 0.012, 0.04])
     pair = CollisionChecker(planner.robot, world, planner.envelope).contact(q)
     assert pair is not None and "finger" in pair[0] and pair[1] == "slab"
     holding = CollisionWorld(list(world.obstacles))
