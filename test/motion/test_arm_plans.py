@@ -1,0 +1,94 @@
+"""ArmPlans and ArmReach on the real libraries: a start in contact is left by a straight move
+before the plan, the simulated cell's stand is a body, and a place pose is judged around the
+scene as well as against the arm itself."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl")
+pytest.importorskip("pinocchio")
+
+from spatial_manip.control.config import load_arm_config  # noqa: E402
+from spatial_manip.motion.arm_plans import ArmPlans, ArmReach  # noqa: E402
+from spatial_manip.motion.cartesian import clear_of_contact  # noqa: E402
+from spatial_manip.motion.checker import CollisionChecker  # noqa: E402
+from spatial_manip.motion.factory import make_planner  # noqa: E402
+from spatial_manip.motion.world import CollisionWorld  # noqa: E402
+from spatial_manip.scene import SceneObject, Viewpoint, Scene  # noqa: E402
+
+DOWN = np.diag([1.0, -1.0, -1.0])        # TCP approach -z (top-down)
+
+
+def pose(p, R=DOWN) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = R, p
+    return T
+
+
+@pytest.fixture(scope="module")
+def planner():
+    return make_planner(load_arm_config(), {"seed": 5})
+
+
+@pytest.fixture(scope="module")
+def sim_planner():
+    return make_planner(load_arm_config(None, {"arm.backend": "sim"}), {"seed": 5})
+
+
+@pytest.fixture(scope="module")
+def home():
+    return np.asarray(load_arm_config()["primitives"]["home_q"], float)
+
+
+def test_a_start_touching_a_box_backs_out_straight_then_plans(planner, home):
+    """A finger left against a book (a move stopped short) backs 5 cm out along the TCP axis,
+    touching only that book, and the transit is planned from there."""
+    q = planner.envelope.kin.ik(pose([0.45, 0.0, 0.20]), home)
+    world = CollisionWorld()
+    world.add_box("book_1", [0.45, 0.056, 0.20], [0.02, 0.012, 0.04])        # against the open finger
+    world.add_box("table", [0.6, 0.0, -0.025], [0.9, 1.4, 0.05])
+    checker = CollisionChecker(planner.robot, world, planner.envelope, 0.0)
+    assert checker.contact(q)[1] == "book_1"
+    T_clear, q_clear = clear_of_contact(planner.robot, planner.envelope, world, q)
+    np.testing.assert_allclose(T_clear[:3, 3], [0.45, 0.0, 0.25], atol=1e-9)   # back along the TCP z (down)
+    np.testing.assert_allclose(planner.envelope.kin.fk(q_clear), T_clear, atol=1e-6)
+    assert checker.contact(q_clear) is None
+
+    transit = ArmPlans(planner).transit(q, home, world, "home")
+    np.testing.assert_allclose(transit.clear_T, T_clear)
+    np.testing.assert_allclose(transit.path.waypoints[0], q_clear, atol=1e-9)
+    np.testing.assert_allclose(transit.path.waypoints[-1], home, atol=1e-9)
+
+
+def test_a_start_touching_nothing_needs_no_clearing(planner, home):
+    T_clear, q = clear_of_contact(planner.robot, planner.envelope, CollisionWorld(), home)
+    assert T_clear is None and np.array_equal(q, home)
+
+
+def test_the_sim_cells_stand_blocks_an_arm_hanging_down_beside_it(sim_planner):
+    """The simulated UR5e stands on a pillar (sim/mjcf.py's robot_stand); the sim cell's
+    envelope makes it a body, so the upper arm hanging straight down is refused."""
+    hanging = np.array([0.0, 1.57, 0.0, -1.57, 0.0, 0.0])
+    world = CollisionWorld().with_keep_out(sim_planner.envelope)
+    pair = CollisionChecker(sim_planner.robot, world, sim_planner.envelope, 0.0).contact(hanging)
+    assert pair == ("upper_arm_link", "keep_out:robot_stand")
+
+
+def test_a_place_blocked_by_a_fixture_is_refused_around_the_scene_only(planner):
+    """A book set down on the table beside a tall board: the bare arm reaches the pose, but the
+    arm carrying the book would sweep through the board on every configuration."""
+    reach = ArmReach(planner)
+    T = pose([0.50, 0.0, 0.05])
+    pre = pose([0.50, 0.0, 0.15])
+    assert reach.reaches(pre, T)
+    viewer = Viewpoint(np.array([-0.9, 0.0, 0.9]), np.array([1.0, 0.0, -0.6]))
+    table = SceneObject("table", "table", "table", np.array([0.6, 0.0, -0.025]), np.array([0.9, 1.4, 0.05]),
+                        np.eye(3))
+    board = SceneObject("board", "board", "support", np.array([0.50, 0.0, 0.25]), np.array([0.30, 0.30, 0.02]),
+                        np.eye(3))
+    scene = Scene(viewer, Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0])), [table, board], [], {})
+    T_object_tcp = np.linalg.inv(pose([0.0, 0.0, 0.03], np.eye(3)))
+    around = reach.around(scene, "book_9", [0.20, 0.03, 0.15], T_object_tcp)
+    assert not around.reaches(pre, T)
+    assert around.around(None, "book_9", [0.2, 0.03, 0.15], T_object_tcp) is around
