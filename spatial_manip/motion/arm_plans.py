@@ -17,7 +17,7 @@ import numpy as np
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
-from spatial_manip.motion.world import Attached, CollisionWorld, support_ids
+from spatial_manip.motion.world import Attached, CollisionWorld, support_ids, touching_ids
 
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
 SUPPORT_GAP_M = 0.03     # a perceived box's bottom may float this far above what it rests on
@@ -73,7 +73,7 @@ class ArmPlans:
     def pick(self, q_now, grasp_T, pre_T, lifts: Sequence[np.ndarray], scene, target_id: str) -> PickPlan:
         """Transit to the pre-grasp around everything (the target too), the straight approach
         touching only the target and its support, then the highest of `lifts` that carries the
-        target clear of everything but its support."""
+        target clear of everything but its support and what it leans against."""
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
@@ -82,10 +82,13 @@ class ArmPlans:
                                                     np.linalg.inv(grasp_T) @ _pose(target))
         carry = self.world(scene, held, leave_out=[target_id] if target_id else [])
 
+        leaving = allowed + [i for i in touching_ids(scene, target_id, SUPPORT_GAP_M) if i not in allowed] \
+            if target is not None else allowed
+
         def approach_and_lift(q_pre):
             approach = straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed,
                                         phase="approach")
-            return self._first_lift(carry, approach[-1], lifts, allowed)
+            return self._first_lift(carry, approach[-1], lifts, leaving)
 
         transit, lift = self._reach(q_now, pre_T, world, "pre_grasp", approach_and_lift)
         return PickPlan(transit, lift, held)

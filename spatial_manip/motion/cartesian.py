@@ -39,28 +39,32 @@ def straight_segment(robot: RobotModel, envelope: SafetyEnvelope, world: Collisi
     return np.array(qs)
 
 
-CLEAR_M = 0.05     # how far a start in contact backs out before a plan starts
+CLEAR_M = (0.05, 0.10)     # how far a start in contact backs out before a plan starts, nearest first
 
 
 def clear_of_contact(robot: RobotModel, envelope: SafetyEnvelope, world: CollisionWorld, q_start: Sequence[float]):
     """(T_clear, q_clear): a straight move out of the contact the arm starts in, back along the
-    TCP z axis or else up, touching only the body it is in contact with; (None, q_start) when it
-    touches no world body (or no such move clears it: the planner then names the contact). A
+    TCP z axis or else up (5 cm, else 10 cm), touching only the body it is in contact with and
+    ending clear of everything; (None, q_start) when it touches no world body (or no such move
+    clears it: the planner then names the contact). A
     motion the world stopped short (a finger on a book the camera saw 1 cm off) leaves the arm
     touching it; without this every later plan would refuse its own start."""
     q_start = np.asarray(q_start, float).reshape(6)
-    pair = CollisionChecker(robot, world, envelope, 0.0).contact(q_start)
+    checker = CollisionChecker(robot, world, envelope, 0.0)
+    pair = checker.contact(q_start)
     if pair is None or pair[1] not in world.names() or pair[1].startswith("keep_out:"):   # self-contact, the envelope
         return None, q_start
     T = envelope.kin.fk(q_start)
     for direction in (-T[:3, 2], np.array([0.0, 0.0, 1.0])):
-        T_clear = T.copy()
-        T_clear[:3, 3] = T[:3, 3] + CLEAR_M * direction
-        try:
-            qs = straight_segment(robot, envelope, world, q_start, T_clear, allowed=[pair[1]], phase="clear")
-        except SpatialManipError:
-            continue
-        return T_clear, qs[-1]
+        for distance in CLEAR_M:
+            T_clear = T.copy()
+            T_clear[:3, 3] = T[:3, 3] + distance * direction
+            try:
+                qs = straight_segment(robot, envelope, world, q_start, T_clear, allowed=[pair[1]], phase="clear")
+            except SpatialManipError:
+                break                          # farther along this direction is blocked too
+            if checker.contact(qs[-1]) is None:
+                return T_clear, qs[-1]
     return None, q_start
 
 

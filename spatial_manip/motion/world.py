@@ -165,3 +165,30 @@ def support_ids(scene, target_id: str, gap_m: float = 0.01) -> list[str]:
         if under or named:
             out.append(o.id)
     return out
+
+
+def touching_ids(scene, target_id: str, gap_m: float = 0.01) -> list[str]:
+    """The scene objects (owners, for a fixture's boards) whose boxes lie within gap_m of the
+    target's box: what it rests on or leans against. A book leaning in a holder slides along
+    the holder's wall as it is lifted out; that contact is expected, as the support's is."""
+    import coal
+
+    target = next((o for o in scene.objects if o.id == target_id), None)
+    if target is None:
+        return []
+    box = coal.Box(*np.asarray(target.size, float))
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = np.asarray(target.rotation, float), np.asarray(target.center, float)
+    others = CollisionWorld()
+    for o in scene.objects:
+        if o.id != target_id and not o.held:
+            others._add_object(o)
+    out = []
+    request, result = coal.DistanceRequest(), coal.DistanceResult()
+    for ob in others.obstacles:
+        result.clear()
+        d = coal.distance(box, coal.Transform3s(T[:3, :3], T[:3, 3]), ob.geometry,
+                          coal.Transform3s(ob.pose[:3, :3], ob.pose[:3, 3]), request, result)
+        if d <= gap_m and ob.owner not in out:
+            out.append(ob.owner)
+    return out

@@ -92,3 +92,20 @@ def test_a_place_blocked_by_a_fixture_is_refused_around_the_scene_only(planner):
     around = reach.around(scene, "book_9", [0.20, 0.03, 0.15], T_object_tcp)
     assert not around.reaches(pre, T)
     assert around.around(None, "book_9", [0.2, 0.03, 0.15], T_object_tcp) is around
+
+
+def test_what_a_book_leans_against_is_touching_but_not_under_it():
+    """A book leaning on a holder's wall: the wall is beside it (not a support under it), and
+    lifting the book out slides along it, so the lift may touch it."""
+    from spatial_manip.motion.world import support_ids, touching_ids
+
+    viewer = Viewpoint(np.array([-0.9, 0.0, 0.9]), np.array([1.0, 0.0, -0.6]))
+    tilt = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(0.3), -np.sin(0.3)], [0.0, np.sin(0.3), np.cos(0.3)]])
+    book = SceneObject("book_1", "book", "book", np.array([0.5, 0.0, 0.11]), np.array([0.15, 0.02, 0.21]), tilt)
+    wall_y = book.corners()[:, 1].max() + 0.005
+    holder = SceneObject("holder", "holder", "support", np.array([0.5, wall_y + 0.01, 0.05]),
+                         np.array([0.15, 0.02, 0.10]), np.eye(3))
+    far = SceneObject("lamp", "lamp", "reference", np.array([0.5, 0.4, 0.05]), np.array([0.05, 0.05, 0.1]), np.eye(3))
+    scene = Scene(viewer, Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0])), [book, holder, far], [], {})
+    assert "holder" not in support_ids(scene, "book_1", gap_m=0.03)
+    assert touching_ids(scene, "book_1", gap_m=0.03) == ["holder"]
