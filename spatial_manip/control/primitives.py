@@ -28,6 +28,8 @@ class PrimitivesConfig:
     lift_height_m: float = 0.10
     speed_m_s: float = 0.25
     accel_m_s2: float = 1.2
+    contact_speed_scale: float = 0.5      # approach, lift, descent, retreat: slower near contact pushes
+                                          # objects less and lets a marginal grasp hold
     joint_speed_rad_s: float = 1.05
     joint_accel_rad_s2: float = 1.4
     gripper_speed: float = 0.5
@@ -38,6 +40,8 @@ class PrimitivesConfig:
         for f in ("approach_distance_m", "lift_height_m"):
             if not (0.0 <= getattr(self, f) <= 0.5):
                 raise InvalidGoalError(f"primitives.{f} must be within 0..0.5 m, got {getattr(self, f)}")
+        if not (0.0 < self.contact_speed_scale <= 1.0):
+            raise InvalidGoalError(f"primitives.contact_speed_scale must be within (0, 1], got {self.contact_speed_scale}")
         if len(self.home_q) != 6:
             raise InvalidGoalError(f"primitives.home_q needs 6 joint angles, got {self.home_q}")
 
@@ -86,10 +90,11 @@ class MotionPrimitives:
                   if width_m > 0 else gripper.open())
         self.held = None
         self._transit(run, "pre_grasp", "planned path to the pre-grasp", plan.transit, vj, aj)
-        run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v, a))
+        v_near = v * self.config.contact_speed_scale
+        run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v_near, a))
         held = run.phase("close", "closing the gripper", gripper.close)
         self.held = plan.held if held else None
-        run.phase("lift", "lifting", lambda: self.arm.move_l(plan.lift, v, a))
+        run.phase("lift", "lifting", lambda: self.arm.move_l(plan.lift, v_near, a))
         run.done("lift")
         if not held:
             raise GraspFailedError(f"the gripper closed to {gripper.width_m():.3f} m without detecting an object; "
@@ -111,10 +116,11 @@ class MotionPrimitives:
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=4)
         self._transit(run, "pre_place", "planned path to the pre-place pose", plan.transit, vj, aj)
-        run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v, a))
+        v_near = v * self.config.contact_speed_scale
+        run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v_near, a))
         run.phase("open", "releasing", gripper.open)
         self.held = None
-        run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v, a))
+        run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v_near, a))
         run.done("retreat")
         return MotionResult(self.arm.tcp_pose(), object_held=False)
 
