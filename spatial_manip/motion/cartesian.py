@@ -1,7 +1,8 @@
 """Straight Cartesian segments (approach, grasp, lift, final descent): the envelope's own path
 check (workspace, keep-out, table, IK continuity every path_check_step_m), then a collision check
-of every configuration along it and between neighbours, except with the bodies the caller
-allows to be touched (the target and its support)."""
+of every configuration along it and between neighbours. The bodies the caller allows to be
+touched (the target and its support) may meet the gripper and the held object only: a wrist
+on the table under a low side grasp is a collision."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -29,8 +30,8 @@ def straight_segment(robot: RobotModel, envelope: SafetyEnvelope, world: Collisi
         qs = [q_start] + envelope.check_motion(poses, q_start)
     except UnreachableError as e:
         raise UnreachableError(f"{phase}: {e.message}") from e
-    world = world.without(allowed)
-    checker = CollisionChecker(robot, world.with_keep_out(envelope) if keep_out_bodies else world, envelope, 0.0)
+    checker = CollisionChecker(robot, world.with_keep_out(envelope) if keep_out_bodies else world, envelope, 0.0,
+                               touchable=allowed)
     for a, b in zip(qs[:-1], qs[1:]):
         hit = checker.first_problem_on_segment(a, b, step_rad)
         if hit is not None:
@@ -60,7 +61,7 @@ def clear_of_contact(robot: RobotModel, envelope: SafetyEnvelope, world: Collisi
             T_clear = T.copy()
             T_clear[:3, 3] = T[:3, 3] + distance * direction
             try:
-                qs = straight_segment(robot, envelope, world, q_start, T_clear, allowed=[pair[1]], phase="clear")
+                qs = straight_segment(robot, envelope, world.without([pair[1]]), q_start, T_clear, phase="clear")
             except SpatialManipError:
                 break                          # farther along this direction is blocked too
             if checker.contact(qs[-1]) is None:

@@ -9,6 +9,7 @@ every sample."""
 from __future__ import annotations
 
 from collections import Counter
+from typing import Sequence
 
 import numpy as np
 
@@ -27,7 +28,7 @@ class CollisionChecker:
     robot itself, whose primitives already cover its links generously)."""
 
     def __init__(self, robot: RobotModel, world: CollisionWorld, envelope: SafetyEnvelope | None,
-                 padding_m: float = 0.0):
+                 padding_m: float = 0.0, touchable: Sequence[str] = ()):
         import pinocchio as pin
 
         self.robot, self.world, self.envelope = robot, world, envelope
@@ -39,9 +40,13 @@ class CollisionChecker:
         moving = [i for i, g in enumerate(self.geom.geometryObjects) if g.parentJoint != 0]
         obstacles = [self._add(o.name, 0, o.pose, o.geometry) for o in world.obstacles]
         held = self._add_held(world) if world.attached is not None else None
-        world_pairs = [(r, o) for r in moving for o in obstacles]
+        # `touchable` bodies (a target and its support) may meet the gripper and the held
+        # object, never the arm's own links
+        touch = {k for k, o in zip(obstacles, world.obstacles) if o.name in touchable or o.owner in touchable}
+        hand = {r for r in moving if self.geom.geometryObjects[r].name.startswith(GRIPPER_PREFIX)}
+        world_pairs = [(r, o) for r in moving for o in obstacles if not (o in touch and r in hand)]
         if held is not None:
-            world_pairs += [(held, o) for o in obstacles]
+            world_pairs += [(held, o) for o in obstacles if o not in touch]
             for r in range(n_robot):
                 g = self.geom.geometryObjects[r]
                 if not (g.name.startswith(GRIPPER_PREFIX) or link_of(g) in HELD_IGNORES):

@@ -96,7 +96,7 @@ def test_a_start_in_collision_skips_the_check_and_says_why(setup):
     scene = _scene()
     q = setup[4]
     T_tcp = load_kinematics().fk(q)
-    wall = SceneObject("crate", "crate", "reference", T_tcp[:3, 3], (0.1, 0.1, 0.1))  # around the gripper
+    wall = SceneObject("crate", "crate", "reference", T_tcp[:3, 3], (0.4, 0.4, 0.4))  # the gripper deep inside: no 10 cm move clears it
     res = _request(setup, scene=scene.with_objects(scene.objects + [wall]), q_now=q)
     assert res.success and "not a safe start" in res.message and "crate" in res.message
 
