@@ -80,6 +80,9 @@ class Gripper(Protocol):
     def close(self) -> bool:
         """Close the jaws; True when an object is detected between them."""
     def width_m(self) -> float: ...
+    def holding(self) -> bool:
+        """Whether an object is still between the closed jaws (an object that slipped out
+        during the lift reads False)."""
 
 
 # backend name -> factory taking (config: dict) of the whole arm.yaml

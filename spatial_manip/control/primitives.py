@@ -99,6 +99,10 @@ class MotionPrimitives:
         if not held:
             raise GraspFailedError(f"the gripper closed to {gripper.width_m():.3f} m without detecting an object; "
                                    "check the grasp pose and width")
+        if not gripper.holding():       # it slipped out while lifting: the grasp failed, whatever closing said
+            self.held = None
+            raise GraspFailedError(f"the object slipped out of the gripper during the lift (closed to "
+                                   f"{gripper.width_m():.3f} m); a grasp nearer its middle may hold")
         return MotionResult(self.arm.tcp_pose(), object_held=True)
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,

@@ -120,6 +120,11 @@ class RobotiqGripper:
     def width_m(self) -> float:
         return (1.0 - self._get("POS") / 255.0) * self.config.max_width_m
 
+    def holding(self) -> bool:
+        """OBJ 2: the fingers stopped on an object while closing; once it slips out they close
+        on to the requested position (OBJ 3)."""
+        return self._get("OBJ") == 2
+
     def _wait(self, fn, what: str):
         deadline = time.monotonic() + self.config.timeout_s
         while time.monotonic() < deadline:

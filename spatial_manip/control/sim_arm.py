@@ -129,6 +129,9 @@ class SimGripper:
     def width_m(self) -> float:
         return float(self._arm.world.gripper_width())
 
+    def holding(self) -> bool:
+        return self._arm.world.held_object_id() is not None
+
 
 def sim_primitives(world, home_q, config_file: str | None = None):
     """MotionPrimitives (planner, safety envelope) over a SimArm on `world`, configured as arm.yaml

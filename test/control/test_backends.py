@@ -33,8 +33,12 @@ def test_robotiq_activates_opens_and_detects_the_object(robotiq):
     g.open()
     assert g.width_m() == pytest.approx(0.085, abs=1e-3)
     assert g.close() is True                      # stopped on the 4 cm object (OBJ 2)
-    assert g.width_m() == pytest.approx(0.04, abs=1e-3)
-    emu.object_width_m = 0.0
+    assert g.width_m() == pytest.approx(0.04, abs=1e-3) and g.holding() is True
+    emu.object_width_m = 0.0                      # it slips out: the fingers close on to the end (OBJ 3)
+    deadline = time.monotonic() + 3.0
+    while g.holding() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert g.holding() is False
     g.open()
     assert g.close() is False                     # nothing between the fingers (OBJ 3)
     assert g.move(0.05, 1.0, 0.5) is False and g.width_m() == pytest.approx(0.05, abs=1e-3)

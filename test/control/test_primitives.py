@@ -68,6 +68,7 @@ class FakeGripper:
     def close(self):
         self.log.append("close"); self.width = 0.03 if self.holds else 0.0; return self.holds
     def width_m(self): return self.width
+    def holding(self): return self.holds and self.width > 0.0
 
 
 _PLANS = []
@@ -122,6 +123,20 @@ def test_pick_on_nothing_lifts_then_reports_grasp_failed(setup):
     with pytest.raises(GraspFailedError, match="without detecting an object"):
         MotionPrimitives(arm, FakeGripper(holds=False), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05))
     assert len(arm.log) == 3
+
+
+class SlippingGripper(FakeGripper):
+    """Closes on the object, which then slips out of the fingers during the lift."""
+    def holding(self): return False
+
+
+def test_an_object_that_slips_out_during_the_lift_is_a_failed_grasp(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    prims = MotionPrimitives(arm, SlippingGripper(), env, pc, _plans())
+    with pytest.raises(GraspFailedError, match="slipped out of the gripper during the lift"):
+        prims.pick(grasp(0.5, 0.0, 0.05))
+    assert len(arm.log) == 3 and prims.held is None
 
 
 def test_a_lift_beyond_reach_is_lowered_to_the_highest_fraction_that_fits(setup):
