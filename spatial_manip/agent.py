@@ -20,10 +20,10 @@ import numpy as np
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.geometry.relations import point_in_box
-from spatial_manip.motion.arm_plans import arm_reach
 from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at
+from spatial_manip.motion.arm_plans import arm_reach
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 from spatial_manip.pipeline import Decision, GoalRequest
@@ -184,8 +184,8 @@ class Agent:
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
         """What an arm motion must avoid: `scene` (default: the latest look, with what was set
-        down since where it was set down; before any look, the workspace's fixtures), the held object marked held with its grasp, so the
-        planner carries it on the gripper."""
+        down since where it was set down; before any look, the workspace's fixtures), with the
+        held object marked held with its grasp, so the planner carries it on the gripper."""
         scene = scene if scene is not None else self._known
         if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves)
             ws = self._workspace()[0]

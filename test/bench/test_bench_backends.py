@@ -20,8 +20,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.ros]
 SEED = 2                           # smoke seed 2 starts with a pick and a shelf place
 COLLIDING_SHELF_SEED = 4223554195  # a shelf whose initial arm pose collides (test/sim/test_tasks_reset.py)
 # what does not depend on timing or on where the run happened
+# not "steps": how many grasps an episode tries depends on how many the grasp service's motion
+# check gets through in its time budget, which depends on the machine's load
 DETERMINISTIC = ("task_id", "action", "family", "instruction", "skipped", "success", "failure_category",
-                 "planner_success", "planner_error", "planner_targets", "answer", "steps", "golden_steps")
+                 "planner_success", "planner_error", "planner_targets", "answer", "golden_steps")
 
 
 def _write_tasks(out):

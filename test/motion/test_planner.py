@@ -91,7 +91,10 @@ def test_plans_around_a_box_the_straight_line_would_hit(planner, home):
     np.testing.assert_allclose(path.q[0], start, atol=1e-9)
     np.testing.assert_allclose(path.q[-1], goal, atol=1e-6)
     assert dense_problems(planner, world, path.q) == []
-    assert path.tcp[:, 2].max() > 0.30                      # it went over the wall
+    crossing = np.abs(path.tcp[:, 1]) < 0.05                 # where the TCP passes the wall's plane
+    over = path.tcp[crossing, 2] > 0.30
+    around = (path.tcp[crossing, 0] < 0.30) | (path.tcp[crossing, 0] > 0.60)
+    assert crossing.any() and np.all(over | around)         # over the wall or round its end, never through
 
 
 def test_timing_respects_the_envelope_joint_caps(planner, home):
