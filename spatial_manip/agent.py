@@ -44,6 +44,12 @@ GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer th
 GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
 
 
+def _tcp_poses(grasps: list) -> list[np.ndarray]:
+    """The TCP pose of each proposed grasp (graspnetAPI frame and depth -> the 2F-85's TCP)."""
+    gripper = GripperGeometry()
+    return [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
+
+
 def _carry_risk(T_tcp: np.ndarray, T_obj: np.ndarray) -> tuple[int, int]:
     """How likely a grasp is to let the object turn in the fingers, so that it lands tilted:
     the fingers' closing axis askew to the object's faces (the object squares itself against the
@@ -75,6 +81,7 @@ class MotionResult:
     object_held: bool = False
     message: str = ""
     error_code: str = ""
+    tcp_path: tuple = ()        # the TCP's planned way, base frame ((x, y, z), ...): drawn on the trace
 
 
 class Ports(Protocol):
@@ -257,11 +264,25 @@ class Agent:
     def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list:
         return self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
 
+    def check_place(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> None:
+        """For a dry run: UnreachableError when the planned place cannot be made, as a real run
+        would find before the arm moves (with the grasps proposed for a pick-and-place, else with
+        the object in hand)."""
+        if decision.place_pose is None:
+            return
+        if decision.pick_id is not None:
+            obj = decision.details["scene"].get(decision.pick_id)
+            grasps = self.propose_grasps(decision, scene, obs)
+            self._grasps_that_place(grasps, _tcp_poses(grasps), make_transform(obj.rotation, obj.center),
+                                    obj.size, decision)
+        elif self._in_hand is not None:
+            self._fit_place(decision, _slot_entry(decision)[1], (), self._held_size, self._in_hand, self._grip_width)
+
     def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict:
         gripper = GripperGeometry()
         obj = decision.details["scene"].get(decision.pick_id)
         T_obj = make_transform(obj.rotation, obj.center)
-        tcps = [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
+        tcps = _tcp_poses(grasps)
         if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
             grasps, tcps = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
         errors = []
@@ -276,7 +297,8 @@ class Agent:
                 self._in_hand = invert(T_obj) @ T_tcp
                 self._held_id = decision.pick_id
                 self._held_size, self._grip_width = np.asarray(obj.size, float), float(g["width"])
-                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"]}
+                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"],
+                        "tcp_path": [list(p) for p in result.tcp_path]}
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
             if result.error_code == "CANCELED" or cancel.is_set():
                 break     # a missed grasp or a blocked approach: the next grasp may still work
@@ -323,7 +345,7 @@ class Agent:
         self._in_hand, placed = None, self._held_id
         self._held_id, self._held_size = None, None
         self._known_moved(placed, T_obj)
-        return {"placed_id": placed, "tcp_pose": T_tcp}
+        return {"placed_id": placed, "tcp_pose": T_tcp, "tcp_path": [list(p) for p in result.tcp_path]}
 
     def _known_moved(self, obj_id: str | None, T_obj: np.ndarray) -> None:
         """The latest look, with the object just set down where it now is (not in the hand)."""

@@ -25,6 +25,7 @@ TARGET_COLOUR = COLOURS[6]       # magenta: the chosen target(s)
 GRASP_COLOUR = COLOURS[3]        # orange: the chosen (or first-tried) grasp
 OTHER_GRASP_COLOUR = (200, 200, 200)
 PLACE_COLOUR = COLOURS[7]        # lime: the held object's box at the place pose
+PATH_COLOUR = (255, 220, 0)      # yellow: the TCP's planned way (transit samples, then the straight moves)
 AXIS_COLOURS = (COLOURS[0], COLOURS[1], COLOURS[2])   # x red, y green, z blue (as RViz)
 NEAR_M = 0.02                    # segments are clipped to z >= NEAR_M in the camera frame
 FINGER_LENGTH_M = 0.045          # Robotiq 2F-85 (grasping.gripper.GripperGeometry defaults)
@@ -103,11 +104,11 @@ class _Canvas:
 def draw_overlay(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics, *,
                  objects: Iterable = (), target_ids: Sequence[str] = (), grasps: Sequence[dict] = (),
                  chosen: int | None = 0, place_pose: np.ndarray | None = None,
-                 place_size=None) -> np.ndarray:
+                 place_size=None, path=()) -> np.ndarray:
     """A copy of `rgb` with the overlays. `objects` are SceneObjects (or anything with id,
     center, size, rotation); `grasps` are dicts with pose (4x4 graspnetAPI frame), width and
     optionally depth; `chosen` indexes the one drawn thick (None: all thin); `place_size` is
-    the held object's box size, drawn at `place_pose`."""
+    the held object's box size, drawn at `place_pose`; `path` the TCP's planned way ((x, y, z), ...)."""
     c = _Canvas(rgb, T_base_cam, intr)
     targets = set(target_ids)
     objects = sorted(objects, key=lambda o: o.id in targets)      # targets drawn last, on top
@@ -130,6 +131,9 @@ def draw_overlay(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics
         for k in range(3):
             c.segments(np.array([[P[:3, 3], P[:3, 3] + AXIS_LENGTH_M * P[:3, k]]]), AXIS_COLOURS[k], 2 * c.w)
         c.label(P[:3, 3], "place", PLACE_COLOUR, anchor="mt")   # below: the z axis goes up
+    way = np.asarray(path, float).reshape(-1, 3)
+    if len(way) > 1:
+        c.segments(np.stack([way[:-1], way[1:]], axis=1), PATH_COLOUR, c.w)
     order = [i for i in range(len(grasps)) if i != chosen] + ([chosen] if chosen is not None and chosen < len(grasps) else [])
     for i in order:   # the chosen grasp last, so it stays visible over the others
         g = grasps[i]
@@ -139,7 +143,7 @@ def draw_overlay(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics
 
 
 def scene_overlay(obs, scene, *, target_ids: Sequence[str], pick_id: str | None, place_pose,
-                  grasps: Sequence[dict] = (), chosen: int | None = 0) -> np.ndarray:
+                  grasps: Sequence[dict] = (), chosen: int | None = 0, path=()) -> np.ndarray:
     """draw_overlay for a pipeline step: the observation, the perceived scene, the decision's
     targets and place pose (with the box of the object to be placed: the one picked, else the
     one held), and grasps if given."""
@@ -150,7 +154,7 @@ def scene_overlay(obs, scene, *, target_ids: Sequence[str], pick_id: str | None,
     elif scene.held_object() is not None:
         held = scene.held_object()
     kw = dict(objects=scene.objects, target_ids=target_ids, grasps=grasps, chosen=chosen, place_pose=place_pose,
-              place_size=held.size if held is not None and place_pose is not None else None)
+              place_size=held.size if held is not None and place_pose is not None else None, path=path)
     full = draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, **kw)
     if not grasps or pick_id not in ids:
         return full

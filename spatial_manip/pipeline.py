@@ -117,7 +117,8 @@ class Outcome:
 
 class Stages(Protocol):
     """What the pipeline drives each attempt (spatial_manip.agent.Agent). Each may raise a
-    SpatialManipError. An optional `clear_view(cancel)` runs before each look."""
+    SpatialManipError. An optional `clear_view(cancel)` runs before each look; an optional
+    `check_place(decision, scene, obs)` refuses, in a dry run, a place the arm could not make."""
 
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
     def perceive(self, obs: RGBDObservation) -> Scene: ...
@@ -204,7 +205,8 @@ class InstructionPipeline:
                     notes=decision.notes)
         self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
                       "place pose (axes, lime box)", obs, scene, decision)
-        if goal.dry_run:
+        if goal.dry_run:     # what a real run checks before the arm moves, a dry run checks too
+            getattr(self.agent, "check_place", lambda *_: None)(decision, scene, obs)
             outcome.message = _with_notes(f"dry run: would {decision.action} "
                                           f"{', '.join(decision.target_ids) or 'at the computed pose'}", decision)
             return
@@ -228,7 +230,8 @@ class InstructionPipeline:
             obs_after = self.agent.observe(cancel)
             after = self.agent.perceive(obs_after)
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
-                          "lime box) over what the camera sees now", obs_after, after, decision)
+                          "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
+                          obs_after, after, decision, path=placed.get("tcp_path", ()))
         ok, category, message = self.agent.verify(decision, goal, after)
         trace.event("verified", success=ok, category=category, message=message)
         if not ok:
@@ -262,18 +265,20 @@ class InstructionPipeline:
             shown, chosen = grasps_to_draw(grasps, picked)
             self._overlay(trace, overlay, f"attempt {attempt}: best proposed grasps of {decision.pick_id} "
                           "(grey), enlarged on the right; " +
-                          ("the grasp that held (orange)" if chosen is not None else "the pick failed: none held"),
-                          obs, scene, decision, grasps=shown, chosen=chosen)
+                          ("the grasp that held (orange) and the TCP's planned way to it and up (yellow)"
+                           if chosen is not None else "the pick failed: none held"),
+                          obs, scene, decision, grasps=shown, chosen=chosen, path=(picked or {}).get("tcp_path", ()))
         return picked
 
     @staticmethod
-    def _overlay(trace: Trace, name: str, caption: str, obs, scene, decision, grasps=(), chosen=None) -> None:
+    def _overlay(trace: Trace, name: str, caption: str, obs, scene, decision, grasps=(), chosen=None,
+                 path=()) -> None:
         """Save the scene and decision drawn on the observation beside the trace."""
         if trace.dir is None:
             return
         try:
             rgb = scene_overlay(obs, scene, target_ids=decision.target_ids, pick_id=decision.pick_id,
-                                place_pose=decision.place_pose, grasps=grasps, chosen=chosen)
+                                place_pose=decision.place_pose, grasps=grasps, chosen=chosen, path=path)
             trace.image(name, rgb, caption)
         except Exception as e:  # an overlay is for people; drawing it must never fail the goal
             trace.event("overlay_error", image=name, message=f"{type(e).__name__}: {e}")

@@ -58,6 +58,23 @@ class PrimitivesConfig:
 class MotionResult:
     final_pose: np.ndarray
     object_held: bool = False
+    tcp_path: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 3)))   # the planned way
+
+
+PATH_POINTS = 100     # a transit's TCP samples kept for a result (a 4 s path has 500)
+
+
+def planned_path(start: np.ndarray, transit, *poses) -> np.ndarray:
+    """The TCP's planned way (n, 3): from `start` (a pose), out of a contact, along the transit's
+    samples (thinned to PATH_POINTS), then through the straight moves' end `poses`."""
+    points = [np.asarray(start, float)[:3, 3]]
+    if transit.clear_T is not None:
+        points.append(transit.clear_T[:3, 3])
+    if transit.path is not None and len(transit.path.tcp):
+        tcp = np.asarray(transit.path.tcp, float)
+        points += list(tcp[np.unique(np.linspace(0, len(tcp) - 1, min(len(tcp), PATH_POINTS)).astype(int))])
+    points += [np.asarray(T, float)[:3, 3] for T in poses]
+    return np.array(points)
 
 
 class MotionPrimitives:
@@ -83,6 +100,7 @@ class MotionPrimitives:
         pre = back_off(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
         lifts = raised_poses(grasp_T, motion_distance(lift_m, self.config.lift_height_m))
         plan = self.plans.pick(self.arm.joint_positions(), grasp_T, pre, lifts, scene, target_id)
+        path = planned_path(self.arm.tcp_pose(), plan.transit, grasp_T, plan.lift)
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=5)
         run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
@@ -103,7 +121,7 @@ class MotionPrimitives:
             self.held = None
             raise GraspFailedError(f"the object slipped out of the gripper during the lift (closed to "
                                    f"{gripper.width_m():.3f} m); a grasp nearer its middle may hold")
-        return MotionResult(self.arm.tcp_pose(), object_held=True)
+        return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=path)
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
               speed_scale: float = 0.0, progress: ProgressFn | None = None,
@@ -117,6 +135,7 @@ class MotionPrimitives:
         retreat = back_off(place_T, motion_distance(retreat_m, self.config.lift_height_m), approach_dir)
         held = self._held(scene)
         plan = self.plans.place(self.arm.joint_positions(), place_T, pre, retreat, scene, held)
+        path = planned_path(self.arm.tcp_pose(), plan.transit, place_T, retreat)
         v, a, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=4)
         self._transit(run, "pre_place", "planned path to the pre-place pose", plan.transit, vj, aj)
@@ -126,16 +145,17 @@ class MotionPrimitives:
         self.held = None
         run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v_near, a))
         run.done("retreat")
-        return MotionResult(self.arm.tcp_pose(), object_held=False)
+        return MotionResult(self.arm.tcp_pose(), object_held=False, tcp_path=path)
 
     def home(self, *, speed_scale: float = 0.0, progress: ProgressFn | None = None,
              cancel: threading.Event | None = None, scene=None) -> MotionResult:
-        path = self.plans.home(self.arm.joint_positions(), self.config.home_q, scene, self._held(scene))
+        transit = self.plans.home(self.arm.joint_positions(), self.config.home_q, scene, self._held(scene))
+        path = planned_path(self.arm.tcp_pose(), transit)
         _, _, vj, aj = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=1)
-        self._transit(run, "home", "planned path home", path, vj, aj)
+        self._transit(run, "home", "planned path home", transit, vj, aj)
         run.done("home")
-        return MotionResult(self.arm.tcp_pose())
+        return MotionResult(self.arm.tcp_pose(), tcp_path=path)
 
     def waypoints(self, poses: Sequence[np.ndarray], *, speed_scale: float = 0.0,
                   progress: ProgressFn | None = None, cancel: threading.Event | None = None,

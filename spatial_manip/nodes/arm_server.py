@@ -12,6 +12,8 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
   (PoseStamped in `base`) at `state_rate_hz`; `~/robot_program_running` (Bool) and
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
+- `/spatial_manip/arm_motion_markers` (visualization_msgs/MarkerArray, latched): after each
+  motion, the bodies it was planned around and the TCP's planned way, for RViz / Foxglove.
 - `/spatial_manip/arm_recover` (std_msgs/Empty): an operator's explicit request to unlock a
   protective stop and re-upload the control script (backends with `recover()`); nothing
   recovers by itself and no interrupted motion is resumed.
@@ -23,11 +25,13 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from geometry_msgs.msg import PoseStamped
+from geometry_msgs.msg import Point, PoseStamped
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from sensor_msgs.msg import JointState
+from rclpy.qos import DurabilityPolicy, QoSProfile
 from std_msgs.msg import Bool, Empty, String
+from visualization_msgs.msg import MarkerArray
 
 from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.control.primitives import MotionPrimitives, approach_direction
@@ -36,6 +40,7 @@ from spatial_manip.nodes import convert
 from spatial_manip_interfaces.action import ArmMotion
 
 ACTION_NAME = "/spatial_manip/arm_motion"
+MARKER_TOPIC = "/spatial_manip/arm_motion_markers"
 FINGER_JOINT = "finger_joint"   # Robotiq 2F-85: 0 rad open .. 0.8 rad closed
 FINGER_CLOSED_RAD = 0.8
 
@@ -73,6 +78,8 @@ class ArmActionServer:
         self.pose_pub = node.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
         self.running_pub = node.create_publisher(Bool, "~/robot_program_running", 10)
         self.status_pub = node.create_publisher(String, "/spatial_manip/arm_status", 10)
+        self.marker_pub = node.create_publisher(MarkerArray, MARKER_TOPIC,
+                                                QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         node.create_subscription(Empty, "/spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
         self.action = ActionServer(node, ArmMotion, action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=self._on_cancel,
@@ -114,6 +121,8 @@ class ArmActionServer:
                 wait_connected()
             outcome = self._run(goal_handle.request, feedback, cancel)
             result.success, result.object_held = True, bool(outcome.object_held)
+            result.tcp_path = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in outcome.tcp_path]
+            self._publish_markers(goal_handle.request.scene_json, outcome.tcp_path)
             goal_handle.succeed()
         except CanceledError as e:
             result.error_code, result.message = ErrorCode.CANCELED.value, str(e)
@@ -160,6 +169,20 @@ class ArmActionServer:
                 return p.pick(T, width_m=width, approach_m=approach, lift_m=lift, target_id=req.target_id, **common)
             return p.place(T, approach_m=approach, retreat_m=lift, **common)
         raise InvalidGoalError(f"unknown motion {req.motion}; use MOTION_PICK=1, PLACE=2, HOME=3, WAYPOINTS=4")
+
+    def _publish_markers(self, scene_json: str, tcp_path) -> None:
+        """What the motion was planned around and the TCP's planned way (drawing must never fail
+        the goal: a bad scene was refused before the motion anyway)."""
+        from spatial_manip.motion.arm_plans import ArmPlans
+        from spatial_manip.motion.markers import motion_markers
+
+        try:
+            header = PoseStamped().header
+            header.frame_id, header.stamp = self.frame_id, self._stamp()
+            world = ArmPlans.world(self._scene(scene_json))
+            self.marker_pub.publish(motion_markers(world, np.asarray(tcp_path, float), header, ns="arm_motion"))
+        except Exception as e:  # noqa: BLE001
+            self.node.get_logger().warning(f"arm motion markers not published: {type(e).__name__}: {e}")
 
     @staticmethod
     def _scene(text: str):

@@ -184,7 +184,7 @@ class PlannerPorts:
     def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult:
         result = self._run_arm(_arm_goal(request), cancel)
         return MotionResult(success=result.success, object_held=result.object_held, message=result.message,
-                            error_code=result.error_code)
+                            error_code=result.error_code, tcp_path=tuple((p.x, p.y, p.z) for p in result.tcp_path))
 
     def _run_arm(self, goal, cancel: threading.Event):
         if not self.arm_client.wait_for_server(timeout_sec=10.0):

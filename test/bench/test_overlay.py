@@ -9,7 +9,7 @@ import pytest
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.transforms import make_transform
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.overlay import (AXIS_COLOURS, BOX_COLOUR, GRASP_COLOUR, PLACE_COLOUR, TARGET_COLOUR,
+from spatial_manip.overlay import (AXIS_COLOURS, BOX_COLOUR, GRASP_COLOUR, PATH_COLOUR, PLACE_COLOUR, TARGET_COLOUR,
                                    draw_overlay, grasps_to_draw, project_segments)
 from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -74,6 +74,15 @@ def test_grasp_and_place_pose_are_drawn():
     # the z axis goes up in the image from the place point; the box's side edge at base y = -0.15
     assert _has_colour(img, 160, 120 + 200 * 0.2 - 200 * 0.04 / 1.0, AXIS_COLOURS[2])
     assert _has_colour(img, 160 + 200 * 0.15 / 0.95, 120 + 200 * 0.2 / 0.95, PLACE_COLOUR)
+
+
+def test_the_planned_tcp_path_is_drawn_as_a_polyline():
+    # at 1 m ahead, from base y = +0.2 across to y = -0.2, then down 0.2 m: u from 120 to 200, then v from 120 to 160
+    path = [(1.0, 0.2, 0.0), (1.0, -0.2, 0.0), (1.0, -0.2, -0.2)]
+    img = draw_overlay(BLACK, T_BASE_CAM, INTR, path=path)
+    assert _has_colour(img, 160, 120, PATH_COLOUR) and _has_colour(img, 200, 140, PATH_COLOUR)
+    assert not _has_colour(img, 140, 150, PATH_COLOUR)           # only along the path
+    assert (draw_overlay(BLACK, T_BASE_CAM, INTR, path=path[:1]) == 0).all()    # one point is no way
 
 
 def test_grasps_to_draw_keeps_the_best_and_the_one_that_held():

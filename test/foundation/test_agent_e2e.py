@@ -83,13 +83,14 @@ class SimPorts:
         """What sim_node's ArmMotion server does with the request, with its result codes."""
         self.motions_run.append(request.kind)
         try:
-            self._move(request, cancel)
+            done = self._move(request, cancel)
         except GraspFailedError as e:
             return MotionResult(success=False, error_code=e.code.value, message=e.message)
         except SpatialManipError as e:
             return MotionResult(success=False, object_held=self.world.held_object_id() is not None,
                                 error_code=e.code.value, message=e.message)
-        return MotionResult(success=True, object_held=self.world.held_object_id() is not None)
+        return MotionResult(success=True, object_held=self.world.held_object_id() is not None,
+                            tcp_path=tuple(map(tuple, done.tcp_path)))
 
     def _move(self, request, cancel):
         m = self.motions
@@ -181,6 +182,13 @@ def test_pick_and_place_succeeds_and_sets_the_book_down_where_planned(demo_scene
         book = ports.world.object_pose(out.target_ids[0])[:3, 3]       # where it really is, not where it is seen
         assert np.linalg.norm(book[:2] - planned[:2, 3]) < 0.03
         assert ports.motions_run[-3:] == [MOTION_PICK, MOTION_PLACE, MOTION_HOME] and agent.held_id() is None
+        # the TCP's planned way, drawn on the trace: through the grasp and up, through the set-down and back
+        picked = next(e for e in events if e["kind"] == "picked")
+        placed = next(e for e in events if e["kind"] == "placed")
+        to_grasp, to_place = np.asarray(picked["tcp_path"]), np.asarray(placed["tcp_path"])
+        assert len(to_grasp) > 3 and len(to_place) > 3
+        np.testing.assert_allclose(to_grasp[-2], np.asarray(picked["grasp_pose"])[:3, 3], atol=1e-9)
+        np.testing.assert_allclose(to_place[-2], np.asarray(placed["tcp_pose"])[:3, 3], atol=1e-9)
     finally:
         ports.close()
 
@@ -218,5 +226,26 @@ def test_a_failed_place_with_the_book_in_hand_plans_the_place_again_not_the_pick
         assert len([e for e in events if e["kind"] == "picked"]) == 1
         places = [e["place_pose"] for e in events if e["kind"] == "decision"]
         assert len(places) == 2 and np.allclose(np.asarray(places[0])[:3, 3], np.asarray(places[1])[:3, 3], atol=0.03)
+    finally:
+        ports.close()
+
+
+def test_a_dry_run_refuses_a_place_the_arm_cannot_make_and_moves_nothing(demo_scene):
+    """A real run would find before moving that no grasp sets the book down 5 m away; a dry run
+    says so too instead of 'would pick_and_place'."""
+    seed, scene = demo_scene
+    ports = SimPorts(scene, seed)
+    try:
+        agent = Agent(ports, AgentConfig(segmenter="ground_truth", arm_backend="sim"))
+        far = InstructionPipeline(agent).run(validate_goal(PICK_WORDS + " and place it 500 cm to the right of the "
+                                                           "rubik's cube", "auto", max_attempts=1, dry_run=True),
+                                             threading.Event())
+        assert not far.success and far.error_code == "UNREACHABLE", far.message
+        assert "can set it down at the planned place" in far.message
+        near = InstructionPipeline(agent).run(validate_goal(DEFAULT_INSTRUCTION, "auto", max_attempts=1, dry_run=True),
+                                              threading.Event())
+        assert near.success and near.message.startswith("dry run: would pick_and_place"), near.message
+        assert MOTION_PICK not in ports.motions_run and MOTION_PLACE not in ports.motions_run
+        assert ports.world.held_object_id() is None
     finally:
         ports.close()

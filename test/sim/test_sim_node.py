@@ -13,6 +13,7 @@ from rclpy.action import ActionClient  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
 from geometry_msgs.msg import PoseStamped  # noqa: E402
 from sensor_msgs.msg import CameraInfo, Image, JointState  # noqa: E402
+from visualization_msgs.msg import MarkerArray  # noqa: E402
 
 from spatial_manip.sim import layouts as L  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
@@ -47,6 +48,9 @@ def test_sim_node_across_processes():
                            ("/tcp_pose_broadcaster/pose", PoseStamped)]:
             node.create_subscription(typ, topic, lambda m, t=topic: got.__setitem__(t, m), 5)
         node.create_subscription(PoseStamped, "/camera/extrinsics", lambda m: got.__setitem__("ext", m),
+                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        markers: list = []
+        node.create_subscription(MarkerArray, "/spatial_manip/arm_motion_markers", markers.append,
                                  QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         assert _spin_until(node, lambda: len(got) == 6, 60), f"topics seen: {sorted(got)}"
         rgb, depth = got["/camera/color/image_raw"], got["/camera/aligned_depth_to_color/image_raw"]
@@ -104,6 +108,14 @@ def test_sim_node_across_processes():
         result = rf.result().result
         assert result.success and result.object_held, (result.message, phases)
         assert [p for p in dict.fromkeys(phases)][:4] == ["open", "pre_grasp", "approach", "close"]
+        # the TCP's planned way: from where the arm was, through the grasp, up to the lift
+        way = np.array([[p.x, p.y, p.z] for p in result.tcp_path])
+        target = goal.target.pose.position
+        assert len(way) > 3 and np.allclose(way[-2], [target.x, target.y, target.z], atol=1e-6)
+        assert way[-1][2] > way[-2][2]
+        assert _spin_until(node, lambda: bool(markers), 10)       # and for RViz: the same way as a line strip
+        strips = [m for m in markers[-1].markers if m.ns == "arm_motion/path"]
+        assert len(strips) == 1 and len(strips[0].points) == len(way)
         r = _call(node, check, CheckSuccess.Request())
         assert r.success, r.message
         state = json.loads(r.final_state_json)

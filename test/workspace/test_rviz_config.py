@@ -3,6 +3,7 @@ calibration, cell_tf_node's description topic (latched), the camera topics of ca
 grasp_node's marker topics, each with a QoS that matches its publisher."""
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +39,11 @@ def test_camera_displays_use_the_camera_topics():
     assert image["Topic"]["Reliability Policy"] == "Best Effort"
 
 
-def test_marker_displays_are_grasp_node_topics():
+def test_marker_displays_are_the_grasp_node_and_arm_server_topics():
+    pytest.importorskip("rclpy")
+    from spatial_manip.nodes.arm_server import MARKER_TOPIC
     from spatial_manip.nodes.grasp_node import PARAMS
 
     topics = {d["Topic"]["Value"]: d["Topic"]["Durability Policy"] for d in _displays("MarkerArray")}
-    assert topics == {PARAMS["marker_topic"]: "Transient Local", PARAMS["motion_marker_topic"]: "Transient Local"}
+    assert topics == {PARAMS["marker_topic"]: "Transient Local", PARAMS["motion_marker_topic"]: "Transient Local",
+                      MARKER_TOPIC: "Transient Local"}
