@@ -19,11 +19,14 @@ import numpy as np
 
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
+from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import point_in_box
-from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
+from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
+from spatial_manip.grasping.cloud_ops import voxel_downsample
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at
-from spatial_manip.motion.arm_plans import arm_reach
+from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
+from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 from spatial_manip.pipeline import Decision, GoalRequest
@@ -42,6 +45,15 @@ MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 
 GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer the object's middle
 GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
+
+
+def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.ndarray:
+    """The look's depth as base-frame points, one per voxel, within the arm's reach: what an arm
+    motion's plan checks for unmodelled clutter (motion.arm_plans)."""
+    pts, _ = backproject(obs.depth_m, obs.intrinsics)
+    pts = apply(obs.T_base_cam, pts)
+    pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
+    return pts[voxel_downsample(pts, voxel_m)]
 
 
 def _tcp_poses(grasps: list) -> list[np.ndarray]:
@@ -129,6 +141,7 @@ class Agent:
         self._held_size: np.ndarray | None = None       # box size of the held object
         self._grip_width = 0.0
         self._known: Scene | None = None                # the latest look, updated by what we moved since
+        self._cloud: np.ndarray | None = None           # that look's depth, one base-frame point per voxel
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
 
@@ -138,7 +151,7 @@ class Agent:
         ws, hints = self.ports.workspace()
         if ws is not None and ws is not self._workspace_seen:
             self._workspace_seen = ws
-            self._known = None          # a new world (a reset): the last look shows the old one
+            self._known = self._cloud = None     # a new world (a reset): the last look shows the old one
             held = ws.held_object()
             self._held_id = held.id if held else None
             self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
@@ -186,7 +199,7 @@ class Agent:
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
-        self._known = scene
+        self._known, self._cloud = scene, cloud_voxels(obs)
         return scene
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
@@ -198,6 +211,9 @@ class Agent:
             ws = self._workspace()[0]
             fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
             return ws.with_objects(fixtures) if fixtures else None
+        if self._cloud is not None:     # what the boxes do not explain is avoided too (the arm server drops the rest)
+            scene = replace(scene, extra={**scene.extra, "cloud": {"voxel_m": CLOUD_VOXEL_M,
+                                                                   "points": np.round(self._cloud, 3).tolist()}})
         others = [o for o in scene.objects if o.id != self._held_id and not o.held]
         held = scene.get(self._held_id) if self._held_id in scene.ids() else None
         if held is None or self._in_hand is None:

@@ -34,6 +34,6 @@ def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None
     from spatial_manip.motion.arm_plans import ArmPlans
     from spatial_manip.motion.factory import make_planner
 
-    plans = ArmPlans(make_planner(cfg, motion_overrides))
+    plans = ArmPlans(make_planner(cfg, motion_overrides), home_q=cfg["primitives"].get("home_q"))
     return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]),
                             plans)

@@ -133,23 +133,8 @@ class MotionCheck:
         pts = _thin(pts[np.all(np.isfinite(pts), axis=1)], self.config.cloud_voxel_m / 2)
         pts = pts[~points_in_box(pts, target, self.config.target_clearance_m)]
         if self.config.self_filter_m > 0 and len(pts):
-            pts = pts[~self._on_arm(pts, q_now)]
+            pts = pts[~self.planner.robot.points_on(pts, q_now, self.config.self_filter_m)]
         return pts
-
-    def _on_arm(self, pts: np.ndarray, q_now) -> np.ndarray:
-        """Points on the arm at q_now (a camera in the cell sees the arm; it must not block its
-        own start): inside one of the robot's collision bodies (cylinders, boxes) at q_now grown
-        by self_filter_m, which covers depth noise and the octree's voxel rounding."""
-        import pinocchio as pin
-
-        robot, m = self.planner.robot, self.config.self_filter_m
-        data, gdata = robot.model.createData(), pin.GeometryData(robot.geom)
-        pin.updateGeometryPlacements(robot.model, data, robot.geom, gdata, np.asarray(q_now, float))
-        hit = np.zeros(len(pts), bool)
-        for g, M in zip(robot.geom.geometryObjects, gdata.oMg):
-            local = (pts - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
-            hit |= _inside_grown(g.geometry, local, m)
-        return hit
 
     def cleared_start(self, q_now, world) -> np.ndarray:
         """Where the arm's plans start: out of a contact it is in, as the primitives move first
@@ -213,22 +198,6 @@ class MotionCheck:
             return
         report.kept.append(i)
         report.paths[i], report.approaches[i] = path, qs
-
-
-def _inside_grown(geometry, local: np.ndarray, margin: float) -> np.ndarray:
-    """Which body-frame points lie inside a coal Cylinder / Box / Sphere grown by margin (other
-    shapes: inside their bounding sphere grown by margin)."""
-    kind = type(geometry).__name__
-    if kind == "Cylinder":
-        radial = np.linalg.norm(local[:, :2], axis=1)
-        return (radial <= geometry.radius + margin) & (np.abs(local[:, 2]) <= geometry.halfLength + margin)
-    if kind == "Box":
-        return np.all(np.abs(local) <= np.asarray(geometry.halfSide) + margin, axis=1)
-    if kind == "Sphere":
-        return np.linalg.norm(local, axis=1) <= geometry.radius + margin
-    geometry.computeLocalAABB()
-    centre = np.asarray(geometry.aabb_center)
-    return np.linalg.norm(local - centre, axis=1) <= geometry.aabb_radius + margin
 
 
 def _thin(pts: np.ndarray, cell_m: float) -> np.ndarray:

@@ -22,6 +22,8 @@ from spatial_manip.motion.world import Attached, CollisionWorld, support_ids, to
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
 SUPPORT_GAP_M = 0.03     # a perceived box's bottom may float this far above what it rests on
 PLACE_GAP_M = 0.02       # what lies this close under the object at its place pose supports it
+CLOUD_VOXEL_M = 0.02     # a goal's depth cloud, one point per voxel of this size
+ARM_FILTER_M = 0.05      # cloud points this close to the arm's bodies are the arm itself
 
 
 @dataclasses.dataclass
@@ -43,20 +45,36 @@ class PlacePlan:
 
 
 class ArmPlans:
-    def __init__(self, planner: MotionPlanner):
+    def __init__(self, planner: MotionPlanner, home_q=None):
         self.planner = planner
         self.robot, self.envelope = planner.robot, planner.envelope
+        self.home_q = None if home_q is None else np.asarray(home_q, float)
 
     # ---- the world -----------------------------------------------------------------------
-    @staticmethod
-    def world(scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:
-        """The scene's bodies (held ones and `leave_out` excluded) with `held` attached."""
-        world = CollisionWorld()
-        if scene is not None:
-            kept = [o for o in scene.objects if not o.held and o.id not in set(leave_out)]
-            world = CollisionWorld.from_scene(scene.with_objects(kept))
-        world.attached = held
+    def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = (), q_now=None) -> CollisionWorld:
+        """The scene's bodies (held ones and `leave_out` excluded) with `held` attached, and the
+        depth cloud's voxels that no body explains (unmodelled clutter; `scene.extra["cloud"]`)."""
+        world = scene_world(scene, held, leave_out)
+        clutter, voxel_m = self._clutter(scene, q_now)
+        if len(clutter):
+            world.add_cloud(clutter, voxel_m)
         return world
+
+    def _clutter(self, scene, q_now) -> tuple[np.ndarray, float]:
+        """The goal's cloud minus what the scene explains (every object where it was seen, the
+        held and the left-out ones too: their own points are not clutter) and minus the arm,
+        where it is now and at home, where it waits while the camera looks."""
+        cloud = scene.extra.get("cloud") if scene is not None else None
+        if not cloud:
+            return np.empty((0, 3)), 0.0
+        pts = np.asarray(cloud.get("points", []), float).reshape(-1, 3)
+        pts = pts[np.all(np.isfinite(pts), axis=1)]
+        seen = CollisionWorld.from_scene(scene.with_objects([dataclasses.replace(o, held=False) for o in scene.objects]))
+        pts = pts[~seen.explains(pts)]
+        for q in (q_now, self.home_q):
+            if q is not None and len(pts):
+                pts = pts[~self.robot.points_on(pts, q, ARM_FILTER_M)]
+        return pts, float(cloud.get("voxel_m", CLOUD_VOXEL_M))
 
     @staticmethod
     def held_in(scene, T_base_tcp: np.ndarray) -> Attached | None:
@@ -77,10 +95,10 @@ class ArmPlans:
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
-        world = self.world(scene)
+        world = self.world(scene, q_now=q_now)
         held = None if target is None else Attached(target.id, np.asarray(target.size, float),
                                                     np.linalg.inv(grasp_T) @ _pose(target))
-        carry = self.world(scene, held, leave_out=[target_id] if target_id else [])
+        carry = self.world(scene, held, leave_out=[target_id] if target_id else [], q_now=q_now)
 
         leaving = allowed + [i for i in touching_ids(scene, target_id, SUPPORT_GAP_M) if i not in allowed] \
             if target is not None else allowed
@@ -108,9 +126,9 @@ class ArmPlans:
         """Transit to the pre-place carrying the held object, the straight descent touching only
         what the object will rest on, and the retreat from it with the fingers open."""
         leave_out = [held.name] if held is not None else []
-        world = self.world(scene, held, leave_out)
+        world = self.world(scene, held, leave_out, q_now)
         allowed = self.place_support(scene, held, place_T)
-        released = self.world(scene, None, leave_out)
+        released = self.world(scene, None, leave_out, q_now)
 
         def descend_and_retreat(q_pre):
             down = straight_segment(self.robot, self.envelope, world, q_pre, place_T, allowed=allowed, phase="descend")
@@ -120,12 +138,12 @@ class ArmPlans:
         return PlacePlan(transit)
 
     def home(self, q_now, home_q, scene, held: Attached | None) -> Transit:
-        world = self.world(scene, held, [held.name] if held is not None else [])
+        world = self.world(scene, held, [held.name] if held is not None else [], q_now)
         return self.transit(q_now, np.asarray(home_q, float), world, "home")
 
     def waypoints(self, q_now, poses: Sequence[np.ndarray], scene, held: Attached | None) -> None:
         """Each straight move between the waypoints touches nothing."""
-        world = self.world(scene, held, [held.name] if held is not None else [])
+        world = self.world(scene, held, [held.name] if held is not None else [], q_now)
         q = np.asarray(q_now, float)
         for i, T in enumerate(poses):
             q = straight_segment(self.robot, self.envelope, world, q, T, phase=f"waypoint {i + 1}")[-1]
@@ -186,7 +204,7 @@ class ArmReach:
 
         self.planner, self.kin = planner, planner.envelope.kin
         self.scene, self.held = scene, held
-        self.world = ArmPlans.world(scene, held, [held.name] if held is not None else [])
+        self.world = scene_world(scene, held, [held.name] if held is not None else [])
         self._checker = CollisionChecker(planner.robot, CollisionWorld(), planner.envelope, 0.0)
 
     def around(self, scene, object_id: str, size, T_object_tcp) -> "ArmReach":
@@ -220,6 +238,16 @@ def arm_reach(arm_config_file: str = "", backend: str = "") -> ArmReach:
     from spatial_manip.motion.factory import make_planner
 
     return ArmReach(make_planner(load_arm_config(arm_config_file or None, {"arm.backend": backend} if backend else None)))
+
+
+def scene_world(scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:
+    """The scene's bodies (held ones and `leave_out` excluded) with `held` attached."""
+    world = CollisionWorld()
+    if scene is not None:
+        kept = [o for o in scene.objects if not o.held and o.id not in set(leave_out)]
+        world = CollisionWorld.from_scene(scene.with_objects(kept))
+    world.attached = held
+    return world
 
 
 def _pose(o) -> np.ndarray:

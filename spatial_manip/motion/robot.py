@@ -93,6 +93,37 @@ class RobotModel:
         pin.framesForwardKinematics(self.model, data, np.asarray(q, float))
         return data.oMf[self.tool0].homogeneous.copy()
 
+    def points_on(self, pts: np.ndarray, q, margin_m: float) -> np.ndarray:
+        """Which points lie on the arm at joints q: inside one of its collision bodies grown by
+        margin_m (a camera in the cell sees the arm; those points must not block the arm's own
+        moves). The margin covers depth noise and an octree's voxel rounding."""
+        import pinocchio as pin
+
+        pts = np.asarray(pts, float).reshape(-1, 3)
+        data, gdata = self.model.createData(), pin.GeometryData(self.geom)
+        pin.updateGeometryPlacements(self.model, data, self.geom, gdata, np.asarray(q, float))
+        hit = np.zeros(len(pts), bool)
+        for g, M in zip(self.geom.geometryObjects, gdata.oMg):
+            local = (pts - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
+            hit |= _inside_grown(g.geometry, local, margin_m)
+        return hit
+
+
+def _inside_grown(geometry, local: np.ndarray, margin: float) -> np.ndarray:
+    """Which body-frame points lie inside a coal Cylinder / Box / Sphere grown by margin (other
+    shapes: inside their bounding sphere grown by margin)."""
+    kind = type(geometry).__name__
+    if kind == "Cylinder":
+        radial = np.linalg.norm(local[:, :2], axis=1)
+        return (radial <= geometry.radius + margin) & (np.abs(local[:, 2]) <= geometry.halfLength + margin)
+    if kind == "Box":
+        return np.all(np.abs(local) <= np.asarray(geometry.halfSide) + margin, axis=1)
+    if kind == "Sphere":
+        return np.linalg.norm(local, axis=1) <= geometry.radius + margin
+    geometry.computeLocalAABB()
+    centre = np.asarray(geometry.aabb_center)
+    return np.linalg.norm(local - centre, axis=1) <= geometry.aabb_radius + margin
+
 
 def link_of(geometry_object) -> str:
     """The URDF link of a geometry (Pinocchio names them "<link>_<index>")."""

@@ -64,7 +64,7 @@ class CollisionWorld:
         pts = np.asarray(points, float).reshape(-1, 3)
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
-        pts = pts[~self._explained(pts)]
+        pts = pts[~self.explains(pts)]
         if len(pts):
             self.obstacles.append(Obstacle("cloud", "cloud", coal.makeOctree(pts, float(voxel_m)), np.eye(4)))
         return len(pts)
@@ -90,7 +90,8 @@ class CollisionWorld:
     def names(self) -> list[str]:
         return [o.name for o in self.obstacles]
 
-    def _explained(self, pts: np.ndarray) -> np.ndarray:
+    def explains(self, pts: np.ndarray) -> np.ndarray:
+        """Which points lie on or within CLOUD_EXPLAINED_M of one of the world's boxes."""
         hit = np.zeros(len(pts), bool)
         for o in self.obstacles:
             half = getattr(o.geometry, "halfSide", None)

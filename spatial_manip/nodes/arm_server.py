@@ -173,13 +173,13 @@ class ArmActionServer:
     def _publish_markers(self, scene_json: str, tcp_path) -> None:
         """What the motion was planned around and the TCP's planned way (drawing must never fail
         the goal: a bad scene was refused before the motion anyway)."""
-        from spatial_manip.motion.arm_plans import ArmPlans
+        from spatial_manip.motion.arm_plans import scene_world
         from spatial_manip.motion.markers import motion_markers
 
         try:
             header = PoseStamped().header
             header.frame_id, header.stamp = self.frame_id, self._stamp()
-            world = ArmPlans.world(self._scene(scene_json))
+            world = scene_world(self._scene(scene_json))
             self.marker_pub.publish(motion_markers(world, np.asarray(tcp_path, float), header, ns="arm_motion"))
         except Exception as e:  # noqa: BLE001
             self.node.get_logger().warning(f"arm motion markers not published: {type(e).__name__}: {e}")

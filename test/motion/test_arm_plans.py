@@ -11,7 +11,7 @@ pytest.importorskip("pinocchio")
 
 from spatial_manip.control.config import load_arm_config  # noqa: E402
 from spatial_manip.motion.arm_plans import ArmPlans, ArmReach  # noqa: E402
-from spatial_manip.motion.cartesian import clear_of_contact  # noqa: E402
+from spatial_manip.motion.cartesian import clear_of_contact, straight_segment  # noqa: E402
 from spatial_manip.motion.checker import CollisionChecker  # noqa: E402
 from spatial_manip.motion.factory import make_planner  # noqa: E402
 from spatial_manip.motion.world import CollisionWorld  # noqa: E402
@@ -109,3 +109,33 @@ def test_what_a_book_leans_against_is_touching_but_not_under_it():
     scene = Scene(viewer, Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0])), [book, holder, far], [], {})
     assert "holder" not in support_ids(scene, "book_1", gap_m=0.03)
     assert touching_ids(scene, "book_1", gap_m=0.03) == ["holder"]
+
+
+def _cloud_of_box(center, size, step=0.01) -> list:
+    """Points on the faces of an axis-aligned box, as a depth camera would see them (all sides)."""
+    c, h = np.asarray(center, float), np.asarray(size, float) / 2
+    axes = [np.arange(-h[k], h[k] + 1e-9, step) for k in range(3)]
+    g = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3)
+    on_face = np.any(np.isclose(np.abs(g), h, atol=step / 2), axis=1)
+    return (g[on_face] + c).tolist()
+
+
+def test_clutter_in_the_cloud_blocks_a_move_that_the_scene_boxes_allow(planner, home):
+    """A lamp the camera saw but perception did not name is avoided through the goal's cloud; a
+    named book's own points are not clutter, nor is the arm itself."""
+    viewer = Viewpoint(np.array([-0.9, 0.0, 0.9]), np.array([1.0, 0.0, -0.6]))
+    book = SceneObject("book_1", "book", "book", np.array([0.45, 0.0, 0.05]), np.array([0.15, 0.2, 0.1]), np.eye(3))
+    q = planner.envelope.kin.ik(pose([0.45, 0.0, 0.35]), home)
+    arm_points = [planner.envelope.kin.fk(q)[:3, 3] + [0.0, 0.0, 0.05]]            # on the gripper
+    lamp = _cloud_of_box([0.45, 0.0, 0.20], [0.06, 0.06, 0.06])                    # between the TCP and the book
+    cloud = {"voxel_m": 0.02, "points": _cloud_of_box(book.center, book.size) + lamp + arm_points}
+    scene = Scene(viewer, Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0])), [book], [], {"cloud": cloud})
+    plans = ArmPlans(planner)
+    clutter, voxel = plans._clutter(scene, q)
+    assert voxel == 0.02 and len(clutter) == len(lamp)                          # the lamp only
+    world = plans.world(scene, q_now=q)
+    assert "cloud" in world.names()
+    with pytest.raises(Exception, match="cloud"):
+        straight_segment(planner.robot, planner.envelope, world, q, pose([0.45, 0.0, 0.12]), allowed=["book_1"])
+    bare = ArmPlans(planner).world(Scene(viewer, scene.robot, [book], [], {}), q_now=q)
+    straight_segment(planner.robot, planner.envelope, bare, q, pose([0.45, 0.0, 0.12]), allowed=["book_1"])
