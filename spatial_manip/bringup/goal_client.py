@@ -68,6 +68,27 @@ def _wait_ignoring_interrupts(future, timeout_s: float):
     return None
 
 
+LOST_ANSWER_S = 5.0   # feedback this long without the server's answer to the goal: the answer was lost
+
+
+def _accepted(client, sent, running: dict, timeout_s: float):
+    """The goal's handle once the server answers; None if it does not within `timeout_s`. A
+    goal whose feedback arrives but whose answer does not (DDS can drop a service reply when the
+    reply's reader matched late, on a loaded machine) was accepted: its handle is made from the
+    feedback's goal id, so the result is still fetched."""
+    from rclpy.action.client import ClientGoalHandle
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if sent.done():
+            return sent.result()
+        time.sleep(0.05)
+        if "since" in running and time.monotonic() - running["since"] > LOST_ANSWER_S:
+            answer = client._action_type.Impl.SendGoalService.Response(accepted=True)
+            return ClientGoalHandle(client, running["goal_id"], answer)
+    return None
+
+
 def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool = False,
               max_attempts: int = 0, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
               on_feedback: Callable | None = None, cancel_after_s: float | None = None,
@@ -89,15 +110,18 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
                                        dry_run=dry_run, max_attempts=max_attempts)
         report = GoalReport(accepted=False)
         t0 = time.monotonic()
+        running: dict = {}      # the goal's id and when its first feedback came
 
         def fb(msg):
+            running.setdefault("goal_id", msg.goal_id)
+            running.setdefault("since", time.monotonic())
             report.feedback.append(msg.feedback)
             if on_feedback:
                 on_feedback(msg.feedback)
 
         sent = client.send_goal_async(goal, feedback_callback=fb)
         try:
-            handle = wait_future(sent, server_timeout_s)
+            handle = _accepted(client, sent, running, server_timeout_s)
         except KeyboardInterrupt:
             # the server may have taken the goal already (its feedback can come before the
             # answer): learn whether it did, so a running goal is canceled, never left behind
