@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -26,6 +27,10 @@ import numpy as np
 
 class SceneFormatError(ValueError):
     """A scene file or dict is malformed; the message names the key and the object."""
+
+
+MAX_SCENE_OBJECTS = 2000           # a cell has tens of objects and regions; far more is a mistake
+MAX_SCENE_FILE_BYTES = 20_000_000  # 20 MB: a 2000-object scene with clouds of parts is under 5 MB
 
 
 def _vec(d: dict, key: str, where: str, n: int = 3) -> np.ndarray:
@@ -240,10 +245,14 @@ class Scene:
         objs = _req(d, "objects", "scene")
         if not isinstance(objs, list):
             raise SceneFormatError("scene: 'objects' must be a list")
+        n = len(objs) + len(d.get("regions") or [])
+        if n > MAX_SCENE_OBJECTS:
+            raise SceneFormatError(f"scene: {n} objects and regions; more than {MAX_SCENE_OBJECTS} are refused "
+                                   "(a cell has tens; is this a point cloud or a generated file?)")
         objects = [SceneObject.from_dict(o, i) for i, o in enumerate(objs)]
         regions = [Region.from_dict(r, i) for i, r in enumerate(d.get("regions") or [])]
-        ids = [o.id for o in objects] + [r.id for r in regions]
-        dup = sorted({i for i in ids if ids.count(i) > 1})
+        counts = Counter([o.id for o in objects] + [r.id for r in regions])
+        dup = sorted(i for i, k in counts.items() if k > 1)
         if dup:
             raise SceneFormatError(f"scene: duplicate ids {dup}")
         known = {"viewer", "robot", "objects", "regions"}
@@ -265,6 +274,11 @@ class Scene:
     @classmethod
     def load(cls, path: str | Path) -> "Scene":
         path = Path(path)
+        if path.exists() and not path.is_file():
+            raise SceneFormatError(f"scene file {path} is not a file (a directory?): give the path of a scene's JSON")
+        if path.is_file() and path.stat().st_size > MAX_SCENE_FILE_BYTES:
+            raise SceneFormatError(f"scene file {path} is {path.stat().st_size / 1e6:.0f} MB; files over "
+                                   f"{MAX_SCENE_FILE_BYTES / 1e6:.0f} MB are refused (a cell's scene is kilobytes)")
         try:
             data = json.loads(path.read_text())
         except FileNotFoundError as e:

@@ -10,6 +10,7 @@ from spatial_manip.reasoning import examples as ex
 from spatial_manip.reasoning.parser import normalise, parse_instruction
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.program import execute
+from spatial_manip.scene import Scene
 
 TABLE = ex.table_scene()
 SHELF = ex.shelf_scene()
@@ -132,3 +133,27 @@ def test_plan_cli_place_pose(tmp_path):
                        capture_output=True, text=True, timeout=60)
     out = json.loads(p.stdout)
     assert p.returncode == 0 and out["targets"] == [] and len(out["place_pose"]["orientation"]) == 4
+
+
+def test_plan_cli_refuses_a_directory_and_huge_scenes_by_name(tmp_path, monkeypatch):
+    """`plan --scene <a directory>` was an IsADirectoryError traceback; a 115k-object scene hung
+    (the duplicate-id check was quadratic). Both are refused with a message naming why."""
+    p = subprocess.run([sys.executable, "-m", "spatial_manip.cli", "plan", "--scene", str(tmp_path), "--json",
+                        "--instruction", "take the leftmost book"], capture_output=True, text=True, timeout=60)
+    out = json.loads(p.stdout)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert out["error"]["code"] == "INVALID_GOAL" and "is not a file" in out["error"]["message"]
+
+    from spatial_manip import scene as S
+
+    many = TABLE.to_dict()
+    many["objects"] = [dict(many["objects"][0], id=f"o{i}") for i in range(S.MAX_SCENE_OBJECTS + 1)]
+    with pytest.raises(S.SceneFormatError, match=f"more than {S.MAX_SCENE_OBJECTS} are refused"):
+        Scene.from_dict(many)
+    big = tmp_path / "big.json"
+    big.write_text(" " * 2048 + json.dumps(TABLE.to_dict()))
+    monkeypatch.setattr(S, "MAX_SCENE_FILE_BYTES", 1024)
+    with pytest.raises(S.SceneFormatError, match="files over"):
+        Scene.load(big)
+    many["objects"] = many["objects"][:S.MAX_SCENE_OBJECTS]           # at the limit: read
+    assert len(Scene.from_dict(many).objects) == S.MAX_SCENE_OBJECTS
