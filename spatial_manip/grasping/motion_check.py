@@ -20,7 +20,6 @@ from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
-SUPPORT_GAP_M = 0.03        # a perceived box's bottom may float this far above what it rests on
 TARGET_ID = "target"        # the target's id in the world when the request named no scene object
 
 
@@ -165,6 +164,7 @@ class MotionCheck:
                target_id: str, k: int) -> MotionReport:
         """Check candidates in order (best first) until `k` pass or the time budget is spent
         (the best candidate is always checked, however slow the machine)."""
+        from spatial_manip.motion.arm_plans import SUPPORT_GAP_M
         from spatial_manip.motion.world import support_ids
 
         t0 = time.perf_counter()
