@@ -51,11 +51,13 @@ class ArmPlans:
         self.home_q = None if home_q is None else np.asarray(home_q, float)
 
     # ---- the world -----------------------------------------------------------------------
-    def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = (), q_now=None) -> CollisionWorld:
+    def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = (), q_now=None,
+              clutter=None) -> CollisionWorld:
         """The scene's bodies (held ones and `leave_out` excluded) with `held` attached, and the
-        depth cloud's voxels that no body explains (unmodelled clutter; `scene.extra["cloud"]`)."""
+        depth cloud's voxels that no body explains (unmodelled clutter; `scene.extra["cloud"]`;
+        `clutter`: that already computed by `_clutter`, for a plan that builds several worlds)."""
         world = scene_world(scene, held, leave_out)
-        clutter, voxel_m = self._clutter(scene, q_now)
+        clutter, voxel_m = self._clutter(scene, q_now) if clutter is None else clutter
         if len(clutter):
             world.add_cloud(clutter, voxel_m)
         return world
@@ -95,10 +97,11 @@ class ArmPlans:
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
-        world = self.world(scene, q_now=q_now)
+        clutter = self._clutter(scene, q_now)
+        world = self.world(scene, clutter=clutter)
         held = None if target is None else Attached(target.id, np.asarray(target.size, float),
                                                     np.linalg.inv(grasp_T) @ _pose(target))
-        carry = self.world(scene, held, leave_out=[target_id] if target_id else [], q_now=q_now)
+        carry = self.world(scene, held, leave_out=[target_id] if target_id else [], clutter=clutter)
 
         leaving = allowed + [i for i in touching_ids(scene, target_id, SUPPORT_GAP_M) if i not in allowed] \
             if target is not None else allowed
@@ -126,9 +129,10 @@ class ArmPlans:
         """Transit to the pre-place carrying the held object, the straight descent touching only
         what the object will rest on, and the retreat from it with the fingers open."""
         leave_out = [held.name] if held is not None else []
-        world = self.world(scene, held, leave_out, q_now)
+        clutter = self._clutter(scene, q_now)
+        world = self.world(scene, held, leave_out, clutter=clutter)
         allowed = self.place_support(scene, held, place_T)
-        released = self.world(scene, None, leave_out, q_now)
+        released = self.world(scene, None, leave_out, clutter=clutter)
 
         def descend_and_retreat(q_pre):
             down = straight_segment(self.robot, self.envelope, world, q_pre, place_T, allowed=allowed, phase="descend")
