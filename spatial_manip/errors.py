@@ -79,6 +79,12 @@ class StageTimeoutError(SpatialManipError):
     code = ErrorCode.TIMEOUT
 
 
+class ConfigError(InvalidGoalError):
+    """A configuration file or parameter is wrong; the message names the file, the key, the value
+    and what is accepted. A node refuses to start on one (nodes/runner.spin_node). It is an
+    InvalidGoalError so the callers that refuse a bad setting in a goal refuse it the same way."""
+
+
 class BackendUnavailableError(SpatialManipError):
     """An optional backend's SDK, licence or weights are missing; the message says how to get them."""
 

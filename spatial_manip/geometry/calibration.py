@@ -19,43 +19,73 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from spatial_manip.errors import ConfigError
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.transforms import make_transform
 
 MODES = ("eye_to_hand", "eye_in_hand")
 
 
-class CalibrationError(ValueError):
-    """A calibration file or dict is malformed; the message names the key and the file."""
+# A camera further than this from its mount is a translation written in millimetres (1200 for
+# 1.2 m), not a cell: a UR5's reach is 0.85 m and a cell's camera stands within a metre or two.
+MAX_TRANSLATION_M = 3.0
+ROTATIONS = {"rotation_xyzw": 4, "rotvec": 3, "rpy": 3}
+
+
+class CalibrationError(ConfigError, ValueError):
+    """A calibration file or dict is malformed; the message names the file, the key and the value.
+    A ValueError too, for the callers that catch one."""
 
 
 def transform_from_dict(d, where: str) -> np.ndarray:
     """A 4x4 rigid transform from one of the YAML spellings described in the module docstring."""
     if not isinstance(d, dict):
         raise CalibrationError(f"{where}: expected a mapping with 'matrix' or 'translation' + rotation, got {d!r}")
+    if "matrix" in d:
+        T = _numbers(d, "matrix", 16, where).reshape(4, 4)
+        _check_rigid(T, where)
+        _check_translation(T[:3, 3], f"{where}.matrix")
+        return T
+    rotations = [k for k in ROTATIONS if k in d]
+    unknown = sorted(set(d) - {"translation", *ROTATIONS})
+    if unknown:
+        raise CalibrationError(f"{where}: unknown key {unknown[0]!r} (value {d[unknown[0]]!r}); a transform is 'matrix', or "
+                               f"'translation' plus one of {', '.join(ROTATIONS)}")
+    if "translation" not in d or len(rotations) != 1:
+        raise CalibrationError(f"{where}: give 'translation' (metres) and one rotation as 'rotation_xyzw', "
+                               f"'rotvec' or 'rpy' (or a 'matrix'); got keys {sorted(d)}")
+    t = _numbers(d, "translation", 3, where)
+    _check_translation(t, f"{where}.translation")
+    key = rotations[0]
+    r = _numbers(d, key, ROTATIONS[key], where)
+    if key == "rotation_xyzw" and not 0.5 < np.linalg.norm(r) < 1.5:
+        raise CalibrationError(f"{where}.rotation_xyzw: {r.tolist()} is not a unit quaternion (x y z w, length 1)")
+    R = {"rotation_xyzw": Rotation.from_quat, "rotvec": Rotation.from_rotvec,
+         "rpy": lambda v: Rotation.from_euler("xyz", v)}[key](r).as_matrix()
+    return make_transform(R, t)
+
+
+def _numbers(d: dict, key: str, n: int, where: str) -> np.ndarray:
+    """`d[key]` as n finite numbers, refused by key and value."""
     try:
-        if "matrix" in d:
-            T = np.asarray(d["matrix"], float).reshape(4, 4)
-        else:
-            t = np.asarray(d.get("translation", [0, 0, 0]), float).reshape(3)
-            if "rotation_xyzw" in d:
-                R = Rotation.from_quat(np.asarray(d["rotation_xyzw"], float).reshape(4)).as_matrix()
-            elif "rotvec" in d:
-                R = Rotation.from_rotvec(np.asarray(d["rotvec"], float).reshape(3)).as_matrix()
-            elif "rpy" in d:
-                R = Rotation.from_euler("xyz", np.asarray(d["rpy"], float).reshape(3)).as_matrix()
-            else:
-                raise CalibrationError(f"{where}: give a rotation as 'rotation_xyzw', 'rotvec' or 'rpy' (or a 'matrix')")
-            T = make_transform(R, t)
-    except (TypeError, ValueError) as e:
-        if isinstance(e, CalibrationError):
-            raise
-        raise CalibrationError(f"{where}: could not read a transform from {d!r}: {e}") from e
+        v = np.asarray(d[key], float).reshape(-1)
+    except (TypeError, ValueError):
+        raise CalibrationError(f"{where}.{key}: {d[key]!r} is not a list of {n} numbers") from None
+    if v.size != n or not np.all(np.isfinite(v)):
+        raise CalibrationError(f"{where}.{key}: {d[key]!r} is not {n} finite numbers")
+    return v
+
+
+def _check_translation(t: np.ndarray, key: str) -> None:
+    if np.linalg.norm(t) > MAX_TRANSLATION_M:
+        raise CalibrationError(f"{key}: {t.tolist()} is {np.linalg.norm(t):.1f} m from the mount, over "
+                               f"{MAX_TRANSLATION_M} m: translations are metres (millimetres?)")
+
+
+def _check_rigid(T: np.ndarray, where: str) -> None:
     R = T[:3, :3]
-    if not np.all(np.isfinite(T)) or not np.allclose(R.T @ R, np.eye(3), atol=1e-4) or np.linalg.det(R) < 0 \
-            or not np.allclose(T[3], [0, 0, 0, 1]):
-        raise CalibrationError(f"{where}: not a rigid transform (rotation must be orthonormal, last row 0 0 0 1)")
-    return T
+    if not np.allclose(R.T @ R, np.eye(3), atol=1e-4) or np.linalg.det(R) < 0 or not np.allclose(T[3], [0, 0, 0, 1]):
+        raise CalibrationError(f"{where}.matrix: not a rigid transform (rotation must be orthonormal, last row 0 0 0 1)")
 
 
 @dataclass(frozen=True)
@@ -72,7 +102,7 @@ class HandEyeCalibration:
 
     def __post_init__(self):
         if self.mode not in MODES:
-            raise CalibrationError(f"calibration mode must be one of {MODES}, got {self.mode!r}")
+            raise CalibrationError(f"{self.source or '<dict>'}: mode: {self.mode!r} is not one of {', '.join(MODES)}")
 
     @property
     def eye_in_hand(self) -> bool:
@@ -120,14 +150,14 @@ class HandEyeCalibration:
 
 def load_calibration(path: str | Path) -> HandEyeCalibration:
     """Read a hand-eye calibration YAML file (format in the module docstring)."""
-    import yaml
+    from spatial_manip.config import read_yaml
 
     path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError as e:
+    if not path.is_file():
         raise CalibrationError(f"calibration file {path} does not exist; copy "
-                               f"config/calibration/eye_to_hand.example.yaml and edit it") from e
-    except yaml.YAMLError as e:
-        raise CalibrationError(f"calibration file {path} is not valid YAML: {e}") from e
+                               f"config/calibration/eye_to_hand.example.yaml and edit it")
+    try:
+        data = read_yaml(path)
+    except ConfigError as e:
+        raise CalibrationError(e.message) from e
     return HandEyeCalibration.from_dict(data, source=str(path))

@@ -15,7 +15,7 @@ import time
 
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
@@ -23,6 +23,7 @@ from sensor_msgs.msg import CameraInfo, Image
 
 from spatial_manip.camera.realsense import RealSenseConfig, RealSenseSource
 from spatial_manip.camera.types import CameraError, StampConverter
+from spatial_manip.errors import ConfigError
 from spatial_manip.nodes import convert
 
 PARAMS = {  # name -> default; numbers < 0 and "" mean "leave the device's value"
@@ -46,15 +47,18 @@ def realsense_config(p: dict) -> RealSenseConfig:
     preset = opt(p["visual_preset"])
     if isinstance(preset, str) and preset.isdigit():
         preset = int(preset)
-    return RealSenseConfig(
-        source=p["source"], serial=p["serial"], file_path=p["file_path"], real_time=p["real_time"],
-        repeat_playback=p["repeat_playback"], depth_width=p["depth_width"], depth_height=p["depth_height"],
-        color_width=p["color_width"], color_height=p["color_height"], fps=p["fps"],
-        laser_power=opt(p["laser_power"]), receiver_gain=opt(p["receiver_gain"]),
-        confidence_threshold=opt(p["confidence_threshold"]), visual_preset=preset,
-        temporal_filter=p["temporal_filter"], spatial_filter=p["spatial_filter"],
-        hole_filling_filter=p["hole_filling_filter"], reconnect_initial_s=p["reconnect_initial_s"],
-        reconnect_max_s=p["reconnect_max_s"])
+    try:
+        return RealSenseConfig(
+            source=p["source"], serial=p["serial"], file_path=p["file_path"], real_time=p["real_time"],
+            repeat_playback=p["repeat_playback"], depth_width=p["depth_width"], depth_height=p["depth_height"],
+            color_width=p["color_width"], color_height=p["color_height"], fps=p["fps"],
+            laser_power=opt(p["laser_power"]), receiver_gain=opt(p["receiver_gain"]),
+            confidence_threshold=opt(p["confidence_threshold"]), visual_preset=preset,
+            temporal_filter=p["temporal_filter"], spatial_filter=p["spatial_filter"],
+            hole_filling_filter=p["hole_filling_filter"], reconnect_initial_s=p["reconnect_initial_s"],
+            reconnect_max_s=p["reconnect_max_s"])
+    except ValueError as e:
+        raise ConfigError(f"camera_node parameters: {e}") from e
 
 
 def ros_time(seconds_ns: int) -> Time:
@@ -64,9 +68,10 @@ def ros_time(seconds_ns: int) -> Time:
 class CameraNode(Node):
     def __init__(self):
         super().__init__("camera_node")
-        for name, default in PARAMS.items():
-            self.declare_parameter(name, default)
-        self.p = {name: self.get_parameter(name).value for name in PARAMS}
+        # set first: a node refused half-built is still destroyed (by rclpy's shutdown)
+        self._stop, self._thread, self.source = threading.Event(), None, None
+        self.p = declare_parameters(self, PARAMS)
+        config = realsense_config(self.p)     # refused before any publisher exists
         qos = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE) if self.p["reliable"] \
             else qos_profile_sensor_data
         self.pub_color = self.create_publisher(Image, self.p["color_topic"], qos)
@@ -77,9 +82,8 @@ class CameraNode(Node):
         self.stamps = StampConverter()
         self.published = 0
         self.stale = 0
-        self.source = RealSenseSource(realsense_config(self.p), on_status=self._on_status)
+        self.source = RealSenseSource(config, on_status=self._on_status)
         self.source.connect()
-        self._stop = threading.Event()
         self._thread = threading.Thread(target=self._publish_loop, name="camera-publish", daemon=True)
         self._thread.start()
 
@@ -139,8 +143,10 @@ class CameraNode(Node):
 
     def destroy_node(self):
         self._stop.set()
-        self._thread.join(timeout=5)
-        self.source.close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        if self.source is not None:
+            self.source.close()
         super().destroy_node()
 
 

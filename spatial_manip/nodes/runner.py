@@ -7,10 +7,12 @@ import time
 from typing import Callable
 
 import rclpy
+from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
-from spatial_manip.errors import SpatialManipError
+from spatial_manip.errors import ConfigError, SpatialManipError
 
 
 FINISH_S = 2.5    # how long a stopping node may spin to end its work (the launcher waits 3-5 s)
@@ -39,10 +41,10 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
         if finish is not None:
             node.create_timer(WAKE_S, lambda: None)
         executor.spin()
-    except SpatialManipError as e:
+    except (SpatialManipError, ParameterException) as e:
         if node is not None:
             raise
-        print(f"{getattr(make_node, '__name__', 'node')}: {e.code.value}: {e.message}", file=sys.stderr)
+        print(refusal(getattr(make_node, "__name__", "node"), e), file=sys.stderr)
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):
         if finish is not None and executor is not None:
@@ -54,6 +56,42 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+def refusal(name: str, e: Exception) -> str:
+    """The one line a node prints when it will not start (a YAML error spans several)."""
+    if isinstance(e, ConfigError):
+        text = f"{name}: refused to start: {e.message}"
+    elif isinstance(e, SpatialManipError):
+        text = f"{name}: {e.code.value}: {e.message}"
+    else:                       # rclpy's own: a parameter of the wrong type
+        text = f"{name}: refused to start: {e}"
+    return " ".join(text.split())
+
+
+def declare_parameters(node, params: dict) -> dict:
+    """Declare `params` (name -> default) and return their values. A float's parameter may be
+    given as an integer (`-p rate:=2`); a parameter the node does not have (a misspelt name in a
+    params file, which ROS would ignore) or a value of the wrong type is a ConfigError."""
+    for name, default in params.items():
+        # dynamic typing: `-p observation_timeout_s:=2` arrives as an integer
+        node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
+    values = {name: node.get_parameter(name).value for name in params}
+    for name, value in values.items():
+        if isinstance(params[name], float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise ConfigError(f"parameter {name}{_given_in()}: {value!r} is not a number")
+    # rclpy keeps the overrides privately: the only way to see a name nobody declared
+    unknown = sorted(n for n in getattr(node, "_parameter_overrides", {}) if not node.has_parameter(n))
+    if unknown:
+        raise ConfigError(f"unknown parameter {unknown[0]}{_given_in()} (value "
+                          f"{node._parameter_overrides[unknown[0]].value!r}); known: {', '.join(sorted(params))}")
+    return values
+
+
+def _given_in() -> str:
+    """' (params file F)' when the command line names one: where a wrong parameter came from."""
+    files = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--params-file"]
+    return f" (params file {', '.join(files)}, or -p)" if files else ""
 
 
 def _raise_interrupt(signum, _frame):

@@ -92,3 +92,29 @@ def test_node_publishes_recording_like_the_realsense_driver(vga_recording, ros_n
         assert np.allclose(np.array(info.k), ci.K.reshape(-1), atol=1e-3)
         assert info.distortion_model == "plumb_bob" and len(info.d) == 5
         assert info.header.frame_id == "camera_color_optical_frame"
+
+
+@pytest.mark.parametrize("text, names", [
+    ("T_base_camera: {translation: [.nan, 0, 0.8], rotation_xyzw: [0, 0, 0, 1]}\n", ["translation", "nan"]),
+    ("T_base_camera: {translation: [1200, 0, 800], rotation_xyzw: [0, 0, 0, 1]}\n", ["translation", "1200.0"]),
+])
+def test_a_bad_calibration_file_stops_the_node_with_one_line(tmp_path, text, names):
+    """It crashed mid-traceback with an unrelated last line ('CameraNode' object has no
+    attribute '_stop'), and millimetres were accepted."""
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(text)
+    proc = start_camera_node("source:=file", "file_path:=/nonexistent.bag", f"calibration_file:={cal}")
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 1, out
+    assert "Traceback" not in out and out.strip().splitlines()[-1].startswith("CameraNode: refused to start: ")
+    assert all(n in out for n in [str(cal), *names]), out
+
+
+def test_an_unknown_parameter_stops_the_node(tmp_path):
+    params = tmp_path / "camera.yaml"
+    params.write_text("camera_node:\n  ros__parameters:\n    depth_widht: 1024\n")
+    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.camera_node", "--ros-args",
+                             "--params-file", str(params)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 1 and "Traceback" not in out, out
+    assert all(n in out for n in ["depth_widht", str(params), "1024", "depth_width"]), out

@@ -92,3 +92,30 @@ def test_bad_calibrations_are_refused(bad, match):
 def test_missing_file_says_what_to_do(tmp_path):
     with pytest.raises(CalibrationError, match="example"):
         load_calibration(tmp_path / "nope.yaml")
+
+
+GOOD = ("mode: eye_to_hand\nT_base_camera:\n  translation: [1.2, 0.0, 0.8]\n"
+        "  rotation_xyzw: [0.6619, 0.6619, -0.2487, -0.2487]\n")
+
+
+@pytest.mark.parametrize("old, new, names", [
+    ("1.2, 0.0, 0.8", ".nan, 0.0, 0.8", ["translation", "nan"]),
+    ("0.6619, 0.6619, -0.2487, -0.2487", "0, 0, 0, 0", ["rotation_xyzw", "[0.0, 0.0, 0.0, 0.0]", "unit quaternion"]),
+    ("0.0, 0.8]", "0.0, 0.8", ["not valid YAML", "line 4"]),
+    ("T_base_camera:", "T_base_cam:", ["T_base_camera"]),
+    ("1.2, 0.0, 0.8", "'a', 0.0, 0.8", ["translation", "'a'"]),
+    ("1.2, 0.0, 0.8", "1200, 0.0, 800", ["translation", "1200.0", "3.0 m", "millimetres"]),
+    ("translation:", "translaton:", ["T_base_camera", "translaton"]),
+    ("eye_to_hand", "eye_to_hnd", ["mode", "eye_to_hnd", "eye_in_hand"]),
+])
+def test_a_bad_calibration_file_is_refused_naming_file_key_and_value(tmp_path, old, new, names):
+    """Each was found by trying bad files on camera_node: NaN, a zero quaternion, a syntax error,
+    a missing key, a wrong type, millimetres (accepted silently), a misspelt key (translation
+    silently 0), a misspelt mode."""
+    path = tmp_path / "cal.yaml"
+    path.write_text(GOOD.replace(old, new))
+    with pytest.raises(CalibrationError) as e:
+        load_calibration(path)
+    assert str(path) in e.value.message and "\n" not in e.value.message
+    for name in names:
+        assert name in e.value.message
