@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from spatial_manip.errors import ConfigError, InvalidGoalError
+from spatial_manip.registry import backend_names, config_class
 
 
 def read_yaml(path: str | Path) -> dict:
@@ -66,6 +67,18 @@ def build(cls, values: Mapping[str, Any] | None, where: str, *, ignore: tuple[st
         return cls(**values)
     except (InvalidGoalError, ValueError, TypeError) as e:
         raise ConfigError(f"{where}: {getattr(e, 'message', e)}") from e
+
+
+def backend_section(role: str, name, values: Mapping | None, where: str) -> dict:
+    """Backend `name` of `role` checked by name, and its YAML section through its config
+    dataclass; the section back as a dict (the keyword configuration `registry.make` takes)."""
+    if name not in backend_names(role):
+        raise ConfigError(f"{where}.backend: {name!r} is not one of {', '.join(backend_names(role))}")
+    cls = config_class(role, name)
+    values = dict(values or {})
+    if cls is not None:
+        build(cls, values, f"{where}.{name}")
+    return values
 
 
 _SCALARS = (bool, int, float, str)

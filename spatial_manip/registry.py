@@ -15,11 +15,21 @@ import importlib
 from typing import Any, Mapping
 
 _ROLES: dict[str, dict[str, str]] = {}
+_CONFIGS: dict[str, dict[str, str]] = {}
 
 
-def register_role(role: str, backends: Mapping[str, str]) -> None:
-    """Declare the backends of a role as name -> "module:attribute" (attribute is a factory)."""
+def register_role(role: str, backends: Mapping[str, str], configs: Mapping[str, str] | None = None) -> None:
+    """Declare the backends of a role as name -> "module:attribute" (attribute is a factory),
+    and optionally each backend's config dataclass the same way (what its YAML section holds)."""
     _ROLES.setdefault(role, {}).update(backends)
+    _CONFIGS.setdefault(role, {}).update(configs or {})
+
+
+def config_class(role: str, name: str):
+    """The config dataclass of backend `name` of `role` (importing its module), or None."""
+    resolve(role, name)                    # an unknown name is refused here
+    module_name, _, attr = _CONFIGS[role].get(name, ":").partition(":")
+    return getattr(importlib.import_module(module_name), attr) if module_name else None
 
 
 def backend_names(role: str) -> list[str]:

@@ -1,4 +1,6 @@
-"""Loading config/params/arm.yaml into plain dicts, and the shared grasp->TCP convention."""
+"""Loading config/params/arm.yaml (checked at load: every section through its config
+dataclass, the backends' names, the speeds against the caps and the caps against the UR's own
+limits), and the shared grasp->TCP convention."""
 from __future__ import annotations
 
 import copy
@@ -7,7 +9,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from spatial_manip.errors import InvalidGoalError
+from spatial_manip.config import build, read_yaml, section
+from spatial_manip.control.base import ARM_BACKENDS, GRIPPER_BACKENDS
+from spatial_manip.control.kinematics import URKinematics
+from spatial_manip.control.primitives import PrimitivesConfig
+from spatial_manip.control.safety import SafetyConfig
+from spatial_manip.control.ur_rtde_arm import URRtdeConfig
+from spatial_manip.motion.base import MotionConfig
+from spatial_manip.errors import ConfigError, InvalidGoalError
 
 _REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "arm.yaml"
 
@@ -25,14 +34,10 @@ def default_config_path() -> Path:
 
 
 def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:
-    """The arm configuration as a dict; `overrides` use dotted keys ("arm.backend": "sim")."""
-    import yaml
-
+    """The arm configuration as a dict; `overrides` use dotted keys ("arm.backend": "sim").
+    A ConfigError naming the file, the key and the value when any section is wrong."""
     p = Path(path) if path else default_config_path()
-    if not p.is_file():
-        raise InvalidGoalError(f"arm config {p} does not exist; pass an arm.yaml path (see config/params/arm.yaml)")
-    cfg = yaml.safe_load(p.read_text()) or {}
-    cfg = copy.deepcopy(cfg)
+    cfg = read_yaml(p)
     for key, value in (overrides or {}).items():
         node = cfg
         *parents, leaf = key.split(".")
@@ -40,9 +45,50 @@ def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any]
             node = node.setdefault(part, {})
         node[leaf] = value
     backend = cfg.get("arm", {}).get("backend")
-    section = (cfg.get("arm", {}).get(backend) or {}) if backend else {}
-    _merge(cfg, section.get("overrides") or {})  # e.g. the sim model's own TCP offset
+    chosen = (cfg.get("arm", {}).get(backend) or {}) if backend else {}
+    _merge(cfg, chosen.get("overrides") or {})  # e.g. the sim model's own TCP offset
+    check_arm_config(cfg, str(p))
     return cfg
+
+
+def check_arm_config(cfg: Mapping, where: str) -> None:
+    """Build every section's config dataclass once, so a wrong key, type or value stops the
+    node that reads the file at start-up instead of failing its first motion."""
+    arm = section(cfg, "arm", where)
+    _one_of(arm.get("backend"), ARM_BACKENDS, f"{where}: arm.backend")
+    _one_of(section(arm, "gripper", f"{where}: arm", required=False).get("backend", "none"),
+            [*GRIPPER_BACKENDS, "none"], f"{where}: arm.gripper.backend")
+    if arm["backend"] == "ur_rtde":
+        build(URRtdeConfig, section(arm, "ur_rtde", f"{where}: arm", required=False), f"{where}: arm.ur_rtde",
+              ignore=("overrides",))
+    safety = _checked(SafetyConfig.from_config, section(cfg, "safety", where), where)
+    primitives = _checked(PrimitivesConfig.from_config, section(cfg, "primitives", where), where)
+    _checked(URKinematics.from_config, section(cfg, "kinematics", where), f"{where}: kinematics")
+    _checked(MotionConfig.from_config, section(cfg, "motion", where, required=False), where)
+    _speeds_within_caps(primitives, safety, where)
+
+
+def _checked(make, values: dict, where: str):
+    try:
+        return make(values)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e.message}") from e
+    except (InvalidGoalError, KeyError, TypeError, ValueError) as e:
+        raise ConfigError(f"{where}: {getattr(e, 'message', e)}") from e
+
+
+def _one_of(name, names, key: str) -> None:
+    if name not in names:
+        raise ConfigError(f"{key}: {name!r} is not one of {', '.join(sorted(names))}")
+
+
+def _speeds_within_caps(primitives, safety, where: str) -> None:
+    """The primitives' speeds under the safety caps: the envelope would silently cap them."""
+    for speed, cap in (("speed_m_s", "max_tcp_speed_m_s"), ("accel_m_s2", "max_tcp_accel_m_s2"),
+                       ("joint_speed_rad_s", "max_joint_speed_rad_s"), ("joint_accel_rad_s2", "max_joint_accel_rad_s2")):
+        if getattr(primitives, speed) > getattr(safety, cap):
+            raise ConfigError(f"{where}: primitives.{speed}: {getattr(primitives, speed)} is over safety.{cap} "
+                              f"({getattr(safety, cap)}); accepted: (0, {getattr(safety, cap)}]")
 
 
 def _merge(dst: dict, src: Mapping) -> None:
@@ -75,7 +121,6 @@ def grasp_to_tcp(T_base_grasp: np.ndarray, R_grasp_tcp: np.ndarray) -> np.ndarra
 def load_kinematics(path: str | Path | None = None, backend: str = ""):
     """The arm's URKinematics (model, limits, TCP offset) from arm.yaml; `backend` picks that
     file's per-backend overrides (the simulated UR5e's own TCP offset)."""
-    from spatial_manip.control.kinematics import URKinematics
     return URKinematics.from_config(_for_backend(path, backend)["kinematics"])
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import threading
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from spatial_manip.config import build
 from spatial_manip.control.base import Arm, Gripper
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import CanceledError, GraspFailedError, InvalidGoalError
@@ -44,14 +46,19 @@ class PrimitivesConfig:
             raise InvalidGoalError(f"primitives.contact_speed_scale must be within (0, 1], got {self.contact_speed_scale}")
         if len(self.home_q) != 6:
             raise InvalidGoalError(f"primitives.home_q needs 6 joint angles, got {self.home_q}")
+        for f in ("speed_m_s", "accel_m_s2", "joint_speed_rad_s", "joint_accel_rad_s2"):
+            if not (math.isfinite(getattr(self, f)) and getattr(self, f) > 0):
+                raise InvalidGoalError(f"primitives.{f}: {getattr(self, f)!r} is not a positive number")
+        for f in ("gripper_speed", "gripper_force"):
+            if not 0.0 <= getattr(self, f) <= 1.0:
+                raise InvalidGoalError(f"primitives.{f}: {getattr(self, f)!r} is not within 0..1 (of the gripper's range)")
 
     @classmethod
     def from_config(cls, cfg: Mapping) -> "PrimitivesConfig":
-        fields = {f.name for f in dataclasses.fields(cls)}
-        kw = {k: v for k, v in dict(cfg).items() if k in fields}
-        if "home_q" in kw:
-            kw["home_q"] = tuple(float(v) for v in kw["home_q"])
-        return cls(**kw)
+        """From arm.yaml's `primitives` section; an unknown key or a wrong type is refused (a
+        misspelt speed was dropped and the default used). grasp_to_tcp_rotation is the grasping
+        config's (config.grasp_to_tcp_rotation reads it)."""
+        return build(cls, cfg, "primitives", ignore=("grasp_to_tcp_rotation",))
 
 
 @dataclasses.dataclass

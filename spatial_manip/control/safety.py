@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from spatial_manip.config import build
 from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.errors import InvalidGoalError, UnreachableError
 
@@ -31,6 +32,14 @@ class Box:
 
     def contains(self, p: np.ndarray) -> bool:
         return bool(np.all(p >= np.asarray(self.min_m)) and np.all(p <= np.asarray(self.max_m)))
+
+
+# The robot's own limits, as ur_rtde checks them before a move (rtde_control_interface.h:
+# UR_TOOL_VELOCITY_MAX 3.0 m/s, UR_TOOL_ACCELERATION_MAX 150, UR_JOINT_VELOCITY_MAX 3.14 rad/s,
+# UR_JOINT_ACCELERATION_MAX 40): a cap above one lets a motion start that the controller then
+# refuses ("The value is not within [0;3]").
+UR_LIMITS = {"max_tcp_speed_m_s": 3.0, "max_tcp_accel_m_s2": 150.0,
+             "max_joint_speed_rad_s": 3.14, "max_joint_accel_rad_s2": 40.0}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
@@ -50,17 +59,29 @@ class SafetyConfig:
         for f in ("max_tcp_speed_m_s", "max_tcp_accel_m_s2", "max_joint_speed_rad_s",
                   "max_joint_accel_rad_s2", "path_check_step_m", "max_joint_step_rad"):
             v = getattr(self, f)
-            if not (math.isfinite(v) and v > 0):
-                raise InvalidGoalError(f"safety.{f} must be a positive number, got {v!r}")
+            if not (math.isfinite(v) and 0 < v <= UR_LIMITS.get(f, math.inf)):
+                top = f"{UR_LIMITS[f]} (the UR's own limit)" if f in UR_LIMITS else "and finite"
+                raise InvalidGoalError(f"{f}: {v!r} is not within (0, {top}]")
 
     @classmethod
     def from_config(cls, cfg: Mapping) -> "SafetyConfig":
+        """From arm.yaml's `safety` section; unknown keys and wrong types are refused by name."""
         s = dict(cfg)
-        ws = Box(name="workspace", min_m=tuple(map(float, s.pop("workspace_min_m"))),
-                 max_m=tuple(map(float, s.pop("workspace_max_m"))))
-        boxes = tuple(Box(name=str(b.get("name", f"keep_out_{i}")), min_m=tuple(map(float, b["min_m"])),
-                          max_m=tuple(map(float, b["max_m"]))) for i, b in enumerate(s.pop("keep_out", []) or []))
-        return cls(workspace=ws, keep_out=boxes, **{k: float(v) for k, v in s.items()})
+        try:
+            ws = _box({"name": "workspace", "min_m": s.pop("workspace_min_m"), "max_m": s.pop("workspace_max_m")}, 0)
+            boxes = tuple(_box(b, i) for i, b in enumerate(s.pop("keep_out", []) or []))
+        except KeyError as e:
+            raise InvalidGoalError(f"safety needs {e.args[0]!r}") from None
+        return build(cls, {**s, "workspace": ws, "keep_out": boxes}, "safety")
+
+
+def _box(b, i: int) -> Box:
+    """A keep-out (or the workspace) box from its YAML mapping."""
+    try:
+        return Box(name=str(b.get("name", f"keep_out_{i}")), min_m=tuple(map(float, b["min_m"])),
+                   max_m=tuple(map(float, b["max_m"])))
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise InvalidGoalError(f"safety box {b!r} needs min_m and max_m, 3 numbers each") from None
 
 
 class SafetyEnvelope:

@@ -13,5 +13,10 @@ BACKENDS = {
     "contact_graspnet": "spatial_manip.grasping.contact_graspnet:make_contact_graspnet",
     "anygrasp": "spatial_manip.grasping.anygrasp:make_anygrasp",
 }
-register_role("grasp", BACKENDS)
+CONFIGS = {   # what each backend's section of grasp.yaml holds
+    "antipodal": "spatial_manip.grasping.antipodal:AntipodalConfig",
+    "contact_graspnet": "spatial_manip.grasping.contact_graspnet:ContactGraspNetConfig",
+    "anygrasp": "spatial_manip.grasping.anygrasp:AnyGraspConfig",
+}
+register_role("grasp", BACKENDS, CONFIGS)
 DEFAULT_BACKEND = "antipodal"

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
+
+from spatial_manip.config import backend_section, build, read_yaml, section
 
 # TCP z = grasp x (approach), TCP y = grasp y (closing), TCP x = -grasp z (right-handed).
 DEFAULT_GRASP_TO_TCP = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
@@ -50,7 +51,10 @@ class GripperGeometry:
             raise ValueError("min_width_m must be in [0, max_width_m)")
         if self.min_depth_m > self.max_depth_m or self.max_depth_m > self.finger_length_m:
             raise ValueError("need min_depth_m <= max_depth_m <= finger_length_m")
-        R = np.asarray(self.grasp_to_tcp_rotation, float)
+        try:
+            R = np.asarray(self.grasp_to_tcp_rotation, float)
+        except (TypeError, ValueError):
+            R = np.zeros(0)            # ragged or not numbers: refused below with the value
         if R.shape != (3, 3) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
             raise ValueError(f"grasp_to_tcp_rotation must be a proper 3x3 rotation, got {self.grasp_to_tcp_rotation}")
 
@@ -70,12 +74,16 @@ class GripperGeometry:
         return T
 
 
-def load_grasp_config(path: str | Path) -> tuple[GripperGeometry, str, dict]:
-    """Read config/params/grasp.yaml: (gripper geometry, backend name, that backend's params)."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
-    g = data.get("grasp", data)
-    gripper_cfg = dict(g.get("gripper", {}))
+def load_grasp_config(path: str | Path, backend: str = "") -> tuple[GripperGeometry, str, dict]:
+    """Read config/params/grasp.yaml: (gripper geometry, backend name, that backend's params),
+    each checked through its config dataclass (ConfigError naming the file, key and value).
+    `backend` overrides the file's choice ("" = the file's); its section is the file's too."""
+    where = f"{path}: grasp"
+    data = read_yaml(path)
+    g = section(data, "grasp", str(path)) if "grasp" in data else data
+    gripper_cfg = section(g, "gripper", where, required=False)
     if "grasp_to_tcp_rotation" in g:
-        gripper_cfg["grasp_to_tcp_rotation"] = tuple(tuple(r) for r in g["grasp_to_tcp_rotation"])
-    backend = str(g.get("backend", "antipodal"))
-    return GripperGeometry(**gripper_cfg), backend, dict(g.get(backend, {}) or {})
+        gripper_cfg["grasp_to_tcp_rotation"] = g["grasp_to_tcp_rotation"]
+    gripper = build(GripperGeometry, gripper_cfg, f"{where}.gripper")
+    backend = backend or g.get("backend", "antipodal")
+    return gripper, backend, backend_section("grasp", backend, section(g, backend, where, required=False), where)

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
-import yaml
 
+from spatial_manip.config import build, read_yaml, section
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -48,12 +47,7 @@ class MotionCheckConfig:
 
     @classmethod
     def from_config(cls, cfg: Mapping | None) -> "MotionCheckConfig":
-        cfg = dict(cfg or {})
-        known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(cfg) - known)
-        if unknown:
-            raise InvalidGoalError(f"unknown motion_check settings {unknown}; known: {sorted(known)}")
-        return cls(**cfg)
+        return build(cls, cfg, "motion_check")
 
 
 @dataclass
@@ -103,12 +97,12 @@ class MotionReport:
 
 
 def load_motion_check_config(path) -> MotionCheckConfig:
-    """The `grasp.motion_check` section of grasp.yaml (absent: the defaults)."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
-    section = data.get("grasp", data).get("motion_check")
-    if section is not None and not isinstance(section, dict):
-        raise InvalidGoalError(f"{path}: grasp.motion_check must be a mapping, got {section!r}")
-    return MotionCheckConfig.from_config(section)
+    """The `grasp.motion_check` section of grasp.yaml (absent: the defaults); a ConfigError
+    naming the file, key and value."""
+    data = read_yaml(path)
+    where = f"{path}: grasp"
+    return build(MotionCheckConfig, section(data.get("grasp", data), "motion_check", where, required=False),
+                 f"{where}.motion_check")
 
 
 class MotionCheck:

@@ -7,6 +7,7 @@ from typing import Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
+from spatial_manip.config import build
 from spatial_manip.errors import InvalidGoalError, MotionFailedError, UnreachableError
 
 BACKENDS = ("ompl",)
@@ -45,12 +46,7 @@ class MotionConfig:
 
     @classmethod
     def from_config(cls, cfg: Mapping | None) -> "MotionConfig":
-        cfg = dict(cfg or {})
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(cfg) - known)
-        if unknown:
-            raise InvalidGoalError(f"unknown motion settings {unknown}; known: {sorted(known)}")
-        return cls(**cfg)
+        return build(cls, cfg, "motion")
 
 
 @dataclasses.dataclass

@@ -19,7 +19,7 @@ import threading
 
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
@@ -73,9 +73,7 @@ class ReopeningGripper:
 class ArmNode(Node):
     def __init__(self):
         super().__init__("arm_node")
-        for name, default in PARAMS.items():
-            self.declare_parameter(name, default)
-        p = {name: self.get_parameter(name).value for name in PARAMS}
+        p = declare_parameters(self, PARAMS)
         overrides = {}
         if p["arm.backend"]:
             overrides["arm.backend"] = p["arm.backend"]

@@ -22,7 +22,7 @@ from geometry_msgs.msg import Point, PoseStamped
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image, JointState, PointCloud2
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
@@ -98,13 +98,8 @@ def joints_from_msg(msg: JointState):
 class GraspNode(Node):
     def __init__(self):
         super().__init__("grasp_node")
-        for name, default in PARAMS.items():
-            self.declare_parameter(name, default)
-        p = {name: self.get_parameter(name).value for name in PARAMS}
-        self.p = p
-        gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or DEFAULT_CONFIG)
-        if p["backend"]:
-            backend, backend_cfg = p["backend"], {}
+        self.p = p = declare_parameters(self, PARAMS)
+        gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or DEFAULT_CONFIG, p["backend"])
         self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
                                          ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
                                                        workspace_max_m=tuple(p["workspace_max_m"]),

@@ -18,7 +18,12 @@ BACKENDS = {
     "classical": "spatial_manip.perception.classical:ClassicalSegmenter",
     "learned": "spatial_manip.perception.learned:LearnedSegmenter",
 }
-register_role("segmenter", BACKENDS)
+CONFIGS = {   # what each backend's section of perception.yaml holds
+    "ground_truth": "spatial_manip.perception.ground_truth:GroundTruthConfig",
+    "classical": "spatial_manip.perception.classical:ClassicalConfig",
+    "learned": "spatial_manip.perception.learned:LearnedConfig",
+}
+register_role("segmenter", BACKENDS, CONFIGS)
 
 
 def make_segmenter(name: str, **config) -> Segmenter:

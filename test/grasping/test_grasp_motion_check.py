@@ -104,7 +104,7 @@ def test_a_start_in_collision_skips_the_check_and_says_why(setup):
 def test_motion_check_settings_are_validated_by_name():
     with pytest.raises(InvalidGoalError, match="motion_check.time_budget_s"):
         MotionCheckConfig(time_budget_s=0.0)
-    with pytest.raises(InvalidGoalError, match="unknown motion_check settings"):
+    with pytest.raises(InvalidGoalError, match="motion_check: unknown key 'budget'"):
         MotionCheckConfig.from_config({"budget": 1.0})
 
 

@@ -74,7 +74,7 @@ def test_planner_follows_the_protocol_and_config_string_is_validated(planner, ar
     assert isinstance(planner, MotionPlanner) and planner.name == "ompl"
     with pytest.raises(InvalidGoalError, match="motion.backend must be one of"):
         make_planner({**arm_cfg, "motion": {"backend": "moveit"}})
-    with pytest.raises(InvalidGoalError, match="unknown motion settings"):
+    with pytest.raises(InvalidGoalError, match="motion: unknown key"):
         MotionConfig.from_config({"time_budget": 1.0})
 
 

@@ -1,0 +1,38 @@
+"""Each node refuses a bad configuration at start-up with one line naming the file, the key and
+the value, and exit status 1: no traceback, no node that starts and fails its first goal."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("rclpy")
+
+PARAMS = Path(__file__).resolve().parents[2] / "config" / "params"
+
+
+def refusal(node: str, *ros_args: str) -> str:
+    """The node's output; it must have exited 1 with one refusal line as its last."""
+    proc = subprocess.run([sys.executable, "-m", f"spatial_manip.nodes.{node}", "--ros-args", *ros_args],
+                          capture_output=True, text=True, timeout=90, env={**os.environ, "ROS_DOMAIN_ID": "57"})
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1 and "Traceback" not in out, out
+    assert "refused to start: " in out.strip().splitlines()[-1], out
+    return out
+
+
+def test_arm_node_refuses_a_speed_cap_over_the_robots_own(tmp_path):
+    """25 m/s under a 50 m/s cap started, then failed INTERNAL 'not within [0;3]' at the first motion."""
+    arm = tmp_path / "arm.yaml"
+    arm.write_text((PARAMS / "arm.yaml").read_text().replace("  speed_m_s: 0.25", "  speed_m_s: 25.0")
+                   .replace("max_tcp_speed_m_s: 0.5", "max_tcp_speed_m_s: 50.0"))
+    out = refusal("arm_node", "-p", f"config_file:={arm}")
+    assert all(n in out for n in [str(arm), "max_tcp_speed_m_s", "50.0", "3.0"]), out
+
+
+def test_grasp_node_refuses_a_wrong_type(tmp_path):
+    grasp = tmp_path / "grasp.yaml"
+    grasp.write_text((PARAMS / "grasp.yaml").read_text().replace("    max_width_m: 0.085", "    max_width_m: wide"))
+    out = refusal("grasp_node", "-p", f"config_file:={grasp}")
+    assert all(n in out for n in [str(grasp), "max_width_m", "'wide'"]), out
