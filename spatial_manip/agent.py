@@ -131,8 +131,10 @@ class Agent:
     """The stages `InstructionPipeline` drives, over I/O `ports`."""
 
     def __init__(self, ports: Ports, config: AgentConfig = AgentConfig(), *,
-                 warn: Callable[[str], None] = lambda text: None):
+                 warn: Callable[[str], None] = lambda text: None, segmenter_config: dict | None = None):
+        """`segmenter_config`: the segmenter backend's settings (perception.yaml's section)."""
         self.ports, self.config, self._warn = ports, config, warn
+        self._segmenter_config = dict(segmenter_config or {})
         self._warned: set[str] = set()
         self._segmenter = self._planner = self._kinematics = None
         self._workspace_seen: Scene | None = None
@@ -186,7 +188,7 @@ class Agent:
     def perceive(self, obs: RGBDObservation) -> Scene:
         ws, hints = self._workspace()
         if self._segmenter is None:
-            self._segmenter = make_segmenter(self.config.segmenter)
+            self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object

@@ -8,23 +8,26 @@ import sys
 import json
 import threading
 import time
+from pathlib import Path
 
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from std_msgs.msg import String
 
 from spatial_manip.agent import Agent, AgentConfig
-from spatial_manip.errors import ErrorCode, InvalidGoalError
+from spatial_manip.errors import ConfigError, ErrorCode, InvalidGoalError
+from spatial_manip.perception import load_segmenter_config
+from spatial_manip.registry import backend_names
 from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
 from spatial_manip.nodes.planner_ports import PlannerPorts
 from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "/spatial_manip/execute_instruction"
+DEFAULT_PERCEPTION = Path(__file__).resolve().parents[2] / "config" / "params" / "perception.yaml"
 PARAMETERS = {
     "color_topic": "/camera/color/image_raw",
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",
@@ -38,7 +41,8 @@ PARAMETERS = {
     "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
     "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
-    "segmenter": "classical",         # perception backend (see spatial_manip.perception)
+    "segmenter": "classical",         # perception backend (see spatial_manip.perception); "" = perception.yaml's
+    "perception_config_file": "",     # the segmenters' settings ("" = config/params/perception.yaml)
     "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
     "unnamed_frame": "intrinsic",     # program planner: left/right of a reference whose front was only
                                       # assumed, when the words name no frame: intrinsic | viewer | ask
@@ -57,20 +61,24 @@ PARAMETERS = {
 }
 
 
-def declare_parameters(node) -> dict:
-    for name, default in PARAMETERS.items():
-        # dynamic typing: `-p observation_timeout_s:=2` arrives as an integer
-        node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
-    return {name: node.get_parameter(name).value for name in PARAMETERS}
+def _one_of(key: str, name: str, names: list[str]) -> None:
+    if name not in names:
+        raise ConfigError(f"parameter {key}: {name!r} is not one of {', '.join(names)}")
 
 
 class PlannerNode(Node):
     def __init__(self):
         super().__init__("planner_node")
         self.group = ReentrantCallbackGroup()
-        self.p = declare_parameters(self)
+        self.p = declare_parameters(self, PARAMETERS)
+        if self.p["segmenter"]:
+            _one_of("segmenter", self.p["segmenter"], backend_names("segmenter"))
+        self.p["segmenter"], segmenter_config = load_segmenter_config(
+            self.p["perception_config_file"] or DEFAULT_PERCEPTION, self.p["segmenter"])
+        _one_of("planner", self.p["planner"], backend_names("planner"))   # the model backends are built at the first goal
         self.ports = PlannerPorts(self, self.group, self.p)
-        self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn)
+        self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
+                           segmenter_config=segmenter_config)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None)
         self._busy = threading.Lock()
         self._cancel = threading.Event()

@@ -23,14 +23,14 @@ import numpy as np
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
 from spatial_manip.control.sim_arm import sim_primitives
-from spatial_manip.errors import SpatialManipError
+from spatial_manip.errors import ConfigError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.arm_server import ArmActionServer
 from spatial_manip.scene import Scene, SceneFormatError, workspace_description
@@ -59,11 +59,10 @@ PARAMS = {
 class SimNode(Node):
     def __init__(self):
         super().__init__("sim_node")
-        self.p = {k: self.declare_parameter(k, v).value for k, v in PARAMS.items()}
+        self.p = declare_parameters(self, PARAMS)
         cfg = SimConfig(width=int(self.p["width"]), height=int(self.p["height"]), fovy_deg=float(self.p["fovy_deg"]),
                         depth_noise=bool(self.p["depth_noise"]))
-        scene = Scene.load(self.p["scene_file"]) if self.p["scene_file"] else \
-            sample_scene(self.p["scene_kind"], int(self.p["seed"]))
+        scene = Scene.load(self.p["scene_file"]) if self.p["scene_file"] else self._sample_scene()
         self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
         self.home_q = np.asarray(self.p["home_q"], float)
         if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
@@ -97,6 +96,12 @@ class SimNode(Node):
         self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects")
 
     # --- publishing -----------------------------------------------------------------------------
+    def _sample_scene(self) -> Scene:
+        try:
+            return sample_scene(self.p["scene_kind"], int(self.p["seed"]))
+        except ValueError as e:          # a misspelt scene_kind
+            raise ConfigError(f"parameter scene_kind: {e}") from e
+
     def publish_extrinsics(self):
         self.pub_ext.publish(convert.pose_stamped(self.world.T_base_cam, self.p["base_frame_id"],
                                                   self.get_clock().now().to_msg()))

@@ -35,6 +35,18 @@ def segmenter_names() -> list[str]:
     return backend_names("segmenter")
 
 
+def load_segmenter_config(path, backend: str = "") -> tuple[str, dict]:
+    """config/params/perception.yaml: (backend name, its section), checked through the backend's
+    config dataclass (ConfigError naming the file, key and value). `backend` overrides the
+    file's `segmenter.backend` ("" = the file's)."""
+    from spatial_manip.config import backend_section, read_yaml, section
+
+    where = f"{path}: segmenter"
+    seg = section(read_yaml(path), "segmenter", str(path))
+    backend = backend or seg.get("backend", "classical")
+    return backend, backend_section("segmenter", backend, section(seg, backend, where, required=False), where)
+
+
 __all__ = ["Box3D", "Detection", "ExpectedObject", "SegmentationHints", "Segmenter",
            "camera_viewpoint", "check_observation", "detections_to_scene", "make_segmenter",
-           "segmenter_names", "BACKENDS"]
+           "segmenter_names", "load_segmenter_config", "BACKENDS"]

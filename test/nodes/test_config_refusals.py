@@ -36,3 +36,24 @@ def test_grasp_node_refuses_a_wrong_type(tmp_path):
     grasp.write_text((PARAMS / "grasp.yaml").read_text().replace("    max_width_m: 0.085", "    max_width_m: wide"))
     out = refusal("grasp_node", "-p", f"config_file:={grasp}")
     assert all(n in out for n in [str(grasp), "max_width_m", "'wide'"]), out
+
+
+def test_planner_node_refuses_a_misspelt_segmenter_at_start_up():
+    """It was found only at the first goal."""
+    out = refusal("planner_node", "-p", "segmenter:=clasical")
+    assert all(n in out for n in ["segmenter", "'clasical'", "classical"]), out
+
+
+def test_planner_node_reads_perception_yaml_and_refuses_an_unknown_key(tmp_path):
+    perception = tmp_path / "perception.yaml"
+    perception.write_text((PARAMS / "perception.yaml").read_text().replace("plane_inlier_m: 0.008", "plane_inlier: 0.008"))
+    out = refusal("planner_node", "-p", f"perception_config_file:={perception}")
+    assert all(n in out for n in [str(perception), "segmenter.classical", "plane_inlier", "0.008"]), out
+
+
+def test_sim_node_refuses_an_unknown_parameter_of_its_params_file(tmp_path):
+    """A misspelt name in a ROS params file is ignored by ROS (sim.yaml's own speed_mps was)."""
+    params = tmp_path / "sim.yaml"
+    params.write_text("sim_node:\n  ros__parameters:\n    camera_rte_hz: 5.0\n")
+    out = refusal("sim_node", "--params-file", str(params))
+    assert all(n in out for n in [str(params), "camera_rte_hz", "5.0", "camera_rate_hz"]), out
