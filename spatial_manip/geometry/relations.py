@@ -45,6 +45,15 @@ FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's
 UPRIGHT_MIN_TILT_DEG = 70.0     # standing upright: the book's long side near vertical
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
 RANK_TIE_M = 0.01               # values within 1 cm share a rank
+APPROX_MIN_TOL_M = 0.03         # "around 20 cm", "about 1.5 m": at least +-3 cm (ESPIRE A.4)
+APPROX_REL_TOL = 0.10           # ... or +-10 % of the stated value, whichever is larger
+TILT_TOL_DEG = 10.0             # "a tilt of about 30 degrees": +-10 deg (ESPIRE A.4)
+EMPTY_MAX_OCCUPANCY = 0.05      # a slot is empty below 5 % occupancy
+FULL_MIN_OCCUPANCY = 0.95       # ... and full from 95 %; in between it is partly occupied
+OCCUPANCY_TIE = 0.02            # occupancies within 2 points tie for "emptiest"
+ADJACENT_GAP_M = 0.05           # "immediately left of X" on a table: 5 cm boundary gap
+SMALL_MAX_M = 0.18              # size classes by longest side when the scene gives none
+LARGE_MIN_M = 0.26
 
 
 class Frame(str, enum.Enum):
@@ -275,6 +284,90 @@ def book_tilt_deg(obj: SceneObject) -> float:
     return 90.0 - math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
 
 
+def has_tilt(obj: SceneObject, stated_deg: float) -> bool:
+    """'tilted about N degrees': a book's tilt from upright (any other object's tilt from its
+    own up) within TILT_TOL_DEG of the stated angle."""
+    tilt = book_tilt_deg(obj) if obj.category == "book" else tilt_deg(obj)
+    return abs(tilt - float(stated_deg)) <= TILT_TOL_DEG
+
+
+# --- placement poses --------------------------------------------------------------------------
+def facing_viewer(viewer: Viewpoint) -> np.ndarray:
+    """Rotation of something set down facing the viewer: its +x (front) points back at them."""
+    return upright_frame(-horizontal(viewer.forward))
+
+
+def canonical_axes(obj: SceneObject | None) -> np.ndarray:
+    """Rotation from the object's box axes to (width, thickness, height) = (x, y, z), so the pose
+    words mean the same whichever box axis holds the thickness: a generated book has it on y and
+    its height on z, a perceived box has z vertical as it was seen (a flat book's thickness)."""
+    if obj is None:
+        return np.eye(3)
+    order = np.argsort(np.asarray(obj.size, float))        # thin, middle, long
+    M = np.zeros((3, 3))
+    M[1, order[0]] = M[0, order[1]] = M[2, order[2]] = 1.0  # thin -> y, middle -> x, long -> z
+    if np.linalg.det(M) < 0:
+        M[0, order[1]] = -1.0
+    return M
+
+
+POSE_TILT_DEG = {"upright": 0.0, "flat": 90.0}
+
+
+def placed_rotation(base_R: np.ndarray, pose: str, tilt: float, held: SceneObject | None) -> np.ndarray:
+    """World rotation of an object set down in a pose: `base_R` gives the yaw (its x is the
+    depth axis); upright keeps the object's long side vertical, flat lays it on its back, tilted
+    leans it by `tilt` degrees about the depth axis."""
+    if pose not in ("upright", "flat", "tilted"):
+        raise ValueError(f"pose must be upright, flat or tilted, got {pose!r}")
+    ang = math.radians(POSE_TILT_DEG.get(pose, tilt))
+    c, s = math.cos(ang), math.sin(ang)
+    Rx = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    return np.asarray(base_R, float) @ Rx @ canonical_axes(held)
+
+
+def metric_direction(word: str, axes: FrameAxes, attached: bool) -> np.ndarray:
+    """World direction of "N cm <word> of X" (TIGeR's metric placements) in a frame. "above" is
+    gravity's up. With a frame that is not attached to X, front and behind follow ESPIRE A.2:
+    behind X is further away along the frame's forward axis."""
+    word = word.lower()
+    if word == "above":
+        return UP.copy()
+    table = {"left": -axes.right, "right": axes.right, "front": axes.forward, "behind": -axes.forward}
+    if word not in table:
+        raise ValueError(f"unknown metric direction {word!r}; expected one of {sorted(table) + ['above']}")
+    d = table[word]
+    return -d if (word in ("front", "behind") and not attached) else d
+
+
+def offset_position(ref: Placeable, direction, gap_m: float, moved_half_m: float) -> np.ndarray:
+    """Centre of an object placed `gap_m` away from `ref`, boundary to boundary, along a world
+    direction, `moved_half_m` being the placed object's half extent along that direction."""
+    if not gap_m >= 0:
+        raise ValueError(f"a placement distance must be positive, got {gap_m} m")
+    d = np.asarray(direction, float)
+    return position_of(ref) + d * (half_extent_along(ref, d) + float(gap_m) + float(moved_half_m))
+
+
+def support_top(objects: Iterable, xy, fallback_z: float) -> float:
+    """Height of the support surface under a ground point: the top of the table or shelf whose
+    footprint contains it, else `fallback_z`."""
+    tops = []
+    for o in objects:
+        if o.category in ("table", "shelf"):
+            c = _corners(o)
+            lo, hi = c.min(0), c.max(0)
+            if lo[0] <= xy[0] <= hi[0] and lo[1] <= xy[1] <= hi[1]:
+                tops.append(hi[2])
+    return float(max(tops)) if tops else float(fallback_z)
+
+
+def resting_centre(xy, base_z: float, R: np.ndarray, size) -> np.ndarray:
+    """Centre of a box of `size` in rotation R standing on height `base_z` over ground point xy."""
+    half_h = float(np.abs(np.asarray(R, float).T @ UP) @ (np.asarray(size, float) / 2))
+    return np.array([float(xy[0]), float(xy[1]), float(base_z) + half_h])
+
+
 # --- distances --------------------------------------------------------------------------------
 def point_in_box(point, box: Boxlike, margin_m: float = 0.0) -> bool:
     """Whether a world point lies inside an oriented box (an object or a region), grown by
@@ -338,6 +431,43 @@ def distance(a: Placeable, b: Placeable) -> float:
     rhs = b.center - a.center
     sol = lsq_linear(A, rhs, bounds=(-half, half), method="bvls", tol=1e-12)
     return float(np.linalg.norm(A @ sol.x - rhs))
+
+
+# --- "about", sizes and occupancy -------------------------------------------------------------
+def approx_tolerance_m(value_m: float) -> float:
+    """Half-width of the band that "about value" accepts."""
+    return max(APPROX_MIN_TOL_M, APPROX_REL_TOL * abs(value_m))
+
+
+def is_about(measured_m: float, stated_m: float) -> bool:
+    """'about 20 cm': the measured length within the stated length's tolerance band."""
+    return abs(float(measured_m) - float(stated_m)) <= approx_tolerance_m(stated_m)
+
+
+def size_class(o) -> str | None:
+    """'small' | 'medium' | 'large': the scene's own class when it gives one, else by the longest
+    side; None for a region or an object seen only in part (its size is a lower bound)."""
+    if not isinstance(o, SceneObject):
+        return None
+    if o.size_class:
+        return o.size_class.lower()
+    if o.extra.get("truncated"):
+        return None
+    longest = float(max(o.size))
+    return "small" if longest < SMALL_MAX_M else "large" if longest > LARGE_MIN_M else "medium"
+
+
+def is_empty(region: Region) -> bool:
+    return region.occupancy < EMPTY_MAX_OCCUPANCY
+
+
+def is_partly_occupied(region: Region) -> bool:
+    """'not empty' in ESPIRE's sense: something in it, yet room left."""
+    return EMPTY_MAX_OCCUPANCY <= region.occupancy < FULL_MIN_OCCUPANCY
+
+
+def emptiest(regions: Sequence[Region]) -> list:
+    return rank_select(regions, lambda r: r.occupancy, 1, tie=OCCUPANCY_TIE)
 
 
 # --- ranks ------------------------------------------------------------------------------------

@@ -251,7 +251,7 @@ def _balanced(text: str, start: int) -> str | None:
 
 def parse_answer(text: str) -> Answer:
     """PROGRAM: ... / TARGETS: [...] / a bare pick(...) or place(...) / {"program"|"targets": ...}."""
-    from spatial_manip.reasoning.program import parse_program
+    from spatial_manip.program_text import parse_program
 
     t = re.sub(r"```[a-zA-Z]*", "", text or "").strip()
     obj = None

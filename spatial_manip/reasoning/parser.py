@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.reasoning.program import ADJACENT_GAP_M, Node, Sym, front_assumed, node
+from spatial_manip.program_text import Node, Sym, node
+from spatial_manip.reasoning.program import front_assumed
 from spatial_manip.scene import Scene, SceneObject
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -759,7 +760,7 @@ class InstructionParser:
         if d is not None:
             if d.rel == "Clock":
                 ref = self._ref(d.args[1])
-                return node("place", None, node("metric", "Clock", d.args[0], ADJACENT_GAP_M, ref,
+                return node("place", None, node("metric", "Clock", d.args[0], rel.ADJACENT_GAP_M, ref,
                                                 self._owner(ref, frame, f"{d.args[0]} o'clock")), **kw)
             word, ref = d.args[0], self._ref(d.args[1])
             if word in ("above", "over") or d.rel == "Vert" and word == "above":
@@ -767,13 +768,13 @@ class InstructionParser:
             if word in ("below", "under", "beneath", "underneath"):
                 raise InvalidGoalError(f"cannot place a book below {ref.name} on a table; place it beside or on top")
             r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]
-            return node("place", None, node("metric", r, ADJACENT_GAP_M, ref, self._owner(ref, frame, word)), **kw)
+            return node("place", None, node("metric", r, rel.ADJACENT_GAP_M, ref, self._owner(ref, frame, word)), **kw)
         e = next((c for c in clauses if c.kind == "dist" and c.rel == "EqualTo"), None)
         if e is not None:
             return node("place", None, node("metric", "Near", e.args[0], self._ref(e.args[1])), **kw)
         near = next((c for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1]), None)
         if near is not None:      # "next to the mug", "near the mug": beside it, on its freest side
-            return node("place", None, node("metric", "Near", ADJACENT_GAP_M, self._ref(near.args[1])), **kw)
+            return node("place", None, node("metric", "Near", rel.ADJACENT_GAP_M, self._ref(near.args[1])), **kw)
         if not self.scene.regions:
             raise InvalidGoalError("the instruction does not say where to place the book, and the scene has no "
                                    "shelf slots; say e.g. '10 cm to the right of the jar'")

@@ -1,6 +1,6 @@
 """Spatial programs: ESPIRE Table 11's functional programs plus TIGeR's metric placements.
 
-A program is a tree of `Node`s with a canonical text form, e.g.
+A program is a tree of `Node`s (`spatial_manip.program_text`) with a canonical text form, e.g.
 
     pick(unique(filterRel$RankLeftMost(2, filterOri$Flat(filterBook(TABLE)), viewer)))
     place(unique(filterAttr$Empty(filterSlot(SHELF))), pose=upright)
@@ -8,8 +8,9 @@ A program is a tree of `Node`s with a canonical text form, e.g.
 
 `parse_program(text)` reads the text back (round trip is exact), and `execute(program, scene)`
 evaluates it with the geometry core (`spatial_manip.geometry.relations`: every spatial word is
-decided there) into a `ProgramResult`. The task generator builds tasks with these nodes, so the
-generator's answer set and the planner's are the same function of the scene.
+decided there) into a `ProgramResult`. The task generator writes these programs into its tasks
+as labels but computes its answers with its own code (`sim/families.py`), so the two are a
+cross-check of each other (`test/reasoning/test_generator_equivalence.py`).
 
 Node vocabulary (S = a set expression, O = a reference: `viewer`, `robot` or an object id;
 F = the frame owner: `viewer` for the relative frame, the reference itself for its intrinsic
@@ -38,153 +39,21 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
 """
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
 
-from spatial_manip.errors import InvalidGoalError, NotUnderstoodError, TargetNotFoundError
+from spatial_manip.errors import InvalidGoalError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
-# --- tolerances shared with the task generator and the success checker ----------------------
-APPROX_MIN_TOL_M = 0.03        # "around 20 cm", "about 1.5 m": at least +-3 cm (ESPIRE's check)
-APPROX_REL_TOL = 0.10          # ... or +-10 % of the stated value, whichever is larger
-TILT_TOL_DEG = 10.0            # "a tilt of about 30 degrees": +-10 deg (ESPIRE's check)
-EMPTY_MAX_OCCUPANCY = 0.05     # a slot is empty below 5 % occupancy
-FULL_MIN_OCCUPANCY = 0.95      # ... and full from 95 %; in between it is partly occupied
-OCCUPANCY_TIE = 0.02           # occupancies within 2 points tie for "emptiest"
-ADJACENT_GAP_M = 0.05          # "immediately left of X" on a table: 5 cm boundary gap
+# --- planner policy (the words' own thresholds are in geometry.relations) ---------------------
 DEFAULT_TILT_DEG = 30.0        # "at a tilt" with no angle
 # A 3 cm position error on objects 20 cm apart turns their bearing by ~9 degrees.
 PERCEIVED_DIRECTION_SLACK_DEG = 10.0
-SMALL_MAX_M = 0.18             # size classes by longest side when the scene gives none
-LARGE_MIN_M = 0.26
-
-
-def approx_tolerance_m(value_m: float) -> float:
-    """Half-width of the band that "about value" accepts."""
-    return max(APPROX_MIN_TOL_M, APPROX_REL_TOL * abs(value_m))
-
-
-# --- the tree ----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Sym:
-    """A symbol: a source (TABLE, SHELF), a reference (viewer, robot, an id) or a keyword value."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return self.name if _BARE.fullmatch(self.name) else '"' + self.name.replace('"', '\\"') + '"'
-
-
-@dataclass(frozen=True)
-class Node:
-    op: str
-    rel: str | None = None
-    args: tuple = ()
-    kwargs: tuple = ()          # ((key, value), ...) in canonical order
-
-    def kw(self, key: str, default=None):
-        return dict(self.kwargs).get(key, default)
-
-    def __str__(self) -> str:
-        head = self.op + (f"${self.rel}" if self.rel else "")
-        parts = [_fmt(a) for a in self.args] + [f"{k}={_fmt(v)}" for k, v in self.kwargs]
-        return f"{head}({', '.join(parts)})"
-
-
-_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_.:\-]*")
-
-
-def _fmt(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        return repr(round(v, 6))
-    return str(v)
-
-
-def node(op: str, rel_: str | None = None, *args, **kwargs) -> Node:
-    """Build a node; strings become symbols, so `node('filterBook', None, 'TABLE')` works."""
-    conv = tuple(Sym(a) if isinstance(a, str) else a for a in args)
-    kw = tuple((k, Sym(v) if isinstance(v, str) else v) for k, v in sorted(kwargs.items()) if v is not None)
-    return Node(op, rel_, conv, kw)
-
-
-# --- text -> tree ------------------------------------------------------------------------------
-_TOKEN = re.compile(r'\s*(?:(?P<num>-?\d+\.\d*(?:e-?\d+)?|-?\d+(?:e-?\d+)?)|(?P<str>"(?:[^"\\]|\\.)*")'
-                    r'|(?P<name>[A-Za-z_][A-Za-z0-9_.:\-]*)|(?P<punct>[$(),=]))')
-
-
-def parse_program(text: str) -> Node:
-    """Parse the canonical text of a program back into its tree."""
-    toks, pos = [], 0
-    text = text.strip()
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise NotUnderstoodError(f"program text: unexpected character at {pos}: {text[pos:pos + 20]!r}")
-        kind = m.lastgroup
-        toks.append((kind, m.group(kind)))
-        pos = m.end()
-    toks.append(("end", ""))
-    i = 0
-
-    def peek():
-        return toks[i]
-
-    def take(expected=None):
-        nonlocal i
-        t = toks[i]
-        if expected is not None and t[1] != expected:
-            raise NotUnderstoodError(f"program text: expected {expected!r}, got {t[1]!r} in {text!r}")
-        i += 1
-        return t
-
-    def expr():
-        kind, val = take()
-        if kind == "num":
-            return float(val) if any(c in val for c in ".e") else int(val)
-        if kind == "str":
-            return Sym(bytes(val[1:-1], "utf-8").decode("unicode_escape"))
-        if kind != "name":
-            raise NotUnderstoodError(f"program text: unexpected {val!r} in {text!r}")
-        r = None
-        if peek()[1] == "$":
-            take("$")
-            r = take()[1]
-        if peek()[1] != "(":
-            if r is not None:
-                raise NotUnderstoodError(f"program text: {val}${r} needs arguments")
-            return {"true": True, "false": False}.get(val, Sym(val))
-        take("(")
-        args, kwargs = [], []
-        while peek()[1] != ")":
-            if peek()[0] == "name" and toks[i + 1][1] == "=":
-                key = take()[1]
-                take("=")
-                kwargs.append((key, expr()))
-            else:
-                args.append(expr())
-            if peek()[1] == ",":
-                take(",")
-            elif peek()[1] != ")":
-                raise NotUnderstoodError(f"program text: expected ',' or ')', got {peek()[1]!r} in {text!r}")
-        take(")")
-        return Node(val, r, tuple(args), tuple(sorted(kwargs)))
-
-    tree = expr()
-    if peek()[0] != "end":
-        raise NotUnderstoodError(f"program text: trailing {peek()[1]!r} in {text!r}")
-    if not isinstance(tree, Node):
-        raise NotUnderstoodError(f"program text {text!r} is not a program")
-    return tree
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -315,17 +184,6 @@ def _rank(v) -> int:
     return k
 
 
-def _size_class(o) -> str | None:
-    if not isinstance(o, SceneObject):
-        return None
-    if o.size_class:
-        return o.size_class.lower()
-    if o.extra.get("truncated"):
-        return None      # out of view in part: its size is a lower bound, its class unknown
-    longest = float(max(o.size))
-    return "small" if longest < SMALL_MAX_M else "large" if longest > LARGE_MIN_M else "medium"
-
-
 def op_category(ev: _Eval, n: Node):
     if n.op == "filterBook":
         return [o for o in ev.set_(n.args[0]) if isinstance(o, SceneObject) and o.category == "book"]
@@ -339,7 +197,7 @@ def op_category(ev: _Eval, n: Node):
 def op_attr(ev: _Eval, n: Node):
     r, a = n.rel, n.args
     if r in ("Small", "Medium", "Large"):
-        return [o for o in ev.set_(a[0]) if _size_class(o) == r.lower()]
+        return [o for o in ev.set_(a[0]) if rel.size_class(o) == r.lower()]
     if r.lower() in rel.SIZE_WORDS:
         k, items = (_rank(a[0]), ev.set_(a[1])) if len(a) > 1 else (1, ev.set_(a[0]))
         return rel.size_superlative([o for o in items if isinstance(o, SceneObject)], r.lower(), k)
@@ -347,14 +205,14 @@ def op_attr(ev: _Eval, n: Node):
         v = _num(a[0], f"{r} in metres")
         axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
         meas = rel.object_height if r == "Height" else (lambda o: rel.object_width(o, axes))
-        return [o for o in ev.set_(a[1]) if abs(meas(o) - v) <= approx_tolerance_m(v)]
+        return [o for o in ev.set_(a[1]) if rel.is_about(meas(o), v)]
     if r in ("Empty", "NonEmpty", "Emptiest"):
         items = [o for o in ev.set_(a[0]) if isinstance(o, Region)]
         if r == "Empty":
-            return [o for o in items if o.occupancy < EMPTY_MAX_OCCUPANCY]
+            return [o for o in items if rel.is_empty(o)]
         if r == "NonEmpty":
-            return [o for o in items if EMPTY_MAX_OCCUPANCY <= o.occupancy < FULL_MIN_OCCUPANCY]
-        return rel.rank_select(items, lambda o: o.occupancy, 1, tie=OCCUPANCY_TIE)
+            return [o for o in items if rel.is_partly_occupied(o)]
+        return rel.emptiest(items)
     if r == "Index1D":
         row = _rank(a[0])
         return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.row == row]
@@ -386,7 +244,7 @@ def op_dist(ev: _Eval, n: Node):
     test: Callable[[float], bool] = {
         "LessThan": lambda d: d < v,
         "MoreThan": lambda d: d > v,
-        "EqualTo": lambda d: abs(d - v) <= approx_tolerance_m(v),
+        "EqualTo": lambda d: rel.is_about(d, v),
     }.get(r)
     if test is None:
         raise InvalidGoalError(f"unknown distance filter {r!r}")
@@ -421,8 +279,7 @@ def op_ori(ev: _Eval, n: Node):
         return [o for o in ev.set_(a[0]) if isinstance(o, SceneObject) and rel.book_pose_class(o) == want]
     if r == "TiltDegree":
         v = _num(a[0], "a tilt in degrees")
-        tilt = lambda o: rel.book_tilt_deg(o) if o.category == "book" else rel.tilt_deg(o)  # noqa: E731
-        return [o for o in ev.set_(a[1]) if isinstance(o, SceneObject) and abs(tilt(o) - v) <= TILT_TOL_DEG]
+        return [o for o in ev.set_(a[1]) if isinstance(o, SceneObject) and rel.has_tilt(o, v)]
     if r in ("Above", "Below"):
         items, ref = ev.set_(a[0]), ev.ref(a[1])
         f = rel.is_above if r == "Above" else rel.is_below
@@ -488,33 +345,12 @@ def kept_pose(held: SceneObject | None) -> str:
 
 
 def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneObject | None) -> np.ndarray:
-    """World rotation for the placed object: `base_R` gives the yaw (its x is the depth axis,
-    facing the viewer); upright keeps the object's up along z, flat lays it on its back, tilted
-    leans it by `tilt_deg` about the depth axis; keep uses the held object's pose class."""
-    if pose == "keep":
-        pose = kept_pose(held)
-    ang = {"upright": 0.0, "flat": 90.0, "tilted": tilt_deg}[pose]
-    c, s = math.cos(math.radians(ang)), math.sin(math.radians(ang))
-    Rx = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
-    return base_R @ Rx @ _canonical_axes(held)
-
-
-def _canonical_axes(obj: SceneObject | None) -> np.ndarray:
-    """Rotation from the object's box axes to (width, thickness, height) = (x, y, z), so the pose
-    words mean the same whichever box axis holds the thickness: a generated book has it on y and
-    its height on z, a perceived box has z vertical as it was seen (a flat book's thickness)."""
-    if obj is None:
-        return np.eye(3)
-    order = np.argsort(np.asarray(obj.size, float))        # thin, middle, long
-    M = np.zeros((3, 3))
-    M[1, order[0]] = M[0, order[1]] = M[2, order[2]] = 1.0  # thin -> y, middle -> x, long -> z
-    if np.linalg.det(M) < 0:
-        M[0, order[1]] = -1.0
-    return M
+    """`relations.placed_rotation`, with keep read as the held object's pose class."""
+    return rel.placed_rotation(base_R, kept_pose(held) if pose == "keep" else pose, tilt_deg, held)
 
 
 def _yaw_facing_viewer(scene: Scene) -> np.ndarray:
-    return rel.upright_frame(-rel.horizontal(scene.viewer.forward))
+    return rel.facing_viewer(scene.viewer)
 
 
 def assume_visible_fronts(scene: Scene) -> tuple[Scene, list[str]]:
@@ -552,26 +388,10 @@ def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject |
                    extra={**o.extra, "front": "assumed: the side facing the camera"})
 
 
-def _support_top(scene: Scene, xy: np.ndarray, fallback_z: float) -> float:
-    """Height of the support surface under a ground point: the top of the table (or any
-    container) whose footprint contains it, else `fallback_z`."""
-    tops = []
-    for o in scene.objects:
-        if o.category in ("table", "shelf"):
-            c = o.corners()
-            lo, hi = c.min(0), c.max(0)
-            if lo[0] <= xy[0] <= hi[0] and lo[1] <= xy[1] <= hi[1]:
-                tops.append(hi[2])
-    return float(max(tops)) if tops else fallback_z
-
-
-def _finish_pose(scene: Scene, center_xy_z: np.ndarray, base_z: float, R: np.ndarray) -> PlacePose:
+def _finish_pose(scene: Scene, xy, base_z: float, R: np.ndarray) -> PlacePose:
     held = scene.held_object()
-    half_h = 0.0
-    if held is not None:
-        half_h = float(np.abs(R.T @ rel.UP) @ (held.size / 2))
-    pos = np.array([center_xy_z[0], center_xy_z[1], base_z + half_h])
-    return PlacePose(pos, matrix_to_quat(R))
+    size = held.size if held is not None else np.zeros(3)
+    return PlacePose(rel.resting_centre(xy, base_z, R, size), matrix_to_quat(R))
 
 
 def slot_place_pose(scene: Scene, slot: Region, pose: str, tilt_deg: float) -> PlacePose:
@@ -588,7 +408,7 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
     if r == "Between":
         p1, p2 = (rel.position_of(ev.ref(x)) for x in a[:2])
         c = (p1 + p2) / 2
-        return _finish_pose(scene, c, _support_top(scene, c, min(p1[2], p2[2])), R)
+        return _finish_pose(scene, c, rel.support_top(scene.objects, c, min(p1[2], p2[2])), R)
     if r == "Near":
         gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
         direction = _free_direction(ev, ref)
@@ -597,28 +417,25 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         direction = rel.clock_direction(hour, ev.frame(a[3] if len(a) > 3 else a[2]))
     elif r in ("Left", "Right", "Front", "Behind", "Above"):
         gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
-        if r == "Above":
+        if r == "Above":               # gravity's up in any frame: the reference needs no front
             direction = rel.UP.copy()
         else:
             axes = ev.frame(a[2] if len(a) > 2 else a[1])
             attached = axes.attached_to == _name(a[1]) or (len(a) <= 2)
-            direction = {"Left": -axes.right, "Right": axes.right,
-                         "Front": axes.forward, "Behind": -axes.forward}[r]
-            if not attached and r in ("Front", "Behind"):
-                direction = -direction      # ESPIRE A.2: behind X (viewer's frame) = further away
+            direction = rel.metric_direction(r, axes, attached)
     else:
         raise InvalidGoalError(f"unknown metric placement {r!r}")
     if gap < 0:
         raise InvalidGoalError(f"a placement distance must be positive, got {gap} m")
     c = rel.position_of(ref)
-    # extent of the held object, in its placed orientation, along the offset direction
-    held_half = float(np.abs(R.T @ direction) @ (held.size / 2)) if held is not None else 0.0
     if r == "Above":
         top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
         return _finish_pose(scene, c, top + gap, R)
-    target = c + direction * (rel.half_extent_along(ref, direction) + gap + held_half)
+    # the held object's half extent, in its placed orientation, along the offset direction
+    held_half = float(np.abs(R.T @ direction) @ (held.size / 2)) if held is not None else 0.0
+    target = rel.offset_position(ref, direction, gap, held_half)
     ref_bottom = float(rel._corners(ref)[:, 2].min()) if isinstance(ref, (SceneObject, Region)) else c[2]
-    return _finish_pose(scene, target, _support_top(scene, target, ref_bottom), R)
+    return _finish_pose(scene, target, rel.support_top(scene.objects, target, ref_bottom), R)
 
 
 def _free_direction(ev: _Eval, ref) -> np.ndarray:

@@ -297,7 +297,8 @@ class ToolSet:
                 "distance_m": _r(rel.distance(self._get(object_a), self._get(object_b)))}
 
     def _run_program(self, program: str) -> dict:
-        from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute, parse_program
+        from spatial_manip.program_text import parse_program
+        from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute
 
         try:
             tree = parse_program(program)
@@ -331,7 +332,7 @@ _KEYWORDS = {"TABLE", "SHELF", "viewer", "you", "robot", "upright", "flat", "til
 
 def program_ids(tree) -> list[str]:
     """Every symbol of a program that names a scene item (not a keyword)."""
-    from spatial_manip.reasoning.program import Node, Sym
+    from spatial_manip.program_text import Node, Sym
 
     out: list[str] = []
 

@@ -28,7 +28,6 @@ from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim.metrics import Failure
 
 DISTANCE_TOL_M = 0.03      # ESPIRE A.4
-TILT_TOL_DEG = 10.0        # ESPIRE A.4
 LIFT_MIN_M = 0.03          # "lifted above its support"
 AREA_MARGIN_M = 0.01       # a centre within 1 cm of an area's face still counts as inside
 FLOOR_Z_M = 0.10           # an object whose bottom is this close to the floor has fallen
@@ -162,7 +161,7 @@ def _pose(spec, final: Scene, initial: Scene | None) -> CheckResult:
 def _tilt(spec, final: Scene, initial: Scene | None) -> CheckResult:
     o = _obj(final, spec["object"])
     got, want = rel.book_tilt_deg(o), float(spec["deg"])
-    tol = float(spec.get("tol_deg", TILT_TOL_DEG))
+    tol = float(spec.get("tol_deg", rel.TILT_TOL_DEG))
     if abs(got - want) > tol:
         return _fail(Failure.TILT, f"{o.id} is tilted {got:.1f} deg, expected {want:.0f} +- {tol:.0f} deg")
     return _ok(f"{o.id} tilted {got:.1f} deg")

@@ -7,7 +7,7 @@ A task record (one line of tasks.jsonl):
     answer (ids: books for pick, slots for place, [] for metric), golden_steps, scene
     ("scenes/<id>.json", relative to tasks.jsonl), frame, reference, reference_kind, held
     (the book in the gripper for place), check (the success constraints, see checker.py),
-    place_pose (metric: the executor's pose), scene_kind, scene_seed.
+    place_pose (metric: where the generator sets the book down), scene_kind, scene_seed.
 
 Difficulty follows ESPIRE A.2's knobs: tabletop clutter (number of books: 3 easy, 4 medium,
 5 hard) and shelf layout (panels easy, grid medium, combination hard).
@@ -24,7 +24,8 @@ from typing import Iterator
 import numpy as np
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
-from spatial_manip.reasoning import program as P
+from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import quat_to_matrix
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import families as fam
 from spatial_manip.sim import layouts, phrasings
@@ -199,16 +200,15 @@ def feasible_slots(scene: Scene, answer: list[str], pose: str) -> list[Region]:
     return [r for r in regions if _fits(scene, r, held, pose or "upright")]
 
 
-def _metric_ok(scene: Scene, result: P.ProgramResult, ref_id: str) -> bool:
+def _metric_ok(scene: Scene, place_pose: dict, ref_id: str) -> bool:
+    """The set-down lies on the table, clear of everything but the reference."""
     held = scene.held_object()
-    if held is None or result.place_pose is None:
+    if held is None:
         return False
-    from spatial_manip.geometry.transforms import quat_to_matrix
-    p = np.asarray(result.place_pose.position)
+    p = np.asarray(place_pose["position"])
     if not (layouts.TABLE_FRONT_X + 0.08 <= p[0] <= layouts.TABLE_FRONT_X + 0.52 and abs(p[1]) <= 0.52):
         return False
-    ghost = SceneObject("ghost", "book", "book", p, held.size, quat_to_matrix(result.place_pose.orientation))
-    from spatial_manip.geometry import relations as rel
+    ghost = SceneObject("ghost", "book", "book", p, held.size, quat_to_matrix(place_pose["orientation"]))
     for o in scene.objects:
         if o.held or o.category in ("table",) or o.id == ref_id:
             continue
@@ -218,23 +218,20 @@ def _metric_ok(scene: Scene, result: P.ProgramResult, ref_id: str) -> bool:
 
 
 def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | None:
-    """Execute the variant's program; return the answer and checks, or None when the task would
-    be empty, trivial (the whole set) or infeasible."""
-    try:
-        res = P.execute(variant.program, scene)
-    except SpatialManipError:
-        return None
+    """The answer and checks of a variant, or None when the task would be empty, trivial (the
+    whole set) or infeasible."""
+    answer = list(variant.answer)
     if family.action == "pick":
         books = [o.id for o in scene.objects if o.category == "book" and not o.held]
-        if not res.targets or len(res.targets) >= len(books):
+        if not answer or len(answer) >= len(books):
             return None
-        return {"answer": res.targets, "check": [{"type": "held", "ids": res.targets}], "held": None}
+        return {"answer": answer, "check": [{"type": "held", "ids": answer}], "held": None}
     held = scene.held_object()
     if held is None:
         return None
     if family.action == "metric":
         m = variant.metric
-        if not _metric_ok(scene, res, variant.reference):
+        if not _metric_ok(scene, m["place_pose"], variant.reference):
             return None
         frame = "intrinsic" if m["frame_owner"] != "viewer" else "relative"
         check = [{"type": "released", "object": held.id},
@@ -243,18 +240,18 @@ def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | N
                  {"type": "direction", "object": held.id, "reference": variant.reference, "word": m["word"],
                   "frame": frame},
                  {"type": "pose", "object": held.id, "pose": variant.pose or "upright"}]
-        return {"answer": [], "check": check, "held": held.id, "place_pose": res.place_pose.to_dict()}
+        return {"answer": [], "check": check, "held": held.id, "place_pose": m["place_pose"]}
     slots = [r.id for r in scene.regions]
     pose_only = family.name in ("Orientation/Vertical", "Orientation/Flat")
-    if not res.targets or (len(res.targets) >= len(slots) and not pose_only):
+    if not answer or (len(answer) >= len(slots) and not pose_only):
         return None
-    if not feasible_slots(scene, res.targets, variant.pose):
+    if not feasible_slots(scene, answer, variant.pose):
         return None
     check = [{"type": "released", "object": held.id},
-             {"type": "in_regions", "object": held.id, "regions": res.targets}]
+             {"type": "in_regions", "object": held.id, "regions": answer}]
     if variant.pose:
         check.append({"type": "pose", "object": held.id, "pose": variant.pose})
-    return {"answer": res.targets, "check": check, "held": held.id}
+    return {"answer": answer, "check": check, "held": held.id}
 
 
 # --- Algorithm 1 ----------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ import pytest
 
 from spatial_manip.errors import ErrorCode, SpatialManipError
 from spatial_manip.reasoning.examples import held_table_scene, shelf_scene, table_scene
-from spatial_manip.reasoning.program import execute, node, parse_program
+from spatial_manip.program_text import node, parse_program
+from spatial_manip.reasoning.program import execute
 
 PROGRAMS = [
     "pick(unique(filterRel$RankLeftMost(2, filterOri$Flat(filterBook(TABLE)), viewer)))",
