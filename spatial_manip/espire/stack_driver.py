@@ -1,0 +1,412 @@
+"""Our stack as an ESPIRE driver: perception + planner choose the pixel of LOCALIZE and MOVE.
+
+The driver is a client of the protocol and nothing else. Per task, in the order ESPIRE's own
+driver sequences an episode (espire_eval_common/driver.py: choose, set, localize with trials,
+move with trials, a last observation, END_TASK, one more observation):
+
+1. SET_TASK (no rotation requirement); the reply's end-effector pose is kept for the held object;
+2. GET_OBSERVATION of the `world` view *without* the goal highlight (the highlighted image draws
+   the answer, and its box would be segmented as an object);
+3. the reply becomes an `RGBDObservation` (PNG colour, float32 depth, intrinsic, extrinsic), the
+   classical segmenter turns it into a Scene, the `program` planner reads the instruction on it;
+4. the target becomes a pixel: a pick's object, a slot, or a metric place position, through the
+   observation's own intrinsic/extrinsic (`target_pixel`);
+5. LOCALIZE that pixel (SKIP_LOCALIZATION when it missed or nothing was planned), then MOVE at
+   it; after a MOVE that did not meet the goal, observe, perceive and plan again, and MOVE again
+   while the stack chooses a pixel it has not tried (ESPIRE's `moving_trials`, default 5);
+6. GET_OBSERVATION, END_TASK, GET_OBSERVATION (ESPIRE's finalize_task), with highlight off.
+
+What it reads of the replies: images, depth, intrinsic, extrinsic, the end-effector pose and the
+`goal_met` of its own LOCALIZE / MOVE (to stop, as ESPIRE's drivers do). It never reads
+`world_info` (object positions and labels), `goal_visible`, `bbox_color`, `click_distance_px`,
+the MOVE's `acted_on` / `distance`, or the task list's family fields: those would tell it the
+answer. They are logged, as ESPIRE's client logs every reply, for the statistics.
+
+Cell knowledge: by default none, only what a model driver gets (observation + instruction), so
+the figures compare with ESPIRE's models. `workspace` (a `spatial-manip tasks` folder with the
+served tasks) gives the stack the cell configuration it is deployed with elsewhere in this
+project (fixtures and their poses, shelf slots, a catalogue of object names, sizes and colours
+without positions; `scene.workspace_description`). That is more than the models get: a
+diagnostic of what perception without configuration costs, never a figure for Table 9.
+
+Logs, per episode: DIR/<nnn>_<task>/run.log in the format of ESPIRE's client (loguru's
+"YYYY-MM-DD at HH:MM:SS | LEVEL | message" with Send / Recv JSON, binary fields dropped), so
+ESPIRE's `analyze.py` reads DIR unchanged; and DIR/results.jsonl, one record per task with the
+fields analyze.py extracts (set_task, localize, move, end_task, timestamps) plus what the stack
+planned. `summarize` prints localization and execution success per family from either.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import uuid
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from spatial_manip.espire import protocol as proto
+from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
+from spatial_manip.geometry.camera import CameraIntrinsics, project
+from spatial_manip.geometry.relations import points_in_box
+from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
+
+OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's client saves them as files
+NO_ROTATION = [None, None, None]
+TRIED_PX = 4           # a pixel this close to one already tried is the same choice: stop retrying
+METRIC_NEAR_M = 0.03   # a metric place's pixel: a surface point this close (across) to the position
+
+
+# --- observation -> RGBDObservation -----------------------------------------------------------
+def observation_from_reply(content: dict) -> RGBDObservation:
+    """The stack's observation from a GET_OBSERVATION reply (its encodings: protocol.py)."""
+    h, w = int(content["shape"]["row"]), int(content["shape"]["col"])
+    K = proto.decode_f32(content["intrinsic"], 3, 3).astype(float)
+    T = proto.decode_f32(content["extrinsic"], 4, 4).astype(float)
+    depth = proto.decode_f32(content["depth"], h, w).copy()
+    return RGBDObservation(proto.decode_png(content["rgb"]), depth, CameraIntrinsics.from_K(K, w, h), T)
+
+
+def tcp_pose(env_state: dict) -> np.ndarray | None:
+    """4x4 TCP pose from env_state's wrapped_robot_ee_pos / _ori (w, x, y, z)."""
+    try:
+        w, x, y, z = (float(v) for v in env_state["wrapped_robot_ee_ori"])
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = quat_to_matrix([x, y, z, w]), np.asarray(env_state["wrapped_robot_ee_pos"], float)
+        return T
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+# --- target -> pixel ----------------------------------------------------------------------------
+def _projection(obs: RGBDObservation, p) -> tuple[int, int] | None:
+    uv, inside = project(apply(invert(obs.T_base_cam), np.asarray(p, float)[None]), obs.intrinsics)
+    if not inside[0]:
+        return None
+    return int(round(uv[0, 1])), int(round(uv[0, 0]))
+
+
+def target_pixel(obs: RGBDObservation, *, box=None, point=None) -> tuple[int, int] | None:
+    """(row, col) where the camera sees the target: among pixels whose 3D point lies in `box`
+    (an object or a slot, 1 cm margin), the one nearest the box centre's projection, so that the
+    server's point-based action lands on it (a slot is clicked where the camera sees into it, not
+    on the held book in front of it); for a `point` (a metric place position), the surface pixel
+    under it (nearest across, not above it). Falls back to the plain projection; None when the
+    target is outside the image."""
+    valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
+    pts, uv = base_cloud(obs, valid)
+    if box is not None:
+        centre = _projection(obs, box.center)
+        sel = points_in_box(pts, box, 0.01)
+        if sel.any():
+            cand = uv[sel]
+            ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
+            k = int(np.argmin(np.sum((cand - ref) ** 2, axis=1)))
+            return int(cand[k, 1]), int(cand[k, 0])
+        return centre
+    p = np.asarray(point, float)
+    below = pts[:, 2] <= p[2] + 0.005
+    if below.any():
+        d = np.linalg.norm(pts[below, :2] - p[:2], axis=1)
+        k = int(np.argmin(d))
+        if d[k] <= METRIC_NEAR_M:
+            return int(uv[below][k, 1]), int(uv[below][k, 0])
+    return _projection(obs, p)
+
+
+# --- perception + planning ------------------------------------------------------------------
+@dataclasses.dataclass
+class Choice:
+    pixel: tuple[int, int] | None = None
+    target: str = ""               # object id, slot id, or "place at (x, y, z)"
+    # every target the plan accepts, in its order, with its pixel: when the arm cannot act on
+    # the first (no reachable grasp), the next MOVE tries the next, as the pipeline's pick does
+    alternatives: list = dataclasses.field(default_factory=list)
+    program: str | None = None
+    error: str = ""
+    perceive_s: float = 0.0
+    plan_s: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"pixel": list(self.pixel) if self.pixel else None, "target": self.target, "program": self.program,
+                "alternatives": [t for t, _ in self.alternatives],
+                "error": self.error, "perceive_s": round(self.perceive_s, 3), "plan_s": round(self.plan_s, 4)}
+
+
+class StackPolicy:
+    """Perception + planner -> pixel, on one observation."""
+
+    def __init__(self, segmenter: str = "classical", planner: str = "program", scenes: dict | None = None):
+        """`scenes`: task id -> the task's scene file (load_scenes), of which only the cell
+        configuration (`workspace_description`) is used; None: no cell knowledge."""
+        from spatial_manip.perception import make_segmenter
+        from spatial_manip.reasoning.planner import make_planner
+
+        self.seg, self.planner = make_segmenter(segmenter), make_planner(planner)
+        self.scenes = scenes
+        self.workspace: Scene | None = None
+
+    def begin(self, task_id: str, T_tcp: np.ndarray | None) -> None:
+        """A new task: its cell configuration (the held book's grasp from the start pose)."""
+        from spatial_manip.scene import workspace_description
+
+        full = self.scenes.get(task_id) if self.scenes is not None else None
+        self.workspace = workspace_description(full, T_tcp) if full is not None else None
+
+    def perceive(self, obs: RGBDObservation, T_tcp: np.ndarray | None) -> Scene:
+        from spatial_manip.perception import detections_to_scene
+
+        if self.workspace is None:
+            return detections_to_scene(self.seg.segment(obs), obs)
+        from spatial_manip.bags.evaluate_cli import perceive_with_workspace
+
+        scene = perceive_with_workspace(self.seg, obs, self.workspace)
+        return _with_held(scene, self.workspace, T_tcp)
+
+    def choose(self, obs: RGBDObservation, task: dict, T_tcp: np.ndarray | None) -> Choice:
+        out = Choice()
+        t0 = time.perf_counter()
+        try:
+            scene = self.perceive(obs, T_tcp)
+        except Exception as e:        # NoObservationError, no support plane: the stack sees nothing to act on
+            out.error, out.perceive_s = f"perception: {type(e).__name__}: {e}", time.perf_counter() - t0
+            return out
+        out.perceive_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        kind = task["action"] if task.get("action") in ("pick", "place") else "auto"
+        result = self.planner.plan(scene, task["instruction"], observation=obs, task_kind=kind)
+        out.plan_s, out.program = time.perf_counter() - t0, result.program
+        if not result.ok:
+            out.error = f"{result.error['code']}: {result.error['message']}"
+            return out
+        if kind == "place" and result.place_pose is not None and not _slot_ids(scene, result.targets):
+            p = np.asarray(result.place_pose.position, float)
+            out.target, out.pixel = f"place at {np.round(p, 3).tolist()}", target_pixel(obs, point=p)
+        elif result.targets:
+            for tid in result.targets:
+                box = next((r for r in scene.regions if r.id == tid), None) or scene.get(tid)
+                px = target_pixel(obs, box=box)
+                if px is not None:
+                    out.alternatives.append((tid, px))
+            out.target, out.pixel = out.alternatives[0] if out.alternatives else (result.targets[0], None)
+        elif result.place_pose is not None:
+            p = np.asarray(result.place_pose.position, float)
+            out.target, out.pixel = f"place at {np.round(p, 3).tolist()}", target_pixel(obs, point=p)
+        if out.pixel is None and not out.error:
+            out.error = f"the target {out.target or '?'} is not in the image"
+        return out
+
+
+def _slot_ids(scene: Scene, ids) -> list[str]:
+    regions = {r.id for r in scene.regions}
+    return [i for i in ids if i in regions]
+
+
+def _with_held(scene: Scene, ws: Scene, T_tcp: np.ndarray | None) -> Scene:
+    """The book in the gripper where the TCP says it is (the robot knows how it holds it), as
+    planner_node marks it; segments next to it are that book seen in the fingers."""
+    held = ws.held_object()
+    if held is None or T_tcp is None or "T_object_tcp" not in held.extra:
+        return scene
+    T_obj = T_tcp @ invert(np.asarray(held.extra["T_object_tcp"], float))
+    obj = dataclasses.replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3], held=True)
+    others = [o for o in scene.objects if o.id != held.id
+              and (o.category in FIXTURE_CATEGORIES or np.linalg.norm(o.center - obj.center) > 0.05)]
+    return scene.with_objects(others + [obj])
+
+
+def load_scenes(tasks_jsonl: str) -> dict:
+    """task id -> its scene, for StackPolicy's cell configuration (only its workspace
+    description is ever used: fixtures, slots, a catalogue without positions)."""
+    from spatial_manip.sim import tasks as sim_tasks
+
+    return {t.id: Scene.load(p) for t, p in sim_tasks.load(tasks_jsonl)}
+
+
+# --- the episode ------------------------------------------------------------------------------
+def _stamp() -> str:
+    return datetime.now().strftime("%Y-%m-%d at %H:%M:%S")
+
+
+def _loggable(d):
+    """A reply without its binary fields, JSON-safe (ESPIRE's client drops the same keys)."""
+    if isinstance(d, dict):
+        return {k: _loggable(v) for k, v in d.items() if k not in OBS_KEYS}
+    if isinstance(d, (list, tuple)):
+        return [_loggable(v) for v in d]
+    if isinstance(d, bytes):
+        return f"<{len(d)} bytes>"
+    return d
+
+
+class RunLog:
+    """One episode's run.log in ESPIRE's client format, and the record analyze.py extracts."""
+
+    def __init__(self, path: Path | None):
+        self.lines: list[str] = []
+        self.path = path
+
+    def write(self, message: str, data: dict | None = None, level: str = "INFO") -> None:
+        text = message + ("\n" + json.dumps(_loggable(data), indent=2, ensure_ascii=False) if data is not None else "")
+        self.lines.append(f"{_stamp()} | {level} | {text}")
+
+    def close(self) -> None:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text("\n".join(self.lines) + "\n")
+
+
+class StackDriver:
+    """Plays one task over `client` with `policy`'s pixels; returns the episode's record."""
+
+    def __init__(self, client: EspireProtocolClient, policy: StackPolicy, *, localizing_trials: int = 1,
+                 moving_trials: int = 5, log_dir: Path | None = None):
+        self.c, self.policy = client, policy
+        self.loc_trials, self.move_trials = max(1, localizing_trials), max(1, moving_trials)
+        self.log_dir = log_dir
+
+    def _send(self, log: RunLog, kind: str, **content) -> dict:
+        """One request through the client; logs Send / Recv as ESPIRE's client does; the content,
+        or EspireReplyError on a code other than 200."""
+        uid = str(uuid.uuid4())
+        msg = {"uid": uid, "type": kind, "content": {**content, "sid": self.c.sid}}
+        log.write("Send", msg)
+        self.c.send_raw(proto.encode_request(uid, kind, msg["content"]))
+        response = self.c.receive(uid)
+        if response["code"] != proto.OK:
+            log.write(f"Request {uid} failed: {response['info']}", level="ERROR")
+            raise EspireReplyError(kind, response["code"], response["info"])
+        log.write("Recv", {"uid": uid, "response": response})
+        if kind == "GET_OBSERVATION":
+            response["content"]["uid"] = uid
+        return response["content"]
+
+    def run(self, task: dict, index: int = 0) -> dict:
+        t_start = time.perf_counter()
+        path = self.log_dir / f"{index:03d}_{task['id']}" / "run.log" if self.log_dir else None
+        log = RunLog(path)
+        rec = {"id": task["id"], "action": task["action"], "instruction": task["instruction"],
+               "family": task.get("family", ""), "family_key": task.get("family_key", ""),
+               "set_task": [], "localize": [], "localize_timestamp": [], "move": [], "move_timestamp": [],
+               "end_task": [], "choices": [], "error": ""}
+        log.write("==== Client started ====")
+        log.write("Task selected", {"id": task["id"], "action": task["action"], "instruction": task["instruction"]})
+        try:
+            self._episode(task, log, rec)
+            log.write("==== Client stopped normally ====")
+            rec["client_stopped"] = _stamp()
+        except (EspireReplyError, TimeoutError) as e:
+            rec["error"] = str(e)
+            log.write(f"Client stopped due to {type(e).__name__}: {e}", level="ERROR")
+        rec["wall_s"] = round(time.perf_counter() - t_start, 2)
+        log.close()
+        return rec
+
+    def _observe(self, log: RunLog) -> tuple[dict, RGBDObservation]:
+        content = self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
+        return content, observation_from_reply(content)
+
+    def _episode(self, task: dict, log: RunLog, rec: dict) -> None:
+        st = self._send(log, "SET_TASK", task_id=task["id"], rotation=NO_ROTATION)
+        env = st["start_state"]["env_state"]
+        rec["set_task"].append({k: env.get(k) for k in ("robot_js", "wrapped_robot_ee_pos", "wrapped_robot_ee_ori")})
+        T_tcp = tcp_pose(env)
+        self.policy.begin(task["id"], T_tcp)
+
+        # localize: ESPIRE's trials re-ask a sampling model; the stack answers the same each time
+        content, obs = self._observe(log)
+        choice = self.policy.choose(obs, task, T_tcp)
+        rec["choices"].append(choice.to_dict())
+        met = False
+        for trial in range(self.loc_trials if choice.pixel is not None else 0):
+            log.write(f"Localizing trial {trial + 1} / {self.loc_trials}")
+            rec["localize_timestamp"].append(_stamp())
+            r = self._send(log, "LOCALIZE", reference_uid=content["uid"],
+                           point={"row": choice.pixel[0], "col": choice.pixel[1]})
+            rec["localize"].append({"success": bool(r["goal_met"]),
+                                    "distance": r["post_state"]["localization"]["details"]["click_distance_px"]})
+            met = bool(r["goal_met"])
+            if met:
+                break
+        if not met:
+            self._send(log, "SKIP_LOCALIZATION", goal=None)
+
+        # move: a fresh look and plan after every MOVE that did not meet the goal
+        tried: list[tuple[int, int]] = []
+        for trial in range(self.move_trials):
+            choice = _untried(choice, tried)
+            if choice.pixel is None:
+                break
+            log.write(f"Moving trial {trial + 1} / {self.move_trials}")
+            rec["move_timestamp"].append(_stamp())
+            tried.append(choice.pixel)
+            r = self._send(log, "MOVE", reference_uid=content["uid"],
+                           point={"row": choice.pixel[0], "col": choice.pixel[1]})
+            d = r["post_state"]["execution"]["details"]
+            rec["move"].append({"success": bool(r["goal_met"]), "distance": d["distance"], "status": r.get("status"),
+                                "wrapped_robot_ee_pos": d["wrapped_robot_ee_pos"],
+                                "wrapped_robot_ee_ori": d["wrapped_robot_ee_ori"],
+                                "robot_js": r["post_state"]["env_state"]["robot_js"]})
+            if r["goal_met"]:
+                break
+            content, obs = self._observe(log)
+            choice = self.policy.choose(obs, task, tcp_pose(r["post_state"]["env_state"]))
+            rec["choices"].append(choice.to_dict())
+
+        self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
+        end = self._send(log, "END_TASK")
+        rec["end_task"].append({"execution": end["post_state"]["execution"],
+                                "localization": end["post_state"].get("localization")})
+        self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
+
+
+def _untried(choice: Choice, tried: list) -> Choice:
+    """The choice moved to its first target whose pixel was not tried yet (pixel None: none left)."""
+    def fresh(px) -> bool:
+        return px is not None and all(abs(px[0] - a) + abs(px[1] - b) > TRIED_PX for a, b in tried)
+    if fresh(choice.pixel):
+        return choice
+    nxt = next(((t, px) for t, px in choice.alternatives if fresh(px)), None)
+    return dataclasses.replace(choice, target=nxt[0] if nxt else choice.target, pixel=nxt[1] if nxt else None)
+
+
+# --- statistics -------------------------------------------------------------------------------
+def localized(rec: dict) -> bool:
+    return any(u.get("success", False) for u in rec["localize"])
+
+
+def executed(rec: dict) -> bool:
+    return any(u.get("success", False) for u in rec["move"])
+
+
+def finished(rec: dict) -> bool:
+    return any(u.get("execution", {}).get("finish_goal", False) for u in rec["end_task"])
+
+
+def summarize(records: list[dict]) -> str:
+    """Localization and execution success (analyze.py's definitions: any LOCALIZE / MOVE with
+    goal_met), and finish_goal, per family, per action and overall."""
+    def row(name: str, rs: list[dict]) -> str:
+        n = len(rs)
+        f = [sum(fn(r) for r in rs) for fn in (localized, executed, finished)]
+        pct = [f"{k}/{n} ({100 * k / n:3.0f}%)" if n else "-" for k in f]
+        return f"  {name:<40} {n:>4}  {pct[0]:>14}  {pct[1]:>14}  {pct[2]:>14}"
+
+    lines = [f"  {'family':<40} {'n':>4}  {'localization':>14}  {'execution':>14}  {'finish_goal':>14}"]
+    for key in sorted({r["family_key"] for r in records}):
+        lines.append(row(key, [r for r in records if r["family_key"] == key]))
+    for action in sorted({r["action"] for r in records}):
+        lines.append(row(f"[{action}]", [r for r in records if r["action"] == action]))
+    lines.append(row("[all]", records))
+    errs = [r for r in records if r.get("error")]
+    if errs:
+        lines.append(f"  {len(errs)} episode(s) ended on a protocol error: " + "; ".join(r["id"] for r in errs[:5]))
+    return "\n".join(lines)
+
+
+def load_results(path: str | Path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
