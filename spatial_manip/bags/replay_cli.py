@@ -3,7 +3,11 @@ from __future__ import annotations
 
 SETTLE_S = 1.0    # after the first subscriber, until no other has appeared for this long: the
                   # subscriber's side of a match can come later than ours, and what is sent before
-                  # it is lost (a fresh clone's test lost a frame at 0.5 s on a loaded machine)
+                  # it is lost (but the frames lost in 5 reproductions of the loaded-machine
+                  # test failure were the last ones, lost at exit: see ACK_TIMEOUT_S)
+ACK_TIMEOUT_S = 5.0  # when done, for reliable subscribers to acknowledge the last messages: exiting
+                    # destroys the publishers and what is still in flight with them (on a loaded
+                    # machine a subscriber lost the last frame of a replay that had just exited)
 
 
 def add_arguments(p) -> None:
@@ -14,6 +18,10 @@ def add_arguments(p) -> None:
     p.add_argument("--topics", nargs="+", default=[], help="only these topics (default: all)")
     p.add_argument("--wait-subscribers", type=float, default=0.0,
                    help="wait up to this many seconds for a subscriber before starting (lost messages otherwise)")
+    p.add_argument("--ack-timeout", type=float, default=ACK_TIMEOUT_S,
+                   help="when done, wait up to this many seconds for reliable subscribers to acknowledge "
+                        f"every message before exiting (default {ACK_TIMEOUT_S:g}; 0: exit at once, "
+                        "the last messages may be lost; like ros2 bag play --wait-for-all-acked)")
 
 
 def run(args) -> int:
@@ -56,9 +64,12 @@ def run(args) -> int:
             if n != count:
                 count, quiet_since = n, time.monotonic()
     node.start()
+    unacked = []
     try:
         while rclpy.ok() and not node.done.is_set():
             ex.spin_once(timeout_sec=0.1)
+        if node.done.is_set() and args.ack_timeout > 0:
+            unacked = node.wait_for_all_acked(args.ack_timeout)
     except KeyboardInterrupt:
         pass
     finally:
@@ -68,6 +79,9 @@ def run(args) -> int:
         if rclpy.ok():
             rclpy.shutdown()
     print(f"published {n} messages")
+    if unacked:
+        print(f"replay: not acknowledged within {args.ack_timeout:g} s on {', '.join(unacked)}: "
+              "a subscriber may have missed the last messages")
     if error is not None:
         print(f"replay: {error}")
         return 1

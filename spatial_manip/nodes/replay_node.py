@@ -72,6 +72,19 @@ class ReplayNode(Node):
     def start(self) -> None:
         self._thread.start()
 
+    def wait_for_all_acked(self, timeout_s: float) -> list[str]:
+        """Wait up to `timeout_s` in all until every reliable subscriber has acknowledged what was
+        published; returns the topics still unacknowledged. Destroying the publishers (a replay
+        that exits) throws away what is still in flight: a loaded machine's subscriber lost the
+        last frames of a replay that had exited, not the first."""
+        import time
+
+        from rclpy.duration import Duration
+
+        deadline = time.monotonic() + timeout_s
+        return [t for t, p in self._pubs.items()
+                if not p.wait_for_all_acked(Duration(seconds=max(0.0, deadline - time.monotonic())))]
+
     def _publisher(self, topic: str, cls, latched: bool):
         if topic not in self._pubs:
             qos = QoSProfile(depth=1 if latched else 10, reliability=ReliabilityPolicy.RELIABLE,
