@@ -41,9 +41,10 @@ class Detection:
 
     @property
     def truncated(self) -> bool:
-        """The mask touches the image's edge: the object may run out of view, so its box is
-        what is in view, a lower bound on its size."""
-        return touches_image_edge(self.mask)
+        """The box is a lower bound on the object's size: the mask touches the image's edge (the
+        object may run out of view), or only the face towards the camera was seen, so its depth
+        was not measured (`extra["depth_unseen"]`)."""
+        return bool(self.extra.get("depth_unseen")) or touches_image_edge(self.mask)
 
 
 def touches_image_edge(mask: np.ndarray, margin_px: int = 2) -> bool:

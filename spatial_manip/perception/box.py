@@ -50,12 +50,19 @@ def complete_leaning_book(box: Box3D, camera_position: np.ndarray) -> bool:
     thickness = book_thickness_for_cover(cover.max(), cover.min())
     if thickness is None:
         return False
+    thicken_away_from(box, camera_position, thickness)
+    return True
+
+
+def thicken_away_from(box: Box3D, camera_position: np.ndarray, thickness_m: float) -> None:
+    """Give a box's thinnest side `thickness_m`, growing it away from the camera (the side it
+    cannot see); its visible face stays where it was measured."""
+    thin = int(np.argmin(box.size))
     axis = box.rotation[:, thin]
     away = np.sign(axis @ (box.center - np.asarray(camera_position, float))) or 1.0
-    box.center = box.center + away * axis * (thickness - box.size[thin]) / 2
+    box.center = box.center + away * axis * (thickness_m - box.size[thin]) / 2
     box.size = box.size.copy()
-    box.size[thin] = thickness
-    return True
+    box.size[thin] = thickness_m
 
 
 def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: str, label: str,

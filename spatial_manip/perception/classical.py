@@ -27,7 +27,7 @@ from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
 from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
-from spatial_manip.perception.box import object_box
+from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
@@ -49,7 +49,7 @@ class ClassicalConfig:
     voxel_m: float = 0.005
     cluster_radius_m: float = 0.011   # voxel centres closer than this are one object
     min_cluster_voxels: int = 25
-    max_object_extent_m: float = 0.6  # larger footprints are furniture, not objects
+    max_object_extent_m: float = 0.6  # larger footprints are furniture, unless the scene expects one that large
     max_object_height_m: float = 0.5
     max_support_gap_m: float = 0.05   # a connected cluster must reach this close to its plane (else it floats: an arm)
     rest_reach_m: float = 0.08        # ... or rest on a grounded cluster this close sideways (hidden support)
@@ -130,8 +130,10 @@ class ClassicalSegmenter:
             def foot_hidden(members):
                 return _foot_hidden(obs.depth_m, uv[np.isin(vox.inverse, members)])
 
+            limits = _size_limits(cfg, hints.expected)
+
             def detect(members):
-                return self._detection(obs, vox, members, pts, uv, support, height, planes)
+                return self._detection(obs, vox, members, pts, uv, support, height, planes, limits)
 
             clusters = self._clusters(vox, hints.fixtures, foot_hidden)
             detections = self._merge_pieces(clusters, [detect(c) for c in clusters], vox.centres, detect,
@@ -243,8 +245,9 @@ class ClassicalSegmenter:
         below = near[(vox.height[near] < bottom) & (vox.height[near] > bottom - cfg.max_support_gap_m)]
         return any(vox.height[comp == c].min() <= cfg.max_support_gap_m for c in np.unique(comp[below]))
 
-    def _detection(self, obs, vox, members, pts, uv, support, height, planes) -> Detection | None:
+    def _detection(self, obs, vox, members, pts, uv, support, height, planes, limits) -> Detection | None:
         cfg = self.config
+        max_extent_m, max_height_m = limits
         in_cluster = np.zeros(len(vox.counts), bool)
         in_cluster[members] = True
         sel = in_cluster[vox.inverse]
@@ -254,7 +257,7 @@ class ClassicalSegmenter:
         share = np.bincount(support[sel], minlength=len(planes)) / sel.sum()
         plane = max((planes[k] for k in np.flatnonzero(share >= 0.1)), key=lambda q: q.z0)
         h = plane.height(p)
-        if np.percentile(h, 99) > cfg.max_object_height_m:
+        if np.percentile(h, 99) > max_height_m:
             return None
         if _reaches_plane_above(p, plane, planes):
             return None          # a shelf's side panel or back wall, not an object
@@ -262,13 +265,44 @@ class ClassicalSegmenter:
             return None          # on the floor beneath the table top: legs, not objects
         mask = pixels_to_mask(uv[sel], obs.depth_m.shape)
         box = object_box(obs, mask, plane, float(np.percentile(h, 1)), max_gap_m=cfg.max_support_gap_m)
-        if box is None or box.size.max() > cfg.max_object_extent_m or box.size.min() < cfg.min_extent_m:
+        if box is None or box.size.max() > max_extent_m:
             return None
+        face_on = box.size.min() < cfg.min_extent_m and _seen_face_on(box, obs.T_base_cam[:3, 3])
+        if box.size.min() < cfg.min_extent_m and not face_on:
+            return None          # a sliver of a surface seen edge-on
+        if face_on:
+            thicken_away_from(box, obs.T_base_cam[:3, 3], cfg.min_extent_m)
         rgb = mean_rgb(obs.rgb, mask)
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
                          mean_rgb=rgb, colour=colour_name(rgb),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
-                                "n_points": int(sel.sum())})
+                                "n_points": int(sel.sum()), "depth_unseen": face_on})
+
+
+FACE_ON_MIN_COS = 0.8           # thin along the camera ray within ~37 degrees: a face seen head-on
+
+
+def _seen_face_on(box, camera_position: np.ndarray) -> bool:
+    """A box thin along the camera's line of sight is an object's face seen head-on (a cube in a
+    slot at eye level shows one face), whose depth the camera cannot measure; a box thin across
+    the line of sight is a board's edge. A face seen head-on gets `min_extent_m` of depth, grown
+    away from the camera, and its depth counts as a lower bound (`Detection.truncated`)."""
+    thin = int(np.argmin(box.size))
+    ray = box.center - np.asarray(camera_position, float)
+    ray /= np.linalg.norm(ray)
+    return abs(float(box.rotation[:, thin] @ ray)) >= FACE_ON_MIN_COS
+
+
+EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
+
+
+def _size_limits(cfg: ClassicalConfig, expected) -> tuple[float, float]:
+    """(largest footprint side, tallest height) of an object: the configured limits, raised to
+    fit the largest object the scene expects (a floor lamp, a painting on its easel). Anything
+    larger is furniture or a wall."""
+    sizes = [np.asarray(e.size_m, float) for e in expected if e.size_m is not None]
+    longest = max((float(s.max()) for s in sizes), default=0.0) * EXPECTED_SIZE_MARGIN
+    return max(cfg.max_object_extent_m, longest), max(cfg.max_object_height_m, longest)
 
 
 def _lowest(per_voxel: np.ndarray, members: np.ndarray, band_m: float = 0.01) -> np.ndarray:

@@ -137,8 +137,12 @@ def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarra
     return out
 
 
-def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations):
-    """Best near-horizontal plane (n, d) by inlier count, all hypotheses scored at once."""
+def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations, level_hypotheses: int = 5):
+    """Best near-horizontal plane (n, d) by inlier count, all hypotheses scored at once.
+
+    Besides random triples, the most populated heights are tried as level planes: when no
+    surface dominates the view (a shelf seen from the front, the floor 14 % of the cloud), the
+    chance that three random points lie on one plane is too small for a few hundred triples."""
     idx = rng.integers(0, len(pts), size=(iterations, 3))
     a, b, c = pts[idx[:, 0]], pts[idx[:, 1]], pts[idx[:, 2]]
     n = np.cross(b - a, c - a)
@@ -147,15 +151,28 @@ def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations):
     n[ok] /= norm[ok, None]
     n[n[:, 2] < 0] *= -1
     ok &= n[:, 2] > cos_tilt
-    if not ok.any():
-        return None
     n, a = n[ok], a[ok]
     d = -np.einsum("ij,ij->i", n, a)
+    levels = _populated_heights(pts[:, 2], inlier_m, level_hypotheses)
+    n = np.vstack([n, np.tile([0.0, 0.0, 1.0], (len(levels), 1))])
+    d = np.concatenate([d, -levels])
+    if not len(n):
+        return None
     # Score on a subsample: enough to rank hypotheses, cheap for ~100 of them.
     sub = pts if len(pts) <= 2500 else pts[rng.choice(len(pts), 2500, replace=False)]
     counts = (np.abs(sub @ n.T + d) < inlier_m).sum(axis=0)
     k = int(np.argmax(counts))
     return n[k], float(d[k])
+
+
+def _populated_heights(z: np.ndarray, bin_m: float, count: int) -> np.ndarray:
+    """Centres of the `count` fullest height bins (`bin_m` wide) of a cloud."""
+    if not len(z) or count < 1:
+        return np.zeros(0)
+    lo = float(z.min())
+    hist = np.bincount(((z - lo) / bin_m).astype(int))
+    top = np.argsort(hist)[::-1][:count]
+    return lo + (top[hist[top] > 0] + 0.5) * bin_m
 
 
 def _refine(inliers: np.ndarray):

@@ -91,3 +91,15 @@ def test_a_malformed_fixture_part_is_refused_by_name(part, says):
     pedestal = SceneObject("support_1", "pedestal", "support", np.zeros(3), np.ones(3) * 0.1, extra={"parts": [part]})
     with pytest.raises(ValueError, match=re.escape(says)):
         SegmentationHints.from_scene(Scene(robot, robot, [pedestal], []))
+
+
+def test_a_floor_that_is_a_small_share_of_the_view_is_still_found():
+    # A shelf seen from the front: vertical panels fill the view and the floor is 14 % of it.
+    # Three random points rarely all lie on the floor, so the fullest heights are tried too.
+    rng = np.random.default_rng(3)
+    floor = np.column_stack([rng.uniform(0.7, 1.4, 2000), rng.uniform(-0.8, 0.8, 2000), np.full(2000, -0.9)])
+    panels = np.column_stack([np.repeat([0.75, 0.8, 1.2], 4000), rng.uniform(-0.9, 0.9, 12000),
+                              rng.uniform(-0.9, 1.0, 12000)])
+    cloud = np.vstack([floor, panels]) + rng.normal(0, 0.001, (14000, 3))
+    planes = fit_horizontal_planes(cloud, np.random.default_rng(0))
+    assert [round(p.z0, 2) for p in planes] == [-0.9]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+from spatial_manip.perception.base import ExpectedObject
 
 BACKENDS = ["ground_truth", "classical"]
 
@@ -196,3 +197,34 @@ def test_an_arm_reach_that_is_not_positive_is_refused_by_name(reach):
     # a negative reach would keep every floating cluster, the arm itself among them
     with pytest.raises(ValueError, match="arm_reach_m must be positive"):
         make_segmenter("classical", arm_reach_m=reach)
+
+
+def _lamp_on_the_table():
+    from spatial_manip.perception.synthetic import SyntheticObject, render_tabletop
+    lamp = SyntheticObject("floor lamp", (0.3, 0.3, 0.62), (0.7, 0.25), 0.0, (0.9, 0.8, 0.3, 1))
+    return render_tabletop([lamp], camera_pos=(-0.3, 0.0, 1.9))
+
+
+def test_an_object_taller_than_the_default_limit_is_kept_only_when_the_scene_expects_one():
+    obs, _ = _lamp_on_the_table()
+    seg = make_segmenter("classical")
+    assert seg.config.max_object_height_m < 0.62
+    assert seg.segment(obs) == []                      # unexpected and that tall: furniture
+    hints = SegmentationHints(expected=(ExpectedObject("floor lamp", size_m=(0.3, 0.3, 0.62)),))
+    lamp, = seg.segment(obs, hints=hints)
+    assert lamp.label == "floor lamp" and abs(lamp.box.size[2] - 0.62) < 0.03
+
+
+def test_a_face_seen_head_on_is_an_object_whose_depth_is_unseen():
+    # A cube at eye level, camera straight in front: only its front face is in view, which a box
+    # fit measures as 0 mm deep. It is kept (it is not a board's edge), with some depth behind
+    # the face and its size a lower bound, so the catalogue matches it.
+    from spatial_manip.perception.synthetic import TABLE_TOP_Z, SyntheticObject, render_tabletop
+    cube = SyntheticObject("rubik's cube", (0.06, 0.06, 0.06), (0.65, 0.0), 0.0, (0.9, 0.5, 0.1, 1))
+    eye = TABLE_TOP_Z + 0.03
+    obs, _ = render_tabletop([cube], camera_pos=(-0.1, 0.0, eye + 0.005), target=(0.65, 0.0, eye))
+    table_top = ((TABLE_TOP_Z, (0.35, -0.6), (0.95, 0.6)),)      # seen edge-on: configured
+    hints = SegmentationHints(supports=table_top, expected=(ExpectedObject("rubik's cube", size_m=(0.06,) * 3),))
+    det, = make_segmenter("classical", catalogue_fit=False).segment(obs, hints=hints)
+    assert det.truncated and det.extra["depth_unseen"] and det.label == "rubik's cube"
+    assert abs(det.box.center[1]) < 0.01 and det.box.center[0] > 0.62          # behind its face
