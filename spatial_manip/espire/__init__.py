@@ -11,4 +11,6 @@ drivers run against it unchanged:
     server.py    sockets, the one-session-at-a-time rule, dispatch, progress and timings
     client.py    a client of the same protocol (tests, the benchmark, our own drivers)
     cli.py       `spatial-manip espire-server`
+    stack_driver.py  our perception + planner as an ESPIRE driver (pixels from the stack, not the goal box)
+    eval_cli.py  `spatial-manip espire-eval --server HOST:PORT`: that driver over every served task
 """

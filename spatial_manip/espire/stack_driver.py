@@ -402,6 +402,20 @@ def summarize(records: list[dict]) -> str:
     for action in sorted({r["action"] for r in records}):
         lines.append(row(f"[{action}]", [r for r in records if r["action"] == action]))
     lines.append(row("[all]", records))
+    why: dict = {}
+    for r in records:
+        if executed(r):
+            continue
+        first = r["choices"][0] if r.get("choices") else {}
+        if first.get("error"):
+            key = "no pixel: " + first["error"].split(":")[0]
+        elif not r["move"]:
+            key = "no move"
+        else:
+            key = "moved, goal not met" + (" (localized)" if localized(r) else " (localization missed)")
+        why[key] = why.get(key, 0) + 1
+    if why:
+        lines.append("  not executed: " + ", ".join(f"{k} {v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])))
     errs = [r for r in records if r.get("error")]
     if errs:
         lines.append(f"  {len(errs)} episode(s) ended on a protocol error: " + "; ".join(r["id"] for r in errs[:5]))
