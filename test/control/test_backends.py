@@ -8,7 +8,7 @@ import pytest
 
 from spatial_manip.control.base import Arm, Gripper
 from spatial_manip.control.robotiq import RobotiqConfig, RobotiqGripper
-from spatial_manip.control.robotiq_emulator import RobotiqEmulator
+from spatial_manip.devtools.robotiq_emulator import RobotiqEmulator
 from spatial_manip.errors import CanceledError, InvalidGoalError
 
 

@@ -8,6 +8,12 @@ import threading
 
 import numpy as np
 
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.kinematics import URKinematics
+from spatial_manip.devtools.emulated_arm import EmulatedArm
+from spatial_manip.devtools.robotiq_emulator import RobotiqEmulator
+from spatial_manip.devtools.ur_emulator import URControllerEmulator
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (ur_rtde's ports are fixed)")
@@ -22,12 +28,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.control.config import load_arm_config
-    from spatial_manip.control.emulated_arm import EmulatedArm
-    from spatial_manip.control.kinematics import URKinematics
-    from spatial_manip.control.robotiq_emulator import RobotiqEmulator
-    from spatial_manip.control.ur_emulator import URControllerEmulator
-
     cfg = load_arm_config(args.config)
     if args.model:
         cfg["kinematics"]["model"] = args.model

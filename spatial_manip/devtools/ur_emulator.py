@@ -33,8 +33,8 @@ import time
 
 import numpy as np
 
-from spatial_manip.control.emulated_arm import EmulatedArm
-from spatial_manip.control.robotiq_emulator import RobotiqEmulator
+from spatial_manip.devtools.emulated_arm import EmulatedArm
+from spatial_manip.devtools.robotiq_emulator import RobotiqEmulator
 from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
 _SIZES = {"BOOL": "?", "UINT8": "B", "UINT32": "I", "UINT64": "Q", "INT32": "i", "DOUBLE": "d",
