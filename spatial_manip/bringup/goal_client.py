@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from spatial_manip.nodes.futures import wait_future
+
 KINDS = {"auto": 0, "pick": 1, "place": 2, "pick_and_place": 3}
 
 
@@ -153,12 +155,3 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
         return report
     finally:
         client.destroy()
-
-
-def wait_future(future, timeout_s: float):
-    """The result of an rclpy future spun by another thread, or None after `timeout_s`."""
-    done = threading.Event()
-    future.add_done_callback(lambda _f: done.set())
-    if not done.wait(timeout_s):
-        return None
-    return future.result()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from spatial_manip.bringup.paths import config_dir, resolve_config
+from spatial_manip.paths import config_dir, resolve_config
 
 
 class GraphError(ValueError):

@@ -58,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _config(args):
-    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.paths import config_dir
     from spatial_manip.calibration.board import load_board_file
     from spatial_manip.calibration.result import Bounds
 
@@ -190,7 +190,7 @@ def _auto_poses(cell, board, n: int, rng) -> list:
     import yaml
     from scipy.spatial.transform import Rotation
 
-    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.paths import config_dir
     from spatial_manip.calibration.auto import eye_in_hand_pose_set
     from spatial_manip.calibration.sim import Q_NOMINAL
     from spatial_manip.control.safety import SafetyEnvelope
@@ -235,7 +235,7 @@ def _run_ros_auto(args, board, skew_s):
     """Plan from the current joints, inside the arm's safety envelope, then drive and capture."""
     import yaml
 
-    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.paths import config_dir
     from spatial_manip.calibration.auto import eye_in_hand_pose_set
     from spatial_manip.calibration.live import automatic_session, current_joints, open_capture
     from spatial_manip.control.safety import SafetyEnvelope

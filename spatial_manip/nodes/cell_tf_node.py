@@ -29,6 +29,7 @@ from spatial_manip.errors import InvalidGoalError
 from spatial_manip.geometry.calibration import CalibrationError, load_calibration
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.runner import spin_node
+from spatial_manip.paths import resolve_config
 from spatial_manip.workspace import cell_tf
 
 PARAMS = {"calibration_file": "", "model": "ur5e", "publish_robot_tf": True,
@@ -60,8 +61,6 @@ def transform_stamped(parent: str, child: str, T, stamp):
 
 def calibration_path(text: str) -> Path:
     """As given, else relative to config/ (as graph files write it: calibration/cell.yaml)."""
-    from spatial_manip.bringup.paths import resolve_config
-
     p = Path(text)
     return p if p.is_absolute() or p.exists() else resolve_config(p)
 

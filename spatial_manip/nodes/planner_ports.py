@@ -23,11 +23,11 @@ from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
 
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, MotionRequest, MotionResult
-from spatial_manip.bringup.goal_client import wait_future
 from spatial_manip.errors import (CanceledError, ErrorCode, MotionFailedError, NoObservationError,
                                   SpatialManipError, StageTimeoutError)
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
                                          pose_stamped, scene_to_msg, stamp_to_seconds)
+from spatial_manip.nodes.futures import wait_future
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import yaml
 
-from spatial_manip.bringup.paths import config_dir
+from spatial_manip.paths import config_dir
 from spatial_manip.calibration.auto import eye_in_hand_pose_set, viewpoints
 from spatial_manip.calibration.guidance import guidance
 from spatial_manip.calibration.sim import Q_NOMINAL

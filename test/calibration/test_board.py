@@ -82,7 +82,7 @@ def test_board_config_errors_are_specific(tmp_path):
 
 
 def test_the_shipped_board_file_loads():
-    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.paths import config_dir
 
     board, rest = load_board_file(config_dir() / "calibration" / "charuco.yaml")
     assert board == BoardConfig() and rest["bounds"]["max_sample_mm"] == 5.0

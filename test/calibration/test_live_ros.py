@@ -150,7 +150,7 @@ class ArmServer:
 def test_automatic_mode_drives_the_arm_through_the_planned_poses(cells, tmp_path, capsys):
     import yaml
 
-    from spatial_manip.bringup.paths import config_dir
+    from spatial_manip.paths import config_dir
     from spatial_manip.calibration.auto import eye_in_hand_pose_set
     from spatial_manip.calibration.sim import Q_NOMINAL
     from spatial_manip.cli import main

@@ -12,7 +12,7 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.bringup.graph import load_graph
-from spatial_manip.bringup.paths import config_dir
+from spatial_manip.paths import config_dir
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.sim import layouts, sdf_export
 

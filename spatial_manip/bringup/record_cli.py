@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import time
 
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+
+from spatial_manip.bags.io import BagError
+from spatial_manip.nodes.recorder_node import DEFAULT_TOPICS, PLANNER_TOPICS, RecorderNode
+
 
 def add_arguments(p) -> None:
-    from spatial_manip.nodes.recorder_node import DEFAULT_TOPICS
-
     p.add_argument("out", help="new bag folder (metadata.yaml + .db3/.mcap are written into it)")
     p.add_argument("--storage", choices=["sqlite3", "mcap"], default="sqlite3")
     p.add_argument("--topics", nargs="+", default=DEFAULT_TOPICS, help="topics to record (default: %(default)s)")
@@ -17,12 +21,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import rclpy
-    from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-
-    from spatial_manip.bags.io import BagError
-    from spatial_manip.nodes.recorder_node import PLANNER_TOPICS, RecorderNode
-
     rclpy.init()
     try:
         node = RecorderNode(output=args.out, storage=args.storage, topics=args.topics,

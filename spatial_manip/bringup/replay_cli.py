@@ -1,6 +1,15 @@
 """`spatial-manip replay BAG...`: publish bags into the graph with their original timing."""
 from __future__ import annotations
 
+import time
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+
+from spatial_manip.bags.io import BagError
+from spatial_manip.bags.replay import ReplayConfig
+from spatial_manip.nodes.replay_node import ReplayNode
+
 SETTLE_S = 1.0    # after the first subscriber, until no other has appeared for this long: the
                   # subscriber's side of a match can come later than ours, and what is sent before
                   # it is lost (but the frames lost in 5 reproductions of the loaded-machine
@@ -25,15 +34,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import time
-
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-
-    from spatial_manip.bags.io import BagError
-    from spatial_manip.bags.replay import ReplayConfig
-    from spatial_manip.nodes.replay_node import ReplayNode
-
     try:
         cfg = ReplayConfig(rate=args.rate, start_offset_s=args.start_offset, loop=args.loop, topics=tuple(args.topics))
     except ValueError as e:

@@ -13,6 +13,14 @@ import os
 import tempfile
 import time
 
+import numpy as np
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from sensor_msgs.msg import Image
+
+from spatial_manip.camera.synthetic import SyntheticConfig, build_recording
+from spatial_manip.nodes.camera_node import CameraNode
+
 PROFILES = {"vga": dict(depth_width=640, depth_height=480, color_width=640, color_height=480),
             "xga": dict(depth_width=1024, depth_height=768, color_width=1280, color_height=720)}
 
@@ -26,8 +34,7 @@ def add_arguments(p) -> None:
 def sdk_playback_fps(path: str, real_time: bool = False) -> tuple[float, int]:
     """Frames per second of pipeline + align alone, copying each pair out as the node does, and
     the number of synchronised pairs (depth and colour of the same frame) it delivered."""
-    import numpy as np
-    import pyrealsense2 as rs
+    import pyrealsense2 as rs  # the SDK is optional: only this command needs it
 
     cfg = rs.config()
     cfg.enable_device_from_file(path, repeat_playback=False)
@@ -53,13 +60,6 @@ def sdk_playback_fps(path: str, real_time: bool = False) -> tuple[float, int]:
 
 def node_playback(path: str, real_time: bool, n_recorded: int) -> dict:
     """Run camera_node on the recording in this process with a subscriber; rate and drops."""
-    import rclpy
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.parameter import Parameter
-    from sensor_msgs.msg import Image
-
-    from spatial_manip.nodes.camera_node import CameraNode
-
     rclpy.init(args=["--ros-args", "-p", "source:=file", "-p", f"file_path:={path}",
                      "-p", f"real_time:={'true' if real_time else 'false'}", "-p", "max_frame_age_s:=1.0"])
     stamps: list[float] = []
@@ -95,8 +95,6 @@ def node_playback(path: str, real_time: bool, n_recorded: int) -> dict:
 
 
 def run(args) -> int:
-    from spatial_manip.camera.synthetic import SyntheticConfig, build_recording
-
     workdir = args.workdir or tempfile.mkdtemp(prefix="camera_bench_")
     os.makedirs(workdir, exist_ok=True)
     rows = []
