@@ -1,0 +1,168 @@
+"""Memory and file-descriptor soak of the simulated graph (issue 24): many reset-and-goal cycles
+through the same sim, planner and grasp nodes, sampling each node's resident memory and open
+file descriptors after every goal.
+
+    spatial-manip soak --goals 200 --seed 11 --out outputs/soak
+
+Prints a line per goal, then a table per node: after the first goal (the baseline), after goal
+14, the peak and the last, with the growth over the second half of the run in MB per 100 goals
+(a leak grows without bound; a cache fills and stays flat). Writes soak.csv and soak.png.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from spatial_manip.bench.runner import prepare_tasks
+
+MB = 1024 * 1024
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--goals", type=int, default=200, help="reset-and-goal cycles (at least 2)")
+    p.add_argument("--suite", default="all", help="task suite the goals are drawn from")
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--segmenter", default="classical")
+    p.add_argument("--domain", type=int, default=77, help="ROS_DOMAIN_ID of the soak's own graph")
+    p.add_argument("--out", required=True, help="output directory (tasks, soak.csv, soak.png)")
+
+
+def node_usage(launcher) -> dict[str, tuple[float, int]]:
+    """{node name: (resident MB, open file descriptors)} of each running node, counting the
+    processes it started (a node's renderer or worker threads live in its own process)."""
+    import psutil
+
+    out = {}
+    for r in launcher._running:   # the launcher keeps its processes private; reading them is all we do
+        try:
+            proc = psutil.Process(r.proc.pid)
+            procs = [proc] + proc.children(recursive=True)
+            out[r.spec.name] = (sum(p.memory_info().rss for p in procs) / MB, sum(p.num_fds() for p in procs))
+        except psutil.NoSuchProcess:
+            out[r.spec.name] = (float("nan"), 0)
+    return out
+
+
+def growth_per_100(goals: np.ndarray, values: np.ndarray) -> float:
+    """Least-squares slope of `values` over the second half of the run, per 100 goals: what a
+    leak adds; a cache filled in the first goals adds nothing here."""
+    half = goals >= goals.max() / 2
+    if half.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(goals[half], values[half], 1)[0] * 100)
+
+
+def summary_rows(samples: list[dict]) -> list[dict]:
+    """One row per node: baseline (goal 1), goal 14, peak, last, growth per 100 goals (RSS, fds)."""
+    rows = []
+    for name in samples[0]["usage"]:
+        goals = np.array([s["goal"] for s in samples], float)
+        rss = np.array([s["usage"][name][0] for s in samples])
+        fds = np.array([s["usage"][name][1] for s in samples], float)
+        at14 = rss[min(13, len(rss) - 1)]
+        rows.append({"node": name, "rss_first_mb": rss[0], "rss_goal14_mb": at14, "rss_peak_mb": np.nanmax(rss),
+                     "rss_last_mb": rss[-1], "rss_growth_mb_per_100": growth_per_100(goals, rss),
+                     "fds_first": int(fds[0]), "fds_last": int(fds[-1]), "fds_growth_per_100": growth_per_100(goals, fds)})
+    return rows
+
+
+def print_summary(rows: list[dict], successes: int, goals: int, elapsed_s: float) -> None:
+    print(f"\n[soak] {goals} goals in {elapsed_s / 60:.1f} min, {successes} succeeded")
+    print(f"{'node':14s} {'RSS goal 1':>11s} {'goal 14':>9s} {'peak':>9s} {'last':>9s} {'MB/100 goals':>13s}"
+          f" {'fds 1':>6s} {'fds last':>8s} {'fds/100':>8s}")
+    for r in rows:
+        print(f"{r['node']:14s} {r['rss_first_mb']:9.0f}MB {r['rss_goal14_mb']:7.0f}MB {r['rss_peak_mb']:7.0f}MB "
+              f"{r['rss_last_mb']:7.0f}MB {r['rss_growth_mb_per_100']:+13.1f} {r['fds_first']:6d} {r['fds_last']:8d} "
+              f"{r['fds_growth_per_100']:+8.1f}")
+
+
+def write_outputs(samples: list[dict], out: Path) -> None:
+    names = list(samples[0]["usage"])
+    with open(out / "soak.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["goal", "elapsed_s", "success"] + [f"{n}_{k}" for n in names for k in ("rss_mb", "fds")])
+        for s in samples:
+            w.writerow([s["goal"], round(s["elapsed_s"], 1), int(s["success"])]
+                       + [v for n in names for v in (round(s["usage"][n][0], 1), s["usage"][n][1])])
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_mem, ax_fd) = plt.subplots(1, 2, figsize=(11, 4))
+    goals = [s["goal"] for s in samples]
+    for n in names:
+        ax_mem.plot(goals, [s["usage"][n][0] for s in samples], label=n)
+        ax_fd.plot(goals, [s["usage"][n][1] for s in samples], label=n)
+    ax_mem.set(xlabel="goal", ylabel="resident memory (MB)", title="memory per node")
+    ax_fd.set(xlabel="goal", ylabel="open file descriptors", title="file descriptors per node")
+    ax_mem.legend()
+    fig.tight_layout()
+    fig.savefig(out / "soak.png", dpi=100)
+    plt.close(fig)
+
+
+def soak(tasks: list[dict], out: Path, segmenter: str) -> tuple[list[dict], int]:
+    """Run every task once through one graph; the samples after each goal and the successes."""
+    from spatial_manip.bench.worker import Graph, WorkspaceRevision, _run_episode
+    from spatial_manip.bringup.goal_client import spinning_node
+    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+
+    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    samples, successes, t_start = [], 0, time.monotonic()
+    with open(out / "graph.log", "a") as log:
+        graph = Graph("sim", params, log)
+        try:
+            with spinning_node("spatial_manip_soak") as node:
+                reset = node.create_client(ResetTask, "/sim/reset_task")
+                check = node.create_client(CheckSuccess, "/sim/check_success")
+                revision = WorkspaceRevision(node)
+                if not reset.wait_for_service(timeout_sec=90.0):
+                    raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
+                for k, task in enumerate(tasks, 1):
+                    if graph.dead():
+                        raise RuntimeError(f"a node died during the soak: {', '.join(graph.dead())}; see graph.log")
+                    rec = _run_episode(node, task, reset, check, revision, backends, 120.0, time.monotonic())
+                    successes += bool(rec["success"])
+                    usage = node_usage(graph.launcher)
+                    samples.append({"goal": k, "elapsed_s": time.monotonic() - t_start, "success": rec["success"],
+                                    "usage": usage})
+                    print(f"[soak] {k}/{len(tasks)} {'ok  ' if rec['success'] else 'fail'} "
+                          + " | ".join(f"{n} {m:.0f} MB {f} fds" for n, (m, f) in usage.items()), flush=True)
+        finally:
+            graph.stop()
+    return samples, successes
+
+
+def run(args) -> int:
+    if args.goals < 2:
+        print("spatial-manip soak: --goals must be at least 2", file=sys.stderr)
+        return 2
+    os.environ["ROS_DOMAIN_ID"] = str(args.domain)   # before rclpy starts and before the graph does
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"[soak] generating {args.goals} {args.suite} tasks (seed {args.seed})", flush=True)
+    tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
+    t0 = time.monotonic()
+    samples, successes = soak(tasks, out, args.segmenter)
+    print_summary(summary_rows(samples), successes, len(samples), time.monotonic() - t0)
+    write_outputs(samples, out)
+    print(f"[soak] wrote {out / 'soak.csv'} and {out / 'soak.png'}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="spatial-manip soak", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

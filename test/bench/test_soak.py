@@ -1,0 +1,19 @@
+"""The soak benchmark's summary tells a leak (grows to the end) from a cache (fills, then flat)."""
+import numpy as np
+
+from spatial_manip.bench.soak import summary_rows
+
+
+def _samples(rss_of_goal, goals=200):
+    return [{"goal": k, "usage": {"sim_node": (rss_of_goal(k), 18)}} for k in range(1, goals + 1)]
+
+
+def test_a_cache_that_fills_in_the_first_goals_is_not_growth():
+    row, = summary_rows(_samples(lambda k: 600 + 70 * min(k, 14)))
+    assert row["rss_first_mb"] == 670 and row["rss_goal14_mb"] == 1580 and row["rss_peak_mb"] == 1580
+    assert abs(row["rss_growth_mb_per_100"]) < 1e-6 and row["fds_growth_per_100"] == 0
+
+
+def test_a_leak_is_reported_per_hundred_goals():
+    row, = summary_rows(_samples(lambda k: 600 + 2.5 * k))
+    assert np.isclose(row["rss_growth_mb_per_100"], 250.0) and row["rss_last_mb"] == 1100
