@@ -11,7 +11,7 @@ def _samples(rss_of_goal, goals=200):
 def test_a_cache_that_fills_in_the_first_goals_is_not_growth():
     row, = summary_rows(_samples(lambda k: 600 + 70 * min(k, 14)))
     assert row["rss_first_mb"] == 670 and row["rss_goal14_mb"] == 1580 and row["rss_peak_mb"] == 1580
-    assert abs(row["rss_growth_mb_per_100"]) < 1e-6 and row["fds_growth_per_100"] == 0
+    assert abs(row["rss_growth_mb_per_100"]) < 1e-6 and abs(row["fds_growth_per_100"]) < 1e-6
 
 
 def test_a_leak_is_reported_per_hundred_goals():
