@@ -37,7 +37,7 @@ from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialM
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
 from spatial_manip.reasoning.vlm_coords import CoordSettings, downscaled_size
-from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, extra_tools, unknown_ids
+from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, unknown_ids
 from spatial_manip.scene import Scene
 
 MODES = ("mssr", "tools")
@@ -470,7 +470,7 @@ def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: Agent
         adapter = None
         if observation is not None:
             adapter = (coords or CoordSettings()).adapter(observation.rgb.shape, image_max_side_px)
-        tools = ToolSet(scene, orienter=orienter, extra=extra_tools(observation, adapter))
+        tools = ToolSet(scene, orienter=orienter, observation=observation, coords=adapter)
         run = run_mssr if cfg.mode == "mssr" else run_tools
         return run(model, scene, instruction, tools, cfg, rec, image_url, task_kind, t0)
     except SpatialManipError as e:

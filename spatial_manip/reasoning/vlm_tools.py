@@ -15,8 +15,9 @@ Every malformed or hallucinated call (unknown tool, arguments that are not JSON 
 the schema, an object id that is not in the scene) gives `ok=False` and an `error` text that
 says what was expected and lists what exists, so the model can correct itself.
 
-When the geometry issue's RGB-D tools (`spatial_manip.tools.TOOLS`, name -> (function, schema))
-are importable, `extra_tools(observation)` adds them under their own names.
+Given the observation (`ToolSet(scene, observation=obs, coords=adapter)`), the same registry also
+holds TIGeR's RGB-D tools (`spatial_manip.tools.TOOLS`, name -> (function, schema)) under their
+own names: one registry the model sees, one `call` path.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ from spatial_manip.errors import SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.tools import TOOLS as RGBD_TOOLS
+from spatial_manip.tools import ToolContext
 
 REFERENCE_IDS = ("viewer", "robot")
 _STOP = {"the", "a", "an", "of", "on", "in", "to", "and", "object", "objects", "all", "any", "every"}
@@ -88,10 +91,12 @@ _FRAME = {"type": "string", "enum": ["viewer", "robot", "reference"],
 
 
 class ToolSet:
-    """The scene tools. `scene` may be updated by tools (orientation grounding sets a front)."""
+    """The tools the model may call: the scene tools, orientation grounding when an `orienter` is
+    given, and the RGB-D tools over `observation` (boxes and points in `coords`) when one is.
+    `scene` may be updated by tools (orientation grounding sets a front)."""
 
     def __init__(self, scene: Scene, *, orienter: Callable[[str, str], np.ndarray] | None = None,
-                 extra: dict[str, Tool] | None = None):
+                 observation=None, coords: CoordAdapter | None = None):
         self.scene = scene
         self.version = 0           # bumped whenever a tool changes the scene (a repeated call is then new)
         self.orienter = orienter
@@ -104,8 +109,7 @@ class ToolSet:
                 _schema({"object_id": _ID, "query": {"type": "string", "description": "e.g. 'the front of the chair'"}},
                         ["object_id"]),
                 self._orient, ("object_id",))
-        for t in (extra or {}).values():
-            self.tools[t.name] = t
+        self.tools.update(rgbd_tools(observation, coords))
 
     # --- the registry -------------------------------------------------------------------------
     def _builtin(self) -> list[Tool]:
@@ -378,7 +382,7 @@ def with_front(scene: Scene, object_id: str, front_world) -> Scene:
     return scene.with_objects(objs)
 
 
-def extra_tools(observation, coords: CoordAdapter | None = None) -> dict[str, Tool]:
+def rgbd_tools(observation, coords: CoordAdapter | None = None) -> dict[str, Tool]:
     """The geometry issue's TIGeR tools (camera_intrinsics, camera_extrinsics, depth_sensor,
     object_segmentation, box_2d_to_box_3d, point_3d_to_point_2d, code_executor) over the
     observation, sharing one ToolContext so masks and boxes chain between calls.
@@ -389,16 +393,12 @@ def extra_tools(observation, coords: CoordAdapter | None = None) -> dict[str, To
     one convention. The model's schemas describe that convention and drop `box_format`."""
     if observation is None:
         return {}
-    try:
-        from spatial_manip.tools import TOOLS, ToolContext
-    except ImportError:
-        return {}
     h, w = np.asarray(observation.rgb).shape[:2]
     coords = coords or CoordAdapter("pixel", w, h)
     ctx = ToolContext(observation)
     return {name: Tool(name, schema.get("description", name), _model_parameters(schema["parameters"], coords),
                        _wrap_geometry(fn, ctx, coords))
-            for name, (fn, schema) in TOOLS.items()}
+            for name, (fn, schema) in RGBD_TOOLS.items()}
 
 
 _BOX_ARGS, _POINT_ARGS = ("box",), ("point", "pixel")      # model coordinates in tool arguments

@@ -16,7 +16,7 @@ from spatial_manip.reasoning.openai_backend import OpenAIPlanner
 from spatial_manip.reasoning.transformers_backend import TransformersConfig, coords_of_checkpoint, parse_hermes
 from spatial_manip.reasoning.vlm_coords import (CONVENTIONS, CoordAdapter, CoordinateError, CoordSettings,
                                                 qwen25_resize)
-from spatial_manip.reasoning.vlm_tools import ToolSet, extra_tools
+from spatial_manip.reasoning.vlm_tools import ToolSet
 from spatial_manip.tools import TOOLS
 
 # (width, height) -> a known pixel box and point, and how each convention writes them (hand-worked)
@@ -225,7 +225,7 @@ def test_a_box_the_model_cannot_mean_becomes_a_clear_refusal(geometry_spy):
 
 def test_the_model_is_told_its_convention_and_tool_results_come_back_in_it():
     obs = obs_1280x720()
-    tools = ToolSet(table_scene(), extra=extra_tools(obs, CoordSettings("gemini").adapter(obs.rgb.shape)))
+    tools = ToolSet(table_scene(), observation=obs, coords=CoordSettings("gemini").adapter(obs.rgb.shape))
     params = tools.tools["depth_sensor"].parameters["properties"]
     assert "box_format" not in params and "[ymin, xmin, ymax, xmax]" in params["box"]["description"]
     out = tools.call("depth_sensor", {"box": [100, 100, 800, 500]})
