@@ -4,7 +4,6 @@ every reply field ESPIRE's analyze.py reads), every kind of bad request, a secon
 client that disconnects mid-task. ESPIRE's own client cannot be fetched here (no network, not on
 PyPI), so `EspireProtocolClient` stands in for it."""
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -24,18 +23,12 @@ pytestmark = pytest.mark.slow
 OBS_KEYS = {"rgb", "depth", "intrinsic", "extrinsic"}      # what ESPIRE's client saves as files
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, free_port):
     root = tmp_path_factory.mktemp("espire")
     paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, SEEDS.get(suite, 0), pool_size=3)))
              for suite in ("pick", "place", "metric")]
-    ports = {"server_port": _free_port(), "client_port": _free_port()}
+    ports = {"server_port": free_port(), "client_port": free_port()}
     proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--tasks", *paths,
                              "--server-port", str(ports["server_port"]), "--client-port", str(ports["client_port"])],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

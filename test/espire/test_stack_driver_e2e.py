@@ -5,7 +5,6 @@ reads, the run.logs are in ESPIRE's client format, and the driver never asks for
 goal (that image draws the answer)."""
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -20,16 +19,10 @@ HEADER = re.compile(r"(\d{4}-\d{2}-\d{2} at \d{2}:\d{2}:\d{2}) \| ([A-Z]+) \| (.
 COUNT, SEED = 4, 0     # smoke seed 0: a shelf place, a small book, a metric place, a flat-lying book
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
-def evaluated(tmp_path_factory):
+def evaluated(tmp_path_factory, free_port):
     out = tmp_path_factory.mktemp("espire_eval")
-    sp, cp = _free_port(), _free_port()
+    sp, cp = free_port(), free_port()
     server = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--suite", "smoke",
                                "--count", str(COUNT), "--seed", str(SEED), "--server-port", str(sp),
                                "--client-port", str(cp), "--quiet", "--max-episodes", str(COUNT)],
