@@ -64,12 +64,34 @@ def fixtures_only(scene: Scene) -> Scene:
     return s
 
 
+# Facing a shelf the camera looks over the robot at board height: the arm folds down behind its
+# own stand (pointing back at the camera), so it hides little more than the stand already does.
+SHELF_LOOK_Q = (math.pi, 1.2, 1.2, -2.5, 0.0, 0.0)
+
+
+def shelf_cell(layout: str = "grid", seed: int = 0, *, keep: tuple = ()) -> Scene:
+    """A generated shelf scene (layouts.sample_shelf) cleared for the capture: the shelf and
+    its slots only, plus the objects named in `keep` (to occupy a slot for check-workspace);
+    slot occupancies are set to what is left in them (0 when cleared)."""
+    from spatial_manip.sim.layouts import sample_scene
+
+    full = sample_scene("shelf", seed, layout=layout)
+    kept = [o for o in full.objects if o.category == "shelf" or o.id in keep]
+    s = full.with_objects(kept)
+    s.extra = {k: v for k, v in full.extra.items() if k != "ee_pose"}
+    for r in s.regions:
+        r.occupancy = r.occupancy if any(o.extra.get("in_region") == r.id for o in kept) else 0.0
+    return s
+
+
 def render_cell(scene: Scene, *, depth_noise: bool = True, seed: int = 0):
-    """One RGB-D observation of the cell with the arm stowed below the camera's rays."""
+    """One RGB-D observation of the cell with the arm out of the camera's way: stowed below
+    its rays over a table, folded behind its stand in front of a shelf."""
     from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 
+    q = SHELF_LOOK_Q if scene.extra.get("kind") == "shelf" else STOW_Q
     with SimWorld(scene, config=SimConfig(depth_noise=depth_noise, vary_lighting=False), seed=seed) as world:
-        world.pose_arm(STOW_Q)
+        world.pose_arm(q)
         return world.render()
 
 
@@ -115,3 +137,47 @@ def accuracy_report(captured: Scene, truth: Scene) -> dict:
             "table_size_error_m": box_error(t_cap, t_true)[1] if not t_cap.extra.get("extent_truncated") else None,
             "table_centre_xy_error_m": float(np.linalg.norm(t_cap.center[:2] - t_true.center[:2])),
             "parts": rows}
+
+
+def shelf_accuracy(captured: Scene, truth: Scene) -> dict:
+    """A captured shelf against the simulator's: every board's height error (its top face, the
+    floor of the row below, or the top panel's lower face), and every true slot paired with the
+    captured slot of the largest overlap: centre error, IoU and largest size error (metres);
+    true slots with no capture overlapping them by IoU 0.5 (one to one: two slots merged into one
+    count as one found, one missed) are missed, captured ones left over spurious."""
+    cap, true = [r for r in captured.regions if r.kind == "slot"], [r for r in truth.regions if r.kind == "slot"]
+    rows, used = [], set()
+    for t in true:
+        iou, best = max(((box_iou(c, t), c) for c in cap), key=lambda x: x[0], default=(0.0, None))
+        if best is None or iou < 0.5 or best.id in used:
+            rows.append({"slot": t.id, "found": False})
+            continue
+        used.add(best.id)
+        centre_err, size_err = box_error(best, t)
+        rows.append({"slot": t.id, "found": True, "captured_as": best.id, "centre_error_m": centre_err,
+                     "iou": iou, "size_error_m": size_err, "truncated": bool(best.extra.get("extent_truncated"))})
+    return {"slots": rows, "spurious": [c.id for c in cap if c.id not in used],
+            "board_errors_m": board_errors(cap, true)}
+
+
+def board_errors(captured: list, truth: list) -> list[float]:
+    """Signed height error of every true row's floor and ceiling against the nearest captured
+    one (so a board seen 1 cm high gives +0.01); rows cut off by the image are not boards seen."""
+    def faces(slots) -> list[float]:
+        # a row cut by the image has no ceiling (top) or floor (bottom) seen
+        return sorted({round(float(r.center[2] + k * r.size[2] / 2), 4) for r in slots for k, end in
+                       ((-1, "bottom"), (1, "top")) if end not in r.extra.get("extent_truncated", [])})
+
+    seen = faces(captured)
+    return [min((c - t for c in seen), key=abs) for t in faces(truth) if seen and min(abs(c - t) for c in seen) < 0.1]
+
+
+def box_iou(a, b) -> float:
+    """Volume IoU of two boxes sharing an upright frame up to a half turn about z (slots of one
+    shelf), computed in `b`'s axes."""
+    R = np.asarray(b.rotation, float)
+    ca, cb = np.asarray(a.center) @ R, np.asarray(b.center) @ R
+    half_a = np.abs(R.T @ np.asarray(a.rotation, float)) @ (np.asarray(a.size) / 2)
+    lo, hi = np.maximum(ca - half_a, cb - b.size / 2), np.minimum(ca + half_a, cb + b.size / 2)
+    inter = float(np.prod(np.clip(hi - lo, 0, None)))
+    return inter / (float(np.prod(a.size)) + float(np.prod(b.size)) - inter)
