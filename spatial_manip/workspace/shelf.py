@@ -319,22 +319,27 @@ def continue_hidden(columns: list[list[Band]], hidden: list[list[Band]],
                     same_m: float) -> tuple[list[list[Band]], list[str]]:
     """A divider fully hidden in one row (the camera right behind the robot's stand) is assumed
     to continue a divider of the row above or below that lies in the hidden stretch, as in a
-    grid shelf, when the rows agree: every neighbour has that divider or cannot see there
-    either, and the row's own seen dividers are the neighbour's too (a row of another pattern
-    gets no guess). A slot drawn across a real panel would send the gripper into it; each guess
-    is a note."""
+    grid shelf, unless the rows disagree: the other neighbour is seen there without it, or the
+    row's own seen dividers are not that neighbour's. Guessing errs the safe way: a slot drawn
+    across a real panel would send the gripper into it, a wrong divider only splits a slot.
+    Every guess, and every hidden stretch left unguessed, is a note."""
     notes = []
     for r, stretches in enumerate(hidden):
         rows = [rr for rr in (r - 1, r + 1) if 0 <= rr < len(columns)]
         has = lambda rr, u: any(abs(b.mid - u) < same_m for b in columns[rr])            # noqa: E731
         blind = lambda rr, u: any(h.lo < u < h.hi for h in hidden[rr])                     # noqa: E731
         for h in stretches:
-            for rr, b in [(rr, b) for rr in rows for b in columns[rr][1:-1] if h.lo < b.mid < h.hi][:1]:
-                if all(has(o, b.mid) or blind(o, b.mid) for o in rows) \
+            found = [(rr, b) for rr in rows for b in columns[rr][1:-1] if h.lo < b.mid < h.hi][:1]
+            for rr, b in found:
+                if all(has(o, b.mid) or blind(o, b.mid) for o in rows if o != rr) \
                         and all(has(rr, c.mid) for c in columns[r][1:-1]):
                     columns[r] = sorted(columns[r] + [b], key=lambda c: c.mid)
                     notes.append(f"row {r + 1}: its divider at {b.mid:+.3f} m across is hidden from the camera "
                                  f"and assumed to continue the one in row {rr + 1}: check that row's slots")
+                    break
+            else:
+                notes.append(f"row {r + 1}: {100 * (h.hi - h.lo):.0f} cm of it ({h.lo:+.2f}..{h.hi:+.2f} m across) "
+                             "is hidden from the camera (by the robot?): a divider there cannot be seen; check its slots")
     return columns, notes
 
 
