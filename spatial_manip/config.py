@@ -12,14 +12,14 @@ import typing
 from pathlib import Path
 from typing import Any, Mapping
 
+import yaml
+
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.registry import backend_names, config_class
 
 
 def read_yaml(path: str | Path) -> dict:
     """The mapping at the top of a YAML file ({} for an empty file)."""
-    import yaml
-
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"{p}: no such file")

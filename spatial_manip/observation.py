@@ -3,10 +3,13 @@ recorded, simulator render, rosbag replay) and as perception, grasping and the p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import collections
+import threading
 
 import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.errors import NoObservationError
 
 
 @dataclass
@@ -34,9 +37,6 @@ class ObservationBuffer:
     Thread-safe; `wait_pair` blocks until a fresh, synchronized pair exists or the time is up."""
 
     def __init__(self, *, max_skew_s: float = 0.05, keep: int = 5, require_segmentation: bool = False):
-        import collections
-        import threading
-
         self.max_skew_s = max_skew_s
         self._color = collections.deque(maxlen=keep)   # (stamp_s, rgb, received_monotonic)
         self._depth = collections.deque(maxlen=keep)   # (stamp_s, depth_m, received_monotonic)
@@ -104,8 +104,6 @@ class ObservationBuffer:
             return None
         stamp, rgb, depth = pair
         if rgb.shape[:2] != depth.shape or rgb.shape[:2] != (self.intrinsics.height, self.intrinsics.width):
-            from spatial_manip.errors import NoObservationError
-
             raise NoObservationError(
                 f"colour {rgb.shape[:2]}, depth {depth.shape} and camera_info {self.intrinsics.width}x"
                 f"{self.intrinsics.height} disagree: is depth aligned to colour?")

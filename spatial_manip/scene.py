@@ -24,6 +24,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from spatial_manip.geometry.transforms import box_corners
+
 
 class SceneFormatError(ValueError):
     """A scene file or dict is malformed; the message names the key and the object."""
@@ -111,8 +113,6 @@ class SceneObject:
 
     def corners(self) -> np.ndarray:
         """The 8 box corners in world, shape (8, 3)."""
-        from spatial_manip.geometry.transforms import box_corners
-
         return box_corners(self.center, self.size, self.rotation)
 
     @classmethod

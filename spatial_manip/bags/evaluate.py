@@ -31,6 +31,7 @@ from spatial_manip.bags.io import BagError, BagReader
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import Scene, SceneFormatError
 
 LOG_TOPIC = "/spatial_manip/instruction_log"
 STATUS_TOPIC = "/spatial_manip/execute_instruction/_action/status"
@@ -184,8 +185,6 @@ class BagIndex:
 
     def workspace_at(self, t_ns: int):
         """The workspace Scene in force at t_ns (the latest received before; else the first), or None."""
-        from spatial_manip.scene import Scene, SceneFormatError
-
         text = _latest(self.workspaces, t_ns) or (self.workspaces[0][1] if self.workspaces else None)
         if text is None:
             return None

@@ -5,6 +5,13 @@ from __future__ import annotations
 
 import json
 
+from spatial_manip.bags.evaluate import OfflinePlan, evaluate_bags, format_table
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+from spatial_manip.reasoning.compound import plan_compound
+from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.scene import FIXTURE_CATEGORIES
+
 
 def add_arguments(p) -> None:
     p.add_argument("bags", nargs="+", help="bags recorded with `spatial-manip record` (folders or files)")
@@ -19,9 +26,6 @@ def perceive_with_workspace(seg, obs, workspace=None):
     segment of a fixture is not a new object. Without the workspace, the classical segmenter
     names objects `book_N`/`object_N` and keeps fixtures as objects: offline ids then never match
     the recorded ones (keep the two in step: planner_ports.perceive does the same)."""
-    from spatial_manip.perception import SegmentationHints, detections_to_scene
-    from spatial_manip.scene import FIXTURE_CATEGORIES
-
     if workspace is None:
         return detections_to_scene(seg.segment(obs), obs)
     fixtures = [o for o in workspace.objects if o.category in FIXTURE_CATEGORIES]
@@ -34,12 +38,6 @@ def perceive_with_workspace(seg, obs, workspace=None):
 
 def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
     """The planner core as planner_node runs it: segment -> scene -> (compound) plan."""
-    from spatial_manip.bags.evaluate import OfflinePlan
-    from spatial_manip.errors import SpatialManipError
-    from spatial_manip.perception import make_segmenter
-    from spatial_manip.reasoning.compound import plan_compound
-    from spatial_manip.reasoning.planner import make_planner
-
     seg, pl = make_segmenter(segmenter), make_planner(planner)
 
     def plan_one(scene, text, kind, obs):
@@ -68,8 +66,6 @@ def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
 def run(args) -> int:
     from tqdm import tqdm
 
-    from spatial_manip.bags.evaluate import evaluate_bags, format_table
-    from spatial_manip.errors import SpatialManipError
 
     try:
         plan_fn = real_plan_fn(args.segmenter, args.planner)

@@ -2,6 +2,9 @@
 was killed (no metadata.yaml, no MCAP footer, a hot sqlite journal) into a new, readable bag."""
 from __future__ import annotations
 
+from spatial_manip.bags.io import BagError
+from spatial_manip.bags.repair import repair
+
 
 def add_arguments(p) -> None:
     p.add_argument("bag", help="the damaged bag folder (or its .db3/.mcap file); it is not modified")
@@ -11,9 +14,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.bags.io import BagError
-    from spatial_manip.bags.repair import repair
-
     try:
         report = repair(args.bag, args.out, args.storage)
     except BagError as e:

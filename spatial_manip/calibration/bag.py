@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.calibration.samples import SampleError, write_samples
+from spatial_manip.bags.io import BagReader
+from spatial_manip.geometry.camera import CameraIntrinsics
 
 KEEP_AROUND_S = 0.5
 
@@ -54,9 +56,6 @@ def still_periods(stamps: np.ndarray, q: np.ndarray, *, max_speed_rad_s: float =
 def samples_from_bag(bag: str | Path, out: str | Path, *, mode: str, image_topic: str, info_topic: str,
                      joint_topic: str, robot_model: str = "ur5e", margin_s: float = 0.05) -> tuple[Path, int]:
     """Write a samples folder from a bag; returns its samples.json and the number of images."""
-    from spatial_manip.bags.io import BagReader
-    from spatial_manip.geometry.camera import CameraIntrinsics
-
     with BagReader(bag) as reader:
         reader.require([image_topic, info_topic, joint_topic])
         joints, image_stamps, info = [], [], None

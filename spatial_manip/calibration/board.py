@@ -11,9 +11,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+import yaml
 
-from spatial_manip.geometry.camera import CameraIntrinsics, undistort_points
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.geometry.camera import CameraIntrinsics, project, undistort_points
+from spatial_manip.geometry.transforms import apply, make_transform
 
 
 class BoardError(ValueError):
@@ -106,8 +107,6 @@ class BoardConfig:
 
 def load_board_file(path: str | Path) -> tuple[BoardConfig, dict]:
     """(board, the rest of the file: bounds, pairing) from a YAML file such as config/calibration/charuco.yaml."""
-    import yaml
-
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text()) or {}
@@ -201,8 +200,5 @@ def _camera_for_cv(intr: CameraIntrinsics, pixels: np.ndarray):
 
 def project_board_points(T_cam_board: np.ndarray, object_points: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
     """Pixels (N, 2) of board points seen from T_cam_board, with the camera's distortion."""
-    from spatial_manip.geometry.camera import project
-    from spatial_manip.geometry.transforms import apply
-
     uv, _ = project(apply(T_cam_board, object_points), intr)
     return uv

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.calibration.board import BoardConfig
+from spatial_manip.calibration.board import BoardConfig, BoardError, project_board_points
 from spatial_manip.calibration.procedure import board_views
-from spatial_manip.calibration.samples import SampleSet
+from spatial_manip.calibration.samples import SampleError, SampleSet, load_samples
 from spatial_manip.calibration.solve import estimate_y, predicted_cam_board, residuals
-from spatial_manip.geometry.calibration import HandEyeCalibration, transform_from_dict
+from spatial_manip.geometry.calibration import (CalibrationError, HandEyeCalibration, load_calibration,
+                                                transform_from_dict)
+from spatial_manip.calibration.cli import _config
 
 
 @dataclass
@@ -92,8 +94,6 @@ def check_samples(cal: HandEyeCalibration, samples: SampleSet, board: BoardConfi
 
 def _reprojection(T_pred: np.ndarray, view, intr) -> float:
     """RMS pixel distance between the corners seen and where the calibration puts them."""
-    from spatial_manip.calibration.board import project_board_points
-
     uv = project_board_points(T_pred, view.object_points, intr)
     return float(np.sqrt(np.mean(np.sum((uv - view.corners_px) ** 2, axis=1))))
 
@@ -108,11 +108,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.calibration.board import BoardError
-    from spatial_manip.calibration.cli import _config
-    from spatial_manip.calibration.samples import SampleError, load_samples
-    from spatial_manip.geometry.calibration import CalibrationError, load_calibration
-
     try:
         board, bounds, skew_s, _ = _config(args)
         cal = load_calibration(args.calibration)

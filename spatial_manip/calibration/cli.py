@@ -14,10 +14,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+import tempfile
 
 import numpy as np
+import yaml
 
-from spatial_manip.calibration.samples import DEFAULT_MAX_SKEW_S
+from spatial_manip.calibration.samples import DEFAULT_MAX_SKEW_S, SampleError, load_samples
+from spatial_manip.calibration.auto import eye_in_hand_pose_set
+from spatial_manip.calibration.bag import samples_from_bag
+from spatial_manip.calibration.board import BoardError, load_board_file
+from spatial_manip.calibration.live import (automatic_session, current_joints, interactive_session,
+                                            open_capture)
+from spatial_manip.calibration.procedure import calibrate_folder, write_calibration
+from spatial_manip.calibration.result import Bounds, CalibrationRejected, pose_error
+from spatial_manip.calibration.sim import (CalibrationCell, CellConfig, Q_NOMINAL, capture, sample_poses,
+                                           write_capture)
+from spatial_manip.calibration.solve import HandEyeError, METHODS
+from spatial_manip.control.safety import SafetyEnvelope
+from spatial_manip.errors import SpatialManipError   # a bag that cannot be read (BagError)
+from spatial_manip.geometry.transforms import apply, make_transform, rotvec_pose_to_matrix
+from spatial_manip.paths import config_dir
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -58,10 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _config(args):
-    from spatial_manip.paths import config_dir
-    from spatial_manip.calibration.board import load_board_file
-    from spatial_manip.calibration.result import Bounds
-
     path = Path(args.board) if args.board else config_dir() / "calibration" / "charuco.yaml"
     board, rest = load_board_file(path)
     bounds = Bounds.from_dict(rest.get("bounds"), f"{path}: bounds")
@@ -71,8 +83,6 @@ def _config(args):
 
 
 def _methods(args):
-    from spatial_manip.calibration.solve import METHODS
-
     if not args.methods:
         return METHODS
     chosen = tuple(m.strip() for m in args.methods.split(",") if m.strip())
@@ -83,12 +93,6 @@ def _methods(args):
 
 
 def run(args) -> int:
-    from spatial_manip.calibration.board import BoardError
-    from spatial_manip.calibration.result import CalibrationRejected
-    from spatial_manip.calibration.samples import SampleError
-    from spatial_manip.calibration.solve import HandEyeError
-    from spatial_manip.errors import SpatialManipError   # a bag that cannot be read (BagError)
-
     try:
         board, bounds, skew_s, rest = _config(args)
         if args.print_board:
@@ -111,8 +115,6 @@ def run(args) -> int:
 
 def _finish(report, bounds, out: str | None, command: str) -> int:
     """Print the report; write FILE when asked and the bounds hold; 1 when refused."""
-    from spatial_manip.calibration.procedure import write_calibration
-
     print("\n".join(report.summary_lines()))
     key = "T_base_camera" if report.mode == "eye_to_hand" else "T_tool0_camera"
     T = report.T_mount_camera
@@ -128,9 +130,6 @@ def _finish(report, bounds, out: str | None, command: str) -> int:
 
 
 def _run_offline(args, board, bounds, skew_s, command: str | None = None) -> int:
-    from spatial_manip.calibration.procedure import calibrate_folder
-    from spatial_manip.calibration.samples import load_samples
-
     methods = _methods(args)          # a typo in --methods is reported before any work
     samples = load_samples(args.samples, max_skew_s=skew_s, mode=args.mode)
     print(f"{len(samples.image_paths)} images paired with robot poses (max skew {1000 * skew_s:.0f} ms), "
@@ -140,9 +139,6 @@ def _run_offline(args, board, bounds, skew_s, command: str | None = None) -> int
 
 
 def _run_bag(args, board, bounds, skew_s) -> int:
-    import tempfile
-
-    from spatial_manip.calibration.bag import samples_from_bag
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(args.capture_dir) if args.capture_dir else Path(tmp)
@@ -155,11 +151,6 @@ def _run_bag(args, board, bounds, skew_s) -> int:
 
 
 def _run_sim(args, board, bounds) -> int:
-    from spatial_manip.calibration.procedure import calibrate_folder
-    from spatial_manip.calibration.result import pose_error
-    from spatial_manip.calibration.samples import load_samples
-    from spatial_manip.calibration.sim import CalibrationCell, CellConfig, capture, sample_poses, write_capture
-
     mode = args.mode or "eye_to_hand"
     if args.auto and mode != "eye_in_hand":
         raise ValueError("--auto plans poses for eye_in_hand (camera on the flange); add --mode eye_in_hand")
@@ -167,7 +158,6 @@ def _run_sim(args, board, bounds) -> int:
     with CalibrationCell(board, CellConfig(mode=mode)) as cell:
         qs = _auto_poses(cell, board, args.poses, rng) if args.auto else sample_poses(cell, args.poses, rng)
         cap = capture(cell, qs, rng)
-    import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         # the simulated session goes through the same folder, pairing and solve as a real one
@@ -187,14 +177,8 @@ def _run_sim(args, board, bounds) -> int:
 def _auto_poses(cell, board, n: int, rng) -> list:
     """The automatic mode's plan in the simulated cell. It knows only what a user would: the
     board's centre to a few cm and the camera mount to a few mm and degrees (the truth, disturbed)."""
-    import yaml
     from scipy.spatial.transform import Rotation
 
-    from spatial_manip.paths import config_dir
-    from spatial_manip.calibration.auto import eye_in_hand_pose_set
-    from spatial_manip.calibration.sim import Q_NOMINAL
-    from spatial_manip.control.safety import SafetyEnvelope
-    from spatial_manip.geometry.transforms import apply, make_transform
 
     arm = yaml.safe_load((config_dir() / "params" / "arm.yaml").read_text())
     envelope = SafetyEnvelope.from_config(arm)
@@ -218,8 +202,6 @@ def _print_board(board, args) -> int:
 
 
 def _run_ros(args, board, bounds, skew_s, rest) -> int:
-    from spatial_manip.calibration.live import interactive_session, open_capture
-
     if not args.capture_dir:
         raise ValueError("--ros needs --capture-dir DIR to keep the images and poses (re-solve later with --samples DIR)")
     if args.auto:
@@ -233,13 +215,6 @@ def _run_ros(args, board, bounds, skew_s, rest) -> int:
 
 def _run_ros_auto(args, board, skew_s):
     """Plan from the current joints, inside the arm's safety envelope, then drive and capture."""
-    import yaml
-
-    from spatial_manip.paths import config_dir
-    from spatial_manip.calibration.auto import eye_in_hand_pose_set
-    from spatial_manip.calibration.live import automatic_session, current_joints, open_capture
-    from spatial_manip.control.safety import SafetyEnvelope
-    from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
 
     if (args.mode or "eye_to_hand") != "eye_in_hand" or args.board_center is None or args.camera_mount is None:
         raise ValueError("--ros --auto is for --mode eye_in_hand and needs --board-center X Y Z and "

@@ -15,14 +15,13 @@ from spatial_manip.calibration.guidance import guidance
 from spatial_manip.calibration.procedure import calibrate_folder
 from spatial_manip.calibration.samples import (SampleError, flange_from_joints, load_samples, pair_by_stamp,
                                                write_samples)
-from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
+from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
+from spatial_manip.calibration.ros_capture import RosCalibrationCapture
 
 PROMPT = "[Enter] take this pose   [s] solve   [q] quit > "
 
 
 def open_capture(args, skew_s: float):
-    from spatial_manip.calibration.ros_capture import RosCalibrationCapture
-
     return RosCalibrationCapture(image_topic=args.image_topic, info_topic=args.camera_info_topic,
                                  joint_topic=args.joint_states_topic, max_skew_s=skew_s)
 
@@ -77,8 +76,6 @@ def automatic_session(args, board: BoardConfig, skew_s: float, plan: list, kin_t
 
 def current_joints(capture, timeout_s: float = 5.0) -> np.ndarray:
     """The arm's joints now, in UR order (the tour starts from them)."""
-    from spatial_manip.control.kinematics import JOINT_NAMES
-
     deadline = time.monotonic() + timeout_s
     while (j := capture.latest_joints()) is None:
         if time.monotonic() > deadline:

@@ -7,10 +7,11 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.calibration.board import BoardConfig, BoardError, BoardView, detect
-from spatial_manip.calibration.result import Bounds, CalibrationReport
+from spatial_manip.calibration.result import Bounds, CalibrationReport, to_yaml
 from spatial_manip.calibration.samples import SampleError, SampleSet
 from spatial_manip.calibration.solve import METHODS, calibrate_hand_eye, residuals
 from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.geometry.calibration import load_calibration
 
 
 def read_rgb(path: Path) -> np.ndarray:
@@ -63,9 +64,6 @@ def write_calibration(report: CalibrationReport, path: str | Path, bounds: Bound
                       command: str = "spatial-manip calibrate") -> Path:
     """Check the bounds, then write the YAML; the loader must read it back. There is no override:
     a result outside the bounds is the one that puts a grasp 2 cm off."""
-    from spatial_manip.calibration.result import to_yaml
-    from spatial_manip.geometry.calibration import load_calibration
-
     report.check(bounds)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

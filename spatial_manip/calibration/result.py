@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial.transform import Rotation
+import yaml
 
 from spatial_manip.calibration.board import BoardConfig
 from spatial_manip.calibration.solve import HandEyeSolution, METHODS
@@ -122,8 +123,6 @@ def _transform_yaml(T: np.ndarray) -> dict:
 def to_yaml(report: CalibrationReport, *, command: str = "spatial-manip calibrate") -> str:
     """The calibration file: the loader's keys, the residuals as comments, and the solve's
     statistics under `calibration` (kept by the loader in `extra`)."""
-    import yaml
-
     s = report.solution
     key = "T_base_camera" if report.mode == "eye_to_hand" else "T_tool0_camera"
     other = "T_tool0_board" if report.mode == "eye_to_hand" else "T_base_board"

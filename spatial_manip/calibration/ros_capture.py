@@ -15,6 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.calibration.samples import SampleError, pair_by_stamp
+from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, pose_msg_from_matrix,
+                                         stamp_to_seconds)
 
 KEEP_AROUND_S = 0.5     # joint states kept either side of an image's stamp
 
@@ -60,20 +62,14 @@ class RosCalibrationCapture:
 
     # --- callbacks: convert and store, nothing else ----------------------------------------
     def _on_image(self, msg) -> None:
-        from spatial_manip.nodes.convert import stamp_to_seconds
-
         with self._lock:
             self._image = (stamp_to_seconds(msg.header.stamp), msg)
 
     def _on_info(self, msg) -> None:
-        from spatial_manip.nodes.convert import camera_info_to_intrinsics
-
         with self._lock:
             self._info = camera_info_to_intrinsics(msg)
 
     def _on_joints(self, msg) -> None:
-        from spatial_manip.nodes.convert import stamp_to_seconds
-
         entry = {"stamp": stamp_to_seconds(msg.header.stamp), "names": list(msg.name),
                  "joints": [float(p) for p in msg.position]}
         with self._lock:
@@ -96,8 +92,6 @@ class RosCalibrationCapture:
 
     def take(self, timeout_s: float = 5.0) -> LiveSample:
         """The next frame and the joint states around it; raises SampleError naming the silent topic."""
-        from spatial_manip.nodes.convert import image_to_array
-
         t_call = time.monotonic()
         with self._lock:
             old = self._image[0] if self._image else None
@@ -120,7 +114,6 @@ class RosCalibrationCapture:
         from rclpy.action import ActionClient
         from spatial_manip_interfaces.action import ArmMotion
 
-        from spatial_manip.nodes.convert import pose_msg_from_matrix
 
         if self._arm is None:
             self._arm = ActionClient(self.node, ArmMotion, action)

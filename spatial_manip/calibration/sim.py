@@ -16,15 +16,19 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+import json
 
 import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.calibration.board import BoardConfig
-from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
+from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.calibration.samples import write_samples
+from spatial_manip.scene import Scene, Viewpoint
+from spatial_manip.sim import mjcf
 
 # The nominal arm configuration (elbow up, tool in front of the base) IK solutions stay near.
 Q_NOMINAL = np.array([-math.pi, -1.9, 1.9, -1.57, -1.57, 0.0])
@@ -126,9 +130,6 @@ class CalibrationCell:
 
     # --- model -----------------------------------------------------------------------------
     def _build_spec(self, texture_file: str):
-        from spatial_manip.scene import Scene, Viewpoint
-        from spatial_manip.sim import mjcf
-
         c = self.cell
         fwd = np.asarray(c.camera_target, float) - np.asarray(c.camera_position, float)
         scene = Scene(Viewpoint(c.camera_position, fwd), Viewpoint([0, 0, 0], [1, 0, 0]))
@@ -306,10 +307,6 @@ def capture(cell: CalibrationCell, qs: list[np.ndarray], rng: np.random.Generato
 
 def write_capture(cap: SimCapture, folder: str | Path) -> Path:
     """A samples folder (samples.json + PNGs, as the live capture writes) and truth.json."""
-    import json
-
-    from spatial_manip.calibration.samples import write_samples
-    from spatial_manip.control.kinematics import JOINT_NAMES
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)

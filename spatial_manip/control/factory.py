@@ -7,6 +7,8 @@ from spatial_manip.control import base  # noqa: F401  (registers the roles)
 from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.registry import make
+from spatial_manip.motion.arm_plans import ArmPlans
+from spatial_manip.motion.factory import make_planner
 
 
 def make_arm_from_config(cfg: Mapping, **extra):
@@ -31,9 +33,6 @@ def make_gripper_from_config(cfg: Mapping, **extra):
 def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None = None) -> MotionPrimitives:
     """Primitives whose transits are planned by arm.yaml's motion planner (`motion` section,
     with `motion_overrides` merged over it)."""
-    from spatial_manip.motion.arm_plans import ArmPlans
-    from spatial_manip.motion.factory import make_planner
-
     plans = ArmPlans(make_planner(cfg, motion_overrides), home_q=cfg["primitives"].get("home_q"))
     return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]),
                             plans)

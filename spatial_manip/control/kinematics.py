@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from spatial_manip.errors import InvalidGoalError, UnreachableError
+from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
 
 JOINT_NAMES = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
                "wrist_1_joint", "wrist_2_joint", "wrist_3_joint")
@@ -193,8 +194,6 @@ class URKinematics:
 
 def tcp_offset_matrix(offset6: Sequence[float]) -> np.ndarray:
     """UR-style TCP offset [x, y, z, rx, ry, rz] (as set on the teach pendant) to T_tool0_tcp."""
-    from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
-
     vals = [float(v) for v in offset6]
     if len(vals) != 6:
         raise InvalidGoalError(f"tcp_offset must be [x, y, z, rx, ry, rz], got {offset6!r}")

@@ -13,6 +13,8 @@ import threading
 import numpy as np
 
 from spatial_manip.control.base import SafetyStatus
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.factory import make_primitives
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
 
 ARRIVE_TOL_M = 0.02
@@ -35,6 +37,7 @@ class SimArm:
 
     def connect(self) -> None:
         if self._world is None:
+            # here: sim/ brings MuJoCo, needed only by this backend, and sim/ imports control/
             from spatial_manip.sim.layouts import sample_scene
             from spatial_manip.sim.world import SimConfig, SimWorld
 
@@ -119,7 +122,7 @@ class SimGripper:
         return w.held_object_id() is not None
 
     def open(self) -> None:
-        from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M
+        from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M  # here: see connect()
 
         self._arm.world.set_gripper(GRIPPER_MAX_WIDTH_M)
 
@@ -137,9 +140,6 @@ def sim_primitives(world, home_q, config_file: str | None = None):
     """MotionPrimitives (planner, safety envelope) over a SimArm on `world`, configured as arm.yaml
     configures the sim backend, with MOTION_HOME going to `home_q`: what sim_node serves, for
     in-process users (the ESPIRE server, tests)."""
-    from spatial_manip.control.config import load_arm_config
-    from spatial_manip.control.factory import make_primitives
-
     cfg = load_arm_config(config_file or None, {"arm.backend": "sim"})
     cfg["primitives"]["home_q"] = [float(v) for v in home_q]
     arm = SimArm(world)

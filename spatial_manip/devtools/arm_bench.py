@@ -20,6 +20,11 @@ import time
 
 import numpy as np
 
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.factory import make_arm_from_config, make_primitives
+from spatial_manip.errors import CanceledError, SpatialManipError
+from spatial_manip.sim import oracle
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=int, default=50, help="round trips per latency figure")
@@ -56,10 +61,6 @@ def _start_emulator() -> subprocess.Popen:
 
 
 def _ur_figures(args) -> None:
-    from spatial_manip.control.config import load_arm_config
-    from spatial_manip.control.factory import make_arm_from_config
-    from spatial_manip.errors import CanceledError
-
     cfg = load_arm_config()
     cfg["arm"]["backend"] = "ur_rtde"
     cfg["arm"]["ur_rtde"]["host"] = args.host
@@ -123,11 +124,6 @@ def _ur_figures(args) -> None:
 
 
 def _sim_cycle() -> None:
-    from spatial_manip.control.config import load_arm_config
-    from spatial_manip.control.factory import make_arm_from_config, make_primitives
-    from spatial_manip.errors import SpatialManipError
-    from spatial_manip.sim import oracle
-
     cfg = load_arm_config(overrides={"arm.backend": "sim"})
     arm = make_arm_from_config(cfg)
     t0 = time.perf_counter()

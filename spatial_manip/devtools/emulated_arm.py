@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import threading
+import dataclasses
 
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
@@ -224,8 +225,6 @@ class EmulatedArm:
 
     def set_tcp(self, offset6):
         """setTcp: the TCP the controller reports (joint motion is unaffected)."""
-        import dataclasses
-
         with self._lock:
             self.kin = dataclasses.replace(self.kin, T_tool0_tcp=rotvec_pose_to_matrix(offset6))
 

@@ -25,6 +25,7 @@ from scipy.spatial import ConvexHull, QhullError
 from spatial_manip.geometry.camera import CameraIntrinsics, pixel_rays, valid_depth_mask
 from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.scene import SceneObject
 
 UP = np.array([0.0, 0.0, 1.0])
 
@@ -93,8 +94,6 @@ class Box3D:
         return box_corners(self.center, self.size, self.rotation)
 
     def to_scene_object(self, id: str, label: str, category: str | None = None, **kw):
-        from spatial_manip.scene import SceneObject
-
         extra = {"quality": self.quality, "n_points": self.n_points, "fit_mode": self.mode}
         return SceneObject(id=id, label=label, category=category or label, center=self.center.copy(),
                            size=self.size.copy(), rotation=self.rotation.copy(), extra=extra, **kw)

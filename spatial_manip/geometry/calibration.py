@@ -22,6 +22,7 @@ from scipy.spatial.transform import Rotation
 from spatial_manip.errors import ConfigError
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.config import read_yaml
 
 MODES = ("eye_to_hand", "eye_in_hand")
 
@@ -150,8 +151,6 @@ class HandEyeCalibration:
 
 def load_calibration(path: str | Path) -> HandEyeCalibration:
     """Read a hand-eye calibration YAML file (format in the module docstring)."""
-    from spatial_manip.config import read_yaml
-
     path = Path(path)
     if not path.is_file():
         raise CalibrationError(f"calibration file {path} does not exist; copy "

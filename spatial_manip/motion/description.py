@@ -35,6 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES
+from spatial_manip.geometry.calibration import load_calibration
 
 MODELS = ("ur5", "ur5e")
 MOUNTS = ("eye_to_hand", "eye_in_hand")
@@ -371,8 +372,6 @@ CALIBRATION = REPO_URDF_DIR.parent / "config" / "calibration" / "eye_to_hand.exa
 
 def cell_camera() -> np.ndarray:
     """T_base_camera of the eye-to-hand set-up (config/calibration/eye_to_hand.example.yaml)."""
-    from spatial_manip.geometry.calibration import load_calibration
-
     return load_calibration(CALIBRATION).T_base_camera()
 
 

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from spatial_manip.control.safety import SafetyEnvelope
-from spatial_manip.errors import InvalidGoalError
+from spatial_manip.errors import InvalidGoalError, UnreachableError
 from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionConfig, PlanNotFoundError, as_goal
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.robot import RobotModel
@@ -158,8 +158,6 @@ def _verify(checker: CollisionChecker, q: np.ndarray, step_rad: float) -> tuple[
     """The final check, without padding: no contact at any sample nor between samples (filled
     in to step_rad), and SafetyEnvelope.check_position passing at every sample. Returns the
     first problem (or None) and the TCP positions."""
-    from spatial_manip.errors import UnreachableError
-
     for x in _spaced(q, step_rad):
         if checker.collides(x):
             return checker.problem(x), np.empty((0, 3))

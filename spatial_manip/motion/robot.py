@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+import sys
 
 import numpy as np
 
@@ -31,8 +32,6 @@ def description_paths(model: str = "ur5e", mount: str = "eye_to_hand") -> tuple[
 def _urdf_dirs() -> list[Path]:
     """Where urdf/ may be: the source tree, the ament share (colcon install), the prefix's share
     (setup.py's data_files in a plain pip install)."""
-    import sys
-
     dirs = [REPO_URDF_DIR]
     try:
         from ament_index_python.packages import get_package_share_directory

@@ -23,6 +23,7 @@ timer run while a goal executes.
 from __future__ import annotations
 
 import threading
+import json
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
@@ -37,6 +38,9 @@ from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.control.primitives import MotionPrimitives, approach_direction
 from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip.nodes import convert
+from spatial_manip.motion.arm_plans import scene_world
+from spatial_manip.motion.markers import motion_markers
+from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip_interfaces.action import ArmMotion
 
 ACTION_NAME = "/spatial_manip/arm_motion"
@@ -173,9 +177,6 @@ class ArmActionServer:
     def _publish_markers(self, scene_json: str, tcp_path) -> None:
         """What the motion was planned around and the TCP's planned way (drawing must never fail
         the goal: a bad scene was refused before the motion anyway)."""
-        from spatial_manip.motion.arm_plans import scene_world
-        from spatial_manip.motion.markers import motion_markers
-
         try:
             header = PoseStamped().header
             header.frame_id, header.stamp = self.frame_id, self._stamp()
@@ -189,9 +190,7 @@ class ArmActionServer:
         """The goal's scene to plan around (None when empty); a malformed one is INVALID_GOAL."""
         if not text:
             return None
-        import json
 
-        from spatial_manip.scene import Scene, SceneFormatError
         try:
             return Scene.from_dict(json.loads(text))
         except (json.JSONDecodeError, SceneFormatError, TypeError, ValueError, KeyError) as e:

@@ -25,6 +25,7 @@ from spatial_manip.camera.realsense import RealSenseConfig, RealSenseSource
 from spatial_manip.camera.types import CameraError, StampConverter
 from spatial_manip.errors import ConfigError
 from spatial_manip.nodes import convert
+from spatial_manip.geometry.calibration import load_calibration
 
 PARAMS = {  # name -> default; numbers < 0 and "" mean "leave the device's value"
     "source": "live", "serial": "", "file_path": "", "real_time": True, "repeat_playback": False,
@@ -91,7 +92,6 @@ class CameraNode(Node):
         if not self.p["calibration_file"]:
             self.get_logger().info("no calibration_file: /camera/extrinsics is not published")
             return
-        from spatial_manip.geometry.calibration import load_calibration
 
         cal = load_calibration(self.p["calibration_file"])
         if cal.eye_in_hand:

@@ -5,6 +5,8 @@ import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Vector3
 
 from spatial_manip.geometry import transforms as tf
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.geometry.transforms import make_transform
 
 
 def pose_msg_from_matrix(T: np.ndarray) -> Pose:
@@ -76,8 +78,6 @@ def array_to_image(arr: np.ndarray, encoding: str, frame_id: str, stamp=None):
 
 
 def camera_info_to_intrinsics(msg):
-    from spatial_manip.geometry.camera import CameraIntrinsics
-
     k = list(msg.k)
     return CameraIntrinsics(int(msg.width), int(msg.height), float(k[0]), float(k[4]), float(k[2]),
                             float(k[5]), msg.distortion_model or "plumb_bob", tuple(float(x) for x in msg.d))
@@ -115,7 +115,6 @@ def scene_to_msg(scene, frame_id: str = "base", stamp=None):
     from spatial_manip_interfaces.msg import DetectedObject, PlacementRegion
     from spatial_manip_interfaces.msg import Scene as SceneMsg
 
-    from spatial_manip.geometry.transforms import make_transform
 
     msg = SceneMsg()
     msg.header.frame_id = frame_id

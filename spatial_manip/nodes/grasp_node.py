@@ -40,6 +40,8 @@ from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
 from spatial_manip.registry import make
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
+from spatial_manip.motion.factory import make_planner
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
 
@@ -127,12 +129,10 @@ class GraspNode(Node):
     # ---- inputs ------------------------------------------------------------------------------
     @staticmethod
     def _kinematics(p: dict):
-        from spatial_manip.control.config import load_kinematics
         return load_kinematics(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
 
     @staticmethod
     def _home_q(p: dict):
-        from spatial_manip.control.config import load_home_q
         return load_home_q(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
 
     def _motion_check(self, p: dict):
@@ -141,8 +141,6 @@ class GraspNode(Node):
         cfg = load_motion_check_config(p["config_file"] or DEFAULT_CONFIG)
         if not cfg.enabled:
             return None
-        from spatial_manip.control.config import load_arm_config
-        from spatial_manip.motion.factory import make_planner
 
         try:
             arm = load_arm_config(p["arm_config_file"] or None,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 
 import threading
+import time
 
 from rclpy.node import Node
 
@@ -17,6 +18,9 @@ from spatial_manip.bags.io import BagError, BagMessage, BagReader
 from spatial_manip.bags.realsense_bag import RealSenseBagMapper, is_realsense_bag
 from spatial_manip.bags.replay import ReplayConfig, play
 from spatial_manip.bags.ros_types import message_class
+from spatial_manip.bags import realsense_bag as rsb
+from spatial_manip.nodes import convert
+from spatial_manip.nodes.camera_node import ros_time
 
 LATCHED_TOPICS = {"/camera/extrinsics", "/tf_static"}
 
@@ -52,7 +56,6 @@ class ReplayNode(Node):
         """All publishers up front, so subscribers can match before the first message."""
         from sensor_msgs.msg import CameraInfo, Image
 
-        from spatial_manip.bags import realsense_bag as rsb
 
         for r in self.readers:
             if id(r) in self.mappers:
@@ -77,8 +80,6 @@ class ReplayNode(Node):
         published; returns the topics still unacknowledged. Destroying the publishers (a replay
         that exits) throws away what is still in flight: a loaded machine's subscriber lost the
         last frames of a replay that had exited, not the first."""
-        import time
-
         from rclpy.duration import Duration
 
         deadline = time.monotonic() + timeout_s
@@ -105,8 +106,6 @@ class ReplayNode(Node):
     def _publish_camera_item(self, item) -> None:
         from sensor_msgs.msg import CameraInfo, Image
 
-        from spatial_manip.nodes import convert
-        from spatial_manip.nodes.camera_node import ros_time
 
         stamp = ros_time(item.stamp_ns)
         if item.kind == "image":

@@ -37,8 +37,11 @@ from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialM
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
 from spatial_manip.reasoning.vlm_coords import CoordSettings, downscaled_size
-from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, unknown_ids
+from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, program_ids, unknown_ids
 from spatial_manip.scene import Scene
+from spatial_manip.program_text import parse_program
+from spatial_manip.reasoning.orientation import make_orienter
+from spatial_manip.reasoning.program import execute, slot_place_pose
 
 MODES = ("mssr", "tools")
 
@@ -251,8 +254,6 @@ def _balanced(text: str, start: int) -> str | None:
 
 def parse_answer(text: str) -> Answer:
     """PROGRAM: ... / TARGETS: [...] / a bare pick(...) or place(...) / {"program"|"targets": ...}."""
-    from spatial_manip.program_text import parse_program
-
     t = re.sub(r"```[a-zA-Z]*", "", text or "").strip()
     obj = None
     if t.startswith("{"):
@@ -288,8 +289,6 @@ def parse_answer(text: str) -> Answer:
 def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] | None, rec: Recorder,
                     elapsed0: float) -> PlanResult:
     """Execute an answer on the scene. `known`: ids the decision may use (premature-stop check)."""
-    from spatial_manip.reasoning.program import execute, slot_place_pose
-
     if ans.program is not None:
         bad = unknown_ids(ans.program, scene)
         if bad:
@@ -326,8 +325,6 @@ def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] |
 
 
 def _ids_of(tree) -> list[str]:
-    from spatial_manip.reasoning.vlm_tools import program_ids
-
     return program_ids(tree)
 
 
@@ -464,8 +461,6 @@ def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: Agent
         image_url = image_data_url(observation.rgb, image_max_side_px) if observation is not None else None
         orienter = None
         if observation is not None and cfg.orientation:
-            from spatial_manip.reasoning.orientation import make_orienter
-
             orienter = make_orienter(model, lambda: tools.scene, observation, rec)
         adapter = None
         if observation is not None:

@@ -165,6 +165,7 @@ def _ask(model, images_urls: list[str], query: str, n: int, stage: str, rec) -> 
 
 def ground_orientation(model, obj: SceneObject, observation, query: str, rec=None) -> np.ndarray:
     """The world-frame unit ground vector of `query` (e.g. 'the front of the chair') at `obj`."""
+    # here: mssr_loop imports this module (orientation grounding is one of its tools)
     from spatial_manip.reasoning.mssr_loop import image_data_url
 
     anchor = anchor_point(obj)

@@ -24,6 +24,9 @@ import numpy as np
 
 from spatial_manip.reasoning.examples import book, rot_z
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.reasoning.compound import plan_compound
+from spatial_manip.reasoning.planner import make_planner
 
 # --- scenes -----------------------------------------------------------------------------------
 # Table scene, books left to right as the viewer sees them (y descending):
@@ -493,10 +496,6 @@ def _place_ok(exp: Expect, res) -> str | None:
 
 def run_case(scene: Scene, text: str, exp: Expect, planner=None) -> Outcome:
     """Plan `text` the way the planner node does (compound.plan_compound over planner.plan)."""
-    from spatial_manip.errors import SpatialManipError
-    from spatial_manip.reasoning.compound import plan_compound
-    from spatial_manip.reasoning.planner import make_planner
-
     planner = planner or make_planner("program")
 
     def plan_one(sc, t, kind):

@@ -16,6 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from spatial_manip.reasoning import examples as ex
+from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.scene import Scene
+
 
 def add_arguments(p) -> None:
     p.add_argument("--scene", action="append", default=[], help="scene file (repeatable); default: built-in scenes")
@@ -32,7 +36,6 @@ def _cases(args) -> list[tuple[str, str]]:
         if not args.instruction:
             raise SystemExit("plan-bench: --scene needs at least one --instruction")
         return [(s, i) for s in args.scene for i in args.instruction]
-    from spatial_manip.reasoning import examples as ex
 
     tmp = Path(tempfile.mkdtemp(prefix="plan_bench_"))
     files = {"table": tmp / "table.json", "shelf": tmp / "shelf.json", "held": tmp / "held_table.json"}
@@ -52,8 +55,6 @@ def _pct(xs: list[float], q: float) -> float:
 def run(args) -> int:
     from tqdm import tqdm
 
-    from spatial_manip.reasoning.planner import make_planner
-    from spatial_manip.scene import Scene
 
     if args.repeat < 1:
         raise SystemExit("plan-bench: --repeat must be at least 1")

@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 import sys
 
+import yaml
+
 from spatial_manip.errors import InvalidGoalError, SpatialManipError
+from spatial_manip.reasoning.planner import PlanResult, make_planner
+from spatial_manip.scene import Scene, SceneFormatError
 
 
 def add_arguments(p) -> None:
@@ -28,7 +32,6 @@ def add_arguments(p) -> None:
 def _backend_config(path: str | None, backend: str) -> dict:
     if not path:
         return {}
-    import yaml
 
     with open(path) as f:
         data = yaml.safe_load(f) or {}
@@ -36,9 +39,6 @@ def _backend_config(path: str | None, backend: str) -> dict:
 
 
 def run(args) -> int:
-    from spatial_manip.reasoning.planner import PlanResult, make_planner
-    from spatial_manip.scene import Scene, SceneFormatError
-
     try:
         scene = Scene.load(args.scene)
         planner = make_planner(args.backend, **_backend_config(args.config, args.backend))

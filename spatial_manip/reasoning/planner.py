@@ -19,6 +19,8 @@ from spatial_manip.registry import make, register_role
 from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult,
                                              assume_visible_fronts, execute)
 from spatial_manip.scene import Scene
+from spatial_manip.reasoning import compound
+from spatial_manip.reasoning.parser import FRAME_POLICIES, InstructionParser, check_target_reference
 
 BACKENDS = {
     "program": "spatial_manip.reasoning.planner:ProgramPlanner",
@@ -100,8 +102,6 @@ class ProgramPlannerConfig:
     unnamed_frame: str = "intrinsic"
 
     def __post_init__(self):
-        from spatial_manip.reasoning.parser import FRAME_POLICIES
-
         if not isinstance(self.assume_fronts, bool):
             raise ValueError(f"assume_fronts must be true or false, got {self.assume_fronts!r}")
         if self.unnamed_frame not in FRAME_POLICIES:
@@ -118,8 +118,6 @@ class ProgramPlanner:
 
     def plan(self, scene: Scene, instruction: str, *, observation: Any = None,
              task_kind: str = "auto") -> PlanResult:
-        from spatial_manip.reasoning import compound
-
         if task_kind == "auto" and compound.is_compound(scene, instruction):
             return self._plan_compound(scene, instruction)
         return self._plan_one(scene, instruction, task_kind)
@@ -127,8 +125,6 @@ class ProgramPlanner:
     def _plan_compound(self, scene: Scene, instruction: str) -> PlanResult:
         """A pick and a place in one instruction: both planned (compound.py), one result whose
         `steps` are the pick's and the place's results; the trace has every reading tried."""
-        from spatial_manip.reasoning import compound
-
         t0 = time.perf_counter()
         trace: list[dict] = [{"event": "instruction", "text": instruction, "task_kind": "pick_and_place"}]
 
@@ -149,8 +145,6 @@ class ProgramPlanner:
                           pick.notes + place.notes, [pick, place])
 
     def _plan_one(self, scene: Scene, instruction: str, task_kind: str) -> PlanResult:
-        from spatial_manip.reasoning.parser import InstructionParser, check_target_reference
-
         t0 = time.perf_counter()
         trace: list[dict] = [{"event": "instruction", "text": instruction, "task_kind": task_kind}]
         program_text = None

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+import importlib.util
 
 from spatial_manip.errors import BackendUnavailableError, SpatialManipError
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
@@ -108,8 +109,6 @@ def _import():
 def load_processor(path: str):
     """AutoProcessor, or (without torchvision, so no video processor) one built from the image
     processor, tokenizer and chat template."""
-    import importlib.util
-
     _, tf = _import()
     first: Exception | str = "torchvision is not installed, so no video processor"
     if importlib.util.find_spec("torchvision") is not None:   # else AutoProcessor fails, slowly

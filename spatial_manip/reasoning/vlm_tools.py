@@ -33,8 +33,9 @@ from spatial_manip.errors import SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-from spatial_manip.tools import TOOLS as RGBD_TOOLS
-from spatial_manip.tools import ToolContext
+from spatial_manip.tools import TOOLS as RGBD_TOOLS, ToolContext
+from spatial_manip.program_text import Node, Sym, parse_program
+from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute
 
 REFERENCE_IDS = ("viewer", "robot")
 _STOP = {"the", "a", "an", "of", "on", "in", "to", "and", "object", "objects", "all", "any", "every"}
@@ -301,9 +302,6 @@ class ToolSet:
                 "distance_m": _r(rel.distance(self._get(object_a), self._get(object_b)))}
 
     def _run_program(self, program: str) -> dict:
-        from spatial_manip.program_text import parse_program
-        from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute
-
         try:
             tree = parse_program(program)
         except SpatialManipError as e:
@@ -336,8 +334,6 @@ _KEYWORDS = {"TABLE", "SHELF", "viewer", "you", "robot", "upright", "flat", "til
 
 def program_ids(tree) -> list[str]:
     """Every symbol of a program that names a scene item (not a keyword)."""
-    from spatial_manip.program_text import Node, Sym
-
     out: list[str] = []
 
     def walk(x):

@@ -36,6 +36,8 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+import numpy
+
 ALLOWED_MODULES = frozenset({"math", "numpy", "scipy"})
 DENIED_NAMES = frozenset({
     "open", "exec", "eval", "compile", "globals", "locals", "vars", "input", "breakpoint", "setattr",
@@ -109,7 +111,6 @@ def _error(code: str, message: str, **extra) -> dict:
 
 
 def _allowed_roots() -> list[str]:
-    import numpy
     import scipy
 
     stdlib = sysconfig.get_paths()["stdlib"]
