@@ -13,6 +13,7 @@ def _imported_modules(path: pathlib.Path) -> set[str]:
             out |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module:
             out.add(node.module)
+            out |= {f"{node.module}.{a.name}" for a in node.names}  # `from spatial_manip import sim`
     return out
 
 
@@ -20,4 +21,41 @@ def test_the_task_generator_and_checker_never_import_the_planner():
     """The benchmark grades the planner; it must not compute its answers with the planner's code."""
     offenders = [f"{p.relative_to(ROOT.parent)}: {m}" for p in sorted((ROOT / "sim").rglob("*.py"))
                  for m in _imported_modules(p) if m.startswith("spatial_manip.reasoning")]
+    assert not offenders, offenders
+
+
+def _imports_of(package: str, prefixes: tuple[str, ...], allowed: tuple[str, ...] = ()) -> list[str]:
+    """`package`'s files that import a module starting with one of `prefixes` (files in `allowed` excepted)."""
+    return [f"{p.relative_to(ROOT.parent)}: {m}" for p in sorted((ROOT / package).rglob("*.py"))
+            if str(p.relative_to(ROOT)) not in allowed
+            for m in _imported_modules(p) if m.startswith(prefixes)]
+
+
+def test_control_never_imports_the_emulators_benches_or_nodes():
+    """The emulators and arm-bench live in devtools/ (they import control/ and sim/, not the reverse).
+    control/ reaches sim/ only through its MuJoCo backend, sim_arm.py (sim/ imports control's
+    kinematics, so that one edge is the control<->sim cycle still to remove)."""
+    assert not _imports_of("control", ("spatial_manip.devtools", "spatial_manip.bench", "spatial_manip.bringup",
+                                       "spatial_manip.nodes"))
+    assert not _imports_of("control", ("spatial_manip.sim",), allowed=("control/sim_arm.py",))
+
+
+def test_bags_and_camera_never_import_nodes_or_bringup():
+    """record, replay and camera-bench start nodes, so they live in bringup/; the core packages
+    the nodes adapt must not import the nodes back."""
+    for package in ("bags", "camera"):
+        offenders = _imports_of(package, ("spatial_manip.nodes", "spatial_manip.bringup"))
+        assert not offenders, offenders
+
+
+def test_nodes_never_import_bringup_or_devtools():
+    """bringup/ (launcher, goal client, commands that run nodes) sits above the nodes."""
+    offenders = _imports_of("nodes", ("spatial_manip.bringup", "spatial_manip.devtools"))
+    assert not offenders, offenders
+
+
+def test_only_the_command_line_imports_devtools():
+    offenders = [f"{p.relative_to(ROOT.parent)}: {m}" for p in sorted(ROOT.rglob("*.py"))
+                 if "devtools" not in p.relative_to(ROOT).parts and str(p.relative_to(ROOT)) != "cli.py"
+                 for m in _imported_modules(p) if m.startswith("spatial_manip.devtools")]
     assert not offenders, offenders
