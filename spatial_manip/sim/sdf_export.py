@@ -28,6 +28,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.transforms import make_transform, matrix_to_quat
+from spatial_manip.paths import config_dir
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import assets as A
 from spatial_manip.sim import mjcf
@@ -292,8 +293,6 @@ def _camera_model(world: ET.Element, scene: Scene, cam: CameraSpec) -> None:
 
 def default_robot_urdf() -> Path:
     """Where issue 21's URDF lives: urdf/ of the source tree or of the installed share directory."""
-    from spatial_manip.bringup.paths import config_dir
-
     return config_dir().parent / "urdf" / ROBOT_URDF_NAME
 
 
