@@ -1,6 +1,7 @@
 """Check a workspace file against a fresh look at the cell: is the table where the file says,
 is every fixture still where the file says (named, with how far it moved), and what is there
-that the file does not know.
+that the file does not know. A shelf file is checked board by board and slot by slot instead
+(shelf_check.py): a board not where the file says, a slot holding what the file does not list.
 
     report = check_workspace(Scene.load(path), obs, tolerance_m=0.02)
     print(report.text()); report.ok
@@ -19,14 +20,17 @@ from scipy.optimize import linear_sum_assignment
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.workspace.capture import Capture, CaptureConfig, capture_workspace
+from spatial_manip.workspace.shelf import ShelfCapture
+from spatial_manip.workspace.shelf_check import is_shelf, shelf_findings
 
 CHECKED_CATEGORIES = ("support", "shelf")   # fixtures with poses; the table is checked by its height
+PROBLEMS = ("moved", "missing", "table_moved", "board_moved", "occupied")
 
 
 @dataclass
 class Finding:
     id: str
-    status: str          # "ok" | "moved" | "missing" | "unexpected" | "table_moved" | "table_ok"
+    status: str          # "ok" | "unexpected" | "table_ok", or one of PROBLEMS
     message: str
     distance_m: float | None = None
 
@@ -34,14 +38,14 @@ class Finding:
 @dataclass
 class CheckReport:
     findings: list[Finding] = field(default_factory=list)
-    capture: Capture | None = None
+    capture: Capture | ShelfCapture | None = None
 
     @property
     def ok(self) -> bool:
-        return not any(f.status in ("moved", "missing", "table_moved") for f in self.findings)
+        return not self.problems()
 
     def problems(self) -> list[Finding]:
-        return [f for f in self.findings if f.status in ("moved", "missing", "table_moved")]
+        return [f for f in self.findings if f.status in PROBLEMS]
 
     def text(self) -> str:
         lines = [f"{'PROBLEM' if f in self.problems() else 'ok     '}  {f.message}" for f in self.findings]
@@ -54,6 +58,9 @@ def check_workspace(workspace: Scene, obs: RGBDObservation, *, tolerance_m: floa
                     match_radius_m: float = 0.3, config: CaptureConfig | None = None) -> CheckReport:
     if tolerance_m <= 0 or match_radius_m <= tolerance_m:
         raise ValueError(f"need 0 < tolerance_m < match_radius_m, got {tolerance_m} and {match_radius_m}")
+    if is_shelf(workspace):       # a shelf is checked by its boards and slots, seen from its front
+        findings, shelf = shelf_findings(workspace, obs, tolerance_m)
+        return CheckReport(findings, shelf)
     capture = capture_workspace(obs, config)
     report = CheckReport(capture=capture)
     report.findings.append(_table_finding(workspace, capture.scene, tolerance_m))

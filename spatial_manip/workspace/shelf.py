@@ -395,7 +395,10 @@ def shelf_parts(frame: ShelfFrame, front: float, sides: tuple[Band, Band], board
     """Back, sides, top, boards, plinth and dividers, each as deep as the shelf."""
     depth, height = Band(0.0, front), Band(bottom, boards[0].hi)
     inner = Band(sides[0].hi, sides[1].lo)
-    parts = [_box(frame, Band(-cfg.back_thickness_m, 0.0), Band(sides[0].lo, sides[1].hi), height)]
+    # the back's box reaches the front face band's depth into the slots: its surface is seen
+    # through them at 2 m and more, where L515 depth scatters by about a centimetre, and what
+    # sticks out of the box would be taken for an object standing at the back of a slot
+    parts = [_box(frame, Band(-cfg.back_thickness_m, cfg.face_tol_m), Band(sides[0].lo, sides[1].hi), height)]
     parts += [_box(frame, depth, side, height) for side in sides]
     # a lowest band that nearly reaches the floor is the plinth: it stands on the floor
     low = boards[-1]

@@ -8,6 +8,7 @@ table, as a lab would place it for the capture.
 """
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -69,18 +70,27 @@ def fixtures_only(scene: Scene) -> Scene:
 SHELF_LOOK_Q = (math.pi, 1.2, 1.2, -2.5, 0.0, 0.0)
 
 
-def shelf_cell(layout: str = "grid", seed: int = 0, *, keep: tuple = ()) -> Scene:
-    """A generated shelf scene (layouts.sample_shelf) cleared for the capture: the shelf and
-    its slots only, plus the objects named in `keep` (to occupy a slot for check-workspace);
-    slot occupancies are set to what is left in them (0 when cleared)."""
+def shelf_cell(layout: str = "grid", seed: int = 0, *, occupied: bool = False) -> Scene:
+    """A generated shelf scene (layouts.sample_shelf) cleared for the capture, or with the
+    generator's books, bookends and references left in their slots (`occupied`, for
+    check-workspace); the held book and the arm's pose are dropped either way."""
     from spatial_manip.sim.layouts import sample_scene
 
-    full = sample_scene("shelf", seed, layout=layout)
-    kept = [o for o in full.objects if o.category == "shelf" or o.id in keep]
-    s = full.with_objects(kept)
-    s.extra = {k: v for k, v in full.extra.items() if k != "ee_pose"}
-    for r in s.regions:
-        r.occupancy = r.occupancy if any(o.extra.get("in_region") == r.id for o in kept) else 0.0
+    return clear_shelf(sample_scene("shelf", seed, layout=layout), keep_contents=occupied)
+
+
+def clear_shelf(scene: Scene, *, keep_contents: bool = False) -> Scene:
+    """The shelf scene without what is not part of the cell: objects in the slots (unless
+    `keep_contents`), the held book, the distant references on the floor; slot occupancy 0 when
+    cleared (as the capture writes it)."""
+    in_slot = lambda o: "in_region" in o.extra or o.label == "bookend"     # noqa: E731
+    kept = [o for o in scene.objects if o.category == "shelf" or (keep_contents and in_slot(o) and not o.held)]
+    s = scene.with_objects(kept)
+    s.extra = {k: v for k, v in scene.extra.items() if k != "ee_pose"}
+    s.regions = [copy.deepcopy(r) for r in scene.regions]
+    for r in s.regions if not keep_contents else []:
+        r.occupancy = 0.0
+        r.extra["free_y"] = [r.center[1] - r.size[1] / 2, r.center[1] + r.size[1] / 2]
     return s
 
 
