@@ -3,6 +3,7 @@
     spatial-manip capture-workspace --ros --calibration config/calibration/cell.yaml \\
         --out config/workspace.json --overlay workspace.png
     spatial-manip capture-workspace --sim --out /tmp/ws.json     # MuJoCo, with its error printed
+    spatial-manip capture-workspace --shelf --sim shelf:grid:3 --out /tmp/shelf.json   # a shelf, from its front
 
 Clear the table of movable objects first (or drop them with --exclude after looking at the
 overlay); then name the fixtures in the file (ids and labels) and add the catalogue, or pass
@@ -32,30 +33,54 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table-thickness", type=float, default=0.05,
                    help="table box thickness (m) when the floor is not in view (default 0.05)")
     p.add_argument("--overlay", metavar="PNG", help="write the image with every captured box and its id")
+    p.add_argument("--shelf", action="store_true",
+                   help="the camera faces a shelf: capture its boards, panels and slots (implied by a --sim shelf)")
 
 
 def run(args) -> int:
-    from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, merge_into, select_fixtures
-
     try:
         truth = sim_scene(args.sim) if args.sim else None
         obs = observation_from_args(args, truth)
-        cap = capture_workspace(obs, CaptureConfig(table_z_hint=args.table_z, table_thickness_m=args.table_thickness))
-        scene = select_fixtures(cap.scene, only=_ids(args.only), exclude=_ids(args.exclude))
+        shelf = args.shelf or (truth is not None and truth.extra.get("kind") == "shelf")
+        scene, notes = _capture_shelf(obs) if shelf else _capture_table(obs, args)
         if args.base:
-            scene = merge_into(Scene.load(args.base), scene)
+            scene = _merged(Scene.load(args.base), scene)
     except (SpatialManipError, CalibrationError, SceneFormatError, ValueError) as e:
         print(f"capture-workspace: {e}", file=sys.stderr)
         return 1
-    print(summary(scene, cap.notes))
+    print(shelf_summary(scene, notes) if shelf else summary(scene, notes))
     if truth is not None:
-        print(accuracy_text(scene, truth))
+        print(shelf_accuracy_text(scene, truth) if shelf else accuracy_text(scene, truth))
     if args.overlay:
         _write_overlay(args.overlay, obs, scene)
     if args.out:
         return write_and_validate(scene, args.out)
     print("(no --out: nothing written)")
     return 0
+
+
+def _capture_table(obs, args):
+    from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, select_fixtures
+
+    cap = capture_workspace(obs, CaptureConfig(table_z_hint=args.table_z, table_thickness_m=args.table_thickness))
+    return select_fixtures(cap.scene, only=_ids(args.only), exclude=_ids(args.exclude)), cap.notes
+
+
+def _capture_shelf(obs):
+    from spatial_manip.workspace.shelf import capture_shelf
+
+    cap = capture_shelf(obs)
+    return cap.scene, cap.notes
+
+
+def _merged(base: Scene, scene: Scene) -> Scene:
+    """merge_into keeps the base's slots; a shelf capture's own slots replace them."""
+    from spatial_manip.workspace.capture import merge_into
+
+    out = merge_into(base, scene)
+    if scene.regions:
+        out.regions = list(scene.regions)
+    return out
 
 
 def _ids(text: str | None) -> list[str] | None:
@@ -92,12 +117,41 @@ def accuracy_text(scene: Scene, truth: Scene) -> str:
     return "\n".join(lines)
 
 
+def shelf_summary(scene: Scene, notes: list[str]) -> str:
+    shelf = scene.get("shelf")
+    lines = [f"shelf: {len(shelf.extra['cols'])} rows ({', '.join(map(str, shelf.extra['cols']))} slots each), "
+             f"{' x '.join(f'{100 * v:.0f}' for v in shelf.size)} cm, front centre "
+             f"({', '.join(f'{v:+.3f}' for v in shelf.center + shelf.rotation[:, 0] * shelf.size[0] / 2)}) m"]
+    if "ground_z" in scene.extra:
+        lines.append(f"floor: z = {scene.extra['ground_z']:+.3f} m")
+    for r in scene.regions:
+        lines.append(f"{r.id}: floor at z = {r.center[2] - r.size[2] / 2:+.3f} m, {100 * r.size[1]:.0f} cm wide, "
+                     f"{100 * r.size[2]:.0f} cm tall, {100 * r.size[0]:.0f} cm deep"
+                     + (" (cut by the image)" if r.extra.get("extent_truncated") else ""))
+    return "\n".join(lines + [f"note: {n}" for n in notes])
+
+
+def shelf_accuracy_text(scene: Scene, truth: Scene) -> str:
+    from spatial_manip.workspace.shelf_bench import scene_line
+    from spatial_manip.workspace.sim_cell import shelf_accuracy
+
+    r = shelf_accuracy(scene, truth)
+    lines = ["against the simulator:", scene_line(r, label="  all")]
+    for row in r["slots"]:
+        lines.append(f"  {row['slot']}: " + (f"centre {1000 * row['centre_error_m']:.1f} mm, IoU {row['iou']:.2f}, "
+                                              f"size {1000 * row['size_error_m']:.1f} mm (as {row['captured_as']})"
+                                              if row["found"] else "not captured"))
+    if r["spurious"]:
+        lines.append(f"  spurious: {', '.join(r['spurious'])}")
+    return "\n".join(lines)
+
+
 def _write_overlay(path: str, obs, scene: Scene) -> None:
     from PIL import Image
 
     from spatial_manip.overlay import draw_overlay
 
-    boxes = [o for o in scene.objects if o.category in ("support", "shelf")]
+    boxes = [o for o in scene.objects if o.category in ("support", "shelf")] + list(scene.regions)
     Image.fromarray(draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, objects=boxes)).save(path)
     print(f"overlay written to {path}")
 

@@ -12,7 +12,8 @@ from spatial_manip.scene import Scene
 def add_source_arguments(p: argparse.ArgumentParser) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--sim", nargs="?", const="demo", metavar="SCENE",
-                     help="render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell) "
+                     help="render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell; "
+                          "shelf:LAYOUT:SEED a generated shelf, LAYOUT panels, grid or combo) "
                           "and compare the result with the simulator's own boxes")
     src.add_argument("--observation", metavar="NPZ", help="offline: an observation saved with --save-observation")
     src.add_argument("--bag", metavar="BAG", help="offline: the first colour/depth pair of a rosbag2")
@@ -29,12 +30,24 @@ def add_source_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-noise", action="store_true", help="--sim: render depth without the L515 noise model")
 
 
-def sim_scene(arg: str, *, moved: dict | None = None) -> Scene:
-    from spatial_manip.workspace.sim_cell import demo_cell, fixtures_only
+def sim_scene(arg: str, *, moved: dict | None = None, occupied: bool = False) -> Scene:
+    """The simulated cell `--sim` names; a shelf (generated, or a shelf scene file) is cleared
+    of what stands in its slots unless `occupied`."""
+    from spatial_manip.workspace.sim_cell import clear_shelf, demo_cell, fixtures_only, shelf_cell
 
     if arg != "demo" and moved:
         raise ValueError("--move shifts the demo cell's fixtures only; edit the scene file to move others")
-    return demo_cell(moved=moved) if arg == "demo" else fixtures_only(Scene.load(arg))
+    if arg == "demo":
+        return demo_cell(moved=moved)
+    if arg.startswith("shelf:"):
+        try:
+            _, layout, seed = arg.split(":")
+            return shelf_cell(layout, int(seed), occupied=occupied)
+        except ValueError as e:
+            raise ValueError(f"--sim shelf:LAYOUT:SEED wants a layout (panels, grid, combo) and an integer seed, "
+                             f"got {arg!r} ({e})") from e
+    scene = Scene.load(arg)
+    return clear_shelf(scene, keep_contents=occupied) if scene.extra.get("kind") == "shelf" else fixtures_only(scene)
 
 
 def observation_from_args(args, truth: Scene | None = None) -> RGBDObservation:

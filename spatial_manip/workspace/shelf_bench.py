@@ -20,12 +20,13 @@ def run_one(layout: str, seed: int, noise_seed: int = 0) -> dict:
     return {"layout": layout, "seed": seed, "notes": cap.notes, **shelf_accuracy(cap.scene, truth)}
 
 
-def scene_line(r: dict) -> str:
+def scene_line(r: dict, label: str | None = None) -> str:
     found = [s for s in r["slots"] if s["found"]]
     full = [s for s in found if not s["truncated"]]
     board = np.abs(r["board_errors_m"]) if r["board_errors_m"] else np.zeros(1)
     centre = [s["centre_error_m"] for s in full] or [0.0]
-    return (f"{r['layout']:>6} seed {r['seed']:>2}: slots {len(found)}/{len(r['slots'])} found, "
+    label = label or f"{r['layout']:>6} seed {r['seed']:>2}"
+    return (f"{label}: slots {len(found)}/{len(r['slots'])} found, "
             f"{len(r['spurious'])} spurious; boards max {1000 * board.max():.1f} mm; slot centre max "
             f"{1000 * max(centre):.1f} mm, IoU min {min([s['iou'] for s in full] or [1.0]):.2f}, size max "
             f"{1000 * max([s['size_error_m'] for s in full] or [0.0]):.1f} mm"
