@@ -88,7 +88,7 @@ class Gripper(Protocol):
 # backend name -> factory taking (config: dict) of the whole arm.yaml
 ARM_BACKENDS = {
     "ur_rtde": "spatial_manip.control.ur_rtde_arm:make_arm",
-    "sim": "spatial_manip.control.sim_arm:make_arm",
+    "sim": "spatial_manip.sim.arm:make_arm",
     "joint_trajectory": "spatial_manip.control.trajectory_arm:make_arm",   # Gazebo via ros_gz_bridge
 }
 GRIPPER_BACKENDS = {

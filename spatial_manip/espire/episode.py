@@ -28,7 +28,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.primitives import back_off
-from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.espire import protocol as proto

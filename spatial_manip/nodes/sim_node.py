@@ -4,7 +4,7 @@ Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned de
 `/camera/extrinsics` transient-local), `/joint_states` (UR names + gripper) and
 `/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` through the real
 robot's `ArmActionServer` and `MotionPrimitives` (planner, safety envelope, busy lock, cancel)
-over the MuJoCo arm (`control.sim_arm.SimArm`), `/sim/reset_task` (ResetTask) and
+over the MuJoCo arm (`sim.arm.SimArm`), `/sim/reset_task` (ResetTask) and
 `/sim/check_success` (CheckSuccess, judged by spatial_manip.sim.checker on the exported state;
 its final state carries the contact monitor's unintended contacts by phase, `contacts`).
 
@@ -29,7 +29,7 @@ from sensor_msgs.msg import CameraInfo, Image
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
-from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ConfigError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.arm_server import ArmActionServer

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.transforms import rotation_angle
@@ -67,7 +68,6 @@ class KinematicWorld:
 
     def reachable(self, T_tcp, T_from=None) -> bool:
         """The UR5e analytic IK (DH model, joint limits +-2 pi) has a solution for the TCP pose."""
-        from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
         if KinematicWorld._kin is None:
             KinematicWorld._kin = URKinematics(**DH_PRESETS["ur5e"], T_tool0_tcp=TOOL0_TCP)
         return bool(KinematicWorld._kin.ik_all(np.asarray(T_tcp, float)))

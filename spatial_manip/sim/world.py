@@ -40,6 +40,7 @@ import mujoco
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import UnreachableError
 from spatial_manip.rendering import NO_GL_MESSAGE
 from spatial_manip.geometry.camera import CameraIntrinsics, project
@@ -287,7 +288,6 @@ class SimWorld:
         return None
 
     def _analytic_seeds(self, T: np.ndarray, q0: np.ndarray) -> list:
-        from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
         kin = URKinematics(**DH_PRESETS["ur5e"], q_min=tuple(self._q_limits[:, 0]), q_max=tuple(self._q_limits[:, 1]),
                            T_tool0_tcp=TOOL0_TCP)
         sols = kin.ik_all(T, q0)

@@ -17,7 +17,7 @@ from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, Agent, A
 from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
 from spatial_manip.control.config import load_home_q, load_kinematics
 from spatial_manip.control.primitives import approach_direction
-from spatial_manip.control.sim_arm import sim_primitives
+from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ErrorCode, GraspFailedError, SpatialManipError
 from spatial_manip.grasping.gripper import load_grasp_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox

@@ -16,6 +16,8 @@ from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_primitives
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
+from spatial_manip.sim.layouts import sample_scene
+from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, SimConfig, SimWorld
 
 ARRIVE_TOL_M = 0.02
 
@@ -37,10 +39,6 @@ class SimArm:
 
     def connect(self) -> None:
         if self._world is None:
-            # here: sim/ brings MuJoCo, needed only by this backend, and sim/ imports control/
-            from spatial_manip.sim.layouts import sample_scene
-            from spatial_manip.sim.world import SimConfig, SimWorld
-
             self._world = SimWorld(sample_scene(self._scene_kind, self._seed),
                                    config=SimConfig(width=self._size[0], height=self._size[1]), seed=self._seed)
         if self.gripper is None:
@@ -122,8 +120,6 @@ class SimGripper:
         return w.held_object_id() is not None
 
     def open(self) -> None:
-        from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M  # here: see connect()
-
         self._arm.world.set_gripper(GRIPPER_MAX_WIDTH_M)
 
     def close(self) -> bool:

@@ -23,6 +23,10 @@ from spatial_manip.motion.cartesian import straight_segment
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.world import CollisionWorld, support_ids
+from spatial_manip.sim import oracle
+from spatial_manip.sim import tasks as T
+from spatial_manip.sim.oracle import grasp_point
+from spatial_manip.sim.world import HOME_Q
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -56,9 +60,6 @@ class Bench:
         return self._planners[key]
 
     def run_task(self, task, scene) -> None:
-        # here: sim/ brings MuJoCo, which only the benchmark's scenes need
-        from spatial_manip.sim import oracle
-
         kind = "shelf" if scene.extra.get("kind") == "shelf" else "tabletop"
         pl = self.planner(kind, float(scene.extra.get("ground_z", 0.0)))
         ee = np.asarray(scene.extra["ee_pose"], float)
@@ -73,9 +74,6 @@ class Bench:
             self._row(task, "setup", "skipped", (time.perf_counter(), time.process_time()), np.nan, np.nan, str(e))
 
     def _pick(self, pl, task, scene, start, poses) -> None:
-        # here: sim/ brings MuJoCo, which only the benchmark's scenes need
-        from spatial_manip.sim.oracle import grasp_point
-
         # the oracle takes the nearest answer book the arm reaches: the one its grasp is at
         books = [o for o in scene.objects if o.id in task.answer]
         target = min(books, key=lambda o: float(np.linalg.norm(grasp_point(o) - poses[1][:3, 3])))
@@ -146,9 +144,6 @@ def _start_configuration(pl, T_tcp: np.ndarray) -> np.ndarray:
 
 
 def _home() -> np.ndarray:
-    # here: sim/ brings MuJoCo, which only the benchmark's scenes need
-    from spatial_manip.sim.world import HOME_Q
-
     return np.asarray(HOME_Q, float)
 
 
@@ -190,9 +185,6 @@ def _summary(rows: list[dict], with_length: bool) -> list[str]:
 
 
 def run(args) -> int:
-    # here: sim/ brings MuJoCo, which only the benchmark's scenes need
-    from spatial_manip.sim import tasks as T
-
     bench = Bench(args.budget, args.planner_seed, args.verbose)
     bench.planner("tabletop", 0.0).plan(_home(), _home(), _empty())   # load libraries before timing
     for seed in args.seeds:
