@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Vector3
+from sensor_msgs.msg import JointState, PointCloud2
 
+from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 
 def pose_msg_from_matrix(T: np.ndarray) -> Pose:
@@ -144,3 +147,38 @@ def _look_rotation(forward) -> np.ndarray:
         left = np.array([0.0, 1.0, 0.0])
     left /= np.linalg.norm(left)
     return np.column_stack([f, left, np.cross(f, left)])
+
+
+def cloud_to_points(msg: PointCloud2) -> np.ndarray:
+    """x, y, z float32 fields of a PointCloud2 -> (N, 3) float64 (NaN rows kept for the core to drop)."""
+    fields = {f.name: f for f in msg.fields}
+    if not all(k in fields and fields[k].datatype == 7 for k in "xyz"):  # 7 = FLOAT32
+        raise ValueError("cloud must have float32 fields x, y, z")
+    dt = np.dtype({"names": list("xyz"), "formats": ["<f4"] * 3,
+                   "offsets": [fields[k].offset for k in "xyz"], "itemsize": msg.point_step})
+    raw = np.frombuffer(bytes(msg.data), dtype=dt, count=msg.width * msg.height)
+    return np.stack([raw["x"], raw["y"], raw["z"]], axis=1).astype(np.float64)
+
+
+def scene_from_msg(msg) -> Scene:
+    """spatial_manip_interfaces/Scene -> core Scene (boxes, ids, categories, held flags): what the
+    motion check builds its collision world from."""
+    def viewpoint(pose):
+        T = matrix_from_pose_msg(pose)
+        return Viewpoint(T[:3, 3], T[:3, 0])
+
+    objects = []
+    for o in msg.objects:
+        T = matrix_from_pose_msg(o.pose)
+        objects.append(SceneObject(o.id, o.label, o.category, T[:3, 3], [o.size.x, o.size.y, o.size.z], T[:3, :3],
+                                   oriented=bool(o.oriented), size_class=o.size_class or None, held=bool(o.held)))
+    return Scene(viewer=viewpoint(msg.viewer), robot=viewpoint(msg.robot), objects=objects)
+
+
+def joints_from_msg(msg: JointState):
+    """The six UR joints of a JointState by name (the gripper's and others ignored), or None
+    when any is missing."""
+    pos = dict(zip(msg.name, msg.position))
+    if not all(n in pos for n in JOINT_NAMES):
+        return None
+    return np.array([pos[n] for n in JOINT_NAMES], float)

@@ -21,27 +21,24 @@ import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
-
-from spatial_manip.nodes.runner import declare_parameters, spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import CameraInfo, Image, JointState, PointCloud2
+from sensor_msgs.msg import CameraInfo, Image, JointState
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
 from visualization_msgs.msg import Marker, MarkerArray
 
 import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
+from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
 from spatial_manip.errors import ErrorCode
-from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
+from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from spatial_manip.registry import make
-from spatial_manip.scene import Scene, SceneObject, Viewpoint
-from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
-from spatial_manip.motion.factory import make_planner
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
 
@@ -60,41 +57,6 @@ PARAMS = {
     "joint_states_topic": "/joint_states", "joint_state_max_age_s": 2.0,
     "motion_marker_topic": "/spatial_manip/motion_markers",
 }
-
-
-def cloud_to_points(msg: PointCloud2) -> np.ndarray:
-    """x, y, z float32 fields of a PointCloud2 -> (N, 3) float64 (NaN rows kept for the core to drop)."""
-    fields = {f.name: f for f in msg.fields}
-    if not all(k in fields and fields[k].datatype == 7 for k in "xyz"):  # 7 = FLOAT32
-        raise ValueError("cloud must have float32 fields x, y, z")
-    dt = np.dtype({"names": list("xyz"), "formats": ["<f4"] * 3,
-                   "offsets": [fields[k].offset for k in "xyz"], "itemsize": msg.point_step})
-    raw = np.frombuffer(bytes(msg.data), dtype=dt, count=msg.width * msg.height)
-    return np.stack([raw["x"], raw["y"], raw["z"]], axis=1).astype(np.float64)
-
-
-def scene_from_msg(msg: SceneMsg) -> Scene:
-    """spatial_manip_interfaces/Scene -> core Scene (boxes, ids, categories, held flags): what the
-    motion check builds its collision world from."""
-    def viewpoint(pose):
-        T = convert.matrix_from_pose_msg(pose)
-        return Viewpoint(T[:3, 3], T[:3, 0])
-
-    objects = []
-    for o in msg.objects:
-        T = convert.matrix_from_pose_msg(o.pose)
-        objects.append(SceneObject(o.id, o.label, o.category, T[:3, 3], [o.size.x, o.size.y, o.size.z], T[:3, :3],
-                                   oriented=bool(o.oriented), size_class=o.size_class or None, held=bool(o.held)))
-    return Scene(viewer=viewpoint(msg.viewer), robot=viewpoint(msg.robot), objects=objects)
-
-
-def joints_from_msg(msg: JointState):
-    """The six UR joints of a JointState by name (the gripper's and others ignored), or None
-    when any is missing."""
-    pos = dict(zip(msg.name, msg.position))
-    if not all(n in pos for n in JOINT_NAMES):
-        return None
-    return np.array([pos[n] for n in JOINT_NAMES], float)
 
 
 class GraspNode(Node):
@@ -152,7 +114,7 @@ class GraspNode(Node):
             return None
 
     def _on_joints(self, msg):
-        q = joints_from_msg(msg)
+        q = convert.joints_from_msg(msg)
         if q is not None:
             with self._lock:
                 self.joints, self.joints_at = q, time.monotonic()
@@ -224,14 +186,14 @@ class GraspNode(Node):
                                f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
         T_base_cam = convert.matrix_from_pose_msg(extr.pose)
         n = int(request.max_grasps)
-        core_scene = scene_from_msg(scene) if scene is not None else None
+        core_scene = convert.scene_from_msg(scene) if scene is not None else None
         q_now = self._q_now()
         size = request.target_box.size
         if not request.target_id and not any((size.x, size.y, size.z)):
             if request.cloud.width * request.cloud.height == 0:
                 return GraspResult(None, ErrorCode.INVALID_GOAL.value,
                                    "give one of target_id, target_box (non-zero size) or cloud"), None
-            pts = cloud_to_points(request.cloud)
+            pts = convert.cloud_to_points(request.cloud)
             if request.cloud.header.frame_id and request.cloud.header.frame_id != "base":
                 pts = pts @ T_base_cam[:3, :3].T + T_base_cam[:3, 3]  # camera-frame cloud -> base
             return (self.service_core.propose_for_cloud(pts, T_base_cam, n, scene=core_scene, q_now=q_now),

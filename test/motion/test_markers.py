@@ -67,7 +67,7 @@ def test_grasp_node_reads_scene_and_joint_state_messages():
     from spatial_manip.control.kinematics import JOINT_NAMES
     from spatial_manip.geometry import transforms as tf
     from spatial_manip.nodes import convert
-    from spatial_manip.nodes.grasp_node import joints_from_msg, scene_from_msg
+    from spatial_manip.nodes.convert import joints_from_msg, scene_from_msg
 
     msg = Scene(objects=[DetectedObject(id="book_1", label="book", category="book", held=True,
                                         pose=convert.pose_msg_from_matrix(tf.make_transform(YAW_90, (0.5, 0.1, 0.2))),
