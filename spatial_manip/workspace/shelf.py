@@ -100,7 +100,7 @@ class ShelfCapture:
     scene: Scene
     frame: ShelfFrame
     front_m: float                       # the front face's distance in front of the back panel
-    boards: list[Band]                   # top to bottom, heights (m) of each board's faces
+    boards: list[Band]                   # top to bottom, each board's faces (m); zero-thick where the image cuts a row
     columns: list[list[Band]]            # per row, left to right, the panels' across extents
     floor_z: float | None
     notes: list[str] = field(default_factory=list)
