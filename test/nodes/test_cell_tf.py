@@ -18,7 +18,7 @@ from spatial_manip.geometry.calibration import HandEyeCalibration, load_calibrat
 from spatial_manip.geometry.transforms import make_transform
 from spatial_manip.workspace import cell_tf
 
-HERE = Path(__file__).resolve().parent
+HELPERS = Path(__file__).resolve().parents[1] / "helpers"
 JOINTS = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
 Q = [0.3, -1.2, 1.5, -0.7, 1.2, 0.4]
 T_CAL = make_transform(Rotation.from_euler("xyz", [-2.3, 0.05, 1.4]).as_matrix(), [1.05, -0.32, 0.74])
@@ -78,7 +78,7 @@ def test_node_publishes_the_calibration_over_dds_to_a_late_listener(calibration_
     try:
         _wait_for_line(node, "static TF base -> camera_color_optical_frame", 20)
         # the listener starts after the publication: transient-local must still deliver it
-        out = subprocess.run([sys.executable, str(HERE / "tf_listener.py"), json.dumps(Q), "15"], env=env,
+        out = subprocess.run([sys.executable, str(HELPERS / "tf_listener.py"), json.dumps(Q), "15"], env=env,
                              capture_output=True, text=True, timeout=40)
     finally:
         node.send_signal(signal.SIGINT)
