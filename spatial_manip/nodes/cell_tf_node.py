@@ -25,10 +25,10 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from spatial_manip.errors import InvalidGoalError
-from spatial_manip.geometry.calibration import CalibrationError, load_calibration
+from spatial_manip.errors import ConfigError, InvalidGoalError
+from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.nodes import convert
-from spatial_manip.nodes.runner import spin_node
+from spatial_manip.nodes.runner import declare_parameters, spin_node
 from spatial_manip.paths import resolve_config
 from spatial_manip.workspace import cell_tf
 
@@ -68,15 +68,11 @@ def calibration_path(text: str) -> Path:
 class CellTfNode(Node):
     def __init__(self):
         super().__init__("cell_tf_node")
-        for name, default in PARAMS.items():
-            self.declare_parameter(name, default)
-        self.p = {name: self.get_parameter(name).value for name in PARAMS}
+        self.p = declare_parameters(self, PARAMS)
         if not self.p["calibration_file"]:
-            raise InvalidGoalError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
-        try:
-            cal = load_calibration(calibration_path(self.p["calibration_file"]))
-        except CalibrationError as e:
-            raise InvalidGoalError(str(e)) from e
+            raise ConfigError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
+        # a CalibrationError is a ConfigError: spin_node prints it as a one-line refusal
+        cal = load_calibration(calibration_path(self.p["calibration_file"]))
         self.TFMessage = tf_message_class()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         urdf = cell_tf.calibrated_description(cal, self.p["model"])

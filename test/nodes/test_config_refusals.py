@@ -57,3 +57,12 @@ def test_sim_node_refuses_an_unknown_parameter_of_its_params_file(tmp_path):
     params.write_text("sim_node:\n  ros__parameters:\n    camera_rte_hz: 5.0\n")
     out = refusal("sim_node", "--params-file", str(params))
     assert all(n in out for n in [str(params), "camera_rte_hz", "5.0", "camera_rate_hz"]), out
+
+
+def test_cell_tf_node_refuses_a_calibration_in_millimetres(tmp_path):
+    """It declared its parameters its own way and turned a bad calibration into INVALID_GOAL."""
+    cal = tmp_path / "cell.yaml"
+    cal.write_text("T_base_camera: {translation: [1200, 0, 800], rotation_xyzw: [0, 0, 0, 1]}\n")
+    out = refusal("cell_tf_node", "-p", f"calibration_file:={cal}")
+    assert all(n in out for n in [str(cal), "translation", "1200"]), out
+    assert "unknown parameter calibraton_file" in refusal("cell_tf_node", "-p", f"calibraton_file:={cal}")
