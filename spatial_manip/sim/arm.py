@@ -15,7 +15,7 @@ import numpy as np
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_primitives
-from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
+from spatial_manip.errors import CanceledError, ConfigError, InvalidGoalError, MotionFailedError
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, SimConfig, SimWorld
 
@@ -143,5 +143,10 @@ def sim_primitives(world, home_q, config_file: str | None = None):
 
 
 def make_arm(world=None, **cfg) -> SimArm:
+    """The sim arm from arm.yaml's `arm.sim` section. `tcp_offset` (passed to every backend) is
+    the model's own here; any other unknown key is a misspelling, refused by name."""
     keys = ("scene_kind", "seed", "render_width", "render_height")
+    unknown = sorted(set(cfg) - set(keys) - {"tcp_offset"})
+    if unknown:
+        raise ConfigError(f"arm.sim: unknown key {unknown[0]!r} (value {cfg[unknown[0]]!r}); known: {', '.join(keys)}")
     return SimArm(world, **{k: v for k, v in cfg.items() if k in keys})

@@ -75,3 +75,14 @@ def test_sim_arm_moves_reports_and_stops_on_request():
             prim.waypoints([T2], speed_scale=0.1, cancel=cancel)
         assert time.monotonic() - t0 < 2.0
         assert abs(arm.tcp_pose()[1, 3] - T2[1, 3]) > 0.05
+
+
+def test_a_misspelt_sim_arm_setting_is_refused_by_name():
+    """arm.sim's keys were filtered silently: a misspelt `sead` left the seed at 0."""
+    from spatial_manip.control.config import load_arm_config
+    from spatial_manip.control.factory import make_arm_from_config
+    from spatial_manip.errors import ConfigError
+
+    cfg = load_arm_config(overrides={"arm.backend": "sim", "arm.sim.sead": 3})
+    with pytest.raises(ConfigError, match=r"arm.sim: unknown key 'sead' \(value 3\); known: scene_kind, seed"):
+        make_arm_from_config(cfg)
