@@ -12,6 +12,7 @@ from geometry_msgs.msg import PoseStamped  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
 
+from node_process import stop  # noqa: E402
 from spatial_manip.nodes.convert import image_to_array  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -32,16 +33,6 @@ def start_camera_node(*params):
     for p in params:
         args += ["-p", p]
     return subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-
-def stop(proc):
-    proc.terminate()
-    try:
-        out, _ = proc.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, _ = proc.communicate()
-    return out
 
 
 def test_node_publishes_recording_like_the_realsense_driver(vga_recording, ros_node):
