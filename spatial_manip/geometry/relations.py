@@ -327,15 +327,13 @@ def placed_rotation(base_R: np.ndarray, pose: str, tilt: float, held: SceneObjec
 
 
 def metric_direction(word: str, axes: FrameAxes, attached: bool) -> np.ndarray:
-    """World direction of "N cm <word> of X" (TIGeR's metric placements) in a frame. "above" is
-    gravity's up. With a frame that is not attached to X, front and behind follow ESPIRE A.2:
-    behind X is further away along the frame's forward axis."""
+    """World ground direction of "N cm <word> of X" (TIGeR's metric placements) in a frame ("above"
+    needs no frame: it is UP). With a frame that is not attached to X, front and behind follow
+    ESPIRE A.2: behind X is further away along the frame's forward axis."""
     word = word.lower()
-    if word == "above":
-        return UP.copy()
     table = {"left": -axes.right, "right": axes.right, "front": axes.forward, "behind": -axes.forward}
     if word not in table:
-        raise ValueError(f"unknown metric direction {word!r}; expected one of {sorted(table) + ['above']}")
+        raise ValueError(f"unknown metric direction {word!r}; expected one of {sorted(table)}")
     d = table[word]
     return -d if (word in ("front", "behind") and not attached) else d
 

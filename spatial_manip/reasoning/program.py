@@ -432,7 +432,7 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
         return _finish_pose(scene, c, top + gap, R)
     # the held object's half extent, in its placed orientation, along the offset direction
-    held_half = float(np.abs(R.T @ direction) @ (held.size / 2)) if held is not None else 0.0
+    held_half = rel.half_extent_along(replace(held, rotation=R), direction) if held is not None else 0.0
     target = rel.offset_position(ref, direction, gap, held_half)
     ref_bottom = float(rel._corners(ref)[:, 2].min()) if isinstance(ref, (SceneObject, Region)) else c[2]
     return _finish_pose(scene, target, rel.support_top(scene.objects, target, ref_bottom), R)
