@@ -462,13 +462,9 @@ def _seen_fraction(obs, box, margin_m: float = 0.02) -> float:
 
 
 def _support_top(scene: Scene, p) -> float | None:
-    tops = []
-    for o in scene.objects:
-        if o.category == "table":
-            c = o.corners()
-            if c[:, 0].min() <= p[0] <= c[:, 0].max() and c[:, 1].min() <= p[1] <= c[:, 1].max():
-                tops.append(float(c[:, 2].max()))
-    return max(tops) if tops else None
+    """The top of the table under a point; None off the table."""
+    top = rel.support_top(scene.by_category("table"), p, math.nan)
+    return None if math.isnan(top) else top
 
 
 def _metric_area(task: Task, scene: Scene) -> Region:

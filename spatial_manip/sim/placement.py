@@ -145,13 +145,9 @@ def _direction_vectors(scene: Scene, spec: dict) -> np.ndarray:
 
 
 def _support_top(scene: Scene, xy) -> float:
-    tops = [float(scene.extra.get("table_top_z", 0.0))]
-    for o in scene.objects:
-        if o.category == "table":
-            c = o.corners()
-            if c[:, 0].min() <= xy[0] <= c[:, 0].max() and c[:, 1].min() <= xy[1] <= c[:, 1].max():
-                tops.append(float(c[:, 2].max()))
-    return max(tops)
+    """The top of the table under a ground point, never below the scene's `table_top_z`."""
+    table_top = float(scene.extra.get("table_top_z", 0.0))
+    return max(rel.support_top(scene.by_category("table"), xy, table_top), table_top)
 
 
 def metric_candidates(scene: Scene, check: list, book_id: str, offset: np.ndarray,
