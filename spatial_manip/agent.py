@@ -109,6 +109,15 @@ class Ports(Protocol):
     def tcp_pose(self) -> np.ndarray | None: ...             # the latest 4x4 TCP pose, base frame
 
 
+HELD_SEEN_M = 0.05   # a movable segment this close to the held object is that object seen in the fingers
+
+
+def with_held(others: list, held) -> list:
+    """`others` and the held object, without the movable segments that are the held object
+    itself seen in the fingers (perception of an object inside the fingers is unreliable)."""
+    return [o for o in others if o.category in FIXTURES or np.linalg.norm(o.center - held.center) > HELD_SEEN_M] + [held]
+
+
 @dataclass(frozen=True, kw_only=True)
 class AgentConfig:
     segmenter: str = "classical"        # perception backend (see spatial_manip.perception)
@@ -239,9 +248,7 @@ class Agent:
         if self._in_hand is not None and T_base_tcp is not None:
             T_obj = T_base_tcp @ invert(self._in_hand)
             held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
-        # movable objects near the held one are the same book seen in the fingers: drop them
-        others = [o for o in others if o.category in FIXTURES or np.linalg.norm(o.center - held.center) > 0.05]
-        return scene.with_objects(others + [held])
+        return scene.with_objects(with_held(others, held))
 
     # --- reason -------------------------------------------------------------------------------
     def _make_planner(self):

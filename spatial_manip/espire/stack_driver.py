@@ -46,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
 from spatial_manip.geometry.camera import CameraIntrinsics, project
@@ -53,7 +54,7 @@ from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
+from spatial_manip.scene import Scene
 
 OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's client saves them as files
 NO_ROTATION = [None, None, None]
@@ -214,9 +215,7 @@ def _with_held(scene: Scene, ws: Scene, T_tcp: np.ndarray | None) -> Scene:
         return scene
     T_obj = T_tcp @ invert(np.asarray(held.extra["T_object_tcp"], float))
     obj = dataclasses.replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3], held=True)
-    others = [o for o in scene.objects if o.id != held.id
-              and (o.category in FIXTURE_CATEGORIES or np.linalg.norm(o.center - obj.center) > 0.05)]
-    return scene.with_objects(others + [obj])
+    return scene.with_objects(with_held([o for o in scene.objects if o.id != held.id], obj))
 
 
 def load_scenes(tasks_jsonl: str) -> dict:
