@@ -267,10 +267,11 @@ class ClassicalSegmenter:
         box = object_box(obs, mask, plane, float(np.percentile(h, 1)), max_gap_m=cfg.max_support_gap_m)
         if box is None or box.size.max() > max_extent_m:
             return None
-        face_on = box.size.min() < cfg.min_extent_m and _seen_face_on(box, obs.T_base_cam[:3, 3])
-        if box.size.min() < cfg.min_extent_m and not face_on:
-            return None          # a sliver of a surface seen edge-on
+        face_on = box.size.min() < cfg.min_extent_m
         if face_on:
+            if not _seen_face_on(box, obs.T_base_cam[:3, 3]):
+                return None      # a sliver of a surface seen edge-on
+            # its depth is unseen: some depth behind the face, and its size a lower bound
             thicken_away_from(box, obs.T_base_cam[:3, 3], cfg.min_extent_m)
         rgb = mean_rgb(obs.rgb, mask)
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
@@ -285,8 +286,7 @@ FACE_ON_MIN_COS = 0.8           # thin along the camera ray within ~37 degrees: 
 def _seen_face_on(box, camera_position: np.ndarray) -> bool:
     """A box thin along the camera's line of sight is an object's face seen head-on (a cube in a
     slot at eye level shows one face), whose depth the camera cannot measure; a box thin across
-    the line of sight is a board's edge. A face seen head-on gets `min_extent_m` of depth, grown
-    away from the camera, and its depth counts as a lower bound (`Detection.truncated`)."""
+    the line of sight is a board's edge."""
     thin = int(np.argmin(box.size))
     ray = box.center - np.asarray(camera_position, float)
     ray /= np.linalg.norm(ray)
