@@ -28,13 +28,13 @@ import numpy as np
 from scipy import ndimage
 
 from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry.relations import UP
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.base import check_observation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
-UP = np.array([0.0, 0.0, 1.0])
 FACE, THROUGH = 0, 1            # grid channels: rays ending on the front face, rays passing through it
 
 
@@ -213,12 +213,7 @@ def _fill(grid: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
 def _bands(is_band: np.ndarray, start: float, cfg: ShelfConfig) -> list[Band]:
     """Runs of True cells as (lo, hi) coordinates; a one-cell dropout inside a board is noise."""
     closed = ndimage.binary_closing(is_band, np.ones(3, bool)) | is_band
-    labels, n = ndimage.label(closed)
-    out = []
-    for k in range(1, n + 1):
-        idx = np.flatnonzero(labels == k)
-        out.append(Band(start + idx[0] * cfg.cell_m, start + (idx[-1] + 1) * cfg.cell_m))
-    return _merge_close(out, cfg.min_slot_m)
+    return _merge_close(_runs(closed, start, cfg.cell_m), cfg.min_slot_m)
 
 
 def _merge_close(bands: list[Band], gap_m: float) -> list[Band]:
