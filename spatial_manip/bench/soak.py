@@ -33,19 +33,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output directory (tasks, soak.csv, soak.png)")
 
 
-def node_usage(launcher) -> dict[str, tuple[float, int]]:
+def node_usage(graph) -> dict[str, tuple[float, int]]:
     """{node name: (resident MB, open file descriptors)} of each running node, counting the
     processes it started (a node's renderer or worker threads live in its own process)."""
     import psutil
 
     out = {}
-    for r in launcher._running:   # the launcher keeps its processes private; reading them is all we do
+    for name, popen in graph.processes().items():
         try:
-            proc = psutil.Process(r.proc.pid)
+            proc = psutil.Process(popen.pid)
             procs = [proc] + proc.children(recursive=True)
-            out[r.spec.name] = (sum(p.memory_info().rss for p in procs) / MB, sum(p.num_fds() for p in procs))
+            out[name] = (sum(p.memory_info().rss for p in procs) / MB, sum(p.num_fds() for p in procs))
         except psutil.NoSuchProcess:
-            out[r.spec.name] = (float("nan"), 0)
+            out[name] = (float("nan"), 0)
     return out
 
 
@@ -126,11 +126,12 @@ def soak(tasks: list[dict], out: Path, segmenter: str) -> tuple[list[dict], int]
                 if not reset.wait_for_service(timeout_sec=90.0):
                     raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
                 for k, task in enumerate(tasks, 1):
-                    if graph.dead():
-                        raise RuntimeError(f"a node died during the soak: {', '.join(graph.dead())}; see graph.log")
+                    dead = graph.dead()
+                    if dead:
+                        raise RuntimeError(f"a node died during the soak: {', '.join(dead)}; see graph.log")
                     rec = _run_episode(node, task, reset, check, revision, backends, 120.0, time.monotonic())
                     successes += bool(rec["success"])
-                    usage = node_usage(graph.launcher)
+                    usage = node_usage(graph)
                     samples.append({"goal": k, "elapsed_s": time.monotonic() - t_start, "success": rec["success"],
                                     "usage": usage})
                     print(f"[soak] {k}/{len(tasks)} {'ok  ' if rec['success'] else 'fail'} "

@@ -100,10 +100,14 @@ class Graph:
         launcher.start()
         return launcher
 
+    def processes(self) -> dict:
+        """Node name -> its process (subprocess.Popen)."""
+        # the launcher keeps its processes private; reading them is all a client needs here
+        return {r.spec.name: r.proc for r in self.launcher._running}
+
     def dead(self) -> list[str]:
         """The nodes that have exited, with their exit codes."""
-        # the launcher keeps its processes private; reading them is all a client needs here
-        return [f"{r.spec.name} (exit code {r.proc.poll()})" for r in self.launcher._running if r.proc.poll() is not None]
+        return [f"{name} (exit code {p.poll()})" for name, p in self.processes().items() if p.poll() is not None]
 
     def ensure_running(self) -> bool:
         """True when the graph was started again (its services must be waited for)."""
