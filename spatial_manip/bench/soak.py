@@ -141,9 +141,24 @@ def soak(tasks: list[dict], out: Path, segmenter: str) -> tuple[list[dict], int]
     return samples, successes
 
 
-def run(args) -> int:
+def argument_problem(args) -> str:
+    """What is wrong with the arguments, before any task is generated or node started ("" = fine)."""
+    from spatial_manip.perception import segmenter_names
+    from spatial_manip.sim.tasks import SUITES
+
     if args.goals < 2:
-        print("spatial-manip soak: --goals must be at least 2", file=sys.stderr)
+        return "--goals must be at least 2"
+    if args.suite not in SUITES:
+        return f"unknown --suite {args.suite!r}; choose one of {', '.join(sorted(SUITES))}"
+    if args.segmenter not in segmenter_names():
+        return f"unknown --segmenter {args.segmenter!r}; choose one of {', '.join(segmenter_names())}"
+    return ""
+
+
+def run(args) -> int:
+    problem = argument_problem(args)
+    if problem:
+        print(f"spatial-manip soak: {problem}", file=sys.stderr)
         return 2
     os.environ["ROS_DOMAIN_ID"] = str(args.domain)   # before rclpy starts and before the graph does
     out = Path(args.out)

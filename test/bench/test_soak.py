@@ -17,3 +17,14 @@ def test_a_cache_that_fills_in_the_first_goals_is_not_growth():
 def test_a_leak_is_reported_per_hundred_goals():
     row, = summary_rows(_samples(lambda k: 600 + 2.5 * k))
     assert np.isclose(row["rss_growth_mb_per_100"], 250.0) and row["rss_last_mb"] == 1100
+
+
+def test_bad_arguments_are_refused_before_anything_starts(tmp_path, capsys):
+    from spatial_manip.bench.soak import main
+
+    for argv, words in ((["--goals", "1"], "--goals must be at least 2"),
+                        (["--suite", "everything"], "unknown --suite 'everything'"),
+                        (["--segmenter", "clasical"], "unknown --segmenter 'clasical'")):
+        assert main([*argv, "--out", str(tmp_path / "soak")]) == 2
+        assert words in capsys.readouterr().err
+    assert not (tmp_path / "soak").exists()          # nothing generated
