@@ -132,16 +132,14 @@ def plan_slot_place(scene: Scene, slots: list[Region], pose: str, check: list, b
 
 # --- metric (table) ------------------------------------------------------------------------------
 def _direction_vectors(scene: Scene, spec: dict) -> np.ndarray:
+    """The ground direction of a direction check's word, as relations defines it for a metric
+    placement (in the viewer's frame, behind the reference is further away)."""
     ref = scene.get(spec["reference"])
     frame = rel.Frame(spec.get("frame", "relative"))
-    if frame is rel.Frame.INTRINSIC:
-        axes = rel.frame_axes(frame, reference=ref, reference_id=ref.id)
-    else:
-        axes = rel.frame_axes(frame, viewer=scene.viewer)
-    d = {"left": -axes.right, "right": axes.right, "front": axes.forward, "behind": -axes.forward}[spec["word"]]
-    d = np.asarray(d, float).copy()
-    d[2] = 0.0
-    return d / np.linalg.norm(d)
+    intrinsic = frame is rel.Frame.INTRINSIC
+    axes = (rel.frame_axes(frame, reference=ref, reference_id=ref.id) if intrinsic
+            else rel.frame_axes(frame, viewer=scene.viewer))
+    return rel.horizontal(rel.metric_direction(spec["word"], axes, attached=intrinsic))
 
 
 def _support_top(scene: Scene, xy) -> float:
