@@ -25,6 +25,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Empty  # noqa: E402
 
 from emulator_ports import ports_free  # noqa: E402
+from node_process import stop  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
@@ -74,10 +75,11 @@ def stack():
         time.sleep(1.0)
         yield client_node, client
     finally:
-        node.terminate()
-        node.wait(10)
-        emu.terminate()
-        emu.wait(10)
+        # killed when SIGTERM does not end them in 10 s (a node stuck in a motion the library
+        # never returns from): a node left running would answer the next tests' goals, and a
+        # teardown that raised here would leave rclpy initialised for every later test
+        stop(node)
+        stop(emu)
         executor.shutdown()
         client_node.destroy_node()
         rclpy.try_shutdown()
