@@ -15,10 +15,13 @@ register). Inner waypoints get a blend radius `r` - in URScript that is METRES o
 around the waypoint, not radians - of `path_blend_m`, kept below half the TCP distance to each
 neighbouring waypoint (the controller's FK gives those distances), so the arm passes them on a
 rounded corner without stopping; the last row has r = 0. ur_rtde (1.6.5) waits WITHOUT a time
-limit for the re-uploaded script to run: should the controller refuse it (a safety stop in the
-instant between our last check and the upload), the call - and this arm, whose library lock it
-holds - stays blocked until the script runs again; a path sent that late is stopped at once
-(`path_upload_timeout_s`), never run late.
+limit for the re-uploaded script to run: should the controller not start it (a safety stop in
+the instant between our last check and the upload, or the link lost during the upload - then
+the library's state stream stops and the wait never ends), the call would block this arm, and a
+node's shutdown, for ever. So the call runs on a thread of its own and is waited for
+`path_upload_timeout_s`; one still waiting then is abandoned with its control interface (see
+`_abandon_control`): the move fails, the link reads as lost and is rebuilt, and the path is
+never run late.
 
 A node that must outlive the controller (arm_node) calls `keep_connected()`: a background
 thread notices a lost link, drops the dead interfaces (so no stale joints are reported) and
@@ -96,7 +99,7 @@ class URRtdeConfig:
     goal_wait_s: float = 3.0             # a new goal waits this long for a reconnect in progress
     path_blend_m: float = 0.02           # move_path: blend radius at inner waypoints, metres of TCP travel
                                          # (URScript movej's r); below half the TCP distance to each neighbour
-    path_upload_timeout_s: float = 5.0   # a path whose script upload took longer is stopped, not run late
+    path_upload_timeout_s: float = 5.0   # a path upload whose script has not started by then is abandoned, never run late
 
     def __post_init__(self):
         if len(self.tcp_offset) != 6 or len(self.payload_cog_m) != 3:
@@ -398,19 +401,49 @@ class URRtdeArm:
                 self._send_and_watch("moveJ", last, lambda: self._ctrl.moveJ(last, speed, accel, True))
 
     def _send_path(self, path: list) -> bool:
-        """ur_rtde's moveJ(path), under _lock. It stops the control script, uploads it again with
-        the path inside, waits for it to run and sends the path command."""
-        t0 = time.monotonic()
-        try:
-            sent = self._ctrl.moveJ(path, True)
-        except ValueError as e:  # the library's own bounds on speed / acceleration / blend: nothing sent
-            raise InvalidGoalError(f"ur_rtde refused the path before sending it: {e}") from e
-        took = time.monotonic() - t0
-        if sent and took > self.config.path_upload_timeout_s:
-            self._brake_locked("moveJ path")
-            raise MotionFailedError(f"the controller ran the re-uploaded control script only after {took:.1f} s "
-                                    "(a safety stop meanwhile?); the path was stopped at once rather than run late")
-        return sent
+        """ur_rtde's moveJ(path), under _lock: the library stops the control script, uploads it
+        again with the path inside, waits (without a limit) for it to run and sends the path
+        command. Here that wait is bounded by `path_upload_timeout_s` (module doc)."""
+        ctrl, outcome = self._ctrl, {}
+
+        def upload():  # the thread's frame keeps `ctrl` alive for as long as the library uses it
+            try:
+                outcome["sent"] = ctrl.moveJ(path, True)
+            except Exception as e:  # noqa: BLE001 - handed to the waiting caller below
+                outcome["error"] = e
+
+        worker = threading.Thread(target=upload, daemon=True, name="ur-rtde-path-upload")
+        worker.start()
+        worker.join(self.config.path_upload_timeout_s)
+        if worker.is_alive():
+            self._abandon_control(ctrl)
+            raise MotionFailedError(f"the controller did not start the re-uploaded control script within "
+                                    f"{self.config.path_upload_timeout_s} s (a safety stop or a lost link during "
+                                    "the upload); the path was not sent and the control link is rebuilt")
+        error = outcome.get("error")
+        if isinstance(error, ValueError):  # the library's own bounds on speed / acceleration / blend: nothing sent
+            raise InvalidGoalError(f"ur_rtde refused the path before sending it: {error}") from error
+        if error is not None:
+            raise error
+        return outcome["sent"]
+
+    def _abandon_control(self, ctrl) -> None:
+        """Give up a control interface whose moveJ(path) is stuck in the library's wait. It is
+        taken out of use, so the link reads as lost and is rebuilt (by the keeper, or before the
+        next command); it is never freed (the stuck call still uses it); and it is disconnected
+        on a thread of its own, which stops its state stream: the stuck wait then never sees the
+        script run, so it never sends the path. A fresh control interface stops any script still
+        running when it connects."""
+        with self._lock:
+            if self._ctrl is ctrl:
+                self._ctrl = None
+        self._log("warning", "the control script did not start after a path upload; rebuilding the control link")
+
+        def disconnect():
+            with contextlib.suppress(RuntimeError):
+                ctrl.disconnect()
+
+        threading.Thread(target=disconnect, daemon=True, name="ur-rtde-abandoned-disconnect").start()
 
     def _blend_radii(self, rows: np.ndarray) -> list[float]:
         """Blend radius (m of TCP travel) per row: `path_blend_m` at inner rows, below half the

@@ -17,6 +17,8 @@ Test hooks on the dashboard port (not UR commands):
   `emulator protective_stop`  halt now, raise safety bit 2, stop the script
   `emulator emergency_stop`   the same with the emergency-stop bits
   `emulator drop [seconds]`   close every RTDE connection and refuse new ones for a while
+  `emulator hold_scripts S`   a script uploaded in the next S seconds starts only when they end
+                              (a controller slow to start its program)
   `emulator state`            one line of JSON (q, tcp pose, moving, safety)
 Run in its OWN process: ur_rtde holds the GIL in its constructors (TOOLCHAIN.md).
 """
@@ -150,6 +152,7 @@ class URControllerEmulator:
         self._path_progress: int | None = None  # last waypoint index reported for a running path
         self._sync_path = False            # a blocking path: the script never writes "finished"
         self._executing = self._busy = False
+        self._hold_scripts_until = 0.0     # monotonic time: uploads before it start only then
         self._rtde_socks: set[socket.socket] = set()
         self._servers: list[socketserver.TCPServer] = []
         self._stop = threading.Event()
@@ -459,6 +462,11 @@ class URControllerEmulator:
             self._start_program(buf)
 
     def _start_program(self, script: bytes):
+        held_s = self._hold_scripts_until - time.monotonic()
+        if held_s > 0:
+            self.log(f"script of {len(script)} bytes held for {held_s:.1f} s")
+            threading.Timer(held_s, self._start_program, args=(script,)).start()
+            return
         path, other = parse_move_path(script.decode(errors="replace"))
         with self.lock:
             if self.protective_stop or self.emergency_stop:
@@ -498,6 +506,9 @@ class URControllerEmulator:
             if len(parts) > 1 and parts[1] == "drop":
                 self.drop_connections(float(parts[2]) if len(parts) > 2 else 1.0)
                 return "connections dropped"
+            if len(parts) == 3 and parts[1] == "hold_scripts":
+                self._hold_scripts_until = time.monotonic() + float(parts[2])
+                return "scripts held"
             if len(parts) == 4 and parts[1] == "set_out_int":  # probe the client's register decoding
                 with self.lock:
                     self.out_int[int(parts[2])] = int(parts[3])

@@ -10,7 +10,6 @@ test_arm_node_ur_rtde.py (pytest runs modules one after the other).
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -27,7 +26,7 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from emulator_ports import ports_free  # noqa: E402
+from emulator_ports import dashboard, ports_free  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
@@ -35,11 +34,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.ros]
 
 
 def emu_state() -> dict:
-    with socket.create_connection(("127.0.0.1", 29999), timeout=3) as s:
-        f = s.makefile("rwb", buffering=0)
-        f.readline()
-        f.write(b"emulator state\n")
-        return json.loads(f.readline().decode())
+    return json.loads(dashboard("emulator state"))
 
 
 def start_emulator() -> subprocess.Popen:

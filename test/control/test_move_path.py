@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulator_ports import ports_free
+from emulator_ports import dashboard, ports_free
 from spatial_manip.errors import CanceledError, InvalidGoalError
 
 BAD_PATHS = [[], np.zeros((0, 6)), np.zeros((3, 5)), np.zeros(6), np.zeros((2, 3, 6)), [[0.0] * 6, [1, 2, 3]],
@@ -162,23 +162,34 @@ def test_ur_rtde_stop_from_another_thread_cancels_the_path(ur_arm):
 
 
 @pytest.mark.slow
-def test_ur_rtde_path_sent_late_is_stopped_not_run(ur_arm):
-    """ur_rtde waits without a limit for its re-uploaded script to run; a path that got through
-    only after path_upload_timeout_s (here: every path) is stopped at once."""
+@pytest.mark.parametrize("link_lost", [False, True], ids=["slow-start", "link-lost-during-upload"])
+def test_ur_rtde_path_whose_script_does_not_start_is_abandoned_not_run_late(ur_arm, link_lost):
+    """ur_rtde waits without a limit for its re-uploaded script to run; with the link lost
+    during the upload, it waited for ever (arm_node then ignored SIGTERM). A controller that
+    starts the script only after path_upload_timeout_s: the move fails at that limit, the held
+    script's path is never run, and the next command reconnects and moves."""
     import dataclasses
 
     from spatial_manip.errors import MotionFailedError
 
     q0 = ur_arm.joint_positions()
     config = ur_arm.config
-    ur_arm.config = dataclasses.replace(config, path_upload_timeout_s=1e-4)
+    ur_arm.config = dataclasses.replace(config, path_upload_timeout_s=1.0)
     try:
-        with pytest.raises(MotionFailedError, match="stopped at once rather than run late"):
+        assert dashboard("emulator hold_scripts 3") == "scripts held"
+        if link_lost:
+            threading.Timer(0.3, dashboard, args=("emulator drop 0.5",)).start()
+        t0 = time.monotonic()
+        with pytest.raises(MotionFailedError, match="did not start the re-uploaded control script"):
             ur_arm.move_path(_path_from(q0), 1.0, 2.0)
+        assert time.monotonic() - t0 < 2.5
     finally:
         ur_arm.config = config
-    time.sleep(0.2)
-    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 0.01
+    time.sleep(3.0)  # the held script runs now; its path must not
+    assert np.max(np.abs(ur_arm.joint_positions() - q0)) < 1e-6
+    target = q0 + [0.05, 0, 0, 0, 0, 0]
+    ur_arm.move_j(target, 1.0, 2.0)  # a new command: reconnects first
+    assert np.max(np.abs(ur_arm.joint_positions() - target)) < 1e-3
     assert ur_arm.safety_status().ok
 
 

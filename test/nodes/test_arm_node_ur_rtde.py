@@ -6,7 +6,6 @@ one at a time (module-scoped processes, tests in order) and are marked slow.
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -24,20 +23,12 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Empty  # noqa: E402
 
-from emulator_ports import ports_free  # noqa: E402
+from emulator_ports import dashboard, ports_free  # noqa: E402
 from node_process import stop  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-def dashboard(cmd: str) -> str:
-    with socket.create_connection(("127.0.0.1", 29999), timeout=3) as s:
-        f = s.makefile("rwb", buffering=0)
-        f.readline()
-        f.write((cmd + "\n").encode())
-        return f.readline().decode().strip()
 
 
 def down_pose(x, y, z) -> np.ndarray:
