@@ -63,7 +63,7 @@ def check_arm_config(cfg: Mapping, where: str) -> None:
               ignore=("overrides",))
     safety = _checked(SafetyConfig.from_config, section(cfg, "safety", where), where)
     primitives = _checked(PrimitivesConfig.from_config, section(cfg, "primitives", where), where)
-    _checked(URKinematics.from_config, section(cfg, "kinematics", where), f"{where}: kinematics")
+    _checked(URKinematics.from_config, section(cfg, "kinematics", where), where)
     _checked(MotionConfig.from_config, section(cfg, "motion", where, required=False), where)
     _speeds_within_caps(primitives, safety, where)
 

@@ -15,13 +15,16 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from spatial_manip.errors import InvalidGoalError, UnreachableError
+from spatial_manip.errors import ConfigError, InvalidGoalError, UnreachableError
 from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
 
 JOINT_NAMES = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
                "wrist_1_joint", "wrist_2_joint", "wrist_3_joint")
 
 # UR's published DH values, metres (INTEROP.md); alpha = pi/2, 0, 0, pi/2, -pi/2, 0.
+SECTION_KEYS = ("model", "dh", "joint_limits", "tcp_offset")
+DH_KEYS = ("d1", "a2", "a3", "d4", "d5", "d6")
+
 DH_PRESETS: dict[str, dict[str, float]] = {
     "ur5": {"d1": 0.089159, "a2": -0.425, "a3": -0.39225, "d4": 0.10915, "d5": 0.09465, "d6": 0.0823},
     "ur5e": {"d1": 0.1625, "a2": -0.425, "a3": -0.3922, "d4": 0.1333, "d5": 0.0997, "d6": 0.0996},
@@ -56,15 +59,20 @@ class URKinematics:
 
     @classmethod
     def from_config(cls, cfg: Mapping) -> "URKinematics":
-        """Build from the `kinematics` section of arm.yaml: `model`, `dh` presets, limits, TCP offset."""
+        """Build from the `kinematics` section of arm.yaml: `model`, `dh` presets, limits, TCP
+        offset. A misspelt key is refused by name (a dropped `tcp_offset` would move every grasp)."""
+        _only_keys(cfg, SECTION_KEYS, "kinematics")
         model = str(cfg.get("model", "ur5e")).lower()
         dh_table = dict(DH_PRESETS)
-        dh_table.update({k.lower(): v for k, v in (cfg.get("dh") or {}).items()})
+        for name, dh in (cfg.get("dh") or {}).items():
+            _only_keys(dh, DH_KEYS, f"kinematics.dh.{name}", required=True)
+            dh_table[name.lower()] = dh
         if model not in dh_table:
-            raise InvalidGoalError(f"unknown UR model {model!r}; known: {sorted(dh_table)} (add its DH under kinematics.dh)")
+            raise ConfigError(f"kinematics.model: unknown UR model {model!r}; known: {sorted(dh_table)} (add its DH under kinematics.dh)")
         limits = cfg.get("joint_limits") or {}
         kwargs = dict(dh_table[model])
         if limits:
+            _only_keys(limits, ("min", "max"), "kinematics.joint_limits", required=True)
             kwargs["q_min"] = tuple(float(v) for v in limits["min"])
             kwargs["q_max"] = tuple(float(v) for v in limits["max"])
         kwargs["T_tool0_tcp"] = tcp_offset_matrix(cfg.get("tcp_offset", [0, 0, 0, 0, 0, 0]))
@@ -202,3 +210,15 @@ def tcp_offset_matrix(offset6: Sequence[float]) -> np.ndarray:
 
 def _pose_error(A: np.ndarray, B: np.ndarray) -> float:
     return float(np.linalg.norm(A[:3, 3] - B[:3, 3]) + np.linalg.norm(A[:3, :3] - B[:3, :3]))
+
+
+def _only_keys(values, known: tuple, where: str, *, required: bool = False) -> None:
+    """Refuse a key of `values` that is not in `known` (and, if `required`, a missing one)."""
+    if not isinstance(values, Mapping):
+        raise ConfigError(f"{where} must be a mapping, got {values!r}")
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known: {', '.join(known)}")
+    missing = [k for k in known if k not in values] if required else []
+    if missing:
+        raise ConfigError(f"{where}: missing key {missing[0]!r}")

@@ -29,6 +29,11 @@ def without_safety(text: str) -> str:
     (lambda t: t.replace("  backend: ur_rtde ", "  backend: ur_rtd "), ["arm.backend", "'ur_rtd'", "ur_rtde"]),
     (lambda t: t.replace("backend: robotiq_socket", "backend: robotiq_sockt"), ["arm.gripper.backend", "robotiq_sockt"]),
     (lambda t: t.replace("    frequency_hz: 500.0", "    frequncy_hz: 500.0"), ["arm.ur_rtde", "frequncy_hz", "500.0"]),
+    # these three were dropped without a word: the arm ran with no TCP offset or UR's DH values
+    (lambda t: t.replace("\n  tcp_offset:", "\n  tcp_ofset:", 1), ["kinematics", "tcp_ofset"]),
+    (lambda t: t.replace("ur5e: {d1: 0.1625,", "ur5e: {d_1: 0.1625,"), ["kinematics.dh.ur5e", "d_1"]),
+    (lambda t: t.replace("\n    max: [ 6.2832,", "\n    maximum: [ 6.2832,"), ["kinematics.joint_limits", "maximum"]),
+    (lambda t: t.replace("model: ur5e                      #", "model: ur3                      #"), ["kinematics.model", "ur3"]),
 ])
 def test_a_bad_arm_yaml_is_refused_naming_file_key_and_value(tmp_path, edit, names):
     path = tmp_path / "arm.yaml"
