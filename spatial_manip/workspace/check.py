@@ -30,7 +30,7 @@ PROBLEMS = ("moved", "missing", "table_moved", "board_moved", "occupied")
 @dataclass
 class Finding:
     id: str
-    status: str          # "ok" | "unexpected" | "table_ok", or one of PROBLEMS
+    status: str          # "ok" | "unexpected" | "table_ok" | "not_seen" (not checked), or one of PROBLEMS
     message: str
     distance_m: float | None = None
 
@@ -48,10 +48,17 @@ class CheckReport:
         return [f for f in self.findings if f.status in PROBLEMS]
 
     def text(self) -> str:
-        lines = [f"{'PROBLEM' if f in self.problems() else 'ok     '}  {f.message}" for f in self.findings]
+        lines = [f"{_tag(f.status)}  {f.message}" for f in self.findings]
         verdict = "the workspace file matches the cell" if self.ok else \
             f"{len(self.problems())} problem(s): fix the cell or re-capture the workspace"
+        unseen = sum(f.status == "not_seen" for f in self.findings)
+        if unseen:
+            verdict += f" ({unseen} slot(s) not seen, so not checked)"
         return "\n".join(lines + [verdict])
+
+
+def _tag(status: str) -> str:
+    return "PROBLEM" if status in PROBLEMS else "unseen " if status == "not_seen" else "ok     "
 
 
 def check_workspace(workspace: Scene, obs: RGBDObservation, *, tolerance_m: float = 0.02,

@@ -1,7 +1,9 @@
 """Check a shelf workspace file against a fresh look: is every board where the file says (the
 shelf is captured again, as the file was), and does any slot hold something the file does not
 list: the objects the planner's own segmenter finds with the file's shelf as its fixtures and
-slot floors (so a slot is occupied exactly when the planner would see something in it).
+slot floors (so a slot is occupied exactly when the planner would see something in it). A slot
+the camera cannot see into (behind the robot's stand, out of the image) is reported as not
+seen rather than as free: no look from there can tell.
 
     findings, capture = shelf_findings(Scene.load(path), obs, tolerance_m=0.02)
 """
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spatial_manip.geometry.camera import project
 from spatial_manip.geometry.relations import point_in_box
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints
@@ -17,6 +20,8 @@ from spatial_manip.scene import Region, Scene
 from spatial_manip.workspace.shelf import ShelfCapture, ShelfCaptureError, capture_shelf
 
 BOARD_MATCH_M = 0.15      # a board seen farther than this from the file's is not that board
+MIN_SEEN_FRACTION = 0.5   # a slot is checked when at least this much of its back is in view
+OCCLUDER_MARGIN_M = 0.03  # a return this much short of the slot's open front is something in front of it
 
 
 def is_shelf(workspace: Scene) -> bool:
@@ -35,7 +40,28 @@ def shelf_findings(workspace: Scene, obs: RGBDObservation, tolerance_m: float) -
         return [Finding("shelf", "missing", f"the shelf is not seen: {e}")], None
     findings = board_findings(slots, capture.scene.regions, tolerance_m)
     dets = ClassicalSegmenter().segment(obs, hints=SegmentationHints.from_scene(workspace))
-    return findings + [slot_finding(r, dets) for r in slots], capture
+    return findings + [slot_finding(r, dets, seen_fraction(r, obs)) for r in slots], capture
+
+
+def seen_fraction(slot: Region, obs: RGBDObservation, grid: int = 7) -> float:
+    """Share of a grid over the slot's open front (inner 80%, 1 cm inside) that the camera sees:
+    a depth return no nearer than that point. Something in the slot is behind its front and
+    counts as seen; a return short of the front (the stand, the arm) or none (out of the image,
+    no return) does not."""
+    u = (np.arange(grid) + 0.5) / grid * 0.8 - 0.4
+    half = np.asarray(slot.size, float) / 2
+    cam = obs.T_base_cam[:3, 3]
+    # the front is the side of the slot's depth axis (its x) towards the camera
+    front = -1.0 if (slot.center - cam) @ slot.rotation[:, 0] > 0 else 1.0
+    local = np.array([[front * (half[0] - 0.01), a * slot.size[1], b * slot.size[2]] for a in u for b in u])
+    T_cam_base = np.linalg.inv(obs.T_base_cam)
+    p_cam = (slot.center + local @ slot.rotation.T) @ T_cam_base[:3, :3].T + T_cam_base[:3, 3]
+    px, inside = project(p_cam, obs.intrinsics)
+    seen = 0
+    for (x, y), z_front, ok in zip(np.rint(np.nan_to_num(px)).astype(int), p_cam[:, 2], inside):
+        z_obs = float(obs.depth_m[y, x]) if ok else float("nan")
+        seen += bool(np.isfinite(z_obs) and z_obs > 0 and z_obs >= z_front - OCCLUDER_MARGIN_M)
+    return seen / len(local)
 
 
 def _floors(slots: list[Region], seen: bool = False) -> dict[int, tuple[float, list[str]]]:
@@ -84,12 +110,17 @@ def occupied_span(slot: Region, dets: list) -> tuple[float, float, float] | None
     return float(lo), float(hi), float(local[:, 2].max() + slot.size[2] / 2)
 
 
-def slot_finding(slot: Region, dets: list, min_extra_m: float = 0.03):
+def slot_finding(slot: Region, dets: list, seen: float = 1.0, min_extra_m: float = 0.03):
     """Occupied when more of its width is taken than the file's occupancy says, by at least
-    `min_extra_m` (a book is 2 cm thick or more)."""
+    `min_extra_m` (a book is 2 cm thick or more); not seen when less than MIN_SEEN_FRACTION of
+    it is in view and nothing found in it says otherwise."""
     from spatial_manip.workspace.check import Finding
 
     span = occupied_span(slot, dets)
+    if span is None and seen < MIN_SEEN_FRACTION:
+        return Finding(slot.id, "not_seen", f"{slot.id} (row {slot.row}, column {slot.col}) is not seen from this "
+                       f"camera ({100 * seen:.0f}% of its front in view; something stands in front of it, or it is "
+                       "out of the image): not checked", seen)
     listed = slot.occupancy * slot.size[1]
     taken = 0.0 if span is None else span[1] - span[0]
     if taken - listed < min_extra_m:
