@@ -21,10 +21,14 @@ from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import _corners, book_pose_class, point_in_box
 from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
+from spatial_manip.motion.description import TCP_Z, finger_boxes
 
 DROP_M = 0.004          # release this far above the support
 CLEARANCE_M = 0.003     # the lowest finger point stays this far above the support
 AVOID_DEG = 30.0        # a retry's set-down differs from a failed one by at least this rotation, if it can
+# how far the 2F-85's pads reach past the TCP along the approach: the arm planner's finger boxes
+# (motion.description), which a finger kept out of a slot's opening must clear too
+PAD_PAST_TCP_M = max(b.xyz[2] + b.size[2] / 2 for b in finger_boxes(+1)) - TCP_Z
 
 
 def _axis_turns() -> list[np.ndarray]:
@@ -96,12 +100,16 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         if entry is not None:
             T_obj[:3, 3] += entry.direction * entry.depth_to_inset(R, size, center) + [0, 0, entry.raise_m]
         T_tcp = T_obj @ T_obj_tcp
-        low = finger_points(T_tcp, width_m, gripper)
+        # in a slot, the fingers open fully to let go (control.primitives) and the arm planner
+        # checks them open: a finger that clears the floor board at the holding width may open
+        # into it, so they are checked at the release width there
+        low = finger_points(T_tcp, gripper.max_width_m if entry is not None else width_m, gripper)
         low = low[low[:, 2] < support_z + CLEARANCE_M]
         if len(low) and entry is not None:
             # a finger under the object (a book laid flat): let the object overhang the
-            # opening's edge so that finger stays in front of the support, if it still rests on it
-            T_obj, T_tcp = entry.overhang(T_obj, T_tcp, low)
+            # opening's edge so that finger, pads included, stays in front of the support, if
+            # the object still rests on it
+            T_obj, T_tcp = entry.overhang(T_obj, T_tcp, low, margin_m=PAD_PAST_TCP_M + 0.005)
             low = low[:0] if T_obj is not None else low
         if len(low):
             n_low += 1

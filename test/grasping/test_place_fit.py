@@ -96,6 +96,28 @@ def test_a_flat_slot_place_overhangs_the_edge_so_the_lower_finger_stays_out():
     assert T_obj[0, 3] > entry.front + entry.min_rest_m                   # still resting on the floor
 
 
+def test_a_thick_book_laid_flat_in_a_slot_keeps_the_opening_finger_out_of_the_board():
+    """A 4 cm book held by its edge clears the floor board at the holding width, but the fingers
+    open fully to let go (and the arm planner checks them open, pads reaching 19 mm past the TCP):
+    the lower one must stay in front of the opening, so the book overhangs the edge
+    (place-7-00013: every straight slide in was refused, finger on the board)."""
+    from spatial_manip.grasping.place_fit import slot_entry
+    scene, _ = _slot_scene()
+    size = np.array([0.228, 0.04, 0.299])
+    T_place = np.eye(4)
+    T_place[:3, :3] = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])   # thickness vertical
+    T_place[:3, 3] = [0.97, 0.0, 0.1 + size[1] / 2]
+    entry = slot_entry(scene, T_place)
+    side_grasp = np.eye(4)     # held by its width edge (-x of the book), pinching the thickness
+    side_grasp[:3, :3] = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
+    side_grasp[:3, 3] = [-size[0] / 2 + 0.03, 0, 0]
+    T_obj, T_tcp = fit_place(T_place, size, side_grasp, width_m=0.04, entry=entry)
+    opened = finger_points(T_tcp, GripperGeometry().max_width_m, GripperGeometry())
+    below = opened[opened[:, 2] < 0.1]                                      # opened below the board's top
+    assert len(below) and below[:, 0].max() + 0.019 < entry.front           # pads included, in front of it
+    assert T_obj[0, 3] > entry.front + entry.min_rest_m                     # still resting on the floor
+
+
 def test_no_slot_entry_on_an_open_surface():
     from spatial_manip.grasping.place_fit import slot_entry
     scene, _ = _slot_scene()
