@@ -24,7 +24,7 @@ from spatial_manip.geometry.relations import point_in_box
 from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.cloud_ops import voxel_downsample
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at
+from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
@@ -335,14 +335,23 @@ class Agent:
         Checked before the arm moves, so a task that cannot finish is refused instead of
         leaving the object in the air."""
         kept, why = [], ""
-        entry = _slot_entry(decision)[1]
-        for g, T_tcp in zip(grasps, tcps):
-            try:
-                self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
-                                float(g["width"]))
-                kept.append((g, T_tcp))
-            except UnreachableError as e:
-                why = e.message
+        slot, entry = _slot_entry(decision)
+        # the planned set-down first; in a slot, where no grasp can make it, the other places
+        # along the slot one by one (the first that some grasp makes is where the place goes)
+        places = [decision.place_pose]
+        for k, T_place in enumerate(places):
+            for g, T_tcp in zip(grasps, tcps):
+                try:
+                    self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
+                                    float(g["width"]), places=[T_place])
+                    kept.append((g, T_tcp))
+                except UnreachableError as e:
+                    why = e.message
+            if kept:
+                decision.details["fitted_place_pose"] = T_place
+                break
+            if k == 0 and slot is not None:
+                places += self._slot_places(decision, slot, size)
         if not kept:
             raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
                                    f"planned place (the last: {why}); nothing was moved")
@@ -390,20 +399,41 @@ class Agent:
                 return self._in_hand is not None
             time.sleep(0.05)
 
-    def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m) -> tuple[np.ndarray, np.ndarray]:
+    def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m,
+                   places: list | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
         planned place: the planned rotation turned (keeping its pose class unless the words
         named none) until the fingers clear the support and the arm reaches it
-        (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last."""
-        place_pose = decision.place_pose
+        (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last.
+        `places`: the object poses to try, in order; by default the planned one (or the one a
+        pick-and-place's grasps were chosen for) and, in a slot where that cannot be made, other
+        places along the slot (grasping.place_fit.slot_positions)."""
+        place_pose = decision.details.get("fitted_place_pose", decision.place_pose)
         if size is None:
             return place_pose, place_pose @ T_obj_tcp
         if self._kinematics is None:
             self._kinematics = arm_reach(self.config.arm_config_file, self.config.arm_backend)
         moved = self._held_id or decision.pick_id
         reach = self._kinematics.around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved else self._kinematics
-        return fit_place(place_pose, size, T_obj_tcp, width_m=width_m, kinematics=reach,
-                         entry=entry, avoid=avoid, any_pose_class=decision.details.get("any_pose_class", False))
+        tries = list(places) if places is not None else [place_pose]
+        first = None
+        for k, T_place in enumerate(tries):
+            try:
+                return fit_place(T_place, size, T_obj_tcp, width_m=width_m, kinematics=reach, entry=entry, avoid=avoid,
+                                 any_pose_class=decision.details.get("any_pose_class", False))
+            except UnreachableError as e:
+                first = first or e
+            if k == 0 and places is None and entry is not None:
+                slot = slot_at(decision.details.get("scene"), place_pose)
+                tries += self._slot_places(decision, slot, size) if slot is not None else []
+        if len(tries) > 1:
+            raise UnreachableError(f"{first.message}; nor at {len(tries) - 1} other place(s) along the slot")
+        raise first
+
+    def _slot_places(self, decision: Decision, slot, size) -> list:
+        """Other set-down poses along `slot` than the planned one (the planner's, in its middle)."""
+        moved = self._held_id or decision.pick_id
+        return slot_positions(decision.details["scene"], slot, decision.place_pose, size, moved)
 
     # --- verify -------------------------------------------------------------------------------
     def verify(self, decision: Decision, goal: GoalRequest, scene: Scene | None) -> tuple[bool, str, str]:

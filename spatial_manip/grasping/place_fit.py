@@ -195,6 +195,47 @@ class SlotEntry:
         return float(self.direction @ (T_tcp[:3, 3] - T_obj[:3, 3])) < -0.01
 
 
+SLOT_STEP_M = 0.05       # other set-down places along a slot are this far apart
+SLOT_MARGIN_M = 0.01     # and keep this far from its side walls and from what stands in it
+SLOT_TRIES = 4           # at most this many of them are tried, nearest the robot first
+
+
+def slot_positions(scene, slot, T_place: np.ndarray, size, moved_id: str | None = None,
+                   step_m: float = SLOT_STEP_M, limit: int = SLOT_TRIES) -> list[np.ndarray]:
+    """Other poses for setting the object down in `slot` when `T_place` (the planner's, in its
+    middle) cannot be reached: T_place slid sideways along the opening, in steps of `step_m`,
+    wherever the object (its narrower horizontal side across the slot, as `fit_place` turns it,
+    deepest first) stays `SLOT_MARGIN_M` clear of the side walls and of every object standing in
+    the slot; at most `limit`, nearest the robot first. Any of them satisfies "in the slot"; a
+    wide or off-centre slot's middle may be out of the arm's reach where its near end is not."""
+    T_place = np.asarray(T_place, float)
+    entry = SlotEntry.of_slot(slot, scene.robot.position)
+    across = np.cross([0.0, 0.0, 1.0], entry.direction)
+    R0, size = T_place[:3, :3], np.asarray(size, float)
+    vertical = int(np.argmax(np.abs(R0[2, :])))
+    half = min(size[k] for k in range(3) if k != vertical) / 2 + SLOT_MARGIN_M
+    p0 = T_place[:3, 3]
+    walls = _corners(slot) @ across
+    lo, hi = walls.min() + half - p0 @ across, walls.max() - half - p0 @ across
+    taken = []
+    for o in scene.objects:
+        if o.id == moved_id or getattr(o, "held", False) or o.category in ("shelf", "table", "floor"):
+            continue
+        if point_in_box(o.center, slot, margin_m=0.02):
+            ends = _corners(o) @ across - p0 @ across
+            taken.append((ends.min() - half, ends.max() + half))
+    offsets = [k * step_m for k in range(int(lo // step_m), int(hi // step_m) + 1) if k != 0]
+    offsets = [s for s in offsets if lo <= s <= hi and not any(a < s < b for a, b in taken)]
+    out = []
+    for s in offsets:
+        T = T_place.copy()
+        T[:3, 3] = p0 + s * across
+        out.append(T)
+    robot = np.asarray(scene.robot.position, float)
+    out.sort(key=lambda T: float(np.linalg.norm((T[:3, 3] - robot)[:2])))
+    return out[:limit]
+
+
 def slot_at(scene, place_pose):
     """The shelf slot (scene region) that `place_pose` (4x4) lies in, or None."""
     if scene is None or place_pose is None:

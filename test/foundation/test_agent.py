@@ -103,3 +103,26 @@ def test_a_place_with_nothing_known_in_the_gripper_is_refused_before_moving():
     with pytest.raises(MotionFailedError, match="nothing is known to be in the gripper"):
         Agent(ports).place(decision, cancel)
     assert ports.requests == []
+
+
+def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the_same_slot():
+    """place-6-00015: the slot above the sculpture sits 0.57 m to the side; its middle is out of
+    the arm's reach for a book slid in held by its edge, its near end is not."""
+    from spatial_manip.grasping.place_fit import point_in_box
+    from spatial_manip.scene import Region
+    slot = Region("slot_r4c3", "slot", center=[0.97, -0.569, -0.284], size=[0.44, 0.56, 0.344],
+                  rotation=np.diag([-1.0, -1.0, 1.0]))
+    grasp = np.array([[0, 0, 1.0, -0.084], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])  # by its width edge
+    held = SceneObject("book_13", "book", "book", [0.5, 0.0, 0.2], [0.228, 0.039, 0.258], held=True,
+                       extra={"T_object_tcp": grasp.tolist()})
+    scene = Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [held], [slot])
+    ports = FakePorts()
+    ports.ws = scene
+    T_place = np.diag([-1.0, -1.0, 1.0, 1.0])
+    T_place[:3, 3] = [0.97, -0.569, -0.327]
+    decision = Decision("place", ["slot_r4c3"], place_pose=T_place, details={"scene": scene})
+    Agent(ports, AgentConfig(arm_backend="sim")).place(decision, threading.Event())
+    placed = decision.details["placed_pose"][:3, 3]
+    assert placed[1] > -0.569 + 0.04 and point_in_box(placed, slot)
+    assert decision.details["placed_slot"] is slot and len(ports.requests) == 1
+

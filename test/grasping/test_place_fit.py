@@ -124,3 +124,24 @@ def test_no_slot_entry_on_an_open_surface():
     T_place = np.eye(4)
     T_place[:3, 3] = [0.45, 0.1, SIZE[2] / 2]
     assert slot_entry(scene, T_place) is None and slot_entry(None, T_place) is None
+
+
+def test_other_places_along_a_slot_stay_clear_of_its_walls_and_contents_nearest_the_robot_first():
+    from spatial_manip.grasping.place_fit import SLOT_MARGIN_M, slot_positions
+    from spatial_manip.scene import SceneObject
+    scene, slot = _slot_scene()          # 0.6 m wide: y in [-0.3, 0.3]
+    scene.robot.position[:] = [0.0, 0.4, 0.0]          # the robot off to the slot's +y side
+    standing = SceneObject("book_9", "book", "book", [0.85, -0.2, 0.19], [0.15, 0.03, 0.18])
+    scene = scene.with_objects([standing])
+    T_place = np.eye(4)
+    T_place[:3, 3] = [0.97, 0.0, 0.1 + SIZE[2] / 2]
+    out = slot_positions(scene, slot, T_place, SIZE, limit=20)
+    ys = [T[1, 3] for T in out]
+    half = SIZE[1] / 2 + SLOT_MARGIN_M          # upright: the thickness lies across the slot
+    assert ys and 0.0 not in ys                                           # the planned one is not repeated
+    assert all(-0.3 + half <= y <= 0.3 - half for y in ys)                # inside the walls
+    assert all(abs(y + 0.2) >= 0.015 + half for y in ys)                  # clear of the book standing there
+    assert ys == sorted(ys, reverse=True)                                  # nearest the robot first
+    assert all(np.allclose(T[[0, 2], 3], T_place[[0, 2], 3]) and np.allclose(T[:3, :3], np.eye(3)) for T in out)
+    assert len(slot_positions(scene, slot, T_place, SIZE)) == 4           # a few at most by default
+
