@@ -132,10 +132,13 @@ class MotionPrimitives:
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
               speed_scale: float = 0.0, progress: ProgressFn | None = None,
-              cancel: threading.Event | None = None, approach_dir=None, scene=None) -> MotionResult:
+              cancel: threading.Event | None = None, approach_dir=None, scene=None,
+              release_if: Callable[[], bool] | None = None) -> MotionResult:
         """Follow a planned path, carrying the held object, to the pre-place pose (approach_m
         back along `approach_dir`, default the TCP z axis: above the place pose for a top-down
-        grasp; +x to slide into a shelf slot), move in linearly, open, retreat the way it came."""
+        grasp; +x to slide into a shelf slot), move in linearly, open, retreat the way it came.
+        `release_if()`, asked at the place pose: False backs out to the pre-place pose still
+        holding (a result with object_held=True), so the caller can try elsewhere."""
         gripper = self._need_gripper("place")
         place_T = np.asarray(place_T, float)
         pre = back_off(place_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
@@ -148,6 +151,10 @@ class MotionPrimitives:
         self._transit(run, "pre_place", "planned path to the pre-place pose", plan.transit, vj, aj)
         v_near = v * self.config.contact_speed_scale
         run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v_near, a))
+        if release_if is not None and not release_if():
+            run.phase("back_out", "backing out, still holding", lambda: self.arm.move_l(pre, v_near, a))
+            run.done("back_out")
+            return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=path)
         run.phase("open", "releasing", gripper.open)
         self.held = None
         run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v_near, a))

@@ -305,27 +305,42 @@ class Episode:
         return self._place_along(poses, held_id, status, label)
 
     def _place_along(self, poses, held_id: str, status: str, label: str) -> dict:
+        """The robot's place primitive (planned transit, the envelope, the planner's collision
+        checks) along (pre, at, retreat); it releases only if the task's constraints hold in
+        the hand, else backs out holding."""
         w = self.world
         pre, at, retreat = poses
-        _try_move(w, pre)
-        _try_move(w, at, speed=0.1)
-        now = w.export_scene()
-        specs = [c for c in self.task.check if c["type"] not in ("released", "held")]
-        in_hand = check_constraints(specs, now, self.initial) if specs else None
-        book = now.get(held_id)
-        ids, boxes = self.goal()
-        dist = min(_distance_to_goal(b, book.center) for b in boxes) if boxes else 0.0
-        if in_hand is not None and not in_hand.success:
-            _try_move(w, pre, speed=0.1)      # back out still holding the book: the next trial can retry
-            return {"goal_met": False, "status": status, "distance": dist,
+        approach = at[:3, 3] - pre[:3, 3]
+        d_in = float(np.linalg.norm(approach))
+        in_hand = {}
+
+        def release_if() -> bool:
+            specs = [c for c in self.task.check if c["type"] not in ("released", "held")]
+            in_hand["verdict"] = check_constraints(specs, w.export_scene(), self.initial) if specs else None
+            return in_hand["verdict"] is None or in_hand["verdict"].success
+
+        try:
+            result = self.motions.place(at, approach_m=d_in, retreat_m=float(np.linalg.norm(retreat[:3, 3] - at[:3, 3])),
+                                        approach_dir=approach / max(d_in, 1e-9), scene=w.export_scene(),
+                                        release_if=release_if)
+        except SpatialManipError as e:      # refused by the planner or blocked: the book stays in the hand
+            return {"goal_met": False, "status": "refocus", "distance": self._distance(held_id),
                     "details": {"acted_on": label, "held": w.held_object_id(), "released": False,
-                                "message": f"not released: {in_hand.message}"}}
-        w.set_gripper(OPEN_M)
-        _try_move(w, retreat, speed=0.1)
+                                "message": f"not placed: {e.message}"}}
+        if result.object_held:
+            return {"goal_met": False, "status": status, "distance": self._distance(held_id),
+                    "details": {"acted_on": label, "held": w.held_object_id(), "released": False,
+                                "message": f"not released: {in_hand['verdict'].message}"}}
         verdict = check_task(self.task.to_dict(), w.export_scene(), self.initial)
-        return {"goal_met": bool(verdict.success), "status": status, "distance": dist,
+        return {"goal_met": bool(verdict.success), "status": status, "distance": self._distance(held_id),
                 "details": {"acted_on": label, "held": w.held_object_id(), "released": True,
                             "message": verdict.message}}
+
+    def _distance(self, held_id: str) -> float:
+        """How far the book (where it is now) is from the nearest goal region."""
+        _, boxes = self.goal()
+        book = self.world.export_scene().get(held_id)
+        return min(_distance_to_goal(b, book.center) for b in boxes) if boxes else 0.0
 
     def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         slots = sorted(scene.regions, key=lambda r: rel.distance_to_point(r, p))

@@ -20,6 +20,7 @@ class FakeArm:
         self.kin, self.q = kin, np.array(q0, float)
         self.log, self.move_time_s, self.fail_on = [], move_time_s, fail_on
         self._stop = threading.Event()
+        self.moving = threading.Event()     # set once a move has started
         self.stops = 0
 
     def connect(self): pass
@@ -33,6 +34,7 @@ class FakeArm:
         if self.fail_on == len(self.log):
             raise MotionFailedError("protective stop")
         self._stop.clear()
+        self.moving.set()
         if self._stop.wait(self.move_time_s):
             raise CanceledError("stopped")
         self.q = np.array(q_goal, float)
@@ -163,6 +165,20 @@ def test_place_descends_opens_and_retreats_along_tcp_z(setup):
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.45, 0.2, 0.18], atol=1e-9)
 
 
+def test_place_that_may_not_release_backs_out_holding(setup):
+    """release_if is asked at the place pose: False keeps the gripper closed and returns to the
+    pre-place pose with the object (the ESPIRE server's place when the task's pose is not met)."""
+    env, pc = setup
+    arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
+    at = grasp(0.45, 0.2, 0.08)
+    asked = []
+    res = MotionPrimitives(arm, grip, env, pc, _plans()).place(
+        at, approach_m=0.05, release_if=lambda: asked.append(arm.tcp_pose()[:3, 3].copy()) or False)
+    np.testing.assert_allclose(asked, [at[:3, 3]], atol=1e-9)            # asked once, at the place pose
+    assert grip.log == [] and res.object_held
+    np.testing.assert_allclose(res.final_pose[:3, 3], [0.45, 0.2, 0.13], atol=1e-9)   # the pre-place pose
+
+
 def test_place_with_an_approach_direction_slides_in_and_backs_out_along_it(setup):
     """Into a shelf slot: pre-place and retreat lie back along the given direction (+x), not
     above the place pose."""
@@ -197,12 +213,18 @@ def test_cancel_during_a_phase_stops_the_arm_and_raises(setup):
     env, pc = setup
     away = np.asarray(pc.home_q) + [0.3, 0.0, 0.0, 0.0, 0.0, 0.0]     # home is then a real move
     arm = FakeArm(env.kin, away, move_time_s=5.0)
-    cancel = threading.Event()
-    threading.Timer(0.1, cancel.set).start()
-    t0 = time.monotonic()
+    cancel, cancelled_at = threading.Event(), []
+
+    def cancel_once_moving():  # planning the transit first can take a while on a loaded machine
+        arm.moving.wait(30)
+        time.sleep(0.1)
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
+    threading.Thread(target=cancel_once_moving, daemon=True).start()
     with pytest.raises(CanceledError):
         MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).home(cancel=cancel)
-    assert time.monotonic() - t0 < 1.0 and arm.stops >= 1
+    assert time.monotonic() - cancelled_at[0] < 1.0 and arm.stops >= 1
 
 
 def test_cancel_before_start_moves_nothing(setup):
