@@ -468,7 +468,16 @@ def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decis
     if place is not None and place.place_pose is not None:
         place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
     pick_ids = list(pick.targets) if pick else []
-    if reflection is not None:     # objects whose grasps all failed go last
+    notes = [n for r in (pick, place) if r is not None for n in r.notes]
+    if reflection is not None:
+        # the words were said about the table before any attempt touched it: of what they
+        # describe now, what they described then (a failed grasp's push can tie or reorder a
+        # rank); objects whose grasps all failed go last
+        named = [i for i in pick_ids if i in reflection.named_ids]
+        if named and len(named) < len(pick_ids):
+            notes.append(f"kept to {', '.join(named)} of {', '.join(pick_ids)}: the words described "
+                         f"{', '.join(reflection.named_ids)} before the first attempt moved anything")
+            pick_ids = named
         pick_ids.sort(key=lambda i: i in reflection.failed_grasp_ids)
     pick_id = pick_ids[0] if pick_ids else None
     program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)
@@ -479,12 +488,11 @@ def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decis
     avoid = list(reflection.failed_place_poses) if reflection is not None else []
     # no pose word ("pose=keep"): the set-down may change the pose class when it must
     free = place is not None and "pose=keep" in (place.program or "")
-    # how the words were read (the frame of each left/right and why, spelling fixes): the
-    # result message repeats them, so a user is never surprised silently
-    notes = [n for r in (pick, place) if r is not None for n in r.notes]
+    # how the words were read (the frame of each left/right and why, spelling fixes, the
+    # candidates kept on a retry): the result message repeats them, so a user is never surprised
     return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
                     program=program, notes=notes, details={"scene": scene, "avoid_place_poses": avoid,
-                                                           "any_pose_class": free})
+                                                           "any_pose_class": free, "pick_targets": pick_ids})
 
 
 def _slot_entry(decision: Decision):

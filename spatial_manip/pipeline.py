@@ -314,7 +314,7 @@ class InstructionPipeline:
         """What the next attempt redoes: the place if the object is still held, else the pick."""
         d = self._decision
         reflection = reflect(error, attempt=attempt, holding=self.agent.held_id(),
-                             pick_id=d.pick_id if d else None,
+                             pick_id=d.pick_id if d else None, pick_targets=d.details.get("pick_targets", ()) if d else (),
                              tried_place_pose=d.details.get("tried_place_pose") if d else None, previous=previous)
         self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}): {reflection.summary}",
                       min(1.0, (attempt - 1 + STAGE_PROGRESS[Stage.REFLECTING]) / goal.max_attempts), attempt)

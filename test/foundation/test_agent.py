@@ -126,3 +126,22 @@ def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the
     assert placed[1] > -0.569 + 0.04 and point_in_box(placed, slot)
     assert decision.details["placed_slot"] is slot and len(ports.requests) == 1
 
+
+def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_grasp_pushed_it():
+    """pick-7-00010 'the books third farthest from the robot': book_4 alone on the first look; its
+    failed grasp pushed it level with book_1, and the retry, trying the failed one last, took book_1."""
+    from types import SimpleNamespace
+    from spatial_manip.agent import _decision
+    from spatial_manip.reasoning.reflection import reflect
+    r1 = reflect(GraspFailedError("5 grasps of book_4 failed"), attempt=1, holding=None, pick_id="book_4",
+                 pick_targets=["book_4"])
+    tied = SimpleNamespace(targets=["book_1", "book_4"], notes=[], program="pick(...)", place_pose=None)
+    d = _decision(_scene(BOOK), tied, None, r1)
+    assert d.pick_id == "book_4" and d.pick_alternatives == []
+    assert any("book_4" in n and "first attempt" in n for n in d.notes)
+    # a choice among several the words still describe: the one whose grasps failed goes last
+    r = reflect(GraspFailedError("x"), attempt=1, holding=None, pick_id="book_1", pick_targets=["book_1", "book_2"])
+    both = SimpleNamespace(targets=["book_1", "book_2", "book_3"], notes=[], program="pick(...)", place_pose=None)
+    d = _decision(_scene(BOOK), both, None, r)
+    assert d.pick_id == "book_2" and d.pick_alternatives == ["book_1"]
+

@@ -31,3 +31,12 @@ def test_failed_place_poses_accumulate_only_while_holding():
     assert dropped.retry == RETRY_PICK and len(dropped.failed_place_poses) == 2
     d = dropped.to_dict()
     assert d["retry"] == "pick" and d["failed_place_poses"][0] == T1.tolist()
+
+
+def test_the_first_looks_candidates_are_kept_through_every_retry():
+    r1 = reflect(GraspFailedError("5 grasps failed"), attempt=1, holding=None, pick_id="book_4", pick_targets=["book_4"])
+    r2 = reflect(GraspFailedError("no grasp"), attempt=2, holding=None, pick_id="book_4",
+                 pick_targets=["book_4", "book_1"], previous=r1)
+    assert r1.named_ids == r2.named_ids == ("book_4",)
+    assert r2.to_dict()["named_ids"] == ["book_4"]
+
