@@ -1,0 +1,203 @@
+"""Reference benchmark: does perception find the objects an instruction names?
+
+For each generated task (sim.tasks, the same generator as `spatial-manip tasks`), the MuJoCo
+world is reset to the task's scene as sim_node does it, the first observation is rendered (depth
+in whole millimetres, as published), and the agent's own perceive and reason stages run on it
+(`Agent.perceive` with the workspace's `SegmentationHints`, then the program planner), without
+ROS. Per task it reports whether each object the task's program refers to (its references, and
+the answer books of a pick) is detected with the right label and a centre within `--gate-cm`
+(or 15 % of its largest side: a tall plant seen in part), and whether the planner's choice is
+one of the task's answers: the closest offline proxy of a full-stack run's success.
+
+    python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+GATE_M = 0.05
+SIZE_GATE = 0.15     # ... or this share of the object's largest side, if larger
+MIN_VISIBLE = 0.05   # a referenced object less visible than this is "unseen": no segmenter can find it
+
+
+@dataclass
+class TaskResult:
+    task_id: str
+    instruction: str
+    # gt id -> "ok" | "missing" | "unseen" (not in the image) | "label:<label given>" | "far:<cm>"
+    refs: dict = field(default_factory=dict)
+    planned: bool = False
+    correct: bool = False
+    error: str = ""
+
+    @property
+    def refs_ok(self) -> bool:
+        return all(v == "ok" for v in self.refs.values())
+
+
+class _Ports:
+    """The agent's ports over a SimWorld: what perceive and reason use (as test_agent_e2e's)."""
+
+    def __init__(self, world, workspace, hints, obs):
+        self.world, self._workspace, self.obs, self.scene = world, (workspace, hints), obs, None
+
+    def workspace(self):
+        return self._workspace
+
+    def publish_scene(self, scene):
+        self.scene = scene
+
+    def tcp_pose(self):
+        return self.world.tcp_pose()
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """MuJoCo prints an attach warning per model build on the C stderr: hidden."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as null:
+        os.dup2(null.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def referenced_ids(task, scene) -> list[str]:
+    """Scene objects the task's program names, and the answer objects of a pick."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", task.program))
+    ids = [o.id for o in scene.objects if o.id in words and o.category not in ("shelf", "table", "support")]
+    if task.action == "pick":
+        ids += [a for a in task.answer if a not in ids]
+    return ids
+
+
+def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> TaskResult:
+    from spatial_manip.agent import Agent, AgentConfig
+    from spatial_manip.errors import SpatialManipError
+    from spatial_manip.grasping.place_fit import slot_at
+    from spatial_manip.perception import SegmentationHints
+    from spatial_manip.pipeline import GoalRequest
+    from spatial_manip.scene import workspace_description
+    from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
+    from spatial_manip.trace import Trace
+
+    res = TaskResult(task.id, task.instruction)
+    with _quiet_stderr():
+        world = SimWorld(scene, config=SimConfig(), seed=int(task.scene_seed))
+    try:
+        if scene.held_object() is None:
+            world.pose_arm(STOW_Q)          # as sim_node's reset
+        ws = workspace_description(world.export_scene(), world.tcp_pose())
+        obs = world.render()
+        depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
+        obs = replace(obs, depth_m=depth_mm.astype(np.float32) * 0.001, segmentation=None)
+        truth = world.export_scene()
+        refs = referenced_ids(task, truth)
+        visible = world.visible_fractions(refs)
+        ports = _Ports(world, ws, SegmentationHints.from_scene(ws), obs)
+        agent = Agent(ports, AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
+        seen = agent.perceive(obs)
+    finally:
+        world.close()
+    movable = [o for o in seen.objects if not o.held and o.category not in ("shelf", "table", "support")]
+    for gid in refs:
+        g = truth.get(gid)
+        gate = max(gate_m, SIZE_GATE * float(np.max(g.size)))   # a tall plant seen in part: its centre moves
+        same = [o for o in movable if o.label == g.label]
+        d = [float(np.linalg.norm(o.center - g.center)) for o in same]
+        near = [o for o in movable if np.linalg.norm(o.center - g.center) <= gate]
+        if same and min(d) <= gate:
+            res.refs[gid] = "ok"
+        elif near:
+            res.refs[gid] = f"label:{near[0].label}"
+        elif same:
+            res.refs[gid] = f"far:{100 * min(d):.0f}cm"
+        else:
+            res.refs[gid] = "missing" if visible[gid] >= MIN_VISIBLE else "unseen"
+    try:
+        decision = agent.reason(seen, GoalRequest(instruction=task.instruction), obs, None, Trace(None, {}))
+    except SpatialManipError as e:
+        res.error = e.code.value if hasattr(e.code, "value") else str(e.code)
+        return res
+    res.planned = True
+    if task.action == "pick":
+        o = seen.get(decision.pick_id) if decision.pick_id else None
+        res.correct = o is not None and any(
+            np.linalg.norm(o.center - truth.get(a).center) <= gate_m for a in task.answer)
+    else:
+        slot = slot_at(seen, decision.place_pose)
+        res.correct = slot is not None and slot.id in task.answer or any(t in task.answer for t in decision.target_ids)
+    return res
+
+
+def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print) -> list[TaskResult]:
+    from spatial_manip.paths import config_dir
+    from spatial_manip.perception import load_segmenter_config
+    from spatial_manip.sim import tasks as T
+
+    _, cfg = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")
+    results = []
+    for seed in seeds:
+        with _quiet_stderr():
+            items = T.generate(suite, count, seed)
+        for task, scene in items:
+            t0 = time.perf_counter()
+            r = evaluate(task, scene, cfg, gate_m=gate_m)
+            results.append(r)
+            progress(_row(r, len(results), len(seeds) * count, time.perf_counter() - t0))
+    return results
+
+
+def _row(r: TaskResult, k: int, n: int, dt: float) -> str:
+    refs = " ".join(f"{g}={v}" for g, v in r.refs.items()) or "-"
+    verdict = "OK " if r.correct else ("bad" if r.planned else r.error[:18])
+    return f"[{k:>3}/{n}] {r.task_id:<15} {verdict:<18} refs {refs:<48} {dt:4.1f}s  {r.instruction}"
+
+
+def summary(results: list[TaskResult]) -> str:
+    n = max(len(results), 1)
+    refs = [v for r in results for v in r.refs.values()]
+    kinds = {}
+    for v in refs:
+        kinds[v.split(":")[0]] = kinds.get(v.split(":")[0], 0) + 1
+    errors = {}
+    for r in results:
+        if not r.planned:
+            errors[r.error] = errors.get(r.error, 0) + 1
+    return (f"tasks {len(results)}: planner correct {sum(r.correct for r in results)}/{len(results)} "
+            f"({100 * sum(r.correct for r in results) / n:.0f}%), all refs ok "
+            f"{sum(r.refs_ok for r in results)}/{len(results)}; referenced objects {len(refs)}: "
+            f"{dict(sorted(kinds.items()))}; planner errors {errors}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--suite", default="place", choices=["pick", "place"])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[4, 5])
+    ap.add_argument("--count", type=int, default=16, help="tasks per seed")
+    ap.add_argument("--gate-cm", type=float, default=100 * GATE_M, help="centre error allowed")
+    ap.add_argument("--json", default="", help="also write one JSON line per task here")
+    args = ap.parse_args(argv)
+    results = run(args.suite, args.seeds, args.count, gate_m=args.gate_cm / 100, progress=lambda s: print(s, flush=True))
+    print(summary(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            f.writelines(json.dumps(asdict(r)) + "\n" for r in results)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

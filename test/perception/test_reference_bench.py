@@ -1,0 +1,27 @@
+from spatial_manip.perception import reference_bench
+
+
+def test_reference_bench_scores_a_task_and_prints_totals(capsys):
+    lines = []
+    results = reference_bench.run("place", [4], 1, progress=lines.append)
+    assert len(results) == 1 and len(lines) == 1
+    r = results[0]
+    assert r.task_id in lines[0] and r.instruction in lines[0]
+    assert r.refs and all(v == "ok" or ":" in v or v == "missing" for v in r.refs.values())
+    assert r.planned or r.error
+    assert "tasks 1:" in reference_bench.summary(results)
+
+
+def test_referenced_ids_are_the_program_objects_and_pick_answers():
+    class T:
+        program = "pick(unique(filterDist$Closest(filterCat(book), near_1)))"
+        action, answer = "pick", ["book_2"]
+
+    class O:
+        def __init__(self, i, c):
+            self.id, self.category = i, c
+
+    class S:
+        objects = [O("near_1", "reference"), O("book_2", "book"), O("book_3", "book"), O("shelf", "shelf")]
+
+    assert reference_bench.referenced_ids(T, S) == ["near_1", "book_2"]
