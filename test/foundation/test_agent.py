@@ -125,6 +125,17 @@ def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the
     placed = decision.details["placed_pose"][:3, 3]
     assert placed[1] > -0.569 + 0.04 and point_in_box(placed, slot)
     assert decision.details["placed_slot"] is slot and len(ports.requests) == 1
+    # a pick-and-place keeps the grasps that make one of those places, and sets down where they do
+    book = SceneObject("book_13", "book", "book", [0.5, 0.0, 0.129], [0.228, 0.039, 0.258])
+    scene = Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [book], [slot])
+    decision = Decision("pick_and_place", ["book_13", "slot_r4c3"], pick_id="book_13", place_pose=T_place,
+                        details={"scene": scene})
+    T_obj = np.eye(4)
+    T_obj[:3, 3] = book.center
+    agent = Agent(FakePorts(), AgentConfig(arm_backend="sim"))
+    kept, tcps = agent._grasps_that_place([{"width": 0.039}], [T_obj @ grasp], T_obj, book.size, decision)
+    fitted = decision.details["fitted_place_pose"][:3, 3]
+    assert len(kept) == 1 and fitted[1] > -0.569 + 0.04 and point_in_box(fitted, slot)
 
 
 def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_grasp_pushed_it():
