@@ -8,6 +8,7 @@ flat and one standing on a shelf get the same class.
 from __future__ import annotations
 
 import colorsys
+import itertools
 
 import numpy as np
 
@@ -144,14 +145,23 @@ def _nearest_book_class(dims, tolerance_m) -> str | None:
 SHORTFALL_WEIGHT_AT_LEAST = 0.25
 
 
-def size_mismatch(measured_m, expected_m, *, at_least: bool = False) -> float:
-    """Relative mismatch of two sizes compared sorted (orientation-free): 0 = equal.
+def size_mismatch(measured_m, expected_m, *, at_least=False) -> float:
+    """Relative mismatch of two sizes compared orientation-free: 0 = equal.
     `at_least`: the measured size is a lower bound (the object runs past the image's edge), so
-    measuring smaller costs little; a part never measures larger than the whole."""
-    a = np.sort(np.asarray(measured_m, float).reshape(3))
-    b = np.sort(np.asarray(expected_m, float).reshape(3))
+    measuring smaller costs little; a part never measures larger than the whole. Either one bool
+    for all three sides, or one per side of `measured_m` (in its order): then each measured side
+    is paired with the expected side that fits it best (a side seen in full keeps its length,
+    one running out of view or away from the camera may be any longer side)."""
+    a = np.asarray(measured_m, float).reshape(3)
+    b = np.asarray(expected_m, float).reshape(3)
+    flags = np.broadcast_to(np.asarray(at_least, bool), (3,))
+    if flags.all() or not flags.any():
+        return _mismatch(np.sort(a), np.sort(b), flags)
+    return min(_mismatch(a, b[list(p)], flags) for p in itertools.permutations(range(3)))
+
+
+def _mismatch(a: np.ndarray, b: np.ndarray, at_least: np.ndarray) -> float:
     # The thinnest dimension gets an absolute floor so a 1.5 cm book is not judged at 1 mm.
     rel = (a - b) / np.maximum(b, 0.02)
-    if at_least:
-        rel = np.where(rel < 0, SHORTFALL_WEIGHT_AT_LEAST * rel, rel)
+    rel = np.where(at_least & (rel < 0), SHORTFALL_WEIGHT_AT_LEAST * rel, rel)
     return float(np.mean(np.abs(rel)))

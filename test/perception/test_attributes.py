@@ -108,3 +108,45 @@ def test_a_detection_touching_the_image_edge_is_truncated_and_matched_as_a_lower
     whole = Detection("", "object", "object", inside, 0.5, seen, (40, 160, 60))
     assert cut.truncated and not whole.truncated
     assert match_cost(cut, shrub) < 0.8 < match_cost(whole, shrub)
+
+
+def test_a_lower_bound_on_some_sides_pairs_each_side_with_the_expected_side_that_fits_it():
+    frame = (0.13, 0.22, 0.18)
+    face_on = (0.22, 0.03, 0.18)         # its depth, along the line of sight, is hidden
+    assert size_mismatch(face_on, frame) > 0.2
+    assert size_mismatch(face_on, frame, at_least=[False, True, False]) < 0.08
+    # a side seen in full is not forgiven: a 2 cm slab is no 20 cm teddy bear, even cut by the edge
+    teddy, slab = (0.2, 0.23, 0.25), (0.22, 0.14, 0.02)
+    assert size_mismatch(slab, teddy, at_least=[True, True, False]) > 0.25 > size_mismatch(slab, teddy, at_least=True)
+
+
+def test_only_the_sides_along_the_line_of_sight_or_towards_a_touched_edge_are_lower_bounds():
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.geometry.transforms import look_at
+    from spatial_manip.perception.base import lower_bound_sides
+
+    T = look_at((0.0, 0.0, 0.5), (1.0, 0.0, 0.5))     # level, looking along +x
+    K = CameraIntrinsics.from_fovy(64, 48, 45.0)
+    box = _box((0.2, 0.1, 0.3), "yaw")
+    box.center = np.array([1.0, 0.0, 0.5])
+    inside, at_right = np.zeros((48, 64), bool), np.zeros((48, 64), bool)
+    inside[10:20, 10:20] = True
+    at_right[10:20, 54:] = True
+    assert lower_bound_sides(box, inside, K, T) == [True, False, False]     # x: away from the camera
+    assert lower_bound_sides(box, at_right, K, T) == [True, True, False]    # y runs across the image
+
+
+def test_a_cluster_that_fits_a_book_and_a_listed_object_equally_well_is_the_listed_object():
+    from spatial_manip.perception.base import Detection, ExpectedObject
+    from spatial_manip.perception.labelling import assign_labels, match_cost
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 10:20] = True
+    # a red alarm clock in a shelf, its depth along the line of sight; a red book leaning 10
+    # degrees has the same upright box
+    det = Detection("", "object", "object", mask, 0.5, _box((0.129, 0.047, 0.166), "yaw"), (197, 36, 36),
+                    extra={"lower_bound_sides": [False, True, False]})
+    book = ExpectedObject("book", "book", size_m=(0.129, 0.017, 0.176), colour="red", id="book_3")
+    clock = ExpectedObject("alarm clock", "reference", size_m=(0.07, 0.13, 0.17), colour=(217, 38, 38), id="near_1")
+    assert match_cost(det, book) < match_cost(det, clock) < 0.3
+    assign_labels([det], [book, clock])
+    assert det.label == "alarm clock" and det.id == "near_1"
