@@ -48,9 +48,45 @@ class Detection:
 
 
 def touches_image_edge(mask: np.ndarray, margin_px: int = 2) -> bool:
+    return any(touched_edges(mask, margin_px))
+
+
+def touched_edges(mask: np.ndarray, margin_px: int = 2) -> tuple[bool, bool, bool, bool]:
+    """Whether the mask reaches the image's (left, right, top, bottom) edge."""
     m = np.asarray(mask, bool)
     k = margin_px
-    return bool(m[:k].any() or m[-k:].any() or m[:, :k].any() or m[:, -k:].any())
+    return bool(m[:, :k].any()), bool(m[:, -k:].any()), bool(m[:k].any()), bool(m[-k:].any())
+
+
+VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: its far end is hidden
+EDGE_AXIS_MIN_SHARE = 0.3   # a side whose image is this much across an edge the mask reaches
+
+
+def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> list[bool]:
+    """Per side of `box` (in its axis order): whether its measured length is only a lower bound.
+    One view shows an object's near surface, so a side along the line of sight (a statue seen
+    edge-on, a frame seen face-on, a book's length in a shelf) is measured short; and a side
+    whose image runs towards an image edge the mask reaches may run out of view. The others (a
+    book's thickness when it runs out of view sideways) are measured in full."""
+    from spatial_manip.geometry.camera import project
+
+    T = np.asarray(T_base_cam, float)
+    R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
+    ray = c - T[:3, 3]
+    ray /= max(np.linalg.norm(ray), 1e-9)
+    flags = np.abs(R.T @ ray) >= VIEW_AXIS_MIN_COS
+    left, right, top, bottom = touched_edges(mask)
+    if left or right or top or bottom:
+        ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends
+        cam = (ends - T[:3, 3]) @ T[:3, :3]
+        if np.any(cam[:, 2] <= 1e-3):
+            return [True, True, True]
+        uv, _ = project(cam, intrinsics)
+        d = uv[:3] - uv[3:]
+        n = np.maximum(np.linalg.norm(d, axis=1), 1e-9)
+        flags |= ((np.abs(d[:, 0]) / n >= EDGE_AXIS_MIN_SHARE) & (left or right)) | \
+                 ((np.abs(d[:, 1]) / n >= EDGE_AXIS_MIN_SHARE) & (top or bottom))
+    return [bool(f) for f in flags]
 
 
 @dataclass(frozen=True)
@@ -112,7 +148,8 @@ class SegmentationHints:
     - `expected`: the objects a classical or learned backend should try to recognise;
     - `supports`: configured horizontal surfaces, (z, (x_min, y_min), (x_max, y_max)) in the
       base frame: the floors of shelf slots, whose boards the camera sees edge-on, so a plane
-      fit finds too few points on them;
+      fit finds too few points on them, and the cell's floor (`ground_z`), of which a view of a
+      shelf may show too little to fit;
     - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`)."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
@@ -132,8 +169,11 @@ class SegmentationHints:
             for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
         fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for part in _fixture_parts(o))
-        return cls(objects=objects, expected=expected, fixtures=fixtures,
-                   supports=tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot"))
+        supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
+        if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
+            g = float(scene.extra["ground_z"])
+            supports += ((g, (-FLOOR_HALF_SIDE_M, -FLOOR_HALF_SIDE_M), (FLOOR_HALF_SIDE_M, FLOOR_HALF_SIDE_M)),)
+        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports)
 
 
 # Fixtures whose configured boxes a segmenter removes from the depth.
@@ -148,6 +188,7 @@ def _fixture_parts(o: SceneObject) -> list[FixturePart]:
     return [FixturePart(np.asarray(o.center, float), np.asarray(o.size, float), np.asarray(o.rotation, float))]
 
 
+FLOOR_HALF_SIDE_M = 3.0   # the configured floor's extent about the base (a plinth 1.7 m away stands on it)
 SLOT_WALL_M = 0.03   # a slot's floor counts as support this far from its back and side walls
 
 

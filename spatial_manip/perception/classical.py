@@ -26,7 +26,8 @@ from scipy.spatial import cKDTree
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
-from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
+from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation,
+                                          lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
@@ -192,9 +193,14 @@ class ClassicalSegmenter:
         while gaps:
             pair = min(gaps, key=lambda ab: (gaps[ab], ab))    # the nearest two pieces not yet tried
             del gaps[pair]
-            (a, _, ca), (b, _, cb) = pieces[pair[0]], pieces[pair[1]]
+            (a, da, ca), (b, db, cb) = pieces[pair[0]], pieces[pair[1]]
             union = np.concatenate([a, b])
             d = detect(union)
+            main = da if len(a) >= len(b) else db      # the larger piece (None: too thin for a box)
+            if d is not None and main is not None:
+                # a catalogue gives the colour of an object's main material: a shrub is green
+                # over its brown pot, a frame's picture is not its colour
+                d.mean_rgb, d.colour = main.mean_rgb, main.colour
             cost = best(d)
             if cost <= self.config.match_max_cost and cost < min(ca, cb):
                 del pieces[pair[0]], pieces[pair[1]]
@@ -277,7 +283,8 @@ class ClassicalSegmenter:
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
                          mean_rgb=rgb, colour=colour_name(rgb),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
-                                "n_points": int(sel.sum()), "depth_unseen": face_on})
+                                "n_points": int(sel.sum()), "depth_unseen": face_on,
+                                "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam)})
 
 
 FACE_ON_MIN_COS = 0.8           # thin along the camera ray within ~37 degrees: a face seen head-on
