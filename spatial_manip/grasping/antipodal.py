@@ -9,7 +9,8 @@ of sampling angles):
      swept around it; approaches from below the support are dropped;
   4. pass 1 on the target: slide each gripper frame to the object's near boundary, centre it on
      the points between the fingers, measure the width, and rate antipodality (normals at the
-     two extremes along the closing axis within the friction cone) and centring;
+     two extremes along the closing axis within the friction cone; halved where the object
+     widens right beside the pads: an edge or corner pinched, not a thickness) and centring;
   5. pass 2 on the whole scene: the deepest insertion that keeps both fingers (at full opening,
      with their approach path) and the palm free of scene points; too shallow = collision;
   6. score, NMS, sort.
@@ -52,12 +53,14 @@ class AntipodalConfig:
     nms_rotation_deg: float = 30.0
     seed: int = 0
     rim_cos: float = 0.3                # |n . closing| below this = a rim, not a contact face
+    flank_m: float = 0.015              # beside the pads: this far past the tips and above/below them
+    flank_widen_m: float = 0.01         # the object wider there by this (each side): an edge pinch
     centroid_scale_m: float = 0.06     # distances to the centroid closer than this count as equal
     weights: dict = field(default_factory=lambda: {"antipodal": 0.35, "approach": 0.1, "clearance": 0.1,
                                                    "centring": 0.25, "depth": 0.2})
 
     def __post_init__(self):
-        for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef"):
+        for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef", "flank_m", "flank_widen_m"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
         if self.num_seeds < 1 or self.closing_angles < 1 or self.approach_angles < 1:
@@ -252,7 +255,7 @@ class AntipodalProposer:
             & (width >= cfg.min_object_width_m) & ~truncated
         if not ok.any():
             return None
-        R, origins, q, inside, idx = R[ok], origins[ok], q[ok], inside[ok], idx[ok]
+        R, origins, q, inside, idx, valid = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok]
         x0, ymin, ymax, width, count = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok]
         ymid = (ymin + ymax) / 2
         new_origins = origins + R[:, :, 0] * x0[:, None] + R[:, :, 1] * ymid[:, None]
@@ -269,6 +272,16 @@ class AntipodalProposer:
         s_lo = np.where(lo, point, 0).sum(1) / np.maximum(lo.sum(1), 1) * self._contact_length(q[..., 2], lo)
         s_hi = np.where(hi, point, 0).sum(1) / np.maximum(hi.sum(1), 1) * self._contact_length(q[..., 2], hi)
         antipodal = 0.5 * (s_lo + s_hi)
+        # the object widening right beside the pads (past the fingertips, or just above/below the
+        # pad's height) by more than flank_widen_m means the pads close on an edge or a corner of
+        # something wider (a book's corner entered diagonally), not across a thickness: it slips
+        # out or the fingers close on nothing. A thickness (a book's edge, a box, a cylinder) keeps
+        # its width there.
+        f = cfg.flank_m
+        beside = valid & (np.abs(q[..., 2]) <= g.finger_height_m / 2 + f) & (np.abs(q[..., 1]) <= g.max_width_m) \
+            & (q[..., 0] <= (x0 + g.max_depth_m + f)[:, None])
+        wider = beside & ((q[..., 1] > (ymax + cfg.flank_widen_m)[:, None]) | (q[..., 1] < (ymin - cfg.flank_widen_m)[:, None]))
+        antipodal = np.where(wider.sum(1) >= 3, 0.5 * antipodal, antipodal)
         zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)
         centre = target.mean(axis=0)
         off = centre - new_origins

@@ -124,3 +124,50 @@ def test_anygrasp_without_sdk_explains_how_to_get_it():
 
 def test_every_backend_is_registered():
     assert set(BACKENDS) == {"antipodal", "anygrasp", "contact_graspnet"}
+
+
+def _render_oriented(boxes, T, intr):
+    """Camera-frame points and labels (0 table at z = 0, i + 1 box i) of oriented boxes
+    [(centre, size, R), ...]: ray casting in each box's own frame."""
+    from spatial_manip.geometry.camera import backproject
+    v, u = np.mgrid[0:intr.height, 0:intr.width]
+    rays = np.stack([(u - intr.cx) / intr.fx, (v - intr.cy) / intr.fy, np.ones_like(u, float)], -1).reshape(-1, 3)
+    d, o = rays @ T[:3, :3].T, T[:3, 3]
+    best, label = np.full(len(d), np.inf), np.full(len(d), -1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = -o[2] / d[:, 2]
+    best[t > 0], label[t > 0] = t[t > 0], 0
+    for i, (c, s, R) in enumerate(boxes):
+        oo, dd, h = (o - c) @ R, d @ R, np.asarray(s) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1, t2 = (-h - oo) / dd, (h - oo) / dd
+        tn, tf_ = np.nanmax(np.minimum(t1, t2), 1), np.nanmin(np.maximum(t1, t2), 1)
+        hit = (tn <= tf_) & (tn > 0) & (tn < best)
+        best[hit], label[hit] = tn[hit], i + 1
+    depth = np.where(np.isfinite(best), best, 0.0).reshape(intr.height, intr.width).astype(np.float32)
+    pts, uv = backproject(depth, intr)
+    return pts, label.reshape(intr.height, intr.width)[uv[:, 1], uv[:, 0]]
+
+
+def test_a_book_tilted_on_a_wedge_is_taken_across_its_thickness_not_by_a_corner(proposer):
+    """pick-7-00010's book_4: tilted 50 degrees on a wedge, its upper end toward the camera and
+    half of it cut off by the frame's edge. A pinch entering its corner diagonally closes on an
+    edge of something wider (the book widens right beside the pads) and slipped or closed on
+    nothing in the simulator; the best grasp must close across the 2.1 cm thickness."""
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.geometry.transforms import look_at
+    R = np.array([[-0.356, -0.606, -0.711], [0.935, -0.231, -0.271], [0.0, -0.761, 0.649]])  # width, thickness, length
+    U, _, Vt = np.linalg.svd(R)
+    R = U @ Vt
+    book = (np.array([0.409, -0.497, 0.0866]), np.array([0.148, 0.021, 0.236]), R)
+    wedge = (np.array([0.4306, -0.4889, 0.0135]), np.array([0.1185, 0.06, 0.206]), R)   # 1.5 cm in from the sides
+    eye = np.array([-0.884, -0.422, 0.881])
+    T = look_at(eye, eye + np.array([0.732, 0.375, -0.569]))
+    pts, label = _render_oriented([book, wedge], T, CameraIntrinsics.from_fovy(640, 480, 43.3))
+    seen = ((pts @ T[:3, :3].T + T[:3, 3] - book[0]) @ R)[:, 0] < 0.013       # the frame's edge cuts the rest
+    pts, label = pts[seen], label[seen]
+    gg, _ = proposer.get_grasp(pts, None, target_mask=label == 1, up=T[:3, :3].T @ [0, 0, 1.0])
+    assert len(gg) > 0, gg.note
+    closing = T[:3, :3] @ gg.rotation_matrices[0][:, 1]
+    assert abs(closing @ R[:, 1]) > np.cos(np.deg2rad(30)), (closing @ R, gg.widths[0])
+    assert gg.widths[0] < 0.04
