@@ -151,17 +151,22 @@ def size_mismatch(measured_m, expected_m, *, at_least=False) -> float:
     measuring smaller costs little; a part never measures larger than the whole. Either one bool
     for all three sides, or one per side of `measured_m` (in its order): then each measured side
     is paired with the expected side that fits it best (a side seen in full keeps its length,
-    one running out of view or away from the camera may be any longer side)."""
+    one running out of view or away from the camera may be any longer side), or one shortfall
+    weight per side (1 = seen in full, SHORTFALL_WEIGHT_AT_LEAST = a lower bound).
+    `expected_m` may be several sizes (K, 3): the best of them."""
     a = np.asarray(measured_m, float).reshape(3)
-    b = np.asarray(expected_m, float).reshape(3)
-    flags = np.broadcast_to(np.asarray(at_least, bool), (3,))
-    if flags.all() or not flags.any():
-        return _mismatch(np.sort(a), np.sort(b), flags)
-    return min(_mismatch(a, b[list(p)], flags) for p in itertools.permutations(range(3)))
-
-
-def _mismatch(a: np.ndarray, b: np.ndarray, at_least: np.ndarray) -> float:
+    b = np.asarray(expected_m, float).reshape(-1, 3)
+    at_least = np.asarray(at_least)
+    weights = np.broadcast_to(np.where(at_least, SHORTFALL_WEIGHT_AT_LEAST, 1.0) if at_least.dtype == bool
+                              else at_least.astype(float), (3,))
+    if np.all(weights == weights[0]):
+        a, b = np.sort(a), np.sort(b, axis=1)[:, None]           # (K, 1, 3)
+    else:
+        b = b[:, _PERMUTATIONS]                                   # (K, 6, 3)
     # The thinnest dimension gets an absolute floor so a 1.5 cm book is not judged at 1 mm.
     rel = (a - b) / np.maximum(b, 0.02)
-    rel = np.where(at_least & (rel < 0), SHORTFALL_WEIGHT_AT_LEAST * rel, rel)
-    return float(np.mean(np.abs(rel)))
+    rel = np.where(rel < 0, weights * rel, rel)
+    return float(np.abs(rel).mean(axis=2).min())
+
+
+_PERMUTATIONS = np.array(list(itertools.permutations(range(3))))

@@ -3,14 +3,20 @@ colour, one-to-one), recognise unlisted books by ESPIRE's book dimensions, and g
 detection a unique, stable id."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from spatial_manip.perception.attributes import book_size_class, colour_distance, size_mismatch
+from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, colour_distance,
+                                                  size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
+# What a shortfall costs on a side seen in full of an object that runs out of view elsewhere: a
+# round object cut by one edge is cut along every side a little.
+TRUNCATED_SIDE_WEIGHT = 0.6
 
 
 def match_cost(det: Detection, exp: ExpectedObject) -> float:
@@ -18,12 +24,14 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
     lighting moves colour more than depth moves size."""
     cost, terms = 0.0, 0
     if exp.size_m is not None:
-        sizes = leaning_extents(exp.size_m) if exp.category == "book" and det.box.mode != "full" else [exp.size_m]
+        sizes = _leaning(tuple(exp.size_m)) if exp.category == "book" and det.box.mode != "full" else exp.size_m
         # per side when the segmenter says which sides are lower bounds, else all or none; the
         # mask's border is scanned once, not per leaning extent
         sides = det.extra.get("lower_bound_sides")
-        at_least = np.asarray(sides, bool) if sides is not None else det.truncated
-        cost += 2.0 * min(size_mismatch(det.box.size, s, at_least=at_least) for s in sizes)
+        at_least = det.truncated
+        if sides is not None:
+            at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
+        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least)
         terms += 1
     if exp.colour is not None:
         cost += colour_distance(exp.colour, det.mean_rgb)
@@ -43,6 +51,11 @@ def leaning_extents(size_m, tilts_deg=range(0, 91, 5)) -> list[np.ndarray]:
         s, c = np.sin(t), np.cos(t)
         out.append(np.array([W, L * s + H * c, L * c + H * s]))
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _leaning(size_m: tuple) -> np.ndarray:
+    return np.array(leaning_extents(size_m))
 
 
 def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8) -> list[Detection]:

@@ -150,3 +150,9 @@ def test_a_cluster_that_fits_a_book_and_a_listed_object_equally_well_is_the_list
     assert match_cost(det, book) < match_cost(det, clock) < 0.3
     assign_labels([det], [book, clock])
     assert det.label == "alarm clock" and det.id == "near_1"
+
+
+def test_a_side_seen_in_full_of_an_object_cut_elsewhere_is_forgiven_a_little():
+    shrub, seen = (0.63, 0.61, 0.6), (0.3, 0.25, 0.2)
+    full = size_mismatch(seen, shrub, at_least=[True, True, False])
+    assert size_mismatch(seen, shrub, at_least=True) < size_mismatch(seen, shrub, at_least=[0.25, 0.25, 0.6]) < full

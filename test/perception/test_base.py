@@ -95,3 +95,12 @@ def test_hints_from_scene_keep_names_not_poses(tabletop):
     assert hints.objects["obj3"] == ("jar", "reference")
     assert all(e.category != "table" for e in hints.expected)
     assert not any(hasattr(e, "center") for e in hints.expected)
+
+
+def test_the_cells_floor_is_a_configured_support(tabletop):
+    from dataclasses import replace
+    _, scene = tabletop
+    assert SegmentationHints.from_scene(scene).supports == ()
+    floor = SegmentationHints.from_scene(replace(scene, extra={**scene.extra, "ground_z": -0.75})).supports
+    assert len(floor) == 1 and floor[0][0] == -0.75
+    assert np.all(np.asarray(floor[0][1]) <= -2.0) and np.all(np.asarray(floor[0][2]) >= 2.0)
