@@ -9,7 +9,7 @@ are checked best first until enough are kept or the request's time budget is spe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -208,27 +208,6 @@ def _with_target(scene: Scene | None, target: SceneObject) -> Scene:
     if any(o.id == target.id for o in scene.objects):
         return scene
     return scene.with_objects([o for o in scene.objects if not _same_thing(o, target)] + [target])
-
-
-def with_fixture_parts(scene: Scene | None, workspace: Scene | None, tol_m: float = 0.02) -> Scene | None:
-    """`scene` with the parts (`extra["parts"]`) of the workspace's fixtures restored on the
-    objects that are those fixtures (same id, centre within tol_m). A scene that came as a
-    Scene message has lost them: a book wedge is then its upright bounding box, a block that
-    swallows the lower half of the tilted book on it, and every approach to the book's free
-    end "touches" it. Objects that already have parts, or match no fixture, are kept as they are."""
-    if scene is None or workspace is None:
-        return scene
-    fixtures = {o.id: o for o in workspace.objects if isinstance(o.extra, dict) and o.extra.get("parts")}
-    if not fixtures:
-        return scene
-    out, changed = [], False
-    for o in scene.objects:
-        f = fixtures.get(o.id)
-        if f is not None and not o.extra.get("parts") and np.linalg.norm(np.asarray(o.center) - f.center) <= tol_m:
-            o = replace(o, extra={**o.extra, "parts": f.extra["parts"]})
-            changed = True
-        out.append(o)
-    return scene.with_objects(out) if changed else scene
 
 
 def _same_thing(o: SceneObject, target: SceneObject) -> bool:

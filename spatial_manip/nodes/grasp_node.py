@@ -12,7 +12,6 @@ come back as error_code + message; no exception leaves a callback.
 """
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
@@ -24,7 +23,6 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image, JointState
-from std_msgs.msg import String
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
@@ -34,14 +32,13 @@ import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
 from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
 from spatial_manip.errors import ErrorCode
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
-from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config, with_fixture_parts
+from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.runner import declare_parameters, spin_node
 from spatial_manip.registry import make
-from spatial_manip.scene import Scene
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
 
@@ -50,9 +47,6 @@ PARAMS = {
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",
     "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
     "extrinsics_topic": "/camera/extrinsics", "scene_topic": "/spatial_manip/scene",
-    # the cell's fixtures as JSON (their parts: a wedge's slab, a holder's walls), which the
-    # Scene message cannot carry: the motion check uses them instead of the fixtures' bounding boxes
-    "workspace_topic": "/spatial_manip/workspace",
     "marker_topic": "/spatial_manip/grasp_markers", "service": "/spatial_manip/propose_grasps",
     "max_grasps": 10, "pixel_stride": 2, "max_frame_age_s": 0.0,
     "workspace_min_m": [-0.2, -0.8, -0.05], "workspace_max_m": [1.0, 0.8, 0.8],
@@ -88,9 +82,6 @@ class GraspNode(Node):
         in_order = MutuallyExclusiveCallbackGroup()   # latched state: the newest must win
         self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=in_order)
         self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=in_order)
-        self.workspace = None
-        if p["workspace_topic"]:
-            self.create_subscription(String, p["workspace_topic"], self._on_workspace, latched, callback_group=in_order)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joints, sensor, callback_group=group)
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
@@ -154,15 +145,6 @@ class GraspNode(Node):
         with self._lock:
             self.scene = msg
 
-    def _on_workspace(self, msg):
-        try:
-            workspace = Scene.from_dict(json.loads(msg.data))
-        except ValueError as e:   # bad JSON, or a scene refused by name (SceneFormatError)
-            self.get_logger().warning(f"ignoring the workspace description: {e}")
-            return
-        with self._lock:
-            self.workspace = workspace
-
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):
         try:
@@ -198,13 +180,13 @@ class GraspNode(Node):
 
     def _handle(self, request) -> tuple[GraspResult, object]:
         with self._lock:
-            depth, info, extr, scene, workspace = self.depth, self.info, self.extrinsics, self.scene, self.workspace
+            depth, info, extr, scene = self.depth, self.info, self.extrinsics, self.scene
         if extr is None:
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
                                f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
         T_base_cam = convert.matrix_from_pose_msg(extr.pose)
         n = int(request.max_grasps)
-        core_scene = with_fixture_parts(convert.scene_from_msg(scene) if scene is not None else None, workspace)
+        core_scene = convert.scene_from_msg(scene) if scene is not None else None
         q_now = self._q_now()
         size = request.target_box.size
         if not request.target_id and not any((size.x, size.y, size.z)):

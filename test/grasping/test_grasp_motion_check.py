@@ -12,7 +12,7 @@ from spatial_manip.control.config import load_arm_config, load_home_q, load_kine
 from spatial_manip.errors import InvalidGoalError  # noqa: E402
 from spatial_manip.grasping.grasp_group import GraspGroup  # noqa: E402
 from spatial_manip.grasping.gripper import GripperGeometry  # noqa: E402
-from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig, with_fixture_parts  # noqa: E402
+from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig  # noqa: E402
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox  # noqa: E402
 from spatial_manip.motion.factory import make_planner  # noqa: E402
 from spatial_manip.scene import Scene, SceneObject, Viewpoint  # noqa: E402
@@ -148,39 +148,3 @@ def test_a_spent_budget_stops_after_the_best_grasp_and_says_so(setup):
                                 0, scene=scene.with_objects([o for o in scene.objects if o.id != "board"]), q_now=q)
     assert res.success and len(res.grasps) == 1                 # the best one, checked
     assert res.motion.checked == 1 and res.motion.out_of_time and "stopped at the time budget" in res.message
-
-
-# a fixture over the block's -y end as the Scene message carries it (its bounding box) and as the
-# workspace describes it (one wall 8 cm further out, clear of the gripper)
-HOLDER_PARTS = [{"center": [0.5, -0.37, 0.11], "size": [0.2, 0.06, 0.01], "rotation": np.eye(3).tolist()}]
-
-
-def _holder(parts=None, centre=(0.5, -0.285, 0.11)):
-    return SceneObject("support_1", "book holder", "support", centre, (0.2, 0.23, 0.01),
-                       extra={"parts": parts} if parts else {})
-
-
-def test_a_fixture_is_checked_by_its_workspace_parts_not_its_bounding_box(setup):
-    """grasp_node gets the scene as a message, which drops a fixture's parts: pick-7-00010's
-    book wedge became an upright block that swallowed the lower half of the tilted book, and
-    every approach to its free upper end "touched support_4". The workspace's parts restore it."""
-    scene = _scene()
-    scene = scene.with_objects([o for o in scene.objects if o.id != "board"] + [_holder()])
-    res = _request(setup, scene=scene, q_now=setup[4])
-    assert res.motion.kept == [1] and "support_1" in res.motion.drops[0].body       # the box is in the way
-    you = Viewpoint((0.0, 0.0, 0.5), (1.0, 0.0, 0.0))
-    workspace = Scene(viewer=you, robot=you, objects=[_holder(HOLDER_PARTS)])
-    res = _request(setup, scene=with_fixture_parts(scene, workspace), q_now=setup[4])
-    assert res.success and len(res.grasps) == 2 and res.motion.drops == []
-
-
-def test_fixture_parts_are_restored_only_on_the_same_fixture():
-    you = Viewpoint((0.0, 0.0, 0.5), (1.0, 0.0, 0.0))
-    workspace = Scene(viewer=you, robot=you, objects=[_holder(HOLDER_PARTS)])
-    scene = Scene(viewer=you, robot=you, objects=[_holder(), SceneObject("block_1", "block", "reference", *BLOCK)])
-    out = with_fixture_parts(scene, workspace)
-    assert out.get("support_1").extra["parts"] == HOLDER_PARTS and out.get("block_1").extra == {}
-    assert scene.get("support_1").extra == {}                                      # the input is not changed
-    moved = Scene(viewer=you, robot=you, objects=[_holder(centre=(0.5, -0.2, 0.11))])   # not where the workspace has it
-    assert "parts" not in with_fixture_parts(moved, workspace).get("support_1").extra
-    assert with_fixture_parts(scene, None) is scene and with_fixture_parts(None, workspace) is None

@@ -110,35 +110,3 @@ def test_with_joint_states_grasps_are_checked_and_markers_published(graph):
 
 def _path(arr: MarkerArray) -> list:
     return [m for m in arr.markers if m.ns == "motion/path" and m.type == Marker.LINE_STRIP]
-
-
-def test_fixtures_are_checked_by_their_workspace_parts(graph):
-    """The Scene message carries a fixture's bounding box only; grasp_node takes its parts from
-    the workspace JSON (/spatial_manip/workspace), as the planner does, so the collision bodies
-    are the parts (a book wedge's slab, not an upright block swallowing the book on it)."""
-    import json
-    from std_msgs.msg import String
-    from spatial_manip.scene import Scene as CoreScene, SceneObject, Viewpoint
-    node, client, pubs, frame, markers = graph
-    centre, size = (0.5, 0.2, 0.05), (0.1, 0.1, 0.1)
-    part = {"center": [0.5, 0.23, 0.05], "size": [0.1, 0.02, 0.1], "rotation": np.eye(3).tolist()}
-    you = Viewpoint((0.0, 0.0, 0.5), (1.0, 0.0, 0.0))
-    ws = CoreScene(viewer=you, robot=you, objects=[SceneObject("support_1", "book holder", "support", centre, size,
-                                                               extra={"parts": [part]})])
-    ws_pub = node.create_publisher(String, "/spatial_manip/workspace", LATCHED)
-    ws_pub.publish(String(data=json.dumps(ws.to_dict())))
-    block = DetectedObject(id="block_1", label="block", category="reference",
-                           pose=convert.pose_msg_from_matrix(tf.make_transform(t=BOX[0])), size=convert.vector3(BOX[1]))
-    holder = DetectedObject(id="support_1", label="book holder", category="support",
-                            pose=convert.pose_msg_from_matrix(tf.make_transform(t=centre)), size=convert.vector3(size))
-    pubs["scene"].publish(Scene(objects=[block, holder]))
-    markers.clear()
-    deadline = time.monotonic() + 20
-    names = []
-    while time.monotonic() < deadline and "support_1/part0" not in names:
-        res = ask(node, client, pubs, frame, joints=load_home_q())
-        assert res.success, res.message
-        for _ in range(20):
-            rclpy.spin_once(node, timeout_sec=0.05)
-        names = [m.text for arr in markers for m in arr.markers if m.ns == "motion/bodies"]
-    assert "support_1/part0" in names and "support_1" not in names, names
