@@ -21,7 +21,7 @@ from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError,
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import points_in_box
-from spatial_manip.grasping.grasp_group import ROTATION, GraspGroup
+from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import TARGET_ID, MotionCheck, MotionReport
 from spatial_manip.scene import SceneObject
@@ -210,9 +210,7 @@ class GraspService:
     def _reachable(self, ranked: GraspGroup, k: int, scene_base=None) -> tuple[GraspGroup, int, int]:
         """The best `k` grasps whose TCP pose and pre-grasp the arm reaches with its links clear
         of the scene (checked best first, so a long list costs IK only until k are found); with
-        no kinematics, the best k. A grasp the arm reaches only rolled half a turn about its
-        approach (the same grasp, the fingers swapped) is kept rolled. Also returns how many
-        failed IK and how many the links."""
+        no kinematics, the best k. Also returns how many failed IK and how many the links."""
         if self.kinematics is None or len(ranked) == 0:
             return ranked[:k], 0, 0
         tree = None
@@ -220,40 +218,18 @@ class GraspService:
             pts = np.asarray(scene_base, float)
             tree = cKDTree(pts[np.all(np.isfinite(pts), axis=1)])
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
-        keep, flipped, n_no_ik, n_links = [], [], 0, 0
+        keep, n_no_ik, n_links = [], 0, 0
         for i, T in enumerate(tcp):
-            # a parallel jaw rolled half a turn about its approach is the same grasp, but the
-            # arm's joints (nearest the reference) differ: the wrist can be clear one way only
-            why = self._arm_problem(T, tree)
-            flip = False
-            if why:
-                flip = not self._arm_problem(T @ _half_turn_tcp(self.gripper), tree)
-            if why and not flip:
-                n_no_ik += why == "ik"
-                n_links += why == "links"
-                continue
-            keep.append(i)
-            flipped.append(flip)
-            if len(keep) == k:
-                break
-        out = ranked[np.asarray(keep, int)]
-        if any(flipped):
-            arr = np.array(out.grasp_group_array, copy=True)
-            R = arr[:, ROTATION].reshape(-1, 3, 3)
-            R[np.asarray(flipped)] = R[np.asarray(flipped)] @ np.diag([1.0, -1.0, -1.0])
-            arr[:, ROTATION] = R.reshape(-1, 9)
-            out = GraspGroup(arr, frame_id=out.frame_id, unit=out.unit, note=out.note)
-        return out, n_no_ik, n_links
-
-    def _arm_problem(self, T_tcp: np.ndarray, tree) -> str:
-        """Empty when the arm reaches the TCP pose and its pre-grasp with its links clear, else
-        "ik" (no solution) or "links" (a link in the scene cloud)."""
-        qs = [self._ik_near(P) for P in (T_tcp, back_off(T_tcp, self.config.approach_distance_m))]
-        if any(q is None for q in qs):
-            return "ik"
-        if tree is not None and not all(self._links_clear(q, tree) for q in qs):
-            return "links"
-        return ""
+            qs = [self._ik_near(P) for P in (T, back_off(T, self.config.approach_distance_m))]
+            if any(q is None for q in qs):
+                n_no_ik += 1
+            elif tree is not None and not all(self._links_clear(q, tree) for q in qs):
+                n_links += 1
+            else:
+                keep.append(i)
+                if len(keep) == k:
+                    break
+        return ranked[np.asarray(keep, int)], n_no_ik, n_links
 
     def _ik_near(self, T: np.ndarray):
         """The IK solution the arm would take from its reference joints (nearest to them), or None."""
@@ -271,15 +247,6 @@ class GraspService:
         samples = np.concatenate([a + t * (b - a) for a, b in zip(chain[:-1], chain[1:])])
         hits = tree.query_ball_point(samples, self.config.link_radius_m, return_length=True)
         return not np.any(hits)
-
-
-def _half_turn_tcp(gripper: GripperGeometry) -> np.ndarray:
-    """The TCP-frame transform of a half turn about the grasp's approach (the same grasp, the
-    fingers swapped): R_grasp diag(1, -1, -1) expressed on the TCP side."""
-    Rg = np.asarray(gripper.R_grasp_tcp, float)
-    T = np.eye(4)
-    T[:3, :3] = Rg.T @ np.diag([1.0, -1.0, -1.0]) @ Rg
-    return T
 
 
 @dataclass

@@ -1,10 +1,9 @@
 """GraspService's arm-link clearance: a grasp the fingers fit is still refused when the arm's
-wrist would be in the table there; a grasp the arm reaches only rolled half a turn is kept so."""
+wrist would be in the table there."""
 import numpy as np
 import pytest
 
 from spatial_manip.control.config import load_home_q, load_kinematics
-from spatial_manip.errors import UnreachableError
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.service import GraspService, ServiceConfig
@@ -65,42 +64,3 @@ def test_bad_link_settings_are_refused_by_name():
         ServiceConfig(reference_q=(0.0, 1.0, float("nan"), 0.0, 0.0, 0.0))
     with pytest.raises(ValueError, match="reference_q"):
         ServiceConfig(reference_q=(0.0, 1.0))
-
-
-class OneWayWrist:
-    """Kinematics double: the arm reaches a TCP pose only with its closing axis (TCP y) toward
-    +y of the base, as a wrist whose joints near the reference clear the scene one way only."""
-
-    def ik(self, T, reference_q=None):
-        if T[1, 1] < 0:
-            raise UnreachableError("no IK solution for this roll")
-        return np.zeros(6)
-
-
-def test_a_grasp_the_arm_reaches_only_rolled_half_a_turn_is_kept_rolled():
-    """A parallel jaw rolled half a turn about its approach is the same grasp: when the arm
-    reaches only the rolled one, the service returns that one (before: refused as without IK)."""
-    down_minus_y = np.array([[0.0, 0, -1], [0, -1, 0], [-1, 0, 0]])   # approach -z, closing -y
-    g = GraspGroup.from_parts(scores=[0.9], widths=[0.03], heights=[0.02], depths=[0.02],
-                              rotations=down_minus_y[None], translations=np.array([[0.5, -0.2, 0.1]]))
-    svc = GraspService(FixedGrasps(g), GripperGeometry(), ServiceConfig(link_radius_m=0.0), kinematics=OneWayWrist())
-    res = svc.propose_for_cloud(_table(), np.eye(4))
-    assert res.success, res.message
-    R = res.grasps.rotation_matrices[0]
-    np.testing.assert_allclose(R[:, 0], [0, 0, -1], atol=1e-9)               # same approach
-    np.testing.assert_allclose(R[:, 1], [0, 1, 0], atol=1e-9)                # closing reversed
-    np.testing.assert_allclose(np.linalg.det(R), 1.0)
-    np.testing.assert_allclose(res.grasps.translations[0], [0.5, -0.2, 0.1])
-    assert res.grasps.scores[0] == pytest.approx(0.9) and res.grasps.widths[0] == pytest.approx(0.03)
-
-
-class NoWay:
-    def ik(self, T, reference_q=None):
-        raise UnreachableError("out of reach")
-
-
-def test_a_grasp_the_arm_reaches_neither_way_is_still_refused_as_without_ik():
-    svc = GraspService(FixedGrasps(_grasps()[np.array([1])]), GripperGeometry(), ServiceConfig(link_radius_m=0.0),
-                       kinematics=NoWay())
-    res = svc.propose_for_cloud(_table(), np.eye(4))
-    assert not res.success and "1 without an arm IK solution" in res.message
