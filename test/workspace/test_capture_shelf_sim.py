@@ -63,7 +63,8 @@ def test_written_file_is_structured_and_loads_like_a_generated_shelf(shelf, tmp_
     assert [(r.id, r.row, r.col, r.kind) for r in ws.regions] == [(r.id, r.row, r.col, r.kind) for r in truth.regions]
     assert all(np.allclose(r.rotation, t.rotation, atol=0.02) for r, t in zip(ws.regions, truth.regions))
     hints = SegmentationHints.from_scene(ws)
-    assert len(hints.fixtures) == len(got.extra["parts"]) and len(hints.supports) == len(ws.regions)
+    # every slot floor is a support, and so is the cell's floor the capture measured (ground_z)
+    assert len(hints.fixtures) == len(got.extra["parts"]) and len(hints.supports) == len(ws.regions) + 1
     # the planner's segmenter sees no object in a cleared shelf with the captured file
     assert not [d for d in ClassicalSegmenter().segment(obs, hints=hints)
                 if any(_inside(d.box.center, r) for r in ws.regions)]
