@@ -48,6 +48,7 @@ PATH_BLEND_MAX_M = 2.0          # ur_rtde's own bound on a path row's blend (UR_
 BLEND_NEIGHBOUR_FRACTION = 0.49  # a blend stays below half the TCP distance to each neighbour
 MIN_BLEND_M = 1e-4              # a smaller blend is no blend: the arm stops at that waypoint
 SCRIPT_SIG_DIGITS = 6           # ur_rtde prints path values with C++'s default stream precision
+TEARDOWN_WAIT_S = 3.0           # a disconnect normally takes ~0.5 s (the library sleeps that long)
 
 
 def _script_safe(x: float) -> float:
@@ -212,18 +213,32 @@ class URRtdeArm:
         self._drop_interfaces()
 
     def _drop_interfaces(self) -> None:
+        """Take the interfaces out of use, then disconnect them (see `_teardown`)."""
         with self._lock:
             # stopScript waits for the controller: only on a live link (it hangs on a dead one)
             ctrl_calls = ("stopScript", "disconnect") if self.is_connected else ("disconnect",)
-            for obj, calls in ((self._ctrl, ctrl_calls), (self._recv, ("disconnect",)),
-                               (self._dash, ("disconnect",))):
+            pairs = [(self._ctrl, ctrl_calls), (self._recv, ("disconnect",)), (self._dash, ("disconnect",))]
+            self._ctrl = self._recv = self._dash = None
+        self._teardown(pairs, TEARDOWN_WAIT_S)
+
+    def _teardown(self, pairs: list, wait_s: float) -> None:
+        """Call each (interface, method names) on a thread of its own, waited for `wait_s`.
+        ur_rtde's disconnect() joins its receive thread, which the library's own reconnect
+        after a dropped link can keep alive for ever: called under _lock, it hung this arm, its
+        goals and a node's shutdown. A teardown still running after `wait_s` is left to finish
+        by itself; its thread holds the last references, so nothing is freed under it."""
+        def run():
+            for obj, calls in pairs:
                 for name in calls:
-                    try:
+                    with contextlib.suppress(RuntimeError):  # closing a dead connection
                         if obj is not None:
                             getattr(obj, name)()
-                    except RuntimeError:
-                        pass  # closing a dead connection: nothing left to clean up
-            self._ctrl = self._recv = self._dash = None
+
+        worker = threading.Thread(target=run, daemon=True, name="ur-rtde-teardown")
+        worker.start()
+        worker.join(wait_s)
+        if worker.is_alive() and wait_s > 0:
+            self._log("warning", f"ur_rtde's disconnect did not return within {wait_s} s; left to finish by itself")
 
     def __enter__(self):
         self.connect()
@@ -438,12 +453,7 @@ class URRtdeArm:
             if self._ctrl is ctrl:
                 self._ctrl = None
         self._log("warning", "the control script did not start after a path upload; rebuilding the control link")
-
-        def disconnect():
-            with contextlib.suppress(RuntimeError):
-                ctrl.disconnect()
-
-        threading.Thread(target=disconnect, daemon=True, name="ur-rtde-abandoned-disconnect").start()
+        self._teardown([(ctrl, ("disconnect",))], wait_s=0.0)
 
     def _blend_radii(self, rows: np.ndarray) -> list[float]:
         """Blend radius (m of TCP travel) per row: `path_blend_m` at inner rows, below half the
