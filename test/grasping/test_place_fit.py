@@ -79,17 +79,23 @@ def test_a_slot_place_slides_in_from_the_open_side_held_from_the_front():
     assert np.allclose(pre[1:3, 3], T_tcp[1:3, 3])                      # a horizontal slide
 
 
-def test_a_flat_slot_place_overhangs_the_edge_so_the_lower_finger_stays_out():
+def _flat_in_slot(size, width_m: float):
+    """fit_place of a book laid flat (thickness vertical) in the test slot, held by its width
+    edge (-x of the book) pinching the thickness: (T_obj, T_tcp, the slot's entry)."""
     from spatial_manip.grasping.place_fit import slot_entry
     scene, _ = _slot_scene()
     T_place = np.eye(4)
-    T_place[:3, :3] = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])   # thickness vertical
-    T_place[:3, 3] = [0.97, 0.0, 0.1 + SIZE[1] / 2]
+    T_place[:3, :3] = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])
+    T_place[:3, 3] = [0.97, 0.0, 0.1 + size[1] / 2]
     entry = slot_entry(scene, T_place)
-    side_grasp = np.eye(4)     # held by its width edge (-x of the book), pinching the thickness
+    side_grasp = np.eye(4)
     side_grasp[:3, :3] = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
-    side_grasp[:3, 3] = [-SIZE[0] / 2 + 0.03, 0, 0]
-    T_obj, T_tcp = fit_place(T_place, SIZE, side_grasp, width_m=0.03, entry=entry)
+    side_grasp[:3, 3] = [-size[0] / 2 + 0.03, 0, 0]
+    return (*fit_place(T_place, size, side_grasp, width_m=width_m, entry=entry), entry)
+
+
+def test_a_flat_slot_place_overhangs_the_edge_so_the_lower_finger_stays_out():
+    T_obj, T_tcp, entry = _flat_in_slot(SIZE, width_m=0.03)
     pts = finger_points(T_tcp, 0.03, GripperGeometry())
     below = pts[pts[:, 2] < T_obj[2, 3] - SIZE[1] / 2]                   # the finger under the book
     assert len(below) and below[:, 0].max() < entry.front                 # is in front of the floor board
@@ -101,17 +107,7 @@ def test_a_thick_book_laid_flat_in_a_slot_keeps_the_opening_finger_out_of_the_bo
     open fully to let go (and the arm planner checks them open, pads reaching 19 mm past the TCP):
     the lower one must stay in front of the opening, so the book overhangs the edge
     (place-7-00013: every straight slide in was refused, finger on the board)."""
-    from spatial_manip.grasping.place_fit import slot_entry
-    scene, _ = _slot_scene()
-    size = np.array([0.228, 0.04, 0.299])
-    T_place = np.eye(4)
-    T_place[:3, :3] = np.array([[1.0, 0, 0], [0, 0, -1], [0, 1, 0]])   # thickness vertical
-    T_place[:3, 3] = [0.97, 0.0, 0.1 + size[1] / 2]
-    entry = slot_entry(scene, T_place)
-    side_grasp = np.eye(4)     # held by its width edge (-x of the book), pinching the thickness
-    side_grasp[:3, :3] = np.array([[0, 0, 1.0], [0, 1.0, 0], [-1.0, 0, 0]])
-    side_grasp[:3, 3] = [-size[0] / 2 + 0.03, 0, 0]
-    T_obj, T_tcp = fit_place(T_place, size, side_grasp, width_m=0.04, entry=entry)
+    T_obj, T_tcp, entry = _flat_in_slot(np.array([0.228, 0.04, 0.299]), width_m=0.04)
     opened = finger_points(T_tcp, GripperGeometry().max_width_m, GripperGeometry())
     below = opened[opened[:, 2] < 0.1]                                      # opened below the board's top
     assert len(below) and below[:, 0].max() + 0.019 < entry.front           # pads included, in front of it
