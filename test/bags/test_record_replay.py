@@ -15,6 +15,7 @@ from sensor_msgs.msg import Image
 from std_msgs.msg import String
 
 from bag_fixtures import camera_messages
+from ros_helpers import plain_node
 from spatial_manip import cli
 from spatial_manip.bags.io import BagReader, BagWriter
 from spatial_manip.bags.replay import ReplayConfig, play
@@ -26,11 +27,8 @@ RELIABLE = QoSProfile(depth=50, reliability=ReliabilityPolicy.RELIABLE)
 
 @pytest.fixture
 def node():
-    rclpy.init()
-    n = rclpy.create_node("bag_test")
-    yield n
-    n.destroy_node()
-    rclpy.shutdown()
+    with plain_node("bag_test") as n:
+        yield n
 
 
 def spin_until(node, cond, timeout_s, proc=None, drain_s=2.0):

@@ -13,6 +13,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from std_msgs.msg import String
 
+from ros_helpers import plain_node
 from spatial_manip import cli
 from spatial_manip.bags.io import BagError, BagReader
 
@@ -24,11 +25,8 @@ TOPIC = "/test_recorder/count"
 
 @pytest.fixture
 def node():
-    rclpy.init()
-    n = rclpy.create_node("recorder_fault_test")
-    yield n
-    n.destroy_node()
-    rclpy.shutdown()
+    with plain_node("recorder_fault_test") as n:
+        yield n
 
 
 def spin_for(node, seconds, cond=lambda: False):

@@ -12,6 +12,20 @@ import time
 from spatial_manip.bringup.goal_client import spinning_node
 
 
+@contextlib.contextmanager
+def plain_node(name: str):
+    """rclpy initialised and one node, not spun (the test spins it); shut down afterwards."""
+    import rclpy
+
+    rclpy.init()
+    node = rclpy.create_node(name)
+    try:
+        yield node
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+
+
 def client_node(name: str = "test_client"):
     """A client node spun in a background thread (the product's own helper)."""
     return spinning_node(name)

@@ -13,6 +13,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E
 from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
 
 from node_process import stop  # noqa: E402
+from ros_helpers import plain_node  # noqa: E402
 from spatial_manip.nodes.convert import image_to_array  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,11 +22,8 @@ CALIB = os.path.join(ROOT, "config", "calibration", "eye_to_hand.example.yaml")
 
 @pytest.fixture
 def ros_node():
-    rclpy.init()
-    node = rclpy.create_node("camera_node_test")
-    yield node
-    node.destroy_node()
-    rclpy.shutdown()
+    with plain_node("camera_node_test") as node:
+        yield node
 
 
 def start_camera_node(*params):
