@@ -338,8 +338,7 @@ class Agent:
         slot, entry = _slot_entry(decision)
         # the planned set-down first; in a slot, where no grasp can make it, the other places
         # along the slot one by one (the first that some grasp makes is where the place goes)
-        places = [decision.place_pose]
-        for k, T_place in enumerate(places):
+        for T_place in self._places_to_try(decision, decision.place_pose, slot, size):
             for g, T_tcp in zip(grasps, tcps):
                 try:
                     self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
@@ -350,8 +349,6 @@ class Agent:
             if kept:
                 decision.details["fitted_place_pose"] = T_place
                 break
-            if k == 0 and slot is not None:
-                places += self._slot_places(decision, slot, size)
         if not kept:
             raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
                                    f"planned place (the last: {why}); nothing was moved")
@@ -415,25 +412,27 @@ class Agent:
             self._kinematics = arm_reach(self.config.arm_config_file, self.config.arm_backend)
         moved = self._held_id or decision.pick_id
         reach = self._kinematics.around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved else self._kinematics
-        tries = list(places) if places is not None else [place_pose]
-        first = None
-        for k, T_place in enumerate(tries):
+        if places is None:
+            slot = slot_at(decision.details.get("scene"), place_pose) if entry is not None else None
+            places = self._places_to_try(decision, place_pose, slot, size)
+        first, tried = None, 0
+        for tried, T_place in enumerate(places, 1):
             try:
                 return fit_place(T_place, size, T_obj_tcp, width_m=width_m, kinematics=reach, entry=entry, avoid=avoid,
                                  any_pose_class=decision.details.get("any_pose_class", False))
             except UnreachableError as e:
                 first = first or e
-            if k == 0 and places is None and entry is not None:
-                slot = slot_at(decision.details.get("scene"), place_pose)
-                tries += self._slot_places(decision, slot, size) if slot is not None else []
-        if len(tries) > 1:
-            raise UnreachableError(f"{first.message}; nor at {len(tries) - 1} other place(s) along the slot")
+        if tried > 1:
+            raise UnreachableError(f"{first.message}; nor at {tried - 1} other place(s) along the slot")
         raise first
 
-    def _slot_places(self, decision: Decision, slot, size) -> list:
-        """Other set-down poses along `slot` than the planned one (the planner's, in its middle)."""
-        moved = self._held_id or decision.pick_id
-        return slot_positions(decision.details["scene"], slot, decision.place_pose, size, moved)
+    def _places_to_try(self, decision: Decision, first: np.ndarray, slot, size):
+        """`first`, then - only if asked for more, and in a slot - the other set-down poses along
+        `slot` than the planned one (the planner's, in its middle)."""
+        yield first
+        if slot is not None:
+            moved = self._held_id or decision.pick_id
+            yield from slot_positions(decision.details["scene"], slot, decision.place_pose, size, moved)
 
     # --- verify -------------------------------------------------------------------------------
     def verify(self, decision: Decision, goal: GoalRequest, scene: Scene | None) -> tuple[bool, str, str]:
