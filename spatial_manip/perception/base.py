@@ -14,7 +14,7 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.boxes import Box3D
-from spatial_manip.geometry.camera import valid_depth_mask
+from spatial_manip.geometry.camera import project, valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -62,19 +62,23 @@ VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: it
 EDGE_AXIS_MIN_SHARE = 0.3   # a side whose image is this much across an edge the mask reaches
 
 
+def along_line_of_sight(box: Box3D, camera_position) -> np.ndarray:
+    """Per side of `box` (in its axis order): whether it runs within ~37 degrees of the camera's
+    line of sight to the box's centre, so that one view sees only its near end."""
+    ray = np.asarray(box.center, float) - np.asarray(camera_position, float)
+    ray /= max(np.linalg.norm(ray), 1e-9)
+    return np.abs(np.asarray(box.rotation, float).T @ ray) >= VIEW_AXIS_MIN_COS
+
+
 def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> list[bool]:
     """Per side of `box` (in its axis order): whether its measured length is only a lower bound.
     One view shows an object's near surface, so a side along the line of sight (a statue seen
     edge-on, a frame seen face-on, a book's length in a shelf) is measured short; and a side
     whose image runs towards an image edge the mask reaches may run out of view. The others (a
     book's thickness when it runs out of view sideways) are measured in full."""
-    from spatial_manip.geometry.camera import project
-
     T = np.asarray(T_base_cam, float)
     R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
-    ray = c - T[:3, 3]
-    ray /= max(np.linalg.norm(ray), 1e-9)
-    flags = np.abs(R.T @ ray) >= VIEW_AXIS_MIN_COS
+    flags = along_line_of_sight(box, T[:3, 3])
     left, right, top, bottom = touched_edges(mask)
     if left or right or top or bottom:
         ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends

@@ -26,8 +26,8 @@ from scipy.spatial import cKDTree
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
-from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation,
-                                          lower_bound_sides)
+from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
+                                          check_observation, lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, split_by_colour
@@ -275,9 +275,11 @@ class ClassicalSegmenter:
             return None
         face_on = box.size.min() < cfg.min_extent_m
         if face_on:
-            if not _seen_face_on(box, obs.T_base_cam[:3, 3]):
+            # thin along the line of sight: an object's face seen head-on (a cube in a slot at
+            # eye level shows one face), whose depth the camera cannot measure, so it gets some
+            # depth behind the face and its size is a lower bound; thin across it: a board's edge
+            if not along_line_of_sight(box, obs.T_base_cam[:3, 3])[int(np.argmin(box.size))]:
                 return None      # a sliver of a surface seen edge-on
-            # its depth is unseen: some depth behind the face, and its size a lower bound
             thicken_away_from(box, obs.T_base_cam[:3, 3], cfg.min_extent_m)
         rgb = mean_rgb(obs.rgb, mask)
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
@@ -285,19 +287,6 @@ class ClassicalSegmenter:
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam)})
-
-
-FACE_ON_MIN_COS = 0.8           # thin along the camera ray within ~37 degrees: a face seen head-on
-
-
-def _seen_face_on(box, camera_position: np.ndarray) -> bool:
-    """A box thin along the camera's line of sight is an object's face seen head-on (a cube in a
-    slot at eye level shows one face), whose depth the camera cannot measure; a box thin across
-    the line of sight is a board's edge."""
-    thin = int(np.argmin(box.size))
-    ray = box.center - np.asarray(camera_position, float)
-    ray /= np.linalg.norm(ray)
-    return abs(float(box.rotation[:, thin] @ ray)) >= FACE_ON_MIN_COS
 
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
