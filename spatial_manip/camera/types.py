@@ -90,6 +90,12 @@ def depth_to_mm(depth_raw: np.ndarray, depth_units_m: float) -> np.ndarray:
     return np.clip(mm, 0, 65535).astype(np.uint16)
 
 
+def metres_to_mm(depth_m: np.ndarray) -> np.ndarray:
+    """Depth in metres (a renderer's) -> uint16 millimetres, rounded, as a driver publishes it
+    (0 = no return; beyond 65.535 m saturates)."""
+    return np.clip(np.round(np.asarray(depth_m) * 1000.0), 0, 65535).astype(np.uint16)
+
+
 class StampConverter:
     """Sensor timestamps -> ROS time seconds, as realsense-ros does.
 

@@ -29,6 +29,7 @@ from sensor_msgs.msg import CameraInfo, Image
 from geometry_msgs.msg import PoseStamped
 from std_msgs.msg import String
 
+from spatial_manip.camera.types import metres_to_mm
 from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ConfigError, SpatialManipError
 from spatial_manip.nodes import convert
@@ -132,7 +133,7 @@ class SimNode(Node):
         gen = self._reset_gen   # read before rendering: a reset after this point makes the frame old
         obs = self.world.render()
         stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
-        depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
+        depth_mm = metres_to_mm(obs.depth_m)
         info = convert.intrinsics_to_camera_info(obs.intrinsics, fid, stamp)
         self.pub["color_topic"].publish(convert.array_to_image(obs.rgb, "rgb8", fid, stamp))
         self.pub["depth_topic"].publish(convert.array_to_image(depth_mm, "16UC1", fid, stamp))

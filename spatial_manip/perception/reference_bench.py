@@ -19,7 +19,6 @@ import json
 import os
 import re
 import sys
-import threading
 import time
 from dataclasses import asdict, dataclass, field, replace
 
@@ -86,6 +85,7 @@ def referenced_ids(task, scene) -> list[str]:
 
 def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> TaskResult:
     from spatial_manip.agent import Agent, AgentConfig
+    from spatial_manip.camera.types import metres_to_mm
     from spatial_manip.errors import SpatialManipError
     from spatial_manip.grasping.place_fit import slot_at
     from spatial_manip.perception import SegmentationHints
@@ -102,8 +102,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> 
             world.pose_arm(STOW_Q)          # as sim_node's reset
         ws = workspace_description(world.export_scene(), world.tcp_pose())
         obs = world.render()
-        depth_mm = np.clip(np.round(obs.depth_m * 1000.0), 0, 65535).astype(np.uint16)
-        obs = replace(obs, depth_m=depth_mm.astype(np.float32) * 0.001, segmentation=None)
+        obs = replace(obs, depth_m=metres_to_mm(obs.depth_m).astype(np.float32) * 0.001, segmentation=None)
         truth = world.export_scene()
         refs = referenced_ids(task, truth)
         visible = world.visible_fractions(refs)
