@@ -64,6 +64,24 @@ def _as_printed(x: float) -> float:
     return float(f"{x:.{SCRIPT_SIG_DIGITS}g}")
 
 
+def _run_bounded(fn, timeout_s: float, name: str) -> dict | None:
+    """fn() on a daemon thread, waited for `timeout_s`: {"value": ...} or {"error": exception}
+    once it returned; None while it still runs (it is left to finish by itself, and its thread
+    keeps alive what fn uses, so nothing is freed under a library call that never returns)."""
+    outcome = {}
+
+    def run():
+        try:
+            outcome["value"] = fn()
+        except Exception as e:  # noqa: BLE001 - handed to the waiting caller
+            outcome["error"] = e
+
+    worker = threading.Thread(target=run, daemon=True, name=name)
+    worker.start()
+    worker.join(timeout_s)
+    return None if worker.is_alive() else outcome
+
+
 def joint_path_rows(qs) -> np.ndarray:
     """`qs` as an (n, 6) float array of finite joint angles, n >= 1; InvalidGoalError otherwise."""
     try:
@@ -234,10 +252,7 @@ class URRtdeArm:
                         if obj is not None:
                             getattr(obj, name)()
 
-        worker = threading.Thread(target=run, daemon=True, name="ur-rtde-teardown")
-        worker.start()
-        worker.join(wait_s)
-        if worker.is_alive() and wait_s > 0:
+        if _run_bounded(run, wait_s, "ur-rtde-teardown") is None and wait_s > 0:
             self._log("warning", f"ur_rtde's disconnect did not return within {wait_s} s; left to finish by itself")
 
     def __enter__(self):
@@ -419,18 +434,10 @@ class URRtdeArm:
         """ur_rtde's moveJ(path), under _lock: the library stops the control script, uploads it
         again with the path inside, waits (without a limit) for it to run and sends the path
         command. Here that wait is bounded by `path_upload_timeout_s` (module doc)."""
-        ctrl, outcome = self._ctrl, {}
-
-        def upload():  # the thread's frame keeps `ctrl` alive for as long as the library uses it
-            try:
-                outcome["sent"] = ctrl.moveJ(path, True)
-            except Exception as e:  # noqa: BLE001 - handed to the waiting caller below
-                outcome["error"] = e
-
-        worker = threading.Thread(target=upload, daemon=True, name="ur-rtde-path-upload")
-        worker.start()
-        worker.join(self.config.path_upload_timeout_s)
-        if worker.is_alive():
+        ctrl = self._ctrl
+        outcome = _run_bounded(lambda: ctrl.moveJ(path, True), self.config.path_upload_timeout_s,
+                               "ur-rtde-path-upload")
+        if outcome is None:
             self._abandon_control(ctrl)
             raise MotionFailedError(f"the controller did not start the re-uploaded control script within "
                                     f"{self.config.path_upload_timeout_s} s (a safety stop or a lost link during "
@@ -440,7 +447,7 @@ class URRtdeArm:
             raise InvalidGoalError(f"ur_rtde refused the path before sending it: {error}") from error
         if error is not None:
             raise error
-        return outcome["sent"]
+        return outcome["value"]
 
     def _abandon_control(self, ctrl) -> None:
         """Give up a control interface whose moveJ(path) is stuck in the library's wait. It is
