@@ -13,6 +13,7 @@ import numpy as np
 
 from spatial_manip.geometry.camera import project
 from spatial_manip.geometry.relations import point_in_box
+from spatial_manip.geometry.transforms import apply, invert
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.perception.classical import ClassicalSegmenter
@@ -20,7 +21,7 @@ from spatial_manip.scene import Region, Scene
 from spatial_manip.workspace.shelf import ShelfCapture, ShelfCaptureError, capture_shelf
 
 BOARD_MATCH_M = 0.15      # a board seen farther than this from the file's is not that board
-MIN_SEEN_FRACTION = 0.5   # a slot is checked when at least this much of its back is in view
+MIN_SEEN_FRACTION = 0.5   # a slot is checked when at least this much of its front is in view
 OCCLUDER_MARGIN_M = 0.03  # a return this much short of the slot's open front is something in front of it
 
 
@@ -54,8 +55,7 @@ def seen_fraction(slot: Region, obs: RGBDObservation, grid: int = 7) -> float:
     # the front is the side of the slot's depth axis (its x) towards the camera
     front = -1.0 if (slot.center - cam) @ slot.rotation[:, 0] > 0 else 1.0
     local = np.array([[front * (half[0] - 0.01), a * slot.size[1], b * slot.size[2]] for a in u for b in u])
-    T_cam_base = np.linalg.inv(obs.T_base_cam)
-    p_cam = (slot.center + local @ slot.rotation.T) @ T_cam_base[:3, :3].T + T_cam_base[:3, 3]
+    p_cam = apply(invert(obs.T_base_cam), slot.center + local @ slot.rotation.T)
     px, inside = project(p_cam, obs.intrinsics)
     seen = 0
     for (x, y), z_front, ok in zip(np.rint(np.nan_to_num(px)).astype(int), p_cam[:, 2], inside):
