@@ -17,7 +17,7 @@ Test hooks on the dashboard port (not UR commands):
   `emulator protective_stop`  halt now, raise safety bit 2, stop the script
   `emulator emergency_stop`   the same with the emergency-stop bits
   `emulator drop [seconds]`   close every RTDE connection and refuse new ones for a while
-  `emulator hold_scripts S`   a script uploaded in the next S seconds starts only when they end
+  `emulator hold_scripts [S]` a script uploaded in the next S seconds (1) starts only when they end
                               (a controller slow to start its program)
   `emulator state`            one line of JSON (q, tcp pose, moving, safety)
 Run in its OWN process: ur_rtde holds the GIL in its constructors (TOOLCHAIN.md).
@@ -503,11 +503,15 @@ class URControllerEmulator:
             if len(parts) > 1 and parts[1] in ("protective_stop", "emergency_stop"):
                 self.inject(parts[1])
                 return f"{parts[1]} injected"
-            if len(parts) > 1 and parts[1] == "drop":
-                self.drop_connections(float(parts[2]) if len(parts) > 2 else 1.0)
-                return "connections dropped"
-            if len(parts) == 3 and parts[1] == "hold_scripts":
-                self._hold_scripts_until = time.monotonic() + float(parts[2])
+            if len(parts) > 1 and parts[1] in ("drop", "hold_scripts"):
+                try:
+                    seconds = float(parts[2]) if len(parts) > 2 else 1.0
+                except ValueError:
+                    return f"emulator {parts[1]}: seconds must be a number, got {parts[2]!r}"
+                if parts[1] == "drop":
+                    self.drop_connections(seconds)
+                    return "connections dropped"
+                self._hold_scripts_until = time.monotonic() + seconds
                 return "scripts held"
             if len(parts) == 4 and parts[1] == "set_out_int":  # probe the client's register decoding
                 with self.lock:

@@ -176,6 +176,7 @@ def test_ur_rtde_path_whose_script_does_not_start_is_abandoned_not_run_late(ur_a
     config = ur_arm.config
     ur_arm.config = dataclasses.replace(config, path_upload_timeout_s=1.0)
     try:
+        assert dashboard("emulator hold_scripts soon") == "emulator hold_scripts: seconds must be a number, got 'soon'"
         assert dashboard("emulator hold_scripts 3") == "scripts held"
         if link_lost:
             threading.Timer(0.3, dashboard, args=("emulator drop 0.5",)).start()
