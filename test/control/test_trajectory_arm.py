@@ -158,8 +158,15 @@ def test_move_l_puts_the_mujoco_tcp_on_the_target(arm):
 def test_stop_cancels_a_running_move_and_holds(arm):
     q0 = arm.joint_positions()
     goal = q0 + np.array([0.8, 0, 0, 0, 0, 0])
-    timer = threading.Timer(0.5, arm.stop)
-    timer.start()
+
+    def stop_once_moving():  # the consumer may start late on a loaded machine: time from its start
+        deadline = time.monotonic() + 10.0
+        while abs(arm.joint_positions()[0] - q0[0]) < 1e-3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.4)
+        arm.stop()
+
+    threading.Thread(target=stop_once_moving, daemon=True).start()
     with pytest.raises(CanceledError):
         arm.move_j(goal, speed=0.5, accel=1.0)
     time.sleep(0.3)
