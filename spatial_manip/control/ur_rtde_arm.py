@@ -18,10 +18,16 @@ rounded corner without stopping; the last row has r = 0. ur_rtde (1.6.5) waits W
 limit for the re-uploaded script to run: should the controller not start it (a safety stop in
 the instant between our last check and the upload, or the link lost during the upload - then
 the library's state stream stops and the wait never ends), the call would block this arm, and a
-node's shutdown, for ever. So the call runs on a thread of its own and is waited for
-`path_upload_timeout_s`; one still waiting then is abandoned with its control interface (see
-`_abandon_control`): the move fails, the link reads as lost and is rebuilt, and the path is
-never run late.
+node's shutdown, for ever. So the call is given `path_upload_timeout_s`; one still waiting then
+ends the library's process (below): the move fails, the link reads as lost and is rebuilt, and
+the path is never run late.
+
+The library runs in processes of its own (`ur_rtde_process.LibraryProcess`): its own reconnect
+threads corrupted the heap of arm_node when a link dropped, and several of its calls can wait
+for ever on a dead link. Every call is answered within `call_timeout_s` or its process is ended,
+which reads here as a lost connection; a crash of the library is one too. The control interface
+has a process to itself, the state readers (receive, dashboard) another, so a control link
+given up after a stuck path upload still lets the arm's joints be read.
 
 A node that must outlive the controller (arm_node) calls `keep_connected()`: a background
 thread notices a lost link, drops the dead interfaces (so no stale joints are reported) and
@@ -40,6 +46,7 @@ import time
 import numpy as np
 
 from spatial_manip.control.base import SafetyStatus
+from spatial_manip.control.ur_rtde_process import LibraryProcess
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
 from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
@@ -48,7 +55,6 @@ PATH_BLEND_MAX_M = 2.0          # ur_rtde's own bound on a path row's blend (UR_
 BLEND_NEIGHBOUR_FRACTION = 0.49  # a blend stays below half the TCP distance to each neighbour
 MIN_BLEND_M = 1e-4              # a smaller blend is no blend: the arm stops at that waypoint
 SCRIPT_SIG_DIGITS = 6           # ur_rtde prints path values with C++'s default stream precision
-TEARDOWN_WAIT_S = 3.0           # a disconnect normally takes ~0.5 s (the library sleeps that long)
 
 
 def _script_safe(x: float) -> float:
@@ -62,24 +68,6 @@ def _script_safe(x: float) -> float:
 def _as_printed(x: float) -> float:
     """The value the controller reads back from ur_rtde's script text."""
     return float(f"{x:.{SCRIPT_SIG_DIGITS}g}")
-
-
-def _run_bounded(fn, timeout_s: float, name: str) -> dict | None:
-    """fn() on a daemon thread, waited for `timeout_s`: {"value": ...} or {"error": exception}
-    once it returned; None while it still runs (it is left to finish by itself, and its thread
-    keeps alive what fn uses, so nothing is freed under a library call that never returns)."""
-    outcome = {}
-
-    def run():
-        try:
-            outcome["value"] = fn()
-        except Exception as e:  # noqa: BLE001 - handed to the waiting caller
-            outcome["error"] = e
-
-    worker = threading.Thread(target=run, daemon=True, name=name)
-    worker.start()
-    worker.join(timeout_s)
-    return None if worker.is_alive() else outcome
 
 
 def joint_path_rows(qs) -> np.ndarray:
@@ -119,14 +107,16 @@ class URRtdeConfig:
     path_blend_m: float = 0.02           # move_path: blend radius at inner waypoints, metres of TCP travel
                                          # (URScript movej's r); below half the TCP distance to each neighbour
     path_upload_timeout_s: float = 5.0   # a path upload whose script has not started by then is abandoned, never run late
+    call_timeout_s: float = 5.0          # any other library call not answered by then: the link counts as lost
 
     def __post_init__(self):
         if len(self.tcp_offset) != 6 or len(self.payload_cog_m) != 3:
             raise InvalidGoalError("tcp_offset needs 6 values [x,y,z,rx,ry,rz], payload_cog_m 3 values")
         if self.connect_retries < 1 or self.retry_delay_s < 0 or self.payload_kg < 0:
             raise InvalidGoalError(f"invalid ur_rtde settings: {self}")
-        if not self.path_upload_timeout_s > 0:
-            raise InvalidGoalError(f"path_upload_timeout_s must be positive, got {self.path_upload_timeout_s}")
+        if not (self.path_upload_timeout_s > 0 and self.call_timeout_s > 0):
+            raise InvalidGoalError(f"path_upload_timeout_s and call_timeout_s must be positive, got "
+                                   f"{self.path_upload_timeout_s} and {self.call_timeout_s}")
         if not (math.isfinite(self.path_blend_m) and 0 <= self.path_blend_m <= PATH_BLEND_MAX_M):
             raise InvalidGoalError(f"path_blend_m must be within 0..{PATH_BLEND_MAX_M} m (URScript's blend "
                                    f"radius is metres of TCP travel), got {self.path_blend_m}")
@@ -158,6 +148,7 @@ class URRtdeArm:
     def __init__(self, config: URRtdeConfig):
         self.config = config
         self._ctrl = self._recv = self._dash = None
+        self._processes: tuple[LibraryProcess, ...] = ()   # (state readers, control)
         # ur_rtde is not thread-safe (a reconnect racing a state read corrupted the heap): every
         # library call goes through _lock, held briefly; _motion_lock serialises whole moves.
         self._lock = threading.RLock()
@@ -191,29 +182,29 @@ class URRtdeArm:
         self._configure()
 
     def _connect_once(self):
-        self._dash, self._recv, self._ctrl = self._open_interfaces()
+        self._install(self._open_processes())
 
-    def _open_interfaces(self) -> tuple:
-        """Fresh (dashboard, receive, control) interfaces; RuntimeError if the controller is away.
-        Touches no shared state, so the keeper builds them while state reads go on."""
-        import dashboard_client
-        import rtde_control
-        import rtde_receive
+    def _open_processes(self) -> tuple[LibraryProcess, LibraryProcess]:
+        """Library processes with fresh (dashboard, receive) and control interfaces; RuntimeError
+        if the controller is away. Touches no shared state, so the keeper builds them while state
+        reads go on."""
+        c = self.config
 
-        c, made = self.config, []
+        def start(interfaces):
+            return LibraryProcess(c.host, c.frequency_hz, c.call_timeout_s, interfaces,
+                                  log=lambda level, msg: self._log(level, msg))
+
+        readers = start(("dash", "recv"))
         try:
-            made.append(dashboard_client.DashboardClient(c.host))
-            made[0].connect()
-            made.append(rtde_receive.RTDEReceiveInterface(c.host, c.frequency_hz))
-            made.append(rtde_control.RTDEControlInterface(c.host, c.frequency_hz))
+            return readers, start(("ctrl",))
         except RuntimeError:
-            for obj in made:  # half a connection: release its sockets and threads
-                try:
-                    obj.disconnect()
-                except RuntimeError:
-                    pass
+            readers.close(stop_script=False)
             raise
-        return tuple(made)
+
+    def _install(self, processes: tuple[LibraryProcess, LibraryProcess]) -> None:
+        """Use these processes' interfaces from now on (under _lock)."""
+        readers, control = self._processes = processes
+        self._dash, self._recv, self._ctrl = readers.proxy("dash"), readers.proxy("recv"), control.proxy("ctrl")
 
     def _configure(self):
         c = self.config
@@ -231,29 +222,16 @@ class URRtdeArm:
         self._drop_interfaces()
 
     def _drop_interfaces(self) -> None:
-        """Take the interfaces out of use, then disconnect them (see `_teardown`)."""
+        """Take the interfaces out of use, then disconnect them and end their process, outside
+        _lock: ur_rtde's disconnect() joins a receive thread that its own reconnect can keep
+        alive for ever, so the process is ended if it takes longer than a clean one."""
         with self._lock:
             # stopScript waits for the controller: only on a live link (it hangs on a dead one)
-            ctrl_calls = ("stopScript", "disconnect") if self.is_connected else ("disconnect",)
-            pairs = [(self._ctrl, ctrl_calls), (self._recv, ("disconnect",)), (self._dash, ("disconnect",))]
+            stop_script = self.is_connected
+            processes, self._processes = self._processes, ()
             self._ctrl = self._recv = self._dash = None
-        self._teardown(pairs, TEARDOWN_WAIT_S)
-
-    def _teardown(self, pairs: list, wait_s: float) -> None:
-        """Call each (interface, method names) on a thread of its own, waited for `wait_s`.
-        ur_rtde's disconnect() joins its receive thread, which the library's own reconnect
-        after a dropped link can keep alive for ever: called under _lock, it hung this arm, its
-        goals and a node's shutdown. A teardown still running after `wait_s` is left to finish
-        by itself; its thread holds the last references, so nothing is freed under it."""
-        def run():
-            for obj, calls in pairs:
-                for name in calls:
-                    with contextlib.suppress(RuntimeError):  # closing a dead connection
-                        if obj is not None:
-                            getattr(obj, name)()
-
-        if _run_bounded(run, wait_s, "ur-rtde-teardown") is None and wait_s > 0:
-            self._log("warning", f"ur_rtde's disconnect did not return within {wait_s} s; left to finish by itself")
+        for process in reversed(processes):  # control first: its stopScript needs the link
+            process.close(stop_script=stop_script)
 
     def __enter__(self):
         self.connect()
@@ -351,9 +329,9 @@ class URRtdeArm:
         if self._keeper_stop.is_set() or self.is_connected:
             return True  # closing, or a goal's reconnect() got there first
         try:
-            dash, recv, ctrl = self._open_interfaces()
+            processes = self._open_processes()
             with self._lock:
-                self._dash, self._recv, self._ctrl = dash, recv, ctrl
+                self._install(processes)
             self._configure()
         except (RuntimeError, MotionFailedError) as e:
             self._drop_interfaces()
@@ -433,34 +411,21 @@ class URRtdeArm:
     def _send_path(self, path: list) -> bool:
         """ur_rtde's moveJ(path), under _lock: the library stops the control script, uploads it
         again with the path inside, waits (without a limit) for it to run and sends the path
-        command. Here that wait is bounded by `path_upload_timeout_s` (module doc)."""
-        ctrl = self._ctrl
-        outcome = _run_bounded(lambda: ctrl.moveJ(path, True), self.config.path_upload_timeout_s,
-                               "ur-rtde-path-upload")
-        if outcome is None:
-            self._abandon_control(ctrl)
-            raise MotionFailedError(f"the controller did not start the re-uploaded control script within "
-                                    f"{self.config.path_upload_timeout_s} s (a safety stop or a lost link during "
-                                    "the upload); the path was not sent and the control link is rebuilt")
-        error = outcome.get("error")
-        if isinstance(error, ValueError):  # the library's own bounds on speed / acceleration / blend: nothing sent
-            raise InvalidGoalError(f"ur_rtde refused the path before sending it: {error}") from error
-        if error is not None:
-            raise error
-        return outcome["value"]
-
-    def _abandon_control(self, ctrl) -> None:
-        """Give up a control interface whose moveJ(path) is stuck in the library's wait. It is
-        taken out of use, so the link reads as lost and is rebuilt (by the keeper, or before the
-        next command); it is never freed (the stuck call still uses it); and it is disconnected
-        on a thread of its own, which stops its state stream: the stuck wait then never sees the
-        script run, so it never sends the path. A fresh control interface stops any script still
-        running when it connects."""
-        with self._lock:
-            if self._ctrl is ctrl:
-                self._ctrl = None
-        self._log("warning", "the control script did not start after a path upload; rebuilding the control link")
-        self._teardown([(ctrl, ("disconnect",))], wait_s=0.0)
+        command. Here that wait is bounded by `path_upload_timeout_s`: a call still waiting then
+        ends the library's process, so the stuck wait can never send the path late, and the link
+        reads as lost and is rebuilt (by the keeper, or before the next command; a fresh control
+        interface stops any script still running when it connects)."""
+        control, limit = self._processes[-1], self.config.path_upload_timeout_s
+        try:
+            return self._ctrl.moveJ(path, True, timeout_s=limit)
+        except ValueError as e:  # the library's own bounds on speed / acceleration / blend: nothing sent
+            raise InvalidGoalError(f"ur_rtde refused the path before sending it: {e}") from e
+        except RuntimeError as e:
+            if not control.timed_out:
+                raise
+            raise MotionFailedError(f"the controller did not start the re-uploaded control script within {limit} s "
+                                    "(a safety stop or a lost link during the upload); the path was not sent and "
+                                    "the control link is rebuilt") from e
 
     def _blend_radii(self, rows: np.ndarray) -> list[float]:
         """Blend radius (m of TCP travel) per row: `path_blend_m` at inner rows, below half the

@@ -12,6 +12,7 @@ import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 from rclpy.signals import SignalHandlerOptions
 
 from spatial_manip.errors import ConfigError, SpatialManipError
@@ -58,6 +59,11 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
     except (KeyboardInterrupt, ExternalShutdownException):
         if finish is not None and executor is not None:
             _spin_until(executor, finish(node), FINISH_S)
+    except _rclpy.RCLError:
+        if rclpy.ok():
+            raise
+        # SIGTERM's shutdown landed while the executor built its wait set: a normal stop, which
+        # rclpy reports as "the given context is not valid" instead of ExternalShutdownException
     finally:
         if node is not None:
             if close is not None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulator_ports import dashboard, ports_free
+from emulator_ports import dashboard
 from spatial_manip.errors import CanceledError, InvalidGoalError
 
 BAD_PATHS = [[], np.zeros((0, 6)), np.zeros((3, 5)), np.zeros(6), np.zeros((2, 3, 6)), [[0.0] * 6, [1, 2, 3]],
@@ -57,28 +57,6 @@ class _Sampler:
 
 
 # --- ur_rtde against the emulator ----------------------------------------------------------------
-@pytest.fixture(scope="module")
-def ur_arm():
-    pytest.importorskip("rtde_control")
-    if not ports_free():
-        pytest.skip("a UR controller or emulator already serves 30004/30003/29999/63352 here")
-    from spatial_manip.control.ur_rtde_arm import URRtdeArm, URRtdeConfig
-
-    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet", "--no-gripper"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        assert emu.stdout.readline().strip() == "[ur-emulator] ready"
-        arm = URRtdeArm(URRtdeConfig(host="127.0.0.1"))
-        arm.connect()
-        try:
-            yield arm
-        finally:
-            arm.close()
-    finally:
-        emu.terminate()
-        emu.wait(10)
-
-
 def _path_from(q0):
     """4 rows from the current joints; the last has more digits than ur_rtde writes (6)."""
     d = np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
