@@ -197,7 +197,7 @@ class URRtdeArm:
         readers = start(("dash", "recv"))
         try:
             return readers, start(("ctrl",))
-        except RuntimeError:
+        except BaseException:
             readers.close(stop_script=False)
             raise
 
@@ -331,9 +331,13 @@ class URRtdeArm:
         try:
             processes = self._open_processes()
             with self._lock:
+                if self._keeper_stop.is_set():  # closed while it connected: nobody would close these
+                    for process in processes:
+                        process.close(stop_script=False)
+                    return True
                 self._install(processes)
             self._configure()
-        except (RuntimeError, MotionFailedError) as e:
+        except Exception as e:  # noqa: BLE001 - whatever failed, the keeper must live to try again
             self._drop_interfaces()
             self._link.attempts += 1
             self._link.last_error = str(e).strip()

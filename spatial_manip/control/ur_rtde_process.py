@@ -16,6 +16,7 @@ child imports the standard library and ur_rtde only and starts in a few tens of 
 from __future__ import annotations
 
 import os
+import builtins
 import signal
 import socket
 import subprocess
@@ -49,11 +50,20 @@ class LibraryProcess:
     def __init__(self, host: str, frequency_hz: float, call_timeout_s: float, interfaces: tuple, log=None):
         self.host, self.call_timeout_s = host, call_timeout_s
         self._log = log or (lambda level, msg: None)
-        self._lock = threading.Lock()   # one request in flight: replies come back in order
+        self._lock = threading.Lock()       # one request in flight: replies come back in order
+        self._kill_lock = threading.Lock()  # close() may end the process while a call waits on it
         ours, theirs = socket.socketpair()
-        self._proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), str(theirs.fileno())],
-                                      pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
-        theirs.close()
+        try:
+            # a session of its own: Ctrl-C in the node's terminal must not end the library before
+            # the node has stopped the arm through it (the child ends when the node is gone)
+            self._proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), str(theirs.fileno()),
+                                           str(os.getpid())], pass_fds=(theirs.fileno(),),
+                                          stdin=subprocess.DEVNULL, start_new_session=True)
+        except OSError as e:  # out of processes or file descriptors: as a link that cannot be made
+            ours.close()
+            raise RuntimeError(f"cannot start ur_rtde's process: {e}") from e
+        finally:
+            theirs.close()
         self._conn = Connection(ours.detach())
         self._dead = ""
         self.timed_out = False          # ended because a call passed its limit (not a crash)
@@ -95,7 +105,7 @@ class LibraryProcess:
         if status == "progress":
             return AsyncProgress(*value)
         kind, text = value
-        raise (ValueError if kind == "ValueError" else RuntimeError)(text)
+        raise _exception_class(kind)(text)
 
     def _exit_text(self) -> str:
         try:
@@ -103,7 +113,10 @@ class LibraryProcess:
         except subprocess.TimeoutExpired:
             return "its process stopped answering"
         if code < 0:
-            return f"the library's process died of signal {signal.Signals(-code).name}"
+            try:
+                return f"the library's process died of signal {signal.Signals(-code).name}"
+            except ValueError:
+                return f"the library's process died of signal {-code}"
         return f"the library's process exited with status {code}"
 
     def _end(self, why: str) -> None:
@@ -112,10 +125,12 @@ class LibraryProcess:
         self._kill()
 
     def _kill(self) -> None:
-        if self._proc.poll() is None:
-            self._proc.kill()
-        self._proc.wait()
-        self._conn.close()
+        with self._kill_lock:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            if not self._conn.closed:
+                self._conn.close()
 
     def close(self, stop_script: bool, wait_s: float = CLOSE_WAIT_S) -> None:
         """Disconnect (after stopScript on a live link) within `wait_s`, then end the process."""
@@ -123,7 +138,7 @@ class LibraryProcess:
             return
         if not self._lock.acquire(timeout=wait_s):  # a call in flight that does not return: end it
             self._dead = "closed"
-            self._kill()
+            self._proc.kill()  # the waiting call sees the socket close and finishes the clean-up
             return
         try:
             self._conn.send(("close", stop_script))
@@ -137,6 +152,13 @@ class LibraryProcess:
             self._dead = "closed"
             self._kill()
             self._lock.release()
+
+
+def _exception_class(kind: str) -> type:
+    """The built-in exception the library raised (RuntimeError for a broken link, ValueError for
+    its own bounds, TypeError for our own mistakes), so a bug is not read as a lost connection."""
+    cls = getattr(builtins, kind, None)
+    return cls if isinstance(cls, type) and issubclass(cls, Exception) else RuntimeError
 
 
 class Remote:
@@ -189,28 +211,36 @@ def _reply(value) -> tuple:
     return "ok", value
 
 
-def _die_with_parent(poll_s: float = 0.5) -> None:
+def _exit(status: int = 0) -> None:
+    """os._exit after flushing C's stdio: the library's last messages say why a link failed."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):
+        pass
+    os._exit(status)
+
+
+def _die_with_parent(parent: int, poll_s: float = 0.5) -> None:
     """End this process when the node that made it is gone (it may be inside a library call then,
     and would never read the closed socket). Polled, not PR_SET_PDEATHSIG: that signal follows
     the THREAD that started the process, and the node's executor threads come and go."""
-    parent = os.getppid()
-
     def watch():
         while os.getppid() == parent:
             time.sleep(poll_s)
-        os._exit(0)
+        _exit(0)
 
     threading.Thread(target=watch, daemon=True, name="parent-watch").start()
 
 
-def serve(fd: int) -> None:
-    _die_with_parent()
+def serve(fd: int, parent: int) -> None:
+    _die_with_parent(parent)
     conn, made = Connection(fd), {}
     while True:
         try:
             message = conn.recv()
         except (EOFError, OSError):
-            os._exit(0)  # the node is gone; the OS closes the sockets
+            _exit(0)  # the node is gone; the OS closes the sockets
         op = message[0]
         try:
             if op == "open":
@@ -219,14 +249,17 @@ def serve(fd: int) -> None:
             elif op == "close":
                 _close(made, stop_script=message[1])
                 conn.send(("ok", None))
-                os._exit(0)
+                _exit(0)
             else:
                 _, name, method, args = message
                 reply = _reply(getattr(made[name], method)(*args))
         except Exception as e:  # noqa: BLE001 - handed to the caller by kind and text
             reply = ("error", (type(e).__name__, str(e)))
-        conn.send(reply)
+        try:
+            conn.send(reply)
+        except (TypeError, AttributeError, ValueError) as e:  # a return value pickle cannot carry
+            conn.send(("error", ("TypeError", f"{message[2]}.{message[3]} returned what cannot be sent: {e}")))
 
 
 if __name__ == "__main__":
-    serve(int(sys.argv[1]))
+    serve(int(sys.argv[1]), int(sys.argv[2]))
