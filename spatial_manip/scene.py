@@ -299,7 +299,8 @@ FIXTURE_CATEGORIES = ("table", "shelf", "support", "floor")
 def workspace_description(scene: Scene, T_base_tcp: np.ndarray | None = None) -> Scene:
     """What a cell's configuration tells the planner, derived from a full scene: fixtures with
     their poses, placement regions, and a catalogue of the movable objects (label, category,
-    size, colour; their poses zeroed, since those must be perceived). A held object keeps the
+    size, colour, and for references whether they stand on the work surface or beyond it,
+    `placement` "near" | "distant"; their poses zeroed, since those must be perceived). A held object keeps the
     transform from the object to the TCP (`extra["T_object_tcp"]`): the robot knows how it holds
     what it picked."""
     objects = []
@@ -307,7 +308,7 @@ def workspace_description(scene: Scene, T_base_tcp: np.ndarray | None = None) ->
         if o.category in FIXTURE_CATEGORIES:
             objects.append(o)
             continue
-        extra = {k: v for k, v in o.extra.items() if k in ("colour", "color", "rgb")}
+        extra = {k: v for k, v in o.extra.items() if k in ("colour", "color", "rgb", "placement")}
         extra["catalogue"] = True
         if o.held and T_base_tcp is not None:
             T_obj = np.eye(4)

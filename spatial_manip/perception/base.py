@@ -93,18 +93,24 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
     return [bool(f) for f in flags]
 
 
+PLACEMENTS = (None, "near", "distant")
+
+
 @dataclass(frozen=True)
 class ExpectedObject:
     """What a scene config says may be on the table: a label to give the object that matches.
 
     Any of size (metres, any order: matched sorted) and colour (a name or 0-255 RGB) can be
-    missing; an `id` is kept as the detection's id when matched."""
+    missing; an `id` is kept as the detection's id when matched. `placement` says where it
+    stands, when the config says so: "near" on the cell's work surface (the table, a shelf),
+    "distant" beyond it (on the floor or a plinth), as ESPIRE's scenes place references."""
 
     label: str
     category: str = "object"
     size_m: tuple | None = None
     colour: str | tuple | None = None
     id: str | None = None
+    placement: str | None = None
 
     def __post_init__(self):
         if self.size_m is not None:
@@ -112,6 +118,9 @@ class ExpectedObject:
             if s.shape != (3,) or not np.all(s > 0):
                 raise ValueError(f"ExpectedObject {self.label!r}: size_m must be 3 positive metres, got {self.size_m!r}")
             object.__setattr__(self, "size_m", tuple(float(x) for x in s))
+        if self.placement not in PLACEMENTS:
+            raise ValueError(f"ExpectedObject {self.label!r}: placement must be one of {PLACEMENTS[1:]} or left out, "
+                             f"got {self.placement!r}")
         if self.colour is not None and not isinstance(self.colour, str):
             c = np.asarray(self.colour, float).reshape(-1)
             if c.shape != (3,) or not np.all(np.isfinite(c)) or np.any((c < 0) | (c > 255)):
@@ -154,12 +163,15 @@ class SegmentationHints:
       base frame: the floors of shelf slots, whose boards the camera sees edge-on, so a plane
       fit finds too few points on them, and the cell's floor (`ground_z`), of which a view of a
       shelf may show too little to fit;
-    - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`)."""
+    - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`);
+    - `work_areas`: the boxes of its work surfaces (the table, a shelf), which say what an
+      expected object's `placement` means."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
     supports: tuple = ()
     fixtures: tuple = ()
+    work_areas: tuple = ()
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
@@ -169,19 +181,23 @@ class SegmentationHints:
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
-                           colour=_scene_colour(o), id=o.id)
+                           colour=_scene_colour(o), id=o.id, placement=o.extra.get("placement"))
             for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
+        work_areas = tuple(FixturePart(np.asarray(o.center, float), np.asarray(o.size, float),
+                                       np.asarray(o.rotation, float))
+                           for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
         fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for part in _fixture_parts(o))
         supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
         if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
             g = float(scene.extra["ground_z"])
             supports += ((g, (-FLOOR_HALF_SIDE_M, -FLOOR_HALF_SIDE_M), (FLOOR_HALF_SIDE_M, FLOOR_HALF_SIDE_M)),)
-        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports)
+        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas)
 
 
 # Fixtures whose configured boxes a segmenter removes from the depth.
 FIXTURE_PART_CATEGORIES = ("table", "support", "shelf")
+WORK_SURFACE_CATEGORIES = ("table", "shelf")   # where "near" objects stand
 
 
 def _fixture_parts(o: SceneObject) -> list[FixturePart]:

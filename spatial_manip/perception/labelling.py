@@ -17,6 +17,9 @@ FALLBACK_LABEL_COST = 0.15   # see assign_labels
 # What a shortfall costs on a side seen in full of an object that runs out of view elsewhere: a
 # round object cut by one edge is cut along every side a little.
 TRUNCATED_SIDE_WEIGHT = 0.6
+# A detection whose centre is this far outside every work surface's footprint is beyond it: the
+# centre of an object at a surface's edge, seen in part, can lie a little past the edge.
+WORK_AREA_MARGIN_M = 0.10
 
 
 def match_cost(det: Detection, exp: ExpectedObject) -> float:
@@ -58,12 +61,33 @@ def _leaning(size_m: tuple) -> np.ndarray:
     return np.array(leaning_extents(size_m))
 
 
-def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8) -> list[Detection]:
-    """Label detections in place from `expected` (one-to-one, minimum total cost), then fall back
-    to "book" for book-shaped clusters and "object" otherwise; set book size classes and ids."""
+def on_work_surface(det: Detection, work_areas) -> bool:
+    """Whether the detection's centre lies over a work surface's footprint (within the margin)."""
+    for area in work_areas:
+        local = (np.asarray(det.box.center, float) - area.center) @ area.rotation
+        if np.all(np.abs(local[:2]) <= np.asarray(area.size[:2]) / 2 + WORK_AREA_MARGIN_M):
+            return True
+    return False
+
+
+def placement_fits(det: Detection, exp: ExpectedObject, work_areas) -> bool:
+    """An expected object said to stand on the work surface is not a detection beyond it, nor the
+    other way round: a distant floor lamp seen in part is not the picture frame on the table
+    whose size it happens to match. True when the config says nothing."""
+    if exp.placement is None or not work_areas:
+        return True
+    return on_work_surface(det, work_areas) == (exp.placement == "near")
+
+
+def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8,
+                  work_areas=()) -> list[Detection]:
+    """Label detections in place from `expected` (one-to-one, minimum total cost, where each
+    stands as `placement_fits`), then fall back to "book" for book-shaped clusters and "object"
+    otherwise; set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
-        cost = np.array([[match_cost(d, e) for e in expected] for d in detections])
+        cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
+                         for d in detections])
         # A book entry left unmatched costs the planner little (a book-shaped cluster is called
         # "book" anyway, below); an object the scene lists once is lost without its label. So a
         # red cluster that fits both a red book leaning 10 degrees and the red alarm clock, a

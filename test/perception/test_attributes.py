@@ -156,3 +156,30 @@ def test_a_side_seen_in_full_of_an_object_cut_elsewhere_is_forgiven_a_little():
     shrub, seen = (0.63, 0.61, 0.6), (0.3, 0.25, 0.2)
     full = size_mismatch(seen, shrub, at_least=[True, True, False])
     assert size_mismatch(seen, shrub, at_least=True) < size_mismatch(seen, shrub, at_least=[0.25, 0.25, 0.6]) < full
+
+
+def test_a_reference_said_to_stand_on_the_table_is_not_a_detection_beyond_it():
+    """pick-14-00006 (a seed no tuning used): the picture frame at the table's edge, seen in
+    part, fitted the floor lamp's catalogue entry, and the floor lamp on its plinth 1.4 m away,
+    seen in part, took the picture frame's label, so "a book closer than 25 cm to the picture
+    frame" found none. Where the cell says each stands, the frame's label stays on the table."""
+    from spatial_manip.perception.base import Detection, ExpectedObject, FixturePart
+    from spatial_manip.perception.labelling import assign_labels
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 0:10] = True                    # both run out of the image
+    table = FixturePart(np.array([0.55, 0.0, -0.35]), np.array([0.6, 1.4, 0.7]), np.eye(3))
+    # the two detections as the classical segmenter gave them to the labelling
+    frame_seen = _box((0.136, 0.043, 0.179), "yaw", center=(0.526, 0.423, 0.09))
+    lamp_seen = _box((0.227, 0.172, 0.142), "full", center=(1.416, -0.386, 0.034))
+    dets = [Detection("", "object", "object", mask, 0.5, frame_seen, (143, 114, 57),
+                      extra={"lower_bound_sides": [True, True, True]}),
+            Detection("", "object", "object", mask, 0.5, lamp_seen, (34, 34, 34),
+                      extra={"lower_bound_sides": [False, True, True]})]
+    frame = ExpectedObject("picture frame", "reference", size_m=(0.13, 0.22, 0.18), colour=(191, 153, 76),
+                           id="near_1", placement="near")
+    lamp = ExpectedObject("floor lamp", "reference", size_m=(0.48, 0.48, 0.59), colour=(242, 230, 153),
+                          id="distant_1", placement="distant")
+    assign_labels(dets, [frame, lamp], work_areas=(table,))
+    assert dets[0].label == "picture frame" and dets[1].label != "picture frame"
+    with pytest.raises(ValueError, match="placement"):
+        ExpectedObject("lamp", placement="far away")
