@@ -45,6 +45,7 @@ MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 
 GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer the object's middle
 GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
+ARM_SEEN_M = 0.03             # depth this close to the arm's collision bodies is the arm itself
 
 
 def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.ndarray:
@@ -54,6 +55,20 @@ def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.nda
     pts = apply(obs.T_base_cam, pts)
     pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
     return pts[voxel_downsample(pts, voxel_m)]
+
+
+def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) -> RGBDObservation:
+    """The look with the arm's own pixels (its collision bodies at joints `q`, grown by
+    `margin_m`) left without depth. From some camera set-ups the arm waiting out of the way is
+    still in view (pick-15-00007: the stowed forearm beside the base); a segmenter made it an
+    object, which every grasp's motion check then found the arm starting inside."""
+    pts, uv = backproject(obs.depth_m, obs.intrinsics)
+    on = robot.points_on(apply(obs.T_base_cam, pts), q, margin_m)
+    if not np.any(on):
+        return obs
+    depth = np.array(obs.depth_m, dtype=np.float32, copy=True)
+    depth[uv[on, 1], uv[on, 0]] = 0.0
+    return replace(obs, depth_m=depth)
 
 
 def _tcp_poses(grasps: list) -> list[np.ndarray]:
@@ -107,6 +122,7 @@ class Ports(Protocol):
     def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult: ...
     def stop_motion(self) -> None: ...
     def tcp_pose(self) -> np.ndarray | None: ...             # the latest 4x4 TCP pose, base frame
+    def joint_positions(self) -> np.ndarray | None: ...      # the arm's latest joints (None: not known)
 
 
 HELD_SEEN_M = 0.05   # a movable segment this close to the held object is that object seen in the fingers
@@ -145,7 +161,7 @@ class Agent:
         self.ports, self.config, self._warn = ports, config, warn
         self._segmenter_config = dict(segmenter_config or {})
         self._warned: set[str] = set()
-        self._segmenter = self._planner = self._kinematics = None
+        self._segmenter = self._planner = self._reach = None
         self._workspace_seen: Scene | None = None
         self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
         self._held_id: str | None = None
@@ -198,6 +214,9 @@ class Agent:
         ws, hints = self._workspace()
         if self._segmenter is None:
             self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
+        q = getattr(self.ports, "joint_positions", lambda: None)()
+        if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
+            obs = without_arm(obs, self._arm_reach().planner.robot, q)
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object
@@ -251,6 +270,12 @@ class Agent:
         return scene.with_objects(with_held(others, held))
 
     # --- reason -------------------------------------------------------------------------------
+    def _arm_reach(self):
+        """The arm's model for the place-pose checks and the arm's pixels (built on first use)."""
+        if self._reach is None:
+            self._reach = arm_reach(self.config.arm_config_file, self.config.arm_backend)
+        return self._reach
+
     def _make_planner(self):
         name = self.config.planner
         cfg = {"unnamed_frame": self.config.unnamed_frame} if name == "program" else {}
@@ -408,10 +433,9 @@ class Agent:
         place_pose = decision.details.get("fitted_place_pose", decision.place_pose)
         if size is None:
             return place_pose, place_pose @ T_obj_tcp
-        if self._kinematics is None:
-            self._kinematics = arm_reach(self.config.arm_config_file, self.config.arm_backend)
         moved = self._held_id or decision.pick_id
-        reach = self._kinematics.around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved else self._kinematics
+        reach = self._arm_reach().around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved \
+            else self._arm_reach()
         if places is None:
             slot = slot_at(decision.details.get("scene"), place_pose) if entry is not None else None
             places = self._places_to_try(decision, place_pose, slot, size)

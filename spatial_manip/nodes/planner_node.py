@@ -37,6 +37,7 @@ PARAMETERS = {
     "workspace_file": "",             # the same as a file, for a real cell
     "workspace_ack_topic": "/spatial_manip/planner/workspace_revision",  # the revision in use (latched)
     "tcp_topic": "/tcp_pose_broadcaster/pose",
+    "joint_states_topic": "/joint_states",   # the arm's joints: its own pixels are left out of each look
     "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
     "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
     "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair

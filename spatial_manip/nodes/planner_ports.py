@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, Vector3
+from sensor_msgs.msg import JointState
 from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
@@ -25,8 +26,8 @@ from spatial_manip_interfaces.srv import ProposeGrasps
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, MotionRequest, MotionResult
 from spatial_manip.errors import (CanceledError, ErrorCode, MotionFailedError, NoObservationError,
                                   SpatialManipError, StageTimeoutError)
-from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg,
-                                         pose_stamped, scene_to_msg, stamp_to_seconds)
+from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
+                                         matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.nodes.futures import wait_future
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.perception import SegmentationHints
@@ -48,6 +49,7 @@ class PlannerPorts:
         self._workspace: tuple[Scene | None, SegmentationHints | None] = (None, None)
         self._T_base_tcp: np.ndarray | None = None
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
+        self._q: np.ndarray | None = None              # the arm's latest joints
         self._arm_goal = None
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -59,7 +61,8 @@ class PlannerPorts:
                 (CameraInfo, "camera_info_topic", self._on_info, images),
                 (PoseStamped, "extrinsics_topic", self._on_extrinsics, latched),
                 (String, "workspace_topic", self._on_workspace, latched),
-                (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data)]
+                (PoseStamped, "tcp_topic", self._on_tcp, qos_profile_sensor_data),
+                (JointState, "joint_states_topic", self._on_joints, qos_profile_sensor_data)]
         if self.p["segmenter"] == "ground_truth":  # only the simulator publishes this
             subs.append((Image, "segmentation_topic", self._on_segmentation, images))
         # latched state (extrinsics, workspace) in arrival order: on a reentrant group the
@@ -143,6 +146,14 @@ class PlannerPorts:
 
     def tcp_pose(self) -> np.ndarray | None:
         return self._T_base_tcp
+
+    def _on_joints(self, msg: JointState) -> None:
+        q = joints_from_msg(msg)
+        if q is not None:          # a message of other joints (a gripper's alone) says nothing of the arm
+            self._q = q
+
+    def joint_positions(self) -> np.ndarray | None:
+        return self._q
 
     def publish_scene(self, scene: Scene) -> None:
         self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))

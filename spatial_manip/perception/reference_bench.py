@@ -59,6 +59,9 @@ class _Ports:
     def tcp_pose(self):
         return self.world.tcp_pose()
 
+    def joint_positions(self):
+        return self.world.joint_positions()[:6]    # the arm's, without the gripper's
+
 
 @contextlib.contextmanager
 def _quiet_stderr():

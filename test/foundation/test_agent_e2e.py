@@ -110,6 +110,9 @@ class SimPorts:
     def tcp_pose(self):
         return self.world.tcp_pose()
 
+    def joint_positions(self):
+        return self.world.joint_positions()[:6]    # the arm's, without the gripper's
+
     def close(self):
         self.world.close()
 
