@@ -44,6 +44,8 @@ _ALPHA = (math.pi / 2, 0.0, 0.0, math.pi / 2, -math.pi / 2, 0.0)
 # UR's physical offsets along the parallel joint axes (ur_description), metres: the upper arm
 # sits `shoulder` out from the base axis, the forearm `elbow` back from the upper arm.
 OFFSETS = {"ur5": {"shoulder": 0.13585, "elbow": 0.1197}, "ur5e": {"shoulder": 0.138, "elbow": 0.131}}
+SHOULDER_HOUSING_R_M = 0.07      # the upper arm's motor housing at the shoulder joint
+SHOULDER_HOUSING_FROM_M = 0.085  # where it starts along the joint axis (the base's cylinder is 0.078 in radius)
 # joint limits (rad), speed (rad/s) and torque (Nm): arm.yaml's limits, UR's data sheet for the rest
 Q_MIN = (-6.2832, -6.2832, -3.1416, -6.2832, -6.2832, -6.2832)
 Q_MAX = (6.2832, 6.2832, 3.1416, 6.2832, 6.2832, 6.2832)
@@ -126,6 +128,11 @@ def arm_links(model: str) -> tuple[list[Link], list[Joint]]:
         Link("shoulder_link", [cylinder((0, 0, 0.04), (0, 0, d1), 0.065),
                                cylinder((0, 0.065, d1), (0, -s, d1), 0.065)]),   # joint 2 axis is -y here
         Link("upper_arm_link", [cylinder((0, 0, s), (a2, 0, s), 0.06),
+                                # the shoulder joint's housing, round about the joint axis: the tube
+                                # alone left it 3-6 cm uncovered (the camera saw it as clutter); from
+                                # just outside the base's radius, so the two never overlap
+                                cylinder((0, 0, SHOULDER_HOUSING_FROM_M), (0, 0, s + SHOULDER_HOUSING_R_M),
+                                         SHOULDER_HOUSING_R_M),
                                 cylinder((a2, 0, s + 0.02), (a2, 0, fa - 0.02), 0.052)]),
         Link("forearm_link", [cylinder((0, 0, fa), (a3, 0, fa), 0.045)]),
         Link("wrist_1_link", [cylinder((0, 0, fa - 0.03), (0, 0, d4 + 0.045), 0.046)]),
