@@ -165,13 +165,15 @@ class SegmentationHints:
       shelf may show too little to fit;
     - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`);
     - `work_areas`: the boxes of its work surfaces (the table, a shelf), which say what an
-      expected object's `placement` means."""
+      expected object's `placement` means;
+    - `stands`: the parts of the fixtures beyond them (plinths), where distant objects stand."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
     supports: tuple = ()
     fixtures: tuple = ()
     work_areas: tuple = ()
+    stands: tuple = ()
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
@@ -192,12 +194,25 @@ class SegmentationHints:
         if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
             g = float(scene.extra["ground_z"])
             supports += ((g, (-FLOOR_HALF_SIDE_M, -FLOOR_HALF_SIDE_M), (FLOOR_HALF_SIDE_M, FLOOR_HALF_SIDE_M)),)
-        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas)
+        stands = tuple(part for o in scene.objects if o.category == "support" and not over_any(o.center, work_areas)
+                       for part in _fixture_parts(o))
+        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas,
+                   stands=stands)
 
 
 # Fixtures whose configured boxes a segmenter removes from the depth.
 FIXTURE_PART_CATEGORIES = ("table", "support", "shelf")
 WORK_SURFACE_CATEGORIES = ("table", "shelf")   # where "near" objects stand
+
+
+def over_any(point, parts, margin_m: float = 0.0) -> bool:
+    """Whether `point` (base frame) lies over the footprint of one of the FixtureParts (each
+    grown by margin_m), whatever its height."""
+    for part in parts:
+        local = (np.asarray(point, float) - part.center) @ part.rotation
+        if np.all(np.abs(local[:2]) <= np.asarray(part.size[:2]) / 2 + margin_m):
+            return True
+    return False
 
 
 def _fixture_parts(o: SceneObject) -> list[FixturePart]:

@@ -141,7 +141,8 @@ class ClassicalSegmenter:
                                             hints.expected)
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
-        assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas)
+        assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas,
+                      stands=hints.stands)
         detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         timer.lap("labels")
         if cfg.catalogue_fit:

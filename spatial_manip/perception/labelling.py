@@ -10,7 +10,7 @@ from scipy.optimize import linear_sum_assignment
 
 from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, colour_distance,
                                                   size_mismatch)
-from spatial_manip.perception.base import Detection, ExpectedObject
+from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
@@ -63,11 +63,7 @@ def _leaning(size_m: tuple) -> np.ndarray:
 
 def on_work_surface(det: Detection, work_areas) -> bool:
     """Whether the detection's centre lies over a work surface's footprint (within the margin)."""
-    for area in work_areas:
-        local = (np.asarray(det.box.center, float) - area.center) @ area.rotation
-        if np.all(np.abs(local[:2]) <= np.asarray(area.size[:2]) / 2 + WORK_AREA_MARGIN_M):
-            return True
-    return False
+    return over_any(det.box.center, work_areas, WORK_AREA_MARGIN_M)
 
 
 def placement_fits(det: Detection, exp: ExpectedObject, work_areas) -> bool:
@@ -80,10 +76,10 @@ def placement_fits(det: Detection, exp: ExpectedObject, work_areas) -> bool:
 
 
 def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8,
-                  work_areas=()) -> list[Detection]:
+                  work_areas=(), stands=()) -> list[Detection]:
     """Label detections in place from `expected` (one-to-one, minimum total cost, where each
-    stands as `placement_fits`), then fall back to "book" for book-shaped clusters and "object"
-    otherwise; set book size classes and ids."""
+    stands as `placement_fits`; then `name_by_elimination` on `stands`), then fall back to
+    "book" for book-shaped clusters and "object" otherwise; set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
         cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
@@ -97,13 +93,8 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         rows, cols = linear_sum_assignment(gated)
         for r, c in zip(rows, cols):
             if gated[r, c] < _UNMATCHED:
-                e, d = expected[c], detections[r]
-                d.label, d.category = e.label, e.category
-                d.score = float(max(0.05, 1.0 - cost[r, c] / max_cost))
-                d.extra["matched"] = e.id or e.label
-                if e.id:
-                    d.id = e.id
-                    d.extra["keep_id"] = True
+                _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
+        name_by_elimination(detections, expected, stands)
     for d in detections:
         if "matched" not in d.extra:
             if book_size_class(d.box.size) is not None:
@@ -113,6 +104,33 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             d.size_class = book_size_class(d.box.size, at_least=d.truncated)
     unique_ids(detections)
     return detections
+
+
+def _name(d: Detection, e: ExpectedObject, score: float) -> None:
+    d.label, d.category, d.score = e.label, e.category, score
+    d.extra["matched"] = e.id or e.label
+    if e.id:
+        d.id = e.id
+        d.extra["keep_id"] = True
+
+
+MIN_STANDING_SIDE_M = 0.08   # a detection on a plinth named by elimination is no sliver of it
+ELIMINATION_SCORE = 0.2      # its label is a guess from where it stands, not from how it looks
+
+
+def name_by_elimination(detections: list[Detection], expected, stands) -> None:
+    """One distant object the cell lists that nothing matched, and one unnamed detection that
+    stands on a plinth (`stands`) and runs out of the image: that detection is the object. A
+    plant on a plinth behind the table shows only its pot at the top edge of the image, which
+    matches the plant's catalogue size and colour (its foliage) in nothing (pick-15-00009,
+    pick-16-00003: "between the teddy bear and the magnolia" found no magnolia)."""
+    named = {d.extra["matched"] for d in detections if "matched" in d.extra}
+    left = [e for e in expected if e.placement == "distant" and (e.id or e.label) not in named]
+    standing = [d for d in detections if "matched" not in d.extra and d.truncated and over_any(d.box.center, stands)
+                and float(np.max(d.box.size)) >= MIN_STANDING_SIDE_M]
+    if len(left) == 1 and len(standing) == 1:
+        _name(standing[0], left[0], ELIMINATION_SCORE)
+        standing[0].extra["by_elimination"] = True
 
 
 def unique_ids(detections: list[Detection]) -> None:
