@@ -46,6 +46,7 @@ MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer the object's middle
 GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
 ARM_SEEN_M = 0.03             # depth this close to the arm's collision bodies is the arm itself
+ARM_DEPTH_M = 0.01            # ... and is replaced by this: nearer than anything, below every camera's range
 
 
 def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.ndarray:
@@ -59,15 +60,18 @@ def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.nda
 
 def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) -> RGBDObservation:
     """The look with the arm's own pixels (its collision bodies at joints `q`, grown by
-    `margin_m`) left without depth. From some camera set-ups the arm waiting out of the way is
-    still in view (pick-15-00007: the stowed forearm beside the base); a segmenter made it an
-    object, which every grasp's motion check then found the arm starting inside."""
+    `margin_m`) made points of nothing. From some camera set-ups the arm waiting out of the way
+    is still in view (pick-15-00007: the stowed forearm beside the base); a segmenter made it an
+    object, which every grasp's motion check then found the arm starting inside. The pixels get
+    ARM_DEPTH_M, not 0: below any camera's range, so no point, but still nearer than what the
+    arm hides, so an object it cuts off is known to be hidden there, not to end there (with 0,
+    a geosphere in a shelf slot behind the stowed arm lost its name, place-8-00014)."""
     pts, uv = backproject(obs.depth_m, obs.intrinsics)
     on = robot.points_on(apply(obs.T_base_cam, pts), q, margin_m)
     if not np.any(on):
         return obs
     depth = np.array(obs.depth_m, dtype=np.float32, copy=True)
-    depth[uv[on, 1], uv[on, 0]] = 0.0
+    depth[uv[on, 1], uv[on, 0]] = ARM_DEPTH_M
     return replace(obs, depth_m=depth)
 
 

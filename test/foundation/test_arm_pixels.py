@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from spatial_manip.agent import Agent, AgentConfig, without_arm
+from spatial_manip.agent import ARM_DEPTH_M, Agent, AgentConfig, without_arm
 from spatial_manip.camera.types import metres_to_mm
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import SegmentationHints, load_segmenter_config
@@ -54,6 +54,6 @@ def test_the_stowed_arm_in_view_is_not_an_object():
     assert {o.id for o in seen.objects if o.category == "book"} == {o.id for o in blind.objects if o.category == "book"}
     # only the arm's pixels go: none of the scene's objects, the table or the floor (the
     # simulator's segment ids >= 0; -1 is the robot or the floor)
-    cleared = (without_arm(obs, agent._arm_reach().planner.robot, STOW_Q).depth_m == 0) & (obs.depth_m > 0)
+    cleared = (without_arm(obs, agent._arm_reach().planner.robot, STOW_Q).depth_m == ARM_DEPTH_M) & (obs.depth_m > 0)
     assert np.count_nonzero(cleared) > 1000
     assert np.count_nonzero(cleared & (segmentation >= 0)) < 0.01 * np.count_nonzero(cleared)
