@@ -58,6 +58,36 @@ def touched_edges(mask: np.ndarray, margin_px: int = 2) -> tuple[bool, bool, boo
     return bool(m[:, :k].any()), bool(m[:, -k:].any()), bool(m[:k].any()), bool(m[-k:].any())
 
 
+def hidden_edges(mask: np.ndarray, depth_m: np.ndarray, *, nearer_m: float = 0.04, look_px: int = 3,
+                 share: float = 0.3) -> tuple[bool, bool, bool, bool]:
+    """Whether the mask's (left, right, top, bottom) outline is hidden by something nearer the
+    camera: on at least `share` of its rows (columns), a pixel within `look_px` beyond the
+    outline is `nearer_m` nearer than the mask's own pixel there (a book in front of a statue,
+    the arm, a shelf board's edge; the table just in front of a foot is barely nearer)."""
+    m = np.asarray(mask, bool)
+    d = np.asarray(depth_m, float)
+    out = []
+    for axis, reverse in ((1, False), (1, True), (0, False), (0, True)):
+        mm, dd = (m, d) if axis == 1 else (m.T, d.T)
+        if reverse:
+            mm, dd = mm[:, ::-1], dd[:, ::-1]
+        lines = np.flatnonzero(mm.any(axis=1))
+        if lines.size == 0:
+            out.append(False)
+            continue
+        first = mm[lines].argmax(axis=1)
+        own = dd[lines, first]
+        hidden = np.zeros(lines.size, bool)
+        for k in range(1, look_px + 1):
+            col = first - k
+            ok = col >= 0
+            before = np.where(ok, dd[lines, np.clip(col, 0, None)], np.nan)
+            with np.errstate(invalid="ignore"):
+                hidden |= ok & np.isfinite(before) & (before > 0) & (before < own - nearer_m)
+        out.append(bool(hidden.mean() >= share))
+    return tuple(out)
+
+
 VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: its far end is hidden
 EDGE_AXIS_MIN_SHARE = 0.3   # a side whose image is this much across an edge the mask reaches
 
@@ -70,16 +100,21 @@ def along_line_of_sight(box: Box3D, camera_position) -> np.ndarray:
     return np.abs(np.asarray(box.rotation, float).T @ ray) >= VIEW_AXIS_MIN_COS
 
 
-def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> list[bool]:
+def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray,
+                      depth_m: np.ndarray | None = None) -> list[bool]:
     """Per side of `box` (in its axis order): whether its measured length is only a lower bound.
     One view shows an object's near surface, so a side along the line of sight (a statue seen
     edge-on, a frame seen face-on, a book's length in a shelf) is measured short; and a side
-    whose image runs towards an image edge the mask reaches may run out of view. The others (a
-    book's thickness when it runs out of view sideways) are measured in full."""
+    whose image runs towards an image edge the mask reaches, or (given `depth_m`) towards an
+    outline something nearer hides, may go on out of view. The others (a book's thickness when
+    it runs out of view sideways) are measured in full."""
     T = np.asarray(T_base_cam, float)
     R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
     flags = along_line_of_sight(box, T[:3, 3])
     left, right, top, bottom = touched_edges(mask)
+    if depth_m is not None:
+        hidden = hidden_edges(mask, depth_m)
+        left, right, top, bottom = left or hidden[0], right or hidden[1], top or hidden[2], bottom or hidden[3]
     if left or right or top or bottom:
         ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends
         cam = (ends - T[:3, 3]) @ T[:3, :3]

@@ -287,7 +287,8 @@ class ClassicalSegmenter:
                          mean_rgb=rgb, colour=colour_name(rgb),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
-                                "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam)})
+                                "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,
+                                                                       obs.depth_m)})
 
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
