@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "soak": ("spatial_manip.bench.soak", "many reset-and-goal cycles through one sim graph: each node's memory and file descriptors per goal (soak.csv, soak.png)"),
     "ur-emulator": ("spatial_manip.devtools.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
     "arm-bench": ("spatial_manip.devtools.arm_bench", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),
+    "drop-soak": ("spatial_manip.devtools.drop_soak", "lose the UR controller mid-motion again and again through arm_node (emulator, real ur_rtde): every goal answered, home after each"),
     "camera-bench": ("spatial_manip.bringup.camera_bench", "camera_node publish rate and drops on RealSense playback vs the SDK alone"),
     "record": ("spatial_manip.bringup.record_cli", "record camera, joint, scene and instruction topics into a rosbag2 (sqlite3 or MCAP)"),
     "replay": ("spatial_manip.bringup.replay_cli", "publish a rosbag2 (ours, ros2 bag record, or a RealSense .db3) with its original timing"),

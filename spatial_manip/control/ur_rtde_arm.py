@@ -287,18 +287,23 @@ class URRtdeArm:
 
     def wait_connected(self) -> None:
         """Before a NEW goal: return once connected. With the keeper running, wait up to
-        `goal_wait_s` for it, then fail naming the link state; without it, reconnect here."""
-        if self.is_connected:
+        `goal_wait_s` for it, then fail naming the link state; without it, reconnect here.
+        Connected means configured too: the keeper installs fresh interfaces before it sets the
+        TCP and payload through them, and a goal's path upload must not run between the two."""
+        if self._ready():
             return
         if self._keeper is None:
             return self.reconnect()
         deadline = time.monotonic() + self.config.goal_wait_s
-        while not self.is_connected:
+        while not self._ready():
             if time.monotonic() >= deadline:
                 raise MotionFailedError(f"the arm is not connected: {self._link_text()}; "
                                         "nothing was sent to it. Send the goal again once "
                                         "/spatial_manip/arm_status no longer says so")
             self._linked.wait(0.05)
+
+    def _ready(self) -> bool:
+        return self._linked.is_set() and self.is_connected
 
     def _keep(self, period_s: float) -> None:
         while not self._keeper_stop.wait(period_s):
