@@ -65,10 +65,11 @@ class _Client:
 
     def run(self, goal, on_phase=None):
         """The goal's result, or None when it was not answered within ANSWER_S."""
-        done = threading.Event()
+        answered, done = threading.Event(), threading.Event()
         sent = self.client.send_goal_async(
             goal, feedback_callback=lambda m: on_phase and on_phase(m.feedback.phase))
-        if not _wait(sent.done, 10.0) or not sent.result().accepted:
+        sent.add_done_callback(lambda _: answered.set())
+        if not answered.wait(10.0) or not sent.result().accepted:
             return None
         result = sent.result().get_result_async()
         result.add_done_callback(lambda _: done.set())
@@ -80,15 +81,6 @@ class _Client:
         self.executor.shutdown()
         self.node.destroy_node()
         rclpy.try_shutdown()
-
-
-def _wait(predicate, timeout_s: float) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def _cycle(client: _Client, k: int) -> str:
