@@ -10,13 +10,13 @@ too: the caller gets RuntimeError - what ur_rtde itself raises for a broken link
 reads as disconnected and is rebuilt with a fresh process. Nothing is ever freed under a call
 that is still running, and the library's constructors no longer hold the node's GIL.
 
-The file runs as a script (`python ur_rtde_process.py FD`), not as a package module, so the
-child imports the standard library and ur_rtde only and starts in a few tens of ms.
+The file runs as a script (`python ur_rtde_process.py FD NODE_PID`), not as a package module,
+so the child imports the standard library and ur_rtde only and starts in a few tens of ms.
 """
 from __future__ import annotations
 
-import os
 import builtins
+import os
 import signal
 import socket
 import subprocess
@@ -193,14 +193,14 @@ def _open(host: str, frequency_hz: float, interfaces: tuple) -> dict:
 
 
 def _close(made: dict, stop_script: bool) -> None:
-    calls = {"ctrl": ("stopScript", "disconnect") if stop_script else ("disconnect",)}
     for name in ("ctrl", "recv", "dash"):
-        for method in calls.get(name, ("disconnect",)):
-            if name in made:
-                try:
-                    getattr(made[name], method)()
-                except RuntimeError:
-                    pass  # closing a dead connection
+        if name not in made:
+            continue
+        for method in ("stopScript", "disconnect") if name == "ctrl" and stop_script else ("disconnect",):
+            try:
+                getattr(made[name], method)()
+            except RuntimeError:
+                pass  # closing a dead connection
 
 
 def _reply(value) -> tuple:
@@ -255,10 +255,16 @@ def serve(fd: int, parent: int) -> None:
                 reply = _reply(getattr(made[name], method)(*args))
         except Exception as e:  # noqa: BLE001 - handed to the caller by kind and text
             reply = ("error", (type(e).__name__, str(e)))
-        try:
-            conn.send(reply)
-        except (TypeError, AttributeError, ValueError) as e:  # a return value pickle cannot carry
-            conn.send(("error", ("TypeError", f"{message[2]}.{message[3]} returned what cannot be sent: {e}")))
+        _send(conn, message, reply)
+
+
+def _send(conn: Connection, message: tuple, reply: tuple) -> None:
+    """The reply to `message`; a return value pickle cannot carry becomes a TypeError naming the
+    call, so the child lives on and the caller is told which call it was."""
+    try:
+        conn.send(reply)
+    except (TypeError, AttributeError, ValueError) as e:
+        conn.send(("error", ("TypeError", f"{message[1]}.{message[2]} returned what cannot be sent: {e}")))
 
 
 if __name__ == "__main__":

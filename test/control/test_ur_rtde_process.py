@@ -95,3 +95,16 @@ def _running(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as f:
         return f.read().split(")")[-1].split()[0] != "Z"   # a zombie has ended
+
+
+def test_a_return_value_pickle_cannot_carry_is_an_error_naming_the_call():
+    """The child answers, names the call and lives on (a lock is what no pickle can carry)."""
+    from multiprocessing import Pipe
+
+    from spatial_manip.control.ur_rtde_process import _exception_class, _send
+
+    node_end, child_end = Pipe()
+    _send(child_end, ("call", "ctrl", "getThing", ()), ("ok", threading.Lock()))
+    status, (kind, text) = node_end.recv()
+    assert status == "error" and _exception_class(kind) is TypeError
+    assert text.startswith("ctrl.getThing returned what cannot be sent")
