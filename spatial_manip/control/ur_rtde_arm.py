@@ -169,8 +169,7 @@ class URRtdeArm:
         c, last = self.config, None
         for _ in range(c.connect_retries):
             try:
-                with self._lock:
-                    self._connect_once()
+                self._connect_once()
                 break
             except RuntimeError as e:  # ur_rtde raises RuntimeError for refused/timed-out connections
                 last = e
@@ -182,7 +181,11 @@ class URRtdeArm:
         self._configure()
 
     def _connect_once(self):
-        self._install(self._open_processes())
+        """Fresh library processes, put in use under _lock; started outside it (up to
+        START_TIMEOUT_S), so state reads are not held up meanwhile."""
+        processes = self._open_processes()
+        with self._lock:
+            self._install(processes)
 
     def _open_processes(self) -> tuple[LibraryProcess, LibraryProcess]:
         """Library processes with fresh (dashboard, receive) and control interfaces; RuntimeError
@@ -257,8 +260,8 @@ class URRtdeArm:
         c, last = self.config, None
         for _ in range(c.connect_retries):
             try:
-                with self._reconnect_lock, self._lock:
-                    self._drop_interfaces()
+                with self._reconnect_lock:
+                    self._drop_interfaces()       # outside _lock, as it says
                     self._connect_once()
                     self._configure()
                 self._mark_linked()
