@@ -220,9 +220,7 @@ class SegmentationHints:
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
                            colour=_scene_colour(o), id=o.id, placement=o.extra.get("placement"))
             for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
-        work_areas = tuple(FixturePart(np.asarray(o.center, float), np.asarray(o.size, float),
-                                       np.asarray(o.rotation, float))
-                           for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
+        work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
         fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for part in _fixture_parts(o))
         supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
@@ -255,7 +253,12 @@ def _fixture_parts(o: SceneObject) -> list[FixturePart]:
     parts = o.extra.get("parts")
     if parts:
         return [FixturePart.from_dict(p) for p in parts]
-    return [FixturePart(np.asarray(o.center, float), np.asarray(o.size, float), np.asarray(o.rotation, float))]
+    return [_own_box(o)]
+
+
+def _own_box(o: SceneObject) -> FixturePart:
+    """The object's own box as a FixturePart (a shelf's footprint, not its panels)."""
+    return FixturePart(np.asarray(o.center, float), np.asarray(o.size, float), np.asarray(o.rotation, float))
 
 
 FLOOR_HALF_SIDE_M = 3.0   # the configured floor's extent about the base (a plinth 1.7 m away stands on it)

@@ -26,30 +26,41 @@ class _NoJoints(_Ports):
         return None
 
 
-def _look(ports_class):
+class _AllJoints(_Ports):
+    def joint_positions(self):
+        return self.world.joint_positions()    # six arm joints and the gripper's: not the arm's six
+
+
+@pytest.fixture(scope="module")
+def look():
+    """One look at pick-15-00007's scene with the arm where sim_node leaves it after a reset;
+    `perceive(ports_class)` runs a fresh agent on it."""
     task, scene = T.generate("pick", 16, 15)[7]
     world = SimWorld(scene, config=SimConfig(), seed=int(task.scene_seed))
-    try:
-        world.pose_arm(STOW_Q)
-        ws = workspace_description(world.export_scene(), world.tcp_pose())
-        rendered = world.render()
-        obs = replace(rendered, depth_m=metres_to_mm(rendered.depth_m).astype(np.float32) * 0.001, segmentation=None)
-        _, cfg = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")
+    world.pose_arm(STOW_Q)
+    ws = workspace_description(world.export_scene(), world.tcp_pose())
+    rendered = world.render()
+    obs = replace(rendered, depth_m=metres_to_mm(rendered.depth_m).astype(np.float32) * 0.001, segmentation=None)
+    _, cfg = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")
+
+    def perceive(ports_class):
         agent = Agent(ports_class(world, ws, SegmentationHints.from_scene(ws), obs), AgentConfig(segmenter="classical"),
                       segmenter_config=cfg)
-        return agent.perceive(obs), obs, agent, rendered.segmentation
-    finally:
-        world.close()
+        return agent.perceive(obs), agent
+
+    yield perceive, obs, rendered.segmentation
+    world.close()
 
 
 def _behind_the_base(scene):
     return [o.id for o in scene.objects if o.center[0] < 0.0]
 
 
-def test_the_stowed_arm_in_view_is_not_an_object():
-    blind, _, _, _ = _look(_NoJoints)
+def test_the_stowed_arm_in_view_is_not_an_object(look):
+    perceive, obs, segmentation = look
+    blind, _ = perceive(_NoJoints)
     assert _behind_the_base(blind)            # the forearm, seen as an object, without the joints
-    seen, obs, agent, segmentation = _look(_Ports)
+    seen, agent = perceive(_Ports)
     assert not _behind_the_base(seen)
     assert {o.id for o in seen.objects if o.category == "book"} == {o.id for o in blind.objects if o.category == "book"}
     # only the arm's pixels go: none of the scene's objects, the table or the floor (the
@@ -57,3 +68,11 @@ def test_the_stowed_arm_in_view_is_not_an_object():
     cleared = (without_arm(obs, agent._arm_reach().planner.robot, STOW_Q).depth_m == ARM_DEPTH_M) & (obs.depth_m > 0)
     assert np.count_nonzero(cleared) > 1000
     assert np.count_nonzero(cleared & (segmentation >= 0)) < 0.01 * np.count_nonzero(cleared)
+
+
+def test_joints_that_are_not_the_arms_six_leave_the_look_as_it_is(look):
+    """A port handing over seven values (MuJoCo's arm and gripper) is not asked to guess which
+    six are the arm's: the look is perceived whole, as with no joints at all."""
+    perceive, _, _ = look
+    whole, _ = perceive(_AllJoints)
+    assert _behind_the_base(whole)
