@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -22,6 +21,7 @@ import time
 import numpy as np
 
 from spatial_manip.devtools.arm_bench import _start_emulator
+from spatial_manip.devtools.ur_emulator import dashboard_line
 
 ANSWER_S = 30.0   # a goal not answered by then: the node hangs or died
 
@@ -30,14 +30,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cycles", type=int, default=20, help="drop-and-home cycles")
     p.add_argument("--load", type=int, default=2, help="busy processes kept running meanwhile")
     p.add_argument("--node-log", default="", help="write arm_node's log here (default: discarded)")
-
-
-def _dashboard(line: str) -> str:
-    with socket.create_connection(("127.0.0.1", 29999), timeout=3) as s:
-        f = s.makefile("rwb", buffering=0)
-        f.readline()
-        f.write((line + "\n").encode())
-        return f.readline().decode().strip()
 
 
 def _down_pose(x: float, y: float, z: float) -> np.ndarray:
@@ -94,7 +86,7 @@ def _cycle(client: _Client, k: int) -> str:
 
     def drop(phase):
         if phase == "waypoint" and not dropped:
-            dropped.append(threading.Timer(0.2, _dashboard, args=("emulator drop 0.5",)))
+            dropped.append(threading.Timer(0.2, dashboard_line, args=("emulator drop 0.5",)))
             dropped[0].start()
 
     first = client.run(goal, drop)

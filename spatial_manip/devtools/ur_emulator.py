@@ -125,6 +125,19 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return buf
 
 
+DASHBOARD_PORT = 29999
+
+
+def dashboard_line(line: str, host: str = "127.0.0.1") -> str:
+    """One line to a dashboard server (the emulator's test hooks, `emulator drop 0.5`, or a real
+    controller's commands) on a connection of its own; its one-line reply."""
+    with socket.create_connection((host, DASHBOARD_PORT), timeout=3) as s:
+        f = s.makefile("rwb", buffering=0)
+        f.readline()  # the greeting
+        f.write((line + "\n").encode())
+        return f.readline().decode().strip()
+
+
 class URControllerEmulator:
     """The controller: state, command processing, and the servers around it."""
 
