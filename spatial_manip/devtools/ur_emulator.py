@@ -80,7 +80,7 @@ def _type_of(name: str) -> str:
 
 _PATH_BODY = re.compile(r"def exec_move_path\(\):\n(.*?)\n    end\n", re.S)
 _NUM = r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*"
-_PATH_MOVE = re.compile(r"^\s*(movej|movel|movep)\((p?)\[([^\]]*)\]\s*,\s*a=" + _NUM + ",\s*v=" + _NUM + ",\s*r=" + _NUM + r"\)",
+_PATH_MOVE = re.compile(r"^\s*(movej|movel|movep)\((p?)\[([^\]]*)\]\s*,\s*a=" + _NUM + r",\s*v=" + _NUM + r",\s*r=" + _NUM + r"\)",
                         re.M)
 
 
