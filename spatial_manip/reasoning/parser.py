@@ -737,7 +737,10 @@ class InstructionParser:
             return node("filterOri", "Above" if word == "above" else "Below", s, ref)
         if kind == "DirectV":
             up = word in ("above", "over")
-            return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, self._owner(ref, frame, word))
+            # above/below go by gravity whatever the reference faces: unless a frame is named,
+            # "the same column" is judged across the camera's line of sight, as the task generator does
+            owner = self._owner(ref, frame, word) if frame is not None else Sym("viewer")
+            return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, owner)
         if kind == "Direct":
             return node("filterOri", "Direct" + word.capitalize(), s, ref, self._owner(ref, frame, word))
         r = {"left": "Left", "right": "Right", "front": "Front", "back": "Behind"}[word]

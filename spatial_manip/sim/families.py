@@ -389,8 +389,13 @@ def v_direct(rel_: str):
                 answer = rel.directly_above(slots, o, axes, below=(rel_ == "DirectBelow"))
             else:
                 answer = rel.directly_beside(slots, o, rel_[6:].lower(), axes)
+            # left/right of a reference with a front must say they mean the viewer's (FRAME_WORDS);
+            # above/below go by gravity and need no frame
+            sideways = rel_ in ("DirectLeft", "DirectRight")
+            words = {"frame_kind": "viewer"} if o.oriented and sideways else {}
             out.append(Variant(_place(node("filterOri", rel_, SLOTS, o.id, "viewer")), _ids(answer),
-                               {"ref": ref_phrase(o.label)}, "relative", o.id, "near", o.oriented))
+                               {"ref": ref_phrase(o.label), **words}, "relative" if sideways else "absolute",
+                               o.id, "near", o.oriented))
         return out
     return f
 

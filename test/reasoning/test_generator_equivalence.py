@@ -9,11 +9,10 @@ here as a disagreement.
    executed by the planner, selects exactly the generator's answer (or, for a metric placement,
    the generator's set-down position).
 2. Every generated task: the planner reads the instruction (through the JSON round trip a user's
-   scene file takes) back into the task's answer. One known disagreement is checked explicitly
-   instead of hidden: when the instruction names no frame and the reference has a front, the
-   parser uses the reference's own frame (`relations.default_frame`, ESPIRE A.1), while the
-   generator may have meant the viewer's frame without saying so; there the parser's program must
-   be the generator's with the reference as the frame owner.
+   scene file takes) back into the task's answer. A task taking a reference with a front in the
+   viewer's frame says so in its words: with none, the reference's own frame is meant
+   (`relations.default_frame`, ESPIRE A.1), and the shelf's left/right/clock phrasings once left
+   them out, which made such tasks unanswerable as worded.
 
 Measured on the `all` suite (300 tasks) for seeds 0, 1 and 2: 37,314 variants and 900 tasks, no
 disagreement.
@@ -81,16 +80,11 @@ def _check_suite(suite: str, count: int, seed: int) -> int:
         scene = Scene.from_dict(scene.to_dict())
         kind = "pick" if task.action == "pick" else "place"
         res = planner.plan(scene, task.instruction, task_kind=kind)
-        unnamed_own_frame = (task.frame == "relative" and task.extra.get("oriented_reference")
-                             and task.reference not in (None, "viewer", "robot")
-                             and not any(w in task.instruction for w in FRAME_WORDS))
-        if unnamed_own_frame and res.program != task.program:
-            ref = task.reference
-            assert res.program is not None, (task.instruction, res.error)
-            assert res.program.replace(f"{ref}, {ref})", f"{ref}, viewer)").startswith(
-                task.program.rstrip(")")), (task.instruction, task.program, res.program)
-            checked += 1
-            continue
+        viewer_frame_of_a_front = (task.frame == "relative" and task.extra.get("oriented_reference")
+                                   and task.reference not in (None, "viewer", "robot"))
+        # with no frame words a reference with a front means its own frame (ESPIRE A.1), so a task
+        # meaning the viewer's must say so
+        assert not viewer_frame_of_a_front or any(w in task.instruction for w in FRAME_WORDS), task.instruction
         assert res.ok, (task.id, task.instruction, task.program, res.error)
         if task.action == "metric":
             assert res.program.split(", pose=")[0] == task.program.split(", pose=")[0], (task.instruction, res.program)
