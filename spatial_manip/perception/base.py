@@ -14,7 +14,7 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.boxes import Box3D
-from spatial_manip.geometry.camera import project, valid_depth_mask
+from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -88,6 +88,37 @@ def hidden_edges(mask: np.ndarray, depth_m: np.ndarray, *, nearer_m: float = 0.0
     return tuple(out)
 
 
+def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: np.ndarray, support_z: float, *,
+                look_px: int = 5, rise_m: float = 0.01, share: float = 0.3) -> bool:
+    """Whether something standing in front of the object hides its foot: in at least `share` of
+    the mask's columns, a pixel within `look_px` below its lowest one is not behind it and lies
+    `rise_m` above the support it stands on (a book holder's wall, another object). The support
+    itself in front of a foot lies at the support's height and hides nothing."""
+    m = np.asarray(mask, bool)
+    cols = np.flatnonzero(m.any(axis=0))
+    if cols.size == 0:
+        return False
+    foot_rows = m.shape[0] - 1 - np.argmax(m[::-1, cols], axis=0)
+    rows = foot_rows[:, None] + np.arange(1, look_px + 1)[None]
+    inside = rows < m.shape[0]
+    rows = np.minimum(rows, m.shape[0] - 1)
+    cc = np.broadcast_to(cols[:, None], rows.shape)
+    d = np.asarray(depth_m, float)
+    d_foot, d_below = d[foot_rows, cols], d[rows, cc]
+    z_below = _base_z(rows, cc, d_below, intrinsics, T_base_cam)
+    with np.errstate(invalid="ignore"):
+        hides = inside & valid_depth_mask(d_below) & (d_below < d_foot[:, None] + rise_m) & (z_below > support_z + rise_m)
+    return bool(np.mean(np.any(hides, axis=1)) >= share)
+
+
+def _base_z(v: np.ndarray, u: np.ndarray, depth: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> np.ndarray:
+    """Base-frame height of the points at pixels (u, v) with these depths."""
+    rx, ry = pixel_rays(u.ravel(), v.ravel(), intrinsics)
+    cam = np.stack([rx, ry, np.ones_like(rx)], axis=1) * depth.reshape(-1, 1)
+    T = np.asarray(T_base_cam, float)
+    return (cam @ T[2, :3] + T[2, 3]).reshape(v.shape)
+
+
 VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: its far end is hidden
 EDGE_AXIS_MIN_SHARE = 0.3   # a side whose image is this much across an edge the mask reaches
 
@@ -101,13 +132,14 @@ def along_line_of_sight(box: Box3D, camera_position) -> np.ndarray:
 
 
 def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray,
-                      depth_m: np.ndarray | None = None) -> list[bool]:
+                      depth_m: np.ndarray | None = None, support_z: float | None = None) -> list[bool]:
     """Per side of `box` (in its axis order): whether its measured length is only a lower bound.
     One view shows an object's near surface, so a side along the line of sight (a statue seen
     edge-on, a frame seen face-on, a book's length in a shelf) is measured short; and a side
     whose image runs towards an image edge the mask reaches, or (given `depth_m`) towards an
-    outline something nearer hides, may go on out of view. The others (a book's thickness when
-    it runs out of view sideways) are measured in full."""
+    outline something nearer hides, or (given also `support_z`) towards a foot something in
+    front of it hides (`foot_hidden`), may go on out of view. The others (a book's thickness
+    when it runs out of view sideways) are measured in full."""
     T = np.asarray(T_base_cam, float)
     R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
     flags = along_line_of_sight(box, T[:3, 3])
@@ -115,6 +147,8 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
     if depth_m is not None:
         hidden = hidden_edges(mask, depth_m)
         left, right, top, bottom = left or hidden[0], right or hidden[1], top or hidden[2], bottom or hidden[3]
+        if support_z is not None and not bottom:
+            bottom = foot_hidden(mask, depth_m, intrinsics, T, support_z)
     if left or right or top or bottom:
         ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends
         cam = (ends - T[:3, 3]) @ T[:3, :3]
@@ -218,7 +252,7 @@ class SegmentationHints:
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
-                           colour=_scene_colour(o), id=o.id, placement=o.extra.get("placement"))
+                           colour=_scene_colour(o), id=o.id, placement=_placement(o))
             for o in scene.objects if include_support or o.category not in SUPPORT_CATEGORIES)
         work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
         fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
@@ -231,6 +265,14 @@ class SegmentationHints:
                        for part in _fixture_parts(o))
         return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas,
                    stands=stands)
+
+
+def _placement(o: SceneObject) -> str | None:
+    """Where the config says `o` stands; a book the cell works with lies on its work surface
+    (a book-shaped piece of a bust on the floor is not one of them: place-18-00003)."""
+    if o.category == "book" and not o.held:
+        return str(o.extra.get("placement", "near"))
+    return o.extra.get("placement")
 
 
 # Fixtures whose configured boxes a segmenter removes from the depth.

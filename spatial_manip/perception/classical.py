@@ -180,14 +180,20 @@ class ClassicalSegmenter:
 
     def _merge_pieces(self, clusters: list, dets: list, centres: np.ndarray, detect, expected) -> list:
         """Join neighbouring clusters whose union matches an expected object better than either
-        does alone: depth gaps and colour cut one object into pieces (a teddy bear's head and
-        body, a shrub's foliage and pot, a frame and its picture), while two touching books each
-        match their own entry better than their union does."""
+        does alone, or matches the one entry both match best: depth gaps and colour cut one
+        object into pieces (a teddy bear's head and body, a shrub's foliage and pot, a frame and
+        its picture), and two pieces cannot both be the one teddy bear the cell lists; while two
+        touching books each match their own entry better than their union does."""
         if not expected:
             return [d for d in dets if d is not None]
 
         def best(d):
-            return min((match_cost(d, e) for e in expected), default=np.inf) if d is not None else np.inf
+            """(cost, index) of the expected entry `d` matches best."""
+            if d is None:
+                return np.inf, -1
+            costs = [match_cost(d, e) for e in expected]
+            k = int(np.argmin(costs))
+            return costs[k], k
         pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
         gaps = self._close_pairs(clusters, centres)
         new_keys = itertools.count(len(pieces))     # a union is a new piece: pairs tried before do not apply
@@ -202,11 +208,12 @@ class ClassicalSegmenter:
                 # a catalogue gives the colour of an object's main material: a shrub is green
                 # over its brown pot, a frame's picture is not its colour
                 d.mean_rgb, d.colour = main.mean_rgb, main.colour
-            cost = best(d)
-            if cost <= self.config.match_max_cost and cost < min(ca, cb):
+            cost, entry = best(d)
+            same_entry = entry == ca[1] == cb[1]
+            if cost <= self.config.match_max_cost and (cost < min(ca[0], cb[0]) or same_entry):
                 del pieces[pair[0]], pieces[pair[1]]
                 key = next(new_keys)
-                pieces[key] = (union, d, cost)
+                pieces[key] = (union, d, (cost, entry))
                 # the union's gap to a third piece is the nearer of its two pieces' gaps
                 for k in list(pieces)[:-1]:
                     near = [gaps.pop(tuple(sorted((k, old))), np.inf) for old in pair]
@@ -288,7 +295,7 @@ class ClassicalSegmenter:
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,
-                                                                       obs.depth_m)})
+                                                                       obs.depth_m, plane.z0)})
 
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean

@@ -79,7 +79,8 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                   work_areas=(), stands=()) -> list[Detection]:
     """Label detections in place from `expected` (one-to-one, minimum total cost, where each
     stands as `placement_fits`; then `name_by_elimination` on `stands`), then fall back to
-    "book" for book-shaped clusters and "object" otherwise; set book size classes and ids."""
+    "book" for book-shaped clusters on a work surface and "object" otherwise; set book size
+    classes and ids."""
     expected = list(expected or ())
     if detections and expected:
         cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
@@ -97,7 +98,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         name_by_elimination(detections, expected, stands)
     for d in detections:
         if "matched" not in d.extra:
-            if book_size_class(d.box.size) is not None:
+            # books lie on the work surface; a book-sized piece beyond it is part of something else
+            beyond = work_areas and not on_work_surface(d, work_areas)
+            if book_size_class(d.box.size) is not None and not beyond:
                 d.label, d.category = "book", "book"
             d.score = min(d.score, 0.5)
         if d.category == "book":
