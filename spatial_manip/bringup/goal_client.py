@@ -100,7 +100,7 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
     it and waits for the server's answer, so the arm is stopped before the caller exits
     (`report.interrupted`)."""
     from action_msgs.msg import GoalStatus
-    from rclpy.action import ActionClient
+    from spatial_manip.nodes.runner import ActionClient
 
     from spatial_manip_interfaces.action import ExecuteInstruction
 

@@ -111,7 +111,7 @@ class RosCalibrationCapture:
                 speed_scale: float = 0.3, timeout_s: float = 60.0) -> None:
         """One ArmMotion WAYPOINTS goal to a TCP pose (the arm node checks it against its safety
         envelope again); raises SampleError with the arm's own error code and message."""
-        from rclpy.action import ActionClient
+        from spatial_manip.nodes.runner import ActionClient
         from spatial_manip_interfaces.action import ArmMotion
 
 

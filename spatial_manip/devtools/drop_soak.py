@@ -42,7 +42,7 @@ def _down_pose(x: float, y: float, z: float) -> np.ndarray:
 class _Client:
     def __init__(self):
         import rclpy
-        from rclpy.action import ActionClient
+        from spatial_manip.nodes.runner import ActionClient
         from rclpy.executors import MultiThreadedExecutor
 
         from spatial_manip_interfaces.action import ArmMotion

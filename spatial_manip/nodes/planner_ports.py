@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 from geometry_msgs.msg import PoseStamped, Vector3
 from sensor_msgs.msg import JointState
-from rclpy.action import ActionClient
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
@@ -29,6 +28,7 @@ from spatial_manip.errors import (CanceledError, ErrorCode, MotionFailedError, N
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
                                          matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.nodes.futures import wait_future
+from spatial_manip.nodes.runner import ActionClient
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError

@@ -5,11 +5,13 @@ import ctypes
 import os
 import signal
 import sys
+import threading
 import time
 from typing import Callable
 
 import rclpy
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.action import ActionClient as _RclpyActionClient
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
@@ -71,6 +73,17 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
             node.destroy_node()
         rclpy.try_shutdown()
     return 0
+
+
+class ActionClient(_RclpyActionClient):
+    """rclpy's ActionClient, safe to create for a node another thread spins. rclpy (Jazzy) adds
+    the client to the node's waitables before it creates the client's lock, so an executor
+    waking in between fails with "'ActionClient' object has no attribute '_lock'" and its spin
+    thread dies (a bench worker hung on it after 15 goals, each sent through a fresh client)."""
+
+    def __init__(self, *args, **kwargs):
+        self._lock = threading.Lock()     # rclpy replaces it at the end of __init__
+        super().__init__(*args, **kwargs)
 
 
 def limit_malloc_arenas(n: int = MALLOC_ARENAS) -> bool:
