@@ -82,8 +82,18 @@ class ActionClient(_RclpyActionClient):
     thread dies (a bench worker hung on it after 15 goals, each sent through a fresh client)."""
 
     def __init__(self, *args, **kwargs):
-        self._lock = threading.Lock()     # rclpy replaces it at the end of __init__
+        self._lock = threading.Lock()
         super().__init__(*args, **kwargs)
+
+    @property
+    def _lock(self):
+        return self.__dict__["_first_lock"]
+
+    @_lock.setter
+    def _lock(self, lock):
+        # rclpy assigns a second lock at the end of __init__, while an executor may already hold
+        # the first: one lock for the client's life
+        self.__dict__.setdefault("_first_lock", lock)
 
 
 def limit_malloc_arenas(n: int = MALLOC_ARENAS) -> bool:

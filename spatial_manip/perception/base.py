@@ -88,12 +88,12 @@ def hidden_edges(mask: np.ndarray, depth_m: np.ndarray, *, nearer_m: float = 0.0
     return tuple(out)
 
 
-def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: np.ndarray, support_z: float, *,
+def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: np.ndarray, support, *,
                 look_px: int = 5, rise_m: float = 0.01, share: float = 0.3) -> bool:
     """Whether something standing in front of the object hides its foot: in at least `share` of
     the mask's columns, a pixel within `look_px` below its lowest one is not behind it and lies
-    `rise_m` above the support it stands on (a book holder's wall, another object). The support
-    itself in front of a foot lies at the support's height and hides nothing."""
+    `rise_m` above the support it stands on (`support.height(points)`: a book holder's wall,
+    another object). The support itself in front of a foot lies at its height and hides nothing."""
     m = np.asarray(mask, bool)
     cols = np.flatnonzero(m.any(axis=0))
     if cols.size == 0:
@@ -105,18 +105,20 @@ def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: n
     cc = np.broadcast_to(cols[:, None], rows.shape)
     d = np.asarray(depth_m, float)
     d_foot, d_below = d[foot_rows, cols], d[rows, cc]
-    z_below = _base_z(rows, cc, d_below, intrinsics, T_base_cam)
+    valid = valid_depth_mask(d_below)
+    points = _base_points(rows, cc, np.where(valid, d_below, 0.0), intrinsics, T_base_cam)
     with np.errstate(invalid="ignore"):
-        hides = inside & valid_depth_mask(d_below) & (d_below < d_foot[:, None] + rise_m) & (z_below > support_z + rise_m)
+        raised = np.asarray(support.height(points), float).reshape(rows.shape) > rise_m
+        hides = inside & valid & (d_below < d_foot[:, None] + rise_m) & raised
     return bool(np.mean(np.any(hides, axis=1)) >= share)
 
 
-def _base_z(v: np.ndarray, u: np.ndarray, depth: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> np.ndarray:
-    """Base-frame height of the points at pixels (u, v) with these depths."""
+def _base_points(v: np.ndarray, u: np.ndarray, depth: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> np.ndarray:
+    """(N, 3) base-frame points at pixels (u, v) with these depths."""
     rx, ry = pixel_rays(u.ravel(), v.ravel(), intrinsics)
     cam = np.stack([rx, ry, np.ones_like(rx)], axis=1) * depth.reshape(-1, 1)
     T = np.asarray(T_base_cam, float)
-    return (cam @ T[2, :3] + T[2, 3]).reshape(v.shape)
+    return cam @ T[:3, :3].T + T[:3, 3]
 
 
 VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: its far end is hidden
@@ -132,12 +134,12 @@ def along_line_of_sight(box: Box3D, camera_position) -> np.ndarray:
 
 
 def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray,
-                      depth_m: np.ndarray | None = None, support_z: float | None = None) -> list[bool]:
+                      depth_m: np.ndarray | None = None, support=None) -> list[bool]:
     """Per side of `box` (in its axis order): whether its measured length is only a lower bound.
     One view shows an object's near surface, so a side along the line of sight (a statue seen
     edge-on, a frame seen face-on, a book's length in a shelf) is measured short; and a side
     whose image runs towards an image edge the mask reaches, or (given `depth_m`) towards an
-    outline something nearer hides, or (given also `support_z`) towards a foot something in
+    outline something nearer hides, or (given also the `support` plane) towards a foot something in
     front of it hides (`foot_hidden`), may go on out of view. The others (a book's thickness
     when it runs out of view sideways) are measured in full."""
     T = np.asarray(T_base_cam, float)
@@ -147,8 +149,8 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
     if depth_m is not None:
         hidden = hidden_edges(mask, depth_m)
         left, right, top, bottom = left or hidden[0], right or hidden[1], top or hidden[2], bottom or hidden[3]
-        if support_z is not None and not bottom:
-            bottom = foot_hidden(mask, depth_m, intrinsics, T, support_z)
+        if support is not None and not bottom:
+            bottom = foot_hidden(mask, depth_m, intrinsics, T, support)
     if left or right or top or bottom:
         ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends
         cam = (ends - T[:3, 3]) @ T[:3, :3]
@@ -270,9 +272,8 @@ class SegmentationHints:
 def _placement(o: SceneObject) -> str | None:
     """Where the config says `o` stands; a book the cell works with lies on its work surface
     (a book-shaped piece of a bust on the floor is not one of them: place-18-00003)."""
-    if o.category == "book" and not o.held:
-        return str(o.extra.get("placement", "near"))
-    return o.extra.get("placement")
+    placement = o.extra.get("placement")
+    return "near" if placement is None and o.category == "book" and not o.held else placement
 
 
 # Fixtures whose configured boxes a segmenter removes from the depth.

@@ -188,12 +188,14 @@ class ClassicalSegmenter:
             return [d for d in dets if d is not None]
 
         def best(d):
-            """(cost, index) of the expected entry `d` matches best."""
+            """(cost, index) of the expected entry `d` matches clearly best (index -1 when another
+            is within CLEAR_BEST_MARGIN: two books of one size without colours tie)."""
             if d is None:
                 return np.inf, -1
-            costs = [match_cost(d, e) for e in expected]
+            costs = np.array([match_cost(d, e) for e in expected])
             k = int(np.argmin(costs))
-            return costs[k], k
+            clear = np.all(np.delete(costs, k) >= costs[k] + CLEAR_BEST_MARGIN)
+            return float(costs[k]), k if clear else -1
         pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
         gaps = self._close_pairs(clusters, centres)
         new_keys = itertools.count(len(pieces))     # a union is a new piece: pairs tried before do not apply
@@ -209,7 +211,7 @@ class ClassicalSegmenter:
                 # over its brown pot, a frame's picture is not its colour
                 d.mean_rgb, d.colour = main.mean_rgb, main.colour
             cost, entry = best(d)
-            same_entry = entry == ca[1] == cb[1]
+            same_entry = entry == ca[1] == cb[1] != -1
             if cost <= self.config.match_max_cost and (cost < min(ca[0], cb[0]) or same_entry):
                 del pieces[pair[0]], pieces[pair[1]]
                 key = next(new_keys)
@@ -295,8 +297,10 @@ class ClassicalSegmenter:
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,
-                                                                       obs.depth_m, plane.z0)})
+                                                                       obs.depth_m, plane)})
 
+
+CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats every other by this much
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
 

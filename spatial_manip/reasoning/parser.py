@@ -739,7 +739,8 @@ class InstructionParser:
             up = word in ("above", "over")
             # above/below go by gravity whatever the reference faces: unless a frame is named,
             # "the same column" is judged across the camera's line of sight, as the task generator does
-            owner = self._owner(ref, frame, word) if frame is not None else Sym("viewer")
+            owner = (self._owner(ref, frame, word) if frame is not None else
+                     self._note(ref, Sym("viewer"), word, "above and below go by gravity; the column as the camera sees it"))
             return node("filterOri", "DirectAbove" if up else "DirectBelow", s, ref, owner)
         if kind == "Direct":
             return node("filterOri", "Direct" + word.capitalize(), s, ref, self._owner(ref, frame, word))

@@ -263,6 +263,7 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     from spatial_manip.geometry.camera import CameraIntrinsics
     from spatial_manip.geometry.transforms import look_at
     from spatial_manip.perception.base import foot_hidden
+    from spatial_manip.perception.planes import known_plane
 
     T = look_at((0.0, 0.0, 0.6), (1.0, 0.0, 0.05))
     K = CameraIntrinsics.from_fovy(160, 120, 30.0)
@@ -280,12 +281,13 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
         p = (np.stack([rx, ry, np.ones_like(rx)], axis=1) * depth.reshape(-1, 1)) @ T[:3, :3].T + T[:3, 3]
         on = (np.abs(p[:, 0] - 0.9915) < 0.002) & (np.abs(p[:, 1]) < 0.06) & (p[:, 2] > above_z)
         return on.reshape(depth.shape)
-    assert not foot_hidden(book_mask(free), free, K, T, support_z=0.0)
-    assert foot_hidden(book_mask(held), held, K, T, support_z=0.0)
+    table, pedestal_top = known_plane(0.0, (0.5, -0.5), (1.5, 0.5)), known_plane(0.07, (0.95, -0.1), (1.05, 0.1))
+    assert not foot_hidden(book_mask(free), free, K, T, table)
+    assert foot_hidden(book_mask(held), held, K, T, table)
     # on a pedestal, the pedestal's top in front of its foot is its support and hides nothing
     raised = ((1.0, 0.0, 0.16), (0.017, 0.12, 0.18))
     on_pedestal = _render_depth(T, K, [raised, ((1.0, 0.0, 0.035), (0.1, 0.2, 0.07))])
-    assert not foot_hidden(book_mask(on_pedestal, 0.071), on_pedestal, K, T, support_z=0.07)
+    assert not foot_hidden(book_mask(on_pedestal, 0.071), on_pedestal, K, T, pedestal_top)
 
 
 def test_a_book_shaped_piece_beyond_the_work_surface_is_not_a_book():
@@ -351,3 +353,8 @@ def test_two_pieces_that_both_match_the_one_teddy_bear_best_are_joined():
             Detection("", "object", "object", mask, 0.5, _box((0.119, 0.017, 0.183), "yaw"), (30, 30, 200))]
     kept = seg._merge_pieces(clusters, pair, centres, lambda members: detection("both", [False] * 3), [bear, *books])
     assert len(kept) == 2
+    # nor two books of one size the catalogue gives no colour: each ties between the two entries
+    plain = [ExpectedObject("book", "book", size_m=(0.15, 0.02, 0.22), id=f"book_{k}") for k in (1, 2)]
+    twins = [Detection("", "object", "object", mask, 0.5, _box((0.15, 0.02, 0.22), "yaw"), (90, 90, 90)) for _ in (1, 2)]
+    stacked = Detection("", "object", "object", mask, 0.5, _box((0.15, 0.04, 0.22), "yaw"), (90, 90, 90))
+    assert len(seg._merge_pieces(clusters, twins, centres, lambda members: stacked, plain)) == 2
