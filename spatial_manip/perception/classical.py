@@ -188,13 +188,15 @@ class ClassicalSegmenter:
             return [d for d in dets if d is not None]
 
         def best(d):
-            """(cost, index) of the expected entry `d` matches clearly best (index -1 when another
-            is within CLEAR_BEST_MARGIN: two books of one size without colours tie)."""
+            """(cost, index) of the expected entry `d` matches best; index -1 when another entry
+            of the same label is within CLEAR_BEST_MARGIN (two books of one size without colours
+            tie: a piece of either is no piece of one)."""
             if d is None:
                 return np.inf, -1
             costs = np.array([match_cost(d, e) for e in expected])
             k = int(np.argmin(costs))
-            clear = np.all(np.delete(costs, k) >= costs[k] + CLEAR_BEST_MARGIN)
+            twins = [i for i, e in enumerate(expected) if i != k and e.label == expected[k].label]
+            clear = np.all(costs[twins] >= costs[k] + CLEAR_BEST_MARGIN)
             return float(costs[k]), k if clear else -1
         pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
         gaps = self._close_pairs(clusters, centres)
@@ -300,7 +302,7 @@ class ClassicalSegmenter:
                                                                        obs.depth_m, plane)})
 
 
-CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats every other by this much
+CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats its same-label twins by this much
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
 
