@@ -92,6 +92,18 @@ class RobotModel:
         pin.framesForwardKinematics(self.model, data, np.asarray(q, float))
         return data.oMf[self.tool0].homogeneous.copy()
 
+    def self_clearance(self, q) -> tuple[float, str, str]:
+        """The smallest distance between two of the arm's own collision bodies at joints q (the
+        SRDF's never-colliding pairs left out; negative: they overlap), and their two links."""
+        import pinocchio as pin
+
+        data, gdata = self.model.createData(), pin.GeometryData(self.geom)
+        pin.computeDistances(self.model, data, self.geom, gdata, np.asarray(q, float))
+        k = int(np.argmin([r.min_distance for r in gdata.distanceResults]))
+        pair = self.geom.collisionPairs[k]
+        return (float(gdata.distanceResults[k].min_distance), link_of(self.geom.geometryObjects[pair.first]),
+                link_of(self.geom.geometryObjects[pair.second]))
+
     def points_on(self, pts: np.ndarray, q, margin_m: float) -> np.ndarray:
         """Which points lie on the arm at joints q: inside one of its collision bodies grown by
         margin_m (a camera in the cell sees the arm; those points must not block the arm's own

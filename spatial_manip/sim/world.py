@@ -29,6 +29,7 @@ Headless rendering needs MUJOCO_GL=egl (or osmesa): importing spatial_manip choo
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import threading
@@ -59,6 +60,18 @@ HOME_Q = np.array([-math.pi, -1.9, 1.9, -1.57, -1.57, 0.0])   # elbow up, tool a
 # at all), against 0.835 with the arm folded up beside the base as it was before.
 STOW_Q = np.array([0.0, 0.5, 1.0, -3.0, 0.0, 0.0])
 TOOL0_TCP = np.array([[0.0, 1, 0, 0], [-1, 0, 0, 0], [0, 0, 1, 0.1559], [0, 0, 0, 1]])
+
+START_SELF_CLEARANCE_M = 0.005  # a scene's starting arm keeps this between its own collision bodies (place-21-00000 began 7 mm clear and moved well)
+
+
+@functools.lru_cache(maxsize=1)
+def _description():
+    """The UR5e's collision model from urdf/ (as the planner uses it), with the sim's TCP."""
+    from spatial_manip.motion.robot import RobotModel, description_paths
+
+    return RobotModel(*description_paths("ur5e"), T_tool0_tcp=TOOL0_TCP)
+
+
 CONTROL_DT_S = 0.02
 
 
@@ -151,22 +164,15 @@ class SimWorld:
         T_ee = np.asarray(scene.extra["ee_pose"], float) if "ee_pose" in scene.extra else None
         q = HOME_Q.copy()
         if T_ee is not None:
-            q_ik = self._ik(T_ee, HOME_Q)
-            if q_ik is None:
+            q = self._start_joints(T_ee)
+            if q is None:
                 raise UnreachableError(f"the scene's initial TCP pose {T_ee[:3, 3].round(3).tolist()} has no IK solution; "
                                        "resample the scene")
-            q = q_ik
-        d.qpos[self._arm_qadr] = q
-        d.ctrl[self._arm_act] = q
         held = scene.held_object()
         d.ctrl[self._grip_act] = 0.0
-        mujoco.mj_forward(m, d)
-        robot = set(range(m.nbody)) - set(self._id_of_body) - {0}
-        for i in range(d.ncon):
-            b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
-            if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
-                raise UnreachableError(f"the scene's initial arm pose collides ({m.body(b1).name} with {m.body(b2).name}); "
-                                       "resample the scene")
+        hit = self._arm_contact(q)
+        if hit:
+            raise UnreachableError(f"the scene's initial arm pose collides ({hit[0]} with {hit[1]}); resample the scene")
         if held is not None:
             # close on the carried book while pinning it in place, so it does not fall meanwhile
             b = self._body_of[held.id]
@@ -178,6 +184,35 @@ class SimWorld:
                 d.qpos[qadr:qadr + 7] = q0
                 d.qvel[m.jnt_dofadr[m.body_jntadr[b]]:m.jnt_dofadr[m.body_jntadr[b]] + 6] = 0
         self.step(int(0.3 / m.opt.timestep))
+
+    def _start_joints(self, T_ee: np.ndarray) -> np.ndarray | None:
+        """The arm's joints for the scene's initial TCP pose: the IK solution reached from HOME_Q,
+        unless it folds the arm within START_SELF_CLEARANCE_M of itself by the robot description's
+        collision bodies (the meshes here do not collide, the planner's bodies do, and no motion
+        leaves such a start: place-21-00011 began 1 mm inside, place-22-00010 1 mm clear); then,
+        of the branches that touch nothing, the one that keeps the most (the nearest first). A
+        solution that touches something here is kept, and refused as before."""
+        q = self._ik(T_ee, HOME_Q)
+        robot = _description()
+        if q is None or robot.self_clearance(q)[0] >= START_SELF_CLEARANCE_M or self._arm_contact(q):
+            return q
+        others = (self._ik_dls(T_ee, seed, 50) for seed in self._analytic_seeds(T_ee, HOME_Q))
+        free = [c for c in [q, *others] if c is not None and self._arm_contact(c) is None]
+        return max(free, key=lambda c: robot.self_clearance(c)[0]) if free else q
+
+    def _arm_contact(self, q: np.ndarray) -> tuple[str, str] | None:
+        """Pose the arm at q (as commanded); the first two bodies of a contact involving the
+        robot, by name, or None."""
+        m, d = self.model, self.data
+        d.qpos[self._arm_qadr] = q
+        d.ctrl[self._arm_act] = q
+        mujoco.mj_forward(m, d)
+        robot = set(range(m.nbody)) - set(self._id_of_body) - {0}
+        for i in range(d.ncon):
+            b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
+            if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
+                return m.body(b1).name, m.body(b2).name
+        return None
 
     # --- state ----------------------------------------------------------------------------------
     @property

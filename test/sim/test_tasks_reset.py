@@ -33,3 +33,16 @@ def test_every_task_of_seed_5_resets(tmp_path, suite):
     for task, scene_path in tasks.load(tasks.write(tmp_path, items)):
         with SimWorld(Scene.load(scene_path), seed=task.scene_seed) as w:
             assert w.held_object_id() == task.held or task.held is None, task.id
+
+
+def test_a_start_folded_onto_itself_is_taken_on_another_branch():
+    """place-21-00011: the scene's initial TCP pose, reached from HOME_Q, folded the upper arm
+    1 mm into the wrist by the planner's collision bodies (MuJoCo's meshes do not collide), and
+    every placement failed 'the start configuration is not safe'. The reset takes the branch
+    that keeps the most clearance instead, at the same TCP pose."""
+    from spatial_manip.sim.world import START_SELF_CLEARANCE_M, _description
+    scene = layouts.sample_shelf(np.random.default_rng(2541326134), layout="grid")
+    with SimWorld(scene) as w:
+        q = w.joint_positions()[:6]
+        assert _description().self_clearance(q)[0] >= START_SELF_CLEARANCE_M
+        assert np.linalg.norm(w.tcp_pose()[:3, 3] - np.asarray(scene.extra["ee_pose"])[:3, 3]) < 0.003
