@@ -41,6 +41,8 @@ from spatial_manip.nodes.runner import declare_parameters, spin_node
 from spatial_manip.registry import make
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
+CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
+EXTRINSICS_WAIT_S = 1.0    # how long a request waits for extrinsics that agree (then goes on as is)
 
 PARAMS = {
     "config_file": "", "backend": "",
@@ -178,9 +180,30 @@ class GraspNode(Node):
             self.get_logger().warning(f"propose_grasps: {result.error_code} {result.message}")
         return response
 
+    def _camera_gap_m(self, extr, scene) -> float:
+        """How far the camera of the latest extrinsics lies from the camera the scene was seen
+        from (0 without a scene)."""
+        if extr is None or scene is None:
+            return 0.0
+        a, b = extr.pose.position, scene.viewer.position
+        if b.x == b.y == b.z == 0.0:
+            return 0.0           # a scene that left its viewer at the message's default says nothing
+        return float(np.linalg.norm([a.x - b.x, a.y - b.y, a.z - b.z]))
+
+    def _inputs(self):
+        """(depth, info, extrinsics, scene), waiting up to EXTRINSICS_WAIT_S for extrinsics that
+        agree with the scene's camera: after a reset the new scene can arrive before the new
+        extrinsics, and a depth image read through the old ones misses every object."""
+        deadline = time.monotonic() + EXTRINSICS_WAIT_S
+        while True:
+            with self._lock:
+                inputs = self.depth, self.info, self.extrinsics, self.scene
+            if self._camera_gap_m(inputs[2], inputs[3]) <= CAMERA_AGREE_M or time.monotonic() > deadline:
+                return inputs
+            time.sleep(0.02)
+
     def _handle(self, request) -> tuple[GraspResult, object]:
-        with self._lock:
-            depth, info, extr, scene = self.depth, self.info, self.extrinsics, self.scene
+        depth, info, extr, scene = self._inputs()
         if extr is None:
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
                                f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
@@ -218,8 +241,13 @@ class GraspNode(Node):
         if depth.encoding in ("16UC1", "mono16"):
             depth_m *= 0.001  # the RealSense driver publishes millimetres
         intr = convert.camera_info_to_intrinsics(info)
-        return (self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n, scene=core_scene, q_now=q_now),
-                depth.header.stamp)
+        result = self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n, scene=core_scene, q_now=q_now)
+        if result.error_code == ErrorCode.TARGET_NOT_FOUND.value:
+            # what to look at next time (pick-22-00003 once found 0 points where perception saw 1578)
+            age = self.get_clock().now().nanoseconds * 1e-9 - (depth.header.stamp.sec + depth.header.stamp.nanosec * 1e-9)
+            result.message += (f" (depth image {age:.2f} s old; the extrinsics' camera "
+                               f"{self._camera_gap_m(extr, scene):.3f} m from the scene's)")
+        return result, depth.header.stamp
 
     # ---- outputs -------------------------------------------------------------------------------
     def _grasp_msg(self, g, name: str) -> GraspMsg:

@@ -40,7 +40,7 @@ def graph():
     pubs["extr"].publish(convert.pose_stamped(T, "base"))
     obj = DetectedObject(id="block_1", label="block", category="reference",
                          pose=convert.pose_msg_from_matrix(tf.make_transform(t=BOX[0])), size=convert.vector3(BOX[1]))
-    scene = Scene(objects=[obj])
+    scene = Scene(objects=[obj], viewer=convert.pose_msg_from_matrix(T))
     scene.header.frame_id = "base"
     pubs["scene"].publish(scene)
     client = node.create_client(ProposeGrasps, "/spatial_manip/propose_grasps")
@@ -116,3 +116,30 @@ def test_cloud_request_in_millimetres_is_refused_with_a_reason(graph):
     msg.header.frame_id = "camera_color_optical_frame"
     res = call(node, client, ProposeGrasps.Request(cloud=msg))
     assert not res.success and res.error_code == "INVALID_GOAL" and "millimetres" in res.message
+
+
+def test_a_request_waits_for_extrinsics_that_agree_with_the_scene(graph):
+    """pick-22-00003 (bench): a reset's new scene can reach grasp_node before its new extrinsics;
+    a depth image read through the old ones found 0 points in the target's box. Extrinsics that
+    disagree with the scene's camera are waited for (up to a second), here arriving 0.3 s late."""
+    node, client, T, proc = graph
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    extr = node.create_publisher(PoseStamped, "/camera/extrinsics", latched)
+    old = T.copy()
+    old[:3, 3] += (0.3, 0.2, 0.0)                         # the previous episode's camera
+    try:
+        extr.publish(convert.pose_stamped(old, "base"))
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:                # let it land
+            rclpy.spin_once(node, timeout_sec=0.05)
+        fut = client.call_async(ProposeGrasps.Request(target_id="block_1", max_grasps=1))
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            rclpy.spin_once(node, timeout_sec=0.05)
+        extr.publish(convert.pose_stamped(T, "base"))
+        rclpy.spin_until_future_complete(node, fut, timeout_sec=30)
+        res = fut.result()
+        assert res.success, res.message
+    finally:
+        extr.publish(convert.pose_stamped(T, "base"))
+        node.destroy_publisher(extr)
