@@ -87,10 +87,16 @@ def _fit(obs, mask, pts, size, measured, plane, cfg) -> Box3D | None:
     candidates = _candidates(pts, size, measured, plane, cfg)
     if not candidates:
         return None
-    # Rendering is the costly part: render only the candidates whose faces the points lie on best.
-    away = [c.placed(c.away(view.eye)) for c in candidates]
-    near = sorted(range(len(candidates)), key=lambda i: candidates[i].residual(away[i], pts))
-    first = sorted((view.score((away[i], candidates[i].R, candidates[i].size), pts, mask)[0], i)
+    # Rendering is the costly part: render only the candidates whose faces the points lie on best,
+    # each with its slack away from the camera (most often the hidden side), and with its largest
+    # level slack towards it (an object in front hides the near part: a flat book behind an
+    # upright one, pick-21-00006). Upward slack is never turned: above a book, a background with
+    # no depth refutes nothing, and a box may float there (pick-22-00002).
+    up = np.asarray(plane.normal, float) if plane is not None else np.array([0.0, 0.0, 1.0])
+    away = [c.away(view.eye) for c in candidates]
+    near = sorted(range(len(candidates)), key=lambda i: candidates[i].residual(candidates[i].placed(away[i]), pts))
+    first = sorted((min(view.score((candidates[i].placed(ends), candidates[i].R, candidates[i].size), pts, mask)[0]
+                        for ends in candidates[i].placements(away[i], up)), i)
                    for i in near[: cfg.render_top])
     best = None
     for _, i in first[: cfg.refine_top]:
@@ -111,6 +117,9 @@ def _fit(obs, mask, pts, size, measured, plane, cfg) -> Box3D | None:
                  residual_m=float(gap))
 
 
+LEVEL_AXIS_MAX_COS = 0.5   # an axis within 60 degrees of vertical is not level
+
+
 @dataclass
 class _Candidate:
     R: np.ndarray          # box axes (columns) in base
@@ -124,6 +133,17 @@ class _Candidate:
         slack = self.size - (self.hi - self.lo)
         centre_local = (self.lo + self.hi) / 2 + np.asarray(ends, float) * np.maximum(slack, 0) / 2
         return self.R @ centre_local
+
+    def placements(self, away: np.ndarray, up: np.ndarray, min_slack_m: float = 0.01) -> list[np.ndarray]:
+        """`away`, and `away` with the level axis of the largest slack (at least `min_slack_m`)
+        sent the other way."""
+        slack = np.where(np.abs(self.R.T @ up) < LEVEL_AXIS_MAX_COS, self.size - (self.hi - self.lo), 0.0)
+        k = int(np.argmax(slack))
+        if slack[k] < min_slack_m:
+            return [away]
+        turned = np.array(away, float)
+        turned[k] = -turned[k] if turned[k] else 1.0
+        return [away, turned]
 
     def away(self, eye: np.ndarray) -> np.ndarray:
         """Each axis' slack on the side away from the camera: the hidden side, most often."""
