@@ -103,3 +103,22 @@ def test_references_carry_their_catalogue_colour_into_the_segmenters_hints(kind)
     for o in refs:
         rgb = tuple(round(255 * c) for c in A.ASSETS[o.extra["asset"]].rgba[:3])
         assert expected[o.id].colour == rgb
+
+
+def test_an_object_mostly_beyond_the_images_edge_counts_as_mostly_unseen():
+    """pick-23-00014: 'the third farthest book' of three, one of them a sliver at the image's
+    right edge that the visibility rule counted as wholly visible (its in-frame pixels were all
+    unoccluded). ESPIRE's 20 % is of the object's pixels, the ones beyond the edge included."""
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+    from spatial_manip.sim.world import SimConfig, in_frame_share
+
+    cfg = SimConfig(width=320, height=240)
+    viewer = Viewpoint([0.0, 0.0, 1.0], [1.0, 0.0, -1.0])          # looking down the +x axis
+
+    def share(y):
+        book = SceneObject("b", "book", "book", [1.0, y, 0.0], [0.2, 0.2, 0.02], np.eye(3))
+        return in_frame_share(book, Scene(viewer, viewer, [book]), cfg)
+    assert share(0.0) == 1.0
+    edge = next(y for y in np.arange(0.0, 2.0, 0.005) if share(y) < 1.0)    # the box starts leaving
+    assert 0.3 < share(edge + 0.1) < 0.7                                        # about half out
+    assert share(edge + 0.3) == 0.0
