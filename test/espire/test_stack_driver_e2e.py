@@ -16,7 +16,9 @@ from spatial_manip.espire.stack_driver import executed, localized, summarize
 pytestmark = pytest.mark.slow
 
 HEADER = re.compile(r"(\d{4}-\d{2}-\d{2} at \d{2}:\d{2}:\d{2}) \| ([A-Z]+) \| (.+)")   # analyze.py's
-COUNT, SEED = 4, 0     # smoke seed 0: a shelf place, a small book, a metric place, a flat-lying book
+COUNT, SEED = 4, 1     # smoke seed 1: an empty slot, a metric place, an upper slot, the leftmost book
+# (seed 0 held a pick this driver executes until the visibility rule counted pixels beyond the
+# image's edge, 8a2044f, and changed its scenes; the test is of the protocol, not of success)
 
 
 @pytest.fixture(scope="module")
