@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from spatial_manip.bench.worker import exit_on_sigterm
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="smoke", help="task suite (see `spatial-manip tasks --help`)")
@@ -81,16 +83,34 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
                "--out", str(out / "episodes" / f"w{i}.{int(time.time())}.jsonl"), "--domain", str(dom),
                "--segmenter", segmenter, "--log", str(out / f"worker{i}.log")]
         procs.append(subprocess.Popen(cmd, env={**os.environ, "ROS_DOMAIN_ID": str(dom)}))
-    with tqdm(total=total, initial=done, desc="episodes", unit="ep") as bar:
-        while any(p.poll() is None for p in procs):
-            n = len(load_done(out))
-            bar.update(n - bar.n)
-            time.sleep(1.0)
-        bar.update(len(load_done(out)) - bar.n)
+    exit_on_sigterm()
+    try:
+        with tqdm(total=total, initial=done, desc="episodes", unit="ep") as bar:
+            while any(p.poll() is None for p in procs):
+                n = len(load_done(out))
+                bar.update(n - bar.n)
+                time.sleep(1.0)
+            bar.update(len(load_done(out)) - bar.n)
+    finally:
+        _stop_workers(procs)
     failed = [i for i, p in enumerate(procs) if p.returncode != 0]
     if failed:
         print(f"[bench] worker(s) {failed} exited with an error; see {out}/worker*.log. "
               "Re-run the same command to resume.", file=sys.stderr)
+
+
+def _stop_workers(procs, grace_s: float = 20.0) -> None:
+    """Stop the workers still running (the run was interrupted): each stops its graph first."""
+    live = [p for p in procs if p.poll() is None]
+    for p in live:
+        p.terminate()
+    deadline = time.monotonic() + grace_s
+    for p in live:
+        try:
+            p.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 RAY_HINT = ("--backend ray needs Ray on every node: pip install -r requirements.txt (ray==2.60.0). Without "

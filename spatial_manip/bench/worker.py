@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -202,6 +203,15 @@ class WorkspaceRevision:
             return self._changed.wait_for(lambda: accept(self._value), timeout=timeout_s)
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM (`kill`, a scheduler's time limit) ends this process as an exception does, so its
+    `finally` blocks stop what it started: a worker killed so used to leave its graph's nodes
+    running, each bound to a ROS domain the next run may draw again."""
+    def _exit(signum, _frame):
+        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGTERM, _exit)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--tasks", required=True)
@@ -210,6 +220,7 @@ def main(argv=None) -> int:
     ap.add_argument("--segmenter", default="classical")
     ap.add_argument("--log")
     a = ap.parse_args(argv)
+    exit_on_sigterm()
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
     tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
     run_worker(tasks, Path(a.out), segmenter=a.segmenter, log_path=Path(a.log) if a.log else None)

@@ -38,3 +38,41 @@ def test_a_dead_node_restarts_the_graph_and_too_many_deaths_stop_the_worker(tmp_
     finally:
         g.stop()
     assert "started planner_node" in log.getvalue()
+
+
+def test_a_bench_stopped_with_sigterm_stops_its_workers_graphs(tmp_path):
+    """`kill` of a running `spatial-manip bench` (or a scheduler's time limit) used to leave each
+    worker's sim_node, grasp_node and planner_node running: SIGTERM ended the processes without
+    their `finally` blocks. Now the bench stops its workers and each worker its graph."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    bench = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "bench", "--suite", "smoke", "--episodes", "12",
+                              "--workers", "1", "--segmenter", "ground_truth", "--out", str(out)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = out / "worker0.log"
+
+    def node_pids():
+        text = log.read_text() if log.exists() else ""
+        return [int(p) for p in re.findall(r"started \w+ \(pid (\d+)\)", text)]
+
+    def alive(pid):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    try:
+        assert wait_for(lambda: len(node_pids()) == 3, 120.0), "the worker's graph did not start"
+        bench.send_signal(signal.SIGTERM)
+        assert bench.wait(60) != 0
+        assert wait_for(lambda: not any(alive(p) for p in node_pids()), 25.0), \
+            f"nodes left running: {[p for p in node_pids() if alive(p)]}"
+    finally:
+        bench.kill()
+        for p in node_pids():
+            if alive(p):
+                os.kill(p, signal.SIGKILL)
