@@ -15,6 +15,7 @@ import numpy as np
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.boxes import Box3D
 from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
+from spatial_manip.geometry.transforms import apply
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -89,11 +90,12 @@ def hidden_edges(mask: np.ndarray, depth_m: np.ndarray, *, nearer_m: float = 0.0
 
 
 def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: np.ndarray, support, *,
-                look_px: int = 5, rise_m: float = 0.01, share: float = 0.3) -> bool:
+                look_px: int = 5, rise_m: float = 0.01, behind_m: float = 0.01, share: float = 0.3) -> bool:
     """Whether something standing in front of the object hides its foot: in at least `share` of
-    the mask's columns, a pixel within `look_px` below its lowest one is not behind it and lies
-    `rise_m` above the support it stands on (`support.height(points)`: a book holder's wall,
-    another object). The support itself in front of a foot lies at its height and hides nothing."""
+    the mask's columns, a pixel within `look_px` below its lowest one is not behind it (by more
+    than `behind_m`) and lies `rise_m` above the support it stands on (`support.height(points)`:
+    a book holder's wall, another object). The support itself in front of a foot lies at its
+    height and hides nothing."""
     m = np.asarray(mask, bool)
     cols = np.flatnonzero(m.any(axis=0))
     if cols.size == 0:
@@ -109,16 +111,14 @@ def foot_hidden(mask: np.ndarray, depth_m: np.ndarray, intrinsics, T_base_cam: n
     points = _base_points(rows, cc, np.where(valid, d_below, 0.0), intrinsics, T_base_cam)
     with np.errstate(invalid="ignore"):
         raised = np.asarray(support.height(points), float).reshape(rows.shape) > rise_m
-        hides = inside & valid & (d_below < d_foot[:, None] + rise_m) & raised
+        hides = inside & valid & (d_below < d_foot[:, None] + behind_m) & raised
     return bool(np.mean(np.any(hides, axis=1)) >= share)
 
 
 def _base_points(v: np.ndarray, u: np.ndarray, depth: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> np.ndarray:
     """(N, 3) base-frame points at pixels (u, v) with these depths."""
     rx, ry = pixel_rays(u.ravel(), v.ravel(), intrinsics)
-    cam = np.stack([rx, ry, np.ones_like(rx)], axis=1) * depth.reshape(-1, 1)
-    T = np.asarray(T_base_cam, float)
-    return cam @ T[:3, :3].T + T[:3, 3]
+    return apply(T_base_cam, np.stack([rx, ry, np.ones_like(rx)], axis=1) * depth.reshape(-1, 1))
 
 
 VIEW_AXIS_MIN_COS = 0.8     # a side within ~37 degrees of the line of sight: its far end is hidden

@@ -571,15 +571,22 @@ def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_vis
     return {oid: round(v, 2) for oid, v in vis.items() if v < need[oid]}
 
 
+def _image_corners(obj, scene: Scene, cfg: SimConfig) -> tuple[np.ndarray, np.ndarray]:
+    """The object's box corners in the camera's frame and as pixels of a `cfg` image (the pixels
+    mean nothing for a corner at or behind the camera plane)."""
+    pc = apply(invert(camera_pose(scene.viewer)), obj.corners())
+    uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
+    return pc, uv
+
+
 def in_frame_share(obj, scene: Scene, cfg: SimConfig) -> float:
     """The share of the object's box outline, projected into the camera, that lies inside the
     image (1 when a corner is behind the camera: the outline is not a polygon then)."""
     import cv2
 
-    pc = apply(invert(camera_pose(scene.viewer)), obj.corners())
+    pc, uv = _image_corners(obj, scene, cfg)
     if np.any(pc[:, 2] <= 1e-3):
         return 1.0
-    uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
     hull = cv2.convexHull(np.round(uv).astype(np.int64).reshape(-1, 1, 2))
     lo = np.minimum(hull.reshape(-1, 2).min(axis=0), 0)
     hi = np.maximum(hull.reshape(-1, 2).max(axis=0), (cfg.width - 1, cfg.height - 1))
@@ -595,10 +602,9 @@ def in_frame_share(obj, scene: Scene, cfg: SimConfig) -> float:
 def _outside_image(obj, scene: Scene, cfg: SimConfig) -> bool:
     """True when the object's box lies wholly beyond one edge of the image (or behind the camera),
     so none of it can be seen; False does not promise that any of it is."""
-    pc = apply(invert(camera_pose(scene.viewer)), obj.corners())
+    pc, uv = _image_corners(obj, scene, cfg)
     if np.any(pc[:, 2] <= 1e-3):      # at or behind the camera plane: only wholly behind is sure
         return bool(np.all(pc[:, 2] <= 1e-3))
-    uv, _ = project(pc, CameraIntrinsics.from_fovy(cfg.width, cfg.height, cfg.fovy_deg))
     u, v = uv[:, 0], uv[:, 1]
     return bool(np.all(u < 0) or np.all(u >= cfg.width) or np.all(v < 0) or np.all(v >= cfg.height))
 
