@@ -12,8 +12,9 @@ log() { printf '[setup] %s\n' "$*"; }
 # --- 1. System packages -----------------------------------------------------------------
 # chromium: the trace viewer's browser test drives Debian's build through Playwright
 # liburdfdom-tools: check_urdf, the test that urdf/ parses as robot_state_publisher parses it
+# bubblewrap: the code executor runs model-written code in its own namespaces as nobody, read-only
 # ignition-tools (the `ign` command) + libsdformat-dev (its `sdf` subcommand): `ign sdf -k` checks Gazebo worlds
-APT_PKGS=(libusb-1.0-0 libegl1 libgl1-mesa-dri libopengl0 libosmesa6 cmake g++ make chromium ignition-tools libsdformat-dev liburdfdom-tools)
+APT_PKGS=(bubblewrap libusb-1.0-0 libegl1 libgl1-mesa-dri libopengl0 libosmesa6 cmake g++ make chromium ignition-tools libsdformat-dev liburdfdom-tools)
 missing=()
 for p in "${APT_PKGS[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
