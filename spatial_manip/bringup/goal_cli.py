@@ -1,5 +1,6 @@
 """`spatial-manip goal TEXT`: send one instruction to a running graph, print feedback as it
-arrives and the result. Exit status 0 on success, 1 on a failed goal, 2 when no server answers."""
+arrives and the result. Exit status 0 on success, 1 on a failed goal (or no result in time), 2 when
+no server answers (or it stops answering while the goal runs)."""
 from __future__ import annotations
 
 import argparse
@@ -51,6 +52,9 @@ def run(args) -> int:
         print("spatial-manip goal: interrupted before the goal was accepted", file=sys.stderr)
         return 130
     d = result_dict(report)
+    if report.result is None and report.error and not report.interrupted:   # server lost, or no result in time
+        print(f"spatial-manip goal: {report.status}: {report.error}", file=sys.stderr)
+        return 2 if report.status == "server_lost" else 1
     if report.interrupted:
         print(f"interrupted: the goal ended {d.get('status')} ({d.get('error_code', 'no answer')})", file=sys.stderr)
         return 130

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -42,11 +43,12 @@ def spinning_node(name: str, *, threads: int = 2):
 @dataclass
 class GoalReport:
     accepted: bool
-    status: str = ""                       # succeeded | aborted | canceled | rejected | timeout
+    status: str = ""                       # succeeded | aborted | canceled | rejected | timeout | server_lost
     result: object | None = None           # ExecuteInstruction.Result
     feedback: list = field(default_factory=list)
     elapsed_s: float = 0.0
     interrupted: bool = False              # Ctrl-C canceled the goal
+    error: str = ""                        # why there is no result (server_lost, timeout)
 
 
 CANCEL_WAIT_S = 30.0   # how long Ctrl-C waits for the server to stop the arm and answer
@@ -71,6 +73,56 @@ def _wait_ignoring_interrupts(future, timeout_s: float):
 
 
 LOST_ANSWER_S = 5.0   # feedback this long without the server's answer to the goal: the answer was lost
+SERVER_LOST_S = 6.0   # no answer to any liveness probe (or feedback) for this long: the server is gone
+PROBE_PERIOD_S = 1.0
+
+
+class ServerWatch:
+    """Whether the action server still answers while a goal runs. DDS forgets a process killed
+    with -9 only when its discovery lease ends (20 s with Fast DDS), and the server then sends
+    no result ever: so every PROBE_PERIOD_S the watch asks the server to cancel a goal id nobody
+    ever sent (the action protocol answers that at once with "unknown goal" and cancels nothing:
+    a non-zero id with a zero stamp names that goal alone). Feedback counts as an answer too.
+    Probes are not retried but re-sent, so one lost reply costs nothing."""
+
+    def __init__(self, client):
+        from rclpy.action.client import ClientGoalHandle
+        from unique_identifier_msgs.msg import UUID
+
+        nobody = UUID(uuid=list(uuid.uuid4().bytes))
+        answer = client._action_type.Impl.SendGoalService.Response(accepted=True)
+        self._client, self._nobodys_goal = client, ClientGoalHandle(client, nobody, answer)
+        self.last_answer = self._last_probe = time.monotonic()
+
+    def heard(self, *_args) -> None:
+        self.last_answer = time.monotonic()
+
+    def silent_for(self) -> float:
+        """Seconds since the server last answered; sends the next probe when one is due."""
+        now = time.monotonic()
+        if now - self._last_probe >= PROBE_PERIOD_S:
+            self._last_probe = now
+            self._client._cancel_goal_async(self._nobodys_goal).add_done_callback(self.heard)
+        return now - self.last_answer
+
+
+def _wait_result(result_future, timeout_s: float, watch: ServerWatch):
+    """The goal's result, or None after `timeout_s`; ServerLost once the server is silent for
+    SERVER_LOST_S."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        res = wait_future(result_future, min(0.2, max(0.0, deadline - time.monotonic())))
+        if res is not None:
+            return res
+        silent = watch.silent_for()
+        if silent > SERVER_LOST_S:
+            raise ServerLost(f"the action server stopped answering {silent:.0f} s ago (its node was killed or "
+                             "hangs; is planner_node running?); the goal's outcome is unknown")
+    return None
+
+
+class ServerLost(Exception):
+    """The action server vanished while the goal ran."""
 
 
 def _accepted(client, sent, running: dict, timeout_s: float):
@@ -114,7 +166,10 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
         t0 = time.monotonic()
         running: dict = {}      # the goal's id and when its first feedback came
 
+        watch = ServerWatch(client)
+
         def fb(msg):
+            watch.heard()
             running.setdefault("goal_id", msg.goal_id)
             running.setdefault("since", time.monotonic())
             report.feedback.append(msg.feedback)
@@ -140,13 +195,16 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
             if cancel_after_s is not None:
                 time.sleep(cancel_after_s)
                 wait_future(handle.cancel_goal_async(), 10.0)
-            res = wait_future(result_future, timeout_s)
+            res = _wait_result(result_future, timeout_s, watch)
         except KeyboardInterrupt:
             report.interrupted = True
             res = _cancel_and_wait(handle, result_future)
+        except ServerLost as e:
+            report.elapsed_s, report.status, report.error = time.monotonic() - t0, "server_lost", str(e)
+            return report
         report.elapsed_s = time.monotonic() - t0
         if res is None:
-            report.status = "timeout"
+            report.status, report.error = "timeout", f"no result within {timeout_s:g} s; the goal was canceled"
             wait_future(handle.cancel_goal_async(), 5.0)
             return report
         report.result = res.result
