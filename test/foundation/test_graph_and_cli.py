@@ -33,6 +33,15 @@ def test_ros_args_carry_name_params_and_remaps(tmp_path):
     ("nodes:\n  - {name: a, executable: b, parameters: [nope.yaml]}\n", "does not exist"),
     ("nodes:\n  - {name: a, executable: b}\n  - {name: a, executable: c}\n", "unique"),
     (": : :\n", "YAML"),
+    ("- a\n", "a mapping with 'nodes'"),
+    # issue 35 item 7: an executable was run as any path (/bin/sh); unknown keys passed silently
+    ("nodes:\n  - {name: a, executable: /bin/sh}\n", "'executable' must be a plain name"),
+    ("nodes:\n  - {name: a, executable: ../../bin/sh}\n", "not a path"),
+    ("nodes:\n  - {name: a, executable: b, package: /usr}\n", "'package' must be a plain name"),
+    ("nodes:\n  - {name: a, executable: b, parms: {x: 1}}\n", "unknown key 'parms'"),
+    ("nodes:\n  - {name: a, executable: b}\nnode: []\n", "unknown key 'node'"),
+    ("nodes:\n  - {name: a, executable: b, parameters: /etc/passwd}\n", "list of params-file paths"),
+    ("nodes:\n  - {name: a, executable: b, parameters: [/etc/passwd]}\n", "not a ROS params file"),
 ])
 def test_malformed_graphs_are_named(tmp_path, text, needle):
     f = tmp_path / "bad.yaml"

@@ -1,0 +1,90 @@
+"""The launch arguments a lab sets at launch time, declared once for `ros2 launch` (launch/
+graph_launch.py) and for anything else that starts a graph, and how each one reaches the nodes:
+
+    ros2 launch spatial_manip real.launch.py robot_ip:=192.168.1.10 \
+        calibration_file:=/etc/cell/hand_eye.yaml namespace:=cell1
+
+An argument left at "" keeps what the graph file (and its params files) say. A graph declares
+only the arguments that reach one of its nodes. Plain data, no `launch` import: the tests check
+every graph without a ROS install.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from spatial_manip.bringup.graph import Graph, GraphError
+
+EVERY_NODE = "*"
+_NAMESPACE = re.compile(r"(/?[A-Za-z][A-Za-z0-9_]*)*/?")
+
+
+@dataclass(frozen=True)
+class LaunchArgument:
+    name: str
+    default: str
+    description: str
+    targets: tuple[tuple[str, str], ...] = ()    # (node name or "*", parameter) the value sets
+    choices: tuple[str, ...] = ()                 # allowed non-empty values (none: any)
+
+    def reaches(self, graph: Graph) -> bool:
+        names = {n.name for n in graph.nodes}
+        return self.name == "namespace" or any(node == EVERY_NODE or node in names for node, _ in self.targets)
+
+
+LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
+    LaunchArgument("namespace", "", "ROS namespace of every node of the graph (two cells on one network: "
+                   "cell1, cell2); \"\" = the root namespace"),
+    LaunchArgument("use_sim_time", "false", "every node reads the clock from /clock (a simulator or "
+                   "`ros2 bag play --clock`)", targets=((EVERY_NODE, "use_sim_time"),), choices=("true", "false")),
+    LaunchArgument("robot_ip", "", "the UR controller's address; \"\" = arm.yaml's arm.ur_rtde.host",
+                   targets=(("arm_node", "arm.host"),)),
+    LaunchArgument("calibration_file", "", "hand-eye calibration YAML (spatial-manip calibrate --out); "
+                   "relative paths are looked up under config/; \"\" = the graph's",
+                   targets=(("camera_node", "calibration_file"), ("cell_tf_node", "calibration_file"))),
+    LaunchArgument("workspace_file", "", "the cell's fixtures, slots and object catalogue (a scene JSON); "
+                   "\"\" = none, or what the workspace topic brings", targets=(("planner_node", "workspace_file"),)),
+    LaunchArgument("camera", "", "camera_node's source: live (an L515 on USB), file (the SDK recording "
+                   "camera_file) or none (realsense2_camera already publishes the images: camera_node only "
+                   "publishes the calibrated camera pose); \"\" = camera.yaml's",
+                   targets=(("camera_node", "source"),), choices=("live", "file", "none")),
+    LaunchArgument("camera_file", "", "the SDK recording (.bag or .db3) played with camera:=file",
+                   targets=(("camera_node", "file_path"),)),
+)
+
+
+def launch_arguments(graph: Graph) -> tuple[LaunchArgument, ...]:
+    """The arguments that reach at least one node of `graph`."""
+    return tuple(a for a in LAUNCH_ARGUMENTS if a.reaches(graph))
+
+
+def apply_launch_arguments(graph: Graph, values: dict[str, str]) -> Graph:
+    """`graph` with the launch arguments' values set on the nodes they reach. Values left "" (or
+    out) keep the graph's; an unknown argument or a value outside the choices is a GraphError."""
+    known = {a.name: a for a in launch_arguments(graph)}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise GraphError(f"graph {graph.name!r} has no launch argument {unknown[0]!r}; its arguments: "
+                         f"{', '.join(known)}")
+    nodes = list(graph.nodes)
+    for name, value in values.items():
+        arg, value = known[name], str(value).strip()
+        if value == "":
+            continue
+        if arg.choices and value not in arg.choices:
+            raise GraphError(f"launch argument {name}:={value!r} is not one of {', '.join(arg.choices)}")
+        if name == "namespace":
+            nodes = [replace(n, namespace=_namespace(value)) for n in nodes]
+            continue
+        for i, n in enumerate(nodes):
+            params = {param: value for node, param in arg.targets if node in (EVERY_NODE, n.name)}
+            if params:
+                nodes[i] = n.with_params(params)
+    return replace(graph, nodes=tuple(nodes))
+
+
+def _namespace(value: str) -> str:
+    if not _NAMESPACE.fullmatch(value):
+        raise GraphError(f"launch argument namespace:={value!r} is not a ROS namespace (names of letters, "
+                         "digits and _ separated by /, e.g. cell1)")
+    return "/" + value.strip("/")
