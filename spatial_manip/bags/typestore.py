@@ -4,22 +4,10 @@ feedback and the hidden `_action/feedback` FeedbackMessage), read from the .msg/
 from __future__ import annotations
 
 import functools
-import os
 import re
-from pathlib import Path
 
-PACKAGE = "spatial_manip_interfaces"
-
-
-def interface_dir() -> Path:
-    """The package's share directory (installed) or its source folder in this repository."""
-    candidates = [Path(p) / "share" / PACKAGE for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
-    candidates.append(Path(__file__).resolve().parents[2] / PACKAGE)
-    for c in candidates:
-        if (c / "msg").is_dir():
-            return c
-    raise FileNotFoundError(f"cannot find the {PACKAGE} .msg files; looked in {[str(c) for c in candidates]}. "
-                            "Build the interfaces (scripts/setup.sh) or run from the repository")
+from spatial_manip.paths import INTERFACES as PACKAGE
+from spatial_manip.paths import interfaces_dir
 
 
 def _split_action(text: str) -> tuple[str, str, str]:
@@ -33,7 +21,7 @@ def interface_types() -> dict:
     """rosbags type definitions of every message and action-on-topic type of the package."""
     from rosbags.typesys import get_types_from_msg
 
-    root = interface_dir()
+    root = interfaces_dir()
     types: dict = {}
     for f in sorted((root / "msg").glob("*.msg")):
         types.update(get_types_from_msg(f.read_text(), f"{PACKAGE}/msg/{f.stem}"))

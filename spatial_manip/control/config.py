@@ -17,20 +17,13 @@ from spatial_manip.control.safety import SafetyConfig
 from spatial_manip.control.ur_rtde_arm import URRtdeConfig
 from spatial_manip.motion.base import MotionConfig
 from spatial_manip.errors import ConfigError, InvalidGoalError
+from spatial_manip.paths import params_file
 
-_REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "arm.yaml"
 
 
 def default_config_path() -> Path:
     """config/params/arm.yaml of the source tree, else the installed share/ copy."""
-    if _REPO_CONFIG.is_file():
-        return _REPO_CONFIG
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        return Path(get_package_share_directory("spatial_manip")) / "config" / "params" / "arm.yaml"
-    except Exception:  # noqa: BLE001 - no ament index here: the source path is the answer
-        return _REPO_CONFIG
+    return params_file("arm.yaml")
 
 
 def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any] | None = None) -> dict:

@@ -24,6 +24,7 @@ from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
 from spatial_manip.motion.factory import make_planner
+from spatial_manip.paths import params_file
 from spatial_manip.registry import make
 import spatial_manip.grasping  # noqa: F401  (registers the role)
 
@@ -90,7 +91,7 @@ def run_one(trial, renderer, service, q_now, max_grasps: int) -> dict:
 def _services(motion_on: bool):
     motion = None
     if motion_on:
-        cfg = load_motion_check_config(Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml")
+        cfg = load_motion_check_config(params_file("grasp.yaml"))
         motion = MotionCheck(make_planner(load_arm_config(), {"seed": 1}), cfg)
     return GraspService(make("grasp", "antipodal"), GripperGeometry(), ServiceConfig(reference_q=load_home_q()),
                         kinematics=load_kinematics(), motion=motion)

@@ -36,6 +36,7 @@ import numpy as np
 
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES
 from spatial_manip.geometry.calibration import load_calibration
+from spatial_manip.paths import config_dir
 
 MODELS = ("ur5", "ur5e")
 MOUNTS = ("eye_to_hand", "eye_in_hand")
@@ -66,6 +67,8 @@ BRACKET_MASS_KG = 0.05            # nominal: a small aluminium bracket
 TCP_Z = 0.15                      # arm.yaml kinematics.tcp_offset: grasp point of the 2F-85
 DISABLE_MARGIN_M = 0.03
 NEVER_SAMPLES = 20000
+# where `python -m spatial_manip.motion.description` writes by default: a development tool, so the
+# repository; readers find the files through spatial_manip.paths.urdf_dir()
 REPO_URDF_DIR = Path(__file__).resolve().parents[2] / "urdf"
 
 
@@ -374,12 +377,9 @@ def _min_distances(model, geom, seed: int) -> dict:
     return best
 
 
-CALIBRATION = REPO_URDF_DIR.parent / "config" / "calibration" / "eye_to_hand.example.yaml"
-
-
 def cell_camera() -> np.ndarray:
     """T_base_camera of the eye-to-hand set-up (config/calibration/eye_to_hand.example.yaml)."""
-    return load_calibration(CALIBRATION).T_base_camera()
+    return load_calibration(config_dir() / "calibration" / "eye_to_hand.example.yaml").T_base_camera()
 
 
 def write_all(out_dir: Path) -> list[Path]:

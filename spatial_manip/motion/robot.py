@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-import sys
 
 import numpy as np
 
 from spatial_manip.errors import InvalidGoalError
-from spatial_manip.motion.description import MODELS, MOUNTS, REPO_URDF_DIR
+from spatial_manip.motion.description import MODELS, MOUNTS
+from spatial_manip.paths import urdf_dir
 
 GRIPPER_PREFIX = "robotiq_"
 
@@ -21,26 +21,11 @@ def description_paths(model: str = "ur5e", mount: str = "eye_to_hand") -> tuple[
         raise InvalidGoalError(f"motion: model must be one of {MODELS} and mount one of {MOUNTS}, "
                                f"got {model!r} and {mount!r}")
     stem = f"{model}_robotiq_2f85_{mount}"
-    folder = next((f for f in _urdf_dirs() if (f / f"{stem}.urdf").is_file()), REPO_URDF_DIR)
-    urdf, srdf = folder / f"{stem}.urdf", folder / f"{stem}.srdf"
+    urdf, srdf = urdf_dir() / f"{stem}.urdf", urdf_dir() / f"{stem}.srdf"
     if not urdf.is_file() or not srdf.is_file():
         raise InvalidGoalError(f"robot description {urdf} (and .srdf) not found; "
                                "regenerate it with `python -m spatial_manip.motion.description`")
     return urdf, srdf
-
-
-def _urdf_dirs() -> list[Path]:
-    """Where urdf/ may be: the source tree, the ament share (colcon install), the prefix's share
-    (setup.py's data_files in a plain pip install)."""
-    dirs = [REPO_URDF_DIR]
-    try:
-        from ament_index_python.packages import get_package_share_directory
-
-        dirs.append(Path(get_package_share_directory("spatial_manip")) / "urdf")
-    except Exception:  # noqa: BLE001 - no ament index here: the other places remain
-        pass
-    dirs.append(Path(sys.prefix) / "share" / "spatial_manip" / "urdf")
-    return dirs
 
 
 class RobotModel:

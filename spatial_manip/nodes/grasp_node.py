@@ -15,7 +15,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
@@ -38,9 +37,9 @@ from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.paths import params_file
 from spatial_manip.registry import make
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml"
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
 EXTRINSICS_WAIT_S = 1.0    # how long a request waits for extrinsics that agree (then goes on as is)
 
@@ -65,7 +64,7 @@ class GraspNode(Node):
     def __init__(self):
         super().__init__("grasp_node")
         self.p = p = declare_parameters(self, PARAMS)
-        gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or DEFAULT_CONFIG, p["backend"])
+        gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or params_file("grasp.yaml"), p["backend"])
         self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
                                          ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
                                                        workspace_max_m=tuple(p["workspace_max_m"]),
@@ -102,7 +101,7 @@ class GraspNode(Node):
     def _motion_check(self, p: dict):
         """The motion stage grasp.yaml asks for, on the arm's planner (arm.yaml, `arm_backend`'s
         overrides: the sim's TCP), or None (off, or the motion libraries missing: warned)."""
-        cfg = load_motion_check_config(p["config_file"] or DEFAULT_CONFIG)
+        cfg = load_motion_check_config(p["config_file"] or params_file("grasp.yaml"))
         if not cfg.enabled:
             return None
 

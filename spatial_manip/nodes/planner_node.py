@@ -8,7 +8,6 @@ import sys
 import json
 import threading
 import time
-from pathlib import Path
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
@@ -20,6 +19,7 @@ from std_msgs.msg import String
 from spatial_manip.agent import Agent, AgentConfig
 from spatial_manip.errors import ConfigError, ErrorCode, InvalidGoalError
 from spatial_manip.perception import load_segmenter_config
+from spatial_manip.paths import params_file
 from spatial_manip.registry import backend_names
 from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
 from spatial_manip.nodes.planner_ports import PlannerPorts
@@ -27,7 +27,6 @@ from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "/spatial_manip/execute_instruction"
-DEFAULT_PERCEPTION = Path(__file__).resolve().parents[2] / "config" / "params" / "perception.yaml"
 PARAMETERS = {
     "color_topic": "/camera/color/image_raw",
     "depth_topic": "/camera/aligned_depth_to_color/image_raw",
@@ -75,7 +74,7 @@ class PlannerNode(Node):
         if self.p["segmenter"]:
             _one_of("segmenter", self.p["segmenter"], backend_names("segmenter"))
         self.p["segmenter"], segmenter_config = load_segmenter_config(
-            self.p["perception_config_file"] or DEFAULT_PERCEPTION, self.p["segmenter"])
+            self.p["perception_config_file"] or params_file("perception.yaml"), self.p["segmenter"])
         _one_of("planner", self.p["planner"], backend_names("planner"))   # the model backends are built at the first goal
         self.ports = PlannerPorts(self, self.group, self.p)
         self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
