@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "goal": ("spatial_manip.bringup.goal_cli", "send one ExecuteInstruction goal and print feedback and result"),
     "demo": ("spatial_manip.bench.demo", "the simulated pick-and-place: sim graph, one instruction, a trace page"),
     "bench": ("spatial_manip.bench.runner", "run generated tasks through the ROS graph: results.json, report.md, plots, trace index"),
+    "latency-bench": ("spatial_manip.bench.latency", "how long a person waits: per-stage times, goal accepted -> first arm motion, arm stopped -> result (median/p95, ratio to a baseline revision)"),
     "soak": ("spatial_manip.bench.soak", "many reset-and-goal cycles through one sim graph: each node's memory and file descriptors per goal (soak.csv, soak.png)"),
     "ur-emulator": ("spatial_manip.devtools.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
     "arm-bench": ("spatial_manip.devtools.arm_bench", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),

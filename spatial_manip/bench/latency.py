@@ -1,0 +1,201 @@
+"""`spatial-manip latency-bench`: how long a person waits (issue 42).
+
+Runs N goals of a suite through one sim graph (one worker) and measures, from the client's side:
+- each stage's time (perceiving, reasoning, grasping, moving, verifying: feedback to feedback);
+- goal accepted -> first arm motion (the first feedback to the first joint change on /joint_states);
+- arm stopped -> result (the last joint change to the result's arrival).
+
+Prints median and p95 of each. `--baseline REF` runs the same tasks on the code of git revision REF
+(a temporary worktree, the same venv and interfaces) in the same invocation and prints the ratio
+current / baseline, since the development machines are too noisy for absolute figures alone.
+
+    spatial-manip latency-bench --goals 10 --seed 40 --baseline HEAD~1 --out outputs/latency
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from spatial_manip.bench.runner import prepare_tasks
+
+MOTION_RAD = 2e-3          # a joint change larger than this is arm motion (the sim's settle noise is far below)
+STAGES = ("perceiving", "reasoning", "grasping", "moving", "verifying", "reflecting")
+MEASURES = ("accepted_to_first_motion_s", "arm_stopped_to_result_s", "goal_total_s")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--goals", type=int, default=10, help="goals to time (at least 1)")
+    p.add_argument("--suite", default="pick", help="task suite the goals are drawn from")
+    p.add_argument("--seed", type=int, default=40, help="task seed")
+    p.add_argument("--segmenter", default="classical")
+    p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the bench's own graph")
+    p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
+    p.add_argument("--out", required=True, help="output directory (tasks, latency.json)")
+
+
+class MotionWatch:
+    """The times at which /joint_states first and last showed the arm moving since `arm()`."""
+
+    def __init__(self, node):
+        from rclpy.qos import qos_profile_sensor_data
+        from sensor_msgs.msg import JointState
+
+        self._lock = threading.Lock()
+        self._reference = None
+        self.first = self.last = None
+        node.create_subscription(JointState, "/joint_states", self._on_state, qos_profile_sensor_data)
+
+    def arm(self) -> None:
+        with self._lock:
+            self._reference, self.first, self.last = None, None, None
+
+    def _on_state(self, msg) -> None:
+        q = np.asarray(msg.position[:6], float)
+        now = time.monotonic()
+        with self._lock:
+            if self._reference is None:
+                self._reference = q
+                return
+            if np.max(np.abs(q - self._reference)) > MOTION_RAD:
+                self.first = self.first or now
+                self.last = now
+            self._reference = q
+
+
+def stage_durations(marks: list[tuple[float, str]], t_end: float) -> dict[str, float]:
+    """Seconds spent in each stage, from the feedback marks (time, stage) and the result's time."""
+    out: dict[str, float] = {}
+    for (t, stage), (t_next, _) in zip(marks, marks[1:] + [(t_end, "")]):
+        out[stage] = out.get(stage, 0.0) + (t_next - t)
+    return out
+
+
+def time_goal(node, task, reset, revision, watch) -> dict:
+    from spatial_manip.bringup.goal_client import send_goal, wait_future
+    from spatial_manip_interfaces.srv import ResetTask
+
+    res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task),
+                                                         scene_json=Path(task["scene_path"]).read_text(),
+                                                         seed=int(task.get("scene_seed", 0)))), 60.0)
+    if res is None or not res.success:
+        return {"id": task["id"], "skipped": True}
+    revision.wait(lambda r: r.endswith(f":{task['id']}"), timeout_s=10.0)
+    marks: list[tuple[float, str]] = []
+
+    def on_feedback(fb):
+        if not marks or marks[-1][1] != fb.stage:
+            marks.append((time.monotonic(), fb.stage))
+
+    watch.arm()
+    report = send_goal(node, task["instruction"], timeout_s=180.0, server_timeout_s=60.0, on_feedback=on_feedback)
+    t_result = time.monotonic()
+    rec = {"id": task["id"], "success": bool(report.result is not None and report.result.success),
+           "stages": stage_durations(marks, t_result), "goal_total_s": t_result - marks[0][0] if marks else None}
+    if marks and watch.first:
+        rec["accepted_to_first_motion_s"] = watch.first - marks[0][0]
+        rec["arm_stopped_to_result_s"] = t_result - watch.last
+    return rec
+
+
+def run_goals(tasks: list[dict], segmenter: str, out: Path) -> list[dict]:
+    from spatial_manip.bench.worker import Graph, WorkspaceRevision
+    from spatial_manip.bringup.goal_client import spinning_node
+    from spatial_manip_interfaces.srv import ResetTask
+
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    records = []
+    with open(out / "graph.log", "a") as log:
+        graph = Graph("sim", params, log)
+        try:
+            with spinning_node("spatial_manip_latency") as node:
+                reset = node.create_client(ResetTask, "/sim/reset_task")
+                revision, watch = WorkspaceRevision(node), MotionWatch(node)
+                if not reset.wait_for_service(timeout_sec=90.0):
+                    raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
+                for k, task in enumerate(tasks, 1):
+                    rec = time_goal(node, task, reset, revision, watch)
+                    records.append(rec)
+                    first = rec.get("accepted_to_first_motion_s")
+                    print(f"[latency] {k}/{len(tasks)} {task['id']} "
+                          f"{'ok' if rec.get('success') else 'fail'} first motion "
+                          f"{'-' if first is None else f'{first:.2f} s'}", flush=True)
+        finally:
+            graph.stop()
+    return records
+
+
+def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
+    """{measure: (median, p95, n)} over the records that have it."""
+    out = {}
+    done = [r for r in records if not r.get("skipped")]
+    columns = {m: [r[m] for r in done if r.get(m) is not None] for m in MEASURES}
+    for stage in STAGES:
+        columns[stage] = [r["stages"][stage] for r in done if stage in r["stages"]]
+    for name, values in columns.items():
+        if values:
+            out[name] = (float(np.median(values)), float(np.percentile(values, 95)), len(values))
+    return out
+
+
+def print_table(current: dict, baseline: dict | None, successes: tuple[int, int] | None) -> None:
+    head = f"{'measure':28s} {'median':>8s} {'p95':>8s} {'n':>3s}"
+    if baseline:
+        head += f" {'base med':>9s} {'base p95':>9s} {'ratio med':>10s}"
+    print(head)
+    for name, (med, p95, n) in current.items():
+        line = f"{name:28s} {med:7.2f}s {p95:7.2f}s {n:3d}"
+        if baseline and name in baseline:
+            bmed, bp95, _ = baseline[name]
+            line += f" {bmed:8.2f}s {bp95:8.2f}s {med / bmed if bmed else float('nan'):9.2f}x"
+        print(line)
+    if successes:
+        print(f"successes: {successes[0]} (current), {successes[1]} (baseline)")
+
+
+def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> list[dict]:
+    """The same tasks timed on `revision`'s code, in a temporary git worktree run by this venv."""
+    root = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="latency-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision],
+                       check=True, capture_output=True)
+        try:
+            env = dict(os.environ, PYTHONPATH=str(tree), ROS_DOMAIN_ID=str(args.domain + 1))
+            script = ("import json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
+                      "t=[json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()];"
+                      "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]))))")
+            (out / "baseline").mkdir(exist_ok=True)
+            subprocess.run([sys.executable, "-c", script, str(tasks_file), args.segmenter, str(out / "baseline")],
+                           cwd=tree, env=env, check=True)
+            return json.loads((out / "baseline" / "records.json").read_text())
+        finally:
+            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
+
+
+def run(args) -> int:
+    if args.goals < 1:
+        print("spatial-manip latency-bench: --goals must be at least 1", file=sys.stderr)
+        return 2
+    os.environ["ROS_DOMAIN_ID"] = str(args.domain)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
+    tasks_file = out / "latency_tasks.jsonl"
+    tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    current = run_goals(tasks, args.segmenter, out)
+    baseline = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else None
+    (out / "latency.json").write_text(json.dumps({"current": current, "baseline": baseline}, indent=1))
+    ok = sum(bool(r.get("success")) for r in current)
+    print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}")
+    print_table(summarize(current), summarize(baseline) if baseline else None,
+                (ok, sum(bool(r.get("success")) for r in baseline)) if baseline else None)
+    return 0

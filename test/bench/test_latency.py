@@ -1,0 +1,24 @@
+"""The latency bench's arithmetic: stage durations from feedback marks, and the summary."""
+from spatial_manip.bench.latency import stage_durations, summarize
+
+
+def test_stage_durations_sum_repeated_stages_and_end_at_the_result():
+    marks = [(0.0, "perceiving"), (2.0, "reasoning"), (2.1, "grasping"), (3.0, "moving"),
+             (9.0, "perceiving"), (10.0, "verifying")]
+    d = stage_durations(marks, t_end=11.5)
+    assert d["perceiving"] == 3.0          # 2.0 before reasoning, 1.0 on the second look
+    assert round(d["reasoning"], 6) == 0.1
+    assert d["moving"] == 6.0 and d["verifying"] == 1.5
+    assert abs(sum(d.values()) - 11.5) < 1e-9
+
+
+def test_summary_skips_missing_measures_and_skipped_goals():
+    records = [{"id": "a", "stages": {"moving": 4.0}, "goal_total_s": 8.0, "accepted_to_first_motion_s": 1.0,
+                "arm_stopped_to_result_s": 0.5},
+               {"id": "b", "stages": {"moving": 6.0}, "goal_total_s": 10.0},   # never moved
+               {"id": "c", "skipped": True}]
+    s = summarize(records)
+    assert s["accepted_to_first_motion_s"] == (1.0, 1.0, 1)
+    assert s["moving"][0] == 5.0 and s["moving"][2] == 2
+    assert s["goal_total_s"][2] == 2
+    assert "perceiving" not in s
