@@ -18,11 +18,11 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
 from spatial_manip.reasoning.reflection import Reflection, reflect
 from spatial_manip.scene import Scene
+from spatial_manip.task_kinds import TASK_KINDS
 from spatial_manip.trace import Trace
 
 MAX_INSTRUCTION_CHARS = 1000
 MAX_ATTEMPTS_LIMIT = 10
-TASK_KINDS = ("auto", "pick", "place", "pick_and_place")
 # Failures worth another attempt after reflection; the rest cannot change by trying again.
 RETRYABLE = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.VERIFY_FAILED}
 # Failures to pick one object that another the instruction allows ("a book within 50 cm") may

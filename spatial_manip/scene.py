@@ -293,7 +293,9 @@ class Scene:
 
 # Static furniture the robot's cell knows from its configuration (poses included); everything
 # else is perceived.
-FIXTURE_CATEGORIES = ("table", "shelf", "support", "floor")
+# SUPPORT_CATEGORIES: the fixtures an object may be set down on or lean against.
+SUPPORT_CATEGORIES = ("table", "shelf", "support")
+FIXTURE_CATEGORIES = SUPPORT_CATEGORIES + ("floor",)
 
 
 def workspace_description(scene: Scene, T_base_tcp: np.ndarray | None = None) -> Scene:

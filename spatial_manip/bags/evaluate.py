@@ -32,6 +32,7 @@ from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.task_kinds import TASK_KINDS
 
 LOG_TOPIC = "/spatial_manip/instruction_log"
 STATUS_TOPIC = "/spatial_manip/execute_instruction/_action/status"
@@ -39,7 +40,6 @@ COLOR, DEPTH = "/camera/color/image_raw", "/camera/aligned_depth_to_color/image_
 INFO, EXTR = "/camera/color/camera_info", "/camera/extrinsics"
 WORKSPACE = "/spatial_manip/workspace"
 FEEDBACK_TOPIC = "/spatial_manip/execute_instruction/_action/feedback"
-TASK_KINDS = ("auto", "pick", "place", "pick_and_place")
 # failures decided by planning; the others (motion, grasp, verify) happen after it succeeded
 PLANNING_CODES = {"INVALID_GOAL", "TARGET_NOT_FOUND", "AMBIGUOUS", "NOT_UNDERSTOOD", "NO_OBSERVATION"}
 ACTIVE = {1, 2}  # action_msgs/GoalStatus ACCEPTED, EXECUTING
@@ -168,7 +168,7 @@ class BagIndex:
         self.goals.append(RecordedGoal(
             bag=str(self.reader.path), index=len(self.goals), log_ns=m.t_ns,
             start_ns=start if start is not None else m.t_ns, instruction=d.get("instruction", ""),
-            task_kind=TASK_KINDS[kind] if isinstance(kind, int) and 0 <= kind < 4 else str(kind),
+            task_kind=TASK_KINDS[kind] if isinstance(kind, int) and 0 <= kind < len(TASK_KINDS) else str(kind),
             success=bool(d.get("success")), error_code=d.get("error_code", ""),
             targets=list(d.get("target_ids", [])),
             target_xyz=pose if d.get("target_ids") and pose and any(pose) else None,

@@ -19,6 +19,7 @@ from spatial_manip.registry import make, register_role
 from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult,
                                              assume_visible_fronts, execute)
 from spatial_manip.scene import Scene
+from spatial_manip.task_kinds import PLANNER_TASK_KINDS
 from spatial_manip.reasoning import compound
 from spatial_manip.reasoning.parser import FRAME_POLICIES, InstructionParser, check_target_reference
 
@@ -29,7 +30,6 @@ BACKENDS = {
 }
 register_role("planner", BACKENDS)
 
-TASK_KINDS = ("auto", "pick", "place")
 
 
 @dataclass
@@ -85,8 +85,8 @@ class Planner(Protocol):
 
 
 def check_task_kind(task_kind: str) -> None:
-    if task_kind not in TASK_KINDS:
-        raise SpatialManipError(f"task_kind must be one of {TASK_KINDS}, got {task_kind!r}", ErrorCode.INVALID_GOAL)
+    if task_kind not in PLANNER_TASK_KINDS:
+        raise SpatialManipError(f"task_kind must be one of {PLANNER_TASK_KINDS}, got {task_kind!r}", ErrorCode.INVALID_GOAL)
 
 
 @dataclass(kw_only=True)

@@ -52,10 +52,10 @@ from typing import Iterable
 
 import numpy as np
 
+from spatial_manip.scene import SUPPORT_CATEGORIES
 from spatial_manip.sim import mjcf
 
 PLACE_CONTACT_PHASES = frozenset({"descend", "open", "retreat"})
-FIXTURE_CATEGORIES = frozenset({"table", "shelf", "support"})
 IDLE_PHASE = "idle"
 
 _ROBOT, _ARM, _GRIPPER, _OBJECT, _ENV = 0, 1, 2, 3, 4
@@ -153,7 +153,7 @@ class ContactMonitor:
         self._dyn_ids = sorted(w._body_of)
         self._dyn = [self._dyn_ids.index(obj_body[int(b)]) if int(b) in obj_body else -1 for b in m.geom_bodyid]
         cats = {o.id: o.category for o in w.scene.objects}
-        self._fixture = {oid for oid, c in cats.items() if c in FIXTURE_CATEGORIES}
+        self._fixture = {oid for oid, c in cats.items() if c in SUPPORT_CATEGORIES}  # the floor is no place to set a book down
         self._model = m
 
     def _held(self, G1: list, G2: list, d) -> int:
