@@ -12,7 +12,7 @@ comes from the Generator passed in, so a seed reproduces a frame exactly.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy import ndimage
@@ -36,6 +36,17 @@ class L515Noise:
         for name in ("flying_prob", "edge_hole_prob", "hole_blob_prob"):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} is a probability in [0, 1], got {getattr(self, name)}")
+
+    def scaled(self, k: float) -> L515Noise:
+        """This model with range noise and the rates of flying pixels and holes times `k`
+        (the sensing profile's harsh = 2). Edge pixels stay at most 80% flying, so some edges
+        still have holes; the other probabilities stop at 1."""
+        if k < 0:
+            raise ValueError(f"a noise scale is >= 0, got {k}")
+        fly = min(0.8, self.flying_prob * k)
+        return replace(self, sigma_base_m=self.sigma_base_m * k, sigma_quad_m_per_m2=self.sigma_quad_m_per_m2 * k,
+                       flying_prob=fly, edge_hole_prob=min(1.0 - fly, self.edge_hole_prob * k),
+                       hole_blob_prob=min(1.0, self.hole_blob_prob * k))
 
     def sigma_m(self, z_m: np.ndarray) -> np.ndarray:
         return self.sigma_base_m + self.sigma_quad_m_per_m2 * np.asarray(z_m) ** 2

@@ -8,7 +8,12 @@ over the MuJoCo arm (`sim.arm.SimArm`), `/sim/reset_task` (ResetTask) and
 `/sim/check_success` (CheckSuccess, judged by spatial_manip.sim.checker on the exported state;
 its final state carries the contact monitor's unintended contacts by phase, `contacts`).
 
-    sim_node --ros-args -p scene_kind:=tabletop -p seed:=3 -p camera_rate_hz:=5.0
+    sim_node --ros-args -p scene_kind:=tabletop -p seed:=3 -p camera_rate_hz:=5.0 -p sensing:=realistic
+
+`sensing` (ideal | realistic | harsh, sim/sensing.py) and `sensing_off` (effects switched off by
+name, comma-separated) set how far the camera, its calibration and the arm are from ideal; each
+reset draws the episode's errors from its seed. `/camera/extrinsics` carries the calibrated pose,
+not the one MuJoCo renders from.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import sys
 import json
 import threading
 import time
+import traceback
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +49,7 @@ from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
 PARAMS = {
     "scene_file": "", "scene_kind": "tabletop", "seed": 0, "tasks_dir": "",
-    "width": 640, "height": 480, "fovy_deg": 43.3, "depth_noise": False,
+    "width": 640, "height": 480, "fovy_deg": 43.3, "sensing": "realistic", "sensing_off": "",
     "camera_rate_hz": 5.0, "state_rate_hz": 30.0,
     # arm.yaml with its `arm.sim.overrides` (the simulated cell's TCP, workspace, planner)
     "arm_config_file": "",
@@ -61,13 +67,12 @@ class SimNode(Node):
     def __init__(self):
         super().__init__("sim_node")
         self.p = declare_parameters(self, PARAMS)
-        cfg = SimConfig(width=int(self.p["width"]), height=int(self.p["height"]), fovy_deg=float(self.p["fovy_deg"]),
-                        depth_noise=bool(self.p["depth_noise"]))
-        scene = Scene.load(self.p["scene_file"]) if self.p["scene_file"] else self._sample_scene()
-        self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
+        _check_parameters(self.p)
         self.home_q = np.asarray(self.p["home_q"], float)
-        if self.home_q.shape != (6,) or not np.all(np.isfinite(self.home_q)):
-            raise ValueError(f"sim_node home_q must be 6 finite joint angles (rad), got {list(self.p['home_q'])}")
+        cfg = SimConfig(width=int(self.p["width"]), height=int(self.p["height"]), fovy_deg=float(self.p["fovy_deg"]),
+                        sensing=_sensing(self.p["sensing"], self.p["sensing_off"]))
+        scene = self._load_scene_file() if self.p["scene_file"] else self._sample_scene()
+        self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
         self.task: dict | None = None
         self._resets = -1                       # workspace revisions published so far, minus one
         self.initial: Scene = scene
@@ -94,9 +99,17 @@ class SimNode(Node):
         self.arm_server = self._serve_arm()
         self.publish_extrinsics()
         self.publish_workspace()
-        self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects")
+        self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects, "
+                               f"sensing {cfg.sensing.label}")
 
     # --- publishing -----------------------------------------------------------------------------
+    def _load_scene_file(self) -> Scene:
+        try:
+            return Scene.load(self.p["scene_file"])
+        except (SceneFormatError, OSError) as e:      # /etc/passwd, a folder, unreadable
+            raise ConfigError(f"parameter scene_file: {e}; give a scene JSON written by "
+                              "`spatial-manip tasks` or Scene.save") from e
+
     def _sample_scene(self) -> Scene:
         try:
             return sample_scene(self.p["scene_kind"], int(self.p["seed"]))
@@ -157,9 +170,26 @@ class SimNode(Node):
     # --- services -------------------------------------------------------------------------------
     def on_reset(self, req, res):
         try:
-            task = json.loads(req.task_json) if req.task_json else None
+            return self._reset(req, res)
+        except Exception as e:   # a request nobody foresaw: answer it, keep the node serving
+            self.get_logger().error(f"reset failed: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+            self._restore_previous_world()
+            res.success, res.message = False, f"sim_node could not reset ({type(e).__name__}: {e}); the previous scene stays"
+            return res
+
+    def _restore_previous_world(self) -> None:
+        """A reset that failed half-way leaves the world on the last good scene, not a mix."""
+        try:
+            if self.world.scene is not self.initial:
+                self.world.reset(self.initial, 0)
+        except Exception as e:
+            self.get_logger().error(f"could not restore the previous scene: {e}")
+
+    def _reset(self, req, res):
+        try:
+            task = _parse_task(req.task_json)
             if req.scene_json:
-                scene = Scene.from_dict(json.loads(req.scene_json))
+                scene = Scene.from_dict(_parse_json(req.scene_json, "scene_json"))
             elif task is not None and task.get("scene"):
                 path = Path(task["scene"])
                 path = path if path.is_absolute() else Path(self.p["tasks_dir"] or ".") / path
@@ -172,7 +202,8 @@ class SimNode(Node):
                 # an episode starts with the arm at home, as after the previous one: a reset
                 # moves objects under an arm that has no plan for them
                 self.world.pose_arm(self.home_q)
-        except (json.JSONDecodeError, SceneFormatError, SpatialManipError, ValueError) as e:
+        except (SceneFormatError, SpatialManipError, ValueError, OSError) as e:
+            self._restore_previous_world()
             res.success, res.message = False, str(e)
             return res
         self.task, self.initial = task, scene
@@ -185,6 +216,15 @@ class SimNode(Node):
         return res
 
     def on_check(self, req, res):
+        try:
+            return self._check(req, res)
+        except Exception as e:   # answer, and keep serving
+            self.get_logger().error(f"success check failed: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+            res.success, res.failure_category = False, "internal"
+            res.message = f"sim_node could not check the task ({type(e).__name__}: {e})"
+            return res
+
+    def _check(self, req, res):
         final = self.world.export_scene()
         state = final.to_dict()
         state["contacts"] = {"by_phase": self.contacts.counts(), "events": self.contacts.events()}
@@ -196,8 +236,8 @@ class SimNode(Node):
         from spatial_manip.sim.checker import check_task
         try:
             r = check_task(self.task, final, self.initial)
-        except ValueError as e:
-            res.success, res.failure_category, res.message = False, "bad_task", str(e)
+        except (ValueError, TypeError, KeyError, AttributeError) as e:   # a malformed check list
+            res.success, res.failure_category, res.message = False, "bad_task", f"{type(e).__name__}: {e}"
             return res
         res.success, res.failure_category, res.message = bool(r.success), r.failure_category or "", r.message
         return res
@@ -211,6 +251,65 @@ class SimNode(Node):
         return ArmActionServer(self, arm, arm.gripper, primitives, state_rate_hz=float(self.p["state_rate_hz"]),
                                frame_id=self.p["base_frame_id"], gripper_max_width_m=GRIPPER_MAX_WIDTH_M,
                                on_phase=self.contacts.set_phase)
+
+
+# (low, high) of each numeric parameter: a camera at 0 Hz would leave a dead camera thread behind
+# a node that says "ready"; the L515 streams at most 30 fps at up to 1920x1080
+LIMITS = {"camera_rate_hz": (0.1, 60.0), "state_rate_hz": (1.0, 500.0), "width": (16, 3840),
+          "height": (16, 2160), "fovy_deg": (10.0, 120.0), "seed": (0, 2**32 - 1)}
+
+
+def _check_parameters(p: dict) -> None:
+    """Refuse a parameter the node cannot run with, by name, before anything starts."""
+    for name, (low, high) in LIMITS.items():
+        value = p[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+            raise ConfigError(f"parameter {name}: expected a number in [{low}, {high}], got {value!r}")
+    q = np.asarray(p["home_q"], float)
+    if q.shape != (6,) or not np.all(np.isfinite(q)):
+        raise ConfigError(f"parameter home_q: sim_node home_q must be 6 finite joint angles (rad), "
+                          f"got {list(p['home_q'])}")
+
+
+def _sensing(name, off):
+    from spatial_manip.sim.sensing import sensing_profile
+    try:
+        return sensing_profile(str(name), str(off))
+    except ConfigError as e:
+        raise ConfigError(f"sim_node parameter sensing/sensing_off: {e}") from e
+
+
+TASK_FIELD_TYPES = {"id": (str, int), "scene": str, "held": (str, type(None)), "answer": list, "check": list}
+
+
+def _parse_json(text: str, field: str):
+    try:
+        return json.loads(text)
+    except RecursionError as e:     # json recurses per level: 100000 nested brackets overflow it
+        raise SceneFormatError(f"ResetTask {field} is nested too deeply to be a task or scene "
+                               f"({len(text)} characters); send the JSON a task file holds") from e
+    except json.JSONDecodeError as e:
+        raise SceneFormatError(f"ResetTask {field} is not valid JSON: {e}") from e
+
+
+def _parse_task(text: str) -> dict | None:
+    """A task record (a line of tasks.jsonl) or None for an empty task_json; SceneFormatError
+    naming the field that is not what a task record holds."""
+    if not text:
+        return None
+    task = _parse_json(text, "task_json")
+    if not isinstance(task, dict):
+        raise SceneFormatError(f"ResetTask task_json must be a JSON object (a line of tasks.jsonl), "
+                               f"got {type(task).__name__} {text[:60]!r}")
+    for key, kinds in TASK_FIELD_TYPES.items():
+        if key in task and not isinstance(task[key], kinds):
+            raise SceneFormatError(f"ResetTask task_json field {key!r} must be "
+                                   f"{' or '.join(k.__name__ for k in _as_tuple(kinds))}, got {task[key]!r:.60}")
+    return task
+
+
+def _as_tuple(kinds) -> tuple:
+    return kinds if isinstance(kinds, tuple) else (kinds,)
 
 
 def _intended_contacts(task: dict | None, scene: Scene) -> set[str]:

@@ -3,14 +3,18 @@ an RGB-D camera), with the arm and gripper primitives the sim backends and the s
 
 API (stable; all poses 4x4 in the world = robot `base` frame, metres):
 
-    world = SimWorld(scene, config=SimConfig(width=640, height=480, depth_noise=False), seed=0)
-    world.reset(scene=None, seed=0)           # rebuild from a scene (None: the current one)
+    world = SimWorld(scene, config=SimConfig(width=640, height=480, sensing=IDEAL), seed=0)
+    world.reset(scene=None, seed=0)           # rebuild from a scene (None: the current one); the
+                                              #   sensing profile's effects are drawn from the seed
     obs = world.render()                      # RGBDObservation: rgb, depth_m (background 0),
                                               #   intrinsics, T_base_cam, segmentation (H, W) int32
                                               #   (-1 none), segment_ids {index: scene object id}
     world.joint_names                         # 6 UR joints + GRIPPER_JOINT_NAME
     world.joint_positions() -> (7,)           # arm radians + gripper opening in metres
-    world.tcp_pose() -> 4x4                   # TCP: z = approach, y = finger closing axis
+    world.tcp_pose() -> 4x4                   # TCP: z = approach, y = finger closing axis, as the
+                                              #   controller reports it (the nominal arm model)
+    world.T_base_cam                          # the camera pose the calibration gives (rendered from
+                                              #   T_base_cam_true; they differ under the profile)
     world.move_tcp(T, speed_mps=0.2, cancel=None) -> bool   # Cartesian straight line, physics on
     world.move_joints(q, speed_rad_s=1.0, cancel=None) -> bool
     world.set_gripper(width_m) -> None; world.close_gripper() -> bool (object held)
@@ -29,6 +33,7 @@ Headless rendering needs MUJOCO_GL=egl (or osmesa): importing spatial_manip choo
 """
 from __future__ import annotations
 
+import copy
 import functools
 import math
 import os
@@ -50,6 +55,7 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 from spatial_manip.sim import mjcf
 from spatial_manip.sim.layouts import camera_pose
+from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 GRIPPER_JOINT_NAME = "robotiq_85_left_knuckle_joint"   # published like the ROS Robotiq driver
 GRIPPER_MAX_WIDTH_M = 0.085
@@ -80,10 +86,11 @@ class SimConfig:
     width: int = 640
     height: int = 480
     fovy_deg: float = 43.3                # L515 colour at 640x480: fx = fy ~ 605 px
-    depth_noise: bool = False             # geometry.noise.L515Noise on the rendered depth
+    # depth noise, misregistration, calibration and arm errors, lighting (sim/sensing.py); the
+    # benchmark, demo and sim_node run `realistic`, a world built for a check or a test `ideal`
+    sensing: SensingProfile = IDEAL
     timestep_s: float = 0.002
     book_density_kg_m3: float = 350.0     # books of 0.1-0.9 kg: within what the 2F-85 model holds
-    vary_lighting: bool = True            # light intensity drawn from the seed
     settle_s: float = 1.0                 # max physics after a motion (stops early once converged)
     ik_tol_m: float = 1e-3
     ik_tol_rad: float = math.radians(0.5)
@@ -122,19 +129,36 @@ class SimWorld:
         with self.lock:
             scene = scene if scene is not None else self.scene
             self.scene = scene
-            self.rng = np.random.default_rng(seed)
-            light = float(self.rng.uniform(0.75, 1.25)) if self.config.vary_lighting else 1.0
+            self.rng = np.random.default_rng(seed)           # the depth noise of each frame
+            self.sensing = self.config.sensing.draw(seed)
             c = self.config
             spec, self.meta = mjcf.build_spec(scene, width=c.width, height=c.height, fovy_deg=c.fovy_deg,
                                               book_density=c.book_density_kg_m3, timestep_s=c.timestep_s,
-                                              light_scale=light)
+                                              light_scale=self.sensing.light_scale)
             with warnings.catch_warnings():   # cone/impratio attach conflict: set explicitly in mjcf
                 warnings.simplefilter("ignore")
                 self.model = spec.compile()
+            self._apply_sensing()
             self.data = mujoco.MjData(self.model)
-            self._kd = mujoco.MjData(self.model)            # scratch data for IK
+            self._kd = mujoco.MjData(self.model)            # scratch data for checks on the true model
+            self._nd = mujoco.MjData(self._nominal)         # scratch data for the controller's IK
             self._index()
             self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
+
+    def _apply_sensing(self) -> None:
+        """The episode's surface colours and arm errors on the compiled model. The controller's
+        model (`_nominal`: IK, the reported TCP pose) keeps the nominal links, as a real UR's
+        controller keeps its nominal kinematics while the arm it drives differs."""
+        m, draw = self.model, self.sensing
+        gains = draw.colour_gains(len(self.meta.object_ids))
+        index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
+        for g in range(m.ngeom):
+            name = m.geom(g).name
+            if name.startswith("obj:"):
+                m.geom_rgba[g, :3] = np.clip(m.geom_rgba[g, :3] * gains[index[name.split(":")[1]]], 0, 1)
+        self._nominal = copy.deepcopy(m) if draw.link_offsets_m else m
+        for link, offset in draw.link_offsets_m.items():
+            m.body_pos[m.body(link).id] += offset
 
     def _index(self) -> None:
         m = self.model
@@ -229,8 +253,22 @@ class SimWorld:
         return float(np.clip(GRIPPER_MAX_WIDTH_M * (1.0 - a / 0.8), 0.0, GRIPPER_MAX_WIDTH_M))
 
     def tcp_pose(self) -> np.ndarray:
+        """The TCP pose as the controller reports it: the nominal model at the arm's joints."""
+        with self.lock:
+            return self._nominal_tcp(self.data.qpos[self._arm_qadr])
+
+    def actual_tcp_pose(self) -> np.ndarray:
+        """Where the simulated arm's TCP really is (differs from tcp_pose under the profile's
+        arm_kinematics): the simulator's truth, for tests and diagnostics, never for the planner."""
         with self.lock:
             return self._site_pose(self.data)
+
+    def _nominal_tcp(self, q: np.ndarray) -> np.ndarray:
+        nd = self._nd
+        nd.qpos[:] = self.data.qpos
+        nd.qpos[self._arm_qadr] = q
+        mujoco.mj_kinematics(self._nominal, nd)
+        return self._site_pose(nd)
 
     def _site_pose(self, d) -> np.ndarray:
         return make_transform(d.site_xmat[self._tcp].reshape(3, 3).copy(), d.site_xpos[self._tcp].copy())
@@ -329,8 +367,9 @@ class SimWorld:
         return sorted(sols, key=lambda q: float(np.sum(np.abs(q - q0))))
 
     def _ik_dls(self, T: np.ndarray, q0: np.ndarray, iters: int) -> np.ndarray | None:
-        """Damped least squares on the TCP site Jacobian (arm joints only), within joint limits."""
-        m, kd = self.model, self._kd
+        """Damped least squares on the TCP site Jacobian (arm joints only), within joint limits, on
+        the controller's (nominal) model."""
+        m, kd = self._nominal, self._nd
         kd.qpos[:] = self.data.qpos
         q = np.array(q0, float)
         jacp, jacr = np.zeros((3, m.nv)), np.zeros((3, m.nv))
@@ -392,7 +431,7 @@ class SimWorld:
             if self._ik(T_target, q_now) is None:
                 raise UnreachableError(f"no IK solution for TCP at {T_target[:3, 3].round(3).tolist()}: outside the "
                                        "UR5e workspace or joint limits; choose a closer pose")
-            T0 = self._site_pose(self.data)
+            T0 = self._nominal_tcp(q_now)
             dist = max(np.linalg.norm(T_target[:3, 3] - T0[:3, 3]),
                        0.15 * np.linalg.norm(_pose_error(T_target, T0)[1]))    # 1 rad ~ 15 cm of travel
             n = max(1, int(math.ceil(dist / (speed * CONTROL_DT_S))))
@@ -409,7 +448,7 @@ class SimWorld:
             q_final = self._ik(T_target, q)
             if q_final is None or not self._settle(q_final, cancel):
                 return False
-            dp, dr = _pose_error(T_target, self._site_pose(self.data))
+            dp, dr = _pose_error(T_target, self._nominal_tcp(self.data.qpos[self._arm_qadr]))
             return bool(np.linalg.norm(dp) < 0.005 and np.linalg.norm(dr) < math.radians(2))
 
     def move_joints(self, q: np.ndarray, *, speed_rad_s: float = 1.0,
@@ -449,6 +488,12 @@ class SimWorld:
 
     @property
     def T_base_cam(self) -> np.ndarray:
+        """The camera's pose as the cell's calibration gives it (what the planner is told)."""
+        return self.T_base_cam_true @ self.sensing.T_cam_error
+
+    @property
+    def T_base_cam_true(self) -> np.ndarray:
+        """The pose MuJoCo renders from."""
         return camera_pose(self.scene.viewer)
 
     def _get_renderer(self) -> mujoco.Renderer:
@@ -498,9 +543,9 @@ class SimWorld:
                 r.disable_depth_rendering()
             seg, geom = self._render_seg(r)
             depth[(geom < 0) | (depth >= 0.99 * self.model.vis.map.zfar * self.model.stat.extent)] = 0.0
-            if self.config.depth_noise:
-                from spatial_manip.geometry.noise import L515Noise
-                depth = L515Noise().apply(depth, self.rng)
+            depth = self.sensing.shift_depth(depth)      # registered to colour a few pixels off
+            if self.sensing.depth_noise is not None:
+                depth = self.sensing.depth_noise.apply(depth, self.rng)
             return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=self.T_base_cam,
                                    stamp_s=float(self.data.time), segmentation=seg,
                                    segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})

@@ -97,10 +97,12 @@ def clear_shelf(scene: Scene, *, keep_contents: bool = False) -> Scene:
 def render_cell(scene: Scene, *, depth_noise: bool = True, seed: int = 0):
     """One RGB-D observation of the cell with the arm out of the camera's way: stowed below
     its rays over a table, folded behind its stand in front of a shelf."""
+    from spatial_manip.sim.sensing import IDEAL, only
     from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 
     q = SHELF_LOOK_Q if scene.extra.get("kind") == "shelf" else STOW_Q
-    with SimWorld(scene, config=SimConfig(depth_noise=depth_noise, vary_lighting=False), seed=seed) as world:
+    sensing = only("depth_noise") if depth_noise else IDEAL
+    with SimWorld(scene, config=SimConfig(sensing=sensing), seed=seed) as world:
         world.pose_arm(q)
         return world.render()
 

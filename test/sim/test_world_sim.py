@@ -6,6 +6,7 @@ import pytest
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.transforms import make_transform
 from spatial_manip.sim import layouts as L
+from spatial_manip.sim.sensing import only
 from spatial_manip.sim.world import SimConfig, SimWorld, sample_visible_scene
 
 CFG = SimConfig(width=320, height=240)
@@ -34,7 +35,7 @@ def test_render_contract():
         p = obs.T_base_cam[:3, :3] @ p_cam + obs.T_base_cam[:3, 3]
         assert -0.05 < p[2] < 0.01
         assert np.all(obs.depth_m[obs.segmentation < 0] >= 0)
-        noisy = SimWorld(scene, config=SimConfig(width=320, height=240, depth_noise=True), seed=1)
+        noisy = SimWorld(scene, config=SimConfig(width=320, height=240, sensing=only("depth_noise")), seed=1)
         try:
             d2 = noisy.render().depth_m
             assert not np.array_equal(d2, obs.depth_m) and np.nanmedian(np.abs(d2 - obs.depth_m)[obs.depth_m > 0]) < 0.02
