@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from spatial_manip.sim import sensing
+
 # Words whose meaning hangs on nothing assumed: a rubik's cube has no front, so "to the right of"
 # is the camera's right, which is where a person looking at the trace sees the book land.
 DEFAULT_INSTRUCTION = "pick the leftmost book lying flat and place it 15 cm to the right of the rubik's cube"
@@ -30,6 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--segmenter", default="ground_truth",
                    help="perception backend: ground_truth (the simulator's segmentation; boxes still come "
                         "from depth) or classical (no simulator knowledge)")
+    sensing.add_arguments(p)
 
 
 REACH_M = 0.70   # horizontal reach kept for the demo's place pose (UR5e: 0.85 m, less the approach)
@@ -114,26 +117,30 @@ def _place_is_clear(scene, place_pose, held) -> bool:
 
 
 def run(args) -> int:
+    from spatial_manip.bench.worker import sim_node_sensing
     from spatial_manip.bringup.graph import load_graph
 
     signal.signal(signal.SIGINT, signal.default_int_handler)     # Ctrl-C cancels the goal (see goal_cli)
     from spatial_manip.bringup.launcher import Launcher
 
+    profile = sensing.from_args(args)
     seed, scene = find_scene(args.instruction, args.seed)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
-    launcher = Launcher(load_graph(args.graph), params={"planner_node": {"segmenter": args.segmenter}}, grace_s=5.0)
+    print(f"[demo] sensing profile: {profile.label}")
+    launcher = Launcher(load_graph(args.graph), params={"planner_node": {"segmenter": args.segmenter},
+                                                       "sim_node": sim_node_sensing(profile)}, grace_s=5.0)
     launcher.start()
     waiter = threading.Thread(target=lambda: setattr(launcher, "exit_code", launcher.wait()), daemon=True)
     waiter.start()
     t0 = time.monotonic()
     try:
-        return _run_goal(args, scene, seed, t0)
+        return _run_goal(args, scene, seed, t0, profile.label)
     finally:
         launcher.request_stop()
         waiter.join(timeout=20)
 
 
-def _run_goal(args, scene, seed: int, t0: float) -> int:
+def _run_goal(args, scene, seed: int, t0: float, sensing_label: str) -> int:
     from spatial_manip.bench.trace_page import render_trace
     from spatial_manip.bench.worker import WorkspaceRevision
     from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
@@ -165,10 +172,11 @@ def _run_goal(args, scene, seed: int, t0: float) -> int:
         if r is None:
             print(f"[demo] no result: {report.status}", file=sys.stderr)
             return 1
-        print(f"[demo] result: success={r.success} code={r.error_code!r} targets={list(r.target_ids)}")
+        print(f"[demo] result: success={r.success} code={r.error_code!r} targets={list(r.target_ids)} "
+              f"(sensing {sensing_label})")
         print(f"[demo]   {r.message}")
         if r.trace_path:
-            page = render_trace(r.trace_path)
+            page = render_trace(r.trace_path, sensing=sensing_label)
             print(f"[demo] trace page: {page}")
         print(f"[demo] finished in {time.monotonic() - t0:.1f} s")
         return 0 if r.success else 1

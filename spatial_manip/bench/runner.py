@@ -1,6 +1,6 @@
 """`spatial-manip bench`: generated tasks through the real ROS graph, one graph per worker in
 its own ROS_DOMAIN_ID, with a progress bar. Writes DIR/results.json (one record per episode),
-DIR/report.md (TSR and SE overall and per family, unintended contacts per episode overall and
+DIR/report.md (the sensing profile of every figure, TSR and SE overall and per family, unintended contacts per episode overall and
 by motion phase, timing percentiles) with PNG plots, and
 DIR/index.html (the trace viewer). Deterministic for a seed; resumable (finished episodes are
 kept in DIR/episodes/*.jsonl and skipped on the next run)."""
@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.worker import exit_on_sigterm
+from spatial_manip.sim import sensing as sensing_mod
+from spatial_manip.sim.sensing import EFFECTS, SensingProfile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -29,6 +31,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--segmenter", default="classical", help="perception backend: classical | ground_truth")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="run workers as local processes, or as Ray tasks (ray must be installed)")
+    sensing_mod.add_arguments(p)
+
+
+def check_sensing(out: Path, profile: SensingProfile) -> None:
+    """A run directory holds episodes of one sensing profile: the first run writes it to
+    DIR/sensing.json, and resuming with another profile is refused."""
+    path = out / "sensing.json"
+    want = profile.to_dict()
+    if path.is_file():
+        had = json.loads(path.read_text())
+        if (had.get("profile"), had.get("off")) != (want["profile"], want["off"]):
+            raise SystemExit(f"{out} holds episodes run with sensing {had.get('profile')!r} (off: {had.get('off')}), "
+                             f"not {profile.label!r}; use another --out, or the same --sensing and --sensing-off")
+    path.write_text(json.dumps(want, indent=1))
+
+
+def sensing_lines(profile: SensingProfile) -> list[str]:
+    """report.md's statement of the sensing profile behind every figure in it."""
+    on = [e for e in EFFECTS if profile.enabled(e)]
+    lines = [f"Sensing profile: **{profile.label}** (sim/sensing.py). "
+             + ("Effects on: " + "; ".join(f"{e}: {EFFECTS[e]}" for e in on) if on else
+                "No effect on: clean depth, exact extrinsics, the nominal arm, fixed lighting.")]
+    if profile.scale > 1:
+        lines.append(f"Every noise and error above is scaled by {profile.scale:g}.")
+    if profile.off and profile.scale > 0:
+        lines.append(f"Switched off for diagnosis: {', '.join(sorted(profile.off))}.")
+    return lines + [""]
 
 
 def prepare_tasks(suite: str, episodes: int, seed: int, out: Path) -> list[dict]:
@@ -69,7 +98,8 @@ def _domain_ids(k: int) -> list[int]:
     return [base + i for i in range(k)]
 
 
-def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int) -> None:
+def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int,
+              sensing: SensingProfile) -> None:
     from tqdm import tqdm
 
     procs = []
@@ -81,7 +111,8 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
         cf.write_text("".join(json.dumps(t) + "\n" for t in chunk))
         cmd = [sys.executable, "-m", "spatial_manip.bench.worker", "--tasks", str(cf),
                "--out", str(out / "episodes" / f"w{i}.{int(time.time())}.jsonl"), "--domain", str(dom),
-               "--segmenter", segmenter, "--log", str(out / f"worker{i}.log")]
+               "--segmenter", segmenter, "--log", str(out / f"worker{i}.log"),
+               "--sensing", sensing.name, "--sensing-off", ",".join(sorted(sensing.off))]
         procs.append(subprocess.Popen(cmd, env={**os.environ, "ROS_DOMAIN_ID": str(dom)}))
     exit_on_sigterm()
     try:
@@ -119,7 +150,7 @@ RAY_HINT = ("--backend ray needs Ray on every node: pip install -r requirements.
             "RAY_ADDRESS=HEAD:6379 spatial-manip bench --backend ray ...")
 
 
-def run_ray(chunks: list[list[dict]], out: Path, segmenter: str) -> None:
+def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: SensingProfile) -> None:
     """Each chunk as one Ray task (one CPU) that runs a worker's graph on whichever node Ray
     picks. Connects to the cluster at RAY_ADDRESS, or starts one on this machine."""
     try:
@@ -137,7 +168,8 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str) -> None:
         for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
             if chunk:
                 path = out / "episodes" / f"r{i}.{stamp}.jsonl"
-                planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"))] = path
+                planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"),
+                                    sensing.to_dict())] = path
         failed = []
         for ref, path in planned.items():
             try:
@@ -156,7 +188,8 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str) -> None:
         ray.shutdown()
 
 
-def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str, log_path: str) -> dict:
+def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str, log_path: str,
+              sensing: dict) -> dict:
     """The body of one Ray task: run a worker on `chunk` in ROS domain `domain`. It writes where
     the driver asked when that directory is here (this machine, or a shared filesystem), else
     in a temporary directory, and returns its records either way."""
@@ -171,7 +204,8 @@ def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str
         (local / "episodes").mkdir()
         path, log = local / "episodes" / path.name, local / log.name
     os.environ["ROS_DOMAIN_ID"] = str(domain)     # before rclpy.init and before the graph starts
-    run_worker(chunk, path, segmenter=segmenter, log_path=log)
+    run_worker(chunk, path, segmenter=segmenter, log_path=log,
+               sensing=sensing_mod.sensing_profile(sensing["profile"], sensing["off"]))
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
     return {"path": str(path), "host": socket.gethostname(), "records": records}
 
@@ -267,13 +301,14 @@ def contact_lines(s: dict) -> list[str]:
     return lines
 
 
-def write_report(records: list[dict], out: Path, title: str) -> Path:
+def write_report(records: list[dict], out: Path, title: str, sensing: SensingProfile) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     s = summarize(records)
+    s["sensing"] = sensing.to_dict()
     fams = list(s["by_family"])
     fig, ax = plt.subplots(figsize=(8, max(3, 0.3 * len(fams))))
     ax.barh(fams, [s["by_family"][f]["tsr"] * 100 for f in fams], color="#4c78a8")
@@ -294,7 +329,7 @@ def write_report(records: list[dict], out: Path, title: str) -> Path:
 
     o = s["overall"]
     skipped = f" ({len(s['skipped'])} more skipped, listed below)" if s["skipped"] else ""
-    lines = [f"# {title}", "", f"{o['episodes']} episodes{skipped}: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}, "
+    lines = [f"# {title}", "", *sensing_lines(sensing), f"{o['episodes']} episodes{skipped}: TSR {o['tsr'] * 100:.1f}%, SE {o['se']:.3f}, "
              f"unintended contacts per episode {_contacts_cell(s['unintended_contacts']['overall'])}", "",
              "| group | episodes | TSR | SE | unintended contacts / episode |", "|---|---|---|---|---|"]
     uc = s["unintended_contacts"]
@@ -322,6 +357,8 @@ def run(args) -> int:
 
     out = Path(args.out).resolve()
     (out / "episodes").mkdir(parents=True, exist_ok=True)
+    sensing = sensing_mod.from_args(args)
+    check_sensing(out, sensing)
     tasks = prepare_tasks(args.suite, args.episodes, args.seed, out)
     done = load_done(out)
     todo = [t for t in tasks if needs_run(done.get(t["id"]))]
@@ -329,9 +366,9 @@ def run(args) -> int:
     chunks = [todo[i::max(1, args.workers)] for i in range(max(1, args.workers))]
     if todo:
         if args.backend == "ray":
-            run_ray(chunks, out, args.segmenter)
+            run_ray(chunks, out, args.segmenter, sensing)
         else:
-            run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo))
+            run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo), sensing)
     done = load_done(out)
     order = {t["id"]: i for i, t in enumerate(tasks)}
     records = sorted((r for r in done.values() if r["task_id"] in order), key=lambda r: order[r["task_id"]])
@@ -340,11 +377,12 @@ def run(args) -> int:
         r["unintended_contacts"] = c
     (out / "results.json").write_text(json.dumps(records, indent=1))
     report = write_report(records, out, f"{args.suite}: {len(records)} episodes, seed {args.seed}, "
-                                         f"segmenter {args.segmenter}")
-    render_index(records, out, title=f"benchmark {args.suite} (seed {args.seed})")
+                                         f"segmenter {args.segmenter}, sensing {sensing.label}", sensing)
+    render_index(records, out, title=f"benchmark {args.suite} (seed {args.seed}, sensing {sensing.label})")
     summary = summarize(records)
     s = summary["overall"]
-    print(f"[bench] TSR {s['tsr'] * 100:.1f}% ({s['successes']}/{s['episodes']}), SE {s['se']:.3f}")
+    print(f"[bench] sensing {sensing.label}: TSR {s['tsr'] * 100:.1f}% ({s['successes']}/{s['episodes']}), "
+          f"SE {s['se']:.3f}")
     print(f"[bench] {format_contacts(summary['unintended_contacts']['overall'])}")
     for k in summary["skipped"]:
         print(f"[bench] skipped {k['task_id']} ({k['category']}): {k['reason']}", file=sys.stderr)

@@ -28,10 +28,11 @@ def _pre(obj) -> str:
     return f"<pre>{_e(json.dumps(obj, indent=1) if not isinstance(obj, str) else obj)}</pre>"
 
 
-def render_trace(trace_json: str | Path, episode: dict | None = None) -> Path:
+def render_trace(trace_json: str | Path, episode: dict | None = None, sensing: str | None = None) -> Path:
     """Write index.html beside a trace.json and return its path. `episode` (a results.json
     record) adds the benchmark's verdict: an episode can fail the success check (e.g.
-    not_released) after a goal that the planner reported as done."""
+    not_released) after a goal that the planner reported as done. `sensing` (the profile's
+    label; else the episode record's) says what the camera and arm were like."""
     path = Path(trace_json)
     t = json.loads(path.read_text())
     out = t.get("outcome") or {}
@@ -42,6 +43,7 @@ def render_trace(trace_json: str | Path, episode: dict | None = None) -> Path:
              f"<p class='{'ok' if ok else 'fail'}' id='outcome'>{'SUCCESS' if ok else 'FAILED'} "
              f"{_e(out.get('error_code') or '')}</p><p>{_e(out.get('message', ''))}</p>",
              _episode(episode) if episode is not None else "",
+             _sensing(sensing or ((episode or {}).get("backends") or {}).get("sensing")),
              _goal_table(t), _stage_table(t), _images(t), _sets(t), _events(t), "</body></html>"]
     page = path.with_name("index.html")
     page.write_text("\n".join(parts))
@@ -53,6 +55,10 @@ def _episode(r: dict) -> str:
     verdict = "success" if ok else f"failed: <span class='category'>{_e(r.get('failure_category') or 'unknown')}</span>"
     return (f"<p id='episode' class='{'ok' if ok else 'fail'}'>episode {_e(r.get('task_id', ''))} "
             f"({_e(r.get('family', ''))}): {verdict}</p><p>{_e(r.get('check_message', ''))}</p>")
+
+
+def _sensing(label: str | None) -> str:
+    return f"<p id='sensing'>sensing profile: {_e(label or 'not recorded')}</p>"
 
 
 def _goal_table(t) -> str:

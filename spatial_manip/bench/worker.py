@@ -16,7 +16,14 @@ import threading
 import time
 from pathlib import Path
 
+from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.metrics import unintended_contacts
+from spatial_manip.sim.sensing import SensingProfile
+
+
+def sim_node_sensing(profile: SensingProfile) -> dict:
+    """sim_node's parameters for a sensing profile."""
+    return {"sensing": profile.name, "sensing_off": ",".join(sorted(profile.off))}
 
 
 def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) -> dict:
@@ -67,13 +74,16 @@ def skipped_record(task: dict, category: str, reason: str, backends: dict, elaps
     }
 
 
-def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, graph: str = "sim",
+def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, sensing: SensingProfile, graph: str = "sim",
                goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
     from spatial_manip.bringup.goal_client import spinning_node
 
     log = open(log_path, "a") if log_path else sys.stdout
-    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces")}}
-    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces")},
+              "sim_node": sim_node_sensing(sensing)}
+    # a record's `backends` say what made its figure: the sensing profile with the rest
+    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",
+                "sensing": sensing.label}
     nodes = Graph(graph, params, log)
     try:
         with spinning_node("spatial_manip_bench_worker") as node:
@@ -218,12 +228,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--domain", type=int, required=True)
     ap.add_argument("--segmenter", default="classical")
+    sensing_mod.add_arguments(ap)
     ap.add_argument("--log")
     a = ap.parse_args(argv)
     exit_on_sigterm()
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
     tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
-    run_worker(tasks, Path(a.out), segmenter=a.segmenter, log_path=Path(a.log) if a.log else None)
+    run_worker(tasks, Path(a.out), segmenter=a.segmenter, sensing=sensing_mod.from_args(a),
+               log_path=Path(a.log) if a.log else None)
     return 0
 
 

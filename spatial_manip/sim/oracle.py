@@ -30,6 +30,7 @@ from spatial_manip.sim import placement
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.checker import check_task
 from spatial_manip.sim.metrics import EpisodeResult, Failure, step_budget
+from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 GRASP_REACH_M = 0.02      # the fingers reach an object whose box is within 2 cm of the TCP
 APPROACH_M = 0.10         # pre-grasp / pre-place stand-off
@@ -131,9 +132,11 @@ class SimWorldAdapter:
 
     name = "mujoco"
 
-    def __init__(self, scene: Scene):
-        from spatial_manip.sim.world import SimWorld
-        self.world = SimWorld(scene)
+    def __init__(self, scene: Scene, *, sensing: SensingProfile = IDEAL, seed: int = 0):
+        """`sensing`: the profile's arm kinematic error is what reaches the oracle (its targets
+        come from the scene, not the camera); drawn from `seed`, the task's scene seed."""
+        from spatial_manip.sim.world import SimConfig, SimWorld
+        self.world = SimWorld(scene, config=SimConfig(sensing=sensing), seed=seed)
         self._robot = None
         held = scene.held_object()
         self.allowed_ids = {held.id} if held is not None else set()   # books the gripper may touch

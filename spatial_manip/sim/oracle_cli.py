@@ -12,38 +12,43 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output folder for results.json")
     p.add_argument("--world", default="auto", choices=["auto", "mujoco", "kinematic"],
                    help="mujoco: SimWorld; kinematic: the labelled kinematic fallback; auto: mujoco if available")
+    from spatial_manip.sim import sensing
+    sensing.add_arguments(p)   # the oracle reads no camera: of the profile, the arm's kinematic error reaches it
 
 
-def _world_factory(name: str):
+def _world_factory(name: str, profile):
+    """(task -> (scene -> world)), and the world's label."""
     from spatial_manip.sim.oracle import KinematicWorld
     if name in ("auto", "mujoco"):
         try:
             from spatial_manip.sim.world import SimWorld  # noqa: F401
             from spatial_manip.sim.oracle import SimWorldAdapter
-            return SimWorldAdapter, "mujoco"
+            return (lambda task: lambda scene: SimWorldAdapter(scene, sensing=profile, seed=task.scene_seed),
+                    f"mujoco, sensing {profile.label}")
         except ImportError:
             if name == "mujoco":
                 raise SystemExit("error: spatial_manip.sim.world.SimWorld is not available; use --world kinematic")
-    return KinematicWorld, "kinematic (fallback, no physics)"
+    return (lambda task: KinematicWorld), "kinematic (fallback, no physics, no sensing)"
 
 
 def run(args) -> int:
     from tqdm import tqdm
 
     from spatial_manip.scene import Scene
-    from spatial_manip.sim import metrics, oracle, tasks
+    from spatial_manip.sim import metrics, oracle, sensing, tasks
 
-    factory, label = _world_factory(args.world)
+    profile = sensing.from_args(args)
+    factory, label = _world_factory(args.world, profile)
     items = tasks.load(args.tasks)
     results = []
     t0 = time.perf_counter()
-    for task, path in tqdm(items, desc=f"oracle[{label.split()[0]}]", unit="ep"):
-        results.append(oracle.solve(task, Scene.load(path), factory))
+    for task, path in tqdm(items, desc=f"oracle[{label.split()[0].rstrip(',')}]", unit="ep"):
+        results.append(oracle.solve(task, Scene.load(path), factory(task)))
     wall = time.perf_counter() - t0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     s = metrics.summarize(results)
-    doc = {"world": label, "summary": s.to_dict(), "episodes_per_hour": 3600 * len(results) / max(wall, 1e-9),
+    doc = {"world": label, "sensing": profile.to_dict(), "summary": s.to_dict(), "episodes_per_hour": 3600 * len(results) / max(wall, 1e-9),
            "episodes": [r.to_dict() for r in results]}
     (out / "results.json").write_text(json.dumps(doc, indent=1))
     print(metrics.report_table(results, "difficulty"))

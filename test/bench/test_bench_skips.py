@@ -5,6 +5,7 @@ import json
 
 from spatial_manip.bench import runner
 from spatial_manip.bench.worker import skipped_record
+from spatial_manip.sim.sensing import IDEAL
 
 BACKENDS = {"segmenter": "ground_truth"}
 
@@ -30,7 +31,7 @@ def test_skipped_records_say_why_and_stay_out_of_tsr(tmp_path):
     assert s["overall"] == {"episodes": 2, "successes": 1, "tsr": 0.5, "se": s["overall"]["se"]}
     assert s["failures"] == {"grasp_failed": 1}
     assert s["skipped"] == [{"task_id": "t2", "category": "reset_failed", "reason": refused["skip_reason"]}]
-    report = runner.write_report(records, tmp_path, "smoke").read_text()
+    report = runner.write_report(records, tmp_path, "smoke", IDEAL).read_text()
     assert "2 episodes (1 more skipped, listed below): TSR 50.0%" in report
     assert "- t2: reset_failed: the scene's initial arm pose collides (a with b)" in report
     assert json.loads((tmp_path / "summary.json").read_text())["skipped"][0]["task_id"] == "t2"

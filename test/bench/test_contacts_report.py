@@ -9,6 +9,7 @@ from spatial_manip.bench import runner
 from spatial_manip.bench.trace_page import render_index
 from spatial_manip.bench.worker import episode_record, skipped_record
 from spatial_manip.sim import metrics
+from spatial_manip.sim.sensing import IDEAL
 
 BACKENDS = {"segmenter": "ground_truth"}
 
@@ -71,7 +72,7 @@ def test_report_shows_contacts_per_episode_overall_by_phase_and_group(tmp_path, 
     assert c["events"] == [{"task_id": "t1", **HIT}]
     assert s["overall"] == {"episodes": 4, "successes": 4, "tsr": 1.0, "se": s["overall"]["se"]}   # unchanged shape
 
-    report = runner.write_report(records, tmp_path, "smoke").read_text()
+    report = runner.write_report(records, tmp_path, "smoke", IDEAL).read_text()
     assert "TSR 100.0%, SE 1.000, unintended contacts per episode 1.00" in report
     assert "| group | episodes | TSR | SE | unintended contacts / episode |" in report
     assert "| pick | 2 | 100.0% | 1.000 | 0.50 |" in report and "| place | 2 | 100.0% | 1.000 | 2.00 |" in report
@@ -93,7 +94,7 @@ def test_no_measured_episode_reads_not_measured(tmp_path):
     s = runner.summarize(records)
     assert s["unintended_contacts"]["overall"]["per_episode"] is None
     assert metrics.format_contacts(s["unintended_contacts"]["overall"]) == "unintended contacts per episode: not measured"
-    report = runner.write_report(records, tmp_path, "smoke").read_text()
+    report = runner.write_report(records, tmp_path, "smoke", IDEAL).read_text()
     assert "unintended contacts per episode not measured" in report
     assert "| pick | 1 | 100.0% | 1.000 | not measured |" in report
     assert "Unintended contacts per episode: not measured" in report and "| phase |" not in report
