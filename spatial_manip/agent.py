@@ -22,10 +22,10 @@ from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError,
 from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import point_in_box
 from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
-from spatial_manip.grasping.cloud_ops import voxel_downsample
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
+from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
@@ -49,13 +49,12 @@ ARM_SEEN_M = 0.03             # depth this close to the arm's collision bodies i
 ARM_DEPTH_M = 0.01            # ... and is replaced by this: nearer than anything, below every camera's range
 
 
-def cloud_voxels(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> np.ndarray:
-    """The look's depth as base-frame points, one per voxel, within the arm's reach: what an arm
-    motion's plan checks for unmodelled clutter (motion.arm_plans)."""
-    pts, _ = backproject(obs.depth_m, obs.intrinsics)
-    pts = apply(obs.T_base_cam, pts)
-    pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
-    return pts[voxel_downsample(pts, voxel_m)]
+def cloud_map(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> ObstacleMap:
+    """The look's depth as an obstacle map within the arm's reach (flying pixels, unsupported
+    returns and the arm's pixels, already set to no return by `without_arm`, left out): what an
+    arm motion's plan checks for unmodelled clutter (motion.arm_plans)."""
+    return build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam,
+                              config=ObstacleMapConfig(voxel_m=voxel_m, reach_m=REACH_M))
 
 
 def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) -> RGBDObservation:
@@ -172,7 +171,7 @@ class Agent:
         self._held_size: np.ndarray | None = None       # box size of the held object
         self._grip_width = 0.0
         self._known: Scene | None = None                # the latest look, updated by what we moved since
-        self._cloud: np.ndarray | None = None           # that look's depth, one base-frame point per voxel
+        self._cloud: ObstacleMap | None = None          # that look's depth as an obstacle map
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
 
@@ -233,7 +232,7 @@ class Agent:
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
-        self._known, self._cloud = scene, cloud_voxels(obs)
+        self._known, self._cloud = scene, cloud_map(obs)
         return scene
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
@@ -246,8 +245,7 @@ class Agent:
             fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
             return ws.with_objects(fixtures) if fixtures else None
         if self._cloud is not None:     # what the boxes do not explain is avoided too (the arm server drops the rest)
-            scene = replace(scene, extra={**scene.extra, "cloud": {"voxel_m": CLOUD_VOXEL_M,
-                                                                   "points": np.round(self._cloud, 3).tolist()}})
+            scene = replace(scene, extra={**scene.extra, "cloud": self._cloud.as_extra()})
         others = [o for o in scene.objects if o.id != self._held_id and not o.held]
         held = scene.get(self._held_id) if self._held_id in scene.ids() else None
         if held is None or self._in_hand is None:

@@ -17,7 +17,7 @@ import numpy as np
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
-from spatial_manip.motion.world import Attached, CollisionWorld, support_ids, touching_ids
+from spatial_manip.motion.world import CLOUD_EXPLAINED_M, Attached, CollisionWorld, support_ids, touching_ids
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.factory import make_planner
@@ -61,26 +61,28 @@ class ArmPlans:
         depth cloud's voxels that no body explains (unmodelled clutter; `scene.extra["cloud"]`;
         `clutter`: that already computed by `_clutter`, for a plan that builds several worlds)."""
         world = scene_world(scene, held, leave_out)
-        clutter, voxel_m = self._clutter(scene, q_now) if clutter is None else clutter
+        clutter, voxel_m, clearance_m = self._clutter(scene, q_now) if clutter is None else clutter
         if len(clutter):
-            world.add_cloud(clutter, voxel_m)
+            world.add_cloud(clutter, voxel_m, clearance_m)
         return world
 
-    def _clutter(self, scene, q_now) -> tuple[np.ndarray, float]:
-        """The goal's cloud minus what the scene explains (every object where it was seen, the
-        held and the left-out ones too: their own points are not clutter) and minus the arm,
-        where it is now and at home, where it waits while the camera looks."""
+    def _clutter(self, scene, q_now) -> tuple[np.ndarray, float, float]:
+        """The goal's cloud (an obstacle map: motion.obstacle_map) minus what the scene explains
+        (every object where it was seen, the held and the left-out ones too: their own points are
+        not clutter) and minus the arm, where it is now and at home, where it waits while the
+        camera looks; with its voxel size and the clearance the sensor's error asks for."""
         cloud = scene.extra.get("cloud") if scene is not None else None
         if not cloud:
-            return np.empty((0, 3)), 0.0
+            return np.empty((0, 3)), 0.0, 0.0
         pts = np.asarray(cloud.get("points", []), float).reshape(-1, 3)
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         seen = CollisionWorld.from_scene(scene.with_objects([dataclasses.replace(o, held=False) for o in scene.objects]))
-        pts = pts[~seen.explains(pts)]
+        clearance_m = float(cloud.get("clearance_m", 0.0))
+        pts = pts[~seen.explains(pts, max(CLOUD_EXPLAINED_M, clearance_m))]
         for q in (q_now, self.home_q):
             if q is not None and len(pts):
                 pts = pts[~self.robot.points_on(pts, q, ARM_FILTER_M)]
-        return pts, float(cloud.get("voxel_m", CLOUD_VOXEL_M))
+        return pts, float(cloud.get("voxel_m", CLOUD_VOXEL_M)), clearance_m
 
     @staticmethod
     def held_in(scene, T_base_tcp: np.ndarray) -> Attached | None:

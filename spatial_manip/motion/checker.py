@@ -15,7 +15,7 @@ import numpy as np
 
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import UnreachableError
-from spatial_manip.motion.robot import GRIPPER_PREFIX, RobotModel, link_of
+from spatial_manip.motion.robot import GRIPPER_PREFIX, RobotModel, _inside_grown, link_of
 from spatial_manip.motion.world import CollisionWorld
 
 HELD_IGNORES = ("wrist_3_link", "camera_bracket", "camera_color_optical_frame")   # the held object touches the hand
@@ -39,6 +39,9 @@ class CollisionChecker:
         n_robot = self.n_robot = self.geom.ngeoms
         moving = [i for i, g in enumerate(self.geom.geometryObjects) if g.parentJoint != 0]
         obstacles = [self._add(o.name, 0, o.pose, o.geometry) for o in world.obstacles]
+        # the cloud is kept its clearance (the sensor's error) away, and its points name a block
+        self._clearance = {k: o.clearance_m for k, o in zip(obstacles, world.obstacles) if o.clearance_m > 0}
+        self._points = {k: o.points for k, o in zip(obstacles, world.obstacles) if o.points is not None}
         held = self._add_held(world) if world.attached is not None else None
         # `touchable` bodies (a target and its support) may meet the gripper and the held
         # object, never the arm's own links
@@ -68,7 +71,9 @@ class CollisionChecker:
         padded search and the exact final check."""
         self.padding_m = float(padding_m)
         for k in self._padded:
-            self.gdata.collisionRequests[k].security_margin = self.padding_m
+            cp = self.geom.collisionPairs[k]
+            extra = max(self._clearance.get(cp.first, 0.0), self._clearance.get(cp.second, 0.0))
+            self.gdata.collisionRequests[k].security_margin = self.padding_m + extra
 
     def _close_fingers(self, world: CollisionWorld) -> None:
         """Holding something, the fingers close on it: move each finger in along the TCP's
@@ -122,6 +127,29 @@ class CollisionChecker:
                 return self._name(cp.first), self._name(cp.second)
         return ("?", "?")
 
+    def blocking_points(self, q: np.ndarray) -> tuple[str, np.ndarray] | None:
+        """At q, the first body touching a point cloud and the cloud points it touches (base
+        frame; within its clearance and a voxel of the body), or None: what a user needs to
+        tell a real obstacle from noise."""
+        if not self._points or not self.collides(q):
+            return None
+        import pinocchio as pin
+
+        pin.computeCollisions(self.model, self.data, self.geom, self.gdata, np.asarray(q, float), True)
+        for k, res in enumerate(self.gdata.collisionResults):
+            cp = self.geom.collisionPairs[k]
+            cloud = cp.second if cp.second in self._points else cp.first if cp.first in self._points else None
+            if cloud is None or not res.isCollision():
+                continue
+            body = cp.first if cloud == cp.second else cp.second
+            pts = self._points[cloud]
+            M = self.gdata.oMg[body]
+            voxel = float(self.geom.geometryObjects[cloud].geometry.getResolution())
+            reach = self.gdata.collisionRequests[k].security_margin + voxel * np.sqrt(3)
+            hit = _inside_grown(self.geom.geometryObjects[body].geometry, (pts - M.translation) @ M.rotation, reach)
+            return self._name(body), pts[hit]
+        return None
+
     def tcp(self, q: np.ndarray) -> np.ndarray:
         import pinocchio as pin
 
@@ -142,8 +170,20 @@ class CollisionChecker:
         """Why q is unsafe (collision pair or envelope message), or None."""
         pair = self.contact(q)
         if pair is not None:
-            return f"{pair[0]} touches {pair[1]}"
+            return f"{pair[0]} touches {pair[1]}" + self._cloud_detail(q, pair)
         return self.envelope_problem(q)
+
+    def _cloud_detail(self, q: np.ndarray, pair: tuple[str, str]) -> str:
+        """' (n points of the depth cloud around [x, y, z] m, nearest ...)' for a contact with
+        the cloud, else ''."""
+        if pair[1] != "cloud":
+            return ""
+        found = self.blocking_points(q)
+        if found is None or not len(found[1]):
+            return ""
+        pts = found[1]
+        return (f" ({len(pts)} cloud point{'s' * (len(pts) != 1)} around {np.round(pts.mean(0), 3).tolist()} m, "
+                f"first {np.round(pts[:3], 3).tolist()})")
 
     def valid(self, q: np.ndarray) -> bool:
         """The fast test the search calls; every 8th refusal is explained, for the error message."""

@@ -25,6 +25,8 @@ class Obstacle:
     owner: str                   # the scene id it belongs to
     geometry: object             # a coal.CollisionGeometry
     pose: np.ndarray             # 4x4 in the base frame
+    clearance_m: float = 0.0     # kept from this body on top of the planner's padding (the cloud: sensor error)
+    points: np.ndarray | None = None   # the cloud's points, base frame: to say which ones block a move
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,18 +57,22 @@ class CollisionWorld:
             return
         self.obstacles.append(Obstacle(name, owner or name, coal.Box(*size), T))
 
-    def add_cloud(self, points: np.ndarray, voxel_m: float = 0.02) -> int:
-        """Occupy the voxels of a base-frame point cloud that no modelled box explains (the boxes
-        already cover their own surfaces; what is left is unmodelled clutter). Returns the number
-        of points kept."""
+    def add_cloud(self, points: np.ndarray, voxel_m: float = 0.02, clearance_m: float = 0.0) -> int:
+        """Occupy the voxels of a base-frame point cloud (an obstacle map: motion.obstacle_map)
+        that no modelled box explains (the boxes already cover their own surfaces; what is left is
+        unmodelled clutter), kept `clearance_m` from (the sensor's error there; points that
+        close to a box are that box too). Returns the number of points kept."""
         import coal
 
+        if not (np.isfinite(clearance_m) and clearance_m >= 0):
+            raise InvalidGoalError(f"the cloud's clearance must be a finite distance >= 0 m, got {clearance_m}")
         pts = np.asarray(points, float).reshape(-1, 3)
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
-        pts = pts[~self.explains(pts)]
+        pts = pts[~self.explains(pts, max(CLOUD_EXPLAINED_M, clearance_m))]
         if len(pts):
-            self.obstacles.append(Obstacle("cloud", "cloud", coal.makeOctree(pts, float(voxel_m)), np.eye(4)))
+            self.obstacles.append(Obstacle("cloud", "cloud", coal.makeOctree(pts, float(voxel_m)), np.eye(4),
+                                           float(clearance_m), pts))
         return len(pts)
 
     def attach(self, name: str, size, T_tcp_object: np.ndarray) -> None:
@@ -90,21 +96,22 @@ class CollisionWorld:
     def names(self) -> list[str]:
         return [o.name for o in self.obstacles]
 
-    def explains(self, pts: np.ndarray) -> np.ndarray:
-        """Which points lie on or within CLOUD_EXPLAINED_M of one of the world's boxes."""
+    def explains(self, pts: np.ndarray, margin_m: float = CLOUD_EXPLAINED_M) -> np.ndarray:
+        """Which points lie on or within margin_m of one of the world's boxes."""
         hit = np.zeros(len(pts), bool)
         for o in self.obstacles:
             half = getattr(o.geometry, "halfSide", None)
             if half is None:
                 continue
             local = (pts - o.pose[:3, 3]) @ o.pose[:3, :3]
-            hit |= np.all(np.abs(local) <= np.asarray(half) + CLOUD_EXPLAINED_M, axis=1)
+            hit |= np.all(np.abs(local) <= np.asarray(half) + margin_m, axis=1)
         return hit
 
     # ---- from a scene --------------------------------------------------------------------
     @classmethod
     def from_scene(cls, scene, *, allowed: Sequence[str] = (), cloud: np.ndarray | None = None,
-                   voxel_m: float = 0.02, T_base_tcp: np.ndarray | None = None) -> "CollisionWorld":
+                   voxel_m: float = 0.02, T_base_tcp: np.ndarray | None = None,
+                   cloud_clearance_m: float = 0.0) -> "CollisionWorld":
         """Every scene object as a box (fixtures by their parts), the floor, the cloud's
         unexplained voxels, and the held object attached when the TCP pose (or the object's
         recorded grasp, `extra["T_object_tcp"]`) says where it sits in the gripper. Objects in
@@ -119,7 +126,7 @@ class CollisionWorld:
             g = float(scene.extra["ground_z"])
             world.add_box("floor", [0.0, 0.0, g - 0.025], [2 * FLOOR_HALF_M, 2 * FLOOR_HALF_M, 0.05])
         if cloud is not None:
-            world.add_cloud(cloud, voxel_m)
+            world.add_cloud(cloud, voxel_m, cloud_clearance_m)
         return world
 
     def _add_object(self, o) -> None:

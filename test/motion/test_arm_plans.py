@@ -131,8 +131,8 @@ def test_clutter_in_the_cloud_blocks_a_move_that_the_scene_boxes_allow(planner, 
     cloud = {"voxel_m": 0.02, "points": _cloud_of_box(book.center, book.size) + lamp + arm_points}
     scene = Scene(viewer, Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0])), [book], [], {"cloud": cloud})
     plans = ArmPlans(planner)
-    clutter, voxel = plans._clutter(scene, q)
-    assert voxel == 0.02 and len(clutter) == len(lamp)                          # the lamp only
+    clutter, voxel, clearance = plans._clutter(scene, q)
+    assert voxel == 0.02 and clearance == 0.0 and len(clutter) == len(lamp)     # the lamp only
     world = plans.world(scene, q_now=q)
     assert "cloud" in world.names()
     with pytest.raises(Exception, match="cloud"):

@@ -1,0 +1,157 @@
+"""The cloud the arm avoids is a map, not raw pixels: one depth image turned into the supported
+obstacle points a motion plans around, the way real stacks filter a depth camera before
+collision checking (MoveIt's depth-image octomap updater, nvblox).
+
+A depth camera's raw points include returns that are no surface: flying pixels at depth edges
+(an L515 return that mixes the foreground and the background lands on the ray between them),
+range noise that grows with distance, and the robot's own body. Taken as obstacles they close
+every move that passes near an edge (issue 36: with the L515 noise model on, every place failed
+on "wrist_1_link touches cloud"). Here, in order:
+0. a 3x3 median on the depth image (librealsense's spatial filter does the like): it keeps about
+   0.4 of the range noise and settles lone flying pixels onto a side of their edge;
+1. depth-edge test: a pixel whose 3x3 neighbourhood spans more depth than the sensor's noise
+   at that range explains is a mixed return;
+2. ray-angle test: a pixel whose local surface is seen nearly edge-on (flying pixels line up
+   along their rays) is dropped;
+3. the robot's body (and what it holds) at the image's joint state: `exclude` (the caller's
+   mask, e.g. `RobotModel.points_on`);
+4. support: a voxel is an obstacle only when it holds enough returns, and has occupied
+   neighbours (radius outlier removal on the voxels);
+and a clearance: the sensor's range error left after the median (3 sigma of it) at the far end
+of what is kept, which the planner keeps from these points on top of its own padding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import ndimage
+
+from spatial_manip.geometry import pointcloud as pc
+from spatial_manip.geometry.camera import CameraIntrinsics, backproject
+from spatial_manip.geometry.transforms import apply
+
+
+MEDIAN_NOISE_LEFT = 0.42   # a median of 9 Gaussian samples has ~1.25/3 of one sample's sigma
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObstacleMapConfig:
+    voxel_m: float = 0.02              # one obstacle point per voxel of this size
+    median_px: int = 3                 # depth median window (1: none)
+    reach_m: float = 1.35              # farther points cannot touch the arm (motion.world.REACH_M)
+    edge_min_m: float = 0.02           # a 3x3 depth span above max(this, edge_sigmas * sigma(z)) is an edge
+    edge_sigmas: float = 8.0
+    max_ray_angle_deg: float = 80.0    # surfaces seen more edge-on than this are mixed returns
+    min_points_per_voxel: int = 4      # a supported voxel holds at least this many returns ...
+    neighbour_radius_voxels: float = 2.0
+    min_neighbours: int = 2            # ... and has this many occupied voxels within the radius
+    clearance_sigmas: float = 3.0      # clearance = this many sigmas of the noise left after the median
+    clearance_quantile: float = 0.9    # ... at this quantile of the kept voxels' range
+
+    def __post_init__(self):
+        for name in ("voxel_m", "reach_m", "edge_min_m", "neighbour_radius_voxels"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"obstacle map: {name} must be > 0, got {getattr(self, name)}")
+        if self.median_px < 1 or self.median_px % 2 == 0:
+            raise ValueError(f"obstacle map: median_px is an odd window >= 1, got {self.median_px}")
+        if not 0 < self.max_ray_angle_deg <= 90:
+            raise ValueError(f"obstacle map: max_ray_angle_deg is in (0, 90], got {self.max_ray_angle_deg}")
+
+
+@dataclass(frozen=True)
+class ObstacleMap:
+    points: np.ndarray        # (n, 3) base frame, one per supported voxel (its centroid)
+    voxel_m: float
+    clearance_m: float        # keep this far from the points, for the sensor's error at their range
+    dropped: dict             # why raw points were left out: {"edge": n, "ray_angle": n, ...}
+
+    def as_extra(self) -> dict:
+        """The form a Scene's extra["cloud"] carries to the arm server."""
+        return {"voxel_m": self.voxel_m, "clearance_m": round(self.clearance_m, 4),
+                "points": np.round(self.points, 3).tolist()}
+
+
+def raw_points(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base_cam: np.ndarray,
+               reach_m: float = 1.35) -> np.ndarray:
+    """Every valid pixel as a base-frame point within reach (no filtering): the old cloud."""
+    pts, _ = backproject(depth_m, intrinsics)
+    pts = apply(T_base_cam, pts)
+    return pts[np.linalg.norm(pts, axis=1) < reach_m]
+
+
+def build_obstacle_map(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base_cam: np.ndarray, *,
+                       exclude: Callable[[np.ndarray], np.ndarray] | None = None,
+                       config: ObstacleMapConfig = ObstacleMapConfig()) -> ObstacleMap:
+    """The supported obstacle points of one depth image (metres, 0 = no return). `exclude`
+    maps base-frame points to a mask of those to leave out (the robot and its load)."""
+    depth = np.asarray(depth_m, np.float32)
+    if config.median_px > 1:
+        depth = ndimage.median_filter(depth, config.median_px, mode="nearest")
+    edge = depth_edges(depth, config)
+    grazing = grazing_pixels(depth, intrinsics, config.max_ray_angle_deg) & ~edge
+    keep = ~(edge | grazing)
+    pts, uv = backproject(depth, intrinsics)
+    ok = keep[uv[:, 1], uv[:, 0]]
+    dropped = {"edge": int(np.count_nonzero(edge[uv[:, 1], uv[:, 0]])),
+               "ray_angle": int(np.count_nonzero(grazing[uv[:, 1], uv[:, 0]]))}
+    pts = apply(T_base_cam, pts[ok])
+    ranges = np.linalg.norm(pts - np.asarray(T_base_cam, float)[:3, 3], axis=1)
+    near = np.linalg.norm(pts, axis=1) < config.reach_m
+    pts, ranges = pts[near], ranges[near]
+    if exclude is not None and len(pts):
+        mine = exclude(pts)
+        dropped["robot"] = int(np.count_nonzero(mine))
+        pts, ranges = pts[~mine], ranges[~mine]
+    centres, voxel_range, dropped["unsupported"] = supported_voxels(pts, ranges, config)
+    far = float(np.quantile(voxel_range, config.clearance_quantile)) if len(centres) else 0.0
+    left = MEDIAN_NOISE_LEFT if config.median_px > 1 else 1.0
+    clearance = float(pc.range_tolerance_m(far, sigmas=config.clearance_sigmas * left)) if len(centres) else 0.0
+    return ObstacleMap(centres, config.voxel_m, clearance, dropped)
+
+
+def depth_edges(depth: np.ndarray, config: ObstacleMapConfig) -> np.ndarray:
+    """Pixels whose 3x3 neighbourhood (valid returns only) spans more depth than noise explains."""
+    valid = depth > 0
+    near = ndimage.minimum_filter(np.where(valid, depth, np.inf), size=3, mode="nearest")
+    far = ndimage.maximum_filter(np.where(valid, depth, -np.inf), size=3, mode="nearest")
+    span = np.where(valid, far - near, 0.0)
+    limit = np.maximum(config.edge_min_m, config.edge_sigmas * pc.SENSOR.sigma_m(depth))
+    return valid & (span > limit)
+
+
+def grazing_pixels(depth: np.ndarray, intrinsics: CameraIntrinsics, max_angle_deg: float) -> np.ndarray:
+    """Pixels whose surface normal (from the neighbouring pixels' points) is more than
+    max_angle_deg from the ray back to the camera."""
+    h, w = depth.shape
+    u, v = np.meshgrid(np.arange(w), np.arange(h))
+    z = depth.astype(np.float64)
+    p = np.stack([(u - intrinsics.cx) / intrinsics.fx * z, (v - intrinsics.cy) / intrinsics.fy * z, z], -1)
+    du = np.zeros_like(p)
+    dv = np.zeros_like(p)
+    du[:, 1:-1] = p[:, 2:] - p[:, :-2]
+    dv[1:-1] = p[2:] - p[:-2]
+    n = np.cross(du, dv)
+    norm = np.linalg.norm(n, axis=-1) * np.linalg.norm(p, axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos = np.abs(np.einsum("hwk,hwk->hw", n, p)) / norm
+    measurable = (z > 0) & (norm > 0)
+    for shift in ((0, 1), (0, -1), (1, 0), (-1, 0)):       # every neighbour used must be a return
+        measurable &= np.roll(z, shift, axis=(0, 1)) > 0
+    measurable[[0, -1], :] = measurable[:, [0, -1]] = False
+    return measurable & (cos < np.cos(np.radians(max_angle_deg)))
+
+
+def supported_voxels(pts: np.ndarray, ranges: np.ndarray, config: ObstacleMapConfig):
+    """Centroids (and mean camera range) of the voxels holding at least min_points_per_voxel
+    returns and min_neighbours occupied neighbours; and how many points were unsupported."""
+    if not len(pts):
+        return np.empty((0, 3)), np.empty(0), 0
+    grid = pc.VoxelGrid(pts, config.voxel_m)
+    dense = grid.counts >= config.min_points_per_voxel
+    centres, voxel_range = grid.mean(pts)[dense], grid.mean(ranges)[dense]
+    linked = pc.radius_inliers(centres, radius_m=config.neighbour_radius_voxels * config.voxel_m,
+                               min_neighbours=config.min_neighbours)
+    kept_points = int(grid.counts[dense][linked].sum())
+    return centres[linked], voxel_range[linked], len(pts) - kept_points

@@ -1,0 +1,116 @@
+"""The cloud the arm avoids is a map, not raw pixels (issue 36): on a rendered frame with the
+L515 noise model applied, the raw depth cloud closes a straight move through free space (flying
+pixels around the arm's own silhouette and at the objects' edges), the obstacle map does not,
+and an object perception did not name still blocks a move into it, with the error saying which
+cloud points blocked."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from spatial_manip.control.config import load_arm_config
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry.noise import L515Noise
+from spatial_manip.geometry.pointcloud import voxel_downsample
+from spatial_manip.motion.cartesian import straight_segment
+from spatial_manip.motion.factory import make_planner
+from spatial_manip.motion.obstacle_map import ObstacleMapConfig, build_obstacle_map, depth_edges, raw_points
+from spatial_manip.motion.world import CollisionWorld
+from spatial_manip.sim import tasks as T
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
+
+pytest.importorskip("open3d")
+
+
+@pytest.fixture(scope="module")
+def frame():
+    """place-31-00000's cell (a shelf, books) rendered with the arm where it waits while the camera
+    looks, then given L515 noise (geometry.noise, as the simulator's depth_noise effect does)."""
+    arm = load_arm_config(None, {"arm.backend": "sim"})
+    planner = make_planner(arm, {"seed": 5})
+    task, scene = T.generate("place", 1, 31)[0]
+    with SimWorld(scene, config=SimConfig(), seed=int(task.scene_seed)) as world:
+        world.pose_arm(STOW_Q)
+        obs, truth, q_cam = world.render(), world.export_scene(), world.joint_positions()[:6]
+    noisy = replace(obs, depth_m=L515Noise().apply(obs.depth_m, np.random.default_rng(0)))
+    return planner, np.asarray(arm["primitives"]["home_q"], float), noisy, truth, q_cam
+
+
+def _down(T_xyz):
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = np.diag([1.0, -1.0, -1.0]), T_xyz
+    return T
+
+
+def _blocked(planner, world, q0, T_goal) -> str | None:
+    try:
+        straight_segment(planner.robot, planner.envelope, world, q0, T_goal)
+    except SpatialManipError as e:
+        return str(e)
+    return None
+
+
+def test_the_raw_cloud_closes_a_free_move_the_map_leaves_open_and_a_real_obstacle_still_blocks(frame):
+    planner, home, obs, truth, q_cam = frame
+    on_arm = lambda p: planner.robot.points_on(p, q_cam, 0.03)      # noqa: E731  (the arm's own pixels)
+    raw = raw_points(obs.depth_m, obs.intrinsics, obs.T_base_cam)
+    raw = raw[~on_arm(raw)]
+    raw = raw[voxel_downsample(raw, 0.02)]
+    cloud = build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, exclude=on_arm)
+    assert len(cloud.points) < len(raw) and 0.003 < cloud.clearance_m < 0.03
+    assert cloud.dropped["edge"] > 0 and cloud.dropped["unsupported"] > 0
+
+    book = min((o for o in truth.objects if o.category == "book"), key=lambda o: np.linalg.norm(o.center[:2]))
+    top = book.center[2] + 0.5 * book.size[2]
+    q_above = planner.envelope.kin.ik(_down(book.center[:2].tolist() + [top + 0.30]), home)
+    over = _down(book.center[:2].tolist() + [top + 0.06])          # stops above the book: free
+
+    def world_with(points, clearance=0.0, without=()):
+        w = CollisionWorld.from_scene(truth).without(without)
+        w.add_cloud(points, 0.02, clearance)
+        return w
+
+    assert _blocked(planner, CollisionWorld.from_scene(truth), q_above, over) is None
+    assert "cloud" in (_blocked(planner, world_with(raw), q_above, over) or "")
+    assert _blocked(planner, world_with(cloud.points, cloud.clearance_m), q_above, over) is None
+
+    # the book unnamed by perception: its supported points in the map block a move into it
+    into = _down(book.center[:2].tolist() + [top - 0.03])
+    assert _blocked(planner, CollisionWorld.from_scene(truth).without([book.id]), q_above, into) is None
+    why = _blocked(planner, world_with(cloud.points, cloud.clearance_m, without=[book.id]), q_above, into)
+    assert why is not None and "touches cloud (" in why and "cloud points around" in why
+    centre = np.array(why.split("around ")[1].split(" m")[0].strip("[]").split(","), float)
+    assert np.linalg.norm(centre[:2] - book.center[:2]) < 0.15 and abs(centre[2] - top) < 0.08
+
+
+def test_depth_edges_mark_the_mixed_returns_between_two_surfaces():
+    depth = np.full((40, 40), 1.0, np.float32)
+    depth[:, 20:] = 1.5
+    depth[:, 20] = 1.2                       # a flying pixel column between the two surfaces
+    edge = depth_edges(depth, ObstacleMapConfig())
+    assert edge[:, 19:22].all() and not edge[:, :18].any() and not edge[:, 23:].any()
+    noisy = L515Noise(flying_prob=0, edge_hole_prob=0, hole_blob_prob=0).apply(np.full((40, 40), 1.2), np.random.default_rng(1))
+    assert depth_edges(noisy, ObstacleMapConfig()).mean() < 0.01    # range noise alone is no edge
+
+
+def test_the_map_config_refuses_nonsense():
+    with pytest.raises(ValueError, match="median_px"):
+        ObstacleMapConfig(median_px=4)
+    with pytest.raises(ValueError, match="max_ray_angle_deg"):
+        ObstacleMapConfig(max_ray_angle_deg=0)
+
+
+def test_the_cloud_is_kept_its_clearance_away(frame):
+    planner, home, *_ = frame
+    q = planner.envelope.kin.ik(_down([0.45, 0.0, 0.30]), home)
+    tip = planner.envelope.kin.fk(q)[:3, 3]
+    point = np.array([tip + [0.0, 0.0, -0.05]])     # 5 cm under the TCP, below the fingertips' reach
+    near, kept = CollisionWorld(), CollisionWorld()
+    near.add_cloud(point, 0.02, 0.0)
+    kept.add_cloud(point, 0.02, 0.06)
+    from spatial_manip.motion.checker import CollisionChecker
+    assert CollisionChecker(planner.robot, near, None).problem(q) is None
+    why = CollisionChecker(planner.robot, kept, None).problem(q)
+    assert why is not None and "touches cloud (1 cloud point around" in why
+    with pytest.raises(Exception, match="clearance"):
+        CollisionWorld().add_cloud(point, 0.02, -0.01)
