@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
+from spatial_manip.sim import sensing
+from spatial_manip.sim.sensing import SensingProfile
 
 MB = 1024 * 1024
 
@@ -31,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--segmenter", default="classical")
     p.add_argument("--domain", type=int, default=77, help="ROS_DOMAIN_ID of the soak's own graph")
     p.add_argument("--out", required=True, help="output directory (tasks, soak.csv, soak.png)")
+    sensing.add_arguments(p)
 
 
 def node_usage(graph) -> dict[str, tuple[float, int]]:
@@ -107,14 +110,21 @@ def write_outputs(samples: list[dict], out: Path) -> None:
     plt.close(fig)
 
 
-def soak(tasks: list[dict], out: Path, segmenter: str) -> tuple[list[dict], int]:
+def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile) -> tuple[list[dict], int]:
     """Run every task once through one graph; the samples after each goal and the successes."""
-    from spatial_manip.bench.worker import Graph, WorkspaceRevision, _run_episode
+    from spatial_manip.bench.worker import (
+        Graph,
+        WorkspaceRevision,
+        _run_episode,
+        sim_node_sensing,
+    )
     from spatial_manip.bringup.goal_client import spinning_node
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
-    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim"}
-    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",
+                "sensing": profile.label}
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")},
+              "sim_node": sim_node_sensing(profile)}
     samples, successes, t_start = [], 0, time.monotonic()
     with open(out / "graph.log", "a") as log:
         graph = Graph("sim", params, log)
@@ -163,10 +173,11 @@ def run(args) -> int:
     os.environ["ROS_DOMAIN_ID"] = str(args.domain)   # before rclpy starts and before the graph does
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    print(f"[soak] generating {args.goals} {args.suite} tasks (seed {args.seed})", flush=True)
+    profile = sensing.from_args(args)
+    print(f"[soak] generating {args.goals} {args.suite} tasks (seed {args.seed}), sensing {profile.label}", flush=True)
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
     t0 = time.monotonic()
-    samples, successes = soak(tasks, out, args.segmenter)
+    samples, successes = soak(tasks, out, args.segmenter, profile)
     print_summary(summary_rows(samples), successes, len(samples), time.monotonic() - t0)
     write_outputs(samples, out)
     print(f"[soak] wrote {out / 'soak.csv'} and {out / 'soak.png'}")
