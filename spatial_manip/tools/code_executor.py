@@ -1,23 +1,14 @@
-"""code_executor: run model-written Python in a separate, limited process. The code is hostile.
+"""code_executor: run model-written Python in a sandbox the operating system enforces. The code is hostile.
 
-Layers, each enough to stop the common escapes on its own where it can:
-1. An AST pre-check in the parent refuses imports other than math/numpy/scipy, names and
-   attributes starting with "_" (no `().__class__.__bases__[0].__subclasses__()`), frame/code
-   attributes, file and process helpers (`tofile`, `ctypeslib`, `os`, ...), the builtins that
-   execute or open things, and string constants holding "__" (no getattr/format tricks).
-2. The child (`python -I -S`, sys.path = the stdlib and the numpy/scipy site directory only,
-   an empty environment, cwd a fresh temporary directory) runs the code with builtins lacking
-   open/exec/eval/compile/globals/vars/setattr/input and an `__import__` that admits only
-   math, numpy and scipy.
-3. Before the code runs, the child installs a PEP 578 audit hook (irremovable): it refuses
-   sockets, subprocesses, fork/exec/spawn/system, ctypes, signals to other processes, file
-   writes, renames and deletes, resource-limit changes, and any file open or directory listing
-   outside the Python installation (numpy/scipy may still lazily import their own modules).
-4. A fresh network namespace (unshare CLONE_NEWNET, where the kernel allows it): no network even
-   for code that got past the other layers.
-5. Resource limits: RLIMIT_AS (memory), RLIMIT_CPU, RLIMIT_FSIZE=0, RLIMIT_NOFILE, RLIMIT_CORE=0,
-   RLIMIT_NPROC=0 (not enforced for root, which is why layer 3 also refuses fork/spawn), and a
-   wall-time limit after which the parent kills the child's whole process group.
+1. A static check in the parent (`check_code`) refuses, with a friendly one-line reason, what a
+   well-meaning model should not write: imports other than math/numpy/scipy, names and attributes
+   starting with "_", frame/code attributes, file and process helpers, the builtins that execute
+   or open things, string constants holding "__". It is a first filter, not the wall: Python
+   offers too many detours (operator.attrgetter through a module's namespace, gc, frames ...).
+2. The wall is the operating system (spatial_manip.tools.sandbox): a bubblewrap sandbox with
+   fresh namespaces as nobody, a read-only root holding only /usr, Python, numpy and scipy, a
+   private /tmp and /proc, no network, rlimits, a seccomp filter and a wall-time kill of the
+   whole sandbox. Without bwrap, model code is not run at all (SANDBOX_UNAVAILABLE).
 
 Inputs go in as JSON on stdin and appear as the variable `inputs`; the code sets `result`,
 returned as JSON (numpy arrays and scalars converted). `print` output is captured (capped).
@@ -27,16 +18,10 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import signal
-import subprocess
-import sys
-import sysconfig
-import tempfile
-import time
 from dataclasses import dataclass
 
-import numpy
+from spatial_manip.tools.sandbox import SandboxLimits, SandboxUnavailable, run_python
 
 ALLOWED_MODULES = frozenset({"math", "numpy", "scipy"})
 DENIED_NAMES = frozenset({
@@ -51,7 +36,7 @@ DENIED_ATTRS = frozenset({
     "distutils", "system", "popen", "spawn", "fork", "tofile", "fromfile", "memmap", "load", "save", "savez",
     "savez_compressed", "savetxt", "loadtxt", "genfromtxt", "fromregex", "DataSource", "open_memmap",
     "loadmat", "savemat", "mmwrite", "mmread", "format", "format_map",
-    "as_strided", "LowLevelCallable"})  # raw memory access would sidestep the audit hook
+    "as_strided", "LowLevelCallable"})  # raw memory access: a crash, not an answer
 MAX_CODE_CHARS = 100_000
 
 
@@ -61,7 +46,7 @@ class CodeRefused(ValueError):
 
 @dataclass(frozen=True)
 class ExecutorLimits:
-    timeout_s: float = 10.0        # wall time, then the process group is killed
+    timeout_s: float = 10.0        # wall time, then the whole sandbox is killed
     cpu_s: int = 5
     memory_mb: int = 1024          # address space (numpy + scipy need about 350 MB of it)
     max_output_bytes: int = 1_000_000
@@ -110,163 +95,72 @@ def _error(code: str, message: str, **extra) -> dict:
     return {"error": {"code": code, "message": message}, **extra}
 
 
-def _allowed_roots() -> list[str]:
-    import scipy
-
-    stdlib = sysconfig.get_paths()["stdlib"]
-    roots = {stdlib, sysconfig.get_paths()["platstdlib"], os.path.join(stdlib, "lib-dynload"),
-             os.path.dirname(os.path.dirname(numpy.__file__)), os.path.dirname(os.path.dirname(scipy.__file__))}
-    return sorted(os.path.realpath(r) for r in roots)
-
-
 def run_code(code: str, inputs=None, limits: ExecutorLimits | None = None) -> dict:
-    """Run `code` in a sandboxed child process; {"result": ..., "stdout": ..., "elapsed_s": ...}
-    or {"error": {"code", "message"}}. Codes: REFUSED, INVALID_INPUT, TIMEOUT, CPU_LIMIT,
-    MEMORY_LIMIT, RUNTIME_ERROR, NO_RESULT, NOT_SERIALIZABLE, OUTPUT_TOO_LARGE, CRASHED."""
-    lim = limits or ExecutorLimits()
+    """Check `code` statically, then run it in the sandbox; {"result": ..., "stdout": ..., "elapsed_s": ...}
+    or {"error": {"code", "message"}}. Codes: REFUSED, INVALID_INPUT, SANDBOX_UNAVAILABLE, TIMEOUT,
+    CPU_LIMIT, MEMORY_LIMIT, RUNTIME_ERROR, NO_RESULT, NOT_SERIALIZABLE, OUTPUT_TOO_LARGE, CRASHED."""
     try:
         check_code(code)
     except CodeRefused as e:
         return _error("REFUSED", str(e))
+    return run_in_sandbox(code, inputs, limits)
+
+
+def run_in_sandbox(code: str, inputs=None, limits: ExecutorLimits | None = None) -> dict:
+    """Run `code` in the sandbox without the static check (the sandbox alone must hold; the tests
+    use this to attack it with everything Python allows). Same results as run_code."""
+    lim = limits or ExecutorLimits()
     try:
-        payload = json.dumps({"code": code, "inputs": inputs, "roots": _allowed_roots(), "limits": {
-            "cpu_s": lim.cpu_s, "memory_mb": lim.memory_mb, "max_stdout_chars": lim.max_stdout_chars,
-            "max_output_bytes": lim.max_output_bytes}})
+        payload = json.dumps({"code": code, "inputs": inputs, "limits": {
+            "memory_mb": lim.memory_mb, "max_stdout_chars": lim.max_stdout_chars,
+            "max_output_bytes": lim.max_output_bytes}}, allow_nan=False)
     except (TypeError, ValueError) as e:
         return _error("INVALID_INPUT", f"inputs must be JSON-serialisable: {e}")
-    t0 = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="sm_code_") as cwd:
-        try:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=cwd, start_new_session=True,
-                env={"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
-        except OSError as e:
-            return _error("CRASHED", f"could not start the sandbox process: {e}")
-        try:
-            out, err = proc.communicate(payload.encode(), timeout=lim.timeout_s)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            return _error("TIMEOUT", f"the code ran longer than {lim.timeout_s} s of wall time and was killed")
-        finally:
-            _kill_group(proc)  # nothing may outlive the call
-    elapsed = time.monotonic() - t0
-    return _parse_child(proc.returncode, out, err, lim, elapsed)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
+    sandbox_limits = SandboxLimits(timeout_s=lim.timeout_s, cpu_s=lim.cpu_s, memory_mb=lim.memory_mb,
+                                   max_stdout_bytes=lim.max_output_bytes + lim.max_stdout_chars * 4 + 1024)
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
+        run = run_python(_RUNNER, payload.encode(), sandbox_limits, packages=("numpy", "scipy"))
+    except SandboxUnavailable as e:
+        return _error("SANDBOX_UNAVAILABLE", str(e))
+    return _parse_reply(run, lim)
 
 
-def _parse_child(rc, out: bytes, err: bytes, lim: ExecutorLimits, elapsed: float) -> dict:
-    if rc is not None and rc < 0:
-        sig = -rc
-        if sig == signal.SIGXCPU or sig == signal.SIGKILL and elapsed < lim.timeout_s:
-            return _error("CPU_LIMIT", f"the code used more than {lim.cpu_s} s of CPU time")
-        return _error("CRASHED", f"the sandbox process died by signal {signal.Signals(sig).name}")
-    if len(out) > lim.max_output_bytes:
-        return _error("OUTPUT_TOO_LARGE", f"the result is {len(out)} bytes; the limit is {lim.max_output_bytes}")
-    line = out.decode(errors="replace").strip().splitlines()[-1:] or [""]
+def _parse_reply(run, lim: ExecutorLimits) -> dict:
+    if run.timed_out:
+        return _error("TIMEOUT", f"the code ran longer than {lim.timeout_s} s of wall time and was killed")
+    if run.output_overflow:
+        return _error("OUTPUT_TOO_LARGE", f"the code wrote more than {lim.max_output_bytes} bytes and was killed: "
+                                          "return a summary")
+    sig = run.signal
+    if sig == signal.SIGXCPU or sig == signal.SIGKILL and run.elapsed_s >= lim.cpu_s:
+        return _error("CPU_LIMIT", f"the code used more than {lim.cpu_s} s of CPU time and was killed")
+    line = run.stdout.decode(errors="replace").strip().splitlines()[-1:] or [""]
     try:
         reply = json.loads(line[0])
     except json.JSONDecodeError:
-        tail = err.decode(errors="replace")[-500:]
+        tail = run.stderr.decode(errors="replace")[-500:]
         if "MemoryError" in tail:
             return _error("MEMORY_LIMIT", f"the code exceeded the {lim.memory_mb} MB memory limit")
-        return _error("CRASHED", f"the sandbox exited with code {rc} and no reply; stderr: {tail}")
+        how = f"died by signal {signal.Signals(sig).name}" if sig else f"exited with code {run.returncode}"
+        return _error("CRASHED", f"the sandboxed code {how} without a reply; stderr: {tail}")
     if not isinstance(reply, dict) or not ("result" in reply or "error" in reply):
         return _error("CRASHED", "the sandbox replied with an unexpected message")
-    reply["elapsed_s"] = round(elapsed, 4)
+    reply["elapsed_s"] = round(run.elapsed_s, 4)
     return reply
 
 
-# The child: limits, audit hook, restricted builtins, run, reply. Runs with -I -S, so it sees
-# no environment variables, user site or site-packages until it adds the allowed roots.
-_CHILD = r'''
-import sys, json, io
-cfg = json.loads(sys.stdin.read())
-sys.path[:] = cfg["roots"]
-import resource, os
+# Runs inside the sandbox after the rlimits are set: read the inputs, run the code, reply with
+# one JSON line on the real stdout (print output is captured and capped), and exit at once: a
+# thread the code left running must not hold the call open.
+_RUNNER = r'''
+import io, json, math, os, sys
+import numpy
+cfg = json.loads(sys.stdin.buffer.read())
 lim = cfg["limits"]
-MB = 1024 * 1024
-def _set(which, n):
-    try:
-        resource.setrlimit(which, (n, n))
-    except (ValueError, OSError):
-        pass
-_set(resource.RLIMIT_CPU, int(lim["cpu_s"]))
-_set(resource.RLIMIT_AS, int(lim["memory_mb"]) * MB)
-_set(resource.RLIMIT_FSIZE, 0)
-_set(resource.RLIMIT_CORE, 0)
-_set(resource.RLIMIT_NPROC, 0)
-import math, numpy, builtins
-_set(resource.RLIMIT_NOFILE, 64)
-def _no_network():
-    # a fresh network namespace: no interfaces but a downed loopback, so even native code has no
-    # network; needs root or user namespaces, else the audit hook alone refuses sockets
-    try:
-        import ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.unshare(0x40000000) == 0 or libc.unshare(0x40000000 | 0x10000000) == 0
-    except Exception:
-        return False
-NETNS = _no_network()
-ROOTS = tuple(os.path.realpath(r) + os.sep for r in cfg["roots"])
-ALLOWED = {"math", "numpy", "scipy"}
-DENY_PREFIX = ("socket.", "subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "os.fork",
-               "os.forkpty", "os.kill", "os.killpg", "os.remove", "os.unlink", "os.rename", "os.rmdir",
-               "os.mkdir", "os.chmod", "os.chown", "os.link", "os.symlink", "os.truncate", "os.utime",
-               "os.chdir", "os.chroot", "os.putenv", "os.unsetenv", "os.setuid", "os.setgid", "ctypes.",
-               "resource.", "signal.", "mmap.", "shutil.", "urllib.", "http.", "ftplib.", "smtplib.",
-               "webbrowser.", "sqlite3.", "fcntl.", "pty.", "code.__new__", "function.__new__",
-               "builtins.input", "gc.", "sys.settrace", "sys.setprofile", "sys.addaudithook", "pickle.")
-state = {"armed": False, "user_exec": 0}
-def _inside(path):
-    try:
-        p = os.path.realpath(os.fsdecode(path))
-    except Exception:
-        return False
-    return any((p + os.sep).startswith(r) for r in ROOTS)
-def _hook(event, args):
-    if not state["armed"]:
-        return
-    if event.startswith(DENY_PREFIX):
-        raise PermissionError(f"sandbox: {event} is not allowed")
-    if event == "open":
-        path, mode, flags = args
-        writing = (mode is not None and any(c in str(mode) for c in "wax+")) or (flags or 0) & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)
-        if writing or not isinstance(path, (str, bytes)) or not _inside(path):
-            raise PermissionError(f"sandbox: opening {path!r} is not allowed")
-    if event in ("os.listdir", "os.scandir") and not _inside(args[0] if args[0] is not None else "."):
-        raise PermissionError(f"sandbox: listing {args[0]!r} is not allowed")
-    if event in ("exec", "compile"):
-        fn = getattr(args[0], "co_filename", None) if event == "exec" else args[1]
-        if fn == "<model code>":
-            state["user_exec"] += 1
-            if state["user_exec"] > 1:
-                raise PermissionError("sandbox: exec is not allowed")
-        elif not (str(fn).startswith("<") or isinstance(fn, (str, bytes)) and _inside(fn)):  # library codegen: "<string>", "<unknown>"
-            raise PermissionError(f"sandbox: {event} of {fn!r} is not allowed")
 class _Capped(io.StringIO):
     def write(self, s):
         room = lim["max_stdout_chars"] - self.tell()
-        return super().write(s[:max(room, 0)]) if room > 0 else 0
-def _import(name, globals=None, locals=None, fromlist=(), level=0):
-    if level or name.split(".")[0] not in ALLOWED:
-        raise ImportError(f"sandbox: import of {name!r} is not allowed; only math, numpy, scipy")
-    return __import__(name, globals, locals, fromlist, level)
-safe = {k: v for k, v in vars(builtins).items() if k not in {
-    "open", "exec", "eval", "compile", "globals", "locals", "vars", "input", "breakpoint", "setattr",
-    "delattr", "getattr", "help", "exit", "quit", "memoryview", "__import__", "__loader__", "__spec__",
-    "copyright", "credits", "license"}}
-safe["__import__"] = _import
+        return super().write(s[:room]) if room > 0 else 0
 def _jsonable(x):
     if isinstance(x, numpy.ndarray):
         return x.tolist()
@@ -275,15 +169,12 @@ def _jsonable(x):
     if isinstance(x, (set, frozenset, tuple)):
         return list(x)
     raise TypeError(f"a {type(x).__name__} is not JSON-serialisable")
-stdout = _Capped()
-g = {"__builtins__": safe, "__name__": "__sandbox__", "inputs": cfg["inputs"], "math": math, "np": numpy, "numpy": numpy}
+captured = _Capped()
+g = {"__name__": "__sandbox__", "inputs": cfg["inputs"], "math": math, "np": numpy, "numpy": numpy}
 real_out = sys.stdout
-code_obj = compile(cfg["code"], "<model code>", "exec")
-sys.addaudithook(_hook)
-state["armed"] = True
-sys.stdout = sys.stderr = stdout
+sys.stdout = sys.stderr = captured
 try:
-    exec(code_obj, g)
+    exec(compile(cfg["code"], "<model code>", "exec"), g)
     if "result" not in g:
         reply = {"error": {"code": "NO_RESULT", "message": "the code did not set a variable named result"}}
     else:
@@ -293,12 +184,9 @@ try:
             reply = {"error": {"code": "NOT_SERIALIZABLE", "message": f"result is not JSON-serialisable: {e}"}}
 except MemoryError:
     reply = {"error": {"code": "MEMORY_LIMIT", "message": f"the code exceeded the {lim['memory_mb']} MB memory limit"}}
-except (PermissionError, ImportError) as e:
-    reply = {"error": {"code": "REFUSED", "message": f"{type(e).__name__}: {e}"}}
 except BaseException as e:
     reply = {"error": {"code": "RUNTIME_ERROR", "message": f"{type(e).__name__}: {e}"[:2000]}}
-reply["stdout"] = stdout.getvalue()
-reply["network_namespace"] = NETNS
+reply["stdout"] = captured.getvalue()
 try:
     text = json.dumps(reply)
 except (TypeError, ValueError) as e:
@@ -308,4 +196,5 @@ if len(text) > lim["max_output_bytes"]:  # never make the parent read a huge rep
                                  f"the limit is {lim['max_output_bytes']}: return a summary"}})
 real_out.write("\n" + text + "\n")
 real_out.flush()
+os._exit(0)
 '''

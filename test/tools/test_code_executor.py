@@ -1,17 +1,249 @@
-"""code_executor treats model code as hostile: every escape is refused or killed, the parent
-process is never affected, and every outcome is a structured result."""
+"""code_executor treats model code as hostile. The static check is a friendly first filter; the wall
+is the operating system's sandbox, so the hostile tests run with the check off (run_in_sandbox),
+escape every in-process restriction Python has, and then assert on harmless markers on the host:
+a file outside the sandbox, a variable in the parent's environment, a listening socket, a sleeping
+process, and the host's process list."""
 import os
+import signal
 import socket
+import subprocess
+import time
+import uuid
 
+import numpy
 import pytest
 
-from spatial_manip.tools.code_executor import CodeRefused, ExecutorLimits, check_code, run_code
+from spatial_manip.tools import sandbox
+from spatial_manip.tools.code_executor import (
+    CodeRefused,
+    ExecutorLimits,
+    check_code,
+    run_code,
+    run_in_sandbox,
+)
 
-FAST = ExecutorLimits(timeout_s=3.0, cpu_s=2, memory_mb=1024)
+# generous wall times: the tests run on a loaded 2-core machine
+FAST = ExecutorLimits(timeout_s=20.0, cpu_s=5, memory_mb=1024)
 
 
 def _code(r):
     return r.get("error", {}).get("code")
+
+
+def _sandbox_processes() -> list[int]:
+    """Host processes labelled as this test process's sandboxes."""
+    label = f"{sandbox.LABEL_PREFIX}{os.getpid()}".encode() + b"\0"
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if label in f.read():
+                    found.append(int(pid))
+        except OSError:
+            pass
+    return found
+
+
+@pytest.fixture(autouse=True)
+def nothing_outlives_a_call():
+    yield
+    deadline = time.monotonic() + 5.0
+    while _sandbox_processes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sandbox_processes() == [], "a sandboxed process outlived its call"
+
+
+@pytest.fixture
+def marker(tmp_path):
+    """A file outside the sandbox holding a secret, which must stay unread, unchanged and in place."""
+    secret = f"sm-marker-{uuid.uuid4()}"
+    path = tmp_path / "marker.txt"
+    path.write_text(secret)
+    yield path, secret
+    assert path.read_text() == secret
+
+
+# Each route defeats a different in-process restriction and leaves the real `os` module in os_.
+ROUTES = {
+    "subclasses": "os_ = [c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]"
+                  ".__init__.__globals__['sys'].modules['os']",
+    "runtime_getattr": "U = '_' * 2\nobj = getattr(getattr((), U + 'class' + U), U + 'base' + U)\n"
+                       "w = [c for c in getattr(obj, U + 'subclasses' + U)() if c.__name__ == '_wrap_close'][0]\n"
+                       "os_ = getattr(getattr(w, U + 'init' + U), U + 'globals' + U)['sys'].modules['os']",
+    "frames": "import sys\nf = sys._getframe()\nwhile f.f_back is not None:\n    f = f.f_back\n"
+              "os_ = f.f_globals['os']",
+    "traceback_frame": "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    os_ = e.__traceback__.tb_frame.f_back.f_globals['os']",
+    "gc_objects": "import gc\nos_ = [m for m in gc.get_objects() if type(m).__name__ == 'module' and m.__name__ == 'os'][0]",
+    "gc_referrers": "import gc, posixpath\nos_ = [d for d in gc.get_referrers(posixpath) if isinstance(d, dict) "
+                    "and d.get('__name__') == 'os'][0]['sys'].modules['os']",
+}
+
+# What it then tries with os_ (only inputs["marker"], a path, is passed in; never a secret).
+STEAL = """
+got = {}
+def attempt(name, fn):
+    try:
+        got[name] = str(fn())[:20000]
+    except BaseException as e:
+        got[name] = 'blocked: ' + type(e).__name__
+attempt('read_marker', lambda: open(inputs['marker']).read())
+attempt('list_marker_dir', lambda: os_.listdir(os_.path.dirname(inputs['marker'])))
+attempt('proc_environ', lambda: [open('/proc/%s/environ' % p, 'rb').read() for p in os_.listdir('/proc') if p.isdigit()])
+attempt('parent_root', lambda: open('/proc/1/root' + inputs['marker']).read())
+attempt('environ', lambda: dict(os_.environ))
+attempt('write_marker', lambda: open(inputs['marker'], 'w').write('pwned'))
+attempt('truncate_marker', lambda: os_.truncate(inputs['marker'], 0))
+attempt('remove_marker', lambda: os_.remove(inputs['marker']))
+result = got
+"""
+
+
+@pytest.mark.parametrize("route", sorted(ROUTES))
+def test_every_route_to_os_gets_it_and_the_wall_holds(route, marker, monkeypatch):
+    path, secret = marker
+    env_secret = f"sm-env-{uuid.uuid4()}"
+    monkeypatch.setenv("SM_SANDBOX_TEST_SECRET", env_secret)
+    r = run_in_sandbox(ROUTES[route] + "\n" + STEAL, {"marker": str(path)}, FAST)
+    got = r["result"]
+    assert got["environ"].startswith("{"), f"{route} did not reach os: {r}"
+    assert secret not in str(r) and env_secret not in str(r)
+    for action in ("read_marker", "list_marker_dir", "parent_root", "write_marker", "truncate_marker",
+                   "remove_marker"):
+        assert got[action].startswith("blocked: "), (action, got[action])
+
+
+def test_the_reported_escape_passes_the_static_check_and_gets_nowhere(marker, monkeypatch):
+    # issue 35: operator.attrgetter reached through numpy's namespace, dunder names built at run time
+    path, secret = marker
+    env_secret = f"sm-env-{uuid.uuid4()}"
+    monkeypatch.setenv("SM_SANDBOX_TEST_SECRET", env_secret)
+    code = ("import numpy as np\nag = np.core.numeric.operator.attrgetter\nU = '_' + '_'\n"
+            "obj = ag(U + 'class' + U + '.' + U + 'base' + U)(())\n"
+            "w = [c for c in ag(U + 'subclasses' + U)(obj)() if ag(U + 'name' + U)(c) == '_wrap_close'][0]\n"
+            "os_ = ag(U + 'init' + U + '.' + U + 'globals' + U)(w)['sys'].modules['os']\n"
+            "out = {'environ': str(ag('environ')(os_))}\n"
+            "for key, name, args in [('etc', 'listdir', ['/proc/1/root/etc']), ('remove', 'remove', [inputs['marker']]),\n"
+            "                        ('dir', 'listdir', [inputs['marker'].rsplit('/', 1)[0]])]:\n"
+            "    try:\n        out[key] = str(ag(name)(os_)(*args))\n"
+            "    except OSError as e:\n        out[key] = 'blocked: ' + str(e)\n"
+            "result = out")
+    check_code(code)  # the friendly filter is no wall
+    r = run_code(code, {"marker": str(path)}, FAST)
+    assert "PATH" in r["result"]["environ"] and env_secret not in str(r) and secret not in str(r)
+    assert r["result"]["remove"].startswith("blocked: ") and r["result"]["dir"].startswith("blocked: ")
+    assert "passwd" not in r["result"]["etc"]
+
+
+HOSTILE = {
+    "host_files": ["open('/etc/passwd').read()", "open('/etc/shadow').read()", "open('/work/main/setup.py').read()",
+                   "os.listdir('/home')", "open('/proc/1/root/etc/passwd').read()", "__import__('open3d')",
+                   "__import__('rclpy')", "open('/proc/1/cwd/setup.py').read()"],
+    "write_inside": ["open(numpy.__file__ + '.sm_marker', 'w').write('x')",
+                     "os.mkdir(os.path.dirname(numpy.__file__) + '/sm_marker')",
+                     "open('/usr/sm_marker', 'w').write('x')", "os.chmod(numpy.__file__, 0o777)",
+                     "open('/tmp/big', 'wb').write(b'x' * 10**7)"],
+    "processes": ["os.fork() or os._exit(0)",
+                  "subprocess.Popen(['/usr/bin/sleep', '60'])",
+                  "os.posix_spawn('/usr/bin/sleep', ['sleep', '60'], {})",
+                  "(lambda r: os._exit(0) if r == 0 else syscall_ok(r))(libc.syscall(57) if X86_64 else -1)",
+                  "__import__('multiprocessing').Process(target=print).start()"],
+    "kernel": ["syscall_ok(libc.unshare(0x10000000))", "syscall_ok(libc.unshare(0x20000))",
+               "syscall_ok(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None))", "syscall_ok(libc.chroot(b'/tmp'))",
+               "syscall_ok(libc.ptrace(16, 1, 0, 0))", "syscall_ok(libc.setuid(0))",
+               "syscall_ok(libc.setns(os.open('/proc/1/ns/net', os.O_RDONLY), 0))"],
+    "network": ["socket.create_connection(('127.0.0.1', inputs['port']), timeout=2)",
+                "socket.create_connection(('1.1.1.1', 53), timeout=2)",
+                "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', inputs['port']))",
+                "socket.socket(socket.AF_UNIX).connect('/run/systemd/private')"],
+    "signals": ["os.kill(inputs['sleeper'], signal.SIGTERM)", "os.kill(inputs['parent'], signal.SIGCONT)",
+                "os.killpg(inputs['sleeper'], signal.SIGTERM)"],
+}
+HOSTILE_PRELUDE = """
+import ctypes, numpy, os, platform, signal, socket, subprocess
+X86_64 = platform.machine() == 'x86_64'
+libc = ctypes.CDLL(None, use_errno=True)
+def syscall_ok(r):
+    if r < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+    return r
+done = {}
+"""
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_actions_fail(kind):
+    """Every action of the kind must fail inside the sandbox; the host markers show none reached it."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    sleeper = subprocess.Popen(["sleep", "60"])
+    try:
+        inputs = {"port": listener.getsockname()[1], "sleeper": sleeper.pid, "parent": os.getpid()}
+        body = "".join(f"try:\n    done[{i}] = str({a})\nexcept BaseException:\n    pass\n"
+                       for i, a in enumerate(HOSTILE[kind]))
+        r = run_in_sandbox(HOSTILE_PRELUDE + body + "result = done", inputs, FAST)
+        succeeded = {HOSTILE[kind][int(i)]: v for i, v in r["result"].items()}
+        assert succeeded == {}, succeeded
+        listener.settimeout(0.2)
+        with pytest.raises(socket.timeout):
+            listener.accept()
+        assert sleeper.poll() is None, "the sandbox signalled a host process"
+        assert not any(os.path.exists(p) for p in (numpy.__file__ + ".sm_marker", "/usr/sm_marker"))
+    finally:
+        listener.close()
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_only_numpy_and_scipy_are_visible():
+    code = ("import os, numpy, sys\nsite = sys.path[-1]\n"
+            "result = {'root': sorted(os.listdir('/')), 'etc': os.listdir('/etc'), 'site': sorted(os.listdir(site)),"
+            " 'procs': sorted(p for p in os.listdir('/proc') if p.isdigit()), 'uid': os.getuid(),"
+            " 'host': os.uname().nodename, 'net': os.listdir('/sys/class/net') if os.path.isdir('/sys/class/net') else []}")
+    r = run_in_sandbox(code, None, FAST)["result"]
+    assert r["etc"] == ["ld.so.cache"] and r["procs"] == ["1", "2"] and r["uid"] == 65534 and r["host"] == "sandbox"
+    assert set(r["site"]) <= {"numpy", "numpy.libs", "scipy", "scipy.libs"}
+    assert not {"home", "var", "opt", "mnt", "boot", "sys"} & set(r["root"])
+
+
+@pytest.mark.parametrize("code, limits, expected, within_s", [
+    ("x = 0\nwhile True:\n    x += 1", ExecutorLimits(timeout_s=60, cpu_s=1), "CPU_LIMIT", 30),
+    ("import time\ntime.sleep(600)", ExecutorLimits(timeout_s=2, cpu_s=5), "TIMEOUT", 8),
+    ("import numpy as np\nwhile True:\n    np.linalg.svd(np.eye(2))", ExecutorLimits(timeout_s=2, cpu_s=60), "TIMEOUT", 8),
+    ("a = bytearray(2 * 1024**3)\nresult = len(a)", FAST, "MEMORY_LIMIT", 20),
+    ("import numpy as np\na = np.ones(2 * 1024**3 // 8)\nresult = float(a.sum())", FAST, "MEMORY_LIMIT", 20),
+    ("import os\nwhile True:\n    os.write(1, b'x' * 65536)", FAST, "OUTPUT_TOO_LARGE", 20),
+    ("import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass",
+     ExecutorLimits(timeout_s=60, cpu_s=1), "CPU_LIMIT", 30),
+], ids=["cpu", "sleep", "busy_numpy", "bytearray", "numpy_alloc", "output", "cpu_ignoring_sigxcpu"])
+def test_bombs_are_killed_within_their_bound(code, limits, expected, within_s):
+    t0 = time.monotonic()
+    r = run_in_sandbox(code, None, limits)
+    assert _code(r) == expected, r
+    assert time.monotonic() - t0 < within_s
+
+
+def test_a_thread_left_running_does_not_hold_the_call():
+    t0 = time.monotonic()
+    r = run_in_sandbox("import threading, time\nthreading.Thread(target=time.sleep, args=(600,)).start()\nresult = 1",
+                       None, FAST)
+    assert r["result"] == 1 and time.monotonic() - t0 < 15
+
+
+def test_without_bwrap_model_code_is_not_run(monkeypatch, tmp_path):
+    sandbox._probe_ok.cache_clear()
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: None)
+    r = run_code("result = 1", None, FAST)
+    assert _code(r) == "SANDBOX_UNAVAILABLE" and "bubblewrap" in r["error"]["message"]
+    # a bwrap the kernel refuses namespaces to (the message is bwrap's own)
+    fake = tmp_path / "bwrap"
+    fake.write_text("#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel "
+                    "does not allow non-privileged user namespaces.' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(sandbox, "_bwrap", lambda: str(fake))
+    r = run_code("result = 1", None, FAST)
+    assert _code(r) == "SANDBOX_UNAVAILABLE" and "user namespaces" in r["error"]["message"]
+    monkeypatch.undo()
+    sandbox._probe_ok.cache_clear()
+    assert run_code("result = 1", None, FAST)["result"] == 1
 
 
 def test_computes_with_numpy_and_inputs():
@@ -22,10 +254,11 @@ def test_computes_with_numpy_and_inputs():
     assert "norm 5.0" in r["stdout"] and r["elapsed_s"] > 0
 
 
-def test_scipy_is_available():
-    r = run_code("from scipy.spatial.transform import Rotation\n"
-                 "result = Rotation.from_euler('z', 90, degrees=True).apply([1, 0, 0]).round(6)", None, FAST)
-    assert r["result"] == [0.0, 1.0, 0.0]
+def test_scipy_and_large_inputs():
+    r = run_code("from scipy.spatial.transform import Rotation\nimport numpy as np\n"
+                 "result = [Rotation.from_euler('z', 90, degrees=True).apply([1, 0, 0]).round(6), len(inputs)]",
+                 [[0.1, 0.2, 0.3]] * 100_000, FAST)
+    assert r["result"] == [[0.0, 1.0, 0.0], 100_000]
 
 
 @pytest.mark.parametrize("code", [
@@ -50,62 +283,24 @@ def test_scipy_is_available():
     "from . import x\nresult = 1",
     "import numpy as np\nresult = np.lib.stride_tricks.as_strided(np.zeros(1), (10**6,), (8,))",
     "import scipy\nresult = scipy.LowLevelCallable",
+    "import numpy as np\nresult = np.lib.npyio.DataSource",
+    "import numpy as np\nf = np.lib.npyio.__dict__\nresult = 1",
 ])
-def test_escapes_are_refused(code):
+def test_the_static_check_refuses_the_obvious(code):
     r = run_code(code, None, FAST)
     assert _code(r) == "REFUSED", r
     assert "not allowed" in r["error"]["message"]
 
 
-@pytest.mark.parametrize("code", [
-    # reach os and open through library attributes the static check does not name
-    "import numpy as np\nresult = np.lib.npyio.DataSource",
-    "import numpy as np\nf = np.lib.npyio.__dict__\nresult = 1",
-    "import numpy as np\nresult = np.genfromtxt('/etc/passwd')",
-])
-def test_library_detours_are_refused(code):
-    assert _code(run_code(code, None, FAST)) == "REFUSED"
-
-
-@pytest.mark.parametrize("code", [
-    "from scipy.io import wavfile\nresult = wavfile.read('/etc/passwd')",
-    "import numpy as np\nfrom scipy.io import wavfile\nwavfile.write('/tmp/sm_pwned.wav', 8000, np.zeros(8))\nresult = 1",
-    "from scipy.io import wavfile\nresult = wavfile.read('/work/main/setup.py')",
-])
-def test_runtime_hook_blocks_what_the_static_check_cannot_see(code):
-    # library functions that open files pass the static check; the audit hook refuses them
-    check_code(code)
-    r = run_code(code, None, FAST)
-    assert _code(r) == "REFUSED", r
-    assert "sandbox" in r["error"]["message"] and not os.path.exists("/tmp/sm_pwned.wav")
-
-
-def test_infinite_loop_times_out_and_parent_survives():
-    r = run_code("while True:\n    pass", None, ExecutorLimits(timeout_s=1.5, cpu_s=30))
-    assert _code(r) == "TIMEOUT"
-    r = run_code("x = 0\nwhile True:\n    x += 1", None, ExecutorLimits(timeout_s=20, cpu_s=1))
-    assert _code(r) == "CPU_LIMIT"
-    assert os.getpid() > 0 and run_code("result = 1", None, FAST)["result"] == 1
-
-
-def test_sleeping_code_is_killed_by_wall_time():
-    r = run_code("import numpy as np\nwhile True:\n    np.linalg.svd(np.eye(2))", None,
-                 ExecutorLimits(timeout_s=1.0, cpu_s=60))
-    assert _code(r) == "TIMEOUT"
-
-
-def test_two_gigabyte_allocation_fails_cleanly():
-    r = run_code("import numpy as np\na = np.ones(2 * 1024**3 // 8)\nresult = float(a.sum())", None, FAST)
-    assert _code(r) == "MEMORY_LIMIT", r
-    r = run_code("a = bytearray(2 * 1024**3)\nresult = len(a)", None, FAST)
-    assert _code(r) == "MEMORY_LIMIT", r
-
-
-def test_no_files_written_outside_and_none_left_behind(tmp_path):
-    before = set(os.listdir("/tmp"))
-    r = run_code("import numpy as np\nnp.savetxt('/tmp/pwned.txt', [1])\nresult = 1", None, FAST)
-    assert _code(r) == "REFUSED" and not os.path.exists("/tmp/pwned.txt")
-    assert not any(n.startswith("sm_code_") for n in set(os.listdir("/tmp")) - before)
+def test_library_file_access_passing_the_check_finds_nothing(marker):
+    path, secret = marker
+    for code in (f"from scipy.io import wavfile\nresult = wavfile.read({str(path)!r})",
+                 "from scipy.io import wavfile\nresult = wavfile.read('/etc/passwd')",
+                 ("import numpy as np\nfrom scipy.io import wavfile\n"
+                  f"wavfile.write({str(path)!r}, 8000, np.zeros(8))\nresult = 1")):
+        check_code(code)
+        r = run_code(code, None, FAST)
+        assert _code(r) == "RUNTIME_ERROR" and secret not in str(r), r
 
 
 def test_structured_errors_for_bad_code_and_results():
@@ -128,15 +323,7 @@ def test_check_code_names_the_construct():
     check_code("import numpy as np\nfrom scipy.spatial import cKDTree\nresult = np.pi")
 
 
-def test_parent_sockets_and_cwd_unaffected():
-    cwd = os.getcwd()
-    for code in ("import socket\nresult = 1", "while True:\n    pass"):
-        run_code(code, None, ExecutorLimits(timeout_s=1.0, cpu_s=1))
-    assert os.getcwd() == cwd
-    s = socket.socket()
-    s.close()
-
-
-@pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace needs root or user namespaces")
-def test_child_runs_in_its_own_network_namespace():
-    assert run_code("result = 1", None, FAST)["network_namespace"] is True
+def test_parent_is_unaffected():
+    cwd, handler = os.getcwd(), signal.getsignal(signal.SIGTERM)
+    run_in_sandbox("import os\nos.chdir('/usr')\nresult = 1", None, FAST)
+    assert os.getcwd() == cwd and signal.getsignal(signal.SIGTERM) == handler
