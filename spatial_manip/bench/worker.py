@@ -22,8 +22,12 @@ from spatial_manip.sim.sensing import SensingProfile
 
 
 def sim_node_sensing(profile: SensingProfile) -> dict:
-    """sim_node's parameters for a sensing profile."""
-    return {"sensing": profile.name, "sensing_off": ",".join(sorted(profile.off))}
+    """sim_node's parameters for a sensing profile (no empty `sensing_off`: rcl cannot parse
+    `-p name:=` with nothing after it)."""
+    params = {"sensing": profile.name}
+    if profile.off:
+        params["sensing_off"] = ",".join(sorted(profile.off))
+    return params
 
 
 def episode_record(task: dict, report, check, backends: dict, elapsed_s: float) -> dict:

@@ -38,7 +38,7 @@ def test_a_run_directory_keeps_one_profile(tmp_path):
 
 def test_the_worker_passes_the_profile_to_sim_node():
     assert sim_node_sensing(DIAGNOSIS) == {"sensing": "realistic", "sensing_off": "arm_kinematics,misregistration"}
-    assert sim_node_sensing(sensing_profile("harsh")) == {"sensing": "harsh", "sensing_off": ""}
+    assert sim_node_sensing(sensing_profile("harsh")) == {"sensing": "harsh"}
 
 
 def test_the_trace_page_states_the_profile(tmp_path):
