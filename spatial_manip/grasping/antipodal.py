@@ -24,7 +24,7 @@ from scipy.spatial import cKDTree
 
 from spatial_manip.errors import InvalidGoalError
 from spatial_manip.grasping.base import lims_mask, validate_cloud
-from spatial_manip.grasping.cloud_ops import estimate_normals, fit_plane_ransac, voxel_downsample
+from spatial_manip.geometry.pointcloud import SENSOR, estimate_normals, fit_plane, range_tolerance_m, voxel_downsample
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 
@@ -47,20 +47,24 @@ class AntipodalConfig:
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
     target_neighbours: int = 256        # neighbours per candidate in pass 1
     scene_neighbours: int = 384         # neighbours per candidate in pass 2
-    object_height_m: float = 0.008      # object mask: points this far above the support plane
+    object_height_m: float = 0.008      # object mask: points this far above the support plane (at least
+                                        # the plane's noise band: 3 sigma of the sensor at the scene's range)
+    plane_tol_m: float = 0.006          # support-plane inliers: at least this, else 3 sigma of range noise
+    contact_band_m: float = 0.004       # the extreme points along the closing axis: at least this, else 1 sigma
     top_k: int = 50
     nms_translation_m: float = 0.02
     nms_rotation_deg: float = 30.0
     seed: int = 0
     rim_cos: float = 0.3                # |n . closing| below this = a rim, not a contact face
     flank_m: float = 0.015              # beside the pads: this far past the tips and above/below them
-    flank_widen_m: float = 0.01         # the object wider there by this (each side): an edge pinch
+    flank_widen_m: float = 0.01         # the object wider there by this (each side, at least 3 sigma): an edge pinch
     centroid_scale_m: float = 0.06     # distances to the centroid closer than this count as equal
     weights: dict = field(default_factory=lambda: {"antipodal": 0.35, "approach": 0.1, "clearance": 0.1,
                                                    "centring": 0.25, "depth": 0.2})
 
     def __post_init__(self):
-        for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef", "flank_m", "flank_widen_m"):
+        for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef", "flank_m", "flank_widen_m", "plane_tol_m",
+                  "contact_band_m"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
         if self.num_seeds < 1 or self.closing_angles < 1 or self.approach_angles < 1:
@@ -107,16 +111,19 @@ class AntipodalProposer:
 
         scene_idx = voxel_downsample(pts, cfg.scene_voxel_m)
         scene = pts[scene_idx]
-        plane = fit_plane_ransac(scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
-                                 if (~tmask).sum() >= 3 else scene, rng=rng)
+        # tolerances follow the sensor's range noise at this scene's range (points are in the camera frame)
+        scene_range = float(np.median(np.linalg.norm(scene, axis=1))) if len(scene) else 0.0
+        sigma = float(SENSOR.sigma_m(scene_range))
+        plane_tol = float(range_tolerance_m(scene_range, floor_m=cfg.plane_tol_m))
+        plane = fit_plane(scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
+                          if (~tmask).sum() >= 3 else scene, threshold_m=plane_tol, seed=cfg.seed)
         up_vec, up_note = self._up(up, plane, pts)
         if tmask is None:
             if lims is not None:
                 tmask = lims_mask(pts, lims)
             elif apply_object_mask and plane is not None:
-                n, d, _ = plane
-                s = 1.0 if n @ up_vec >= 0 else -1.0
-                tmask = s * (pts @ n + d) > cfg.object_height_m
+                s = 1.0 if plane.normal @ up_vec >= 0 else -1.0
+                tmask = s * plane.distance(pts) > max(cfg.object_height_m, plane_tol)
             else:
                 tmask = np.ones(len(pts), bool)
         target = pts[tmask]
@@ -129,7 +136,7 @@ class AntipodalProposer:
         R, origins, seed_of = self._candidates(target, normals, up_vec, rng, dense_grasp)
         if len(R) == 0:
             return self._empty("every candidate approach came from below the support surface"), scene
-        pass1 = self._pass1(target, normals, R, origins, seed_of)
+        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma)
         if pass1 is None:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with enough contact points "
                                "(object too wide, too thin or too sparse)"), scene
@@ -184,7 +191,7 @@ class AntipodalProposer:
                 raise InvalidGoalError(f"up must be a finite non-zero 3-vector, got {up!r}")
             return u / np.linalg.norm(u), ""
         if plane is not None:
-            n, d, _ = plane
+            n, d = plane.normal, plane.offset
             # the support's normal that points toward the camera (origin) is "up" for a table seen from above
             return (n if d > 0 else -n), "up estimated from the support plane"
         return -_unit(pts.mean(axis=0)), "no support plane found: up assumed toward the camera"
@@ -221,7 +228,9 @@ class AntipodalProposer:
         q = np.matmul(cloud[idx] - origins[:, None, :], R)
         return q, valid, idx
 
-    def _pass1(self, target, normals, R, origins, seed_of):
+    def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0):
+        """Pass 1 on the target; `sigma_m`, the sensor's range noise there, widens the contact band
+        and the edge-pinch test so that noise is neither a thin contact nor a wider flank."""
         cfg, g = self.config, self.gripper
         tree = cKDTree(target)
         radius = g.max_width_m + g.max_depth_m
@@ -262,7 +271,7 @@ class AntipodalProposer:
         # antipodality: normals at both extremes within the friction cone of the closing axis
         cos_cone = np.cos(np.arctan(cfg.friction_coef))
         ny = np.abs(np.matmul(normals[idx], R[:, :, 1:2])[..., 0])
-        band = 0.004
+        band = max(cfg.contact_band_m, sigma_m)
         lo = inside & (q[..., 1] <= ymin[:, None] + band)
         hi = inside & (q[..., 1] >= ymax[:, None] - band)
         # per extreme point: 1 inside the friction cone; 0.5 on a rim (normal across the closing
@@ -280,7 +289,8 @@ class AntipodalProposer:
         f = cfg.flank_m
         beside = valid & (np.abs(q[..., 2]) <= g.finger_height_m / 2 + f) & (np.abs(q[..., 1]) <= g.max_width_m) \
             & (q[..., 0] <= (x0 + g.max_depth_m + f)[:, None])
-        wider = beside & ((q[..., 1] > (ymax + cfg.flank_widen_m)[:, None]) | (q[..., 1] < (ymin - cfg.flank_widen_m)[:, None]))
+        widen = max(cfg.flank_widen_m, 3 * sigma_m)
+        wider = beside & ((q[..., 1] > (ymax + widen)[:, None]) | (q[..., 1] < (ymin - widen)[:, None]))
         antipodal = np.where(wider.sum(1) >= 3, 0.5 * antipodal, antipodal)
         zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)
         centre = target.mean(axis=0)

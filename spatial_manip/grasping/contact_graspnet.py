@@ -39,7 +39,7 @@ import numpy as np
 
 from spatial_manip.errors import BackendUnavailableError, InvalidGoalError
 from spatial_manip.grasping.base import lims_mask, validate_cloud
-from spatial_manip.grasping.cloud_ops import fit_plane_ransac, voxel_downsample
+from spatial_manip.geometry.pointcloud import fit_plane, range_tolerance_m, voxel_downsample
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping import cgn_ops
@@ -52,6 +52,8 @@ CGN_GRIPPER_DEPTH_M = 0.1034   # hand base -> contact, the value the checkpoint 
 CGN_WIDTH_CLAMP_M = 0.2        # cgn clamps widths to gripper_width / 2: keep that clamp out of the way
 
 
+PLANE_TOL_M = 0.006   # support-plane inliers: at least this, else 3 sigma of the sensor's range noise
+
 @dataclass(frozen=True, kw_only=True)
 class ContactGraspNetConfig:
     max_points: int = 20000          # Contact-GraspNet's input size: a random subset beyond it
@@ -59,7 +61,7 @@ class ContactGraspNetConfig:
     min_score: float = 0.3           # sigmoid confidence threshold
     tip_margin_m: float = 0.01       # fingertips this far past the contacts' midpoint along the approach
     depth_m: float = 0.02            # grasp point = fingertips - depth_m * approach
-    object_height_m: float = 0.008   # object mask: points this far above the support plane
+    object_height_m: float = 0.008   # object mask: points this far above the support plane (at least its noise band)
     scene_voxel_m: float = 0.006     # support-plane fit resolution
     top_k: int = 50
     nms_translation_m: float = 0.02
@@ -183,14 +185,15 @@ class ContactGraspNetProposer:
         pts, _, ok = validate_cloud(points, colors)
         tmask = _checked_target_mask(points, ok, target_mask)
         scene = pts[voxel_downsample(pts, cfg.scene_voxel_m)]
-        plane = fit_plane_ransac(scene if tmask is None or (~tmask).sum() < 3 else pts[~tmask], rng=rng)
+        plane_tol = float(range_tolerance_m(np.median(np.linalg.norm(scene, axis=1)), floor_m=PLANE_TOL_M))
+        plane = fit_plane(scene if tmask is None or (~tmask).sum() < 3 else pts[~tmask], threshold_m=plane_tol,
+                          seed=cfg.seed)
         up_vec = _up_vector(up, plane, pts)
         if tmask is None:
             if lims is not None:
                 tmask = lims_mask(pts, lims)
             elif apply_object_mask and plane is not None:
-                n, d, _ = plane
-                tmask = np.sign(n @ up_vec) * (pts @ n + d) > cfg.object_height_m
+                tmask = np.sign(plane.normal @ up_vec) * plane.distance(pts) > max(cfg.object_height_m, plane_tol)
             else:
                 tmask = np.ones(len(pts), bool)
         if not tmask.any():
@@ -299,8 +302,7 @@ def _up_vector(up, plane, pts) -> np.ndarray:
             raise InvalidGoalError(f"up must be a finite non-zero 3-vector, got {up!r}")
         return u / np.linalg.norm(u)
     if plane is not None:
-        n, d, _ = plane
-        return n if d > 0 else -n
+        return plane.normal if plane.offset > 0 else -plane.normal
     m = pts.mean(axis=0)
     return -m / max(np.linalg.norm(m), 1e-9)
 

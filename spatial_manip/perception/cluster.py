@@ -1,4 +1,4 @@
-"""Euclidean clustering of a point cloud without open3d: voxel downsampling, then connected
+"""Euclidean clustering of a point cloud: voxels (the point-cloud layer's grid), then connected
 components of the radius graph of voxel centres (scipy cKDTree + csgraph), and a colour split
 of clusters that hold two touching objects of different colours."""
 from __future__ import annotations
@@ -8,24 +8,18 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial import cKDTree
 
+from spatial_manip.geometry.pointcloud import VoxelGrid
+
 
 class Voxels:
-    """Points grouped into voxels: `inverse[i]` is point i's voxel, `centres` and `rgb` are per voxel."""
+    """Points grouped into voxels: `inverse[i]` is point i's voxel, `centres` and `rgb` are per
+    voxel, `height` the mean height above the point's support plane per voxel (None when not given)."""
 
     def __init__(self, points: np.ndarray, rgb: np.ndarray, voxel_m: float, height: np.ndarray | None = None):
-        keys = np.floor(points / voxel_m).astype(np.int64)
-        # One integer key per voxel is far faster to unique than rows.
-        keys -= keys.min(axis=0)
-        span = keys.max(axis=0) + 1
-        flat = (keys[:, 0] * span[1] + keys[:, 1]) * span[2] + keys[:, 2]
-        _, self.inverse, counts = np.unique(flat, return_inverse=True, return_counts=True)
-        self.inverse = self.inverse.reshape(-1)
-        self.counts = counts
-        n = len(counts)
-        self.centres = np.stack([np.bincount(self.inverse, points[:, k], n) for k in range(3)], 1) / counts[:, None]
-        self.rgb = np.stack([np.bincount(self.inverse, rgb[:, k], n) for k in range(3)], 1) / counts[:, None]
-        # Mean height above the point's support plane, per voxel (None when not given).
-        self.height = None if height is None else np.bincount(self.inverse, height, n) / counts
+        grid = VoxelGrid(points, voxel_m)
+        self.inverse, self.counts = grid.inverse, grid.counts
+        self.centres, self.rgb = grid.mean(points), grid.mean(rgb)
+        self.height = None if height is None else grid.mean(height)
 
 
 def components(centres: np.ndarray, radius_m: float, subset: np.ndarray | None = None) -> np.ndarray:
