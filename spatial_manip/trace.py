@@ -3,11 +3,20 @@ JSON (plus PNG images beside it). It is how a user debugs a failed grasp at 2 a.
 from __future__ import annotations
 
 import json
+import logging
+import re
+import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+log = logging.getLogger(__name__)
+# the folders a trace could not be written into, each reported once (not once per goal)
+_unwritable: set[str] = set()
+# a goal's trace folder as planner_ports.new_trace_dir names it: only these are ever pruned
+TRACE_DIR_NAME = re.compile(r"^\d{8}-\d{6}-\d{6}$")
 
 
 def _jsonable(x: Any):
@@ -25,9 +34,14 @@ def _jsonable(x: Any):
 
 
 class Trace:
+    """A goal's trace. Writing it never ends the goal: a folder that cannot be written (read-only,
+    full, not a folder) is reported once by `logging`, `error` says why, and the goal goes on
+    without its files."""
+
     def __init__(self, directory: str | Path | None, goal: dict):
         self.t0 = time.monotonic()
         self.dir = Path(directory) if directory else None
+        self.error: str | None = None
         self.data: dict = {"goal": _jsonable(goal), "started_at": time.time(), "events": [],
                            "stage_times_s": {}, "images": [], "outcome": None}
         self._stage: tuple[str, float] | None = None
@@ -55,9 +69,13 @@ class Trace:
             return None
         from PIL import Image
 
-        self.dir.mkdir(parents=True, exist_ok=True)
         fname = f"{len(self.data['images']):02d}_{name}.png"
-        Image.fromarray(np.ascontiguousarray(rgb)).save(self.dir / fname)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(np.ascontiguousarray(rgb)).save(self.dir / fname)
+        except OSError as e:
+            self._unwritable(e)
+            return None
         self.data["images"].append({"file": fname, "name": name, "caption": caption})
         return fname
 
@@ -67,7 +85,50 @@ class Trace:
         self.data["total_s"] = round(time.monotonic() - self.t0, 4)
         if self.dir is None:
             return ""
-        self.dir.mkdir(parents=True, exist_ok=True)
         path = self.dir / "trace.json"
-        path.write_text(json.dumps(self.data, indent=1))
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.data, indent=1))
+        except OSError as e:
+            self._unwritable(e)
+            return ""
         return str(path)
+
+    def _unwritable(self, e: OSError) -> None:
+        """Stop writing this trace, and say so once per folder."""
+        self.error = f"trace not written to {self.dir}: {e.strerror or e}"
+        root = str(self.dir.parent)
+        self.dir = None
+        if root not in _unwritable:
+            _unwritable.add(root)
+            log.error("%s; goals go on without traces until trace_dir (%s) is writable", self.error, root)
+
+
+def prune_traces(root: str | Path, keep_goals: int = 200, keep_mb: float = 0.0) -> list[Path]:
+    """Delete the oldest goal folders under `root` beyond the newest `keep_goals` (0: no limit)
+    and beyond `keep_mb` megabytes in all (0: no limit); the folders deleted. Only folders named
+    as a goal's trace folder are touched, so a trace_dir pointed at a home folder loses nothing
+    else."""
+    root = Path(root)
+    try:
+        goals = sorted((p for p in root.iterdir() if p.is_dir() and TRACE_DIR_NAME.match(p.name)),
+                       key=lambda p: p.name, reverse=True)      # the name is the start time
+    except OSError:
+        return []
+    doomed = goals[keep_goals:] if keep_goals > 0 else []
+    if keep_mb > 0:
+        total = 0.0
+        for g in goals[:len(goals) - len(doomed)]:
+            total += _size_mb(g)
+            if total > keep_mb and g is not goals[0]:      # the newest goal always stays
+                doomed.append(g)
+    for g in doomed:
+        shutil.rmtree(g, ignore_errors=True)
+    return doomed
+
+
+def _size_mb(folder: Path) -> float:
+    try:
+        return sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) / 1e6
+    except OSError:
+        return 0.0

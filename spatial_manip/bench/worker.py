@@ -83,7 +83,8 @@ def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, sensing: Se
     from spatial_manip.bringup.goal_client import spinning_node
 
     log = open(log_path, "a") if log_path else sys.stdout
-    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces")},
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces"),
+                               "trace_keep_goals": 0},     # every episode's trace: the report links them
               "sim_node": sim_node_sensing(sensing)}
     # a record's `backends` say what made its figure: the sensing profile with the rest
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",

@@ -24,6 +24,7 @@ from spatial_manip.registry import backend_names
 from spatial_manip.nodes.convert import pose_msg_from_matrix, pose_stamped
 from spatial_manip.nodes.planner_ports import PlannerPorts
 from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
+from spatial_manip.trace import prune_traces
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "/spatial_manip/execute_instruction"
@@ -58,6 +59,8 @@ PARAMETERS = {
     "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
     "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
     "trace_dir": "traces",            # one sub-directory per goal
+    "trace_keep_goals": 200,          # the newest goals' traces kept under trace_dir (0: every one)
+    "trace_keep_mb": 0.0,             # and at most this many MB of them (0: no limit)
 }
 
 
@@ -76,6 +79,9 @@ class PlannerNode(Node):
         self.p["segmenter"], segmenter_config = load_segmenter_config(
             self.p["perception_config_file"] or params_file("perception.yaml"), self.p["segmenter"])
         _one_of("planner", self.p["planner"], backend_names("planner"))   # the model backends are built at the first goal
+        if self.p["trace_keep_goals"] < 0 or self.p["trace_keep_mb"] < 0:
+            raise ConfigError(f"parameters trace_keep_goals/trace_keep_mb must be 0 (no limit) or positive, got "
+                              f"{self.p['trace_keep_goals']}/{self.p['trace_keep_mb']}")
         self.ports = PlannerPorts(self, self.group, self.p)
         self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
                            segmenter_config=segmenter_config)
@@ -118,6 +124,7 @@ class PlannerNode(Node):
             self.pipeline.feedback = feedback
             self.pipeline.trace_dir = self.ports.new_trace_dir()
             outcome = self.pipeline.run(goal, self._cancel)
+            prune_traces(self.ports.trace_root, int(self.p["trace_keep_goals"]), float(self.p["trace_keep_mb"]))
             if self._stopping and not outcome.success:
                 outcome.message = "the planner node is stopping (the graph was shut down): " + outcome.message
             if outcome.error_code == ErrorCode.CANCELED.value and goal_handle.is_cancel_requested:
