@@ -46,7 +46,9 @@ class SandboxLimits:
     memory_mb: int                 # RLIMIT_AS
     max_stdout_bytes: int          # more, and the sandbox is killed
     max_stderr_bytes: int = 20_000  # kept; the rest is read and dropped
-    max_processes: int = 1         # RLIMIT_NPROC (seccomp refuses forks even where the kernel exempts root)
+    # RLIMIT_NPROC counts the sandbox's tasks, threads included, where the caller is not root (the
+    # kernel exempts root); the seccomp filter refuses new processes either way
+    max_processes: int = 16
     max_open_files: int = 64       # RLIMIT_NOFILE
     max_file_bytes: int = 0        # RLIMIT_FSIZE: the script needs no files
     tmp_mb: int = 16               # size of the private /tmp

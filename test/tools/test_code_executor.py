@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
 
@@ -30,9 +31,9 @@ def _code(r):
     return r.get("error", {}).get("code")
 
 
-def _sandbox_processes() -> list[int]:
-    """Host processes labelled as this test process's sandboxes."""
-    label = f"{sandbox.LABEL_PREFIX}{os.getpid()}".encode() + b"\0"
+def _sandbox_processes(owner: int | None = None) -> list[int]:
+    """Host processes labelled as sandboxes of `owner` (this test process by default)."""
+    label = f"{sandbox.LABEL_PREFIX}{owner or os.getpid()}".encode() + b"\0"
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -226,6 +227,25 @@ def test_a_thread_left_running_does_not_hold_the_call():
     r = run_in_sandbox("import threading, time\nthreading.Thread(target=time.sleep, args=(600,)).start()\nresult = 1",
                        None, FAST)
     assert r["result"] == 1 and time.monotonic() - t0 < 15
+
+
+def test_the_sandbox_dies_with_its_caller():
+    # a planner killed with SIGKILL mid-call leaves nothing behind (bwrap --die-with-parent, PID namespace)
+    script = ("from spatial_manip.tools.code_executor import ExecutorLimits, run_in_sandbox\n"
+              "run_in_sandbox('import time\\ntime.sleep(600)', None, ExecutorLimits(timeout_s=600))")
+    caller = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        deadline = time.monotonic() + 60
+        while not _sandbox_processes(caller.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _sandbox_processes(caller.pid), "the sandbox did not start"
+    finally:
+        caller.kill()
+        caller.wait()
+    deadline = time.monotonic() + 5
+    while _sandbox_processes(caller.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _sandbox_processes(caller.pid) == []
 
 
 def test_without_bwrap_model_code_is_not_run(monkeypatch, tmp_path):
