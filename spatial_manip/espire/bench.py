@@ -1,7 +1,10 @@
-"""`spatial-manip espire-server --bench N`: the server in a child process, N episodes of the
-model-free HighlightDriver over ZeroMQ, then the figures: episodes/hour, the environment-update
-time the server reports (observation render, MOVE execution) and client round trips per request
-type. The driver's pixels come from the goal box, so the rates measure the server, not a VLM."""
+"""`spatial-manip espire-server --bench N`: the server in a child process, N episodes of each
+model-free driver (`--driver oracle,random`) over ZeroMQ on the same tasks, then the figures:
+pick and place success per driver beside ESPIRE's Table 9, the environment-update time the
+server reports (observation render, MOVE execution), episodes/hour and client round trips.
+
+The oracle clicks the goal box the server draws (the ceiling the server and its arm allow); the
+random driver clicks uniform random pixels (the floor). Neither is a VLM."""
 from __future__ import annotations
 
 import os
@@ -12,6 +15,9 @@ import time
 import numpy as np
 
 ESPIRE_UPDATE_S = 11.65     # ESPIRE Table 9: Isaac Sim on a GPU, seconds per environment update
+# ESPIRE supplementary, Table 9 (w/o reflection): success (%) on pick and on place
+ESPIRE_TABLE9 = {"Gemini2.5-Pro": (34.06, 15.70), "InternVL3-78B": (17.26, 9.67), "RoboBrain2.0-7B": (10.87, 8.64),
+                 "Qwen3-VL-8B": (29.32, 12.41), "Qwen3-VL-30B-A3B": (32.15, 20.00), "Qwen3-VL-235B-A22B": (26.76, 19.34)}
 
 
 def server_command(args, max_episodes: int | None) -> list[str]:
@@ -28,59 +34,88 @@ def server_command(args, max_episodes: int | None) -> list[str]:
     return cmd
 
 
-def start_server(cmd: list[str], ready_timeout_s: float = 300.0) -> subprocess.Popen:
-    """Start the server and wait for its 'serving' line (task generation comes first)."""
+def start_server(cmd: list[str], ready_timeout_s: float = 900.0) -> subprocess.Popen:
+    """Start the server and wait for its 'serving' line (task generation and the feasibility
+    filter come first)."""
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=os.environ.copy())
     deadline = time.monotonic() + ready_timeout_s
     for line in proc.stdout:
         if "serving:" in line:
             return proc
+        if line.startswith(("[espire]", "error")):
+            print(line.rstrip(), flush=True)
         if time.monotonic() > deadline:
             break
     proc.kill()
     raise RuntimeError(f"espire-server did not start: {' '.join(cmd)} (exit {proc.wait()})")
 
 
+def parse_drivers(text: str) -> list[str]:
+    from spatial_manip.espire.client import DRIVERS
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    bad = [n for n in names if n not in DRIVERS]
+    if not names or bad:
+        raise SystemExit(f"--driver: expected a comma-separated list of {sorted(DRIVERS)}, got {text!r}")
+    return names
+
+
 def run_bench(args) -> int:
-    from spatial_manip.espire.client import EspireProtocolClient, HighlightDriver
+    from spatial_manip.espire.client import EspireProtocolClient, make_driver
 
     n = int(args.bench)
     if n < 1:
-        raise SystemExit("--bench needs at least 1 episode")
-    proc = start_server(server_command(args, n))
-    logs = []
+        raise SystemExit(f"--bench needs at least 1 episode, got {n}")
+    drivers = parse_drivers(getattr(args, "driver", "oracle"))
+    proc = start_server(server_command(args, n * len(drivers)))
+    logs: dict = {d: [] for d in drivers}
     try:
         with EspireProtocolClient(args.host, args.server_port, args.client_port) as c:
             tasks = c.call("GET_TASK_LIST")["tasks"]
         t0 = time.perf_counter()
-        for i in range(n):
-            # a new client (new sid) per episode, as ESPIRE's start() does
-            with EspireProtocolClient(args.host, args.server_port, args.client_port) as c:
-                logs.append(HighlightDriver(c).run(tasks[i % len(tasks)]))
-            print(f"  episode {i + 1}/{n} {logs[-1].task_id}: localized={logs[-1].localized} moved={logs[-1].moved} "
-                  f"finish_goal={logs[-1].finish_goal} ({logs[-1].wall_s:.1f} s)", flush=True)
+        for name in drivers:
+            for i in range(n):
+                # a new client (new sid) per episode, as ESPIRE's start() does
+                with EspireProtocolClient(args.host, args.server_port, args.client_port) as c:
+                    lg = make_driver(name, c, seed=args.seed * 1000 + i).run(tasks[i % len(tasks)])
+                logs[name].append(lg)
+                print(f"  {name} {i + 1}/{n} {lg.task_id}: localized={lg.localized} moved={lg.moved} "
+                      f"finish_goal={lg.finish_goal} ({lg.wall_s:.1f} s)", flush=True)
         wall = time.perf_counter() - t0
     finally:
-        out, _ = proc.communicate(timeout=60)
-    print(report(logs, wall))
-    print("server side:\n" + "\n".join(line for line in out.splitlines() if line.startswith("  ") or "espire-server:" in line))
+        out, _ = proc.communicate(timeout=120)
+    print(report(logs, wall, f"suite {args.suite} seed {args.seed}" if not args.tasks else "tasks " + " ".join(args.tasks)))
+    print("server side:\n" + "\n".join(line for line in out.splitlines()
+                                       if line.startswith("  ") or "espire-server:" in line or "feasible" in line))
     return 0
 
 
-def report(logs: list, wall_s: float) -> str:
-    ups = [u for lg in logs for u in lg.update_s]
-    rt: dict = {}
-    for lg in logs:
-        for k, v in lg.round_trips.items():
-            rt.setdefault(k, []).extend(v)
-    lines = [f"espire bench: {len(logs)} episodes in {wall_s:.1f} s = {3600 * len(logs) / wall_s:.0f} episodes/hour "
-             f"(one client, model-free driver)",
-             f"  localization met {sum(lg.localized for lg in logs)}/{len(logs)}, execution goal met "
-             f"{sum(lg.moved for lg in logs)}/{len(logs)}, finish_goal {sum(lg.finish_goal for lg in logs)}/{len(logs)}"]
+def _rate(logs: list, action: str, attr: str) -> str:
+    sel = [lg for lg in logs if lg.action == action]
+    if not sel:
+        return "   -   "
+    k = sum(bool(getattr(lg, attr)) for lg in sel)
+    return f"{k}/{len(sel)} ({100 * k / len(sel):.0f}%)"
+
+
+def report(logs: dict, wall_s: float, what: str) -> str:
+    every = [lg for v in logs.values() for lg in v]
+    lines = [(f"espire bench ({what}; ideal sensing; SET_TASK rotation [null, null, null]): {len(every)} episodes "
+              f"in {wall_s:.1f} s = {3600 * len(every) / max(wall_s, 1e-9):.0f} episodes/hour (one client at a time)"),
+             f"  {'driver':<22} {'pick: localized':>16} {'pick: finish_goal':>18} {'place: localized':>17} {'place: finish_goal':>19}"]
+    for name, lgs in logs.items():
+        lines.append(f"  {name:<22} {_rate(lgs, 'pick', 'localized'):>16} {_rate(lgs, 'pick', 'finish_goal'):>18} "
+                     f"{_rate(lgs, 'place', 'localized'):>17} {_rate(lgs, 'place', 'finish_goal'):>19}")
+    lines.append("  ESPIRE Table 9 (execution success, w/o reflection): " + ", ".join(
+        f"{m} pick {p:.1f}% place {q:.1f}%" for m, (p, q) in ESPIRE_TABLE9.items()))
+    ups = [u for lg in every for u in lg.update_s]
     if ups:
         med = float(np.median(ups))
         lines.append(f"  environment update (server): median {1000 * med:.0f} ms, p95 {1000 * np.percentile(ups, 95):.0f} ms "
                      f"over {len(ups)} updates; ESPIRE {ESPIRE_UPDATE_S} s -> {ESPIRE_UPDATE_S / med:.0f}x faster")
+    rt: dict = {}
+    for lg in every:
+        for k, v in lg.round_trips.items():
+            rt.setdefault(k, []).extend(v)
     for k, v in sorted(rt.items()):
         lines.append(f"  round trip {k:<18} median {1000 * np.median(v):7.1f} ms  p95 {1000 * np.percentile(v, 95):7.1f} ms  n={len(v)}")
     return "\n".join(lines)

@@ -2,8 +2,9 @@
 
 ESPIRE's own client (spatigen/espire-eval) and its model drivers connect unchanged: its
 config.yaml's defaults (server port 6001, client port 6000, 127.0.0.1) match ours.
-`--bench N` instead runs N episodes against a server in a child process with a model-free
-driver and prints episodes/hour and the per-request latencies.
+`--bench N` instead runs N episodes per model-free driver (the oracle and random clicks) against a
+server in a child process and prints their pick and place rates beside ESPIRE's Table 9, the
+environment-update time and the per-request latencies.
 """
 from __future__ import annotations
 
@@ -29,14 +30,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server-port", type=int, default=6001, help="port the server receives on (client's server.port, default 6001)")
     p.add_argument("--client-port", type=int, default=6000, help="port the server publishes replies on (client's client.port, default 6000)")
     p.add_argument("--session-timeout", type=float, default=600.0,
-                   help="seconds of silence after which a session's unfinished task may be taken over (default 600)")
+                   help="seconds of silence after which another session may take over an unfinished task (default 600); "
+                        "a client's sockets opening or closing never end its session")
     p.add_argument("--max-episodes", type=int, default=None, help="exit after this many END_TASKs (default: serve until Ctrl-C)")
     p.add_argument("--quiet", action="store_true", help="print errors and the summary only, not a line per request")
     p.add_argument("--bench", type=int, default=None, metavar="N",
-                   help="benchmark: run N episodes (model-free driver) against a server in a child process, print figures")
+                   help="benchmark: run N episodes per driver against a server in a child process, print figures")
+    p.add_argument("--driver", default="oracle,random",
+                   help="with --bench: comma-separated model-free drivers, 'oracle' (clicks the marked goal: the "
+                        "ceiling) and 'random' (random pixels: the floor); default both")
 
 
-def load_tasks(args) -> list:
+def load_tasks(args, log=print) -> list:
+    """The served tasks: generated or read, then only those the oracle completes with the
+    server's arm (espire/feasible.py), as ESPIRE filters its instances."""
+    from spatial_manip.espire import feasible
     from spatial_manip.scene import Scene
     from spatial_manip.sim import tasks
 
@@ -44,9 +52,9 @@ def load_tasks(args) -> list:
         out = []
         for path in args.tasks:
             out += [(t, Scene.load(p)) for t, p in tasks.load(path)]
-        return out
+        return feasible.feasible(out, log)
     count = args.count or tasks.SUITES[args.suite].default_count
-    return tasks.generate(args.suite, count, args.seed, args.pool)
+    return feasible.generate_feasible(args.suite, count, args.seed, args.pool, log)
 
 
 def run(args) -> int:
@@ -60,6 +68,10 @@ def run(args) -> int:
         items = load_tasks(args)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    if not items:
+        print("error: none of the tasks can be completed by the server's arm (see the 'dropped' lines); "
+              "try another --seed or more --count", file=sys.stderr)
         return 2
     print(f"[espire] {len(items)} tasks ready in {time.perf_counter() - t0:.1f} s "
           f"({', '.join(sorted({t.action for t, _ in items}))})", flush=True)

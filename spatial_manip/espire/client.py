@@ -5,9 +5,10 @@ tests, the benchmark and our own drivers use it to talk to any ESPIRE-protocol s
         tasks = c.call("GET_TASK_LIST")["tasks"]
         c.call("SET_TASK", task_id=tasks[0]["id"], rotation=[None, None, None])
 
-`HighlightDriver` plays an episode the way ESPIRE's driver flow does (localize, then move on
-highlighted observations, then end), choosing each pixel from the goal box the server draws:
-it needs no model, so it measures the protocol and the simulator, not a VLM.
+`ProtocolDriver` plays an episode the way ESPIRE's driver flow does (localize, then move on
+highlighted observations, then end); `OracleDriver` clicks the goal box the server draws (the
+ceiling: it measures the server and its arm, not a VLM), `RandomClickDriver` random pixels (the
+floor).
 """
 from __future__ import annotations
 
@@ -132,11 +133,22 @@ class EpisodeLog:
     wall_s: float = 0.0
 
 
-class HighlightDriver:
-    """ESPIRE's episode flow with pixels read off the server's goal box."""
+class ProtocolDriver:
+    """ESPIRE's episode flow (BaseDriver, without reflection): SET_TASK; localize on the plain
+    world view up to `localizing_trials` times, else SKIP_LOCALIZATION; MOVE on the highlighted
+    world view, then after each miss on a fresh highlighted ego view, up to `moving_trials`;
+    observe, END_TASK, observe. Subclasses choose the pixels."""
+
+    name = "driver"
 
     def __init__(self, client: EspireProtocolClient, localizing_trials: int = 3, moving_trials: int = 5):
         self.c, self.loc_trials, self.move_trials = client, localizing_trials, moving_trials
+
+    def localize_pixel(self, obs: dict, task: dict) -> tuple[int, int] | None:
+        raise NotImplementedError
+
+    def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog) -> tuple[int, int] | None:
+        raise NotImplementedError
 
     def _timed(self, log: EpisodeLog, kind: str, fn):
         t0 = time.perf_counter()
@@ -146,44 +158,99 @@ class HighlightDriver:
             log.update_s.append(out["update_s"])
         return out
 
-    def _views(self, log: EpisodeLog, place: bool) -> tuple:
-        """A plain then a highlighted world view of the same state; the goal pixel between them
-        (for a placement, one where the camera sees into the area)."""
-        plain = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", False))
-        high = self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
-        h, w = plain["shape"]["row"], plain["shape"]["col"]
-        depth = proto.decode_f32(plain["depth"], h, w) if place else None
-        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth), plain, high
+    def observe(self, log: EpisodeLog, view: str, highlight: bool) -> dict:
+        return self._timed(log, "GET_OBSERVATION", lambda: self.c.observe(view, highlight))
 
     def run(self, task: dict) -> EpisodeLog:
         t0 = time.perf_counter()
         log = EpisodeLog(task["id"], task["action"])
         self._timed(log, "SET_TASK", lambda: self.c.call("SET_TASK", task_id=task["id"], rotation=[None, None, None]))
-        place = task.get("family_key", "").startswith("place:")    # shelf slots, not the table
-        px, plain, _ = self._views(log, place)
-        if px is not None:         # localize on the plain view (ESPIRE localizes without the box)
-            for _ in range(self.loc_trials):
-                log.localize_tries += 1
-                r = self._timed(log, "LOCALIZE", lambda: self.c.call("LOCALIZE", reference_uid=plain["uid"],
-                                                                      point={"row": px[0], "col": px[1]}))
-                if r["goal_met"]:
-                    log.localized = True
-                    break
+        plain = self.observe(log, "world", False)
+        for _ in range(self.loc_trials):
+            px = self.localize_pixel(plain, task)
+            if px is None:
+                break
+            log.localize_tries += 1
+            r = self._timed(log, "LOCALIZE", lambda px=px: self.c.call(
+                "LOCALIZE", reference_uid=plain["uid"], point={"row": px[0], "col": px[1]}))
+            if r["goal_met"]:
+                log.localized = True
+                break
         if not log.localized:
             self._timed(log, "SKIP_LOCALIZATION", lambda: self.c.call("SKIP_LOCALIZATION", goal=None))
+        view = "world"
+        obs = self.observe(log, view, True)
         for _ in range(self.move_trials):
-            px, _, _ = self._views(log, place)
+            px = self.move_pixel(view, obs, task, log)
             if px is None:
                 break
             log.move_tries += 1
-            r = self._timed(log, "MOVE", lambda: self.c.point("MOVE", *px))
+            r = self._timed(log, "MOVE", lambda px=px: self.c.point("MOVE", *px))
             log.statuses.append(r["status"])
             if r["goal_met"]:
                 log.moved = True
                 break
-        self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
+            view = "ego"        # ESPIRE re-plans from the wrist view after a miss
+            obs = self.observe(log, view, True)
+        self.observe(log, "world", True)
         end = self._timed(log, "END_TASK", lambda: self.c.call("END_TASK"))
         log.finish_goal = bool(end["post_state"]["execution"]["finish_goal"])
-        self._timed(log, "GET_OBSERVATION", lambda: self.c.observe("world", True))
+        self.observe(log, "world", True)
         log.wall_s = time.perf_counter() - t0
         return log
+
+
+class OracleDriver(ProtocolDriver):
+    """Clicks the goal the server marks: the centre of the box drawn on the highlighted view
+    (found by comparing it with a plain view of the same state), where the camera sees into it.
+    It needs no model, so its rate is the ceiling the server and its arm allow."""
+
+    name = "oracle"
+
+    def _goal_pixel(self, view: str, log: EpisodeLog, task: dict):
+        plain = self.observe(log, view, False)
+        high = self.observe(log, view, True)      # the last observation: a MOVE refers to it
+        place = task.get("family_key", "").startswith("place:")    # shelf slots, not the table
+        depth = proto.decode_f32(plain["depth"], plain["shape"]["row"], plain["shape"]["col"]) if place else None
+        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth)
+
+    def localize_pixel(self, obs: dict, task: dict):
+        high = self.c.observe("world", True)
+        return goal_box_pixel(proto.decode_png(obs["rgb"]), proto.decode_png(high["rgb"]))
+
+    def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog):
+        px = self._goal_pixel(view, log, task)
+        if px is None and view != "world":        # the goal out of the wrist camera's sight
+            px = self._goal_pixel("world", log, task)
+        return px
+
+
+class RandomClickDriver(ProtocolDriver):
+    """Clicks uniformly random pixels of the image it is shown (seeded): the floor a driver
+    that understands nothing reaches."""
+
+    name = "random"
+
+    def __init__(self, client: EspireProtocolClient, rng: np.random.Generator, **kw):
+        super().__init__(client, **kw)
+        self.rng = rng
+
+    def _pixel(self, obs: dict) -> tuple[int, int]:
+        return int(self.rng.integers(obs["shape"]["row"])), int(self.rng.integers(obs["shape"]["col"]))
+
+    def localize_pixel(self, obs: dict, task: dict):
+        return self._pixel(obs)
+
+    def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog):
+        return self._pixel(obs)
+
+
+DRIVERS = {"oracle": OracleDriver, "random": RandomClickDriver}
+
+
+def make_driver(name: str, client: EspireProtocolClient, seed: int = 0) -> ProtocolDriver:
+    if name not in DRIVERS:
+        raise ValueError(f"unknown driver {name!r}; expected one of {sorted(DRIVERS)}")
+    if name == "random":
+        return RandomClickDriver(client, np.random.default_rng(seed))
+    return DRIVERS[name](client)

@@ -1,22 +1,31 @@
 """One ESPIRE task in one MuJoCo world: observe, localize, move (ESPIRE's point-based action), end.
 
 The point-based action: the pixel of a MOVE is lifted to the 3D point under it (the referenced
-observation's depth and camera), and the arm acts there:
+observation's depth and camera), and the arm acts there, as ESPIRE's execution loop (supplementary,
+Algorithm 3) does; what it does stands, right or wrong:
 
 - pick: the book under the point (or the nearest within RETREAT_RADIUS_M) is grasped the way
   the ground-truth oracle grasps it (top edge of an upright book, the overhanging end of a lying
-  one) and lifted. A book outside the answer set is put back down, so the next trial starts
-  from the same table.
+  one) and lifted. A wrong book stays in the gripper: the trial and the episode fail (ESPIRE's
+  criterion: the target book is held). With nothing under the point, or the gripper already
+  full, the end-effector moves over the point (a new wrist view) when it safely can.
 - place: the held book goes into the shelf slot under the point (nearest within
   RETREAT_RADIUS_M), in the pose the task asks for; on the table (metric tasks) it is stood on
-  its long edge centred on the point. It is released only when the task's constraints already
-  hold in the hand; otherwise the arm backs out still holding it, so each of the client's
-  trials can try again (a released book could not be fetched back).
+  its long edge centred on the point. It is released there, right slot or wrong; a released book
+  is not fetched back.
 
+Rotation (SET_TASK's `rotation`): the axes named there are the driver's to choose. Each MOVE's
+`rotation_delta` turns the end-effector from its current orientation about the target book's
+axes; on a named axis the action is done at the orientation the driver reached, and the trial
+succeeds only if that is within ROTATION_TOL_DEG of the oracle's (ESPIRE A.4: tilts within +-10
+degrees). Axes not named are aligned by the server. A rotation the arm cannot reach is a failed
+trial with no motion, never a silent fallback.
+
+Replies never name the goal: no object or slot ids, no goal coordinates, no checker messages;
+`goal_met`, `status`, the distance ESPIRE's analyze reads, and what the arm did.
 `status` follows what ESPIRE's reflective driver reads: "success" (acted at the point),
-"retreat" (acted at the nearest feasible place, not the point itself), "refocus" (nothing
-feasible near the point; the arm did not move). `goal_met` is our checker (ESPIRE's criteria)
-on the state after the action; END_TASK's `finish_goal` is the checker on the final state.
+"retreat" (acted at the nearest book or slot, not at the point itself), "refocus" (nothing to
+act on at the point: at most the end-effector moved over it).
 """
 from __future__ import annotations
 
@@ -28,23 +37,24 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.primitives import back_off
-from spatial_manip.sim.arm import sim_primitives
-from spatial_manip.motion.arm_plans import ArmReach
-from spatial_manip.errors import SpatialManipError, UnreachableError
+from spatial_manip.errors import SpatialManipError
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.geometry import relations as rel
+from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement
-from spatial_manip.sim.checker import check_constraints, check_task
+from spatial_manip.sim.arm import sim_primitives
+from spatial_manip.sim.checker import check_task
 from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
 RETREAT_RADIUS_M = 0.05     # a point this close to a book / slot still selects it ("retreat")
 LIFT_M = 0.10
+HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
 OPEN_M = 0.085
-NEAR_M = 0.03               # a Cartesian move stopped this close (contact) still counts as arrived
 MAX_KEPT_OBSERVATIONS = 8   # current observations kept for LOCALIZE / MOVE references
+ROTATION_TOL_DEG = 10.0     # ESPIRE A.4's angle tolerance
 
 
 @dataclasses.dataclass
@@ -54,11 +64,23 @@ class Kept:
     version: int
 
 
+@dataclasses.dataclass
+class Action:
+    """What one MOVE did; `goal_met` is filled in from the world afterwards."""
+    status: str               # success | retreat | refocus
+    did: str                  # grasp | place | hover | none
+    message: str
+    distance: float
+    rotation_error_deg: float | None = None
+
+
 class Episode:
     def __init__(self, task: Task, scene: Scene, rotation_require: list):
         self.task, self.initial, self.rotation_require = task, scene, rotation_require
+        self.required = [a is not None for a in rotation_require]     # pitch, yaw, roll
         self.adapter = oracle.SimWorldAdapter(scene)
         self.world = self.adapter.world
+        _reseed_planner()                 # each episode plans as if the server had just started
         self.motions = sim_primitives(self.world, STOW_Q)     # the robot's primitives and planner
         self._arm = ArmReach(self.motions.plans.planner)
         if task.action == "pick" and scene.held_object() is None:
@@ -73,7 +95,8 @@ class Episode:
         self.localize_attempts = 0
         self.localization = "pending"     # pending | met | skipped
         self.moves = 0
-        self.ended = False
+        self.rotation_ok: bool | None = None   # of the grasp or release that made the current state
+        self.ended: dict | None = None    # END_TASK's reply, repeated to a second END_TASK
         self.update_s: list[float] = []   # observation renders and MOVE executions, seconds
 
     def close(self) -> None:
@@ -81,18 +104,15 @@ class Episode:
 
     # --- state --------------------------------------------------------------------------------
     def env_state(self) -> dict:
+        """The arm's state; the world is summarised without naming any object (ids would tell
+        the goal)."""
         w = self.world
         T = w.tcp_pose()
         q = Rotation.from_matrix(T[:3, :3]).as_quat()        # x, y, z, w
-        objects = {}
-        for o in w.export_scene().objects:
-            if o.category in ("book", "reference"):
-                objects[o.id] = {"category": o.category, "label": o.label,
-                                 "position": _r(o.center), "held": bool(o.held)}
         return {"robot_js": _r(w.joint_positions()), "joint_names": list(w.joint_names),
                 "wrapped_robot_ee_pos": _r(T[:3, 3]), "wrapped_robot_ee_ori": _r([q[3], q[0], q[1], q[2]]),
-                "world_info": {"frame": "robot base (z up, metres)", "held_object": w.held_object_id(),
-                               "objects": objects, "sim_time_s": round(float(w.data.time), 3)}}
+                "world_info": {"frame": "robot base (z up, metres)", "gripper_holds_object": w.held_object_id() is not None,
+                               "sim_time_s": round(float(w.data.time), 3)}}
 
     def goal(self) -> tuple[list[str], list]:
         """(object ids, boxes) the task is about: answer books (pick), target slots (place), or
@@ -103,6 +123,11 @@ class Episode:
         if t.answer:
             return [], [self.initial.get(r) for r in t.answer]
         return [], [_metric_area(t, self.initial)]
+
+    def goal_met(self) -> bool:
+        """ESPIRE's criteria on the world as it is, and the driver's rotation within tolerance."""
+        ok = check_task(self.task.to_dict(), self.world.export_scene(), self.initial).success
+        return bool(ok) and self.rotation_ok is not False
 
     def _choose_marked(self) -> tuple[list[str], list]:
         """The one goal the highlighted views mark, as ESPIRE marks "the book that needs to be
@@ -120,7 +145,7 @@ class Episode:
                     continue
             return ids[:1], []
         if t.action != "pick" and len(boxes) > 1:
-            pose = next((c["pose"] for c in t.check if c["type"] == "pose"), "upright")
+            pose = self._pose()
             fits = feasible_slots(scene, t.answer, pose) or boxes
             # the arm holding the book stands in front of the shelf: mark a slot the camera sees
             obs = views.render(self.world, "world")
@@ -128,20 +153,26 @@ class Episode:
             return [], [min(fits, key=lambda r: (-seen[r.id], rel.distance(r, scene.robot)))]
         return ids, boxes
 
+    def _pose(self) -> str:
+        return next((c["pose"] for c in self.task.check if c["type"] == "pose"), "upright")
+
     # --- requests -----------------------------------------------------------------------------
     def observe(self, uid: str, view: str, highlight: bool) -> dict:
+        """A fresh render of `view` from the world as it is now (the ego camera rides on the
+        arm, wherever the last action left it)."""
         t0 = time.perf_counter()
         obs = views.render(self.world, view)
         ids, boxes = self.marked
-        masks = [views.goal_mask(obs, ids, boxes)]
-        rgb = views.draw_goal_boxes(obs.rgb, masks, self.color_rgb) if highlight else obs.rgb
+        rgb = obs.rgb
+        if highlight:
+            rgb = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
         self._keep(uid, Kept(view, obs, self.version))
         h, w = obs.depth_m.shape
         content = {"rgb": proto.encode_png(rgb), "depth": proto.encode_f32(obs.depth_m),
                    "intrinsic": proto.encode_f32(obs.intrinsics.K), "extrinsic": proto.encode_f32(obs.T_base_cam),
                    "shape": {"row": h, "col": w}, "view": view, "highlight_goal": bool(highlight),
-                   "bbox_color": self.color_name, "goal_visible": bool(any(m.any() for m in masks)),
-                   "depth_unit": "m", "extrinsic_frame": "T_base_camera: camera (x right, y down, z forward) to robot base"}
+                   "bbox_color": self.color_name, "depth_unit": "m",
+                   "extrinsic_frame": "T_base_camera: camera (x right, y down, z forward) to robot base"}
         self.update_s.append(time.perf_counter() - t0)
         return content
 
@@ -164,32 +195,37 @@ class Episode:
 
     def move(self, kept: Kept, row: int, col: int, delta_deg: list) -> dict:
         t0 = time.perf_counter()
-        p = views.pixel_point(kept.obs, row, col)
-        seg = kept.obs.segmentation
-        clicked = kept.obs.segment_ids.get(int(seg[row, col])) if seg is not None else None
-        if self.task.action == "pick":
-            result = self._move_pick(p, clicked, delta_deg)
+        if self.goal_met():     # nothing left to do: the driver's loop may still send a MOVE
+            act = Action("success", "none", "the goal is already met; END_TASK ends the task", 0.0)
         else:
-            result = self._move_place(p, delta_deg)
-        self.moves += 1
-        self._invalidate()
+            p = views.pixel_point(kept.obs, row, col)
+            seg = kept.obs.segmentation
+            clicked = kept.obs.segment_ids.get(int(seg[row, col])) if seg is not None else None
+            act = self._move_pick(p, clicked, delta_deg) if self.task.action == "pick" else self._move_place(p, delta_deg)
+            self.moves += 1
+            self._invalidate()
+        self.update_s.append(time.perf_counter() - t0)
+        return self._reply(act)
+
+    def _reply(self, act: Action) -> dict:
         T = self.world.tcp_pose()
         q = Rotation.from_matrix(T[:3, :3]).as_quat()
-        details = {"distance": round(float(result.pop("distance")), 4), "wrapped_robot_ee_pos": _r(T[:3, 3]),
-                   "wrapped_robot_ee_ori": _r([q[3], q[0], q[1], q[2]]),
-                   "target_point": None if p is None else _r(p), **result.pop("details")}
-        self.update_s.append(time.perf_counter() - t0)
-        return {"goal_met": result["goal_met"], "status": result["status"],
+        details = {"distance": round(float(act.distance), 4), "wrapped_robot_ee_pos": _r(T[:3, 3]),
+                   "wrapped_robot_ee_ori": _r([q[3], q[0], q[1], q[2]]), "action": act.did,
+                   "holding": self.world.held_object_id() is not None, "message": act.message,
+                   "rotation_error_deg": None if act.rotation_error_deg is None else round(act.rotation_error_deg, 1)}
+        return {"goal_met": self.goal_met(), "status": act.status,
                 "post_state": {"execution": {"details": details}, "env_state": self.env_state()}}
 
     def end(self) -> dict:
-        r = check_task(self.task.to_dict(), self.world.export_scene(), self.initial)
-        self.ended = True
-        return {"goal_met": bool(r.success), "post_state": {
-            "execution": {"finish_goal": bool(r.success), "failure_category": r.failure_category,
-                          "message": r.message, "moves": self.moves},
-            "localization": {"state": self.localization, "attempts": self.localize_attempts},
-            "env_state": self.env_state()}}
+        """ESPIRE's verdict on the final state; a second END_TASK gets the same reply."""
+        if self.ended is None:
+            met = self.goal_met()
+            self.ended = {"goal_met": met, "post_state": {
+                "execution": {"finish_goal": met, "moves": self.moves},
+                "localization": {"state": self.localization, "attempts": self.localize_attempts},
+                "env_state": self.env_state()}}
+        return self.ended
 
     # --- observations -------------------------------------------------------------------------
     def _keep(self, uid: str, kept: Kept) -> None:
@@ -217,44 +253,64 @@ class Episode:
         raise proto.ProtocolError(proto.NOT_FOUND, f"no observation {uid} in this task; reference_uid must be "
                                   "the uid of a GET_OBSERVATION request sent after SET_TASK", req_uid)
 
+    # --- the oracle's action (task feasibility, in-process oracle runs) ------------------------
+    def act_on_goal(self) -> bool:
+        """Do what the oracle does, through the same actions a MOVE takes, on the marked goal
+        (the nominal rotation on every axis); whether the goal is then met."""
+        ids, boxes = self.marked
+        if self.task.action == "pick":
+            book = self.world.export_scene().get(ids[0])
+            self._grasp(self.world.export_scene(), book, "success", [0.0, 0.0, 0.0], oracle_rotation=True)
+        else:
+            p = boxes[0].center.copy()
+            if boxes[0].id == "goal_area":        # a metric area lies on the table: its top
+                p[2] -= 0.005
+            self._move_place(p, [0.0, 0.0, 0.0], oracle_rotation=True)
+        return self.goal_met()
+
+    # --- rotation -----------------------------------------------------------------------------
+    def _with_rotation(self, poses: list, R_frame: np.ndarray, centre, delta_deg, oracle_rotation: bool = False):
+        """The action's TCP poses turned as the driver asked on the axes it owns (turned about
+        `centre` in the book's frame R_frame), and the largest error on those axes (None when
+        the server aligns every axis)."""
+        if not any(self.required) or oracle_rotation:
+            return poses, None
+        now = _axis_offsets_deg(self.world.tcp_pose()[:3, :3], poses[0][:3, :3], R_frame)
+        off = [_wrap_deg(now[i] + float(delta_deg[i])) if self.required[i] else 0.0 for i in range(3)]
+        turned = [_rotated_about(T, R_frame, centre, off) for T in poses]
+        return turned, max(abs(off[i]) for i in range(3) if self.required[i])
+
     # --- pick ---------------------------------------------------------------------------------
-    def _move_pick(self, p, clicked: str | None, delta_deg) -> dict:
-        w, answer = self.world, set(self.task.answer)
-        held = w.held_object_id()
-        if held in answer:
-            raise proto.ProtocolError(proto.CONFLICT, f"the gripper already holds {held}, an answer book: the goal is "
-                                      "met; send END_TASK")
+    def _move_pick(self, p, clicked: str | None, delta_deg) -> Action:
+        w = self.world
+        if w.held_object_id() is not None:      # a wrong book stays in the hand
+            return self._hover(p, "the gripper already holds a book", grip_empty=False)
         scene = w.export_scene()
         book, status = self._pick_target(scene, p, clicked)
         if book is None:
-            return self._no_action(p, "no book at or near the point")
+            return self._hover(p, "no book at or near the point")
+        return self._grasp(scene, book, status, delta_deg)
+
+    def _grasp(self, scene: Scene, book, status: str, delta_deg, oracle_rotation: bool = False) -> Action:
+        w = self.world
         try:
             plan = oracle.plan_pick(scene, dataclasses.replace(self.task, answer=[book.id]), self._graspable)
-        except SpatialManipError as e:
-            return self._no_action(p, f"no reachable grasp of {book.id}: {e.message}")
-        T = plan.poses[1]
-        T_rot = _rotated_about(T, book.rotation, T[:3, 3], delta_deg)   # turned about the grasp point
-        if T_rot is not T and self.adapter.reachable(T_rot):
-            T = T_rot
-        elif T_rot is not T:
-            status = "retreat"      # the asked rotation has no IK solution: the nominal grasp instead
+        except SpatialManipError:
+            return Action("refocus", "none", "no reachable grasp of the book at the point; the arm did not move",
+                          self._goal_distance(book.center))
+        (T,), err = self._with_rotation([plan.poses[1]], book.rotation, plan.poses[1][:3, 3], delta_deg, oracle_rotation)
+        if err is not None and not self._graspable(T):
+            return Action("refocus", "none", "the rotation asked for is out of the arm's reach; the arm did not move",
+                          self._goal_distance(T[:3, 3]), err)
         lying = rel.book_pose_class(book) != "upright"
-        motion_error = ""
+        message = "grasped and lifted"
         try:
             self.motions.pick(T, approach_m=0.07 if lying else 0.10, lift_m=LIFT_M, scene=scene, target_id=book.id)
-        except SpatialManipError as e:      # refused by the planner, blocked, or closed on nothing: the verdict says
-            motion_error = e.message
-        held = w.held_object_id()
-        put_back = held is not None and held not in answer
-        if put_back:        # a wrong book goes back where it was taken from
-            _try_move(w, T, speed=0.1)
-            w.set_gripper(OPEN_M)
-            _try_move(w, back_off(T, 0.10))
-        verdict = check_task(self.task.to_dict(), w.export_scene(), self.initial)
-        dist = min(rel.distance_to_point(self.initial.get(i), T[:3, 3]) for i in answer)
-        return {"goal_met": bool(verdict.success), "status": status, "distance": dist,
-                "details": {"acted_on": book.id, "held": w.held_object_id(), "put_back": put_back,
-                            "message": verdict.message, "motion_error": motion_error}}
+        except SpatialManipError as e:      # refused by the planner, blocked, or closed on nothing
+            message = f"the grasp did not hold a book ({e.code.value})"
+        if w.held_object_id() is not None:
+            self.rotation_ok = err is None or err <= ROTATION_TOL_DEG
+        return Action(status, "grasp", message, self._goal_distance(T[:3, 3]), err)
 
     def _graspable(self, T, T_from=None) -> bool:
         """The oracle's grasp test: IK on the model, and a straight approach from 10 cm back along
@@ -272,75 +328,75 @@ class Episode:
             return near[0], "retreat"
         return None, "refocus"
 
-    def _no_action(self, p, why: str) -> dict:
+    def _hover(self, p, why: str, grip_empty: bool = True) -> Action:
+        """Nothing to act on at the point: the end-effector goes over it (a straight, checked
+        move; an empty gripper only, so no carried book sweeps the scene), for a new wrist view."""
+        if p is None:
+            return Action("refocus", "none", f"{why}; no depth at the point, the arm did not move",
+                          self._goal_distance(self.world.tcp_pose()[:3, 3]))
+        if grip_empty and self.world.held_object_id() is None:
+            T = self.world.tcp_pose()
+            T[:3, 3] = np.asarray(p, float) + [0.0, 0.0, HOVER_M]
+            try:
+                if self.adapter.reachable(T):
+                    self.motions.waypoints([T], scene=self.world.export_scene())
+                    return Action("refocus", "hover", f"{why}; the end-effector moved over the point",
+                                  self._goal_distance(p))
+            except SpatialManipError:
+                pass
+        return Action("refocus", "none", f"{why}; the arm did not move", self._goal_distance(p))
+
+    def _goal_distance(self, point) -> float:
+        """Metres from a point to the nearest goal (answer book, slot or metric area)."""
         ids, boxes = self.goal()
-        where = p if p is not None else self.world.tcp_pose()[:3, 3]
         goal = [self.initial.get(i) for i in ids] + boxes
-        dist = min((rel.distance_to_point(g, where) for g in goal), default=float("nan"))
-        return {"goal_met": False, "status": "refocus", "distance": dist,
-                "details": {"acted_on": None, "held": self.world.held_object_id(), "message": why}}
+        return min((_distance_to_goal(g, point) for g in goal), default=0.0)
 
     # --- place --------------------------------------------------------------------------------
-    def _move_place(self, p, delta_deg) -> dict:
+    def _move_place(self, p, delta_deg, oracle_rotation: bool = False) -> Action:
         w = self.world
         held_id = w.held_object_id()
-        if held_id is None:
-            if check_task(self.task.to_dict(), w.export_scene(), self.initial).success:
-                raise proto.ProtocolError(proto.CONFLICT, "the book is already placed and the goal is met; send END_TASK")
-            return self._no_action(p, "the gripper holds no book")
+        if held_id is None:                 # released already: the book stays where it was sent
+            return self._hover(p, "the gripper holds no book")
         if p is None:
-            return self._no_action(p, "no depth at the point (background)")
+            return Action("refocus", "none", "no depth at the point (background); the arm did not move",
+                          self._book_distance(held_id))
         scene = w.export_scene()
         T_now = w.tcp_pose()
         offset = np.linalg.inv(T_now) @ w.object_pose(held_id)
         if self.task.answer or not self.task.place_pose:
-            plan, status, label = self._slot_plan(scene, p, held_id, offset, T_now)
+            plan, status, why = self._slot_plan(scene, p, held_id, offset, T_now)
         else:
-            plan, status, label = self._table_plan(scene, p, held_id, offset, T_now)
+            plan, status, why = self._table_plan(scene, p, held_id, offset, T_now)
         if plan is None:
-            return self._no_action(p, label)
-        poses = _rotate_plan(plan.poses, plan.T_book, delta_deg)
-        if poses is not plan.poses and not all(self.adapter.reachable(T) for T in poses):
-            poses, status = plan.poses, "retreat"
-        return self._place_along(poses, held_id, status, label)
+            return Action("refocus", "none", f"{why}; the arm did not move", self._book_distance(held_id))
+        poses, err = self._with_rotation(plan.poses, plan.T_book[:3, :3], plan.T_book[:3, 3], delta_deg, oracle_rotation)
+        if err is not None and not all(self.adapter.reachable(T) for T in poses):
+            return Action("refocus", "none", "the rotation asked for is out of the arm's reach; the arm did not move",
+                          self._book_distance(held_id), err)
+        return self._place_along(poses, held_id, status, err)
 
-    def _place_along(self, poses, held_id: str, status: str, label: str) -> dict:
+    def _place_along(self, poses, held_id: str, status: str, err) -> Action:
         """The robot's place primitive (planned transit, the envelope, the planner's collision
-        checks) along (pre, at, retreat); it releases only if the task's constraints hold in
-        the hand, else backs out holding."""
+        checks) along (pre, at, retreat); it releases the book there, right place or wrong."""
         w = self.world
         pre, at, retreat = poses
         approach = at[:3, 3] - pre[:3, 3]
         d_in = float(np.linalg.norm(approach))
-        in_hand = {}
-
-        def release_if() -> bool:
-            specs = [c for c in self.task.check if c["type"] not in ("released", "held")]
-            in_hand["verdict"] = check_constraints(specs, w.export_scene(), self.initial) if specs else None
-            return in_hand["verdict"] is None or in_hand["verdict"].success
-
+        message = "placed and released"
         try:
-            result = self.motions.place(at, approach_m=d_in, retreat_m=float(np.linalg.norm(retreat[:3, 3] - at[:3, 3])),
-                                        approach_dir=approach / max(d_in, 1e-9), scene=w.export_scene(),
-                                        release_if=release_if)
-        except SpatialManipError as e:      # refused by the planner or blocked: the book stays in the hand
-            return {"goal_met": False, "status": "refocus", "distance": self._distance(held_id),
-                    "details": {"acted_on": label, "held": w.held_object_id(), "released": False,
-                                "message": f"not placed: {e.message}"}}
-        if result.object_held:
-            return {"goal_met": False, "status": status, "distance": self._distance(held_id),
-                    "details": {"acted_on": label, "held": w.held_object_id(), "released": False,
-                                "message": f"not released: {in_hand['verdict'].message}"}}
-        verdict = check_task(self.task.to_dict(), w.export_scene(), self.initial)
-        return {"goal_met": bool(verdict.success), "status": status, "distance": self._distance(held_id),
-                "details": {"acted_on": label, "held": w.held_object_id(), "released": True,
-                            "message": verdict.message}}
+            self.motions.place(at, approach_m=d_in, retreat_m=float(np.linalg.norm(retreat[:3, 3] - at[:3, 3])),
+                               approach_dir=approach / max(d_in, 1e-9), scene=w.export_scene())
+        except SpatialManipError as e:      # refused before moving, or stopped on the way
+            message = f"the place motion stopped ({e.code.value})"
+        if w.held_object_id() is None:
+            self.rotation_ok = err is None or err <= ROTATION_TOL_DEG
+            return Action(status, "place", message, self._book_distance(held_id), err)
+        return Action("refocus", "none", f"{message}; the book is still in the gripper", self._book_distance(held_id), err)
 
-    def _distance(self, held_id: str) -> float:
+    def _book_distance(self, held_id: str) -> float:
         """How far the book (where it is now) is from the nearest goal region."""
-        _, boxes = self.goal()
-        book = self.world.export_scene().get(held_id)
-        return min(_distance_to_goal(b, book.center) for b in boxes) if boxes else 0.0
+        return self._goal_distance(self.world.export_scene().get(held_id).center)
 
     def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         slots = sorted(scene.regions, key=lambda r: rel.distance_to_point(r, p))
@@ -348,14 +404,14 @@ class Episode:
             return None, "refocus", "no shelf slot at or near the point"
         slot = slots[0]
         status = "success" if rel.point_in_box(p, slot, 0.01) else "retreat"
-        pose = next((c["pose"] for c in self.task.check if c["type"] == "pose"), "upright")
+        pose = self._pose()
         # only the pose constraint: the slot is the client's choice, right or wrong
         pose_check = [c for c in self.task.check if c["type"] == "pose"]
         plan = placement.plan_slot_place(scene, [slot], pose, pose_check, held_id, offset, T_now,
                                          self.adapter.reachable)
         if plan is None:
-            return None, "refocus", f"no reachable way to put the book {pose} into {slot.id}"
-        return plan, status, slot.id
+            return None, "refocus", f"no reachable way to put the book {pose} into the slot at the point"
+        return plan, status, ""
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
@@ -379,8 +435,7 @@ class Episode:
             up[2, 3] += LIFT_M
             poses = [up, T_tcp, up.copy()]
             if all(self.adapter.reachable(T) for T in poses):
-                return placement.PlacePlan(poses, T_book, f"table at {_r(p[:2])} yaw {yaw}"), "success", \
-                    f"table at {_r(p[:2])} yaw {yaw}"
+                return placement.PlacePlan(poses, T_book, f"table yaw {yaw}"), "success", ""
         return None, "refocus", "no reachable way to stand the book at the point"
 
 
@@ -416,16 +471,6 @@ def _r(v, nd: int = 4) -> list:
     return [round(float(x), nd) for x in np.asarray(v, float).reshape(-1)]
 
 
-def _try_move(world, T, speed: float = 0.2) -> bool:
-    """A Cartesian move that counts as done when it stopped within NEAR_M (a brushed board)."""
-    try:
-        if world.move_tcp(T, speed_mps=speed):
-            return True
-    except UnreachableError:
-        return False
-    return float(np.linalg.norm(world.tcp_pose()[:3, 3] - T[:3, 3])) <= NEAR_M
-
-
 def _delta_rotation(R_frame: np.ndarray, delta_deg) -> np.ndarray | None:
     """World rotation for (pitch, yaw, roll) degrees about the axes of the frame R_frame
     (pitch about its y, yaw about its z, roll about its x); None for no rotation."""
@@ -446,11 +491,35 @@ def _rotated_about(T: np.ndarray, R_frame: np.ndarray, centre, delta_deg) -> np.
     return out
 
 
-def _rotate_plan(poses: list, T_book: np.ndarray, delta_deg) -> list:
-    """The place poses turned by the delta about the held book's centre, in the book's frame."""
-    if _delta_rotation(T_book[:3, :3], delta_deg) is None:
-        return poses
-    return [_rotated_about(T, T_book[:3, :3], T_book[:3, 3], delta_deg) for T in poses]
+PLANNER_SEED = 1
+
+
+def _reseed_planner() -> None:
+    """Restart the motion planner's random sequence (OMPL's process-wide seed generator, which
+    seeds each new planner): without it an episode's plans depend on every plan made before it
+    in the server's life. OMPL reports a re-seed as an error; it is silenced here."""
+    try:
+        from ompl import util as ou
+    except ImportError:           # another motion backend: nothing to reseed
+        return
+    level = ou.getLogLevel()
+    ou.setLogLevel(ou.LogLevel.LOG_NONE)
+    try:
+        ou.RNG.setSeed(PLANNER_SEED)
+    finally:
+        ou.setLogLevel(level)
+
+
+def _axis_offsets_deg(R_now: np.ndarray, R_goal: np.ndarray, R_frame: np.ndarray) -> list:
+    """(pitch, yaw, roll) degrees that turn R_goal into R_now about the axes of R_frame, in
+    _delta_rotation's convention (the inverse of it)."""
+    local = R_frame.T @ (R_now @ R_goal.T) @ R_frame
+    yaw, pitch, roll = Rotation.from_matrix(local).as_euler("ZYX", degrees=True)
+    return [float(pitch), float(yaw), float(roll)]
+
+
+def _wrap_deg(a: float) -> float:
+    return (a + 180.0) % 360.0 - 180.0
 
 
 def _distance_to_goal(box, point) -> float:

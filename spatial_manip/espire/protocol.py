@@ -26,11 +26,13 @@ NOT_FOUND = 404          # unknown task id or observation uid
 CONFLICT = 409           # the request does not fit the session's state (no task set, stale observation)
 INVALID = 422            # well-formed but out of range (a pixel outside the image)
 INTERNAL = 500           # the simulator raised; the server keeps serving
+TOO_LARGE = 413          # a request over MAX_MESSAGE_BYTES
 BUSY = 503               # another session is running a task
 
 REQUEST_TYPES = ("GET_TASK_LIST", "SET_TASK", "GET_OBSERVATION", "LOCALIZE", "SKIP_LOCALIZATION",
                  "MOVE", "END_TASK")
-MAX_MESSAGE_BYTES = 1 << 20          # requests are small maps; anything bigger is not ours
+MAX_MESSAGE_BYTES = 1 << 20          # requests are small maps; anything bigger is not ours (413)
+HARD_MAX_MESSAGE_BYTES = 64 << 20    # a peer sending more is disconnected by ZeroMQ, unanswered
 ROTATION_AXES = ("pitch", "yaw", "roll")   # positions in SET_TASK's `rotation` and MOVE's `rotation_delta`
 
 
@@ -53,7 +55,8 @@ class Request:
 def decode_request(raw: bytes) -> Request:
     """Parse and check the envelope; raises ProtocolError (with the uid when it could be read)."""
     if len(raw) > MAX_MESSAGE_BYTES:
-        raise ProtocolError(BAD_REQUEST, f"message of {len(raw)} bytes exceeds {MAX_MESSAGE_BYTES}")
+        raise ProtocolError(TOO_LARGE, f"request too large: {len(raw)} bytes, the limit is {MAX_MESSAGE_BYTES}; "
+                            "requests carry a few fields (points, ids), never images", peek_uid(raw))
     try:
         msg = msgpack.unpackb(raw, raw=False, strict_map_key=True)
     except (ValueError, TypeError, msgpack.exceptions.UnpackException) as e:
@@ -74,6 +77,24 @@ def decode_request(raw: bytes) -> Request:
     if not isinstance(sid, str) or not sid:
         raise ProtocolError(BAD_REQUEST, "content has no string session id 'sid'", uid)
     return Request(uid, kind, content, sid)
+
+
+def peek_uid(raw: bytes) -> str | None:
+    """The `uid` of a MessagePack map without decoding its other values (they are skipped), so
+    an oversized request can still be answered to; None when there is none to read."""
+    u = msgpack.Unpacker(max_buffer_size=len(raw) + 1, raw=False)
+    u.feed(raw)
+    try:
+        for _ in range(min(u.read_map_header(), 8)):
+            key = u.unpack()
+            if key == "uid":
+                uid = u.unpack()
+                return uid if isinstance(uid, str) and 0 < len(uid) <= 200 else None
+            u.skip()
+    except (ValueError, TypeError, msgpack.exceptions.UnpackException, msgpack.exceptions.OutOfData,
+            msgpack.exceptions.StackError):
+        return None
+    return None
 
 
 def encode_reply(uid: str | None, code: int, info: str = "", content: dict | None = None) -> bytes:

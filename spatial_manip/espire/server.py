@@ -1,19 +1,25 @@
 """The ESPIRE-protocol server: a PULL socket for requests, an XPUB socket for replies.
 
-One session (the client's `sid`) runs a task at a time. A second client is told so (503) while
-the first has a task in progress, unless the first is gone: it disconnected (its subscription
-dropped after its last request) or stayed silent for `session_timeout_s`. ESPIRE's `start()`
-opens a new client, hence a new sid, per episode; a finished episode (END_TASK) never blocks
-the next one.
+One session (the client's `sid`) runs a task at a time, and the task is that session's until it
+sends END_TASK or stays silent for `session_timeout_s`; a second session is told so (503).
+Sockets opening or closing on the reply port change nothing (any subscriber may come and go).
+ESPIRE's `start()` opens a new client, hence a new sid, per episode; a finished episode
+(END_TASK) never blocks the next one.
 
-XPUB instead of PUB (wire-compatible with the client's SUB) for two reasons: the subscription
-messages tell when a client's SUB has joined, so the first reply to a new session is not
-published before anyone listens (ZeroMQ's slow-joiner drop), and when it has left.
+XPUB instead of PUB (wire-compatible with the client's SUB): its subscription messages tell
+when a SUB has joined, so the first reply to a new session is not published before that
+session's SUB listens (ZeroMQ's slow-joiner drop: the stock client waits for a reply with no
+timeout). Such a reply waits, without blocking the server, for a subscription that joined
+shortly before the request or after it (an idle subscriber that joined long ago is not the new
+session's), at most JOIN_WAIT_S; when it went out on a join that was another client's, the next
+join within JOIN_WAIT_S sends it again (clients skip replies whose uid they did not ask for).
+Malformed input is answered at once.
 """
 from __future__ import annotations
 
 import time
 import traceback
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +29,8 @@ from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.espire.episode import Episode
 
-JOIN_WAIT_S = 0.5        # longest wait for a new session's SUB to join before the first reply
+JOIN_WAIT_S = 0.5        # longest a new session's first reply waits for its SUB to join
+RECENT_JOIN_S = 2.0      # a subscription at most this old when a new session speaks may be its own
 
 
 @dataclass
@@ -31,10 +38,9 @@ class Session:
     sid: str
     last_seen: float
     episode: Episode | None = None
-    left_at: float = 0.0          # time of the last unsubscription seen after this session spoke
 
     def in_progress(self) -> bool:
-        return self.episode is not None and not self.episode.ended
+        return self.episode is not None and self.episode.ended is None
 
 
 @dataclass
@@ -76,13 +82,15 @@ class EspireServer:
         self.log, self.verbose = log, verbose
         self.session: Session | None = None
         self.seen_sids: set[str] = set()
-        self.subscribers = 0
-        self.unclaimed = 0            # subscriptions no session has been matched with yet
+        self.joins: deque = deque()      # times of subscriptions no session has been matched with
+        self.held_replies: list = []     # (deadline, reply bytes): new sessions' first replies, unsent
+        self.sent_first: list = []       # (deadline, reply bytes): the same, sent, resent on a new join
         self.stats = Stats()
         self._episode_t0 = 0.0
         self.ctx = zmq.Context()
         self.pull = self.ctx.socket(zmq.PULL)
-        self.pull.setsockopt(zmq.MAXMSGSIZE, proto.MAX_MESSAGE_BYTES)   # a peer sending more is dropped
+        # a peer sending more than this is cut off; up to it, an oversized request gets a 413
+        self.pull.setsockopt(zmq.MAXMSGSIZE, proto.HARD_MAX_MESSAGE_BYTES)
         self.pull.setsockopt(zmq.LINGER, 0)
         self.pub = self.ctx.socket(zmq.XPUB)
         self.pub.setsockopt(zmq.XPUB_VERBOSER, 1)      # every (un)subscription, not only the first/last
@@ -100,73 +108,87 @@ class EspireServer:
             if max_episodes is not None and len(self.stats.episodes) >= max_episodes:
                 self._drain_final_requests(poller)
                 return
-            events = dict(poller.poll(200))
-            if self.pub in events:
-                self._read_subscriptions()
-            if self.pull in events:
-                self._serve_one(self.pull.recv())
+            self._poll_once(poller, 200)
+
+    def _poll_once(self, poller, timeout_ms: int) -> bool:
+        """Serve what arrived within `timeout_ms`; whether a request was served."""
+        if self.held_replies:
+            left = min(d for d, _ in self.held_replies) - time.monotonic()
+            timeout_ms = max(0, min(timeout_ms, int(1000 * left) + 1))
+        events = dict(poller.poll(timeout_ms))
+        if self.pub in events:
+            self._read_subscriptions()
+        if self.pull in events:
+            self._serve_one(self.pull.recv())
+        self._release_held(time.monotonic())
+        return self.pull in events
 
     def _drain_final_requests(self, poller, quiet_s: float = 1.0) -> None:
         """After the last episode, answer what the client still sends (ESPIRE's driver observes
         once more after END_TASK) until it has been quiet for `quiet_s`."""
         deadline = time.monotonic() + quiet_s
-        while time.monotonic() < deadline:
-            events = dict(poller.poll(50))
-            if self.pub in events:
-                self._read_subscriptions()
-            if self.pull in events:
-                self._serve_one(self.pull.recv())
+        while time.monotonic() < deadline or self.held_replies:
+            if self._poll_once(poller, 50):
                 deadline = time.monotonic() + quiet_s
 
     def _read_subscriptions(self) -> None:
         while self.pub.poll(0):
             msg = self.pub.recv()
-            if msg[:1] == b"\x01":
-                self.subscribers += 1
-                self.unclaimed += 1
-            elif msg[:1] == b"\x00":
-                self.subscribers = max(0, self.subscribers - 1)
-                self.unclaimed = min(self.unclaimed, self.subscribers)
-                if self.session is not None:
-                    self.session.left_at = time.monotonic()
+            if msg[:1] != b"\x01":
+                continue
+            now = time.monotonic()
+            self.joins.append(now)
+            if self.held_replies:          # a SUB joined: whoever waited for it can hear now
+                self.joins.popleft()
+                self._release_held(float("inf"))
+            # a first reply sent on another subscriber's join may have missed its own SUB:
+            # send it again (a client that got it skips the copy by its uid)
+            self.sent_first = [(d, r) for d, r in self.sent_first if d > now]
+            for _, reply in self.sent_first:
+                self.pub.send(reply)
+
+    def _release_held(self, now: float) -> None:
+        due = [r for d, r in self.held_replies if d <= now]
+        self.held_replies = [(d, r) for d, r in self.held_replies if d > now]
+        for reply in due:
+            self.pub.send(reply)
+
+    def _publish(self, reply: bytes, new_session: bool) -> None:
+        """Send now, or (a new session whose SUB may not have joined) once it joins."""
+        if new_session:
+            now = time.monotonic()
+            while self.joins and now - self.joins[0] > RECENT_JOIN_S:
+                self.joins.popleft()
+            if not self.joins:
+                self.held_replies.append((now + JOIN_WAIT_S, reply))
+                return
+            self.joins.popleft()
+            self.sent_first.append((now + JOIN_WAIT_S, reply))
+        self.pub.send(reply)
 
     def _serve_one(self, raw: bytes) -> None:
         t0 = time.perf_counter()
-        uid, kind, sid = None, "?", "?"
+        uid, kind, sid, new_session = None, "?", "?", False
         try:
             req = proto.decode_request(raw)
             uid, kind, sid = req.uid, req.type, req.sid
-            if sid not in self.seen_sids:
-                self._await_subscriber()
-                self.seen_sids.add(sid)
+            new_session = sid not in self.seen_sids
+            self.seen_sids.add(sid)
             content = self.handle(req)
             code, info = proto.OK, "ok"
         except proto.ProtocolError as e:
             uid = e.uid if e.uid is not None else uid
             code, info, content = e.code, e.info, {}
-            if sid == "?":       # no session to match: at least wait for someone to listen
-                self._await_subscriber(claim=False)
         except Exception as e:    # the simulator raised: answer, log, keep serving
             code, info, content = proto.INTERNAL, f"internal error in {kind}: {type(e).__name__}: {e}", {}
             self.log(traceback.format_exc())
         dt = time.perf_counter() - t0
-        self.pub.send(proto.encode_reply(uid, code, info, content))
+        self._publish(proto.encode_reply(uid, code, info, content), new_session)
         self.stats.requests += 1
         self.stats.errors += code != proto.OK
         self.stats.add(kind, dt)
         if self.verbose or code != proto.OK:
             self.log(self._progress_line(sid, kind, code, info, content, dt))
-
-    def _await_subscriber(self, claim: bool = True) -> None:
-        """A new session's SUB may not have joined yet, and a reply published before it joins is
-        lost. ESPIRE's client opens one SUB per session id: match each new sid with one
-        subscription, waiting up to JOIN_WAIT_S for it to arrive."""
-        deadline = time.monotonic() + JOIN_WAIT_S
-        while self.unclaimed == 0 and time.monotonic() < deadline:
-            if self.pub.poll(20):
-                self._read_subscriptions()
-        if claim:
-            self.unclaimed = max(0, self.unclaimed - 1)
 
     def _progress_line(self, sid, kind, code, info, content, dt) -> str:
         ep = self.session.episode if self.session is not None else None
@@ -199,7 +221,7 @@ class EspireServer:
             return self._observe(ep, req)
         if req.type == "END_TASK":
             return self._end(ep, req)
-        if ep.ended:
+        if ep.ended is not None:
             raise proto.ProtocolError(proto.CONFLICT, f"task {ep.task.id} has ended; {req.type} needs SET_TASK again", req.uid)
         if req.type == "SKIP_LOCALIZATION":
             return ep.skip_localization()
@@ -215,17 +237,19 @@ class EspireServer:
         return content
 
     def _claim(self, req: proto.Request) -> Session:
+        """The session of the request; another session's running task is its own until it ends
+        it or stays silent for session_timeout_s."""
         now = time.monotonic()
         s = self.session
         if s is not None and s.sid != req.sid:
-            gone = s.left_at > s.last_seen or now - s.last_seen > self.session_timeout_s
-            if s.in_progress() and not gone:
+            silent = now - s.last_seen > self.session_timeout_s
+            if s.in_progress() and not silent:
                 raise proto.ProtocolError(proto.BUSY, f"busy: session {s.sid[:8]} is running task {s.episode.task.id}; "
                                           "this server serves one session at a time: retry after it sends END_TASK "
-                                          "or disconnects", req.uid)
+                                          f"or has been silent for {self.session_timeout_s:.0f} s", req.uid)
             if s.in_progress():
-                self.log(f"[espire] session {s.sid[:8]} abandoned task {s.episode.task.id} "
-                         f"({'disconnected' if s.left_at > s.last_seen else 'timed out'}); serving {req.sid[:8]}")
+                self.log(f"[espire] session {s.sid[:8]} abandoned task {s.episode.task.id} (silent for "
+                         f"{now - s.last_seen:.0f} s); serving {req.sid[:8]}")
             if s.episode is not None:
                 s.episode.close()
             s = None
@@ -267,10 +291,11 @@ class EspireServer:
         return content
 
     def _end(self, ep: Episode, req: proto.Request) -> dict:
-        if ep.ended:
-            raise proto.ProtocolError(proto.CONFLICT, f"task {ep.task.id} has already ended; SET_TASK starts another",
-                                      req.uid)
+        """ESPIRE's verdict; a repeated END_TASK (the stock client sends two when it skips
+        moving) gets the same reply and counts once."""
+        first = ep.ended is None
         content = ep.end()
-        self.stats.episodes.append((ep.task.id, content["post_state"]["execution"]["finish_goal"],
-                                    time.perf_counter() - self._episode_t0))
+        if first:
+            self.stats.episodes.append((ep.task.id, content["post_state"]["execution"]["finish_goal"],
+                                        time.perf_counter() - self._episode_t0))
         return content

@@ -18,9 +18,9 @@ move with trials, a last observation, END_TASK, one more observation):
 
 What it reads of the replies: images, depth, intrinsic, extrinsic, the end-effector pose and the
 `goal_met` of its own LOCALIZE / MOVE (to stop, as ESPIRE's drivers do). It never reads
-`world_info` (object positions and labels), `goal_visible`, `bbox_color`, `click_distance_px`,
-the MOVE's `acted_on` / `distance`, or the task list's family fields: those would tell it the
-answer. They are logged, as ESPIRE's client logs every reply, for the statistics.
+`bbox_color`, `click_distance_px`, the MOVE's `distance`, or the task list's family fields: those
+would hint at the answer (the server names no goal object, slot or point in any reply). They are
+logged, as ESPIRE's client logs every reply, for the statistics.
 
 Cell knowledge: by default none, only what a model driver gets (observation + instruction), so
 the figures compare with ESPIRE's models. `workspace` (a `spatial-manip tasks` folder with the

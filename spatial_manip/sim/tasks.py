@@ -255,6 +255,11 @@ def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | N
 
 
 # --- Algorithm 1 ----------------------------------------------------------------------------------
+def default_pool_size(count: int) -> int:
+    """Scenes per scene kind for `count` tasks: count/3, within 9..45."""
+    return int(np.clip(math.ceil(count / 3), 9, 45))
+
+
 class Generator:
     """Balanced task sampling (ESPIRE Algorithm 1) over a suite's families and a scene pool."""
 
@@ -266,7 +271,7 @@ class Generator:
         self.suite, self.count, self.seed = SUITES[suite], int(count), int(seed)
         self.families = self.suite.family_list()
         self.rng = np.random.default_rng(seed)
-        n_pool = pool_size or int(np.clip(math.ceil(count / 3), 9, 45))
+        n_pool = pool_size or default_pool_size(count)
         self.pools = {k: make_pool(k, seed, n_pool) for k in {SCENE_KIND[f.action] for f in self.families}}
         self._valid: dict = {}     # (family key, scene index) -> list of (variant, evaluation)
 

@@ -34,7 +34,9 @@ def test_a_client_request_decodes_with_its_session_id():
     (_pack({"uid": "u", "type": "RESET", "content": {"sid": "s"}}), proto.BAD_REQUEST, "u", "unknown request type 'RESET'"),
     (_pack({"uid": "u", "type": "END_TASK", "content": [1]}), proto.BAD_REQUEST, "u", "'content' must be a map"),
     (_pack({"uid": "u", "type": "END_TASK", "content": {}}), proto.BAD_REQUEST, "u", "sid"),
-    (b"\x00" * (proto.MAX_MESSAGE_BYTES + 1), proto.BAD_REQUEST, None, "exceeds"),
+    (b"\x00" * (proto.MAX_MESSAGE_BYTES + 1), proto.TOO_LARGE, None, "too large"),
+    (_pack({"uid": "big", "type": "MOVE", "content": {"pad": "x" * proto.MAX_MESSAGE_BYTES, "sid": "s"}}),
+     proto.TOO_LARGE, "big", "the limit is"),
 ])
 def test_malformed_envelopes_get_a_code_and_say_why(raw, code, uid, words):
     e = _err(raw)

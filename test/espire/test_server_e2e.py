@@ -41,7 +41,7 @@ def server(tmp_path_factory, free_port):
             if "serving:" in line:
                 ready.set()
     threading.Thread(target=drain, daemon=True).start()
-    assert ready.wait(60), "".join(lines)
+    assert ready.wait(300), "".join(lines)      # generation and the feasibility filter first
     yield {"ports": ports, "lines": lines, "proc": proc}
     proc.terminate()
     proc.wait(timeout=20)
@@ -117,7 +117,7 @@ def _play(c: EspireProtocolClient, task: dict) -> dict:
         got["move"].append({"success": mv["goal_met"], "status": mv["status"], "distance": ex["distance"],
                             "wrapped_robot_ee_pos": ex["wrapped_robot_ee_pos"], "wrapped_robot_ee_ori": ex["wrapped_robot_ee_ori"],
                             "robot_js": env["robot_js"], "world_info": env["world_info"],
-                            "motion_error": ex.get("motion_error", "")})
+                            "message": ex["message"]})
         _loggable(mv)
         if mv["goal_met"]:
             break
@@ -147,7 +147,7 @@ def test_an_episode_runs_end_to_end_with_every_field_analyze_reads(server, suite
         got = _play(c, _task(c, suite))
     _assert_analyze_fields(got)
     assert got["localize"]["success"], got["localize"]
-    assert got["move"][-1]["success"] and got["move"][-1]["distance"] < 0.02, [(m["motion_error"], m["status"], m["distance"]) for m in got["move"]]
+    assert got["move"][-1]["success"] and got["move"][-1]["distance"] < 0.02, [(m["message"], m["status"], m["distance"]) for m in got["move"]]
     assert got["end_task"]["execution"]["finish_goal"], got["end_task"]["execution"]
     assert server["proc"].poll() is None
 
@@ -159,6 +159,7 @@ def _raw(c: EspireProtocolClient, raw: bytes, uid: str | None) -> dict:
 
 def test_bad_requests_get_a_code_and_a_reason_and_the_server_keeps_serving(server):
     with _client(server) as c:
+        c.call("GET_TASK_LIST")          # a message without a session is answered at once: listen first
         r = _raw(c, b"\xc1garbage", None)
         assert r["code"] == 400 and "MessagePack" in r["info"]
         r = _raw(c, msgpack.packb({"type": "END_TASK"}), None)
@@ -188,25 +189,25 @@ def test_bad_requests_get_a_code_and_a_reason_and_the_server_keeps_serving(serve
         c.call("MOVE", reference_uid=obs["uid"], point={"row": 0, "col": 0})    # the sky: refocus, no motion
         r = c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1})
         assert r["code"] == 409 and "stale" in r["info"]
-        c.call("END_TASK")
-        assert c.request("END_TASK")["code"] == 409
+        first = c.call("END_TASK")
+        assert c.call("END_TASK") == first      # ESPIRE's client sends two when it skips moving
         assert c.request("MOVE", reference_uid=obs["uid"], point={"row": 1, "col": 1})["code"] == 409
         assert len(c.call("GET_TASK_LIST")["tasks"]) == 3
     assert server["proc"].poll() is None
 
 
-def test_a_second_session_is_told_busy_and_takes_over_once_the_first_disconnects(server):
+def test_a_session_keeps_its_task_when_its_sockets_close_until_it_ends_it(server):
     a = _client(server)
     task = _task(a, "pick")
     a.call("SET_TASK", task_id=task["id"], rotation=[None, None, None])
+    sid = a.sid
     with _client(server) as b:
         r = b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None])
         assert r["code"] == 503 and "one session at a time" in r["info"]
-        a.close()                    # mid-task: its subscription drops
-        deadline = time.monotonic() + 10
-        while (r := b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None]))["code"] == 503:
-            assert time.monotonic() < deadline, r
-            time.sleep(0.1)
-        assert r["code"] == 200
+        a.close()                    # mid-task: its subscription drops, the session stays
+        time.sleep(0.5)
+        assert b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None])["code"] == 503
+        with _client(server, sid=sid) as a_again:      # the same session, new sockets
+            assert a_again.call("END_TASK")["post_state"]["execution"]["finish_goal"] is False
+        assert b.request("SET_TASK", task_id=task["id"], rotation=[None, None, None])["code"] == 200
         b.call("END_TASK")
-    assert any("abandoned" in line for line in server["lines"])

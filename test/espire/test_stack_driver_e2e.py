@@ -30,7 +30,7 @@ def evaluated(tmp_path_factory, free_port):
                                "--client-port", str(cp), "--quiet", "--max-episodes", str(COUNT)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 600     # task generation and the feasibility filter first
         for line in server.stdout:
             if "serving:" in line or time.monotonic() > deadline:
                 break

@@ -1,0 +1,67 @@
+"""The server's episodes: only tasks an oracle completes with the server's own arm.
+
+ESPIRE filters its instances with cuRobo so that every task can be done by its robot; a task
+the arm cannot do scores every driver as failing, and a benchmark of impossible tasks measures
+the arm, not the driver. Here each candidate from the task generator is played once, in its own
+world, by the oracle's action on the goal through the same Episode code a MOVE runs (grasp the
+marked book, or put the held book into the marked slot / on the metric area, with the nominal
+rotation), and kept only when ESPIRE's criteria then hold. Same seed, same kept tasks.
+"""
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.sim import tasks as gen
+
+OVERSAMPLE = 4          # candidates generated per task asked for, at most
+
+
+def oracle_completes(task, scene) -> tuple[bool, str]:
+    """Whether the oracle's action through the server's episode meets the goal; (False, why)."""
+    from spatial_manip.espire.episode import Episode
+
+    quiet = io.StringIO()
+    try:
+        with redirect_stdout(quiet), redirect_stderr(quiet):    # MuJoCo's model-compiler notes
+            ep = Episode(task, scene, [None, None, None])
+            try:
+                ok = ep.act_on_goal()
+            finally:
+                ep.close()
+    except (SpatialManipError, ValueError) as e:
+        return False, f"{type(e).__name__}: {e}"
+    return ok, "" if ok else "the oracle's action did not meet the goal"
+
+
+def feasible(items: list, log=None) -> list:
+    """The (task, scene) pairs the oracle completes, in order."""
+    kept = []
+    for task, scene in items:
+        ok, why = oracle_completes(task, scene)
+        if ok:
+            kept.append((task, scene))
+        elif log is not None:
+            log(f"[espire] dropped {task.id} ({task.family_key}): {why}")
+    return kept
+
+
+def generate_feasible(suite: str, count: int, seed: int, pool_size: int | None = None, log=None) -> list:
+    """`count` feasible tasks of a suite: the generator's sequence for a larger count (Algorithm
+    1's balance over families and levels), candidates kept in order while the oracle completes
+    them. Fewer only when OVERSAMPLE x count candidates hold fewer feasible ones (said in `log`)."""
+    pool = pool_size or gen.default_pool_size(count)
+    kept, tried = [], 0
+    for task, scene in gen.Generator(suite, OVERSAMPLE * count, seed, pool).generate():
+        tried += 1
+        ok, why = oracle_completes(task, scene)
+        if ok:
+            kept.append((task, scene))
+            if len(kept) == count:
+                break
+        elif log is not None:
+            log(f"[espire] dropped {task.id} ({task.family_key}): {why}")
+    if log is not None:
+        log(f"[espire] {len(kept)} of {tried} generated tasks are feasible for the server's arm")
+    return kept

@@ -1,0 +1,234 @@
+"""ESPIRE's rules on one episode, in-process over the server's request handler (no sockets):
+replies never name the goal, a MOVE's consequences stand (a wrong book stays held, a book sent
+to a wrong slot is released there), a MOVE after the goal is met and a second END_TASK are
+answered, SET_TASK's rotation is scored, and the same requests give the same replies."""
+import dataclasses
+import io
+import json
+import re
+import uuid
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pytest
+
+from spatial_manip.espire import feasible
+from spatial_manip.espire import protocol as proto
+from spatial_manip.espire import views
+from spatial_manip.espire.episode import ROTATION_TOL_DEG, Episode, _axis_offsets_deg
+from spatial_manip.espire.server import EspireServer
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry import relations as rel
+from spatial_manip.sim import oracle
+
+SEED = 31        # pick-31-00000: a tilted book of three; place-31-00001: the emptiest slots, two of five
+
+
+@pytest.fixture(scope="module")
+def items():
+    quiet = io.StringIO()
+    with redirect_stdout(quiet), redirect_stderr(quiet):
+        picks = feasible.generate_feasible("pick", 1, SEED, pool_size=3)
+        places = feasible.generate_feasible("place", 2, SEED, pool_size=3)
+    return {"pick": picks[0], "place": places[1]}
+
+
+@pytest.fixture()
+def server(items, free_port):
+    s = EspireServer(list(items.values()), server_port=free_port(), client_port=free_port(), verbose=False,
+                     log=lambda *_: None)
+    yield s
+    s.close()
+
+
+class Session:
+    """Requests straight into EspireServer.handle, every reply kept (as a client would log it)."""
+
+    def __init__(self, server: EspireServer):
+        self.server, self.sid, self.replies, self.last_obs = server, str(uuid.uuid4()), [], ""
+
+    def __call__(self, kind: str, **content) -> dict:
+        uid = str(uuid.uuid4())
+        try:
+            out = self.server.handle(proto.Request(uid, kind, {**content, "sid": self.sid}, self.sid))
+        except proto.ProtocolError as e:
+            out = {"code": e.code, "info": e.info}
+        self.replies.append(out)
+        if kind == "GET_OBSERVATION":
+            self.last_obs = uid
+        return out
+
+    def click(self, kind: str, rc) -> dict:
+        return self(kind, reference_uid=self.last_obs, point={"row": int(rc[0]), "col": int(rc[1])})
+
+    @property
+    def episode(self) -> Episode:
+        return self.server.session.episode
+
+
+def _text(reply: dict) -> str:
+    """A reply as ESPIRE's client logs it: binary fields dropped, the rest as JSON."""
+    def strip(d):
+        return {k: strip(v) if isinstance(v, dict) else v for k, v in d.items() if not isinstance(v, bytes)}
+    return json.dumps(strip(reply))
+
+
+def _pixel_on(ep: Episode, uid: str, ids=(), boxes=()) -> tuple[int, int]:
+    """A pixel of the kept observation `uid` on the given objects / boxes, the one nearest their
+    middle (what a driver that knows the answer would click)."""
+    obs = ep.kept[uid].obs
+    mask = views.goal_mask(obs, list(ids), list(boxes))
+    if boxes:       # a slot: where the camera sees into it
+        rows, cols = np.nonzero(mask)
+        mask = np.zeros_like(mask)
+        for r, c in zip(rows, cols):
+            p = views.pixel_point(obs, r, c)
+            mask[r, c] = p is not None and any(rel.point_in_box(p, b, 0.0) for b in boxes)
+    rows, cols = np.nonzero(mask)
+    assert len(rows), "the target is not in view"
+    k = int(np.argmin((rows - rows.mean()) ** 2 + (cols - cols.mean()) ** 2))
+    return int(rows[k]), int(cols[k])
+
+
+def _graspable_other(ep: Episode) -> str:
+    scene = ep.world.export_scene()
+    for o in scene.objects:
+        if o.category == "book" and o.id not in ep.task.answer:
+            try:
+                oracle.plan_pick(scene, dataclasses.replace(ep.task, answer=[o.id]), ep._graspable)
+                return o.id
+            except SpatialManipError:
+                continue
+    pytest.skip("no wrong book the arm can grasp in this scene")
+
+
+def _assert_no_goal_in(replies: list, task, scene) -> None:
+    goal_ids = set(task.answer)
+    goal_points = [scene.get(i).center for i in task.answer]
+    for r in replies:
+        text = _text(r)
+        for gid in goal_ids:
+            assert not re.search(rf"\b{re.escape(gid)}\b", text), (gid, text[:400])
+        for triple in _triples(r):
+            for g in goal_points:
+                assert np.linalg.norm(np.asarray(triple) - g) > 0.005, (triple, g.tolist())
+
+
+def _triples(d):
+    if isinstance(d, dict):
+        for v in d.values():
+            yield from _triples(v)
+    elif isinstance(d, (list, tuple)):
+        if len(d) == 3 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in d):
+            yield list(d)
+        for v in d:
+            yield from _triples(v)
+
+
+def test_a_wrong_pick_holds_the_wrong_book_and_no_reply_names_the_goal(server, items):
+    task, scene = items["pick"]
+    s = Session(server)
+    s("GET_TASK_LIST")
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    wrong = _graspable_other(s.episode)
+    s("GET_OBSERVATION", view="world", highlight_goal=False)
+    s.click("LOCALIZE", _pixel_on(s.episode, s.last_obs, [wrong]))
+    s.click("LOCALIZE", _pixel_on(s.episode, s.last_obs, task.answer))
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    r = s.click("MOVE", _pixel_on(s.episode, s.last_obs, [wrong]))
+    assert r["post_state"]["execution"]["details"]["action"] == "grasp"
+    assert r["post_state"]["execution"]["details"]["holding"] and not r["goal_met"]
+    assert s.episode.world.held_object_id() == wrong          # the consequence stands
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    r = s.click("MOVE", _pixel_on(s.episode, s.last_obs, task.answer))
+    assert not r["goal_met"] and s.episode.world.held_object_id() == wrong
+    assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
+    assert s("END_TASK") == s.replies[-2]          # a second END_TASK: the same answer
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def test_a_right_pick_is_met_and_a_later_move_does_not_abort_the_episode(server, items):
+    task, scene = items["pick"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    r = s.click("MOVE", _pixel_on(s.episode, s.last_obs, task.answer))
+    assert r["goal_met"] and r["status"] == "success", r["post_state"]["execution"]["details"]
+    s("GET_OBSERVATION", view="ego", highlight_goal=True)
+    ee = r["post_state"]["execution"]["details"]["wrapped_robot_ee_pos"]
+    again = s.click("MOVE", (5, 5))
+    assert again["goal_met"] and again["post_state"]["execution"]["details"]["action"] == "none"
+    assert again["post_state"]["execution"]["details"]["wrapped_robot_ee_pos"] == ee
+    assert s("END_TASK")["post_state"]["execution"]["finish_goal"]
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def test_a_book_sent_to_a_wrong_slot_is_released_there(server, items):
+    task, scene = items["place"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    ep = s.episode
+    wrong = []
+    for slot in sorted((r for r in scene.regions if r.id not in task.answer), key=lambda r: rel.distance(r, scene.robot)):
+        try:
+            wrong.append(_pixel_on(ep, s.last_obs, boxes=[slot]))
+        except AssertionError:
+            continue
+    r = None
+    for px in wrong:           # the first wrong slot the book can go into
+        r = s.click("MOVE", px)
+        if r["post_state"]["execution"]["details"]["action"] == "place":
+            break
+        s("GET_OBSERVATION", view="world", highlight_goal=True)
+    if r is None or r["post_state"]["execution"]["details"]["action"] != "place":
+        pytest.skip("no wrong slot the book fits in this scene")
+    assert not r["goal_met"] and not r["post_state"]["execution"]["details"]["holding"]
+    assert ep.world.held_object_id() is None                  # released where it was sent
+    assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def _required_delta(ep: Episode, axis: int) -> list:
+    """The rotation_delta that brings the end-effector onto the oracle's grasp on `axis`."""
+    scene = ep.world.export_scene()
+    book = scene.get(ep.marked[0][0])
+    plan = oracle.plan_pick(scene, dataclasses.replace(ep.task, answer=[book.id]), ep._graspable)
+    off = _axis_offsets_deg(ep.world.tcp_pose()[:3, :3], plan.poses[1][:3, :3], book.rotation)
+    delta = [0.0, 0.0, 0.0]
+    delta[axis] = -off[axis]
+    return delta
+
+
+@pytest.mark.parametrize("error_deg, met", [(0.0, True), (3 * ROTATION_TOL_DEG, False)])
+def test_a_required_rotation_is_scored_with_espires_tolerance(server, items, error_deg, met):
+    task, _ = items["pick"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, "yaw", None])
+    delta = _required_delta(s.episode, 1)
+    delta[1] = ((delta[1] + error_deg + 180) % 360) - 180
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    row, col = _pixel_on(s.episode, s.last_obs, task.answer)
+    r = s("MOVE", reference_uid=s.last_obs, point={"row": row, "col": col}, rotation_delta=delta)
+    d = r["post_state"]["execution"]["details"]
+    assert d["rotation_error_deg"] is not None and abs(d["rotation_error_deg"] - error_deg) < 1.0, d
+    assert r["goal_met"] is met, d
+    if not met:        # held or not (an unreachable rotation does not move the arm), never success
+        assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
+
+
+def test_the_same_requests_give_the_same_replies(server, items):
+    task, _ = items["pick"]
+
+    def play() -> list:
+        s = Session(server)
+        s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+        s("GET_OBSERVATION", view="world", highlight_goal=True)
+        wrong = _graspable_other(s.episode)
+        s.click("MOVE", _pixel_on(s.episode, s.last_obs, [wrong]))
+        s("GET_OBSERVATION", view="ego", highlight_goal=True)
+        s.click("MOVE", (200, 300))
+        s("END_TASK")
+        return [_text({k: v for k, v in r.items() if k != "update_s"}) for r in s.replies]
+
+    assert play() == play()
