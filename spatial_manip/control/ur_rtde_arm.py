@@ -6,7 +6,9 @@ raises MotionFailedError whose message is read from the controller (protective s
 emergency stop, script not running, connection lost). Recovery happens only on request
 (`recover()`: unlock the protective stop through the dashboard, re-upload the control script);
 a lost connection is re-established with bounded retries by `reconnect()`, which is also tried
-once before a NEW command. An interrupted motion is never re-sent.
+once before a NEW command. An interrupted motion is never re-sent, and before a lost link or a
+safety stop is answered the program is stopped (dashboard `stop`, then stopL/stopJ), so a
+controller that stalled mid-move brakes when it answers again instead of finishing the move.
 
 `move_path` hands a planned joint path to the controller in one piece with ur_rtde's
 `moveJ(path)`: the library writes the rows into its control script as consecutive URScript
@@ -55,6 +57,7 @@ PATH_BLEND_MAX_M = 2.0          # ur_rtde's own bound on a path row's blend (UR_
 BLEND_NEIGHBOUR_FRACTION = 0.49  # a blend stays below half the TCP distance to each neighbour
 MIN_BLEND_M = 1e-4              # a smaller blend is no blend: the arm stops at that waypoint
 SCRIPT_SIG_DIGITS = 6           # ur_rtde prints path values with C++'s default stream precision
+STOP_SEND_S = 0.5               # a stop sent over a link that stopped answering: how long to wait for it
 
 
 def _script_safe(x: float) -> float:
@@ -521,11 +524,14 @@ class URRtdeArm:
                 raise CanceledError(f"{kind} stopped on request")
             status = self.safety_status()
             if not status.connected:
+                self._stop_after_fault(kind)
                 raise MotionFailedError(f"{kind} interrupted: connection to the controller lost; it is not resumed "
                                         f"{'(reconnecting by itself)' if self._keeper else ''}: send a new goal "
                                         "once the arm is connected again")
             if not status.ok:
-                raise MotionFailedError(f"{kind} interrupted: {self._settled_status().reason()}")
+                reason = self._settled_status().reason()
+                self._stop_after_fault(kind)   # the controller stopped the program: it stays stopped
+                raise MotionFailedError(f"{kind} interrupted: {reason}")
             with self._lock:
                 st = self._ctrl.getAsyncOperationProgressEx()
                 op_id, running = st.operationId(), st.isAsyncOperationRunning()
@@ -544,6 +550,24 @@ class URRtdeArm:
     def _brake(self, kind: str):
         with self._lock:
             self._brake_locked(kind)
+
+    def _stop_after_fault(self, kind: str):
+        """Before a lost link or a safety stop is answered: stop the program and the move. The
+        dashboard's `stop` goes first: its plain socket queues it even while ur_rtde's RTDE
+        interfaces reconnect by themselves (they send nothing then), so a stalled or frozen
+        controller reads it first when it answers again and brakes instead of finishing the move.
+        Neither call is waited for longer than STOP_SEND_S: unanswered, it ends the library's
+        process, whose link is lost anyway (the keeper builds a new one)."""
+        stop_rtde = "stopJ" if kind.startswith("moveJ") else "stopL"
+        decel = self.config.stop_decel_rad_s2 if kind.startswith("moveJ") else self.config.stop_decel_m_s2
+        with self._lock:
+            for interface, method, args in ((self._dash, "stop", ()), (self._ctrl, stop_rtde, (decel,))):
+                if interface is None:
+                    continue
+                try:
+                    getattr(interface, method)(*args, timeout_s=STOP_SEND_S)
+                except RuntimeError:
+                    pass
 
     def _brake_locked(self, kind: str):
         try:

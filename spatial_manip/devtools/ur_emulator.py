@@ -13,6 +13,10 @@ The emulator reads those lines from the upload and runs them on command 45 (blen
 r > 0), reporting the running waypoint in the async progress register as the script does.
 Only movej paths are emulated: a path with movel/movep lines stops the program, named in the log.
 
+As on the controller, a program that ends (stopScript, the dashboard's `stop`, a new program
+replacing it) brakes the motion it commanded, and a frozen emulator (SIGSTOP) goes on from where
+it was when it resumes, without replaying the time it missed.
+
 Test hooks on the dashboard port (not UR commands):
   `emulator protective_stop`  halt now, raise safety bit 2, stop the script
   `emulator emergency_stop`   the same with the emergency-stop bits
@@ -126,6 +130,8 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
 
 
 DASHBOARD_PORT = 29999
+MAX_LAG_S = 0.1             # the physics loop this late: the emulator was frozen, not merely slow
+PROGRAM_STOP_DECEL = 10.0   # the arm's braking when its program ends (ur_rtde's default stopL/stopJ ramp)
 
 
 def dashboard_line(line: str, host: str = "127.0.0.1") -> str:
@@ -209,6 +215,10 @@ class URControllerEmulator:
         period = self.arm.dt
         next_t = time.monotonic()
         while not self._stop.is_set():
+            if time.monotonic() - next_t > MAX_LAG_S:
+                # the process was frozen (SIGSTOP) or starved: a controller's clock does not
+                # replay the time it missed, so the arm goes on from where it was, at its speed
+                next_t = time.monotonic()
             finished = self.arm.tick()
             with self.lock:
                 seg = self.arm.path_segment
@@ -289,7 +299,7 @@ class URControllerEmulator:
         elif cmd == self.CMD["getForwardKinematicsDefault"]:
             self.out_double[:] = list(self.arm.state()[2])
         elif cmd == self.CMD["stopScript"]:
-            self.script_running = False
+            self._program_stopped("stopScript")
         elif cmd == self.CMD["setTcp"]:
             self.arm.set_tcp(reg[:6])
         return False
@@ -315,6 +325,16 @@ class URControllerEmulator:
         motion = self.arm.move_path(self._path)
         self.log(f"move path of {len(self._path)} waypoints, blend radii {np.round(motion.blends, 4).tolist()} m")
         return not asynchronous
+
+    def _program_stopped(self, why: str):
+        """The program ends (stopScript, or a new program replaces it): the motion it commanded
+        ends with it, as on the controller, where a stopped program brakes the arm."""
+        self.script_running = False
+        if self.arm.moving:
+            self.arm.stop(PROGRAM_STOP_DECEL)
+            self.log(f"program stopped ({why}): the arm brakes")
+        if self._async_running:
+            self._write_async(-1)
 
     # ---- safety injection ----------------------------------------------------------------
     def inject(self, what: str):
@@ -485,6 +505,7 @@ class URControllerEmulator:
             if self.protective_stop or self.emergency_stop:
                 self.log(f"script of {len(script)} bytes refused: safety stop active")
                 return
+            self._program_stopped("a new program replaces it")
             self.script_running = True
             self._executing = self._busy = False
             self._path, self._path_other = path, other
@@ -535,6 +556,10 @@ class URControllerEmulator:
                 return json.dumps({"q": q.tolist(), "tcp": tcp.tolist(), "moving": self.arm.moving,
                                    "protective_stop": self.protective_stop, "script_running": self.script_running})
             return "unknown emulator command"
+        if low == "stop":   # the controller's "stop running program": the arm brakes with it
+            with self.lock:
+                self._program_stopped("dashboard stop")
+            return "Stopped"
         if low == "unlock protective stop":
             with self.lock:
                 self.protective_stop = False
@@ -554,5 +579,5 @@ class URControllerEmulator:
                    "brake release": "Brake releasing", "close safety popup": "closing safety popup",
                    "close popup": "closing popup", "programstate": "PLAYING rtde_control" if self.script_running
                    else "STOPPED <unnamed>", "running": f"Program running: {str(self.script_running).lower()}",
-                   "stop": "Stopped", "play": "Starting program", "pause": "Pausing program", "quit": "Disconnected"}
+                   "play": "Starting program", "pause": "Pausing program", "quit": "Disconnected"}
         return replies.get(low, f"could not understand: '{line}'")

@@ -1,0 +1,71 @@
+"""arm_node over the REAL ur_rtde library when its controller stalls mid-moveL (issue 35 item 4).
+
+The emulator process (`spatial-manip ur-emulator`) is frozen with SIGSTOP for 8-12 s while the arm
+runs a moveL and then resumed, like a controller (or its link) that stopped answering for a
+while. arm_node answers MOTION_FAILED within seconds; the stop it sent before answering is what
+the controller acts on when it answers again, so the arm never finishes the interrupted moveL by
+itself: after the resume it stands still until a new goal, which then works.
+ur_rtde's ports are fixed: like test_arm_reconnect_ur_rtde.py, this module runs on its own.
+"""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("rclpy")
+pytest.importorskip("rtde_control")
+
+from test_arm_reconnect_ur_rtde import down_pose, emu_state, run_goal, stack, wait_for  # noqa: E402,F401
+
+from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.ros]
+FREEZE_S = 9.0
+STILL_RAD = 0.01     # joint motion allowed after the resume: the few ticks before the queued stop is read
+
+
+def test_a_controller_frozen_mid_movel_does_not_finish_the_move_when_it_resumes(stack):
+    node, client, procs = stack
+    res, _ = run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
+    assert res.success, res.message
+    goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, speed_scale=0.1)
+    goal.waypoints = [down_pose(0.5, -0.3, 0.3)]
+    frozen = {}
+
+    def freeze_while_moving():
+        if wait_for(lambda: emu_state()["moving"], 5.0, step=0.01):
+            time.sleep(0.3)
+            frozen["q"] = np.array(emu_state()["q"])
+            os.kill(procs["emu"].pid, signal.SIGSTOP)
+            frozen["at"] = time.monotonic()
+
+    def on_phase(phase):
+        if phase == "waypoint" and not frozen:
+            frozen["started"] = True
+            threading.Thread(target=freeze_while_moving, daemon=True).start()
+
+    try:
+        res, _ = run_goal(client, goal, on_feedback=on_phase, timeout_s=FREEZE_S)
+        assert "at" in frozen, "the emulator never reported the arm moving"
+        answered_s = time.monotonic() - frozen["at"]
+        assert not res.success and res.error_code == "MOTION_FAILED", (res.error_code, res.message)
+        assert answered_s < FREEZE_S - 1.0, answered_s
+        time.sleep(max(0.0, frozen["at"] + FREEZE_S - time.monotonic()))
+    finally:
+        os.kill(procs["emu"].pid, signal.SIGCONT)
+    resumed = time.monotonic()
+    # from the joints just before the freeze (a few ms of motion before SIGSTOP landed count too)
+    travel = []
+    while time.monotonic() - resumed < 4.0:
+        travel.append(float(np.max(np.abs(np.array(emu_state()["q"]) - frozen["q"]))))
+        time.sleep(0.05)
+    state = emu_state()
+    assert not state["moving"], (state, res.message)
+    assert max(travel) < STILL_RAD, f"the arm moved {max(travel):.4f} rad after the resume without a goal"
+
+    # the next goal is served once arm_node has its link back
+    assert wait_for(lambda: run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME),
+                                     timeout_s=30)[0].success, 30.0, step=1.0)
