@@ -21,6 +21,7 @@ from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.motion.arm_plans import SUPPORT_GAP_M
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.checker import CollisionChecker
+from spatial_manip.motion.obstacle_map import ObstacleMapConfig, supported_voxels
 from spatial_manip.motion.world import CollisionWorld, support_ids
 
 TARGET_ID = "target"        # the target's id in the world when the request named no scene object
@@ -125,7 +126,10 @@ class MotionCheck:
         return CollisionWorld.from_scene(scene, cloud=cloud, voxel_m=self.config.cloud_voxel_m, T_base_tcp=T_now), scene
 
     def _clutter(self, pts: np.ndarray, target: SceneObject, q_now) -> np.ndarray:
-        pts = _thin(pts[np.all(np.isfinite(pts), axis=1)], self.config.cloud_voxel_m / 2)
+        """The depth points as supported obstacle voxels (a lone return, a flying pixel strewn
+        along its ray, is no obstacle: motion.obstacle_map), minus the target and the arm."""
+        pts, _, _ = supported_voxels(pts[np.all(np.isfinite(pts), axis=1)], None,
+                                     ObstacleMapConfig(voxel_m=self.config.cloud_voxel_m))
         pts = pts[~points_in_box(pts, target, self.config.target_clearance_m)]
         if self.config.self_filter_m > 0 and len(pts):
             pts = pts[~self.planner.robot.points_on(pts, q_now, self.config.self_filter_m)]
@@ -185,15 +189,6 @@ class MotionCheck:
             return
         report.kept.append(i)
         report.paths[i], report.approaches[i] = path, qs
-
-
-def _thin(pts: np.ndarray, cell_m: float) -> np.ndarray:
-    """One point per cell of a cell_m grid: the octree keeps voxels twice this size, so nothing
-    it would occupy is lost, and the filters below run on thousands of points, not 10^5."""
-    if len(pts) == 0:
-        return pts
-    _, first = np.unique(np.floor(pts / cell_m).astype(np.int64), axis=0, return_index=True)
-    return pts[np.sort(first)]
 
 
 def _short(message: str) -> str:

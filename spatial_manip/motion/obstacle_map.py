@@ -143,14 +143,16 @@ def grazing_pixels(depth: np.ndarray, intrinsics: CameraIntrinsics, max_angle_de
     return measurable & (cos < np.cos(np.radians(max_angle_deg)))
 
 
-def supported_voxels(pts: np.ndarray, ranges: np.ndarray, config: ObstacleMapConfig):
-    """Centroids (and mean camera range) of the voxels holding at least min_points_per_voxel
-    returns and min_neighbours occupied neighbours; and how many points were unsupported."""
+def supported_voxels(pts: np.ndarray, ranges: np.ndarray | None, config: ObstacleMapConfig):
+    """Centroids (and mean camera range, when `ranges` are given) of the voxels holding at
+    least min_points_per_voxel returns and min_neighbours occupied neighbours; and how many
+    points were unsupported. Works on any cloud (no image needed)."""
     if not len(pts):
         return np.empty((0, 3)), np.empty(0), 0
     grid = pc.VoxelGrid(pts, config.voxel_m)
     dense = grid.counts >= config.min_points_per_voxel
-    centres, voxel_range = grid.mean(pts)[dense], grid.mean(ranges)[dense]
+    centres = grid.mean(pts)[dense]
+    voxel_range = grid.mean(ranges)[dense] if ranges is not None else np.zeros(len(centres))
     linked = pc.radius_inliers(centres, radius_m=config.neighbour_radius_voxels * config.voxel_m,
                                min_neighbours=config.min_neighbours)
     kept_points = int(grid.counts[dense][linked].sum())

@@ -109,7 +109,8 @@ def test_motion_check_settings_are_validated_by_name():
 
 
 def _arm_surface(planner, q) -> np.ndarray:
-    """Points on the upper arm's and forearm's collision cylinders at q: what a camera sees of it."""
+    """Points on the upper arm's and forearm's collision cylinders at q: what a camera sees of it
+    (as densely as a depth image does: sparser returns are unsupported, no obstacle)."""
     import pinocchio as pin
 
     from spatial_manip.motion.robot import link_of
@@ -120,7 +121,7 @@ def _arm_surface(planner, q) -> np.ndarray:
     out = []
     for g, M in zip(robot.geom.geometryObjects, gdata.oMg):
         if link_of(g) in ("upper_arm_link", "forearm_link"):
-            th, z = np.meshgrid(np.linspace(0, 2 * np.pi, 24), np.linspace(-1, 1, 12) * g.geometry.halfLength)
+            th, z = np.meshgrid(np.linspace(0, 2 * np.pi, 96), np.linspace(-1, 1, 48) * g.geometry.halfLength)
             r = g.geometry.radius + 0.01                      # a depth surface just outside the primitive
             local = np.column_stack([r * np.cos(th).ravel(), r * np.sin(th).ravel(), z.ravel()])
             out.append(local @ M.rotation.T + M.translation)

@@ -114,3 +114,14 @@ def test_the_cloud_is_kept_its_clearance_away(frame):
     assert why is not None and "touches cloud (1 cloud point around" in why
     with pytest.raises(Exception, match="clearance"):
         CollisionWorld().add_cloud(point, 0.02, -0.01)
+
+
+def test_supported_voxels_keep_a_surface_and_drop_returns_strewn_along_a_ray():
+    from spatial_manip.motion.obstacle_map import supported_voxels
+
+    rng = np.random.default_rng(3)
+    wall = np.column_stack([np.full(8000, 0.6), rng.uniform(-0.1, 0.1, 8000), rng.uniform(0.0, 0.2, 8000)])
+    ray = np.outer(rng.uniform(0.2, 0.55, 60), [1.0, 0.05, 0.2])      # flying pixels between camera and wall
+    centres, _, unsupported = supported_voxels(np.vstack([wall, ray]), None, ObstacleMapConfig())
+    assert len(centres) > 50 and np.all(np.abs(centres[:, 0] - 0.6) < 0.011)
+    assert unsupported >= 50
