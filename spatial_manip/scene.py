@@ -285,6 +285,9 @@ class Scene:
             raise SceneFormatError(f"scene file {path} does not exist") from e
         except json.JSONDecodeError as e:
             raise SceneFormatError(f"scene file {path} is not valid JSON: {e}") from e
+        except RecursionError as e:    # json recurses per nesting level
+            raise SceneFormatError(f"scene file {path} is nested too deeply to be a scene "
+                                   "(thousands of levels of brackets); give a scene JSON") from e
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:

@@ -29,7 +29,8 @@ import numpy as np
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import CameraInfo, Image
 from geometry_msgs.msg import PoseStamped
@@ -107,8 +108,7 @@ class SimNode(Node):
         try:
             return Scene.load(self.p["scene_file"])
         except (SceneFormatError, OSError) as e:      # /etc/passwd, a folder, unreadable
-            raise ConfigError(f"parameter scene_file: {e}; give a scene JSON written by "
-                              "`spatial-manip tasks` or Scene.save") from e
+            raise ConfigError(f"parameter scene_file: {e} (a scene JSON as `spatial-manip tasks` writes)") from e
 
     def _sample_scene(self) -> Scene:
         try:
@@ -316,14 +316,19 @@ def _intended_contacts(task: dict | None, scene: Scene) -> set[str]:
     """The objects a task's arm may touch: every acceptable target, the held object, and what
     each rests on."""
     task = task if isinstance(task, dict) else {}
-    named = list(task.get("answer") or []) + [task.get("held")]
-    for c in task.get("check") or []:       # what the success check names (held ids, the placed object)
+    named = _listed(task.get("answer")) + [task.get("held")]
+    for c in _listed(task.get("check")):    # what the success check names (held ids, the placed object)
         if isinstance(c, dict):
-            named += list(c.get("ids") or []) + [c.get("object")]
+            named += _listed(c.get("ids")) + [c.get("object")]
     known = set(scene.ids())
     # a malformed task (ids that are not strings) only leaves the monitor stricter; the success
     # check refuses it by name
     return {s for i in named if isinstance(i, str) and i in known for s in support_ids(scene, i)}
+
+
+def _listed(value) -> list:
+    """A task field that should be a list, or nothing when it is not (a malformed task)."""
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def main(args=None) -> int:

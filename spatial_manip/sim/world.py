@@ -34,6 +34,7 @@ Headless rendering needs MUJOCO_GL=egl (or osmesa): importing spatial_manip choo
 from __future__ import annotations
 
 import copy
+import ctypes
 import functools
 import math
 import os
@@ -76,6 +77,16 @@ def _description():
     from spatial_manip.motion.robot import RobotModel, description_paths
 
     return RobotModel(*description_paths("ur5e"), T_tool0_tcp=TOOL0_TCP)
+
+
+def release_freed_memory() -> None:
+    """Hand the heap's free pages back to the system. glibc keeps what a replaced model and its
+    renderer freed, fragmented between threads: sim_node grew 634 -> 937 MB over 50 resets (issue
+    35) with a constant count of Python objects, and stayed at 520-570 MB trimming after each."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):      # not glibc: nothing to trim
+        pass
 
 
 CONTROL_DT_S = 0.02
@@ -144,6 +155,7 @@ class SimWorld:
             self._nd = mujoco.MjData(self._nominal)         # scratch data for the controller's IK
             self._index()
             self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
+        release_freed_memory()
 
     def _apply_sensing(self) -> None:
         """The episode's surface colours and arm errors on the compiled model. The controller's

@@ -149,5 +149,76 @@ def test_intended_contacts_are_the_tasks_targets_and_supports_and_survive_a_malf
     task = {"answer": ["book_1"], "check": [{"type": "held", "ids": ["book_1"]}]}
     from spatial_manip.motion.world import support_ids
     assert _intended_contacts(task, scene) == set(support_ids(scene, "book_1")) and len(support_ids(scene, "book_1")) > 1
-    for bad in (None, [], {"answer": "book_1"}, {"check": [1, None, {"ids": [3]}]}, {"held": 7}):
+    for bad in (None, [], {"answer": "book_1"}, {"check": [1, None, {"ids": [3]}, {"ids": 5}]}, {"check": 5},
+                {"held": 7}, {"answer": 5}):
         assert "book_1" not in _intended_contacts(bad, scene)
+
+
+def _nested_scene_json(levels: int = 100_000) -> str:
+    return '{"objects": ' + "[" * levels + "]" * levels + "}"      # 200 KB
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+def test_malformed_resets_are_answered_and_the_node_keeps_serving():
+    """Issue 35: three malformed ResetTask requests killed sim_node and the graph with it."""
+    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
+                             "-p", "width:=160", "-p", "height:=120", "-p", "camera_rate_hz:=2.0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    rclpy.init()
+    node = rclpy.create_node("sim_node_malformed_test")
+    try:
+        reset = node.create_client(ResetTask, "/sim/reset_task")
+        check = node.create_client(CheckSuccess, "/sim/check_success")
+        assert reset.wait_for_service(timeout_sec=90) and check.wait_for_service(timeout_sec=30)
+        scene = json.dumps(L.sample_tabletop(np.random.default_rng(0), n_books=1, poses=("flat",),
+                                             size_classes=("large",)).to_dict())
+        for task_json, scene_json, expected in [
+                ('"x"', scene, "must be a JSON object"),
+                (json.dumps({"id": "t", "answer": 5, "check": []}), scene, "field 'answer' must be list"),
+                ("", _nested_scene_json(), "nested too deeply"),
+                (json.dumps({"id": "t", "check": []}), "[1, 2]", "a scene must be a JSON object")]:
+            r = _call(node, reset, ResetTask.Request(task_json=task_json, scene_json=scene_json, seed=0))
+            assert not r.success and expected in r.message, (task_json[:40], r.message)
+        # a task whose check list is malformed is accepted, and its check answers bad_task
+        bad_check = {"id": "t2", "check": [{"type": "held", "ids": 5}]}
+        r = _call(node, reset, ResetTask.Request(task_json=json.dumps(bad_check), scene_json=scene, seed=0))
+        assert r.success and r.task_id == "t2", r.message
+        c = _call(node, check, CheckSuccess.Request())
+        assert not c.success and c.failure_category == "bad_task", c.message
+        assert proc.poll() is None, "sim_node died"
+    finally:
+        node.destroy_node()
+        rclpy.shutdown()
+        proc.terminate()
+        try:
+            out, _ = proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out = ""
+    assert "Traceback" not in out, out[-3000:]
+
+
+def test_parameters_the_node_cannot_run_with_are_refused_by_name():
+    from spatial_manip.errors import ConfigError
+    from spatial_manip.nodes.sim_node import PARAMS, _check_parameters
+
+    _check_parameters(dict(PARAMS))
+    for name, value in [("camera_rate_hz", 0.0), ("camera_rate_hz", -5.0), ("camera_rate_hz", 1e9),
+                        ("width", -640), ("height", 0), ("fovy_deg", 500.0), ("seed", -1), ("state_rate_hz", 0.0),
+                        ("home_q", [0.0, 1.0])]:
+        with pytest.raises(ConfigError, match=f"parameter {name}"):
+            _check_parameters(dict(PARAMS, **{name: value}))
+
+
+def test_a_task_record_of_the_wrong_shape_is_refused_by_field():
+    from spatial_manip.nodes.sim_node import _parse_task
+    from spatial_manip.scene import SceneFormatError
+
+    assert _parse_task("") is None and _parse_task('{"id": 3, "answer": ["b"]}')["id"] == 3
+    for text, words in [('"x"', "must be a JSON object .*, got str"), ("[1]", "got list"),
+                        ('{"answer": 5}', "field 'answer' must be list"), ('{"scene": 7}', "field 'scene'"),
+                        ('{"check": {}}', "field 'check'"), ("{", "not valid JSON"),
+                        ("[" * 100_000 + "]" * 100_000, "nested too deeply")]:
+        with pytest.raises(SceneFormatError, match=words):
+            _parse_task(text)
