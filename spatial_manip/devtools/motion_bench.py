@@ -9,6 +9,13 @@ Queries per task, as the pick-and-place runs them:
          straight insertion into the slot.
 The simulated cell has no camera stand (its camera is each scene's viewer), so arm.yaml's
 keep-out box is dropped; on shelf scenes the floor of the envelope is the floor under the shelf.
+
+The world is the generator's boxes (this times the planner, not perception). `--cloud` adds the
+depth cloud of the scene rendered from its viewer with the arm at the start pose, under the
+`--sensing` profile: `raw` every pixel (one point per 2 cm voxel), `map` the obstacle map the
+agent sends (motion.obstacle_map: flying pixels, unsupported returns and the arm dropped, with the
+sensor's clearance); in both, points on the arm's bodies (3 cm) or within the boxes' margin are
+not clutter, as in the agent.
 """
 from __future__ import annotations
 
@@ -22,7 +29,10 @@ from spatial_manip.control.config import load_arm_config
 from spatial_manip.motion.cartesian import straight_segment
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.factory import make_planner
-from spatial_manip.motion.world import CollisionWorld, support_ids
+from spatial_manip.motion.obstacle_map import build_obstacle_map, raw_points
+from spatial_manip.motion.world import CLOUD_EXPLAINED_M, CollisionWorld, support_ids
+from spatial_manip.geometry.pointcloud import voxel_downsample
+from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim import oracle
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.oracle import grasp_point
@@ -36,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=float, default=1.0, help="planning time budget per query, s (default 1.0)")
     p.add_argument("--planner-seed", type=int, default=1, help="OMPL's random seed, positive (default 1)")
     p.add_argument("--verbose", action="store_true", help="one line per query")
+    p.add_argument("--cloud", choices=["none", "raw", "map"], default="none",
+                   help="add the rendered depth cloud: none (boxes only), raw pixels, or the obstacle map")
+    sensing_mod.add_arguments(p, default="ideal")
 
 
 def _arm_config(kind: str, ground_z: float) -> dict:
@@ -48,8 +61,11 @@ def _arm_config(kind: str, ground_z: float) -> dict:
 
 
 class Bench:
-    def __init__(self, budget: float, planner_seed: int, verbose: bool):
+    def __init__(self, budget: float, planner_seed: int, verbose: bool, cloud: str = "none", sensing=None):
         self.budget, self.seed, self.verbose = budget, planner_seed, verbose
+        self.cloud, self.sensing = cloud, sensing
+        self.cloud_s: list[tuple[float, float]] = []   # building each task's cloud (map or raw): wall, CPU s
+        self._task_cloud = None
         self._planners: dict = {}
         self.rows: list[dict] = []
 
@@ -65,6 +81,7 @@ class Bench:
         ee = np.asarray(scene.extra["ee_pose"], float)
         try:
             start = _start_configuration(pl, ee)
+            self._task_cloud = self._cloud(task, scene, pl)
             if task.action == "pick":
                 reach = oracle.KinematicWorld(scene).reachable      # the oracle's poses with an IK solution
                 self._pick(pl, task, scene, start, oracle.plan_pick(scene, task, reach).poses)
@@ -78,7 +95,7 @@ class Bench:
         books = [o for o in scene.objects if o.id in task.answer]
         target = min(books, key=lambda o: float(np.linalg.norm(grasp_point(o) - poses[1][:3, 3])))
         allowed = support_ids(scene, target.id)
-        world = CollisionWorld.from_scene(scene, allowed=[target.id])
+        world = self._world(scene, allowed=[target.id])
         path = self._transit(pl, task, "pre_grasp", start, poses[0], world)
         if path is None:
             return
@@ -95,10 +112,40 @@ class Bench:
             self._transit(pl, task, "carry", q_lift[-1], T_carry, world)
 
     def _place(self, pl, task, scene, start, ee, poses) -> None:
-        world = CollisionWorld.from_scene(scene, T_base_tcp=ee)
+        world = self._world(scene, T_base_tcp=ee)
         path = self._transit(pl, task, "pre_place", start, poses[0], world)
         if path is not None:
             self._straight(pl, task, "insert", path.waypoints[-1], poses[1], world, [])
+
+    def _cloud(self, task, scene, pl):
+        """The scene's depth cloud as --cloud asks (None: boxes only) and its clearance, minus the
+        arm at the image's joints and what the scene's boxes (the held one too) explain."""
+        if self.cloud == "none":
+            return None
+        from dataclasses import replace
+
+        from spatial_manip.sim.world import SimConfig, SimWorld
+
+        with SimWorld(scene, config=SimConfig(sensing=self.sensing), seed=int(task.scene_seed)) as sim:
+            obs, q_image = sim.render(), sim.joint_positions()[:6]
+        t0, c0 = time.perf_counter(), time.process_time()
+        on_arm = lambda p: pl.robot.points_on(p, q_image, 0.03)        # noqa: E731
+        if self.cloud == "map":
+            m = build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, exclude=on_arm)
+            pts, clearance = m.points, m.clearance_m
+        else:
+            pts = raw_points(obs.depth_m, obs.intrinsics, obs.T_base_cam)
+            pts, clearance = pts[~on_arm(pts)], 0.0
+            pts = pts[voxel_downsample(pts, 0.02)]
+        self.cloud_s.append((time.perf_counter() - t0, time.process_time() - c0))
+        boxes = CollisionWorld.from_scene(scene.with_objects([replace(o, held=False) for o in scene.objects]))
+        return pts[~boxes.explains(pts, max(CLOUD_EXPLAINED_M, clearance))], clearance
+
+    def _world(self, scene, **kw) -> CollisionWorld:
+        world = CollisionWorld.from_scene(scene, **kw)
+        if self._task_cloud is not None:
+            world.add_cloud(self._task_cloud[0], 0.02, self._task_cloud[1])
+        return world
 
     def _transit(self, pl, task, phase, start, goal, world):
         t0, c0 = time.perf_counter(), time.process_time()
@@ -185,7 +232,8 @@ def _summary(rows: list[dict], with_length: bool) -> list[str]:
 
 
 def run(args) -> int:
-    bench = Bench(args.budget, args.planner_seed, args.verbose)
+    sensing = sensing_mod.from_args(args)
+    bench = Bench(args.budget, args.planner_seed, args.verbose, args.cloud, sensing)
     bench.planner("tabletop", 0.0).plan(_home(), _home(), _empty())   # load libraries before timing
     for seed in args.seeds:
         for suite in args.suites:
@@ -194,6 +242,11 @@ def run(args) -> int:
             for task, scene in items:
                 bench.run_task(task, scene)
     print(report(bench.rows))
+    if bench.cloud_s:
+        t = 1000 * np.array(bench.cloud_s)
+        print(f"\ncloud '{args.cloud}' per frame (the arm's pixels included): wall median {np.median(t[:, 0]):.0f} ms, "
+              f"CPU median {np.median(t[:, 1]):.0f} ms, p95 {np.percentile(t[:, 1], 95):.0f} ms")
+    print(f"cloud: {args.cloud}; sensing: {sensing.label}")
     print(f"\nseeds {args.seeds}, {args.count} tasks per suite and seed, budget {args.budget} s, "
           f"OMPL seed {args.planner_seed}; goal: median < 50 ms, p95 < 250 ms (wall, 2 cores). "
           f"CPU time is this process's alone: wall exceeds it when other work shares the cores.")

@@ -125,3 +125,13 @@ def test_supported_voxels_keep_a_surface_and_drop_returns_strewn_along_a_ray():
     centres, _, unsupported = supported_voxels(np.vstack([wall, ray]), None, ObstacleMapConfig())
     assert len(centres) > 50 and np.all(np.abs(centres[:, 0] - 0.6) < 0.011)
     assert unsupported >= 50
+
+
+def test_motion_bench_takes_a_cloud_and_a_sensing_profile():
+    from spatial_manip.cli import build_parser
+
+    args = build_parser(["motion-bench"]).parse_args(["motion-bench", "--cloud", "map", "--sensing", "realistic",
+                                                     "--sensing-off", "lighting"])
+    assert args.cloud == "map" and args.sensing == "realistic" and "lighting" in args.sensing_off
+    with pytest.raises(SystemExit):
+        build_parser(["motion-bench"]).parse_args(["motion-bench", "--cloud", "pixels"])
