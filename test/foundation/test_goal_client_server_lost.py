@@ -61,7 +61,8 @@ def server():
         proc.wait()
 
 
-def test_a_server_killed_mid_goal_is_noticed_within_seconds(server):
+def test_a_server_killed_mid_goal_is_noticed_within_seconds(server, monkeypatch):
+    monkeypatch.setattr(goal_client, "SERVER_LOST_S", 3.0)
     name, start = server
     proc = start(goal_s=600)
     seen = []
