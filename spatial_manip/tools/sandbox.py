@@ -1,8 +1,9 @@
 """sandbox: run a Python script in a bubblewrap sandbox the operating system enforces.
 
 The script sees a read-only root holding only /usr, the Python installation and the packages it
-may import, a private tmpfs /tmp, its own /proc and a minimal /dev; it runs as nobody with no
-capabilities, in fresh user, mount, PID, IPC, UTS, cgroup and network namespaces, in its own
+may import, a private tmpfs /tmp, its own read-only /proc and a minimal /dev; it runs as nobody with
+no capabilities (bounding set empty, no_new_privs), in fresh user, mount, PID, IPC, UTS, cgroup and
+network namespaces, in its own
 session, under rlimits on CPU time, address space, processes, open files and file size, and a
 seccomp filter (sandbox_seccomp) that refuses new processes and kernel interfaces it has no use for.
 Data goes in on stdin and comes back on stdout, both bounded. The parent kills the whole sandbox
@@ -10,6 +11,11 @@ Data goes in on stdin and comes back on stdout, both bounded. The parent kills t
 grows past its bound, and always before returning, so nothing outlives a call.
 
 There is no weaker fallback: without a working bwrap, `check_sandbox` raises SandboxUnavailable.
+
+When the caller is root, bwrap maps the sandbox's nobody to root outside the namespace (the caller's
+uid): hence the empty capability sets, the read-only /proc and everything else read-only, and the
+seccomp filter's fork ban (the kernel does not apply RLIMIT_NPROC to root). Running the stack as an
+ordinary user makes the sandbox's processes that user's, with no such caveat.
 """
 from __future__ import annotations
 
@@ -220,7 +226,10 @@ def _bwrap_argv(package_binds, tmp_mb: int) -> list[str]:
         argv += ["--ro-bind", path, path]
     if "--size" in _bwrap_help():
         argv += ["--size", str(tmp_mb << 20)]
-    argv += ["--tmpfs", "/tmp", "--proc", "/proc", "--dev", "/dev", "--chdir", "/tmp", "--clearenv",
+    # /proc read-only: a root caller's sandbox user is root outside the namespace, and the kernel lets
+    # root's uid write sysctls such as /proc/sys/kernel/core_pattern without any capability
+    argv += ["--tmpfs", "/tmp", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--chdir", "/tmp",
+             "--clearenv",
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8"]
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # one CPU-time budget
         argv += ["--setenv", var, "1"]

@@ -139,6 +139,10 @@ HOSTILE = {
     "host_files": ["open('/etc/passwd').read()", "open('/etc/shadow').read()", "open('/work/main/setup.py').read()",
                    "os.listdir('/home')", "open('/proc/1/root/etc/passwd').read()", "__import__('open3d')",
                    "__import__('rclpy')", "open('/proc/1/cwd/setup.py').read()"],
+    # opened for writing and closed at once: nothing is ever written to a kernel setting
+    "kernel_settings": [f"os.close(os.open({p!r}, os.O_WRONLY))" for p in (
+        "/proc/sys/kernel/core_pattern", "/proc/sys/vm/drop_caches", "/proc/sysrq-trigger", "/proc/self/oom_score_adj",
+        "/proc/sys/kernel/modprobe", "/proc/sys/fs/binfmt_misc/register")],
     "write_inside": ["open(numpy.__file__ + '.sm_marker', 'w').write('x')",
                      "os.mkdir(os.path.dirname(numpy.__file__) + '/sm_marker')",
                      "open('/usr/sm_marker', 'w').write('x')", "os.chmod(numpy.__file__, 0o777)",
