@@ -19,7 +19,8 @@ import threading
 
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
 
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives

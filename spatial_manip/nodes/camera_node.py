@@ -5,6 +5,9 @@ hand-eye calibration file. The core (spatial_manip.camera.realsense) owns the de
 only converts and publishes, from its own thread, so publishing never blocks capture.
 
     ros2 run spatial_manip camera_node --ros-args -p source:=file -p file_path:=run.db3
+
+`source:=none` opens no device: where realsense2_camera already publishes the images, this node
+publishes only the calibrated camera pose.
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ import time
 
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import PoseStamped
@@ -26,24 +30,12 @@ from spatial_manip.camera.types import CameraError, StampConverter
 from spatial_manip.errors import ConfigError
 from spatial_manip.nodes import convert
 from spatial_manip.geometry.calibration import load_calibration
+from spatial_manip.paths import resolve_user_file
 
-PARAMS = {  # name -> default; numbers < 0 and "" mean "leave the device's value"
-    "source": "live", "serial": "", "file_path": "", "real_time": True, "repeat_playback": False,
-    "depth_width": 640, "depth_height": 480, "color_width": 640, "color_height": 480, "fps": 30,
-    "laser_power": -1.0, "receiver_gain": -1.0, "confidence_threshold": -1.0, "visual_preset": "",
-    "temporal_filter": False, "spatial_filter": False, "hole_filling_filter": False,
-    "reconnect_initial_s": 0.5, "reconnect_max_s": 8.0,
-    "max_frame_age_s": 0.5, "calibration_file": "",
-    "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
-    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
-    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
-    "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
-    "base_frame_id": "base", "reliable": True,
-}
 
 
 def realsense_config(p: dict) -> RealSenseConfig:
-    """Node parameters -> the core's config (unset options become None)."""
+    """Node parameters -> the core's config (numbers < 0 and "" mean the device's value: None)."""
     opt = lambda v: None if v is None or (isinstance(v, (int, float)) and v < 0) or v == "" else v  # noqa: E731
     preset = opt(p["visual_preset"])
     if isinstance(preset, str) and preset.isdigit():
@@ -71,7 +63,11 @@ class CameraNode(Node):
         super().__init__("camera_node")
         # set first: a node refused half-built is still destroyed (by rclpy's shutdown)
         self._stop, self._thread, self.source = threading.Event(), None, None
-        self.p = declare_parameters(self, PARAMS)
+        self.p = declare_parameters(self)   # spatial_manip/parameters.py
+        if self.p["source"] == "none":
+            self._publish_extrinsics()
+            self.get_logger().info("ready: source none (another driver publishes the images)")
+            return
         config = realsense_config(self.p)     # refused before any publisher exists
         qos = QoSProfile(depth=5, reliability=ReliabilityPolicy.RELIABLE) if self.p["reliable"] \
             else qos_profile_sensor_data
@@ -93,7 +89,7 @@ class CameraNode(Node):
             self.get_logger().info("no calibration_file: /camera/extrinsics is not published")
             return
 
-        cal = load_calibration(self.p["calibration_file"])
+        cal = load_calibration(resolve_user_file(self.p["calibration_file"]))
         if cal.eye_in_hand:
             self.get_logger().warn("eye-in-hand calibration: the camera pose moves with the flange, so this node"
                                    " does not publish a fixed /camera/extrinsics")

@@ -18,7 +18,6 @@ config/ (the real graph passes calibration/cell.yaml).
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -28,12 +27,11 @@ from std_msgs.msg import String
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.nodes import convert
-from spatial_manip.nodes.runner import declare_parameters, spin_node
-from spatial_manip.paths import resolve_config
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
+from spatial_manip.paths import resolve_user_file
 from spatial_manip.workspace import cell_tf
 
-PARAMS = {"calibration_file": "", "model": "ur5e", "publish_robot_tf": True,
-          "joint_states_topic": "/joint_states", "description_topic": "/robot_description"}
 
 
 def tf_message_class():
@@ -59,20 +57,14 @@ def transform_stamped(parent: str, child: str, T, stamp):
     return msg
 
 
-def calibration_path(text: str) -> Path:
-    """As given, else relative to config/ (as graph files write it: calibration/cell.yaml)."""
-    p = Path(text)
-    return p if p.is_absolute() or p.exists() else resolve_config(p)
-
-
 class CellTfNode(Node):
     def __init__(self):
         super().__init__("cell_tf_node")
-        self.p = declare_parameters(self, PARAMS)
+        self.p = declare_parameters(self)   # spatial_manip/parameters.py
         if not self.p["calibration_file"]:
             raise ConfigError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
         # a CalibrationError is a ConfigError: spin_node prints it as a one-line refusal
-        cal = load_calibration(calibration_path(self.p["calibration_file"]))
+        cal = load_calibration(resolve_user_file(self.p["calibration_file"]))
         self.TFMessage = tf_message_class()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         urdf = cell_tf.calibrated_description(cal, self.p["model"])

@@ -36,34 +36,20 @@ from spatial_manip.grasping.service import GraspResult, GraspService, ServiceCon
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
-from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
 from spatial_manip.paths import params_file
 from spatial_manip.registry import make
 
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
 EXTRINSICS_WAIT_S = 1.0    # how long a request waits for extrinsics that agree (then goes on as is)
 
-PARAMS = {
-    "config_file": "", "backend": "",
-    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
-    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
-    "extrinsics_topic": "/camera/extrinsics", "scene_topic": "/spatial_manip/scene",
-    "marker_topic": "/spatial_manip/grasp_markers", "service": "/spatial_manip/propose_grasps",
-    "max_grasps": 10, "pixel_stride": 2, "max_frame_age_s": 0.0,
-    "workspace_min_m": [-0.2, -0.8, -0.05], "workspace_max_m": [1.0, 0.8, 0.8],
-    # the arm's kinematics and TCP (arm.yaml) for the IK reachability filter; "" = the default
-    # file; arm_backend picks that file's per-backend overrides (the sim's own TCP offset)
-    "arm_config_file": "", "arm_backend": "", "check_reachability": True,
-    # the motion check (grasp.yaml `motion_check`): the arm's joints, and what it publishes
-    "joint_states_topic": "/joint_states", "joint_state_max_age_s": 2.0,
-    "motion_marker_topic": "/spatial_manip/motion_markers",
-}
 
 
 class GraspNode(Node):
     def __init__(self):
         super().__init__("grasp_node")
-        self.p = p = declare_parameters(self, PARAMS)
+        self.p = p = declare_parameters(self)   # spatial_manip/parameters.py
         gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or params_file("grasp.yaml"), p["backend"])
         self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
                                          ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),

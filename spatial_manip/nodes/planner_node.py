@@ -8,12 +8,14 @@ import sys
 import json
 import threading
 import time
+from dataclasses import fields, replace
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 
-from spatial_manip.nodes.runner import declare_parameters, spin_node
+from spatial_manip.nodes.parameters import declare_parameters
+from spatial_manip.nodes.runner import spin_node
 from std_msgs.msg import String
 
 from spatial_manip.agent import Agent, AgentConfig
@@ -28,40 +30,6 @@ from spatial_manip.trace import prune_traces
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "/spatial_manip/execute_instruction"
-PARAMETERS = {
-    "color_topic": "/camera/color/image_raw",
-    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
-    "camera_info_topic": "/camera/color/camera_info",
-    "extrinsics_topic": "/camera/extrinsics",
-    "workspace_topic": "/spatial_manip/workspace",   # fixtures, slots and object catalogue (JSON scene)
-    "workspace_file": "",             # the same as a file, for a real cell
-    "workspace_ack_topic": "/spatial_manip/planner/workspace_revision",  # the revision in use (latched)
-    "tcp_topic": "/tcp_pose_broadcaster/pose",
-    "joint_states_topic": "/joint_states",   # the arm's joints: its own pixels are left out of each look
-    "segmentation_topic": "/sim/segmentation",  # used by the ground_truth segmenter only
-    "image_qos": "sensor_data",       # sensor_data (best effort: matches any driver) | reliable
-    "observation_timeout_s": 5.0,     # how long a goal waits for a synchronized RGB-D pair
-    "max_skew_s": 0.05,               # colour/depth stamps further apart are not a pair
-    "segmenter": "classical",         # perception backend (see spatial_manip.perception); "" = perception.yaml's
-    "perception_config_file": "",     # the segmenters' settings ("" = config/params/perception.yaml)
-    "planner": "program",             # reasoning backend (see spatial_manip.reasoning)
-    "unnamed_frame": "intrinsic",     # program planner: left/right of a reference whose front was only
-                                      # assumed, when the words name no frame: intrinsic | viewer | ask
-    "grasp_service": "/spatial_manip/propose_grasps",
-    "grasp_timeout_s": 10.0,
-    "max_grasp_tries": 5,             # top-k grasps tried before GRASP_FAILED
-    "home_before_perceiving": True,   # MOTION_HOME (the arm out of view) before each look, unless holding
-    "arm_config_file": "",            # arm.yaml for the place-pose IK check ("" = the default file)
-    "arm_backend": "",                # that file's per-backend overrides (sim: the model's TCP)
-    "arm_action": "/spatial_manip/arm_motion",
-    "motion_timeout_s": 60.0,
-    "arm_lost_after_s": 3.0,          # no TCP pose for this long during a motion: the arm server is gone
-    "default_max_attempts": 3,        # attempts (with reflection) for a goal that leaves max_attempts at 0
-    "verify_tolerance_m": 0.03,       # ESPIRE: within 3 cm of the expected position
-    "trace_dir": "traces",            # one sub-directory per goal
-    "trace_keep_goals": 200,          # the newest goals' traces kept under trace_dir (0: every one)
-    "trace_keep_mb": 0.0,             # and at most this many MB of them (0: no limit)
-}
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -73,7 +41,7 @@ class PlannerNode(Node):
     def __init__(self):
         super().__init__("planner_node")
         self.group = ReentrantCallbackGroup()
-        self.p = declare_parameters(self, PARAMETERS)
+        self.p = declare_parameters(self, on_change=self._on_parameter)   # spatial_manip/parameters.py
         if self.p["segmenter"]:
             _one_of("segmenter", self.p["segmenter"], backend_names("segmenter"))
         self.p["segmenter"], segmenter_config = load_segmenter_config(
@@ -95,6 +63,13 @@ class PlannerNode(Node):
             goal_callback=lambda _goal: GoalResponse.ACCEPT,
             cancel_callback=self._on_cancel, callback_group=self.group)
         self.get_logger().info(f"ready: {ACTION_NAME}")
+
+    def _on_parameter(self, name: str, value) -> None:
+        """A run-time change (`ros2 param set`): the ports read self.p at each use; the agent's
+        own settings are a frozen copy, replaced here."""
+        if name in {f.name for f in fields(AgentConfig)}:
+            self.agent.config = replace(self.agent.config, **{name: value})
+        self.get_logger().info(f"parameter {name} set to {value!r}")
 
     def _on_cancel(self, _goal_handle) -> CancelResponse:
         self._cancel.set()

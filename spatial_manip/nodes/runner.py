@@ -10,8 +10,8 @@ import time
 from typing import Callable
 
 import rclpy
-from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.action import ActionClient as _RclpyActionClient
+from rclpy.clock import Clock, ClockType
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor, SingleThreadedExecutor
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
@@ -51,7 +51,9 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
         executor.add_node(node)
         if finish is not None:
-            node.create_timer(WAKE_S, lambda: None)
+            # on the steady clock: with use_sim_time and no /clock a ROS-time timer never fires,
+            # and the executor would never wake to notice Ctrl-C
+            node.create_timer(WAKE_S, lambda: None, clock=Clock(clock_type=ClockType.STEADY_TIME))
         executor.spin()
     except (SpatialManipError, ParameterException) as e:
         if node is not None:
@@ -116,31 +118,6 @@ def refusal(name: str, e: Exception) -> str:
     else:                       # rclpy's own: a parameter of the wrong type
         text = f"{name}: refused to start: {e}"
     return " ".join(text.split())
-
-
-def declare_parameters(node, params: dict) -> dict:
-    """Declare `params` (name -> default) and return their values. A float's parameter may be
-    given as an integer (`-p rate:=2`); a parameter the node does not have (a misspelt name in a
-    params file, which ROS would ignore) or a value of the wrong type is a ConfigError."""
-    for name, default in params.items():
-        # dynamic typing: `-p observation_timeout_s:=2` arrives as an integer
-        node.declare_parameter(name, default, ParameterDescriptor(dynamic_typing=isinstance(default, float)))
-    values = {name: node.get_parameter(name).value for name in params}
-    for name, value in values.items():
-        if isinstance(params[name], float) and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            raise ConfigError(f"parameter {name}{_given_in()}: {value!r} is not a number")
-    # rclpy keeps the overrides privately: the only way to see a name nobody declared
-    unknown = sorted(n for n in getattr(node, "_parameter_overrides", {}) if not node.has_parameter(n))
-    if unknown:
-        raise ConfigError(f"unknown parameter {unknown[0]}{_given_in()} (value "
-                          f"{node._parameter_overrides[unknown[0]].value!r}); known: {', '.join(sorted(params))}")
-    return values
-
-
-def _given_in() -> str:
-    """' (params file F)' when the command line names one: where a wrong parameter came from."""
-    files = [sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--params-file"]
-    return f" (params file {', '.join(files)}, or -p)" if files else ""
 
 
 def _raise_interrupt(signum, _frame):

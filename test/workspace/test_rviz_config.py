@@ -18,13 +18,13 @@ def _displays(kind: str) -> list[dict]:
 
 
 def test_fixed_frame_and_robot_model_follow_cell_tf_node():
-    from spatial_manip.nodes.cell_tf_node import PARAMS
+    from spatial_manip.parameters import defaults
     from spatial_manip.workspace.cell_tf import CAMERA_JOINTS
 
     assert _config()["Global Options"]["Fixed Frame"] == CAMERA_JOINTS["eye_to_hand"][0] == "base"
     (robot,) = _displays("RobotModel")
     assert robot["Description Source"] == "Topic"
-    assert robot["Description Topic"]["Value"] == PARAMS["description_topic"]
+    assert robot["Description Topic"]["Value"] == defaults("cell_tf_node")["description_topic"]
     assert robot["Description Topic"]["Durability Policy"] == "Transient Local"   # published once, latched
 
 
@@ -42,8 +42,9 @@ def test_camera_displays_use_the_camera_topics():
 def test_marker_displays_are_the_grasp_node_and_arm_server_topics():
     pytest.importorskip("rclpy")
     from spatial_manip.nodes.arm_server import MARKER_TOPIC
-    from spatial_manip.nodes.grasp_node import PARAMS
+    from spatial_manip.parameters import defaults
 
     topics = {d["Topic"]["Value"]: d["Topic"]["Durability Policy"] for d in _displays("MarkerArray")}
+    PARAMS = defaults("grasp_node")
     assert topics == {PARAMS["marker_topic"]: "Transient Local", PARAMS["motion_marker_topic"]: "Transient Local",
                       MARKER_TOPIC: "Transient Local"}

@@ -1,0 +1,215 @@
+"""Every node's ROS parameters, declared once: name, default (its type), allowed range or choices,
+a description, and whether it may change while the node runs. The nodes declare them from here
+(spatial_manip.nodes.parameters: descriptors, read-only flags, on-set validation) and the
+parameter reference can be generated from it: `python -m spatial_manip.parameters` prints it
+as Markdown. Plain data: no ROS import.
+
+A parameter that is not `runtime` is read once at start-up and is read-only afterwards; a
+`runtime` one takes effect at the node's next use of it (the next goal, request or frame)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+INF = math.inf
+SIM_STOW_Q = [0.0, 0.5, 1.0, -3.0, 0.0, 0.0]   # spatial_manip.sim.world.STOW_Q (a test keeps them equal)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: Any
+    description: str
+    range: tuple[float, float] | None = None     # inclusive bounds of a number (or of each list item)
+    choices: tuple[str, ...] = ()                # the values a string may take ("" included only if listed)
+    runtime: bool = False                        # may be set while the node runs
+
+    @property
+    def type_name(self) -> str:
+        d = self.default
+        if isinstance(d, bool):
+            return "bool"
+        if isinstance(d, list):
+            return f"{type(d[0]).__name__}[]" if d else "string[]"
+        return {int: "int", float: "double", str: "string"}[type(d)]
+
+    def problem(self, value) -> str | None:
+        """Why `value` is not allowed (None: it is)."""
+        items = value if isinstance(value, (list, tuple)) else [value]
+        if self.range is not None:
+            lo, hi = self.range
+            bad = [v for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)
+                   and not (lo <= v <= hi)]
+            if bad:
+                return f"{bad[0]!r} is outside [{_num(lo)}, {_num(hi)}]"
+        if self.choices and value not in self.choices:
+            return f"{value!r} is not one of {', '.join(repr(c) for c in self.choices)}"
+        return None
+
+
+def _num(x: float) -> str:
+    return "inf" if x == INF else "-inf" if x == -INF else f"{x:g}"
+
+
+POSITIVE = (1e-9, INF)
+NON_NEGATIVE = (0.0, INF)
+
+NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
+    "planner_node": (
+        Param("color_topic", "/camera/color/image_raw", "colour image (rgb8), realsense2_camera's name"),
+        Param("depth_topic", "/camera/aligned_depth_to_color/image_raw", "depth aligned to colour (16UC1 mm)"),
+        Param("camera_info_topic", "/camera/color/camera_info", "intrinsics of the colour image"),
+        Param("extrinsics_topic", "/camera/extrinsics", "base<-camera pose (latched PoseStamped)"),
+        Param("workspace_topic", "/spatial_manip/workspace", "the cell's fixtures, slots and catalogue (JSON scene, latched)"),
+        Param("workspace_file", "", "the same as a file, for a real cell (\"\": the topic's)"),
+        Param("workspace_ack_topic", "/spatial_manip/planner/workspace_revision", "the workspace revision in use (latched)"),
+        Param("tcp_topic", "/tcp_pose_broadcaster/pose", "the arm's TCP pose, as the UR driver publishes it"),
+        Param("joint_states_topic", "/joint_states", "the arm's joints: its own pixels are left out of each look"),
+        Param("segmentation_topic", "/sim/segmentation", "simulator segmentation (the ground_truth segmenter only)"),
+        Param("image_qos", "sensor_data", "image subscriptions' QoS: sensor_data (best effort, matches any "
+              "driver) or reliable", choices=("sensor_data", "reliable")),
+        Param("observation_timeout_s", 5.0, "how long a goal waits for a synchronized RGB-D pair", POSITIVE, runtime=True),
+        Param("max_skew_s", 0.05, "colour/depth stamps further apart are not a pair", NON_NEGATIVE),
+        Param("segmenter", "classical", "perception backend (\"\": perception.yaml's)"),
+        Param("perception_config_file", "", "the segmenters' settings (\"\": config/params/perception.yaml)"),
+        Param("planner", "program", "reasoning backend: program | openai | transformers"),
+        Param("unnamed_frame", "intrinsic", "left/right of a reference whose front was only assumed, when the "
+              "words name no frame", choices=("intrinsic", "viewer", "ask")),
+        Param("grasp_service", "/spatial_manip/propose_grasps", "grasp_node's ProposeGrasps service"),
+        Param("grasp_timeout_s", 10.0, "how long a grasp request may take", POSITIVE, runtime=True),
+        Param("max_grasp_tries", 5, "top-k grasps tried before GRASP_FAILED", (1, 100), runtime=True),
+        Param("home_before_perceiving", True, "move the arm out of view before each look (unless holding)", runtime=True),
+        Param("arm_config_file", "", "arm.yaml for the place-pose IK check (\"\": the default file)"),
+        Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
+        Param("arm_action", "/spatial_manip/arm_motion", "the ArmMotion action server (arm_node or sim_node)"),
+        Param("motion_timeout_s", 60.0, "longest single motion before it is stopped", POSITIVE, runtime=True),
+        Param("arm_lost_after_s", 3.0, "no TCP pose for this long during a motion: the arm server is gone",
+              POSITIVE, runtime=True),
+        Param("default_max_attempts", 3, "attempts (with reflection) for a goal that leaves max_attempts at 0",
+              (1, 20), runtime=True),
+        Param("verify_tolerance_m", 0.03, "a placed object within this of the expected position succeeds "
+              "(ESPIRE: 3 cm)", (0.001, 0.5), runtime=True),
+        Param("trace_dir", "traces", "one sub-directory per goal"),
+        Param("trace_keep_goals", 200, "the newest goals' traces kept under trace_dir (0: every one)",
+              (0, 2**31 - 1), runtime=True),
+        Param("trace_keep_mb", 0.0, "and at most this many MB of them (0: no limit)", NON_NEGATIVE, runtime=True),
+    ),
+    "grasp_node": (
+        Param("config_file", "", "grasp.yaml (\"\": config/params/grasp.yaml)"),
+        Param("backend", "", "grasp proposer: antipodal | contact_graspnet | anygrasp (\"\": grasp.yaml's)"),
+        Param("depth_topic", "/camera/aligned_depth_to_color/image_raw", "depth aligned to colour (16UC1 mm)"),
+        Param("depth_info_topic", "/camera/aligned_depth_to_color/camera_info", "its intrinsics"),
+        Param("extrinsics_topic", "/camera/extrinsics", "base<-camera pose (latched PoseStamped)"),
+        Param("scene_topic", "/spatial_manip/scene", "the planner's latest scene (latched)"),
+        Param("marker_topic", "/spatial_manip/grasp_markers", "MarkerArray of the proposed grasps"),
+        Param("service", "/spatial_manip/propose_grasps", "the ProposeGrasps service this node serves"),
+        Param("max_grasps", 10, "grasps returned at most", (1, 1000)),
+        Param("pixel_stride", 2, "depth pixels sampled every this many", (1, 32)),
+        Param("max_frame_age_s", 0.0, "refuse older depth (0: any age)", NON_NEGATIVE),
+        Param("workspace_min_m", [-0.2, -0.8, -0.05], "grasps outside this box (base frame) are dropped", (-5.0, 5.0)),
+        Param("workspace_max_m", [1.0, 0.8, 0.8], "upper corner of that box", (-5.0, 5.0)),
+        Param("arm_config_file", "", "arm.yaml for the IK reachability filter (\"\": the default file)"),
+        Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
+        Param("check_reachability", True, "keep only grasps the arm reaches (IK)"),
+        Param("joint_states_topic", "/joint_states", "the arm's joints, for the motion check"),
+        Param("joint_state_max_age_s", 2.0, "older joints are unknown (the check is skipped)", NON_NEGATIVE, runtime=True),
+        Param("motion_marker_topic", "/spatial_manip/motion_markers", "collision bodies and the best grasp's path"),
+    ),
+    "camera_node": (
+        Param("source", "live", "live (a RealSense on USB), file (an SDK recording) or none (another driver "
+              "publishes the images: only the calibrated pose is published)", choices=("live", "file", "none")),
+        Param("serial", "", "device serial (\"\": the first found)"),
+        Param("file_path", "", "the recording (.bag, or .db3 from pyrealsense2 >= 2.55) for source file"),
+        Param("real_time", True, "file playback at recorded speed (false: every frame, as fast as published)"),
+        Param("repeat_playback", False, "loop the recording"),
+        Param("depth_width", 640, "depth stream width (px)", (1, 4096)),
+        Param("depth_height", 480, "depth stream height (px)", (1, 4096)),
+        Param("color_width", 640, "colour stream width (px)", (1, 4096)),
+        Param("color_height", 480, "colour stream height (px)", (1, 4096)),
+        Param("fps", 30, "stream rate (Hz)", (1, 300)),
+        Param("laser_power", -1.0, "L515 laser power (< 0: the device's)"),
+        Param("receiver_gain", -1.0, "L515 receiver gain (< 0: the device's)"),
+        Param("confidence_threshold", -1.0, "L515 confidence threshold (< 0: the device's)"),
+        Param("visual_preset", "", "device preset name or number (\"\": the device's)"),
+        Param("temporal_filter", False, "librealsense temporal filter"),
+        Param("spatial_filter", False, "librealsense spatial filter"),
+        Param("hole_filling_filter", False, "librealsense hole-filling filter"),
+        Param("reconnect_initial_s", 0.5, "first back-off after the camera disappears", POSITIVE),
+        Param("reconnect_max_s", 8.0, "longest back-off", POSITIVE),
+        Param("max_frame_age_s", 0.5, "older frames are counted and not published", POSITIVE, runtime=True),
+        Param("calibration_file", "", "hand-eye YAML: publishes the camera pose (relative: under config/)"),
+        Param("color_topic", "/camera/color/image_raw", "colour image topic"),
+        Param("color_info_topic", "/camera/color/camera_info", "colour intrinsics topic"),
+        Param("depth_topic", "/camera/aligned_depth_to_color/image_raw", "aligned depth topic"),
+        Param("depth_info_topic", "/camera/aligned_depth_to_color/camera_info", "aligned depth intrinsics topic"),
+        Param("extrinsics_topic", "/camera/extrinsics", "base<-camera pose (latched)"),
+        Param("color_frame_id", "camera_color_optical_frame", "frame of the images"),
+        Param("base_frame_id", "base", "frame of the camera pose"),
+        Param("reliable", True, "reliable QoS (false: sensor-data, best effort, as realsense2_camera)"),
+    ),
+    "cell_tf_node": (
+        Param("calibration_file", "", "hand-eye YAML (required; relative: under config/)"),
+        Param("model", "ur5e", "arm model of the published description", choices=("ur5", "ur5e")),
+        Param("publish_robot_tf", True, "also publish the arm's TF from /joint_states and its fixed joints "
+              "(false where robot_state_publisher runs)"),
+        Param("joint_states_topic", "/joint_states", "the arm's joints"),
+        Param("description_topic", "/robot_description", "where the URDF is published (latched)"),
+    ),
+    "arm_node": (
+        Param("config_file", "", "arm.yaml (\"\": config/params/arm.yaml)"),
+        Param("arm.backend", "", "ur_rtde | sim (\"\": arm.yaml's)", choices=("", "ur_rtde", "sim", "joint_trajectory")),
+        Param("arm.host", "", "the UR controller's address (\"\": arm.yaml's)"),
+        Param("state_rate_hz", 50.0, "/joint_states and TCP pose rate", (0.1, 500.0)),
+        Param("frame_id", "base", "frame of the published TCP pose"),
+        Param("reconnect_max_delay_s", 0.0, "longest back-off re-connecting the controller (0: arm.yaml's)",
+              NON_NEGATIVE),
+    ),
+    "sim_node": (
+        Param("scene_file", "", "a scene JSON (overrides scene_kind)"),
+        Param("scene_kind", "tabletop", "generated scene when scene_file is empty: tabletop | shelf"),
+        Param("seed", 0, "scene and noise seed", (0, 2**31 - 1)),
+        Param("tasks_dir", "", "where relative 'scene' paths of ResetTask task records resolve"),
+        Param("width", 640, "rendered image width (px)", (16, 4096)),
+        Param("height", 480, "rendered image height (px)", (16, 4096)),
+        Param("fovy_deg", 43.3, "vertical field of view (L515 colour at 640x480)", (1.0, 179.0)),
+        Param("sensing", "realistic", "how far the simulated cell is from ideal (sim/sensing.py)",
+              choices=("ideal", "realistic", "harsh")),
+        Param("sensing_off", "", "sensing effects switched off by name, comma-separated"),
+        Param("camera_rate_hz", 5.0, "rendered frames per second", (0.1, 60.0)),
+        Param("state_rate_hz", 30.0, "/joint_states and TCP pose rate", (0.1, 500.0)),
+        Param("arm_config_file", "", "arm.yaml with its arm.sim.overrides (\"\": the default file)"),
+        Param("home_q", SIM_STOW_Q, "MOTION_HOME joints (rad): the arm out of the camera's view",
+              (-2 * math.pi, 2 * math.pi)),
+        Param("color_topic", "/camera/color/image_raw", "colour image topic"),
+        Param("color_info_topic", "/camera/color/camera_info", "colour intrinsics topic"),
+        Param("depth_topic", "/camera/aligned_depth_to_color/image_raw", "aligned depth topic"),
+        Param("depth_info_topic", "/camera/aligned_depth_to_color/camera_info", "aligned depth intrinsics topic"),
+        Param("extrinsics_topic", "/camera/extrinsics", "base<-camera pose (latched)"),
+        Param("color_frame_id", "camera_color_optical_frame", "frame of the images"),
+        Param("base_frame_id", "base", "frame of the camera pose and TCP"),
+    ),
+}
+
+
+def defaults(node: str) -> dict[str, Any]:
+    return {p.name: p.default for p in NODE_PARAMETERS[node]}
+
+
+def markdown() -> str:
+    """The parameter reference, one table per node."""
+    out = []
+    for node, params in NODE_PARAMETERS.items():
+        out += [f"### {node}", "", "| parameter | type | default | allowed | runtime | description |",
+                "| --- | --- | --- | --- | --- | --- |"]
+        for p in params:
+            allowed = (f"[{_num(p.range[0])}, {_num(p.range[1])}]" if p.range else
+                       " \\| ".join(c or '""' for c in p.choices))
+            out.append(f"| `{p.name}` | {p.type_name} | `{p.default!r}` | {allowed} | "
+                       f"{'yes' if p.runtime else 'no (read-only)'} | {p.description} |")
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    print(markdown())
