@@ -48,7 +48,7 @@ def _sandbox_processes(owner: int | None = None) -> list[int]:
 @pytest.fixture(autouse=True)
 def nothing_outlives_a_call():
     yield
-    deadline = time.monotonic() + 5.0
+    deadline = time.monotonic() + 10.0
     while _sandbox_processes() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _sandbox_processes() == [], "a sandboxed process outlived its call"
@@ -213,8 +213,8 @@ def test_only_numpy_and_scipy_are_visible():
     # CPU time accrues slowly on a loaded machine: these two are slow, and their wall bound is the timeout
     pytest.param("x = 0\nwhile True:\n    x += 1", ExecutorLimits(timeout_s=60, cpu_s=1), "CPU_LIMIT", 65,
                  marks=pytest.mark.slow),
-    ("import time\ntime.sleep(600)", ExecutorLimits(timeout_s=2, cpu_s=5), "TIMEOUT", 8),
-    ("import numpy as np\nwhile True:\n    np.linalg.svd(np.eye(2))", ExecutorLimits(timeout_s=2, cpu_s=60), "TIMEOUT", 8),
+    ("import time\ntime.sleep(600)", ExecutorLimits(timeout_s=2, cpu_s=5), "TIMEOUT", 15),
+    ("import numpy as np\nwhile True:\n    np.linalg.svd(np.eye(2))", ExecutorLimits(timeout_s=2, cpu_s=60), "TIMEOUT", 15),
     ("a = bytearray(2 * 1024**3)\nresult = len(a)", FAST, "MEMORY_LIMIT", 20),
     ("import numpy as np\na = np.ones(2 * 1024**3 // 8)\nresult = float(a.sum())", FAST, "MEMORY_LIMIT", 20),
     ("import os\nwhile True:\n    os.write(1, b'x' * 65536)", FAST, "OUTPUT_TOO_LARGE", 20),
@@ -248,7 +248,7 @@ def test_the_sandbox_dies_with_its_caller():
     finally:
         caller.kill()
         caller.wait()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while _sandbox_processes(caller.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _sandbox_processes(caller.pid) == []
