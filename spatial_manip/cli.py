@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+
+import yaml
+
+from spatial_manip.errors import SpatialManipError
+
+# What a person's input (arguments, files, folders) raises below a subcommand: one line naming
+# it and exit status 2, not a traceback. SPATIAL_MANIP_TRACEBACK=1 shows where it came from.
+INPUT_ERRORS = (SpatialManipError, ValueError, OSError, RecursionError, yaml.YAMLError)
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -25,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "soak": ("spatial_manip.bench.soak", "many reset-and-goal cycles through one sim graph: each node's memory and file descriptors per goal (soak.csv, soak.png)"),
     "ur-emulator": ("spatial_manip.devtools.emulator_cli", "serve a UR controller + Robotiq socket on loopback for ur_rtde (no robot needed)"),
     "arm-bench": ("spatial_manip.devtools.arm_bench", "ur_rtde round-trip latency and cancel-to-stop time against the emulator"),
+    "cancel-soak": ("spatial_manip.devtools.cancel_soak", "cancel goals at every stage transition on a sim graph, many times: the worst joint motion after CANCELED"),
     "drop-soak": ("spatial_manip.devtools.drop_soak", "lose the UR controller mid-motion again and again through arm_node (emulator, real ur_rtde): every goal answered, home after each"),
     "camera-bench": ("spatial_manip.bringup.camera_bench", "camera_node publish rate and drops on RealSense playback vs the SDK alone"),
     "record": ("spatial_manip.bringup.record_cli", "record camera, joint, scene and instruction topics into a rosbag2 (sqlite3 or MCAP)"),
@@ -43,8 +53,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser with its errors in one line (the usage is one `--help` away)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="spatial-manip",
         description="Spatial-instruction pick and place: a VLM chooses, geometry computes. "
         "Run `spatial-manip COMMAND --help` for the options of one command.",
@@ -67,7 +84,50 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 0 if args.command is None else 2
-    return int(args._run(args) or 0)
+    try:
+        return int(args._run(args) or 0)
+    except INPUT_ERRORS as e:
+        if os.environ.get("SPATIAL_MANIP_TRACEBACK") == "1":
+            raise
+        print(f"spatial-manip {args.command}: error: {one_line(e)}", file=sys.stderr)
+        return 2
+
+
+def one_line(e: BaseException) -> str:
+    """An exception as one line: YAML and argparse messages span several."""
+    if isinstance(e, RecursionError):
+        text = "the input is nested too deeply (thousands of levels of brackets); give a file the tools wrote"
+    elif isinstance(e, OSError) and e.strerror:
+        text = f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+    elif isinstance(e, SpatialManipError):
+        text = e.message
+    else:
+        text = str(e) or type(e).__name__
+    return " ".join(text.split())
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of at least 1 (a count of tasks, episodes, poses)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {value}")
+    return value
+
+
+def output_dir(text: str) -> str:
+    """argparse type: a folder that is, or can be made, writable (checked before the work starts)."""
+    from pathlib import Path
+
+    path = Path(text)
+    existing = next((p for p in (path, *path.parents) if p.exists()), None)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file, not a folder: give a folder to write into")
+    if existing is not None and (not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write into {text}: {existing} is not a writable folder")
+    return text
 
 
 if __name__ == "__main__":

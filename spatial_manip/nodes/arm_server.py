@@ -43,8 +43,8 @@ from spatial_manip.motion.markers import motion_markers
 from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip_interfaces.action import ArmMotion
 
-ACTION_NAME = "/spatial_manip/arm_motion"
-MARKER_TOPIC = "/spatial_manip/arm_motion_markers"
+ACTION_NAME = "spatial_manip/arm_motion"
+MARKER_TOPIC = "spatial_manip/arm_motion_markers"
 FINGER_JOINT = "finger_joint"   # Robotiq 2F-85: 0 rad open .. 0.8 rad closed
 FINGER_CLOSED_RAD = 0.8
 
@@ -75,16 +75,20 @@ class ArmActionServer:
         self.frame_id, self.gripper_max_width_m = frame_id, gripper_max_width_m
         self._busy = threading.Lock()
         self._cancel: threading.Event | None = None  # of the running goal
+        # a cancel can arrive between a goal's acceptance and its execution: it is kept by goal id
+        # (under _cancel_lock) so the goal never starts moving
+        self._cancel_lock = threading.Lock()
+        self._canceled_early: set[bytes] = set()
         self._last_status = None
         self._gripper_width = gripper_max_width_m
         group = ReentrantCallbackGroup()
-        self.joint_pub = node.create_publisher(JointState, "/joint_states", 10)
-        self.pose_pub = node.create_publisher(PoseStamped, "/tcp_pose_broadcaster/pose", 10)
+        self.joint_pub = node.create_publisher(JointState, "joint_states", 10)
+        self.pose_pub = node.create_publisher(PoseStamped, "tcp_pose_broadcaster/pose", 10)
         self.running_pub = node.create_publisher(Bool, "~/robot_program_running", 10)
-        self.status_pub = node.create_publisher(String, "/spatial_manip/arm_status", 10)
+        self.status_pub = node.create_publisher(String, "spatial_manip/arm_status", 10)
         self.marker_pub = node.create_publisher(MarkerArray, MARKER_TOPIC,
                                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
-        node.create_subscription(Empty, "/spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
+        node.create_subscription(Empty, "spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
         self.action = ActionServer(node, ArmMotion, action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=self._on_cancel,
                                    callback_group=group)
@@ -103,9 +107,23 @@ class ArmActionServer:
         return GoalResponse.ACCEPT
 
     def _on_cancel(self, goal_handle) -> CancelResponse:
-        if self._cancel is not None:
-            self._cancel.set()  # the primitives' watcher calls arm.stop() right away
+        with self._cancel_lock:
+            if self._cancel is not None:
+                self._cancel.set()  # the primitives' watcher calls arm.stop() right away
+            else:                   # accepted, not yet running
+                self._canceled_early.add(bytes(goal_handle.goal_id.uuid))
         return CancelResponse.ACCEPT
+
+    def _goal_cancel_event(self, goal_handle) -> threading.Event:
+        """The running goal's cancel Event, already set when its cancel came before it ran."""
+        cancel = threading.Event()
+        with self._cancel_lock:
+            self._cancel = cancel
+            goal_id = bytes(goal_handle.goal_id.uuid)
+            if goal_id in self._canceled_early or goal_handle.is_cancel_requested:
+                cancel.set()
+            self._canceled_early.clear()    # one goal at a time: older ids can never run
+        return cancel
 
     def _execute(self, goal_handle):
         result = ArmMotion.Result()
@@ -113,7 +131,7 @@ class ArmActionServer:
             goal_handle.abort()
             result.error_code, result.message = ErrorCode.BUSY.value, "another motion is running"
             return result
-        cancel = self._cancel = threading.Event()
+        cancel = self._goal_cancel_event(goal_handle)
 
         def feedback(phase: str, detail: str, fraction: float):
             self.on_phase(phase)
@@ -141,7 +159,8 @@ class ArmActionServer:
             goal_handle.abort()
         finally:
             self.on_phase("idle")
-            self._cancel = None
+            with self._cancel_lock:
+                self._cancel = None
             self._busy.release()
         try:
             result.final_pose = convert.pose_stamped(self.arm.tcp_pose(), self.frame_id, self._stamp())

@@ -7,16 +7,19 @@ import json
 import os
 import threading
 import time
+import uuid
 from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, Vector3
 from sensor_msgs.msg import JointState
+from rclpy.action.client import ClientGoalHandle
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup
 from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image
 from std_msgs.msg import String
+from unique_identifier_msgs.msg import UUID
 
 from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.msg import Scene as SceneMsg
@@ -35,7 +38,14 @@ from spatial_manip.scene import Scene, SceneFormatError
 
 MOTIONS = {MOTION_PICK: ArmMotion.Goal.MOTION_PICK, MOTION_PLACE: ArmMotion.Goal.MOTION_PLACE,
            MOTION_HOME: ArmMotion.Goal.MOTION_HOME}
-CANCEL_ACK_S = 1.5          # how long a canceled goal waits for the arm server to confirm the stop
+ACCEPT_WAIT_S = 10.0        # how long the arm server may take to answer a motion goal
+# a canceled motion: how long to wait for the arm server's final answer (it answers once the arm
+# backend's stop has returned) and then for /joint_states to show the arm standing still. Short:
+# a node shutting down has the launcher's grace period only (runner.FINISH_S)
+STOP_ANSWER_S = 1.5
+STILL_WAIT_S = 0.8
+STILL_WINDOW_S = 0.1        # standing still: no joint moved more than STILL_TOL_RAD over this long
+STILL_TOL_RAD = 1e-3
 
 
 class PlannerPorts:
@@ -51,6 +61,9 @@ class PlannerPorts:
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._q: np.ndarray | None = None              # the arm's latest joints
         self._arm_goal = None
+        # the goal's cancel Event as the agent last passed it (observe, run_motion): the grasp
+        # request, whose port takes none, is abandoned on it too
+        self._goal_cancel = threading.Event()
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         # reliable delivery keeps large images whole on a loaded machine, but only matches
@@ -74,7 +87,7 @@ class PlannerPorts:
         if self.p["workspace_file"]:
             workspace = Scene.load(self.p["workspace_file"])
             self._workspace = (workspace, SegmentationHints.from_scene(workspace))   # a bad fixture box fails here
-        self.scene_pub = node.create_publisher(SceneMsg, "/spatial_manip/scene", latched)
+        self.scene_pub = node.create_publisher(SceneMsg, "spatial_manip/scene", latched)
         self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
         self.grasp_client = node.create_client(ProposeGrasps, self.p["grasp_service"], callback_group=group)
         self.arm_client = ActionClient(node, ArmMotion, self.p["arm_action"], callback_group=group)
@@ -159,6 +172,7 @@ class PlannerPorts:
         self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
+        self._goal_cancel = cancel
         timeout = float(self.p["observation_timeout_s"])
         # only a frame that arrives after the question: one already queued may show the world
         # before a reset or an arm motion that has just finished (one camera period of latency)
@@ -179,8 +193,10 @@ class PlannerPorts:
         timeout = float(self.p["grasp_timeout_s"])
         if not self.grasp_client.wait_for_service(timeout_sec=timeout):
             raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
-        res = wait_future(self.grasp_client.call_async(ProposeGrasps.Request(target_id=target_id,
-                                                                             max_grasps=max_grasps)), timeout)
+        request = ProposeGrasps.Request(target_id=target_id, max_grasps=max_grasps)
+        res = _wait_unless_canceled(self.grasp_client.call_async(request), timeout, self._goal_cancel)
+        if self._goal_cancel.is_set():
+            raise CanceledError("the goal was canceled while grasp_node proposed grasps; the arm did not move")
         if res is None:
             raise StageTimeoutError(f"the grasp service did not answer within {self.p['grasp_timeout_s']} s")
         if not res.success or not res.grasps.grasps:
@@ -193,36 +209,85 @@ class PlannerPorts:
         return self.arm_client.server_is_ready()
 
     def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult:
+        self._goal_cancel = cancel
         result = self._run_arm(_arm_goal(request), cancel)
         return MotionResult(success=result.success, object_held=result.object_held, message=result.message,
                             error_code=result.error_code, tcp_path=tuple((p.x, p.y, p.z) for p in result.tcp_path))
 
     def _run_arm(self, goal, cancel: threading.Event):
+        if cancel.is_set():       # before anything is sent: nothing to stop
+            raise CanceledError("the goal was canceled before the motion was sent; the arm did not move")
         if not self.arm_client.wait_for_server(timeout_sec=10.0):
             raise MotionFailedError(f"no arm action server at {self.p['arm_action']}: is arm_node (or sim_node) running?")
-        handle = _wait_unless_canceled(self.arm_client.send_goal_async(goal), 10.0, cancel)
+        # our own goal id: a goal whose acceptance never arrives can still be canceled by it
+        goal_id = UUID(uuid=list(uuid.uuid4().bytes))
+        sent = self.arm_client.send_goal_async(goal, goal_uuid=goal_id)
+        handle = _wait_unless_canceled(sent, ACCEPT_WAIT_S, cancel)
         if cancel.is_set():
-            if handle is not None and handle.accepted:
-                wait_future(handle.cancel_goal_async(), CANCEL_ACK_S)
-            raise CanceledError("the goal was canceled before the arm took the motion")
+            # the arm server may take the goal after this instant: learn whether it did, and stop it
+            stopped = self._stop_arm(handle or self._late_handle(sent, goal_id))
+            raise CanceledError(f"the goal was canceled as the motion was sent; {stopped}")
         if handle is None or not handle.accepted:
-            raise MotionFailedError("the arm refused the motion goal")
+            raise MotionFailedError("the arm refused the motion goal" if handle is not None else
+                                    f"the arm server did not answer the motion goal within {ACCEPT_WAIT_S:g} s")
         self._arm_goal = handle
         try:
             fut = handle.get_result_async()
             deadline = time.monotonic() + float(self.p["motion_timeout_s"])
             while not fut.done():
-                if cancel.is_set():     # short: a node shutting down has the launcher's grace period only
-                    wait_future(handle.cancel_goal_async(), CANCEL_ACK_S)
-                    raise CanceledError("the goal was canceled during motion; the arm was stopped")
+                if cancel.is_set():
+                    raise CanceledError(f"the goal was canceled during motion; {self._stop_arm(handle, fut)}")
                 if time.monotonic() > deadline:
-                    wait_future(handle.cancel_goal_async(), 5.0)
+                    self._stop_arm(handle, fut)
                     raise StageTimeoutError(f"the motion took longer than {self.p['motion_timeout_s']} s; stopped")
                 self._check_arm_alive()
                 time.sleep(0.02)
             return fut.result().result
         finally:
             self._arm_goal = None
+
+    def _late_handle(self, sent, goal_id):
+        """The handle of a goal sent just before a cancel: its answer if it comes within
+        STOP_ANSWER_S (short: a stopping node has FINISH_S), else a handle made from our goal id
+        (canceling a goal the server never took does nothing)."""
+        handle = wait_future(sent, STOP_ANSWER_S)
+        if handle is None:
+            answer = ArmMotion.Impl.SendGoalService.Response(accepted=True)
+            handle = ClientGoalHandle(self.arm_client, goal_id, answer)
+        return handle
+
+    def _stop_arm(self, handle, result_future=None) -> str:
+        """Cancel the arm goal, wait for the arm server's final answer (sent once the backend's
+        stop has returned) and then for the joints to stand still; says how that went. Only then
+        may the goal answer CANCELED: a cancel never leaves the arm moving behind the answer."""
+        if not handle.accepted:
+            return "the arm had refused the motion and did not move"
+        deadline = time.monotonic() + STOP_ANSWER_S
+        wait_future(handle.cancel_goal_async(), STOP_ANSWER_S)
+        if result_future is None:
+            result_future = handle.get_result_async()
+        answered = wait_future(result_future, max(0.0, deadline - time.monotonic())) is not None
+        if not self._wait_still(STILL_WAIT_S):
+            return f"the arm was told to stop but still moved {STILL_WAIT_S:g} s later"
+        if not answered:
+            return (f"the arm server did not confirm the stop within {STOP_ANSWER_S:g} s "
+                    "(is arm_node or sim_node running?)")
+        return "the arm was stopped"
+
+    def _wait_still(self, timeout_s: float) -> bool:
+        """True once no joint moved more than STILL_TOL_RAD over STILL_WINDOW_S (or nothing
+        reports the joints), False if the arm still moves after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        last = self._q
+        while True:
+            time.sleep(STILL_WINDOW_S)
+            q = self._q
+            if last is None or q is None or float(np.max(np.abs(q - last))) <= STILL_TOL_RAD:
+                return True
+            if time.monotonic() > deadline:
+                self.node.get_logger().warn(f"the arm still moves {timeout_s:g} s after its goal was canceled")
+                return False
+            last = q
 
     def _check_arm_alive(self) -> None:
         """An arm server that dies mid-motion never answers: its TCP pose stream stopping (the

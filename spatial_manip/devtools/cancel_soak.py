@@ -1,0 +1,270 @@
+"""Cancel at every stage transition, again and again, and measure how far the arm moves after the
+goal answers CANCELED (issue 35: a cancel always stops the arm before it is answered).
+
+    spatial-manip cancel-soak --cancels 100 --out outputs/cancel_soak
+
+One sim graph (its own ROS domain); each cycle resets the simulator to the same scene with the arm
+at home, sends the demo's pick-and-place instruction and cancels it `delay` s after the goal's
+feedback enters the chosen transition (perceiving, reasoning, grasping, moving to pick, moving to
+place, verifying), cycling through the transitions and the delays (0, 20, 60, 150, 400 ms) so the
+cancels land at each transition and around the instant an arm goal is sent and accepted.
+/joint_states is recorded throughout: the figure is the largest displacement of any joint over
+`--settle` s after the CANCELED answer, measured from the first joint sample after it. Prints a
+line per cancel and the worst; writes cancels.csv. The planner perceives with `--segmenter`:
+ground_truth by default, as the demo, a labelled diagnostic choice here: the figure is how the
+arm stops after a cancel, and the goals must reach the motion stages (with `classical` the demo
+instruction's goals end in GRASP_FAILED or TARGET_NOT_FOUND before moving on this scene).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import csv
+import dataclasses
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+# (stage, how its feedback detail starts): the moments a cancel is aimed at
+TRANSITIONS = (("perceiving", ""), ("reasoning", ""), ("grasping", ""), ("moving", "picking"),
+               ("moving", "placing"), ("verifying", ""))
+DELAYS_S = (0.0, 0.02, 0.06, 0.15, 0.4)
+SCENE_SEED = 1446         # find_scene(DEFAULT_INSTRUCTION, 0) searches up to here
+MOVING_RAD = 1e-3        # a joint that moved more than this in the 0.1 s before the cancel: the arm was moving
+
+
+def schedule(n: int, transitions=TRANSITIONS, delays=DELAYS_S) -> list[tuple[tuple[str, str], float]]:
+    """`n` (transition, delay) pairs: every transition at one delay, then the next delay, ..."""
+    return [(transitions[i % len(transitions)], delays[(i // len(transitions)) % len(delays)]) for i in range(n)]
+
+
+def displacement_after(samples: list[tuple[float, np.ndarray]], t0: float, window_s: float) -> float | None:
+    """The largest displacement (rad) of any joint within `window_s` after `t0`, from the first
+    sample at or after `t0`; None without samples there."""
+    after = [q for t, q in samples if t0 <= t <= t0 + window_s]
+    if not after:
+        return None
+    return float(np.max(np.abs(np.asarray(after) - after[0])))
+
+
+def displacement_before(samples: list[tuple[float, np.ndarray]], t0: float, window_s: float = 0.1) -> float:
+    """The largest joint displacement over the `window_s` before `t0` (0 without samples)."""
+    before = [q for t, q in samples if t0 - window_s <= t <= t0]
+    return float(np.max(np.abs(np.asarray(before) - before[0]))) if len(before) > 1 else 0.0
+
+
+class JointLog:
+    """The arm's joints from /joint_states with their arrival times (monotonic), the last minute."""
+
+    def __init__(self, node, topic: str = "/joint_states", keep: int = 6000):
+        from sensor_msgs.msg import JointState
+
+        from spatial_manip.nodes.convert import joints_from_msg
+
+        self._to_q, self._lock = joints_from_msg, threading.Lock()
+        self._samples: collections.deque = collections.deque(maxlen=keep)
+        node.create_subscription(JointState, topic, self._on_joints, 50)
+
+    def _on_joints(self, msg) -> None:
+        q = self._to_q(msg)
+        if q is not None:
+            with self._lock:
+                self._samples.append((time.monotonic(), np.asarray(q, float)))
+
+    def samples(self) -> list[tuple[float, np.ndarray]]:
+        with self._lock:
+            return list(self._samples)
+
+
+@dataclasses.dataclass
+class CancelRecord:
+    index: int
+    transition: str
+    delay_s: float
+    reached: bool                 # the goal entered the transition (else it ended before)
+    status: str                   # the goal's final status: canceled, succeeded, aborted, no answer
+    error_code: str
+    answer_s: float               # cancel sent -> result
+    moving_at_cancel: bool
+    motion_after_rad: float | None
+
+    @property
+    def counts(self) -> bool:
+        return self.reached and self.status == "canceled" and self.motion_after_rad is not None
+
+
+def cancel_once(node, client, joints: JointLog, instruction: str, transition: tuple[str, str], delay_s: float,
+                settle_s: float, index: int, timeout_s: float = 120.0) -> CancelRecord:
+    """Send the goal, cancel it `delay_s` after it enters `transition`, wait for the answer and
+    `settle_s` more, and measure the joints."""
+    from action_msgs.msg import GoalStatus
+
+    from spatial_manip.nodes.futures import wait_future
+    from spatial_manip_interfaces.action import ExecuteInstruction
+
+    stage, detail = transition
+    name = stage + (f":{detail}" if detail else "")
+    reached = threading.Event()
+
+    def on_feedback(msg):
+        if msg.feedback.stage == stage and msg.feedback.detail.startswith(detail):
+            reached.set()
+
+    handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction),
+                                                feedback_callback=on_feedback), 30.0)
+    if handle is None or not handle.accepted:
+        return CancelRecord(index, name, delay_s, False, "rejected", "", 0.0, False, None)
+    result = handle.get_result_async()
+    deadline = time.monotonic() + timeout_s
+    while not reached.is_set() and not result.done() and time.monotonic() < deadline:
+        reached.wait(0.002)
+    if not reached.is_set():          # ended (or stuck) before the transition: nothing to cancel there
+        res = wait_future(result, max(0.0, deadline - time.monotonic())) or wait_future(handle.cancel_goal_async(), 5)
+        code = getattr(getattr(res, "result", None), "error_code", "")
+        return CancelRecord(index, name, delay_s, False, "ended before", code, 0.0, False, None)
+    time.sleep(delay_s)
+    t_cancel = time.monotonic()
+    handle.cancel_goal_async()
+    res = wait_future(result, 30.0)
+    t_answer = time.monotonic()
+    time.sleep(settle_s)
+    samples = joints.samples()
+    status = {GoalStatus.STATUS_CANCELED: "canceled", GoalStatus.STATUS_SUCCEEDED: "succeeded",
+              GoalStatus.STATUS_ABORTED: "aborted"}.get(getattr(res, "status", None), "no answer")
+    return CancelRecord(index, name, delay_s, True, status, res.result.error_code if res is not None else "",
+                        t_answer - t_cancel, displacement_before(samples, t_cancel) > MOVING_RAD,
+                        displacement_after(samples, t_answer, settle_s))
+
+
+def run_cancels(node, scene, instruction: str, n: int, settle_s: float, seed: int = 0,
+                on_record=None, dead=lambda: []) -> list[CancelRecord]:
+    """`n` reset-goal-cancel cycles on the running sim graph `node` talks to; `dead()` names
+    the graph's nodes that have exited (the run stops with them)."""
+    import json
+
+    from spatial_manip.bench.worker import WorkspaceRevision
+    from spatial_manip.nodes.futures import wait_future
+    from spatial_manip.nodes.runner import ActionClient
+    from spatial_manip_interfaces.action import ExecuteInstruction
+    from spatial_manip_interfaces.srv import ResetTask
+
+    joints = JointLog(node)
+    revision = WorkspaceRevision(node)
+    reset = node.create_client(ResetTask, "/sim/reset_task")
+    client = ActionClient(node, ExecuteInstruction, "/spatial_manip/execute_instruction")
+    deadline = time.monotonic() + 180.0
+    while not (reset.service_is_ready() and client.server_is_ready()):
+        if dead() or time.monotonic() > deadline:
+            raise RuntimeError(f"the sim graph did not come up ({', '.join(dead()) or 'no reset service or action'} "
+                               "after 180 s); see graph.log")
+        time.sleep(0.5)
+    records = []
+    try:
+        for i, (transition, delay_s) in enumerate(schedule(n)):
+            if dead():
+                raise RuntimeError(f"a node died: {', '.join(dead())}; see graph.log")
+            before = revision.value
+            res = wait_future(reset.call_async(ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=seed)),
+                              60.0)
+            if res is None or not res.success:
+                raise RuntimeError(f"reset failed: {getattr(res, 'message', 'no answer within 60 s')}")
+            revision.wait(lambda r: r != before, timeout_s=20.0)   # the planner plans on the reset world
+            record = cancel_once(node, client, joints, instruction, transition, delay_s, settle_s, i)
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
+    finally:
+        client.destroy()
+    return records
+
+
+def summary(records: list[CancelRecord]) -> str:
+    counted = [r for r in records if r.counts]
+    if not counted:
+        return f"[cancel-soak] none of {len(records)} cancels ended CANCELED with joint samples after it"
+    worst = max(counted, key=lambda r: r.motion_after_rad)
+    moving = sum(r.moving_at_cancel for r in counted)
+    answers = np.array([r.answer_s for r in counted])
+    return (f"[cancel-soak] {len(counted)} cancels answered CANCELED ({moving} with the arm moving at the cancel) of "
+            f"{len(records)} sent; worst joint motion after CANCELED {worst.motion_after_rad:.4f} rad "
+            f"({worst.transition} +{worst.delay_s * 1000:.0f} ms); cancel -> answer median "
+            f"{np.median(answers):.2f} s, max {answers.max():.2f} s")
+
+
+def line(r: CancelRecord) -> str:
+    motion = "-" if r.motion_after_rad is None else f"{r.motion_after_rad:.4f} rad"
+    return (f"[cancel-soak] {r.index + 1:3d} {r.transition:<17s} +{r.delay_s * 1000:3.0f} ms: {r.status:<12s} "
+            f"{r.error_code:<14s} answer {r.answer_s:5.2f} s, moving {'yes' if r.moving_at_cancel else 'no '}, "
+            f"after {motion}")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from spatial_manip.sim import sensing
+
+    p.add_argument("--cancels", type=int, default=100, help="reset-goal-cancel cycles (default %(default)s)")
+    p.add_argument("--seed", type=int, default=SCENE_SEED,
+                   help="first scene seed to try for the demo instruction (default %(default)s: the first from 0 on "
+                        "which it plans)")
+    p.add_argument("--settle", type=float, default=1.0, help="seconds of joint states after each answer")
+    p.add_argument("--segmenter", default="ground_truth",
+                   help="planner_node's perception (default %(default)s: a diagnostic; see above)")
+    p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the soak's own graph")
+    p.add_argument("--out", required=True, help="output directory (cancels.csv, graph.log)")
+    sensing.add_arguments(p)
+
+
+def run(args) -> int:
+    from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
+    from spatial_manip.bench.worker import Graph, sim_node_sensing
+    from spatial_manip.bringup.goal_client import spinning_node
+    from spatial_manip.perception import segmenter_names
+    from spatial_manip.sim import sensing
+
+    if args.cancels < 1 or not args.settle > 0:
+        print(f"spatial-manip cancel-soak: --cancels must be >= 1 and --settle > 0, got {args.cancels} and "
+              f"{args.settle}", file=sys.stderr)
+        return 2
+    if args.segmenter not in segmenter_names():
+        print(f"spatial-manip cancel-soak: unknown --segmenter {args.segmenter!r}; choose one of "
+              f"{', '.join(segmenter_names())}", file=sys.stderr)
+        return 2
+    os.environ["ROS_DOMAIN_ID"] = str(args.domain)   # before rclpy starts and before the graph does
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    profile = sensing.from_args(args)
+    seed, scene = find_scene(DEFAULT_INSTRUCTION, args.seed)
+    print(f"[cancel-soak] scene seed {seed}, sensing {profile.label}, segmenter {args.segmenter}, "
+          f"{args.cancels} cancels: {DEFAULT_INSTRUCTION!r}", flush=True)
+    params = {"planner_node": {"segmenter": args.segmenter, "trace_dir": str(out / "traces")},
+              "sim_node": sim_node_sensing(profile)}
+    with open(out / "graph.log", "a") as log:
+        graph = Graph("sim", params, log)
+        try:
+            with spinning_node("spatial_manip_cancel_soak", threads=2) as node:
+                records = run_cancels(node, scene, DEFAULT_INSTRUCTION, args.cancels, args.settle, seed,
+                                      on_record=lambda r: print(line(r), flush=True), dead=graph.dead)
+        finally:
+            graph.stop()
+    with open(out / "cancels.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([fld.name for fld in dataclasses.fields(CancelRecord)])
+        for r in records:
+            w.writerow(dataclasses.astuple(r))
+    print(summary(records))
+    print(f"[cancel-soak] wrote {out / 'cancels.csv'}")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="spatial-manip cancel-soak", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
