@@ -25,7 +25,7 @@ from spatial_manip.nodes.runner import spin_node
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
 from spatial_manip.errors import MotionFailedError
-from spatial_manip.nodes.arm_server import ArmActionServer
+from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer
 
 PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "state_rate_hz": 50.0, "frame_id": "base",
           "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
@@ -96,7 +96,7 @@ class ArmNode(Node):
         self.server = ArmActionServer(self, self.arm, self.gripper, make_primitives(cfg, self.arm, self.gripper),
                                       state_rate_hz=float(p["state_rate_hz"]), frame_id=p["frame_id"],
                                       gripper_max_width_m=float(cfg["arm"].get("gripper", {}).get("max_width_m", 0.085)))
-        self.get_logger().info(f"arm_node ready: backend {backend}, action /spatial_manip/arm_motion")
+        self.get_logger().info(f"arm_node ready: backend {backend}, action {ACTION_NAME}")
 
     def _keep_connected(self) -> None:
         keep = getattr(self.arm, "keep_connected", None)

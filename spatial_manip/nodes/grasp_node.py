@@ -20,7 +20,7 @@ import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
 from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, JointState
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
 from spatial_manip_interfaces.msg import Scene as SceneMsg
@@ -62,7 +62,9 @@ class GraspNode(Node):
         self.depth = self.info = self.extrinsics = self.scene = None
         self.joints, self.joints_at = None, 0.0            # latest UR joints and when (monotonic)
         group = ReentrantCallbackGroup()
-        sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+        # sensor data: best effort matches any publisher (realsense2_camera's SENSOR_DATA, the UR
+        # driver, camera_node reliable:=false); a reliable subscription never hears a best-effort one
+        sensor = qos_profile_sensor_data
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Image, p["depth_topic"], self._on_depth, sensor, callback_group=group)
         self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)

@@ -29,7 +29,7 @@ from spatial_manip.pipeline import InstructionPipeline, Outcome, validate_goal
 from spatial_manip.trace import prune_traces
 from spatial_manip_interfaces.action import ExecuteInstruction
 
-ACTION_NAME = "/spatial_manip/execute_instruction"
+ACTION_NAME = "spatial_manip/execute_instruction"
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -57,7 +57,7 @@ class PlannerNode(Node):
         self._busy = threading.Lock()
         self._cancel = threading.Event()
         self._stopping = False
-        self._log_pub = self.create_publisher(String, "/spatial_manip/instruction_log", 10)
+        self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
         self._server = ActionServer(
             self, ExecuteInstruction, ACTION_NAME, execute_callback=self._execute,
             goal_callback=lambda _goal: GoalResponse.ACCEPT,

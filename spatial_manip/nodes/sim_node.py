@@ -56,10 +56,10 @@ PARAMS = {
     "arm_config_file": "",
     # MOTION_HOME goes here: the arm hanging low behind its base, out of the camera's view
     "home_q": STOW_Q.tolist(),
-    "color_topic": "/camera/color/image_raw", "color_info_topic": "/camera/color/camera_info",
-    "depth_topic": "/camera/aligned_depth_to_color/image_raw",
-    "depth_info_topic": "/camera/aligned_depth_to_color/camera_info",
-    "extrinsics_topic": "/camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
+    "color_topic": "camera/color/image_raw", "color_info_topic": "camera/color/camera_info",
+    "depth_topic": "camera/aligned_depth_to_color/image_raw",
+    "depth_info_topic": "camera/aligned_depth_to_color/camera_info",
+    "extrinsics_topic": "camera/extrinsics", "color_frame_id": "camera_color_optical_frame",
     "base_frame_id": "base",
 }
 
@@ -82,10 +82,10 @@ class SimNode(Node):
         self.pub = {k: self.create_publisher(Image if "info" not in k else CameraInfo, self.p[k], sensor)
                     for k in ("color_topic", "color_info_topic", "depth_topic", "depth_info_topic")}
         self.pub_ext = self.create_publisher(PoseStamped, self.p["extrinsics_topic"], latched)
-        self.pub_ws = self.create_publisher(String, "/spatial_manip/workspace", latched)
+        self.pub_ws = self.create_publisher(String, "spatial_manip/workspace", latched)
         # the simulator's object index per pixel (value = index + 1, 0 = none), for the
         # ground-truth segmenter; a real camera has no such topic
-        self.pub_seg = self.create_publisher(Image, "/sim/segmentation", sensor)
+        self.pub_seg = self.create_publisher(Image, "sim/segmentation", sensor)
         # rendering stays on one thread: an EGL context cannot move between executor threads
         self._stop = threading.Event()
         # reset generations: a reset returns only once a frame of the new world is published
@@ -94,8 +94,8 @@ class SimNode(Node):
         self._camera_thread = threading.Thread(target=self._camera_loop, name="sim_camera", daemon=True)
         self._camera_thread.start()
         rg = ReentrantCallbackGroup()
-        self.create_service(ResetTask, "/sim/reset_task", self.on_reset, callback_group=rg)
-        self.create_service(CheckSuccess, "/sim/check_success", self.on_check, callback_group=rg)
+        self.create_service(ResetTask, "sim/reset_task", self.on_reset, callback_group=rg)
+        self.create_service(CheckSuccess, "sim/check_success", self.on_check, callback_group=rg)
         self.contacts = ContactMonitor(self.world)
         self.arm_server = self._serve_arm()
         self.publish_extrinsics()
