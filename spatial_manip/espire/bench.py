@@ -29,6 +29,7 @@ def server_command(args, max_episodes: int | None) -> list[str]:
         cmd += ["--suite", args.suite, "--seed", str(args.seed)]
         cmd += ["--count", str(args.count)] if args.count else []
         cmd += ["--pool", str(args.pool)] if args.pool else []
+    cmd += ["--sensing", args.sensing] + (["--sensing-off", args.sensing_off] if args.sensing_off else [])
     if max_episodes is not None:
         cmd += ["--max-episodes", str(max_episodes)]
     return cmd
@@ -83,7 +84,8 @@ def run_bench(args) -> int:
         wall = time.perf_counter() - t0
     finally:
         out, _ = proc.communicate(timeout=120)
-    print(report(logs, wall, f"suite {args.suite} seed {args.seed}" if not args.tasks else "tasks " + " ".join(args.tasks)))
+    what = f"suite {args.suite} seed {args.seed}" if not args.tasks else "tasks " + " ".join(args.tasks)
+    print(report(logs, wall, f"{what}; sensing {args.sensing}" + (f" without {args.sensing_off}" if args.sensing_off else "")))
     print("server side:\n" + "\n".join(line for line in out.splitlines()
                                        if line.startswith("  ") or "espire-server:" in line or "feasible" in line))
     return 0
@@ -99,7 +101,7 @@ def _rate(logs: list, action: str, attr: str) -> str:
 
 def report(logs: dict, wall_s: float, what: str) -> str:
     every = [lg for v in logs.values() for lg in v]
-    lines = [(f"espire bench ({what}; ideal sensing; SET_TASK rotation [null, null, null]): {len(every)} episodes "
+    lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]): {len(every)} episodes "
               f"in {wall_s:.1f} s = {3600 * len(every) / max(wall_s, 1e-9):.0f} episodes/hour (one client at a time)"),
              f"  {'driver':<22} {'pick: localized':>16} {'pick: finish_goal':>18} {'place: localized':>17} {'place: finish_goal':>19}"]
     for name, lgs in logs.items():

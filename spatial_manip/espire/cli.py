@@ -15,6 +15,7 @@ import time
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from spatial_manip.sim import sensing
     from spatial_manip.sim.tasks import SUITES
     p.description = (p.description or "") + (
         ". WARNING: whoever connects moves the simulated arm; the server binds to 127.0.0.1 unless "
@@ -32,6 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--session-timeout", type=float, default=600.0,
                    help="seconds of silence after which another session may take over an unfinished task (default 600); "
                         "a client's sockets opening or closing never end its session")
+    sensing.add_arguments(p, default="ideal")      # ideal: ESPIRE's clean renders
     p.add_argument("--max-episodes", type=int, default=None, help="exit after this many END_TASKs (default: serve until Ctrl-C)")
     p.add_argument("--quiet", action="store_true", help="print errors and the summary only, not a line per request")
     p.add_argument("--bench", type=int, default=None, metavar="N",
@@ -41,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "ceiling) and 'random' (random pixels: the floor); default both")
 
 
-def load_tasks(args, log=print) -> list:
+def load_tasks(args, profile, log=print) -> list:
     """The served tasks: generated or read, then only those the oracle completes with the
     server's arm (espire/feasible.py), as ESPIRE filters its instances."""
     from spatial_manip.espire import feasible
@@ -52,9 +54,9 @@ def load_tasks(args, log=print) -> list:
         out = []
         for path in args.tasks:
             out += [(t, Scene.load(p)) for t, p in tasks.load(path)]
-        return feasible.feasible(out, log)
+        return feasible.feasible(out, log, profile)
     count = args.count or tasks.SUITES[args.suite].default_count
-    return feasible.generate_feasible(args.suite, count, args.seed, args.pool, log)
+    return feasible.generate_feasible(args.suite, count, args.seed, args.pool, log, profile)
 
 
 def run(args) -> int:
@@ -62,10 +64,12 @@ def run(args) -> int:
         from spatial_manip.espire.bench import run_bench
         return run_bench(args)
     from spatial_manip.espire.server import EspireServer
+    from spatial_manip.sim import sensing
 
+    profile = sensing.from_args(args)
     t0 = time.perf_counter()
     try:
-        items = load_tasks(args)
+        items = load_tasks(args, profile)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -74,11 +78,12 @@ def run(args) -> int:
               "try another --seed or more --count", file=sys.stderr)
         return 2
     print(f"[espire] {len(items)} tasks ready in {time.perf_counter() - t0:.1f} s "
-          f"({', '.join(sorted({t.action for t, _ in items}))})", flush=True)
+          f"({', '.join(sorted({t.action for t, _ in items}))}); sensing {args.sensing}"
+          + (f" without {args.sensing_off}" if args.sensing_off else ""), flush=True)
     try:
         server = EspireServer(items, host=args.host, server_port=args.server_port, client_port=args.client_port,
                               session_timeout_s=args.session_timeout, verbose=not args.quiet,
-                              log=lambda s: print(s, flush=True))
+                              log=lambda s: print(s, flush=True), sensing=profile)
     except Exception as e:     # zmq.ZMQError: port in use, bad address
         print(f"error: cannot bind {args.host}:{args.server_port}/{args.client_port}: {e}", file=sys.stderr)
         return 2

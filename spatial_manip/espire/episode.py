@@ -46,6 +46,7 @@ from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement
 from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.sim.checker import check_task
+from spatial_manip.sim.sensing import IDEAL, SensingProfile
 from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
@@ -75,10 +76,11 @@ class Action:
 
 
 class Episode:
-    def __init__(self, task: Task, scene: Scene, rotation_require: list):
+    def __init__(self, task: Task, scene: Scene, rotation_require: list, sensing: SensingProfile = IDEAL):
         self.task, self.initial, self.rotation_require = task, scene, rotation_require
         self.required = [a is not None for a in rotation_require]     # pitch, yaw, roll
-        self.adapter = oracle.SimWorldAdapter(scene)
+        # the profile's effects are drawn from the task's scene seed: the same task, the same draw
+        self.adapter = oracle.SimWorldAdapter(scene, sensing=sensing, seed=int(task.scene_seed))
         self.world = self.adapter.world
         _reseed_planner()                 # each episode plans as if the server had just started
         self.motions = sim_primitives(self.world, STOW_Q)     # the robot's primitives and planner

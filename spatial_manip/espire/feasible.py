@@ -14,18 +14,20 @@ from contextlib import redirect_stderr, redirect_stdout
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.sim import tasks as gen
+from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 OVERSAMPLE = 4          # candidates generated per task asked for, at most
 
 
-def oracle_completes(task, scene) -> tuple[bool, str]:
-    """Whether the oracle's action through the server's episode meets the goal; (False, why)."""
+def oracle_completes(task, scene, sensing: SensingProfile = IDEAL) -> tuple[bool, str]:
+    """Whether the oracle's action through the server's episode (with the server's sensing
+    profile: its arm errors reach the arm) meets the goal; (False, why)."""
     from spatial_manip.espire.episode import Episode
 
     quiet = io.StringIO()
     try:
         with redirect_stdout(quiet), redirect_stderr(quiet):    # MuJoCo's model-compiler notes
-            ep = Episode(task, scene, [None, None, None])
+            ep = Episode(task, scene, [None, None, None], sensing)
             try:
                 ok = ep.act_on_goal()
             finally:
@@ -35,11 +37,11 @@ def oracle_completes(task, scene) -> tuple[bool, str]:
     return ok, "" if ok else "the oracle's action did not meet the goal"
 
 
-def feasible(items: list, log=None) -> list:
+def feasible(items: list, log=None, sensing: SensingProfile = IDEAL) -> list:
     """The (task, scene) pairs the oracle completes, in order."""
     kept = []
     for task, scene in items:
-        ok, why = oracle_completes(task, scene)
+        ok, why = oracle_completes(task, scene, sensing)
         if ok:
             kept.append((task, scene))
         elif log is not None:
@@ -47,7 +49,8 @@ def feasible(items: list, log=None) -> list:
     return kept
 
 
-def generate_feasible(suite: str, count: int, seed: int, pool_size: int | None = None, log=None) -> list:
+def generate_feasible(suite: str, count: int, seed: int, pool_size: int | None = None, log=None,
+                      sensing: SensingProfile = IDEAL) -> list:
     """`count` feasible tasks of a suite: the generator's sequence for a larger count (Algorithm
     1's balance over families and levels), candidates kept in order while the oracle completes
     them. Fewer only when OVERSAMPLE x count candidates hold fewer feasible ones (said in `log`)."""
@@ -55,7 +58,7 @@ def generate_feasible(suite: str, count: int, seed: int, pool_size: int | None =
     kept, tried = [], 0
     for task, scene in gen.Generator(suite, OVERSAMPLE * count, seed, pool).generate():
         tried += 1
-        ok, why = oracle_completes(task, scene)
+        ok, why = oracle_completes(task, scene, sensing)
         if ok:
             kept.append((task, scene))
             if len(kept) == count:

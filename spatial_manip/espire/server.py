@@ -28,6 +28,7 @@ import zmq
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.espire.episode import Episode
+from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 JOIN_WAIT_S = 0.5        # longest a new session's first reply waits for its SUB to join
 RECENT_JOIN_S = 2.0      # a subscription at most this old when a new session speaks may be its own
@@ -74,11 +75,12 @@ class Stats:
 
 class EspireServer:
     def __init__(self, tasks: list, *, host: str = "127.0.0.1", server_port: int = 6001, client_port: int = 6000,
-                 session_timeout_s: float = 600.0, log=print, verbose: bool = True):
+                 session_timeout_s: float = 600.0, log=print, verbose: bool = True, sensing: SensingProfile = IDEAL):
         if not tasks:
             raise ValueError("the server needs at least one task")
         self.tasks = {t.id: (t, s) for t, s in tasks}
         self.session_timeout_s = float(session_timeout_s)
+        self.sensing = sensing            # of every episode's world (sim/sensing.py)
         self.log, self.verbose = log, verbose
         self.session: Session | None = None
         self.seen_sids: set[str] = set()
@@ -275,7 +277,7 @@ class EspireServer:
             session.episode.close()
             session.episode = None
         task, scene = self.tasks[task_id]
-        session.episode = Episode(task, scene, rotation)
+        session.episode = Episode(task, scene, rotation, self.sensing)
         self._episode_t0 = time.perf_counter()
         return {"task": self._task_entry(task), "rotation": rotation,
                 "start_state": {"env_state": session.episode.env_state()}}

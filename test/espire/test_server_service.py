@@ -18,6 +18,8 @@ from spatial_manip.espire.server import RECENT_JOIN_S, EspireServer
 from spatial_manip.sim import tasks
 
 
+pytestmark = pytest.mark.slow      # MuJoCo worlds and task generation
+
 @pytest.fixture(scope="module")
 def items():
     quiet = io.StringIO()
