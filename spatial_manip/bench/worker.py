@@ -176,6 +176,9 @@ def _run_episode(node, task: dict, reset, check, planner_revision, backends: dic
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     scene_json = Path(task["scene_path"]).read_text()
+    if not wait_until_planner_free(node, goal_timeout_s):
+        raise TimeoutError(f"the planner was still busy with the previous goal {goal_timeout_s:g} s after it was "
+                           "canceled")
     res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task), scene_json=scene_json,
                                                          seed=int(task.get("scene_seed", 0)))), 60.0)
     if res is None or not res.success:
@@ -188,6 +191,24 @@ def _run_episode(node, task: dict, reset, check, planner_revision, backends: dic
     report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
     verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
     return episode_record(task, report, verdict, backends, time.monotonic() - t0)
+
+
+def wait_until_planner_free(node, limit_s: float, poll_s: float = 2.0) -> bool:
+    """Whether the planner takes goals again within `limit_s`. A goal that timed out is canceled,
+    but the planner may still be winding it down: the next episode's reset would move the world
+    under it and its goal be refused BUSY (on a loaded machine, every later episode of a worker
+    was, one after the other). An empty instruction is the probe: refused BUSY while a goal runs,
+    INVALID_GOAL at once (nothing planned, nothing moved) when the planner is free."""
+    from spatial_manip.bringup.goal_client import send_goal
+
+    deadline = time.monotonic() + limit_s
+    while True:
+        probe = send_goal(node, "", dry_run=True, timeout_s=30.0, server_timeout_s=60.0)
+        if probe.result is None or probe.result.error_code != "BUSY":
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(poll_s)
 
 
 class WorkspaceRevision:
@@ -233,6 +254,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--domain", type=int, required=True)
     ap.add_argument("--segmenter", default="classical")
+    ap.add_argument("--goal-timeout", type=float, default=120.0, help="seconds a goal may run before it is canceled")
     sensing_mod.add_arguments(ap)
     ap.add_argument("--log")
     a = ap.parse_args(argv)
@@ -240,7 +262,7 @@ def main(argv=None) -> int:
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
     tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
     run_worker(tasks, Path(a.out), segmenter=a.segmenter, sensing=sensing_mod.from_args(a),
-               log_path=Path(a.log) if a.log else None)
+               goal_timeout_s=a.goal_timeout, log_path=Path(a.log) if a.log else None)
     return 0
 
 
