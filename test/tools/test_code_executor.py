@@ -6,6 +6,7 @@ process, and the host's process list."""
 import os
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from spatial_manip.tools.code_executor import (
     run_code,
     run_in_sandbox,
 )
+from spatial_manip.tools.sandbox_seccomp import seccomp_program
 
 # generous wall times: the tests run on a loaded 2-core machine
 FAST = ExecutorLimits(timeout_s=20.0, cpu_s=5, memory_mb=1024)
@@ -353,3 +355,40 @@ def test_parent_is_unaffected():
     cwd, handler = os.getcwd(), signal.getsignal(signal.SIGTERM)
     run_in_sandbox("import os\nos.chdir('/usr')\nresult = 1", None, FAST)
     assert os.getcwd() == cwd and signal.getsignal(signal.SIGTERM) == handler
+
+
+def _run_filter(program: bytes, arch: int, nr: int, arg0: int = 0) -> int:
+    """A classic-BPF interpreter for the instructions sandbox_seccomp emits (ld abs, jeq, jge, jset, ret)."""
+    insns = [struct.unpack("=HBBI", program[i:i + 8]) for i in range(0, len(program), 8)]
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    pc, acc = 0, 0
+    while True:
+        code, jt, jf, k = insns[pc]
+        if code == 0x06:
+            return k
+        if code == 0x20:
+            acc = struct.unpack_from("=I", data, k)[0]
+            pc += 1
+            continue
+        taken = {0x15: acc == k, 0x35: acc >= k, 0x45: bool(acc & k)}[code]
+        pc += 1 + (jt if taken else jf)
+
+
+@pytest.mark.parametrize("machine, audit_arch, numbers", [
+    ("x86_64", 0xC000003E, {"read": 0, "clone": 56, "fork": 57, "socket": 41, "clone3": 435, "unshare": 272}),
+    ("aarch64", 0xC00000B7, {"read": 63, "clone": 220, "fork": None, "socket": 198, "clone3": 435, "unshare": 97}),
+])
+def test_seccomp_filter_decisions(machine, audit_arch, numbers):
+    prog = seccomp_program(machine)
+    allow, eperm, enosys, kill = 0x7FFF0000, 0x00050001, 0x00050026, 0x80000000
+    assert _run_filter(prog, audit_arch, numbers["read"]) == allow
+    assert _run_filter(prog, audit_arch, numbers["clone"], arg0=0x3D0F00) == allow  # glibc's pthread_create flags
+    assert _run_filter(prog, audit_arch, numbers["clone"], arg0=0x01200011) == eperm  # glibc's fork flags
+    assert _run_filter(prog, audit_arch, numbers["clone3"]) == enosys
+    assert _run_filter(prog, audit_arch, numbers["socket"]) == eperm
+    assert _run_filter(prog, audit_arch, numbers["unshare"]) == eperm
+    assert _run_filter(prog, 0x40000003, numbers["read"]) == kill  # another ABI (i386)
+    if numbers["fork"] is not None:
+        assert _run_filter(prog, audit_arch, numbers["fork"]) == eperm
+        assert _run_filter(prog, audit_arch, 0x40000000 | numbers["read"]) == eperm  # x32
+    assert seccomp_program("riscv64") is None
