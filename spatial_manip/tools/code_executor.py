@@ -116,8 +116,9 @@ def run_in_sandbox(code: str, inputs=None, limits: ExecutorLimits | None = None)
             "max_output_bytes": lim.max_output_bytes}}, allow_nan=False)
     except (TypeError, ValueError) as e:
         return _error("INVALID_INPUT", f"inputs must be JSON-serialisable: {e}")
+    # the runner caps its reply (captured prints included) at max_output_bytes; more is hostile
     sandbox_limits = SandboxLimits(timeout_s=lim.timeout_s, cpu_s=lim.cpu_s, memory_mb=lim.memory_mb,
-                                   max_stdout_bytes=lim.max_output_bytes + lim.max_stdout_chars * 4 + 1024)
+                                   max_stdout_bytes=lim.max_output_bytes + 4096)
     try:
         run = run_python(_RUNNER, payload.encode(), sandbox_limits, packages=("numpy", "scipy"))
     except SandboxUnavailable as e:
