@@ -93,7 +93,7 @@ class ClassicalSegmenter:
         rng = np.random.default_rng(cfg.seed)
         cloud, _ = base_cloud(obs, valid, stride=cfg.plane_stride_px)
         planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
-                                       max_tilt_deg=cfg.plane_max_tilt_deg)
+                                       max_tilt_deg=cfg.plane_max_tilt_deg, camera_m=obs.T_base_cam[:3, 3])
         hints = hints or SegmentationHints()
         known = [known_plane(*s) for s in hints.supports] + _fixture_tops(hints.fixtures)
         if known:

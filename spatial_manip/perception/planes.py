@@ -1,7 +1,8 @@
 """Horizontal support planes (table tops, shelf boards, the floor) from a point cloud in the
-base frame: seeded RANSAC with the normal constrained near +z, refined by least squares, and
-each plane's footprint on a coarse grid so "above this plane" means above its surface, not
-beside it.
+base frame: seeded RANSAC (the point-cloud layer's, open3d) with the normal constrained near +z,
+refined by least squares, and each plane's footprint on a coarse grid so "above this plane"
+means above its surface, not beside it. Given the camera's position, the inlier band follows the
+sensor's range noise at the cloud's range (2 sigma, never below `inlier_m`).
 """
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
+
+from spatial_manip.geometry.pointcloud import fit_plane, range_tolerance_m
+
+UP = np.array([0.0, 0.0, 1.0])
+PLANE_SIGMAS = 2.0     # a plane's inlier band: this many sigmas of range noise at the cloud's range
 
 
 @dataclass
@@ -45,21 +51,25 @@ class Plane:
 def fit_horizontal_planes(points: np.ndarray, rng: np.random.Generator, *, max_planes: int = 4,
                           inlier_m: float = 0.008, max_tilt_deg: float = 10.0, iterations: int = 150,
                           min_inliers: int = 400, min_fraction: float = 0.04,
-                          min_area_m2: float = 0.1, cell_m: float = 0.02) -> list[Plane]:
+                          min_area_m2: float = 0.1, cell_m: float = 0.02, camera_m=None) -> list[Plane]:
     """Up to `max_planes` near-horizontal planes, most supported first.
 
     `points` should be a downsampled cloud (a few tens of thousands of points) in the base
     frame. A plane needs `min_inliers` and `min_fraction` of the cloud, and one connected patch
-    of at least `min_area_m2` (so the tops of books, even coplanar ones, are not supports)."""
+    of at least `min_area_m2` (so the tops of books, even coplanar ones, are not supports).
+    `camera_m` (the camera's position, base frame) widens the inlier band to the sensor's range
+    noise at the cloud's median range."""
     pts = np.asarray(points, float)
+    if camera_m is not None and len(pts):
+        rng_m = float(np.median(np.linalg.norm(pts - np.asarray(camera_m, float).reshape(3), axis=1)))
+        inlier_m = float(range_tolerance_m(rng_m, sigmas=PLANE_SIGMAS, floor_m=inlier_m))
     planes: list[Plane] = []
     remaining = pts
-    cos_tilt = np.cos(np.radians(max_tilt_deg))
     need = max(min_inliers, int(min_fraction * len(pts)))
     for _ in range(max_planes + 3):       # rejected candidates (object tops) also use up an attempt
         if len(planes) >= max_planes or len(remaining) < need:
             break
-        model = _ransac_plane(remaining, rng, inlier_m, cos_tilt, iterations)
+        model = _level_plane(remaining, int(rng.integers(2 ** 31)), inlier_m, max_tilt_deg, iterations)
         if model is None:
             break
         inl = np.abs(remaining @ model[0] + model[1]) < inlier_m
@@ -137,32 +147,21 @@ def _largest_patch(pts: np.ndarray, inl: np.ndarray, cell_m: float) -> np.ndarra
     return out
 
 
-def _ransac_plane(pts, rng, inlier_m, cos_tilt, iterations, level_hypotheses: int = 5):
-    """Best near-horizontal plane (n, d) by inlier count, all hypotheses scored at once.
+def _level_plane(pts, seed: int, inlier_m, max_tilt_deg, iterations, level_hypotheses: int = 5):
+    """Best near-horizontal plane (n, d) by inlier count: the point-cloud layer's RANSAC plane
+    (normal within max_tilt_deg of +z), or one of the most populated heights as a level plane.
 
-    Besides random triples, the most populated heights are tried as level planes: when no
-    surface dominates the view (a shelf seen from the front, the floor 14 % of the cloud), the
-    chance that three random points lie on one plane is too small for a few hundred triples."""
-    idx = rng.integers(0, len(pts), size=(iterations, 3))
-    a, b, c = pts[idx[:, 0]], pts[idx[:, 1]], pts[idx[:, 2]]
-    n = np.cross(b - a, c - a)
-    norm = np.linalg.norm(n, axis=1)
-    ok = norm > 1e-9
-    n[ok] /= norm[ok, None]
-    n[n[:, 2] < 0] *= -1
-    ok &= n[:, 2] > cos_tilt
-    n, a = n[ok], a[ok]
-    d = -np.einsum("ij,ij->i", n, a)
-    levels = _populated_heights(pts[:, 2], inlier_m, level_hypotheses)
-    n = np.vstack([n, np.tile([0.0, 0.0, 1.0], (len(levels), 1))])
-    d = np.concatenate([d, -levels])
-    if not len(n):
+    The heights matter when no surface dominates the view (a shelf seen from the front, the
+    floor 14 % of the cloud): RANSAC's best plane is then often a wall, set aside by the tilt."""
+    hypotheses = [(UP, -z) for z in _populated_heights(pts[:, 2], inlier_m, level_hypotheses)]
+    plane = fit_plane(pts, threshold_m=inlier_m, iterations=iterations, seed=seed, up=UP, max_tilt_deg=max_tilt_deg)
+    if plane is not None:
+        hypotheses.insert(0, (plane.normal, plane.offset))
+    if not hypotheses:
         return None
-    # Score on a subsample: enough to rank hypotheses, cheap for ~100 of them.
-    sub = pts if len(pts) <= 2500 else pts[rng.choice(len(pts), 2500, replace=False)]
-    counts = (np.abs(sub @ n.T + d) < inlier_m).sum(axis=0)
-    k = int(np.argmax(counts))
-    return n[k], float(d[k])
+    counts = [np.count_nonzero(np.abs(pts @ n + d) < inlier_m) for n, d in hypotheses]
+    n, d = hypotheses[int(np.argmax(counts))]
+    return n, float(d)
 
 
 def _populated_heights(z: np.ndarray, bin_m: float, count: int) -> np.ndarray:
