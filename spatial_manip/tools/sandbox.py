@@ -3,9 +3,9 @@
 The script sees a read-only root holding only /usr, the Python installation and the packages it
 may import, a private tmpfs /tmp, its own read-only /proc and a minimal /dev; it runs as nobody with
 no capabilities (bounding set empty, no_new_privs), in fresh user, mount, PID, IPC, UTS, cgroup and
-network namespaces, in its own
-session, under rlimits on CPU time, address space, processes, open files and file size, and a
-seccomp filter (sandbox_seccomp) that refuses new processes and kernel interfaces it has no use for.
+network namespaces, in its own session, under rlimits on CPU time, address space, processes, open
+files and file size, and a seccomp filter (sandbox_seccomp) that refuses new processes and kernel
+interfaces it has no use for.
 Data goes in on stdin and comes back on stdout, both bounded. The parent kills the whole sandbox
 (bwrap's process group; the PID namespace dies with it) at the wall-time limit, when the output
 grows past its bound, and always before returning, so nothing outlives a call.
@@ -188,15 +188,11 @@ def _kill_sandbox(proc: subprocess.Popen) -> None:
 
 def _memfd(name: str, data: bytes) -> int:
     fd = os.memfd_create(name, os.MFD_CLOEXEC)  # Popen hands it to bwrap alone (pass_fds, stdin)
-    os.write(fd, data) if len(data) < 65536 else _write_all(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 @functools.lru_cache(maxsize=1)
