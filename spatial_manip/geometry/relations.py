@@ -192,8 +192,11 @@ def is_between(x, a, b, same_level: bool = False) -> bool:
     """x's centre projects onto the ground segment from a to b (strictly inside it) and lies
     closer to that segment than half the segment's length. `same_level` (a shelf's slots: "the slot
     between X and Y" is the one in their row, not the whole column) also needs x's vertical extent
-    to overlap both a's and b's."""
+    to overlap both a's and b's, and x not to hold a or b (the slots X and Y stand in are not
+    between them)."""
     if same_level and not (_interval_overlap(x, a, UP) and _interval_overlap(x, b, UP)):
+        return False
+    if same_level and isinstance(x, Region) and any(point_in_box(position_of(o), x) for o in (a, b)):
         return False
     pa, pb, px = (position_of(o)[:2] for o in (a, b, x))
     ab = pb - pa

@@ -44,9 +44,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from spatial_manip.errors import InvalidGoalError, TargetNotFoundError
+from spatial_manip.errors import InvalidGoalError, TargetNotFoundError, UnreachableError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.geometry.support import check_support
+from spatial_manip.geometry.transforms import matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -411,8 +412,10 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         return _finish_pose(scene, c, rel.support_top(scene.objects, c, min(p1[2], p2[2])), R)
     if r == "Near":
         gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
-        direction = _free_direction(ev, ref)
-    elif r == "Clock":
+        if gap < 0:
+            raise InvalidGoalError(f"a placement distance must be positive, got {gap} m")
+        return _freest_place(ev, ref, gap, R)
+    if r == "Clock":
         hour, gap, ref = _rank(a[0]), _num(a[1], "a distance"), ev.ref(a[2])
         direction = rel.clock_direction(hour, ev.frame(a[3] if len(a) > 3 else a[2]))
     elif r in ("Left", "Right", "Front", "Behind", "Above"):
@@ -427,30 +430,42 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         raise InvalidGoalError(f"unknown metric placement {r!r}")
     if gap < 0:
         raise InvalidGoalError(f"a placement distance must be positive, got {gap} m")
-    c = rel.position_of(ref)
     if r == "Above":
+        c = rel.position_of(ref)
         top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
         return _finish_pose(scene, c, top + gap, R)
+    return _offset_pose(scene, ref, direction, gap, R)
+
+
+def _offset_pose(scene: Scene, ref, direction: np.ndarray, gap: float, R: np.ndarray) -> PlacePose:
+    """The held object in rotation R, `gap` from `ref` (boundary to boundary) along a ground
+    direction, standing on the table or shelf under that spot (else level with ref's bottom)."""
+    held = scene.held_object()
     # the held object's half extent, in its placed orientation, along the offset direction
     held_half = rel.half_extent_along(replace(held, rotation=R), direction) if held is not None else 0.0
     target = rel.offset_position(ref, direction, gap, held_half)
+    c = rel.position_of(ref)
     ref_bottom = float(rel._corners(ref)[:, 2].min()) if isinstance(ref, (SceneObject, Region)) else c[2]
     return _finish_pose(scene, target, rel.support_top(scene.objects, target, ref_bottom), R)
 
 
-def _free_direction(ev: _Eval, ref) -> np.ndarray:
-    """For "N cm from X" with no direction: the viewer-frame direction (of 8) whose neighbourhood
-    is farthest from every other object, ties broken towards the viewer's right."""
+def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
+    """For "N cm from X" with no direction: of the 8 viewer-frame directions, the place where the
+    held object rests (geometry.support) whose neighbourhood is farthest from every other object,
+    ties broken towards the viewer's right; when none rests, the freest (which execute refuses,
+    saying why)."""
     axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
     c = rel.position_of(ref)
     others = [o for o in ev.scene.objects if o is not ref and not o.held and o.category not in ("table", "shelf")]
-    best, best_score = None, -1.0
+    best, best_key = None, None
     for hour in (3, 9, 6, 12, 2, 4, 8, 10):
         d = rel.clock_direction(hour, axes)
         p = c + d * (rel.half_extent_along(ref, d) + 0.1)
         score = min((rel.distance_to_point(o, p) for o in others), default=1e9)
-        if score > best_score + 1e-6:
-            best, best_score = d, score
+        pp = _offset_pose(ev.scene, ref, d, gap, R)
+        key = (_rests(ev.scene, pp), round(score, 6))
+        if best_key is None or key > best_key:
+            best, best_key = pp, key
     return best
 
 
@@ -477,6 +492,7 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         if program.op == "place" and isinstance(body, Node) and body.op == "metric":
             pp = metric_place_pose(ev, body, pose, tilt)
             ev.trace.append({"node": str(body), "ids": [], "position": pp.to_dict()["position"]})
+            _check_supported(ev, pp)
             return ProgramResult("place", [], pp, _trace_kept_pose(ev.trace, pose, scene), pose)
         items = ev.set_(body)
         if not items:
@@ -492,7 +508,33 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         # Several slots may qualify; place in the one nearest the robot (easiest to reach).
         best = min(regions, key=lambda s: rel.distance(s, scene.robot))
         pp = slot_place_pose(scene, best, pose, tilt)
+        _check_supported(ev, pp)
     return ProgramResult("place", ids, pp, _trace_kept_pose(ev.trace, pose, scene), pose)
+
+
+def _placed(scene: Scene, pp: PlacePose) -> SceneObject:
+    """The held object as it would stand at `pp` (a point-sized object when nothing is held)."""
+    held, R = scene.held_object(), quat_to_matrix(pp.orientation)
+    if held is None:
+        return SceneObject("<placed>", "object", "object", pp.position, np.full(3, 1e-3), R)
+    return replace(held, center=np.asarray(pp.position, float), rotation=R, held=False)
+
+
+def _rests(scene: Scene, pp: PlacePose) -> bool:
+    try:
+        check_support(scene, _placed(scene, pp))
+    except UnreachableError:
+        return False
+    return True
+
+
+def _check_supported(ev: _Eval, pp: PlacePose) -> None:
+    """Refuse (UnreachableError) a place where the held object would not rest: in mid-air, off
+    the work surface, over an edge or inside another object (geometry.support); trace what it
+    rests on."""
+    surface = check_support(ev.scene, _placed(ev.scene, pp))
+    ev.trace.append({"node": "support", "ids": [surface.owner_id], "rests_on": surface.words,
+                     "top_z": round(surface.top_z, 4)})
 
 
 def _trace_kept_pose(trace: list[dict], pose: str, scene: Scene) -> list[dict]:

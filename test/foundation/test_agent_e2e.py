@@ -234,8 +234,8 @@ def test_a_failed_place_with_the_book_in_hand_plans_the_place_again_not_the_pick
 
 
 def test_a_dry_run_refuses_a_place_the_arm_cannot_make_and_moves_nothing(demo_scene):
-    """A real run would find before moving that no grasp sets the book down 5 m away; a dry run
-    says so too instead of 'would pick_and_place'."""
+    """A real run would find before moving that nothing carries the book 5 m away (geometry.support:
+    the plan refuses it); a dry run says so too instead of 'would pick_and_place'."""
     seed, scene = demo_scene
     ports = SimPorts(scene, seed)
     try:
@@ -244,7 +244,7 @@ def test_a_dry_run_refuses_a_place_the_arm_cannot_make_and_moves_nothing(demo_sc
                                                            "rubik's cube", "auto", max_attempts=1, dry_run=True),
                                              threading.Event())
         assert not far.success and far.error_code == "UNREACHABLE", far.message
-        assert "can set it down at the planned place" in far.message
+        assert "no support under the book" in far.message and "beyond the edge of the table" in far.message
         near = InstructionPipeline(agent).run(validate_goal(DEFAULT_INSTRUCTION, "auto", max_attempts=1, dry_run=True),
                                               threading.Event())
         assert near.success and near.message.startswith("dry run: would pick_and_place"), near.message
