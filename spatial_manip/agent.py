@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, fields, replace
+from types import SimpleNamespace
 from typing import Callable, Protocol
 
 import numpy as np
@@ -20,7 +21,8 @@ import numpy as np
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.geometry.camera import backproject
-from spatial_manip.geometry.relations import point_in_box
+from spatial_manip.geometry.relations import _corners, point_in_box
+from spatial_manip.geometry.support import resting_surface
 from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
@@ -38,6 +40,7 @@ from spatial_manip.scene import Scene
 from spatial_manip.trace import Trace
 
 SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
+VERIFY_HEIGHT_TOL_M = 0.03    # a placed object's seen bottom within this of the place pose's (perceived boxes err ~1-2 cm)
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
 
 MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
@@ -399,6 +402,8 @@ class Agent:
         # where the object was set down, and in which slot, for verify
         decision.details["placed_pose"] = T_obj
         decision.details["placed_slot"] = slot
+        decision.details["placed_size"] = self._held_size
+        decision.details["placed_id"] = self._held_id
         self._workspace()
         self._in_hand, placed = None, self._held_id
         self._held_id, self._held_size = None, None
@@ -466,19 +471,16 @@ class Agent:
         if decision.place_pose is None:
             ok = self.held_id() == decision.pick_id
             return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
-        want = decision.details.get("placed_pose", decision.place_pose)[:3, 3]
+        T_want = decision.details.get("placed_pose", decision.place_pose)
         movable = [o for o in scene.objects if o.category not in FIXTURES]
         if not movable:
             return False, "not_in_region", "nothing was seen after placing"
         slot = decision.details.get("placed_slot")
         if slot is not None:
-            return _verify_in_slot(movable, slot, want, self.config.verify_tolerance_m)
-        near = min(movable, key=lambda o: np.linalg.norm(o.center[:2] - want[:2]))
-        err = float(np.linalg.norm(near.center[:2] - want[:2]))
-        tol = self.config.verify_tolerance_m
-        if err <= tol:
-            return True, "", f"placed within {err * 100:.1f} cm of the computed pose"
-        return False, "not_in_region", f"the nearest object is {err * 100:.1f} cm from the computed pose (tolerance {tol * 100:.0f} cm)"
+            return _verify_in_slot(movable, slot, T_want[:3, 3], self.config.verify_tolerance_m)
+        return _verify_placed(scene, movable, decision.details.get("placed_id"), T_want,
+                              decision.details.get("placed_size"), self.config.verify_tolerance_m,
+                              _category_of(decision.details.get("scene"), decision.details.get("placed_id")))
 
     def _warn_once(self, key: str, text: str) -> None:
         if key not in self._warned:
@@ -524,6 +526,52 @@ def _slot_entry(decision: Decision):
     scene = decision.details.get("scene")
     slot = slot_at(scene, decision.place_pose)
     return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
+
+
+def _category_of(scene: Scene | None, obj_id: str | None) -> str | None:
+    return next((o.category for o in scene.objects if o.id == obj_id), None) if scene is not None else None
+
+
+def _verify_placed(scene: Scene, movable: list, placed_id: str | None, T_want: np.ndarray, size,
+                   tol: float, category: str | None = None) -> tuple[bool, str, str]:
+    """The placed object itself, seen after the place, in 3D: its middle within `tol` of the place
+    pose's in x-y, its bottom within VERIFY_HEIGHT_TOL_M of the pose's bottom, resting on a
+    surface (geometry.support). Another object of its `category` in its place at that height counts
+    (perception may have named it otherwise); a failure says what happened to the place ("... below
+    the place pose: it fell")."""
+    want = T_want[:3, 3]
+    want_bottom = float(_corners(SimpleNamespace(center=want, size=np.asarray(size if size is not None else np.zeros(3),
+                                                                                   float), rotation=T_want[:3, :3]))[:, 2].min())
+
+    def misses(o) -> tuple[float, float]:      # (x-y distance, how far its bottom is below the pose's)
+        return float(np.linalg.norm(o.center[:2] - want[:2])), want_bottom - float(_corners(o)[:, 2].min())
+
+    named = next((o for o in movable if o.id == placed_id), None)
+    there = [o for o in movable if misses(o)[0] <= tol and abs(misses(o)[1]) <= VERIFY_HEIGHT_TOL_M
+             and category in (None, o.category)]
+    if named is not None and named in there:
+        there = [named]
+    if there:
+        obj = min(there, key=lambda o: misses(o)[0])
+        surface, gap = resting_surface(scene, obj, VERIFY_HEIGHT_TOL_M)
+        if surface is None:
+            return False, "not_supported", (f"{obj.id} is seen where it was placed but {gap:.2f} m above the nearest "
+                                            "surface under it: it rests on nothing there")
+        return True, "", f"{obj.id} placed within {misses(obj)[0] * 100:.1f} cm of the computed pose, on {surface.words}"
+    if named is not None:
+        xy, below = misses(named)
+        if below > VERIFY_HEIGHT_TOL_M:
+            return False, "fell", f"the {named.label} ({named.id}) is {below:.2f} m below the place pose: it fell"
+        if below < -VERIFY_HEIGHT_TOL_M:
+            return False, "not_in_region", (f"the {named.label} ({named.id}) is {-below:.2f} m above the place pose: "
+                                            "it did not come down where planned")
+        return False, "not_in_region", (f"the {named.label} ({named.id}) is {xy * 100:.1f} cm from the place pose "
+                                        f"(tolerance {tol * 100:.0f} cm)")
+    near = min(movable, key=lambda o: misses(o)[0])
+    xy, below = misses(near)
+    what = f"{placed_id} is not seen after placing" if placed_id else "the placed object is not identified"
+    return False, "not_in_region", (f"{what}; the nearest object to the place pose, {near.id}, is {xy * 100:.1f} cm "
+                                    f"from it in x-y and {below:+.2f} m below it (tolerance {tol * 100:.0f} cm)")
 
 
 def _verify_in_slot(movable, slot, want: np.ndarray, tol: float) -> tuple[bool, str, str]:

@@ -156,3 +156,49 @@ def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_gras
     d = _decision(_scene(BOOK), both, None, r)
     assert d.pick_id == "book_2" and d.pick_alternatives == ["book_1"]
 
+
+
+def _placed_decision(x, y, bottom, size=(0.15, 0.03, 0.22)):
+    """A place decision as Agent.place leaves it: book_1 set down upright with its bottom at `bottom`."""
+    T = np.eye(4)
+    T[:3, 3] = [x, y, bottom + size[2] / 2]
+    held = SceneObject("book_1", "book", "book", [0.3, 0.0, 0.4], size, held=True)
+    return Decision("place", [], place_pose=T, details={"placed_pose": T, "placed_slot": None, "placed_id": "book_1",
+                                                         "placed_size": np.array(size), "scene": _scene(held)})
+
+
+TABLE = SceneObject("table", "table", "table", [0.6, 0.0, -0.35], [0.6, 1.4, 0.7])
+CUBE = SceneObject("cube", "rubik's cube", "reference", [0.5, 0.0, 0.03], [0.06, 0.06, 0.06])
+
+
+def _seen_book(x, y, bottom):
+    return SceneObject("book_1", "book", "book", [x, y, bottom + 0.11], [0.15, 0.03, 0.22])
+
+
+def test_a_place_is_verified_by_the_placed_book_itself_resting_where_planned():
+    goal = validate_goal("put it on the rubik's cube", "place")
+    ok, _, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.06), goal,
+                                           _scene(TABLE, CUBE, _seen_book(0.51, 0.0, 0.062)))
+    assert ok and msg == "book_1 placed within 1.0 cm of the computed pose, on the rubik's cube (cube)"
+
+
+def test_a_book_that_fell_fails_verification_saying_how_far_it_fell():
+    goal = validate_goal("put it 50 cm above the table", "place")
+    decision = _placed_decision(0.5, 0.0, 0.48)
+    # it fell straight down onto the table: the old check (any object within 3 cm in x-y) passed this
+    ok, category, msg = Agent(FakePorts()).verify(decision, goal, _scene(TABLE, _seen_book(0.5, 0.0, 0.0)))
+    assert (ok, category, msg) == (False, "fell", "the book (book_1) is 0.48 m below the place pose: it fell")
+    # off the cube onto the table beside it: the cube stands where the book should be, but lower
+    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.06), goal,
+                                                  _scene(TABLE, CUBE, _seen_book(0.5, 0.1, 0.0)))
+    assert (ok, category) == (False, "fell") and "0.06 m below the place pose" in msg
+
+
+def test_a_book_seen_floating_or_missing_fails_verification_with_what_was_seen():
+    goal = validate_goal("put it on the table", "place")
+    floating = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.25 + 0.11], [0.15, 0.03, 0.22])
+    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.25), goal, _scene(TABLE, floating))
+    assert (ok, category) == (False, "not_supported") and "0.25 m above the nearest surface" in msg
+    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.0), goal, _scene(TABLE, CUBE))
+    assert (ok, category) == (False, "not_in_region") and msg.startswith("book_1 is not seen after placing; "
+                                                                        "the nearest object to the place pose, cube")
