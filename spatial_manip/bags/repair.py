@@ -251,6 +251,21 @@ def repair(bag: str | Path, out: str | Path | None = None, storage: str | None =
     kind, files = find_storage(bag)
     out = Path(out) if out else bag.with_name(bag.stem + "_repaired")
     report = RepairReport(bag, out, storage or kind)
+    created = not out.exists()         # BagWriter refuses an existing folder
+    try:
+        _copy_messages(kind, files, out, report)
+    except BaseException:
+        if created:   # a half-written folder would block the rerun ("already exists")
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    if report.total == 0:
+        shutil.rmtree(out, ignore_errors=True)
+        notes = f" ({'; '.join(report.notes)})" if report.notes else ""
+        raise BagError(f"bag {bag}: no complete message could be recovered{notes}; nothing was written")
+    return report
+
+
+def _copy_messages(kind: str, files: list[Path], out: Path, report: RepairReport) -> None:
     with BagWriter(out, report.storage) as w:
         for f in files:
             topics, rows = (_read_sqlite if kind == "sqlite3" else _read_mcap)(f, report.notes)
@@ -261,4 +276,3 @@ def repair(bag: str | Path, out: str | Path | None = None, storage: str | None =
                     continue
                 w.write(topic.name, t_ns, raw)
         report.counts = dict(w.counts)
-    return report

@@ -2,6 +2,8 @@
 was killed (no metadata.yaml, no MCAP footer, a hot sqlite journal) into a new, readable bag."""
 from __future__ import annotations
 
+import sys
+
 from spatial_manip.bags.io import BagError
 from spatial_manip.bags.repair import repair
 
@@ -17,7 +19,7 @@ def run(args) -> int:
     try:
         report = repair(args.bag, args.out, args.storage)
     except BagError as e:
-        print(f"bag-repair: {e}")
+        print(f"spatial-manip bag-repair: error: {' '.join(str(e).split())}", file=sys.stderr)
         return 2
     for topic, n in sorted(report.counts.items()):
         print(f"{n:8d}  {topic}")

@@ -18,16 +18,17 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.worker import exit_on_sigterm
+from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.sensing import EFFECTS, SensingProfile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="smoke", help="task suite (see `spatial-manip tasks --help`)")
-    p.add_argument("--episodes", type=int, default=10, help="number of tasks")
+    p.add_argument("--episodes", type=positive_int, default=10, help="number of tasks")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1, help="parallel graphs (each in its own ROS domain)")
-    p.add_argument("--out", required=True, help="output directory (re-run to resume)")
+    p.add_argument("--workers", type=positive_int, default=1, help="parallel graphs (each in its own ROS domain)")
+    p.add_argument("--out", required=True, type=output_dir, help="output directory (re-run to resume)")
     p.add_argument("--segmenter", default="classical", help="perception backend: classical | ground_truth")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="run workers as local processes, or as Ray tasks (ray must be installed)")

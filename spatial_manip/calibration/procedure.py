@@ -9,18 +9,40 @@ import numpy as np
 from spatial_manip.calibration.board import BoardConfig, BoardError, BoardView, detect
 from spatial_manip.calibration.result import Bounds, CalibrationReport, to_yaml
 from spatial_manip.calibration.samples import SampleError, SampleSet
-from spatial_manip.calibration.solve import METHODS, calibrate_hand_eye, residuals
+from spatial_manip.calibration.solve import METHODS, MIN_SAMPLES, calibrate_hand_eye, residuals
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.calibration import load_calibration
+
+
+MAX_IMAGE_PIXELS = 8192 * 8192   # a calibration camera's frame is a few megapixels
 
 
 def read_rgb(path: Path) -> np.ndarray:
     import cv2
 
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    w, h = png_size(path)
+    if w * h > MAX_IMAGE_PIXELS:
+        raise SampleError(f"image {path} claims {w}x{h} pixels; a camera frame is at most "
+                          f"{MAX_IMAGE_PIXELS} pixels (a damaged or forged file?)")
+    try:
+        img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    except cv2.error as e:          # OpenCV refuses an absurd size with an assertion
+        raise SampleError(f"cannot read image {path}: {' '.join(str(e).split())}") from e
     if img is None:
         raise SampleError(f"cannot read image {path}: missing or not an image file")
     return img[..., ::-1]
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """(width, height) from a PNG's header, read before decoding it; (0, 0) for anything else."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return 0, 0
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return 0, 0
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 def board_views(images: list, names: list[str], board: BoardConfig,
@@ -43,6 +65,10 @@ def calibrate(mode: str, images: list, names: list[str], T_base_tool0: list[np.n
         raise SampleError(f"{len(images)} images, {len(names)} names and {len(T_base_tool0)} robot poses: "
                           "each image needs its own robot pose")
     seen, views, skipped = board_views(images, names, board, intr)
+    if len(views) < MIN_SAMPLES and skipped:     # say why the images were unusable, not only how many
+        why = "; ".join(f"{name}: {reason}" for name, reason in list(skipped.items())[:3])
+        raise SampleError(f"only {len(views)} of {len(images)} images give a board pose, hand-eye needs "
+                          f"{MIN_SAMPLES}: {why}")
     B = [np.asarray(T_base_tool0[i], float) for i in seen]
     C = [v.T_cam_board for v in views]
     sol = calibrate_hand_eye(mode, B, C, board.center, methods=methods, reject=reject)

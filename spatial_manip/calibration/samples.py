@@ -151,6 +151,11 @@ def load_samples(folder: str | Path, *, max_skew_s: float = DEFAULT_MAX_SKEW_S, 
     kin = URKinematics(**DH_PRESETS[_model(data, path)])
     T_tcp = tcp_offset_matrix(data["tcp_offset"]) if "tcp_offset" in data else None
     _require(data["images"], ("file", "stamp"), f"{path}: images")
+    for k, im in enumerate(data["images"]):
+        if not isinstance(im["file"], str) or not im["file"] or isinstance(im["stamp"], bool) \
+                or not isinstance(im["stamp"], (int, float)):
+            raise SampleError(f"{path}: images[{k}] needs a file name (text) and a stamp (seconds), "
+                              f"got file {im['file']!r}, stamp {im['stamp']!r}")
     _require(data["robot"], ("stamp",), f"{path}: robot")
     robot = [TimedPose(float(e["stamp"]), robot_entry_pose(e, kin, T_tcp, f"{path}: robot[{k}]"))
              for k, e in enumerate(data["robot"])]

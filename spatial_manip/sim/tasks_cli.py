@@ -5,16 +5,17 @@ import argparse
 import sys
 from collections import Counter
 
+from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.sim.tasks import SUITES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     names = "; ".join(f"{s.name}: {s.help} (default count {s.default_count})" for s in SUITES.values())
     p.add_argument("--suite", default="smoke", choices=sorted(SUITES), help=f"suite name. {names}")
-    p.add_argument("--count", type=int, default=None, help="number of tasks (default: the suite's)")
+    p.add_argument("--count", type=positive_int, default=None, help="number of tasks (default: the suite's)")
     p.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same tasks and scenes")
-    p.add_argument("--out", required=True, help="output folder: writes OUT/tasks.jsonl and OUT/scenes/<id>.json")
-    p.add_argument("--pool", type=int, default=None, help="scenes per scene kind (default: count/3, 9..45)")
+    p.add_argument("--out", required=True, type=output_dir, help="output folder: writes OUT/tasks.jsonl and OUT/scenes/<id>.json")
+    p.add_argument("--pool", type=positive_int, default=None, help="scenes per scene kind (default: count/3, 9..45)")
     p.add_argument("--sdf", action="store_true",
                    help="also write each scene's Gazebo world beside it: OUT/scenes/<id>.sdf (+ .calibration.yaml)")
 
@@ -24,7 +25,7 @@ def run(args) -> int:
 
     from spatial_manip.sim import tasks
 
-    count = args.count or SUITES[args.suite].default_count
+    count = args.count if args.count is not None else SUITES[args.suite].default_count
     try:
         gen = tasks.Generator(args.suite, count, args.seed, args.pool)
     except ValueError as e:

@@ -141,8 +141,8 @@ def test_sigterm_finishes_the_bag_without_a_traceback(tmp_path, node):
 def test_bag_repair_names_what_it_cannot_read(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert cli.main(["bag-repair", str(tmp_path / "empty")]) == 2
-    assert "expected .db3 or .mcap files" in capsys.readouterr().out
+    assert "expected .db3 or .mcap files" in capsys.readouterr().err
     bad = tmp_path / "x.mcap"
     bad.write_bytes(b"not an mcap at all")
     assert cli.main(["bag-repair", str(bad)]) == 2
-    assert "does not start with the MCAP magic" in capsys.readouterr().out
+    assert "does not start with the MCAP magic" in capsys.readouterr().err
