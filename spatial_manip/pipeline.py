@@ -164,8 +164,11 @@ class InstructionPipeline:
             outcome.message = f"internal error: {type(e).__name__}: {e}"
             trace.event("error", code="INTERNAL", message=outcome.message)
             self._safe_stop()
-        if cancel.is_set() and not outcome.success:
-            outcome.error_code, outcome.message = ErrorCode.CANCELED.value, "the goal was canceled; the arm was stopped"
+        if cancel.is_set() and not outcome.success and outcome.error_code != ErrorCode.CANCELED.value:
+            # a failure while the cancel was on its way is the cancel; a CanceledError keeps its own
+            # words, which say how the stop went (an arm server killed mid-motion never confirms
+            # it, and was reported "the arm was stopped")
+            outcome.error_code, outcome.message = ErrorCode.CANCELED.value, "the goal was canceled; the arm was told to stop"
         held = self._held_after(outcome)
         if held:
             outcome.message += (f"; {held} is still in the gripper: send a place instruction (e.g. 'place it on the "

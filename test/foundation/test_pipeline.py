@@ -220,3 +220,20 @@ def test_a_cancel_during_a_failed_pick_tries_no_other_object():
     out = InstructionPipeline(agent).run(validate_goal("take a book", "pick"), cancel)
     assert not out.success and out.error_code == "CANCELED"
     assert [c for c in agent.calls if c[0] == "pick"] == [("pick", "book_1")] and agent.stopped >= 1
+
+
+def test_a_canceled_motion_keeps_the_words_saying_how_the_stop_went():
+    """Issue 35: a sim_node killed mid-motion never confirmed the stop, and the goal still said
+    'the arm was stopped'."""
+    agent = FakeAgent()
+    cancel = threading.Event()
+    from spatial_manip.errors import CanceledError
+
+    def pick(grasps, decision, _cancel):
+        cancel.set()
+        raise CanceledError("the goal was canceled during motion; the arm server did not confirm the stop "
+                            "within 1 s (is arm_node or sim_node running?)")
+    agent.pick = pick
+    out = InstructionPipeline(agent).run(validate_goal("pick it", "pick"), cancel)
+    assert out.error_code == "CANCELED" and "did not confirm the stop" in out.message, out.message
+    assert "the arm was stopped" not in out.message
