@@ -23,6 +23,7 @@ from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.geometry.camera import CameraIntrinsics, pixel_rays, valid_depth_mask
+from spatial_manip.geometry.pointcloud import fit_plane
 from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import SceneObject
@@ -158,33 +159,16 @@ def _ring_points(obs, crop, ring_px: int, exclude: np.ndarray | None, max_n: int
 
 def fit_support_plane(points: np.ndarray, rng: np.random.Generator, tol_m: float = 0.006,
                       max_tilt_deg: float = 25.0, iterations: int = 64, up=UP) -> SupportPlane | None:
-    """RANSAC plane whose normal is within max_tilt_deg of `up`, refined by least squares."""
+    """RANSAC plane (the point-cloud layer's) whose normal is within max_tilt_deg of `up`,
+    refined by least squares; None unless it holds 30 % of the points (and at least 15)."""
     p = np.asarray(points, float)
     if len(p) < 20:
         return None
-    idx = rng.integers(0, len(p), size=(iterations, 3))
-    a, b, c = p[idx[:, 0]], p[idx[:, 1]], p[idx[:, 2]]
-    n = np.cross(b - a, c - a)
-    norm = np.linalg.norm(n, axis=1)
-    good = norm > 1e-9
-    n = n[good] / norm[good, None]
-    n *= np.sign(n @ up)[:, None] + (n @ up == 0)[:, None]
-    keep = n @ up >= np.cos(np.radians(max_tilt_deg))
-    if not keep.any():
+    plane = fit_plane(p, threshold_m=tol_m, iterations=iterations, seed=int(rng.integers(2 ** 31)), up=up,
+                      max_tilt_deg=max_tilt_deg)
+    if plane is None or plane.n_inliers < max(15, 0.3 * len(p)):
         return None
-    n, a = n[keep], a[good][keep]
-    counts = (np.abs(p @ n.T - np.einsum("ij,ij->i", a, n)) < tol_m).sum(axis=0)
-    best = int(np.argmax(counts))
-    inl = np.abs((p - a[best]) @ n[best]) < tol_m
-    if inl.sum() < max(15, 0.3 * len(p)):
-        return None
-    q = p[inl]
-    c0 = q.mean(axis=0)
-    normal = np.linalg.svd(q - c0, full_matrices=False)[2][2]
-    normal = normal if normal @ up > 0 else -normal
-    if normal @ up < np.cos(np.radians(max_tilt_deg)):
-        return None
-    return SupportPlane(normal, float(-normal @ c0), int(inl.sum()))
+    return SupportPlane(plane.normal, plane.offset, plane.n_inliers)
 
 
 def min_area_rect_angle(xy: np.ndarray) -> float:
