@@ -259,6 +259,7 @@ def _fuzzy(t: str, vocab: list[str]) -> str:
 
 # --- rules -----------------------------------------------------------------------------------
 R = r"(?:the )?(ref\w+|unk_\w+)"             # a reference
+ANY_BOOK = "anybook"                          # "the book" as a reference: the one book not in the hand
 P = r"(poss\w+)"                              # a possessive owner
 D = r"d(\d+(?:\.\d+)?)"                       # a distance in metres
 K = r"(?:rank(\d+) )?"                        # an optional rank
@@ -402,6 +403,8 @@ RULES: list[tuple[str, object]] = [
     (r"rank(\d+) (?:book |slot |one )?from the left", _c("super", "LeftMost", g(1, int))),
     (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
     (r"rank(\d+)(?=\s+(?:[a-z]+\s+){0,2}(?:slots?|spots?)\b)", _c("super", "LeftMost", g(1, int))),  # "top shelf, 2nd slot"
+    # "next to the book": a book on the table or shelf as the reference (AMBIGUOUS when several, _ref)
+    (K + r"(?:closest|nearest)(?: (?:book|slot|one))? (?:to|from) (?:the |a |an )?book\b", _c("super", "Closest", g(1, int), ANY_BOOK)),
     (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:(?:to|from) )?" + R + ")?",
      _c("super", "Closest", g(1, int), g(2))),
     (K + r"(?:farthest|furthest|most distant)(?: (?:book|slot|one))?(?: (?:away )?(?:from|to) " + R + ")?",
@@ -554,6 +557,13 @@ class InstructionParser:
         tok = tok[4:] if tok.startswith("poss") else tok
         if tok in ("viewer", "robot"):
             return Sym(tok)
+        if tok == ANY_BOOK:
+            books = [o.id for o in self.scene.objects if o.category == "book" and not o.held]
+            if len(books) != 1:
+                error = AmbiguousError if books else TargetNotFoundError
+                raise error(f'"the book" as the place\'s reference could be any of {books}; say which book, e.g. '
+                            '"next to the leftmost book"' if books else "there is no book in the scene to place it by")
+            return Sym(books[0])
         if tok.startswith("unk_"):
             raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
         return Sym(self._refs.ids[tok])
@@ -567,6 +577,8 @@ class InstructionParser:
             return "the robot"
         if tok.startswith("unk_"):
             return "the " + tok[4:].replace("_", " ")
+        if tok == ANY_BOOK:
+            return "the book"
         return "the " + self._refs.labels.get(tok, tok)
 
     def _owner(self, ref: Sym, frame: Clause | None, word: str = "") -> Sym:

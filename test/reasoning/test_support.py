@@ -177,3 +177,18 @@ def test_the_slot_between_two_objects_on_a_shelf_is_the_one_between_not_theirs()
                   SceneObject("jar2", "jar", "reference", [0.9, -0.52, 0.87], [0.1, 0.1, 0.12])]
     res = PLANNER.plan(s, "put it between the cereal box and the jar")
     assert res.ok and res.targets == ["slot_r2c2"], (res.program, res.targets, res.error)
+
+
+def _shelf_with_books(*ys):
+    s = ex.shelf_scene()          # row 1's floor is at z 1.16
+    s.objects += [SceneObject(f"bk{i}", "book", "book", [0.9, y, 1.16 + 0.11], [0.15, 0.03, 0.22])
+                  for i, y in enumerate(ys, 1)]
+    return s
+
+
+def test_next_to_the_book_with_two_books_on_the_shelf_is_ambiguous_naming_them():
+    """Issue 38: it chose the slot closest to the viewer (the words' book was dropped)."""
+    res = PLANNER.plan(_shelf_with_books(0.40, -0.45), "put it next to the book")
+    assert res.error["code"] == "AMBIGUOUS" and "['bk1', 'bk2']" in res.error["message"], res.error
+    res = PLANNER.plan(_shelf_with_books(0.40), "put it next to the book")
+    assert res.ok and res.program == "place(unique(filterDist$Closest(filterSlot(SHELF), bk1)), pose=keep)"
