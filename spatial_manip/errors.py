@@ -71,6 +71,14 @@ class MotionFailedError(SpatialManipError):
     code = ErrorCode.MOTION_FAILED
 
 
+class ArmLostError(MotionFailedError):
+    """The arm's server stopped answering (killed, frozen, its link gone): another attempt would
+    only wait for it again, so the goal ends at once (a frozen sim_node mid-move was retried into
+    NO_OBSERVATION after 29 s)."""
+
+    retryable = False
+
+
 class CanceledError(SpatialManipError):
     code = ErrorCode.CANCELED
 

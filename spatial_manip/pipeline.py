@@ -156,7 +156,8 @@ class InstructionPipeline:
                 except SpatialManipError as e:
                     outcome.error_code, outcome.message = e.code.value, e.message
                     trace.event("error", code=e.code.value, message=e.message, attempt=attempt)
-                    if e.code not in RETRYABLE or attempt == goal.max_attempts or cancel.is_set():
+                    if e.code not in RETRYABLE or not getattr(e, "retryable", True) or attempt == goal.max_attempts \
+                            or cancel.is_set():
                         break
                     reflection = self._reflect(goal, attempt, e, trace, reflection)
         except Exception as e:  # a bug must still end the goal cleanly, and say where to look
@@ -251,7 +252,8 @@ class InstructionPipeline:
                 return self._pick(decision, scene, obs, attempt, goal, trace, cancel,
                                   overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
             except SpatialManipError as e:
-                if e.code not in PICK_FALLBACK or k + 1 == len(candidates) or cancel.is_set():
+                if e.code not in PICK_FALLBACK or not getattr(e, "retryable", True) or k + 1 == len(candidates) \
+                        or cancel.is_set():
                     raise
                 trace.event("pick_fallback", failed=pick_id, code=e.code.value, reason=e.message,
                             next=candidates[k + 1])

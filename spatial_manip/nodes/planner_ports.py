@@ -26,7 +26,7 @@ from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
 
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, MotionRequest, MotionResult
-from spatial_manip.errors import (CanceledError, ErrorCode, MotionFailedError, NoObservationError,
+from spatial_manip.errors import (ArmLostError, CanceledError, ErrorCode, MotionFailedError, NoObservationError,
                                   SpatialManipError, StageTimeoutError)
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
                                          matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
@@ -228,8 +228,10 @@ class PlannerPorts:
             stopped = self._stop_arm(handle or self._late_handle(sent, goal_id))
             raise CanceledError(f"the goal was canceled as the motion was sent; {stopped}")
         if handle is None or not handle.accepted:
-            raise MotionFailedError("the arm refused the motion goal" if handle is not None else
-                                    f"the arm server did not answer the motion goal within {ACCEPT_WAIT_S:g} s")
+            if handle is None:
+                raise ArmLostError(f"the arm server did not answer the motion goal within {ACCEPT_WAIT_S:g} s "
+                                   "(is arm_node or sim_node running?)")
+            raise MotionFailedError("the arm refused the motion goal")
         self._arm_goal = handle
         try:
             fut = handle.get_result_async()
@@ -295,7 +297,7 @@ class PlannerPorts:
         lost_s = float(self.p["arm_lost_after_s"])
         if self._tcp_seen_at is not None and time.monotonic() - self._tcp_seen_at > lost_s:
             self._tcp_seen_at = None      # the next motion starts fresh, should the arm come back
-            raise MotionFailedError(f"arm server lost: no TCP pose on {self.p['tcp_topic']} for {lost_s:g} s "
+            raise ArmLostError(f"arm server lost: no TCP pose on {self.p['tcp_topic']} for {lost_s:g} s "
                                     f"during the motion (is arm_node or sim_node running?)")
 
     def stop_motion(self) -> None:

@@ -237,3 +237,19 @@ def test_a_canceled_motion_keeps_the_words_saying_how_the_stop_went():
     out = InstructionPipeline(agent).run(validate_goal("pick it", "pick"), cancel)
     assert out.error_code == "CANCELED" and "did not confirm the stop" in out.message, out.message
     assert "the arm was stopped" not in out.message
+
+
+def test_a_lost_arm_server_ends_the_goal_at_once():
+    """Issue 35: a frozen sim_node mid-move was retried into NO_OBSERVATION after 29 s; a lost arm
+    server is MOTION_FAILED on the spot, with no other attempt or other object tried."""
+    from spatial_manip.errors import ArmLostError
+
+    agent = FakeAgent(alternatives=["book_2"])
+
+    def pick(grasps, decision, _cancel):
+        agent.calls.append(("pick", decision.pick_id))
+        raise ArmLostError("arm server lost: no TCP pose for 3 s during the motion")
+    agent.pick = pick
+    out = InstructionPipeline(agent).run(validate_goal("pick a book", "pick", False, 3), threading.Event())
+    assert out.error_code == "MOTION_FAILED" and "arm server lost" in out.message and out.attempts == 1
+    assert [c for c in agent.calls if isinstance(c, tuple) and c[0] == "pick"] == [("pick", "book_1")]
