@@ -12,10 +12,12 @@ grows past its bound, and always before returning, so nothing outlives a call.
 
 There is no weaker fallback: without a working bwrap, `check_sandbox` raises SandboxUnavailable.
 
-When the caller is root, bwrap maps the sandbox's nobody to root outside the namespace (the caller's
-uid): hence the empty capability sets, the read-only /proc and everything else read-only, and the
-seccomp filter's fork ban (the kernel does not apply RLIMIT_NPROC to root). Running the stack as an
-ordinary user makes the sandbox's processes that user's, with no such caveat.
+bwrap maps the sandbox's nobody to the uid bwrap runs as. A root caller starts bwrap as nobody when
+nobody can reach the interpreter and packages (`_nobody_can_run`); otherwise (a Python under /root,
+as in the project's container) the sandbox's nobody is root outside its namespace: hence the empty
+capability sets, the read-only /proc and everything else read-only, and the seccomp filter's fork
+ban (the kernel does not apply RLIMIT_NPROC to root). Running the stack as an ordinary user makes
+the sandbox's processes that user's.
 """
 from __future__ import annotations
 
@@ -100,7 +102,7 @@ def run_python(script: str, stdin: bytes, limits: SandboxLimits, packages: tuple
                ("RLIMIT_CORE", 0, 0)]
     code = _PREAMBLE.format(limits=rlimits, site_dirs=list(site_dirs)) + script
     return _run([*_bwrap_argv(binds, limits.tmp_mb), _python(), "-I", "-S", "-B", "-c", code,
-                 f"{LABEL_PREFIX}{os.getpid()}"], stdin, limits)
+                 f"{LABEL_PREFIX}{os.getpid()}"], stdin, limits, as_nobody=_nobody_can_run(tuple(packages)))
 
 
 @functools.lru_cache(maxsize=1)
@@ -118,12 +120,27 @@ def _probe_ok() -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=8)
+def _nobody_can_run(packages: tuple[str, ...]) -> bool:
+    """Whether a root caller can start bwrap itself as nobody, so that the sandbox's processes are
+    nobody's outside their namespace too, not root's: nobody must reach the interpreter and the
+    packages (a Python under /root cannot) and the kernel must give nobody user namespaces. Decided
+    by one trial start importing the packages; when it fails, bwrap runs as the caller."""
+    if os.geteuid() != 0:
+        return False
+    binds, site_dirs = _package_binds(packages)
+    limits = SandboxLimits(timeout_s=30.0, cpu_s=20, memory_mb=1024, max_stdout_bytes=100)
+    script = f"import sys\nsys.path += {list(site_dirs)!r}\n" + "".join(f"import {p}\n" for p in packages) + "print('ok')"
+    run = _run([*_bwrap_argv(binds, limits.tmp_mb), _python(), "-I", "-S", "-c", script], b"", limits, as_nobody=True)
+    return run.returncode == 0 and run.stdout.strip() == b"ok"
+
+
 def check_sandbox() -> None:
     """Raise SandboxUnavailable unless bwrap can start a sandbox here (checked once per process)."""
     _probe_ok()
 
 
-def _run(argv: list[str], stdin: bytes, limits: SandboxLimits) -> SandboxRun:
+def _run(argv: list[str], stdin: bytes, limits: SandboxLimits, as_nobody: bool = False) -> SandboxRun:
     bpf = seccomp_program()
     fds = []
     if bpf is not None:
@@ -133,7 +150,8 @@ def _run(argv: list[str], stdin: bytes, limits: SandboxLimits) -> SandboxRun:
     t0 = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=stdin_fd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=fds, start_new_session=True, env={"PATH": "/usr/bin:/bin"})
+                                pass_fds=fds, start_new_session=True, env={"PATH": "/usr/bin:/bin"},
+                                **({"user": NOBODY, "group": NOBODY, "extra_groups": []} if as_nobody else {}))
     except OSError as e:
         raise SandboxUnavailable(f"could not start bwrap ({argv[0]}): {e}: {_INSTALL_HINT}") from e
     finally:

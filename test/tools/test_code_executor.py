@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 
 import numpy
 import pytest
@@ -254,6 +255,54 @@ def test_the_sandbox_dies_with_its_caller():
     while _sandbox_processes(caller.pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _sandbox_processes(caller.pid) == []
+
+
+def _host_uids(pids: list[int]) -> set[int]:
+    uids = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                uids |= {int(line.split()[1]) for line in f if line.startswith("Uid:")}
+        except OSError:
+            pass
+    return uids
+
+
+def test_this_root_caller_sandbox_runs_as_root_outside_without_capabilities():
+    # the venv's Python lives under /root (0700), which nobody cannot reach: bwrap runs as root, its
+    # nobody is root outside the namespace, with no capabilities at all
+    if os.geteuid() != 0 or sandbox._nobody_can_run(("numpy", "scipy")):
+        pytest.skip("only for a root caller whose Python nobody cannot reach")
+    r = run_in_sandbox("result = [l for l in open('/proc/self/status').read().splitlines() if l.startswith('Cap')]",
+                       None, FAST)
+    assert all(line.endswith("0000000000000000") for line in r["result"]), r
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"), reason="needs root and /usr/bin/python3")
+def test_a_root_caller_whose_python_nobody_can_reach_runs_bwrap_as_nobody(tmp_path):
+    # the system interpreter under /usr: the sandbox's processes are nobody's on the host, not root's.
+    # sandbox.py and sandbox_seccomp.py need only the standard library; they run here unchanged
+    pkg = tmp_path / "spatial_manip" / "tools"
+    pkg.mkdir(parents=True)
+    for init in (tmp_path / "spatial_manip" / "__init__.py", pkg / "__init__.py"):
+        init.write_text("")
+    for name in ("sandbox.py", "sandbox_seccomp.py"):
+        (pkg / name).write_text((Path(sandbox.__file__).parent / name).read_text())
+    os.chmod(tmp_path, 0o755)
+    for path in tmp_path.rglob("*"):
+        path.chmod(0o755)
+    script = ("import sys\nsys.path.insert(0, sys.argv[1])\nfrom spatial_manip.tools import sandbox\n"
+              "assert sandbox._nobody_can_run(())\nlimits = sandbox.SandboxLimits(timeout_s=60, cpu_s=5, "
+              "memory_mb=256, max_stdout_bytes=100)\nsandbox.run_python('import time\\ntime.sleep(60)', b'', limits)")
+    caller = subprocess.Popen(["/usr/bin/python3", "-c", script, str(tmp_path)], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_sandbox_processes(caller.pid)) < 3 and time.monotonic() < deadline and caller.poll() is None:
+            time.sleep(0.1)
+        assert _host_uids(_sandbox_processes(caller.pid)) == {sandbox.NOBODY}
+    finally:
+        caller.kill()
+        caller.wait()
 
 
 def test_without_bwrap_model_code_is_not_run(monkeypatch, tmp_path):
