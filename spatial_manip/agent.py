@@ -212,7 +212,11 @@ class Agent:
         if not self.ports.arm_ready():
             self._warn_once("home", "no arm action server: perceiving with the arm where it is")
             return
-        result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME, scene=self._obstacles()), cancel)
+        try:
+            result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME, scene=self._obstacles()), cancel)
+        except MotionFailedError as e:   # a lost arm server: the look says whether the camera is there too
+            self._warn_once("home", f"could not move the arm out of view before perceiving: {e.message}")
+            return
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
 

@@ -70,6 +70,21 @@ def test_the_arm_goes_home_before_a_look_unless_it_holds_something():
     assert len(ports.requests) == 1
 
 
+def test_a_lost_arm_server_before_a_look_leaves_the_look_to_say_whether_the_camera_is_there():
+    """Issue 35: a frozen sim_node during perceiving ended MOTION_FAILED from the home move; the
+    look that follows names the camera (NO_OBSERVATION) when the camera is gone too."""
+    from spatial_manip.errors import ArmLostError
+
+    class LostArm(FakePorts):
+        def run_motion(self, request, cancel):
+            self.requests.append(request)
+            raise ArmLostError("arm server lost: no TCP pose for 3 s during the motion")
+    warnings = []
+    ports = LostArm()
+    Agent(ports, warn=warnings.append).clear_view(threading.Event())
+    assert len(ports.requests) == 1 and "arm server lost" in warnings[0]
+
+
 def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remembered():
     ports = FakePorts([MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing"),
                        MotionResult(success=True, object_held=True)])
