@@ -37,14 +37,17 @@ if [ ! -x "$VENV/bin/python" ]; then
   if [ "$UNDERLAY" = apt ]; then "$PY" -m venv --system-site-packages "$VENV"; else "$PY" -m venv "$VENV"; fi
 fi
 VPY=$VENV/bin/python
-reqs_hash=$(cat requirements.txt requirements-ros.txt setup.py | sha1sum | cut -d' ' -f1)-$UNDERLAY
+# runtime + the extras the tests need (models, benchmark, test tools); contact-graspnet stays opt-in
+REQS=(-r requirements.txt -r requirements-models.txt -r requirements-bench.txt -r requirements-test.txt)
+reqs_hash=$(cat requirements.txt requirements-models.txt requirements-bench.txt requirements-test.txt \
+  requirements-ros.txt setup.py | sha1sum | cut -d' ' -f1)-$UNDERLAY
 if [ "$(cat "$VENV/.reqs-stamp" 2>/dev/null)" != "$reqs_hash" ]; then
   log "installing Python packages"
   "$VPY" -m pip install -q --upgrade pip "setuptools<80" wheel >/dev/null
   if [ "$UNDERLAY" = wheels ]; then
-    "$VPY" -m pip install -q -r requirements-ros.txt -r requirements.txt
+    "$VPY" -m pip install -q -r requirements-ros.txt "${REQS[@]}"
   else
-    "$VPY" -m pip install -q -r requirements.txt
+    "$VPY" -m pip install -q "${REQS[@]}"
   fi
   "$VPY" -m pip install -q --no-deps --no-build-isolation -e .
   echo "$reqs_hash" > "$VENV/.reqs-stamp"

@@ -1,0 +1,80 @@
+"""Packaging a ROS 2 lab can install (issue 39): rosdep and colcon find both packages when given
+both paths, package.xml declares every ROS package and every Python library with a rosdep key
+that the code imports, and the runtime requirements are split from the extras with pins that
+resolve for Python 3.10, 3.11 and 3.12."""
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ROS_PACKAGES = {"rclpy", "rcl_interfaces", "builtin_interfaces", "ament_index_python", "std_msgs", "geometry_msgs",
+                "sensor_msgs", "visualization_msgs", "trajectory_msgs", "action_msgs", "tf2_msgs", "launch",
+                "launch_ros", "spatial_manip_interfaces"}
+ROSDEP_KEYS = {"numpy": "python3-numpy", "scipy": "python3-scipy", "yaml": "python3-yaml", "cv2": "python3-opencv",
+               "zmq": "python3-zmq", "msgpack": "python3-msgpack", "psutil": "python3-psutil", "PIL": "python3-pil",
+               "tqdm": "python3-tqdm", "httpx": "python3-httpx"}
+EXTRAS_ONLY = {"torch", "transformers", "ray", "matplotlib", "pytest", "pytest-timeout", "hypothesis", "playwright"}
+
+
+def _imports(folders=("spatial_manip", "launch")) -> set[str]:
+    names = set()
+    for folder in folders:
+        for f in (ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(f.read_text())):
+                if isinstance(node, ast.Import):
+                    names |= {a.name.split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names.add(node.module.split(".")[0])
+    return names
+
+
+def test_both_packages_are_found_when_both_paths_are_named():
+    packages = pytest.importorskip("catkin_pkg.packages")
+    from catkin_pkg.package import parse_package
+
+    assert [p.name for p in packages.find_packages(str(ROOT)).values()] == ["spatial_manip"]   # crawling stops
+    both = {p.name for path in (ROOT, ROOT / "spatial_manip_interfaces") for p in packages.find_packages(str(path)).values()}
+    assert both == {"spatial_manip", "spatial_manip_interfaces"}
+    assert parse_package(str(ROOT / "package.xml")).name == "spatial_manip"
+
+
+def test_package_xml_declares_what_the_code_imports():
+    from catkin_pkg.package import parse_package
+
+    declared = {d.name for d in parse_package(str(ROOT / "package.xml")).exec_depends}
+    imported = _imports()
+    missing = sorted((imported & ROS_PACKAGES) - declared - {"spatial_manip"})
+    missing += sorted(key for module, key in ROSDEP_KEYS.items() if module in imported and key not in declared)
+    assert not missing, f"add <exec_depend> for {missing} to package.xml"
+
+
+def _requirement_names(path: Path) -> set[str]:
+    names = set()
+    for line in path.read_text().splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            names.add(line.split(";")[0].split("=")[0].split(">")[0].split("<")[0].strip().lower())
+    return names
+
+
+def test_runtime_requirements_leave_models_benchmark_and_tests_to_the_extras():
+    runtime = _requirement_names(ROOT / "requirements.txt")
+    assert not runtime & EXTRAS_ONLY, runtime & EXTRAS_ONLY
+    assert "open3d-cpu" in runtime and "numpy" in runtime
+    extras = set().union(*(_requirement_names(ROOT / f"requirements-{x}.txt") for x in ("models", "bench", "test")))
+    assert EXTRAS_ONLY <= extras
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert all(f"requirements-{x}.txt" in setup for x in ("models", "bench", "test"))   # make setup installs them
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("python", ["3.10", "3.11", "3.12"])
+def test_runtime_requirements_resolve_for_each_python(python, tmp_path):
+    """What a Humble (3.10), Kilted-wheel (3.11) or Jazzy (3.12) machine would install."""
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--python-version", python,
+                        "--only-binary=:all:", "-r", str(ROOT / "requirements.txt"), "--target", str(tmp_path / "t"),
+                        "--disable-pip-version-check"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "Would install" in r.stdout, (r.stdout + r.stderr)[-2000:]
