@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+REPLY_TIMEOUT_S = 300.0    # a loaded machine: a reply this late means the server is gone
 ESPIRE_UPDATE_S = 11.65     # ESPIRE Table 9: Isaac Sim on a GPU, seconds per environment update
 # ESPIRE supplementary, Table 9 (w/o reflection): success (%) on pick and on place
 ESPIRE_TABLE9 = {"Gemini2.5-Pro": (34.06, 15.70), "InternVL3-78B": (17.26, 9.67), "RoboBrain2.0-7B": (10.87, 8.64),
@@ -70,13 +71,13 @@ def run_bench(args) -> int:
     proc = start_server(server_command(args, n * len(drivers)))
     logs: dict = {d: [] for d in drivers}
     try:
-        with EspireProtocolClient(args.host, args.server_port, args.client_port) as c:
+        with EspireProtocolClient(args.host, args.server_port, args.client_port, timeout_s=REPLY_TIMEOUT_S) as c:
             tasks = c.call("GET_TASK_LIST")["tasks"]
         t0 = time.perf_counter()
         for name in drivers:
             for i in range(n):
                 # a new client (new sid) per episode, as ESPIRE's start() does
-                with EspireProtocolClient(args.host, args.server_port, args.client_port) as c:
+                with EspireProtocolClient(args.host, args.server_port, args.client_port, timeout_s=REPLY_TIMEOUT_S) as c:
                     lg = make_driver(name, c, seed=args.seed * 1000 + i).run(tasks[i % len(tasks)])
                 logs[name].append(lg)
                 print(f"  {name} {i + 1}/{n} {lg.task_id}: localized={lg.localized} moved={lg.moved} "
