@@ -1,8 +1,8 @@
 """`spatial-manip espire-server` in its own process, driven over real ZeroMQ + MessagePack by a
 client that follows ESPIRE's documented protocol: a pick and a place episode end to end (with
-every reply field ESPIRE's analyze.py reads), every kind of bad request, a second session, and a
-client that disconnects mid-task. ESPIRE's own client cannot be fetched here (no network, not on
-PyPI), so `EspireProtocolClient` stands in for it."""
+every reply field ESPIRE's analyze.py reads), every kind of bad request, and a session that keeps
+its task when its sockets close mid-task. ESPIRE's own client is not installed here (not on
+PyPI), so `EspireProtocolClient` (written from its documented behaviour) stands in for it."""
 import json
 import subprocess
 import sys
