@@ -629,6 +629,20 @@ class InstructionParser:
             self.frame_notes.append(note)
         return owner
 
+    def _beside_on_table(self, clauses: list[Clause], nouns: set, where: Clause | None) -> bool:
+        """A place that names no slot or shelf, beside references that all stand on the table
+        (in no slot), goes on the table beside them, not into the shelf's slots that lie that way
+        (issue 38: "put it behind the mug" chose slots of the shelf behind the table)."""
+        if "slot" in nouns or (where is not None and where.rel == "shelf") or not self.scene.by_category("table"):
+            return False
+        toks = [c.args[1] for c in clauses if c.kind == "dir" and len(c.args) > 1]
+        toks += [t for c in clauses if c.kind == "between" for t in c.args[:2]]
+        toks += [c.args[1] for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1:] and c.args[1]]
+        refs = [self._ref(t).name for t in toks]
+        if not refs or any(r in ("viewer", "robot") for r in refs):
+            return False
+        return not any(rel.point_in_box(self.scene.get(r).center, slot) for r in refs for slot in self.scene.regions)
+
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
         frame = next((c for c in clauses if c.kind == "frame"), None)
         where = next((c for c in clauses if c.kind == "where"), None)
@@ -643,7 +657,8 @@ class InstructionParser:
                 c.kind not in ("verb", "noise", "frame", "where") for c in clauses):
             raise NotUnderstoodError("nothing says what to pick ('it' refers to nothing in the hand); "
                                      "name the object, e.g. 'take the leftmost book'")
-        use_slots = action == "place" and bool(self.scene.regions) and not metric
+        use_slots = (action == "place" and bool(self.scene.regions) and not metric
+                     and not self._beside_on_table(clauses, nouns, where))
         if action == "place" and not use_slots:
             return self._metric_program(clauses, frame, poses)
         if action == "pick" and self._named is not None:

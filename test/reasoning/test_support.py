@@ -192,3 +192,28 @@ def test_next_to_the_book_with_two_books_on_the_shelf_is_ambiguous_naming_them()
     assert res.error["code"] == "AMBIGUOUS" and "['bk1', 'bk2']" in res.error["message"], res.error
     res = PLANNER.plan(_shelf_with_books(0.40), "put it next to the book")
     assert res.ok and res.program == "place(unique(filterDist$Closest(filterSlot(SHELF), bk1)), pose=keep)"
+
+
+def _table_and_shelf():
+    """The example table with a mug on it and a one-row shelf behind it (x 1.3..1.6) holding a clock."""
+    s = ex.table_scene()
+    s.objects = [o for o in s.objects if o.id not in ("b_back_up", "frame")]
+    s.objects += [SceneObject("mug", "mug", "reference", [0.6, -0.3, TOP + 0.05], [0.09, 0.09, 0.1]),
+                  SceneObject("shelf", "shelf", "shelf", [1.45, 0.0, 0.75], [0.3, 1.4, 1.5], ex.rot_z(180), True),
+                  SceneObject("clock2", "alarm clock", "reference", [1.45, 0.45, 1.21], [0.08, 0.1, 0.1])]
+    s.regions = [Region(f"slot_r1c{c}", "slot", [1.45, y, 1.325], [0.28, 0.4, 0.33], 1, c)
+                 for c, y in ((1, 0.45), (2, 0.0), (3, -0.45))]
+    return s
+
+
+@pytest.mark.parametrize("text,place", [
+    # issue 38: it chose the shelf's slots behind the table; the mug stands on the table
+    ("grab the tilted book and then put it behind the mug", "place(metric$Behind(0.05, mug, viewer), pose=keep)"),
+    ("take the tilted book and put it in a slot behind the mug",
+     "place(unique(filterOri$Behind(filterSlot(SHELF), mug, viewer)), pose=keep)"),
+    ("take the tilted book and put it next to the alarm clock",          # the clock stands in a slot
+     "place(unique(filterDist$Closest(filterSlot(SHELF), clock2)), pose=keep)"),
+])
+def test_a_place_beside_something_on_the_table_stays_on_the_table_unless_a_slot_is_named(text, place):
+    res = PLANNER.plan(_table_and_shelf(), text)
+    assert res.ok and res.program.split(" ; ")[1] == place, (res.program, res.error)
