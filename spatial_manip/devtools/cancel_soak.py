@@ -6,10 +6,12 @@ goal answers CANCELED (issue 35: a cancel always stops the arm before it is answ
 One sim graph (its own ROS domain); each cycle resets the simulator to the same scene with the arm
 at home, sends the demo's pick-and-place instruction and cancels it `delay` s after the goal's
 feedback enters the chosen transition (perceiving, reasoning, grasping, moving to pick, moving to
-place, verifying), cycling through the transitions and the delays (0, 20, 60, 150, 400 ms) so the
-cancels land at each transition and around the instant an arm goal is sent and accepted.
+place, verifying, and the pick's and the place's arm once it has started moving), cycling through
+the transitions and the delays (0, 20, 60, 150, 400 ms) so the cancels land at each transition,
+around the instant an arm goal is sent and accepted, and with the arm in motion.
 /joint_states is recorded throughout: the figure is the largest displacement of any joint over
-`--settle` s after the CANCELED answer, measured from the first joint sample after it. Prints a
+`--settle` s after the CANCELED answer (longer when the simulator publishes late: until 3 samples
+came), from the joints at the answer, placed by their stamps. Prints a
 line per cancel and the worst; writes cancels.csv. The planner perceives with `--segmenter`:
 ground_truth by default, as the demo, a labelled diagnostic choice here: the figure is how the
 arm stops after a cancel, and the goals must reach the motion stages (with `classical` the demo
@@ -29,36 +31,56 @@ from pathlib import Path
 
 import numpy as np
 
-# (stage, how its feedback detail starts): the moments a cancel is aimed at
-TRANSITIONS = (("perceiving", ""), ("reasoning", ""), ("grasping", ""), ("moving", "picking"),
-               ("moving", "placing"), ("verifying", ""))
+# (stage, how its feedback detail starts, after the arm starts moving): the moments a cancel is
+# aimed at. A motion's arm goal is sent within milliseconds of its "moving" feedback, but the arm
+# starts only once its transit is planned: the last two aim at the arm in motion.
+TRANSITIONS = (("perceiving", "", False), ("reasoning", "", False), ("grasping", "", False),
+               ("moving", "picking", False), ("moving", "placing", False), ("verifying", "", False),
+               ("moving", "picking", True), ("moving", "placing", True))
+STARTED_RAD = 0.01       # the arm has started: a joint moved this far since the stage's feedback
+MIN_SAMPLES_AFTER = 3    # joint samples needed after the answer (waited for up to EXTRA_WAIT_S more)
+EXTRA_WAIT_S = 10.0
 DELAYS_S = (0.0, 0.02, 0.06, 0.15, 0.4)
 SCENE_SEED = 1446         # find_scene(DEFAULT_INSTRUCTION, 0) searches up to here
-MOVING_RAD = 1e-3        # a joint that moved more than this in the 0.1 s before the cancel: the arm was moving
+MOVING_RAD = 1e-3        # a joint moved more than this in the MOVING_WINDOW_S before the cancel: the arm was moving
+MOVING_WINDOW_S = 0.3
 
 
-def schedule(n: int, transitions=TRANSITIONS, delays=DELAYS_S) -> list[tuple[tuple[str, str], float]]:
+def transition_name(transition: tuple[str, str, bool]) -> str:
+    stage, detail, arm_moving = transition
+    return stage + (f":{detail}" if detail else "") + (" (arm moving)" if arm_moving else "")
+
+
+def schedule(n: int, transitions=TRANSITIONS, delays=DELAYS_S) -> list[tuple[tuple[str, str, bool], float]]:
     """`n` (transition, delay) pairs: every transition at one delay, then the next delay, ..."""
     return [(transitions[i % len(transitions)], delays[(i // len(transitions)) % len(delays)]) for i in range(n)]
 
 
 def displacement_after(samples: list[tuple[float, np.ndarray]], t0: float, window_s: float) -> float | None:
-    """The largest displacement (rad) of any joint within `window_s` after `t0`, from the first
-    sample at or after `t0`; None without samples there."""
-    after = [q for t, q in samples if t0 <= t <= t0 + window_s]
+    """The largest displacement (rad, any joint) within `window_s` after `t0` from the joints at
+    `t0` (the last sample at or before it: a starved publisher's gap before `t0` counts against
+    the arm, never for it); None without a sample after `t0`."""
+    before = [q for t, q in samples if t <= t0]
+    after = [q for t, q in samples if t0 < t <= t0 + window_s]
     if not after:
         return None
-    return float(np.max(np.abs(np.asarray(after) - after[0])))
+    ref = before[-1] if before else after[0]
+    return float(np.max(np.abs(np.asarray(after) - ref)))
 
 
-def displacement_before(samples: list[tuple[float, np.ndarray]], t0: float, window_s: float = 0.1) -> float:
-    """The largest joint displacement over the `window_s` before `t0` (0 without samples)."""
-    before = [q for t, q in samples if t0 - window_s <= t <= t0]
-    return float(np.max(np.abs(np.asarray(before) - before[0]))) if len(before) > 1 else 0.0
+def displacement_since(samples: list[tuple[float, np.ndarray]], t0: float, t1: float | None = None) -> float:
+    """How far (rad, any joint) the arm got from its last sample at or before `t0` to its last
+    sample at or before `t1` (now when None)."""
+    before = [q for t, q in samples if t <= t0]
+    later = [q for t, q in samples if t0 < t <= (t1 if t1 is not None else float("inf"))]
+    if not before or not later:
+        return 0.0
+    return float(np.max(np.abs(later[-1] - before[-1])))
 
 
 class JointLog:
-    """The arm's joints from /joint_states with their arrival times (monotonic), the last minute."""
+    """The arm's joints from /joint_states with their stamps (the publisher's wall clock, this
+    machine's: a loaded simulator publishes in bursts, and arrival times would misplace them)."""
 
     def __init__(self, node, topic: str = "/joint_states", keep: int = 6000):
         from sensor_msgs.msg import JointState
@@ -73,7 +95,7 @@ class JointLog:
         q = self._to_q(msg)
         if q is not None:
             with self._lock:
-                self._samples.append((time.monotonic(), np.asarray(q, float)))
+                self._samples.append((msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec, np.asarray(q, float)))
 
     def samples(self) -> list[tuple[float, np.ndarray]]:
         with self._lock:
@@ -106,13 +128,15 @@ def cancel_once(node, client, joints: JointLog, instruction: str, transition: tu
     from spatial_manip.nodes.futures import wait_future
     from spatial_manip_interfaces.action import ExecuteInstruction
 
-    stage, detail = transition
-    name = stage + (f":{detail}" if detail else "")
-    reached = threading.Event()
+    stage, detail, arm_moving = transition
+    name = transition_name(transition)
+    reached, entered = threading.Event(), {}
 
     def on_feedback(msg):
-        if msg.feedback.stage == stage and msg.feedback.detail.startswith(detail):
-            reached.set()
+        if msg.feedback.stage == stage and msg.feedback.detail.startswith(detail) and not entered:
+            entered["at"] = time.time()
+            if not arm_moving:
+                reached.set()
 
     handle = wait_future(client.send_goal_async(ExecuteInstruction.Goal(instruction=instruction),
                                                 feedback_callback=on_feedback), 30.0)
@@ -122,28 +146,38 @@ def cancel_once(node, client, joints: JointLog, instruction: str, transition: tu
     deadline = time.monotonic() + timeout_s
     while not reached.is_set() and not result.done() and time.monotonic() < deadline:
         reached.wait(0.002)
+        if arm_moving and "at" in entered and displacement_since(joints.samples(), entered["at"]) > STARTED_RAD:
+            reached.set()
     if not reached.is_set():          # ended (or stuck) before the transition: nothing to cancel there
         res = wait_future(result, max(0.0, deadline - time.monotonic())) or wait_future(handle.cancel_goal_async(), 5)
         code = getattr(getattr(res, "result", None), "error_code", "")
         return CancelRecord(index, name, delay_s, False, "ended before", code, 0.0, False, None)
     time.sleep(delay_s)
-    t_cancel = time.monotonic()
+    t_cancel = time.time()          # wall clock, as the joints' stamps
     handle.cancel_goal_async()
     res = wait_future(result, 30.0)
-    t_answer = time.monotonic()
+    t_answer = time.time()
     time.sleep(settle_s)
+    # a loaded simulator publishes in bursts: the figure needs joints after the answer, not none
+    wait_until = time.monotonic() + EXTRA_WAIT_S
+    while sum(t > t_answer for t, _ in joints.samples()) < MIN_SAMPLES_AFTER and time.monotonic() < wait_until:
+        time.sleep(0.05)
     samples = joints.samples()
+    after = sorted(t for t, _ in samples if t > t_answer)[:MIN_SAMPLES_AFTER]
+    window_s = max(settle_s, (after[-1] - t_answer) if after else 0.0)
     status = {GoalStatus.STATUS_CANCELED: "canceled", GoalStatus.STATUS_SUCCEEDED: "succeeded",
               GoalStatus.STATUS_ABORTED: "aborted"}.get(getattr(res, "status", None), "no answer")
     return CancelRecord(index, name, delay_s, True, status, res.result.error_code if res is not None else "",
-                        t_answer - t_cancel, displacement_before(samples, t_cancel) > MOVING_RAD,
-                        displacement_after(samples, t_answer, settle_s))
+                        t_answer - t_cancel,
+                        displacement_since(samples, t_cancel - MOVING_WINDOW_S, t_cancel) > MOVING_RAD,
+                        displacement_after(samples, t_answer, window_s))
 
 
-def run_cancels(node, scene, instruction: str, n: int, settle_s: float, seed: int = 0,
+def run_cancels(node, scene, instruction: str, plan: list, settle_s: float, seed: int = 0,
                 on_record=None, dead=lambda: []) -> list[CancelRecord]:
-    """`n` reset-goal-cancel cycles on the running sim graph `node` talks to; `dead()` names
-    the graph's nodes that have exited (the run stops with them)."""
+    """A reset-goal-cancel cycle per (transition, delay) of `plan` (see `schedule`) on the running
+    sim graph `node` talks to; `dead()` names the graph's nodes that have exited (the run stops
+    with them)."""
     import json
 
     from spatial_manip.bench.worker import WorkspaceRevision
@@ -164,7 +198,7 @@ def run_cancels(node, scene, instruction: str, n: int, settle_s: float, seed: in
         time.sleep(0.5)
     records = []
     try:
-        for i, (transition, delay_s) in enumerate(schedule(n)):
+        for i, (transition, delay_s) in enumerate(plan):
             if dead():
                 raise RuntimeError(f"a node died: {', '.join(dead())}; see graph.log")
             before = revision.value
@@ -184,6 +218,7 @@ def run_cancels(node, scene, instruction: str, n: int, settle_s: float, seed: in
 
 def summary(records: list[CancelRecord]) -> str:
     counted = [r for r in records if r.counts]
+    unmeasured = sum(r.reached and r.status == "canceled" and r.motion_after_rad is None for r in records)
     if not counted:
         return f"[cancel-soak] none of {len(records)} cancels ended CANCELED with joint samples after it"
     worst = max(counted, key=lambda r: r.motion_after_rad)
@@ -192,12 +227,13 @@ def summary(records: list[CancelRecord]) -> str:
     return (f"[cancel-soak] {len(counted)} cancels answered CANCELED ({moving} with the arm moving at the cancel) of "
             f"{len(records)} sent; worst joint motion after CANCELED {worst.motion_after_rad:.4f} rad "
             f"({worst.transition} +{worst.delay_s * 1000:.0f} ms); cancel -> answer median "
-            f"{np.median(answers):.2f} s, max {answers.max():.2f} s")
+            f"{np.median(answers):.2f} s, max {answers.max():.2f} s; {unmeasured} CANCELED without joint samples after "
+            f"the answer")
 
 
 def line(r: CancelRecord) -> str:
     motion = "-" if r.motion_after_rad is None else f"{r.motion_after_rad:.4f} rad"
-    return (f"[cancel-soak] {r.index + 1:3d} {r.transition:<17s} +{r.delay_s * 1000:3.0f} ms: {r.status:<12s} "
+    return (f"[cancel-soak] {r.index + 1:3d} {r.transition:<30s} +{r.delay_s * 1000:3.0f} ms: {r.status:<12s} "
             f"{r.error_code:<14s} answer {r.answer_s:5.2f} s, moving {'yes' if r.moving_at_cancel else 'no '}, "
             f"after {motion}")
 
@@ -245,7 +281,7 @@ def run(args) -> int:
         graph = Graph("sim", params, log)
         try:
             with spinning_node("spatial_manip_cancel_soak", threads=2) as node:
-                records = run_cancels(node, scene, DEFAULT_INSTRUCTION, args.cancels, args.settle, seed,
+                records = run_cancels(node, scene, DEFAULT_INSTRUCTION, schedule(args.cancels), args.settle, seed,
                                       on_record=lambda r: print(line(r), flush=True), dead=graph.dead)
         finally:
             graph.stop()
