@@ -54,21 +54,26 @@ class GoalReport:
 CANCEL_WAIT_S = 30.0   # how long Ctrl-C waits for the server to stop the arm and answer
 
 
-def _cancel_and_wait(handle, result_future):
-    """Ask the server to cancel and wait for its final result (None if it never answers). A
-    second Ctrl-C while waiting is ignored: leaving now would hide whether the arm stopped."""
+def _cancel_and_wait(handle, result_future, watch: "ServerWatch"):
+    """Ask the server to cancel and wait for its final result (None if it never answers, or
+    stops answering: `watch`). A second Ctrl-C while waiting is ignored: leaving now would hide
+    whether the arm stopped."""
     print("\ncanceling the goal (the arm stops); waiting for the server...", flush=True)
-    _wait_ignoring_interrupts(handle.cancel_goal_async(), 10.0)
-    return _wait_ignoring_interrupts(result_future, CANCEL_WAIT_S)
+    handle.cancel_goal_async()      # the result says how the goal ended; the cancel's own answer adds nothing
+    return _wait_ignoring_interrupts(result_future, CANCEL_WAIT_S, watch)
 
 
-def _wait_ignoring_interrupts(future, timeout_s: float):
+def _wait_ignoring_interrupts(future, timeout_s: float, watch: "ServerWatch | None" = None):
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
-            return wait_future(future, max(0.0, deadline - time.monotonic()))
+            res = wait_future(future, min(0.2, max(0.0, deadline - time.monotonic())))
         except KeyboardInterrupt:
             continue
+        if res is not None:
+            return res
+        if watch is not None and watch.silent_for() > SERVER_LOST_S:
+            return None
     return None
 
 
@@ -198,7 +203,7 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
             res = _wait_result(result_future, timeout_s, watch)
         except KeyboardInterrupt:
             report.interrupted = True
-            res = _cancel_and_wait(handle, result_future)
+            res = _cancel_and_wait(handle, result_future, watch)
         except ServerLost as e:
             report.elapsed_s, report.status, report.error = time.monotonic() - t0, "server_lost", str(e)
             return report
