@@ -22,7 +22,7 @@ from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import _corners, point_in_box
-from spatial_manip.geometry.support import resting_surface
+from spatial_manip.geometry.support import check_support, resting_surface
 from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
@@ -451,10 +451,11 @@ class Agent:
             slot = slot_at(decision.details.get("scene"), place_pose) if entry is not None else None
             places = self._places_to_try(decision, place_pose, slot, size)
         first, tried = None, 0
+        rests = _rests_in(decision.details.get("scene"), moved, size)
         for tried, T_place in enumerate(places, 1):
             try:
                 return fit_place(T_place, size, T_obj_tcp, width_m=width_m, kinematics=reach, entry=entry, avoid=avoid,
-                                 any_pose_class=decision.details.get("any_pose_class", False))
+                                 any_pose_class=decision.details.get("any_pose_class", False), rests=rests)
             except UnreachableError as e:
                 first = first or e
         if tried > 1:
@@ -530,6 +531,18 @@ def _slot_entry(decision: Decision):
     scene = decision.details.get("scene")
     slot = slot_at(scene, decision.place_pose)
     return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
+
+
+def _rests_in(scene: Scene | None, moved: str | None, size):
+    """For fit_place: raises UnreachableError when the moved object, set down at T_obj, would not
+    rest in `scene` (geometry.support; the planner checked its own rotation, fit_place turns it)."""
+    if scene is None or moved is None or moved not in scene.ids():
+        return None
+    obj = replace(scene.get(moved), held=False, size=np.asarray(size, float))
+
+    def rests(T_obj: np.ndarray) -> None:
+        check_support(scene, replace(obj, center=T_obj[:3, 3], rotation=T_obj[:3, :3]))
+    return rests
 
 
 def _category_of(scene: Scene | None, obj_id: str | None) -> str | None:

@@ -61,7 +61,7 @@ def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -
 def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: float,
               gripper: GripperGeometry | None = None, kinematics=None, approach_m: float = 0.10,
               yaw_step_deg: float = 15.0, entry: SlotEntry | None = None,
-              avoid=(), any_pose_class: bool = False) -> tuple[np.ndarray, np.ndarray]:
+              avoid=(), any_pose_class: bool = False, rests=None) -> tuple[np.ndarray, np.ndarray]:
     """(T_obj, T_tcp) for setting the held object down at T_place's position.
 
     `T_place`: the planner's object pose (its rotation gives the pose class and the preferred
@@ -72,6 +72,8 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     retry); rotations within AVOID_DEG of one are tried last. `any_pose_class`: the instruction
     named no pose, so when no rotation of T_place's class works (a book lying flat on the table
     is held by its edges, a finger under it) another class may (stood upright). Raises
+    `rests(T_obj)`: raises UnreachableError when the object set down at T_obj would not rest
+    (geometry.support: over an edge, inside a neighbour); such rotations are skipped. Raises
     UnreachableError when no rotation works."""
     gripper = gripper or GripperGeometry()
     size = np.asarray(size, float)
@@ -92,7 +94,8 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         failed = any(rotation_angle(R, np.asarray(T)[:3, :3]) < math.radians(AVOID_DEG) for T in avoid)
         cands.append((other_class, failed, depth, rotation_angle(R, R0), R))
     cands.sort(key=lambda c: c[:4])
-    n_low = n_ik = n_side = 0
+    n_low = n_ik = n_side = n_rest = 0
+    why_not_rest = ""
     for *_, R in cands:
         center = np.array([p0[0], p0[1], support_z + float(np.abs(R.T[:, 2]) @ (size / 2)) + DROP_M])
         T_obj = np.eye(4)
@@ -117,6 +120,13 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         if entry is not None and not entry.held_from_front(T_obj, T_tcp):
             n_side += 1
             continue
+        if rests is not None:
+            try:
+                rests(T_obj)
+            except UnreachableError as e:
+                n_rest += 1
+                why_not_rest = why_not_rest or f" (the first: {e.message})"
+                continue
         pre = back_off(T_tcp, entry.approach_m(T_obj, size) if entry else approach_m,
                        entry.direction if entry else None)
         if kinematics is not None and not _reachable(kinematics, pre, T_tcp):
@@ -126,7 +136,7 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     raise UnreachableError(
         f"the held object cannot be set down {want} at {np.round(p0, 3).tolist()} as it is held: of "
         f"{len(cands)} rotations, {n_low} put a finger into the support, {n_side} hold it from the far side "
-        f"of the opening and {n_ik} have no arm IK solution")
+        f"of the opening, {n_rest} would not rest there{why_not_rest} and {n_ik} have no arm IK solution")
 
 
 def _reachable(kinematics, pre: np.ndarray, T_tcp: np.ndarray) -> bool:
