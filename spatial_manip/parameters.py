@@ -111,6 +111,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("workspace_max_m", [1.0, 0.8, 0.8], "upper corner of that box", (-5.0, 5.0)),
         Param("arm_config_file", "", "arm.yaml for the IK reachability filter (\"\": the default file)"),
         Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
+        Param("ur_type", "", "arm model preset of that file (\"\": its arm.model): ur5 | ur5e",
+              choices=("", "ur5", "ur5e")),
         Param("check_reachability", True, "keep only grasps the arm reaches (IK)"),
         Param("joint_states_topic", "joint_states", "the arm's joints, for the motion check"),
         Param("joint_state_max_age_s", 2.0, "older joints are unknown (the check is skipped)", NON_NEGATIVE, runtime=True),
@@ -160,6 +162,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("config_file", "", "arm.yaml (\"\": config/params/arm.yaml)"),
         Param("arm.backend", "", "ur_rtde | sim (\"\": arm.yaml's)", choices=("", "ur_rtde", "sim", "joint_trajectory")),
         Param("arm.host", "", "the UR controller's address (\"\": arm.yaml's)"),
+        Param("ur_type", "", "arm model preset of arm.yaml (\"\": its arm.model); refused when the controller's "
+              "version contradicts it (3.x: CB3 = ur5, 5.x: e-series = ur5e)", choices=("", "ur5", "ur5e")),
         Param("state_rate_hz", 50.0, "/joint_states and TCP pose rate", (0.1, 500.0)),
         Param("frame_id", "base", "frame of the published TCP pose"),
         Param("reconnect_max_delay_s", 0.0, "longest back-off re-connecting the controller (0: arm.yaml's)",

@@ -39,6 +39,10 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    "`ros2 bag play --clock`)", targets=((EVERY_NODE, "use_sim_time"),), choices=("true", "false")),
     LaunchArgument("robot_ip", "", "the UR controller's address; \"\" = arm.yaml's arm.ur_rtde.host",
                    targets=(("arm_node", "arm.host"),)),
+    LaunchArgument("ur_type", "", "arm model preset of arm.yaml's `presets`: ur5 (CB3, 125 Hz) or ur5e "
+                   "(e-series, 500 Hz); \"\" = arm.yaml's arm.model. arm_node refuses one the controller "
+                   "contradicts", targets=(("arm_node", "ur_type"), ("grasp_node", "ur_type")),
+                   choices=("ur5", "ur5e")),
     LaunchArgument("calibration_file", "", "hand-eye calibration YAML (spatial-manip calibrate --out); "
                    "relative paths are looked up under config/; \"\" = the graph's",
                    targets=(("camera_node", "calibration_file"), ("cell_tf_node", "calibration_file"))),

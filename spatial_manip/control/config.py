@@ -37,11 +37,24 @@ def load_arm_config(path: str | Path | None = None, overrides: Mapping[str, Any]
         for part in parents:
             node = node.setdefault(part, {})
         node[leaf] = value
+    _apply_preset(cfg, str(p))
     backend = cfg.get("arm", {}).get("backend")
     chosen = (cfg.get("arm", {}).get(backend) or {}) if backend else {}
     _merge(cfg, chosen.get("overrides") or {})  # e.g. the sim model's own TCP offset
     check_arm_config(cfg, str(p))
     return cfg
+
+
+def _apply_preset(cfg: dict, where: str) -> None:
+    """Merge the preset arm.model names (the UR5's or the UR5e's kinematics and RTDE rate)."""
+    model = (cfg.get("arm") or {}).get("model")
+    if model is None:
+        return
+    presets = cfg.get("presets") or {}
+    if model not in presets:
+        raise ConfigError(f"{where}: arm.model: {model!r} is not one of the presets {', '.join(sorted(presets))} "
+                          "(each sets kinematics.model and the RTDE rate)")
+    _merge(cfg, presets[model])
 
 
 def check_arm_config(cfg: Mapping, where: str) -> None:
@@ -111,18 +124,23 @@ def grasp_to_tcp(T_base_grasp: np.ndarray, R_grasp_tcp: np.ndarray) -> np.ndarra
     return T
 
 
-def load_kinematics(path: str | Path | None = None, backend: str = ""):
+def load_kinematics(path: str | Path | None = None, backend: str = "", model: str = ""):
     """The arm's URKinematics (model, limits, TCP offset) from arm.yaml; `backend` picks that
-    file's per-backend overrides (the simulated UR5e's own TCP offset)."""
-    return URKinematics.from_config(_for_backend(path, backend)["kinematics"])
+    file's per-backend overrides (the simulated UR5e's own TCP offset), `model` its preset."""
+    return URKinematics.from_config(_for_backend(path, backend, model)["kinematics"])
 
 
-def load_home_q(path: str | Path | None = None, backend: str = "") -> tuple:
+def load_home_q(path: str | Path | None = None, backend: str = "", model: str = "") -> tuple:
     """The arm's home joints (primitives.home_q in arm.yaml, with `backend`'s overrides): where
     motions start, so the IK branch they end on is the one nearest these."""
-    return tuple(float(v) for v in _for_backend(path, backend)["primitives"]["home_q"])
+    return tuple(float(v) for v in _for_backend(path, backend, model)["primitives"]["home_q"])
 
 
-def _for_backend(path, backend: str) -> dict:
+def arm_overrides(backend: str = "", model: str = "") -> dict:
+    """load_arm_config's overrides choosing a backend and a model preset ("" = the file's)."""
+    return {**({"arm.backend": backend} if backend else {}), **({"arm.model": model} if model else {})}
+
+
+def _for_backend(path, backend: str, model: str = "") -> dict:
     """arm.yaml with `backend`'s overrides merged in ("" = the file's own backend)."""
-    return load_arm_config(path or None, {"arm.backend": backend} if backend else None)
+    return load_arm_config(path or None, arm_overrides(backend, model) or None)

@@ -22,13 +22,14 @@ from rclpy.node import Node
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
 
-from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.config import arm_overrides, load_arm_config
+from spatial_manip.control.ur_version import check_model, controller_version
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
 from spatial_manip.errors import MotionFailedError
 from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer
 
-PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "state_rate_hz": 50.0, "frame_id": "base",
-          "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
+PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "ur_type": "", "state_rate_hz": 50.0,
+          "frame_id": "base", "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
 
 
 class ReopeningGripper:
@@ -75,16 +76,15 @@ class ArmNode(Node):
     def __init__(self):
         super().__init__("arm_node")
         p = declare_parameters(self, PARAMS)
-        overrides = {}
-        if p["arm.backend"]:
-            overrides["arm.backend"] = p["arm.backend"]
-        cfg = load_arm_config(p["config_file"] or None, overrides)
+        cfg = load_arm_config(p["config_file"] or None, arm_overrides(p["arm.backend"], p["ur_type"]))
         backend = cfg["arm"]["backend"]
         if p["arm.host"]:
             cfg["arm"].setdefault(backend, {})["host"] = p["arm.host"]
             cfg["arm"].setdefault("gripper", {})["host"] = p["arm.host"]
         if p["reconnect_max_delay_s"] > 0:
             cfg["arm"].setdefault(backend, {})["reconnect_max_delay_s"] = float(p["reconnect_max_delay_s"])
+        if backend == "ur_rtde":
+            _check_controller_model(cfg)
         self.arm = make_arm_from_config(cfg)
         self.gripper = make_gripper_from_config(cfg) if backend != "sim" else getattr(self.arm, "gripper", None)
         self.arm.connect()
@@ -115,6 +115,17 @@ class ArmNode(Node):
         if self.gripper is not None and hasattr(self.gripper, "disconnect"):
             self.gripper.disconnect()
         self.arm.close()
+
+
+def _check_controller_model(cfg: dict) -> None:
+    """Refuse a model preset (ur_type) the controller contradicts: a UR5e's kinematics on a CB3
+    would put every pose centimetres off. An unreachable controller is left to the arm's connect."""
+    host = cfg["arm"]["ur_rtde"].get("host", "127.0.0.1")
+    try:
+        version = controller_version(host)
+    except OSError:
+        return
+    check_model(cfg["kinematics"]["model"], host, version)
 
 
 def main(args=None) -> int:

@@ -28,7 +28,7 @@ from spatial_manip_interfaces.srv import ProposeGrasps
 from visualization_msgs.msg import Marker, MarkerArray
 
 import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
-from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
+from spatial_manip.control.config import arm_overrides, load_arm_config, load_home_q, load_kinematics
 from spatial_manip.errors import ErrorCode
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
@@ -80,11 +80,11 @@ class GraspNode(Node):
     # ---- inputs ------------------------------------------------------------------------------
     @staticmethod
     def _kinematics(p: dict):
-        return load_kinematics(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
+        return load_kinematics(p["arm_config_file"], p["arm_backend"], p["ur_type"]) if p["check_reachability"] else None
 
     @staticmethod
     def _home_q(p: dict):
-        return load_home_q(p["arm_config_file"], p["arm_backend"]) if p["check_reachability"] else None
+        return load_home_q(p["arm_config_file"], p["arm_backend"], p["ur_type"]) if p["check_reachability"] else None
 
     def _motion_check(self, p: dict):
         """The motion stage grasp.yaml asks for, on the arm's planner (arm.yaml, `arm_backend`'s
@@ -94,8 +94,7 @@ class GraspNode(Node):
             return None
 
         try:
-            arm = load_arm_config(p["arm_config_file"] or None,
-                                  {"arm.backend": p["arm_backend"]} if p["arm_backend"] else None)
+            arm = load_arm_config(p["arm_config_file"] or None, arm_overrides(p["arm_backend"], p["ur_type"]) or None)
             return MotionCheck(make_planner(arm), cfg)
         except ImportError as e:
             self.get_logger().warning(f"motion check off: the motion planner cannot load ({e}); "

@@ -98,15 +98,16 @@ def test_inline_values_keep_their_types(graph_launch):
 
 def test_launch_arguments_reach_the_nodes_they_name(graph_launch):
     declared, nodes, _ = build(graph_launch, "real", namespace="cell1", use_sim_time="true",
-                               robot_ip="192.168.1.10", calibration_file="/etc/cell/hand_eye.yaml",
+                               robot_ip="192.168.1.10", ur_type="ur5", calibration_file="/etc/cell/hand_eye.yaml",
                                workspace_file="/etc/cell/ws.json", camera="file", camera_file="/data/run.db3")
-    assert {"namespace", "use_sim_time", "robot_ip", "calibration_file", "workspace_file", "camera",
+    assert {"namespace", "use_sim_time", "robot_ip", "ur_type", "calibration_file", "workspace_file", "camera",
             "camera_file"} <= set(declared)
     inline = {name: {k: v for p in kw["parameters"] if isinstance(p, dict) for k, v in p.items()}
               for name, kw in nodes.items()}
     assert all(kw["namespace"] == "/cell1" for kw in nodes.values())
     assert all(p["use_sim_time"] is True for p in inline.values())
     assert inline["arm_node"]["arm.host"] == "192.168.1.10"
+    assert inline["arm_node"]["ur_type"] == inline["grasp_node"]["ur_type"] == "ur5"
     assert inline["cell_tf_node"]["calibration_file"] == inline["camera_node"]["calibration_file"] == "/etc/cell/hand_eye.yaml"
     assert inline["planner_node"]["workspace_file"] == "/etc/cell/ws.json"
     assert inline["camera_node"]["source"] == "file" and inline["camera_node"]["file_path"] == "/data/run.db3"

@@ -66,3 +66,20 @@ def test_cell_tf_node_refuses_a_calibration_in_millimetres(tmp_path):
     out = refusal("cell_tf_node", "-p", f"calibration_file:={cal}")
     assert all(n in out for n in [str(cal), "translation", "1200"]), out
     assert "unknown parameter calibraton_file" in refusal("cell_tf_node", "-p", f"calibraton_file:={cal}")
+
+
+def test_arm_node_refuses_a_model_preset_the_controller_contradicts():
+    """ur_type:=ur5 (CB3 kinematics, 125 Hz) against a controller reporting 5.11 (e-series)."""
+    from emulator_ports import ports_free
+
+    if not ports_free():
+        pytest.skip("a UR controller or emulator already serves the fixed UR ports here")
+    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet", "--no-gripper"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert emu.stdout.readline().strip() == "[ur-emulator] ready"
+        out = refusal("arm_node", "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1", "-p", "ur_type:=ur5")
+    finally:
+        emu.terminate()
+        emu.wait(10)
+    assert all(n in out for n in ["'ur5'", "5.11", "e-series", "ur_type:=ur5e"]), out
