@@ -41,9 +41,9 @@ MOTIONS = {MOTION_PICK: ArmMotion.Goal.MOTION_PICK, MOTION_PLACE: ArmMotion.Goal
 ACCEPT_WAIT_S = 10.0        # how long the arm server may take to answer a motion goal
 # a canceled motion: how long to wait for the arm server's final answer (it answers once the arm
 # backend's stop has returned) and then for /joint_states to show the arm standing still. Short:
-# a node shutting down has the launcher's grace period only (runner.FINISH_S)
-STOP_ANSWER_S = 1.5
-STILL_WAIT_S = 0.8
+# a node shutting down has the launcher's grace period only (runner.FINISH_S, 2.5 s, for both and the result)
+STOP_ANSWER_S = 1.0
+STILL_WAIT_S = 0.6
 STILL_WINDOW_S = 0.1        # standing still: no joint moved more than STILL_TOL_RAD over this long
 STILL_TOL_RAD = 1e-3
 
