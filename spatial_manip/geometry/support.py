@@ -95,10 +95,12 @@ def surface_under(candidates: list[Surface], point, tol_m: float = HEIGHT_TOL_M)
 def overlap_depth(a: Boxlike, b: Boxlike) -> float:
     """How deep two oriented boxes overlap: the smallest overlap of their projections over the
     separating axes (0 when they are apart or just touch)."""
+    ca, cb = _corners(a), _corners(b)
+    if np.any(ca.max(0) <= cb.min(0)) or np.any(cb.max(0) <= ca.min(0)):
+        return 0.0          # their axis-aligned bounds are apart (most pairs: the cheap test first)
     Ra, Rb = np.asarray(a.rotation, float), np.asarray(b.rotation, float)
     axes = [Ra[:, i] for i in range(3)] + [Rb[:, i] for i in range(3)]
     axes += [np.cross(Ra[:, i], Rb[:, j]) for i in range(3) for j in range(3)]
-    ca, cb = _corners(a), _corners(b)
     depth = np.inf
     for ax in axes:
         n = np.linalg.norm(ax)

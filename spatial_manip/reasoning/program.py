@@ -457,16 +457,14 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
     axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
     c = rel.position_of(ref)
     others = [o for o in ev.scene.objects if o is not ref and not o.held and o.category not in ("table", "shelf")]
-    best, best_key = None, None
+    scored = []
     for hour in (3, 9, 6, 12, 2, 4, 8, 10):
         d = rel.clock_direction(hour, axes)
         p = c + d * (rel.half_extent_along(ref, d) + 0.1)
-        score = min((rel.distance_to_point(o, p) for o in others), default=1e9)
-        pp = _offset_pose(ev.scene, ref, d, gap, R)
-        key = (_rests(ev.scene, pp), round(score, 6))
-        if best_key is None or key > best_key:
-            best, best_key = pp, key
-    return best
+        scored.append((-round(min((rel.distance_to_point(o, p) for o in others), default=1e9), 6), len(scored), d))
+    scored.sort(key=lambda t: t[:2])          # freest first; ties keep the order above
+    places = [_offset_pose(ev.scene, ref, d, gap, R) for *_, d in scored]
+    return next((pp for pp in places if _rests(ev.scene, pp)), places[0])
 
 
 # --- entry point -------------------------------------------------------------------------------
