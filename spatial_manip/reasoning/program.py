@@ -36,6 +36,10 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   root         pick(S)   place(S | metric, pose=upright|flat|tilted|keep, tilt_deg=x)
                (keep: the held object's own pose class, `kept_pose`; what the parser writes when the
                instruction has no pose word. A place with no pose at all means upright.)
+
+Every place pose is checked for support before it is returned (`geometry.support.check_support`):
+one where the held object would hang in the air ("50 cm above X"), lie off the work surface or
+inside another object is refused with UnreachableError, so plans, dry runs and goals refuse alike.
 """
 from __future__ import annotations
 
