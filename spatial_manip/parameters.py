@@ -152,9 +152,10 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
     ),
     "cell_tf_node": (
         Param("calibration_file", "", "hand-eye YAML (required; relative: under config/)"),
-        Param("model", "ur5e", "arm model of the published description", choices=("ur5", "ur5e")),
-        Param("publish_robot_tf", True, "also publish the arm's TF from /joint_states and its fixed joints "
-              "(false where robot_state_publisher runs)"),
+        Param("model", "", "arm model of the published description (\"\": arm.yaml's arm.model)",
+              choices=("", "ur5", "ur5e")),
+        Param("publish_robot_tf", True, "also publish the robot description and the arm's TF (from joint_states and "
+              "its fixed joints); off by itself when a robot_state_publisher already publishes the description"),
         Param("joint_states_topic", "joint_states", "the arm's joints"),
         Param("description_topic", "robot_description", "where the URDF is published (latched)"),
     ),

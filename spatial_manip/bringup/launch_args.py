@@ -41,11 +41,15 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    targets=(("arm_node", "arm.host"),)),
     LaunchArgument("ur_type", "", "arm model preset of arm.yaml's `presets`: ur5 (CB3, 125 Hz) or ur5e "
                    "(e-series, 500 Hz); \"\" = arm.yaml's arm.model. arm_node refuses one the controller "
-                   "contradicts", targets=(("arm_node", "ur_type"), ("grasp_node", "ur_type")),
+                   "contradicts", targets=(("arm_node", "ur_type"), ("grasp_node", "ur_type"),
+                                          ("cell_tf_node", "model")),
                    choices=("ur5", "ur5e")),
     LaunchArgument("calibration_file", "", "hand-eye calibration YAML (spatial-manip calibrate --out); "
                    "relative paths are looked up under config/; \"\" = the graph's",
                    targets=(("camera_node", "calibration_file"), ("cell_tf_node", "calibration_file"))),
+    LaunchArgument("publish_robot", "", "cell_tf_node also publishes the robot description and the arm's TF: "
+                   "false where the UR driver's robot_state_publisher runs (\"\" = true unless one is found at "
+                   "start-up)", targets=(("cell_tf_node", "publish_robot_tf"),), choices=("true", "false")),
     LaunchArgument("workspace_file", "", "the cell's fixtures, slots and object catalogue (a scene JSON); "
                    "\"\" = none, or what the workspace topic brings", targets=(("planner_node", "workspace_file"),)),
     LaunchArgument("camera", "", "camera_node's source: live (an L515 on USB), file (the SDK recording "

@@ -18,12 +18,14 @@ config/ (the real graph passes calibration/cell.yaml).
 from __future__ import annotations
 
 import sys
+import time
 
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from spatial_manip.control.config import load_arm_config
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.nodes import convert
@@ -31,6 +33,9 @@ from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
 from spatial_manip.paths import resolve_user_file
 from spatial_manip.workspace import cell_tf
+
+DISCOVERY_S = 3.0    # how long to look for a robot_state_publisher before publishing the robot ourselves
+                     # (0.6 s were needed on a loaded 2-core machine; 1.5 s missed it once)
 
 
 
@@ -60,6 +65,7 @@ def transform_stamped(parent: str, child: str, T, stamp):
 class CellTfNode(Node):
     def __init__(self):
         super().__init__("cell_tf_node")
+        self._discovery_deadline = time.monotonic() + DISCOVERY_S   # discovery runs from the node's creation
         self.p = declare_parameters(self)   # spatial_manip/parameters.py
         if not self.p["calibration_file"]:
             raise ConfigError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
@@ -67,21 +73,35 @@ class CellTfNode(Node):
         cal = load_calibration(resolve_user_file(self.p["calibration_file"]))
         self.TFMessage = tf_message_class()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
-        urdf = cell_tf.calibrated_description(cal, self.p["model"])
+        model = self.p["model"] or load_arm_config()["kinematics"]["model"]
+        urdf = cell_tf.calibrated_description(cal, model)
         self.joints = cell_tf.parse_joints(urdf)
-        static = cell_tf.fixed_transforms(self.joints) if self.p["publish_robot_tf"] else \
-            [cell_tf.calibration_transform(cal)]
+        robot = self.p["publish_robot_tf"] and not self._driver_publishes_the_robot()
+        static = cell_tf.fixed_transforms(self.joints) if robot else [cell_tf.calibration_transform(cal)]
         stamp = self.get_clock().now().to_msg()
         self.static_pub = self.create_publisher(self.TFMessage, "/tf_static", latched)
         self.static_pub.publish(self.TFMessage(transforms=[transform_stamped(p, c, T, stamp) for p, c, T in static]))
-        self.description_pub = self.create_publisher(String, self.p["description_topic"], latched)
-        self.description_pub.publish(String(data=urdf))
+        if robot:
+            self.description_pub = self.create_publisher(String, self.p["description_topic"], latched)
+            self.description_pub.publish(String(data=urdf))
         parent, child, _ = cell_tf.calibration_transform(cal)
         self.get_logger().info(f"static TF {parent} -> {child} from {self.p['calibration_file']} "
                                f"({len(static)} static transforms)")
-        if self.p["publish_robot_tf"]:
+        if robot:
             self.tf_pub = self.create_publisher(self.TFMessage, "/tf", 10)
             self.create_subscription(JointState, self.p["joint_states_topic"], self._on_joints, 10)
+
+    def _driver_publishes_the_robot(self) -> bool:
+        """Whether another node (the UR driver's robot_state_publisher) already publishes the
+        robot description: then its TF is the arm's, and a second copy would give every link two
+        parents. Waits until DISCOVERY_S after the node's creation for the graph to be discovered."""
+        while time.monotonic() < self._discovery_deadline:
+            if self.count_publishers(self.p["description_topic"]) > 0:
+                self.get_logger().info(f"{self.p['description_topic']} already has a publisher (a robot_state_publisher):"
+                                       " publishing only the calibration, not the robot's description and TF")
+                return True
+            time.sleep(0.1)
+        return False
 
     def _on_joints(self, msg: JointState) -> None:
         moving = cell_tf.joint_transforms(self.joints, dict(zip(msg.name, msg.position)))
