@@ -50,6 +50,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "espire-eval": ("spatial_manip.espire.eval_cli", "our perception + planner as an ESPIRE driver: play an ESPIRE-protocol server's tasks, print localization and execution success per family"),
     "capture-workspace": ("spatial_manip.workspace.capture_cli", "one look at the cell (live, bag, saved or --sim) -> the workspace file: table plane and extent, fixture boxes"),
     "check-workspace": ("spatial_manip.workspace.check_cli", "compare a fresh look with a workspace file: the table height and every fixture that moved, by name"),
+    "enroll": ("spatial_manip.workspace.enroll_cli", "measure one object alone in the cell (size, colour signature, shape) into the object library the planner reads; --sim all enrolls every simulated asset"),
 }
 
 

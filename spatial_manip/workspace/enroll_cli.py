@@ -1,0 +1,128 @@
+"""`spatial-manip enroll`: measure one object standing alone in the cell into the object library.
+
+    spatial-manip enroll --library config/library/lab.json --workspace config/workspace.json \\
+        --ros --calibration config/calibration/cell.yaml --name "teddy bear" --front --overlay bear.png
+    spatial-manip enroll --library lab.json --remove "teddy bear"
+    spatial-manip enroll --library /tmp/lib.json --sim teddy_bear      # one asset alone in MuJoCo
+    spatial-manip enroll --library config/library/sim_assets.json --sim all   # every asset the generator places
+
+The workspace file says what the cell's fixtures are; everything else in view is the object. Its
+size (oriented box), colour signature and shape class are measured; re-enrolling a name replaces
+its entry. `--sim` places the object in MuJoCo's cell (names, categories and fronts from the
+asset list) and prints the measurement's error against the asset's true size.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from spatial_manip.scene import Scene
+
+SIM_ALL = "all"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--library", required=True, metavar="JSON", help="the library file to write (created if missing)")
+    p.add_argument("--remove", metavar="NAME", help="remove this object from the library and stop")
+    p.add_argument("--workspace", metavar="JSON", help="the cell's workspace file (capture-workspace --out)")
+    p.add_argument("--name", help="what people call the object: the word instructions use")
+    p.add_argument("--category", default="object", help="its category (book, reference, object ...; default object)")
+    p.add_argument("--front", dest="front", action="store_true", default=False,
+                   help="the object has a front (a clock, a bust); --no-front (default) when not")
+    p.add_argument("--no-front", dest="front", action="store_false")
+    p.add_argument("--overlay", metavar="PNG", help="write the image with the measured box, size and colours")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--sim", metavar="ASSET", help="place ASSET alone in MuJoCo's cell (book:SIZE:COLOUR for a book; "
+                                                    "'all' for every asset the generator places)")
+    src.add_argument("--observation", metavar="NPZ", help="offline: an observation saved with --save-observation")
+    src.add_argument("--bag", metavar="BAG", help="offline: the first colour/depth pair of a rosbag2")
+    src.add_argument("--ros", action="store_true", help="live: one frame from the camera topics")
+    p.add_argument("--calibration", metavar="YAML", help="hand-eye calibration (eye-to-hand places the camera)")
+    p.add_argument("--save-observation", metavar="NPZ", help="also keep the observation, to re-run offline")
+    p.add_argument("--color-topic", default="/camera/color/image_raw")
+    p.add_argument("--depth-topic", default="/camera/aligned_depth_to_color/image_raw")
+    p.add_argument("--info-topic", default="/camera/color/camera_info")
+    p.add_argument("--timeout", type=float, default=10.0, help="--ros: seconds to wait for a frame")
+    p.add_argument("--seed", type=int, default=0, help="--sim: depth noise seed")
+    p.add_argument("--no-noise", action="store_true", help="--sim: render depth without the L515 noise model")
+
+
+def run(args) -> int:
+    from spatial_manip.workspace.enroll import Library
+
+    library = Library.load(args.library, missing_ok=True)
+    if args.remove:
+        gone = library.remove(args.remove)
+        library.save(args.library)
+        print(f"removed {gone.name} ({gone.id}) from {args.library}; {len(library.entries)} objects left")
+        return 0
+    if args.sim:
+        return _run_sim(args, library)
+    if not (args.observation or args.bag or args.ros):
+        raise ValueError("say where the image comes from: --ros, --bag BAG, --observation NPZ or --sim ASSET")
+    if not args.workspace or not args.name:
+        raise ValueError("enrolling from the camera needs --workspace FILE (the cell's fixtures) and --name "
+                         "(what the object is called)")
+    from spatial_manip.workspace.cli_common import observation_from_args
+    from spatial_manip.workspace.enroll import measure_object
+
+    obs = observation_from_args(args)
+    m = measure_object(obs, Scene.load(args.workspace), name=args.name, category=args.category,
+                       has_front=args.front, seed=args.seed)
+    _store(args, library, m, obs)
+    return 0
+
+
+def _run_sim(args, library) -> int:
+    from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
+
+    keys = enrollable_keys() if args.sim == SIM_ALL else [args.sim]
+    worst = 0.0
+    print(f"{'asset':<26} {'measured L x W x H (cm)':<24} {'true (cm)':<20} {'error':>7}  colours / shape")
+    for key in keys:
+        m, obs, obj = enroll_sim(key, seed=args.seed, depth_noise=not args.no_noise)
+        err = measured_extents(m.entry.size_m) - true_extents(obj)
+        worst = max(worst, float(np.max(np.abs(err))))
+        library.put(m.entry)
+        print(f"{key:<26} {_cm(measured_extents(m.entry.size_m)):<24} {_cm(true_extents(obj)):<20} "
+              f"{100 * float(np.max(np.abs(err))):5.1f}cm  {'/'.join(m.entry.colours)} {m.entry.shape}"
+              f"{' ' + m.entry.placement if m.entry.placement != 'near' else ''}")
+        if args.overlay and len(keys) == 1:
+            _write_overlay(args.overlay, obs, m)
+    library.save(args.library)
+    print(f"{len(keys)} enrolled (depth noise {'off' if args.no_noise else 'on'}, seed {args.seed}); "
+          f"largest size error {100 * worst:.1f} cm; {len(library.entries)} objects in {args.library}")
+    return 0
+
+
+def _cm(extents) -> str:
+    return " x ".join(f"{100 * v:.1f}" for v in extents)
+
+
+def _store(args, library, m, obs) -> None:
+    e = m.entry
+    replaced = library.put(e)
+    library.save(args.library)
+    print(f"{'re-enrolled' if replaced else 'enrolled'} {e.name} ({e.id}): {_cm(e.size_m)} cm, "
+          f"{'/'.join(e.colours)}, {e.shape}, {e.placement}"
+          f"{' (seen in part: its size is a lower bound, enroll it again in full view)' if e.extra.get('truncated') else ''}"
+          f" -> {args.library}")
+    if args.overlay:
+        _write_overlay(args.overlay, obs, m)
+
+
+def _write_overlay(path: str, obs, m) -> None:
+    from PIL import Image
+
+    from spatial_manip.overlay import draw_overlay
+    from spatial_manip.scene import SceneObject
+
+    img = obs.rgb.copy()
+    img[m.mask] = (0.5 * img[m.mask] + 0.5 * np.array([0, 255, 0])).astype(img.dtype)     # its pixels, tinted
+    e = m.entry
+    label = f"{e.name}: {_cm(e.size_m)} cm {'/'.join(e.colours)} {e.shape}"
+    box = SceneObject(label, e.name, e.category, m.box.center, m.box.size, m.box.rotation)
+    Image.fromarray(draw_overlay(img, obs.T_base_cam, obs.intrinsics, objects=[box])).save(path)
+    print(f"overlay written to {path}")

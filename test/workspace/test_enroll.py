@@ -1,0 +1,137 @@
+"""Enrolling objects into the library (workspace/enroll.py, enroll_cli.py) and the catalogue a
+simulated cell gives its planner (sim/library.py)."""
+import json
+
+import numpy as np
+import pytest
+
+from spatial_manip.geometry.boxes import Box3D
+from spatial_manip.workspace.enroll import Library, LibraryEntry, entry_id, shape_class
+
+
+def _entry(name="teddy bear", **kw):
+    d = dict(id=entry_id(name), name=name, category="reference", size_m=(0.2, 0.17, 0.25), rgb=(150, 100, 50),
+             colours=("brown",), shape="irregular")
+    d.update(kw)
+    return LibraryEntry(**d)
+
+
+def test_library_round_trip_re_enroll_replaces_and_remove_by_name(tmp_path):
+    path = tmp_path / "lib.json"
+    lib = Library.load(path, missing_ok=True)
+    assert not lib.put(_entry()) and not lib.put(_entry("newton's cradle", has_front=False))
+    assert lib.put(_entry(size_m=(0.21, 0.18, 0.26)))        # re-enrolled: replaced, not doubled
+    lib.save(path)
+    back = Library.load(path)
+    assert sorted(back.entries) == ["newtons_cradle", "teddy_bear"]
+    assert back.entries["teddy_bear"].size_m == (0.21, 0.18, 0.26)
+    assert back.remove("Newton's cradle").id == "newtons_cradle"
+    with pytest.raises(ValueError, match="no object 'lamp' in the library"):
+        back.remove("lamp")
+
+
+def test_bad_library_input_is_refused_with_what_was_expected(tmp_path):
+    with pytest.raises(ValueError, match="does not exist: enroll objects"):
+        Library.load(tmp_path / "none.json")
+    (tmp_path / "bad.json").write_text(json.dumps({"objects": []}))
+    with pytest.raises(ValueError, match="format"):
+        Library.load(tmp_path / "bad.json")
+    with pytest.raises(ValueError, match="shape must be one of"):
+        _entry(shape="blob")
+    with pytest.raises(ValueError, match="size_m must be 3 positive"):
+        _entry(size_m=(0.1, 0.0, 0.2))
+
+
+def _upright_box(size):
+    return Box3D(center=np.array([0.0, 0.0, size[2] / 2]), size=np.array(size, float), rotation=np.eye(3), mode="yaw",
+                 n_points=1000, n_region=1000, quality=1.0, residual_m=0.0)
+
+
+def _surface(kind, rng, n=4000):
+    """Points over the surface of a 10 x 10 x 10 cm box / cylinder / sphere standing on z = 0."""
+    if kind == "box":
+        p = rng.uniform(-0.05, 0.05, (n, 3))
+        axis = rng.integers(0, 3, n)
+        p[np.arange(n), axis] = rng.choice([-0.05, 0.05], n)
+    else:
+        d = rng.normal(size=(n, 3))
+        if kind == "cylinder":
+            d[:, :2] /= np.linalg.norm(d[:, :2], axis=1, keepdims=True)
+            p = np.column_stack([0.05 * d[:, :2], rng.uniform(-0.05, 0.05, n)])
+            top = rng.uniform(0, 1, n) < 0.3                 # the top disc
+            r, a = 0.05 * np.sqrt(rng.uniform(0, 1, n)), rng.uniform(0, 2 * np.pi, n)
+            p[top] = np.column_stack([r * np.cos(a), r * np.sin(a), np.full(n, 0.05)])[top]
+        else:
+            p = 0.05 * d / np.linalg.norm(d, axis=1, keepdims=True)
+    return p + [0, 0, 0.05]
+
+
+@pytest.mark.parametrize("kind", ["box", "cylinder", "sphere"])
+def test_shape_class_tells_box_cylinder_and_sphere_apart(kind):
+    pts = _surface(kind, np.random.default_rng(3))
+    assert shape_class(pts, _upright_box((0.1, 0.1, 0.1))) == kind
+
+
+def test_shape_class_calls_a_narrowing_stack_irregular():
+    rng = np.random.default_rng(4)
+    z = rng.uniform(0, 0.2, 3000)
+    half = np.where(z < 0.1, 0.08, 0.02)          # a wide base under a thin column
+    pts = np.column_stack([rng.uniform(-1, 1, 3000) * half, rng.uniform(-1, 1, 3000) * half, z])
+    assert shape_class(pts, _upright_box((0.16, 0.16, 0.2))) == "irregular"
+
+
+@pytest.mark.slow
+def test_enrolling_an_asset_alone_in_mujoco_measures_its_size_colour_and_shape():
+    """The procedure `enroll --sim` runs: the rubik's cube (6 cm, yellow) on the table; a floor
+    lamp on its plinth behind the table is enrolled as standing there."""
+    from spatial_manip.sim.library import enroll_sim, measured_extents, true_extents
+
+    m, _, obj = enroll_sim("rubiks_cube")
+    e = m.entry
+    assert np.max(np.abs(measured_extents(e.size_m) - true_extents(obj))) < 0.015
+    assert e.colours[0] == "yellow" and e.shape == "box" and e.placement == "near" and e.name == "rubik's cube"
+    m, _, _ = enroll_sim("floor_lamp_1")
+    assert m.entry.placement == "distant"
+
+
+def test_the_library_catalogue_holds_fixtures_and_enrolled_objects_never_the_episode_list():
+    from spatial_manip.scene import SceneObject
+    from spatial_manip.sim.layouts import sample_scene
+    from spatial_manip.sim.library import catalogue_workspace
+
+    scene = sample_scene("tabletop", 5)
+    lib = Library([_entry(), _entry("book", category="book", id="book_red_medium", size_m=(0.23, 0.15, 0.025))])
+    ws = catalogue_workspace(scene, catalogue="library", library=lib)
+    movable = [o for o in ws.objects if o.category not in ("table", "support", "shelf", "floor")]
+    assert sorted(o.id for o in movable) == ["book_red_medium", "teddy_bear"]
+    assert all(np.allclose(o.center, 0) and o.extra["catalogue"] for o in movable)
+    assert ws.extra["catalogue"] == "library"
+    assert sorted(o.id for o in ws.objects if o.category == "support") == \
+        sorted(o.id for o in scene.objects if o.category == "support")
+    episode = catalogue_workspace(scene, catalogue="episode")
+    assert {o.id for o in episode.objects} == {o.id for o in scene.objects} and episode.extra["catalogue"] == "episode"
+    with pytest.raises(ValueError, match="catalogue must be one of"):
+        catalogue_workspace(scene, catalogue="truth")
+    with pytest.raises(ValueError, match="needs the enrolled library"):
+        catalogue_workspace(scene, catalogue="library")
+    assert isinstance(movable[0], SceneObject)
+
+
+def test_the_shipped_simulated_library_enrolls_every_asset_the_generator_places():
+    from spatial_manip.sim.library import enrollable_keys, load_default_library
+
+    lib = load_default_library()
+    assert len(lib.entries) == len(enrollable_keys())
+    assert {e.placement for e in lib.entries.values()} == {"near", "distant"}
+
+
+def test_enroll_cli_removes_by_name_and_refuses_a_camera_enrolment_without_a_workspace(tmp_path, capsys):
+    from spatial_manip.cli import main
+
+    path = tmp_path / "lib.json"
+    Library([_entry()]).save(path)
+    assert main(["enroll", "--library", str(path), "--remove", "teddy bear"]) == 0
+    assert Library.load(path).entries == {}
+    assert main(["enroll", "--library", str(path), "--observation", "x.npz", "--name", "mug"]) == 2
+    assert "needs --workspace FILE" in capsys.readouterr().err
+
