@@ -34,6 +34,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run workers as local processes, or as Ray tasks (ray must be installed)")
     p.add_argument("--goal-timeout", type=float, default=120.0,
                    help="seconds a goal may run before the worker cancels it (default 120; more on a loaded machine)")
+    p.add_argument("--catalogue", choices=("library", "episode"), default="library",
+                   help="what the planner is told may be in the scene: library (every enrolled object, most absent; "
+                        "default) | episode (this episode's objects with true sizes: a diagnostic)")
     sensing_mod.add_arguments(p)
 
 
@@ -102,7 +105,7 @@ def _domain_ids(k: int) -> list[int]:
 
 
 def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int,
-              sensing: SensingProfile, goal_timeout_s: float = 120.0) -> None:
+              sensing: SensingProfile, goal_timeout_s: float = 120.0, catalogue: str = "library") -> None:
     from tqdm import tqdm
 
     procs = []
@@ -116,7 +119,7 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
                "--out", str(out / "episodes" / f"w{i}.{int(time.time())}.jsonl"), "--domain", str(dom),
                "--segmenter", segmenter, "--log", str(out / f"worker{i}.log"),
                "--sensing", sensing.name, "--sensing-off", ",".join(sorted(sensing.off)),
-               "--goal-timeout", str(goal_timeout_s)]
+               "--goal-timeout", str(goal_timeout_s), "--catalogue", catalogue]
         procs.append(subprocess.Popen(cmd, env={**os.environ, "ROS_DOMAIN_ID": str(dom)}))
     exit_on_sigterm()
     try:
@@ -372,7 +375,8 @@ def run(args) -> int:
         if args.backend == "ray":
             run_ray(chunks, out, args.segmenter, sensing)
         else:
-            run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo), sensing, args.goal_timeout)
+            run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo), sensing, args.goal_timeout,
+                      args.catalogue)
     done = load_done(out)
     order = {t["id"]: i for i, t in enumerate(tasks)}
     records = sorted((r for r in done.values() if r["task_id"] in order), key=lambda r: order[r["task_id"]])
@@ -381,7 +385,7 @@ def run(args) -> int:
         r["unintended_contacts"] = c
     (out / "results.json").write_text(json.dumps(records, indent=1))
     report = write_report(records, out, f"{args.suite}: {len(records)} episodes, seed {args.seed}, "
-                                         f"segmenter {args.segmenter}, sensing {sensing.label}, "
+                                         f"segmenter {args.segmenter}, catalogue {args.catalogue}, sensing {sensing.label}, "
                                          f"goal timeout {args.goal_timeout:g} s", sensing)
     render_index(records, out, title=f"benchmark {args.suite} (seed {args.seed}, sensing {sensing.label})")
     summary = summarize(records)

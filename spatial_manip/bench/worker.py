@@ -79,16 +79,16 @@ def skipped_record(task: dict, category: str, reason: str, backends: dict, elaps
 
 
 def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, sensing: SensingProfile, graph: str = "sim",
-               goal_timeout_s: float = 120.0, log_path: Path | None = None) -> None:
+               goal_timeout_s: float = 120.0, log_path: Path | None = None, catalogue: str = "library") -> None:
     from spatial_manip.bringup.goal_client import spinning_node
 
     log = open(log_path, "a") if log_path else sys.stdout
     params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces"),
                                "trace_keep_goals": 0},     # every episode's trace: the report links them
-              "sim_node": sim_node_sensing(sensing)}
+              "sim_node": {**sim_node_sensing(sensing), "catalogue": catalogue}}
     # a record's `backends` say what made its figure: the sensing profile with the rest
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",
-                "sensing": sensing.label}
+                "sensing": sensing.label, "catalogue": catalogue}
     nodes = Graph(graph, params, log)
     try:
         with spinning_node("spatial_manip_bench_worker") as node:
@@ -256,13 +256,14 @@ def main(argv=None) -> int:
     ap.add_argument("--segmenter", default="classical")
     ap.add_argument("--goal-timeout", type=float, default=120.0, help="seconds a goal may run before it is canceled")
     sensing_mod.add_arguments(ap)
+    ap.add_argument("--catalogue", choices=("library", "episode"), default="library")
     ap.add_argument("--log")
     a = ap.parse_args(argv)
     exit_on_sigterm()
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
     tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
     run_worker(tasks, Path(a.out), segmenter=a.segmenter, sensing=sensing_mod.from_args(a),
-               goal_timeout_s=a.goal_timeout, log_path=Path(a.log) if a.log else None)
+               goal_timeout_s=a.goal_timeout, log_path=Path(a.log) if a.log else None, catalogue=a.catalogue)
     return 0
 
 

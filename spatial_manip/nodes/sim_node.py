@@ -41,7 +41,8 @@ from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ConfigError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.nodes.arm_server import ArmActionServer
-from spatial_manip.scene import Scene, SceneFormatError, workspace_description
+from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.sim.library import catalogue_workspace, library_for
 from spatial_manip.motion.world import support_ids
 from spatial_manip.sim.contacts import ContactMonitor
 from spatial_manip.sim.layouts import sample_scene
@@ -52,6 +53,9 @@ PARAMS = {
     "scene_file": "", "scene_kind": "tabletop", "seed": 0, "tasks_dir": "",
     "width": 640, "height": 480, "fovy_deg": 43.3, "sensing": "realistic", "sensing_off": "",
     "camera_rate_hz": 5.0, "state_rate_hz": 30.0,
+    # what the planner is told may be in the scene (sim/library.py): the enrolled library, or the
+    # episode's own objects (a diagnostic)
+    "catalogue": "library", "library_file": "",
     # arm.yaml with its `arm.sim.overrides` (the simulated cell's TCP, workspace, planner)
     "arm_config_file": "",
     # MOTION_HOME goes here: the arm hanging low behind its base, out of the camera's view
@@ -74,6 +78,7 @@ class SimNode(Node):
                         sensing=_sensing(self.p["sensing"], self.p["sensing_off"]))
         scene = self._load_scene_file() if self.p["scene_file"] else self._sample_scene()
         self.world = SimWorld(scene, config=cfg, seed=int(self.p["seed"]))
+        self.library = _library(self.p["catalogue"], self.p["library_file"])
         self.task: dict | None = None
         self._resets = -1                       # workspace revisions published so far, minus one
         self.initial: Scene = scene
@@ -123,7 +128,8 @@ class SimNode(Node):
     def publish_workspace(self):
         """The cell's configuration as a real deployment would have it (fixtures, slots, a
         pose-free object catalogue), on the topic the planner reads."""
-        ws = workspace_description(self.world.export_scene(), self.world.tcp_pose())
+        ws = catalogue_workspace(self.world.export_scene(), self.world.tcp_pose(), catalogue=self.p["catalogue"],
+                                 library=self.library)
         ws.extra["segment_ids"] = list(self.world.meta.object_ids)   # /sim/segmentation value - 1 -> id
         # which reset this is: the planner acknowledges it (workspace_ack_topic), so a client
         # knows when its next goal will be planned on this world and not the previous one
@@ -269,6 +275,13 @@ def _check_parameters(p: dict) -> None:
     if q.shape != (6,) or not np.all(np.isfinite(q)):
         raise ConfigError(f"parameter home_q: sim_node home_q must be 6 finite joint angles (rad), "
                           f"got {list(p['home_q'])}")
+
+
+def _library(catalogue: str, path: str):
+    try:
+        return library_for(catalogue, path or None)
+    except ValueError as e:
+        raise ConfigError(f"parameters catalogue/library_file: {e}") from e
 
 
 def _sensing(name, off):

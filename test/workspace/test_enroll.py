@@ -135,3 +135,11 @@ def test_enroll_cli_removes_by_name_and_refuses_a_camera_enrolment_without_a_wor
     assert main(["enroll", "--library", str(path), "--observation", "x.npz", "--name", "mug"]) == 2
     assert "needs --workspace FILE" in capsys.readouterr().err
 
+
+def test_sim_node_refuses_a_library_it_cannot_read_naming_the_parameters(tmp_path):
+    from spatial_manip.errors import ConfigError
+    from spatial_manip.nodes.sim_node import _library
+
+    with pytest.raises(ConfigError, match="catalogue/library_file: library file .* does not exist"):
+        _library("library", str(tmp_path / "none.json"))
+    assert _library("episode", "") is None
