@@ -3,11 +3,23 @@
 Node executables are console_scripts so `ros2 run spatial_manip <node>` works on a ROS machine
 (setup.cfg puts them in lib/spatial_manip); `spatial-manip` is the command line for people.
 """
-from glob import glob
+import os
 
 from setuptools import find_packages, setup
 
 PACKAGE = "spatial_manip"
+
+
+def share_files(*folders: str) -> list[tuple[str, list[str]]]:
+    """data_files installing every file under `folders` into share/spatial_manip/ with the same
+    layout: a new config subfolder (config/library/ once was not) cannot be forgotten."""
+    out = []
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            if files:
+                out.append((os.path.join("share", PACKAGE, root), sorted(os.path.join(root, f) for f in files)))
+    return out
 
 # node name -> module with main(); the bringup graphs refer to these names
 NODES = {
@@ -29,14 +41,7 @@ setup(
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + PACKAGE]),
         ("share/" + PACKAGE, ["package.xml"]),
-        ("share/" + PACKAGE + "/launch", glob("launch/*.py")),
-        ("share/" + PACKAGE + "/config/graphs", glob("config/graphs/*.yaml")),
-        ("share/" + PACKAGE + "/config/params", glob("config/params/*.yaml")),
-        ("share/" + PACKAGE + "/config/gazebo", glob("config/gazebo/*.yaml")),
-        ("share/" + PACKAGE + "/config/calibration", glob("config/calibration/*.yaml")),
-        ("share/" + PACKAGE + "/config/rviz", glob("config/rviz/*.rviz")),
-        ("share/" + PACKAGE + "/config", glob("config/*.yaml")),
-        ("share/" + PACKAGE + "/urdf", glob("urdf/*")),
+        *share_files("launch", "config", "urdf"),
     ],
     install_requires=["setuptools"],
     zip_safe=False,

@@ -90,6 +90,9 @@ def test_the_install_holds_the_data_and_imports_from_itself(install, tmp_path):
                 "config/params/arm.yaml", "urdf/ur5e_robotiq_2f85_eye_to_hand.urdf", "launch/sim.launch.py",
                 "launch/graph_launch.py"):
         assert (share / rel).is_file(), rel
+    data = [f for f in _sources() if f.split("/")[0] in ("config", "urdf", "launch")]
+    missing = [f for f in data if not (share / f).is_file()]
+    assert data and not missing, f"setup.py's data_files do not install {missing}"
     probe = ("import sys, spatial_manip.paths as p, spatial_manip.bags.typestore as t, spatial_manip_interfaces; "
              "print(p.__file__); print(p.share_dir()); print(p.interfaces_dir()); print(spatial_manip_interfaces.__file__); "
              f"print(any(x.rstrip('/') == {str(ROOT)!r} for x in sys.path)); print(len(t.interface_types()))")
