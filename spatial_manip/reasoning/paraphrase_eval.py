@@ -472,6 +472,12 @@ HELDOUT: list[tuple[str, str, Expect]] = [
 ]
 
 
+def _object_set() -> tuple[list, dict]:
+    """The `objects` set and its scenes (paraphrase_objects imports this module's helpers)."""
+    from spatial_manip.reasoning.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
+    return OBJECT_CASES, OBJECT_SCENES
+
+
 # --- running -----------------------------------------------------------------------------------
 @dataclass
 class Outcome:
@@ -529,7 +535,8 @@ def run_case(scene: Scene, text: str, exp: Expect, planner=None) -> Outcome:
 
 def evaluate(cases=None, planner=None) -> tuple[dict, list[tuple[str, str, Outcome]]]:
     cases = CASES if cases is None else cases
-    scenes = {k: f() for k, f in SCENES.items()}
+    builders = {**SCENES, **_object_set()[1]}
+    scenes = {k: builders[k]() for k in {c[0] for c in cases}}
     rows = [(k, text, run_case(scenes[k], text, exp, planner)) for k, text, exp in cases]
     n = len(rows)
     counts = {kind: sum(1 for r in rows if r[2].kind == kind) for kind in ("correct", "refused_ok", "refused", "wrong")}
@@ -546,10 +553,11 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="print every instruction and its outcome")
     ap.add_argument("--failures", action="store_true", help="print only instructions not understood")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--set", choices=["main", "heldout", "all"], default="all",
-                    help="which instructions: the main set, the held-out set, or both (default)")
+    ap.add_argument("--set", choices=["main", "heldout", "all", "objects"], default="all",
+                    help="which instructions: the main set, the held-out set, both (default), or the "
+                         "objects set (non-book objects, colours, sizes, category words; issue 38)")
     args = ap.parse_args(argv)
-    cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT}[args.set]
+    cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0]}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))
