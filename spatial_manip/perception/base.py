@@ -236,15 +236,13 @@ class SegmentationHints:
       shelf may show too little to fit;
     - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`);
     - `work_areas`: the boxes of its work surfaces (the table, a shelf), which say what an
-      expected object's `placement` means;
-    - `stands`: the parts of the fixtures beyond them (plinths), where distant objects stand."""
+      expected object's `placement` means."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
     supports: tuple = ()
     fixtures: tuple = ()
     work_areas: tuple = ()
-    stands: tuple = ()
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
@@ -265,10 +263,7 @@ class SegmentationHints:
         if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
             g = float(scene.extra["ground_z"])
             supports += ((g, (-FLOOR_HALF_SIDE_M, -FLOOR_HALF_SIDE_M), (FLOOR_HALF_SIDE_M, FLOOR_HALF_SIDE_M)),)
-        stands = tuple(part for o in scene.objects if o.category == "support" and not over_any(o.center, work_areas)
-                       for part in _fixture_parts(o))
-        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas,
-                   stands=stands)
+        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas)
 
 
 def _placement(o: SceneObject) -> str | None:

@@ -64,6 +64,7 @@ class ClassicalConfig:
     workspace_min_m: tuple | None = None   # optional base-frame crop (x, y, z)
     workspace_max_m: tuple | None = None
     match_max_cost: float = 0.8
+    name_margin: float = 0.08         # a name another listed label fits within this cost is refused (labelling.py)
     catalogue_fit: bool = True        # a catalogued object seen in part gets its catalogue box (catalogue_fit.py)
 
     def __post_init__(self):
@@ -142,7 +143,7 @@ class ClassicalSegmenter:
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
         assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas,
-                      stands=hints.stands)
+                      name_margin=cfg.name_margin)
         detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
         timer.lap("labels")
         if cfg.catalogue_fit:

@@ -1,6 +1,7 @@
-"""Naming anonymous clusters: match them to the objects a scene config expects (by size and
-colour, one-to-one), recognise unlisted books by ESPIRE's book dimensions, and give every
-detection a unique, stable id."""
+"""Naming anonymous clusters: match them to the objects the cell's catalogue lists (its enrolled
+library: most of them absent from any one scene) by size and colour, one-to-one, refusing a name
+that another listed object fits nearly as well; recognise unlisted books by ESPIRE's book
+dimensions; and give every detection a unique, stable id."""
 from __future__ import annotations
 
 import functools
@@ -14,6 +15,10 @@ from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
+# A name is given only when every listed object of another name costs this much more: a cluster
+# that fits two objects about equally is left unnamed rather than guessed (the planner then says
+# it does not see the object, which a person can fix; a wrong name moves the wrong object).
+NAME_MARGIN = 0.08
 # What a shortfall costs on a side seen in full of an object that runs out of view elsewhere: a
 # round object cut by one edge is cut along every side a little.
 TRUNCATED_SIDE_WEIGHT = 0.6
@@ -76,26 +81,33 @@ def placement_fits(det: Detection, exp: ExpectedObject, work_areas) -> bool:
 
 
 def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8,
-                  work_areas=(), stands=()) -> list[Detection]:
+                  work_areas=(), name_margin: float = NAME_MARGIN) -> list[Detection]:
     """Label detections in place from `expected` (one-to-one, minimum total cost, where each
-    stands as `placement_fits`; then `name_by_elimination` on `stands`), then fall back to
-    "book" for book-shaped clusters on a work surface and "object" otherwise; set book size
-    classes and ids."""
+    stands as `placement_fits`; a name another label fits within `name_margin` is refused),
+    then fall back to "book" for book-shaped clusters on a work surface and "object" otherwise;
+    set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
         cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
                          for d in detections])
         # A book entry left unmatched costs the planner little (a book-shaped cluster is called
-        # "book" anyway, below); an object the scene lists once is lost without its label. So a
-        # red cluster that fits both a red book leaning 10 degrees and the red alarm clock, a
-        # little better the book, is the alarm clock (in the assignment only, not the gate).
+        # "book" anyway, below); an object the catalogue lists once is lost without its label. So
+        # a cluster that fits a leaning book and another object about equally is that object in
+        # the assignment (not in the gate).
         fallback = np.array([FALLBACK_LABEL_COST if e.category == "book" else 0.0 for e in expected])
         gated = np.where(cost <= max_cost, cost + fallback, _UNMATCHED)
         rows, cols = linear_sum_assignment(gated)
+        # an entry the assignment gave to another detection is accounted for: no rival
+        taken = {int(c) for r, c in zip(rows, cols) if gated[r, c] < _UNMATCHED}
         for r, c in zip(rows, cols):
-            if gated[r, c] < _UNMATCHED:
-                _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
-        name_by_elimination(detections, expected, stands)
+            if gated[r, c] >= _UNMATCHED:
+                continue
+            # compared as the assignment compares them: a book entry with its fallback cost
+            rival = _rival(gated[r], expected, c, taken - {int(c)})
+            if rival is not None and gated[r, rival] < gated[r, c] + name_margin:
+                detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
+                continue
+            _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
     for d in detections:
         if "matched" not in d.extra:
             # books lie on the work surface; a book-sized piece beyond it is part of something else
@@ -117,23 +129,13 @@ def _name(d: Detection, e: ExpectedObject, score: float) -> None:
         d.extra["keep_id"] = True
 
 
-MIN_STANDING_SIDE_M = 0.08   # a detection on a plinth named by elimination is no sliver of it
-ELIMINATION_SCORE = 0.2      # its label is a guess from where it stands, not from how it looks
-
-
-def name_by_elimination(detections: list[Detection], expected, stands) -> None:
-    """One distant object the cell lists that nothing matched, and one unnamed detection that
-    stands on a plinth (`stands`) and runs out of the image: that detection is the object. A
-    plant on a plinth behind the table shows only its pot at the top edge of the image, which
-    matches the plant's catalogue size and colour (its foliage) in nothing (pick-15-00009,
-    pick-16-00003: "between the teddy bear and the magnolia" found no magnolia)."""
-    named = {d.extra["matched"] for d in detections if "matched" in d.extra}
-    left = [e for e in expected if e.placement == "distant" and (e.id or e.label) not in named]
-    standing = [d for d in detections if "matched" not in d.extra and d.truncated and over_any(d.box.center, stands)
-                and float(np.max(d.box.size)) >= MIN_STANDING_SIDE_M]
-    if len(left) == 1 and len(standing) == 1:
-        _name(standing[0], left[0], ELIMINATION_SCORE)
-        standing[0].extra["by_elimination"] = True
+def _rival(costs: np.ndarray, expected, chosen: int, taken=frozenset()) -> int | None:
+    """The entry of another label this detection fits best, among those not `taken` by another
+    detection, or None. Entries of the same label (two books, two floor lamps) are no rivals:
+    either name is right."""
+    others = [k for k, e in enumerate(expected)
+              if k not in taken and e.label != expected[chosen].label and costs[k] < _UNMATCHED]
+    return min(others, key=lambda k: costs[k]) if others else None
 
 
 def unique_ids(detections: list[Detection]) -> None:

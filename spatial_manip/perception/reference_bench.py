@@ -10,6 +10,11 @@ the answer books of a pick) is detected with the right label and a centre within
 one of the task's answers: the closest offline proxy of a full-stack run's success.
 
     python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16
+
+The catalogue is the enrolled library (`--catalogue library`, config/library/sim_assets.json: every
+asset the generator places, most absent) unless `--catalogue episode` (this episode's objects with
+true sizes: the old diagnostic). Over every named detection it also counts wrong names (the label
+differs from the true object at its centre) and the time perception took per frame.
 """
 from __future__ import annotations
 
@@ -38,6 +43,9 @@ class TaskResult:
     planned: bool = False
     correct: bool = False
     error: str = ""
+    named: int = 0            # movable detections given a catalogue name
+    wrong_names: list = field(default_factory=list)   # "given->true" for each named one that is another object
+    perceive_s: float = 0.0
 
     @property
     def refs_ok(self) -> bool:
@@ -86,14 +94,15 @@ def referenced_ids(task, scene) -> list[str]:
     return ids
 
 
-def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> TaskResult:
+def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, catalogue: str = "library",
+             library=None) -> TaskResult:
     from spatial_manip.agent import Agent, AgentConfig
     from spatial_manip.camera.types import metres_to_mm
     from spatial_manip.errors import SpatialManipError
     from spatial_manip.grasping.place_fit import slot_at
     from spatial_manip.perception import SegmentationHints
     from spatial_manip.pipeline import GoalRequest
-    from spatial_manip.scene import workspace_description
+    from spatial_manip.sim.library import catalogue_workspace
     from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
     from spatial_manip.trace import Trace
 
@@ -103,7 +112,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> 
     try:
         if scene.held_object() is None:
             world.pose_arm(STOW_Q)          # as sim_node's reset
-        ws = workspace_description(world.export_scene(), world.tcp_pose())
+        ws = catalogue_workspace(world.export_scene(), world.tcp_pose(), catalogue=catalogue, library=library)
         obs = world.render()
         obs = replace(obs, depth_m=metres_to_mm(obs.depth_m).astype(np.float32) * 0.001, segmentation=None)
         truth = world.export_scene()
@@ -111,10 +120,13 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> 
         visible = world.visible_fractions(refs)
         ports = _Ports(world, ws, SegmentationHints.from_scene(ws), obs)
         agent = Agent(ports, AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
+        t0 = time.perf_counter()
         seen = agent.perceive(obs)
+        res.perceive_s = time.perf_counter() - t0
     finally:
         world.close()
     movable = [o for o in seen.objects if not o.held and o.category not in ("shelf", "table", "support")]
+    _count_wrong_names(res, movable, truth, gate_m)
     for gid in refs:
         g = truth.get(gid)
         gate = max(gate_m, SIZE_GATE * float(np.max(g.size)))   # a tall plant seen in part: its centre moves
@@ -145,19 +157,37 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M) -> 
     return res
 
 
-def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print) -> list[TaskResult]:
+def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
+    """Named detections (a catalogue label, not the book/object fallback) whose nearest true
+    movable object within the gate has another label, or which have none near."""
+    objects = [o for o in truth.objects if o.category not in ("shelf", "table", "support", "floor")]
+    for o in movable:
+        if o.label in ("object", "book") and o.category != "reference":
+            continue
+        res.named += 1
+        d = [float(np.linalg.norm(o.center - t.center)) for t in objects]
+        k = int(np.argmin(d)) if d else -1
+        gate = max(gate_m, SIZE_GATE * float(np.max(objects[k].size))) if k >= 0 else gate_m
+        if k < 0 or d[k] > gate or objects[k].label != o.label:
+            res.wrong_names.append(f"{o.label}->{objects[k].label if k >= 0 and d[k] <= gate else 'nothing'}")
+
+
+def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print,
+        catalogue: str = "library") -> list[TaskResult]:
     from spatial_manip.paths import config_dir
     from spatial_manip.perception import load_segmenter_config
     from spatial_manip.sim import tasks as T
+    from spatial_manip.sim.library import library_for
 
     _, cfg = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")
+    library = library_for(catalogue)
     results = []
     for seed in seeds:
         with _quiet_stderr():
             items = T.generate(suite, count, seed)
         for task, scene in items:
             t0 = time.perf_counter()
-            r = evaluate(task, scene, cfg, gate_m=gate_m)
+            r = evaluate(task, scene, cfg, gate_m=gate_m, catalogue=catalogue, library=library)
             results.append(r)
             progress(_row(r, len(results), len(seeds) * count, time.perf_counter() - t0))
     return results
@@ -175,6 +205,9 @@ def summary(results: list[TaskResult]) -> str:
     kinds = {}
     for v in refs:
         kinds[v.split(":")[0]] = kinds.get(v.split(":")[0], 0) + 1
+    named = sum(r.named for r in results)
+    wrong = [w for r in results for w in r.wrong_names]
+    times = [r.perceive_s for r in results if r.perceive_s]
     errors = {}
     for r in results:
         if not r.planned:
@@ -182,7 +215,9 @@ def summary(results: list[TaskResult]) -> str:
     return (f"tasks {len(results)}: planner correct {sum(r.correct for r in results)}/{len(results)} "
             f"({100 * sum(r.correct for r in results) / n:.0f}%), all refs ok "
             f"{sum(r.refs_ok for r in results)}/{len(results)}; referenced objects {len(refs)}: "
-            f"{dict(sorted(kinds.items()))}; planner errors {errors}")
+            f"{dict(sorted(kinds.items()))}; planner errors {errors}\n"
+            f"named detections {named}: wrong {len(wrong)} ({100 * len(wrong) / max(named, 1):.1f}%) {wrong}; "
+            f"perception {1000 * float(np.median(times)) if times else 0:.0f} ms median per frame")
 
 
 def main(argv=None) -> int:
@@ -192,8 +227,12 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=16, help="tasks per seed")
     ap.add_argument("--gate-cm", type=float, default=100 * GATE_M, help="centre error allowed")
     ap.add_argument("--json", default="", help="also write one JSON line per task here")
+    ap.add_argument("--catalogue", choices=("library", "episode"), default="library",
+                    help="library: the enrolled objects (most absent); episode: this episode's objects (diagnostic)")
     args = ap.parse_args(argv)
-    results = run(args.suite, args.seeds, args.count, gate_m=args.gate_cm / 100, progress=lambda s: print(s, flush=True))
+    print(f"catalogue {args.catalogue}, sensing: ideal renders with depth in whole millimetres", flush=True)
+    results = run(args.suite, args.seeds, args.count, gate_m=args.gate_cm / 100, progress=lambda s: print(s, flush=True),
+                  catalogue=args.catalogue)
     print(summary(results))
     if args.json:
         with open(args.json, "w") as f:
