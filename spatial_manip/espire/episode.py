@@ -41,6 +41,7 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import quat_to_matrix
 from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement
@@ -417,15 +418,18 @@ class Episode:
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
-        steps), covers facing the task's reference first (as a person sets a book down beside
-        something), the first whose three poses the arm reaches."""
+        steps), nearest the orientation the task sets the book down in first (else covers
+        facing the task's reference), the first whose three poses the arm reaches."""
         size = np.asarray(scene.get(held_id).size, float)
         top = _support_top(scene, p)
         if top is None:
             return None, "refocus", "the point is not on the table"
         cands = _standing_rotations(offset)
-        toward = _toward_reference(scene, self.task.reference, p)
-        if toward is not None:
+        want = (self.task.place_pose or {}).get("orientation")
+        if want is not None:       # the book turned as the task sets it down (the server's part, as for slots)
+            R_want = quat_to_matrix(want)
+            cands.sort(key=lambda c: _box_misalignment(c[1], R_want))
+        elif (toward := _toward_reference(scene, self.task.reference, p)) is not None:
             cands.sort(key=lambda c: float(np.abs(c[1].T @ toward) @ size))
         inv_off = np.linalg.inv(offset)
         for yaw, R in cands:
@@ -454,6 +458,12 @@ def _standing_rotations(offset) -> list:
         axes[rest[0]], axes[rest[1]] = np.array([math.cos(a), math.sin(a), 0]), np.array([-math.sin(a), math.cos(a), 0])
         out += [(yaw, R) for R in placement.signed_frames(tuple(axes)) if (R @ p_tcp_in_book)[2] >= 0.01]
     return out
+
+
+def _box_misalignment(R: np.ndarray, R_want: np.ndarray) -> float:
+    """0 when a box at rotation R lies as one at R_want (a box is the same after half turns
+    about its axes), up to 3 when its axes cross them."""
+    return float(3.0 - np.abs(np.diag(R.T @ R_want)).sum())
 
 
 def _toward_reference(scene: Scene, ref_id: str | None, p) -> np.ndarray | None:

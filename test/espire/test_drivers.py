@@ -13,7 +13,8 @@ from spatial_manip.espire import feasible
 from spatial_manip.espire.client import EspireProtocolClient, make_driver
 from spatial_manip.espire.server import EspireServer
 
-pytestmark = pytest.mark.slow
+# MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")

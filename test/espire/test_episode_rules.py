@@ -21,7 +21,8 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.sim import oracle
 
-pytestmark = pytest.mark.slow      # MuJoCo worlds and task generation
+# MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 SEED = 31        # pick-31-00000: a tilted book of three; place-31-00001: the emptiest slots, two of five
 

@@ -18,7 +18,8 @@ from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, goal_box_pixel
 from spatial_manip.sim import tasks
 
-pytestmark = pytest.mark.slow
+# MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 OBS_KEYS = {"rgb", "depth", "intrinsic", "extrinsic"}      # what ESPIRE's client saves as files
 

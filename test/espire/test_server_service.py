@@ -18,7 +18,8 @@ from spatial_manip.espire.server import RECENT_JOIN_S, EspireServer
 from spatial_manip.sim import tasks
 
 
-pytestmark = pytest.mark.slow      # MuJoCo worlds and task generation
+# MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 @pytest.fixture(scope="module")
 def items():

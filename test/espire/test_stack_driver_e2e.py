@@ -13,7 +13,8 @@ import pytest
 
 from spatial_manip.espire.stack_driver import executed, localized, summarize
 
-pytestmark = pytest.mark.slow
+# MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 HEADER = re.compile(r"(\d{4}-\d{2}-\d{2} at \d{2}:\d{2}:\d{2}) \| ([A-Z]+) \| (.+)")   # analyze.py's
 COUNT, SEED = 4, 1     # smoke seed 1: an empty slot, a metric place, an upper slot, the leftmost book
