@@ -57,13 +57,90 @@ def colour_name(rgb) -> str:
     return min(_HUES, key=lambda nh: abs(nh[1] - hue))[0]
 
 
+# --- colour names from an object's own pixels ----------------------------------------------
+# Each pixel is named in CIELAB, where hue (the angle of a*, b*) survives shading and a dimmer
+# light, and whether a pixel has a colour at all is its chroma relative to its lightness (a
+# shaded red keeps that ratio; a shaded white stays near zero). Lightness itself decides only
+# between white, gray and black, and between orange and brown, so those thresholds are wide.
+# Hue centres (degrees, CIELAB h) of the chromatic names, measured on sRGB prototypes.
+_LAB_HUES = (("red", 35.0), ("orange", 64.0), ("yellow", 100.0), ("green", 140.0), ("cyan", 200.0),
+             ("blue", 285.0), ("purple", 318.0), ("pink", 352.0))
+CHROMA_RATIO_MIN = 0.28     # C*/L* below this: achromatic (white, gray, black)
+BROWN_L_MAX = 48.0          # orange/red/yellow hue below this lightness reads as brown
+WHITE_L_MIN, BLACK_L_MAX = 66.0, 22.0
+SECOND_COLOUR_SHARE = 0.30  # a second name needs this share of the object's pixels
+
+
+def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
+    """(..., 3) sRGB 0-255 -> CIELAB (D65): L* 0-100, a*, b*."""
+    c = np.asarray(rgb, float) / 255.0
+    lin = np.where(c > 0.04045, ((c + 0.055) / 1.055) ** 2.4, c / 12.92)
+    xyz = lin @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
+    xyz = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > 0.008856, np.cbrt(xyz), 7.787 * xyz + 16.0 / 116.0)
+    return np.stack([116.0 * f[..., 1] - 16.0, 500.0 * (f[..., 0] - f[..., 1]),
+                     200.0 * (f[..., 1] - f[..., 2])], axis=-1)
+
+
+def _lab_names(lab: np.ndarray) -> np.ndarray:
+    """A basic colour name per CIELAB row (N, 3)."""
+    L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
+    chroma = np.hypot(a, b)
+    hue = np.degrees(np.arctan2(b, a)) % 360.0
+    centres = np.array([h for _, h in _LAB_HUES])
+    gap = np.abs((hue[:, None] - centres[None, :] + 180.0) % 360.0 - 180.0)
+    names = np.array([n for n, _ in _LAB_HUES], dtype=object)[np.argmin(gap, axis=1)]
+    names = np.where(np.isin(names, ("orange", "red", "yellow")) & (L < BROWN_L_MAX)
+                     & (hue > 40.0) & (hue < 100.0), "brown", names)
+    grey = np.where(L >= WHITE_L_MIN, "white", np.where(L <= BLACK_L_MAX, "black", "gray"))
+    return np.where(chroma < CHROMA_RATIO_MIN * np.maximum(L, 10.0), grey, names)
+
+
+def colour_names(rgb: np.ndarray, mask: np.ndarray | None = None) -> list[str]:
+    """One basic colour name for an object's pixels (`rgb` (H, W, 3) 0-255 under `mask`, or
+    (N, 3) pixels), or two for a two-coloured object: each pixel is named (`_lab_names`) and the
+    names holding at least SECOND_COLOUR_SHARE of them are kept, most first. Specular highlights
+    (near-white, far lighter than the object's median) do not vote; white, gray and black count as
+    one achromatic vote, named by the lightness of those pixels, so shading never makes a second
+    colour. [] when no pixel is given."""
+    px = np.asarray(rgb, float)
+    px = (px[np.asarray(mask, bool)] if mask is not None else px).reshape(-1, 3)
+    if len(px) == 0:
+        return []
+    lab = rgb_to_lab(px)
+    keep = ~((lab[:, 0] > np.median(lab[:, 0]) + 25.0) & (np.hypot(lab[:, 1], lab[:, 2]) < 10.0))
+    lab = lab[keep] if keep.any() else lab
+    names = _lab_names(lab)
+    achromatic = np.isin(names, ("white", "gray", "black"))
+    votes = {n: int(np.count_nonzero(names == n)) for n in set(names[~achromatic])}
+    if achromatic.any():
+        votes[_lab_names(np.median(lab[achromatic], axis=0)[None])[0]] = int(np.count_nonzero(achromatic))
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    first = ranked[0][0]
+    second = [n for n, v in ranked[1:] if v >= SECOND_COLOUR_SHARE * len(names) and not _neighbours(first, n)]
+    return [first] + second[:1]
+
+
+_HUE_ORDER = [n for n, _ in _LAB_HUES]
+
+
+def _neighbours(a: str, b: str) -> bool:
+    """Two chromatic names next to each other on the hue circle (brown counts as orange): a
+    surface shaded or lit across it drifts between them, so they are one colour, not two."""
+    if a in ("white", "gray", "black") or b in ("white", "gray", "black"):
+        return False
+    i, j = (_HUE_ORDER.index("orange" if n == "brown" else n) for n in (a, b))
+    return min((i - j) % len(_HUE_ORDER), (j - i) % len(_HUE_ORDER)) <= 1
+
+
 # A cell's lighting scales every colour's brightness: under a dim light an orange book reads
 # brown and a white one gray. A name the measurement takes at one of these brightness scales
 # is a near match.
 LIGHTING_SCALES = (0.75, 1.33)
 LIGHTING_NAME_DISTANCE = 0.2
 
-ALIASES = {"grey": "gray", "violet": "purple", "magenta": "pink", "teal": "cyan", "tan": "brown"}
+ALIASES = {"grey": "gray", "violet": "purple", "magenta": "pink", "teal": "cyan", "tan": "brown", "silver": "gray",
+           "navy": "blue", "beige": "white", "gold": "yellow", "golden": "yellow", "maroon": "red", "crimson": "red"}
 
 
 def canonical_colour(name: str) -> str | None:

@@ -17,6 +17,7 @@ from spatial_manip.geometry.boxes import Box3D
 from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
 from spatial_manip.geometry.transforms import apply
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import colour_names
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
 # Furniture and scenery: never an object a segmenter reports, nor one it is told to expect.
@@ -369,7 +370,7 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
         objects.append(SceneObject(
             id=d.id, label=d.label, category=d.category, center=d.box.center, size=d.box.size,
             rotation=d.box.rotation, oriented=False, size_class=d.size_class,
-            extra={"score": float(d.score), "colour": d.colour,
+            extra={"score": float(d.score), "colour": d.colour, "colour_names": colour_names(obs.rgb, d.mask),
                    "rgb": [round(float(c), 1) for c in d.mean_rgb],
                    "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated,
                    **({"has_front": True} if d.id in fronts else {})}))
