@@ -42,7 +42,10 @@ def _build() -> Path:
         shutil.rmtree(stale, ignore_errors=True)
     for f in _sources():          # copy2 keeps mtimes: unchanged .msg files are not regenerated
         (src / f).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / f, src / f)
+        try:
+            shutil.copy2(ROOT / f, src / f)
+        except FileNotFoundError:  # an editor's temporary file, gone since it was listed
+            pass
     venv = Path(sys.prefix)
     env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ['PATH']}", PYTHONPATH="")
     if not os.environ.get("ROS_DISTRO"):        # the PyPI wheels are the underlay
@@ -90,7 +93,7 @@ def test_the_install_holds_the_data_and_imports_from_itself(install, tmp_path):
                 "config/params/arm.yaml", "urdf/ur5e_robotiq_2f85_eye_to_hand.urdf", "launch/sim.launch.py",
                 "launch/graph_launch.py"):
         assert (share / rel).is_file(), rel
-    data = [f for f in _sources() if f.split("/")[0] in ("config", "urdf", "launch")]
+    data = [f for f in _sources() if f.split("/")[0] in ("config", "urdf", "launch") and "__pycache__" not in f]
     missing = [f for f in data if not (share / f).is_file()]
     assert data and not missing, f"setup.py's data_files do not install {missing}"
     probe = ("import sys, spatial_manip.paths as p, spatial_manip.bags.typestore as t, spatial_manip_interfaces; "
