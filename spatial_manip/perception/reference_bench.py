@@ -158,18 +158,21 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
 
 
 def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
-    """Named detections (a catalogue label, not the book/object fallback) whose nearest true
-    movable object within the gate has another label, or which have none near."""
+    """Named detections (a catalogue label, not the book/object fallback) whose centre lies in
+    no true movable object's box (grown by the gate) of that label: each is a wrong name
+    ("given->true object there", or "->nothing")."""
     objects = [o for o in truth.objects if o.category not in ("shelf", "table", "support", "floor")]
-    for o in movable:
-        if o.label in ("object", "book") and o.category != "reference":
+
+    def inside(point, o):
+        local = (np.asarray(point, float) - o.center) @ np.asarray(o.rotation, float)
+        return bool(np.all(np.abs(local) <= np.asarray(o.size, float) / 2 + gate_m))
+    for d in movable:
+        if d.label in ("object", "book") and d.category != "reference":
             continue
         res.named += 1
-        d = [float(np.linalg.norm(o.center - t.center)) for t in objects]
-        k = int(np.argmin(d)) if d else -1
-        gate = max(gate_m, SIZE_GATE * float(np.max(objects[k].size))) if k >= 0 else gate_m
-        if k < 0 or d[k] > gate or objects[k].label != o.label:
-            res.wrong_names.append(f"{o.label}->{objects[k].label if k >= 0 and d[k] <= gate else 'nothing'}")
+        there = [o for o in objects if inside(d.center, o)]
+        if not any(o.label == d.label for o in there):
+            res.wrong_names.append(f"{d.label}->{there[0].label if there else 'nothing'}")
 
 
 def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print,
