@@ -2,8 +2,7 @@
 
 - `cli.md` from the `spatial-manip` parser (every subcommand's arguments, as `--help` shows them);
 - `interfaces.md` from the .action/.msg/.srv files of spatial_manip_interfaces;
-- `parameters.md` from the nodes' parameter table, when the core declares one
-  (`spatial_manip.nodes.parameters.NODE_PARAMETERS`).
+- `parameters.md` from the nodes' parameter table (`spatial_manip.parameters.NODE_PARAMETERS`).
 
 `python -m spatial_manip.devtools.docs_reference` rewrites the pages; `--check` exits 1 and names
 the stale pages instead (test/foundation/test_docs.py runs that in CI).
@@ -16,6 +15,7 @@ import sys
 from pathlib import Path
 
 from spatial_manip.cli import SUBCOMMANDS
+from spatial_manip.parameters import markdown
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "reference"
@@ -62,29 +62,14 @@ def interfaces_page() -> str:
     return "\n".join(lines)
 
 
-def parameters_page() -> str | None:
-    try:
-        table = importlib.import_module("spatial_manip.nodes.parameters").NODE_PARAMETERS
-    except (ImportError, AttributeError):
-        return None
-    lines = [HEADER + "# Node parameters reference\n",
-             "Each node's parameters as the node declares them (`ros2 param describe` shows the same).\n"]
-    for node, params in table.items():
-        lines += [f"## `{node}`\n", "| name | type | default | range | changes at run time | description |",
-                  "| --- | --- | --- | --- | --- | --- |"]
-        for p in params:
-            lines.append(f"| `{p.name}` | {p.type_name} | `{_cell(p.default)}` | {_cell(p.range_text)} | "
-                         f"{'yes' if p.runtime else 'no'} | {_cell(p.description)} |")
-        lines.append("")
-    return "\n".join(lines)
+def parameters_page() -> str:
+    return (HEADER + "# Node parameters reference\n\n"
+            "Each node's parameters as the node declares them (`ros2 param describe` shows the same); "
+            "the table lives in `spatial_manip/parameters.py`.\n\n" + markdown())
 
 
 def pages() -> dict[str, str]:
-    out = {"cli.md": cli_page(), "interfaces.md": interfaces_page()}
-    params = parameters_page()
-    if params is not None:
-        out["parameters.md"] = params
-    return out
+    return {"cli.md": cli_page(), "interfaces.md": interfaces_page(), "parameters.md": parameters_page()}
 
 
 def stale_pages() -> list[str]:
