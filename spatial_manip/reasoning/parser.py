@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
+from spatial_manip.reasoning.lexicon import COLOUR_WORDS, scene_lexicon
 from spatial_manip.reasoning.program import front_assumed
 from spatial_manip.scene import Scene, SceneObject
 
@@ -79,7 +80,8 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
     (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright) )+(?=\w)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
-    (r"\b(?:whichever|whatever)\b", "any"),       # "whichever book": any of them, not "the" one
+    (r"\b(?:whichever|whatever)\b", "any"),
+    (r"\bof the (?:two|both|2)\b", "of the"),     # "the smaller of the two bottles": of the bottles       # "whichever book": any of them, not "the" one
     (r"\b(?:in|at) the (?:middle|centre|center)\b(?! (?:of|shelf|row|level|column|slot|spot))", " middle slot "),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
@@ -191,10 +193,13 @@ _CONTAINERS = ("table", "shelf")
 
 @dataclass
 class _Refs:
-    """Reference tokens found in the text: token -> scene id (or viewer/robot)."""
+    """Reference tokens found in the text: token -> scene id (or viewer/robot). A phrase naming a
+    set of objects (`lexicon`: "mug" with two mugs, "fruit", "the red thing") is a group token
+    (refnpsN singular, refnppN plural) -> (program fragment, ids)."""
 
     ids: dict[str, str] = field(default_factory=dict)
     labels: dict[str, str] = field(default_factory=dict)
+    groups: dict[str, tuple] = field(default_factory=dict)
 
 
 def _plural(w: str) -> list[str]:
@@ -219,6 +224,9 @@ def _mark_references(t: str, scene: Scene, refs: _Refs) -> str:
             head, last = c.rsplit(" ", 1) if " " in c else ("", c)
             for p in _plural(last):
                 phrases.setdefault((head + " " + p).strip(), set()).add(o.id)
+    lex = scene_lexicon(scene)
+    for p, e in lex.items():
+        phrases.setdefault(p, set(e.ids))
     vocab = sorted({w for p in phrases for w in p.split()})
     t = _fuzzy(t, vocab)
     for p in sorted(phrases, key=lambda s: (-len(s.split()), -len(s))):
@@ -229,11 +237,18 @@ def _mark_references(t: str, scene: Scene, refs: _Refs) -> str:
                 break
             ids = sorted(phrases[p])
             if len(ids) > 1:
-                raise AmbiguousError(f"{p!r} could be any of {ids}; name it more precisely "
-                                     f"(e.g. by its full label: {[_label(scene, i) for i in ids]})")
-            tok = next((k for k, v in refs.ids.items() if v == ids[0]), f"ref{len(refs.ids)}")
-            refs.ids[tok], refs.labels[tok] = ids[0], p
-            t = t[:m.start()] + (f" poss{tok} " if m.group(1) else f" {tok} ") + t[m.end():]
+                # a set of objects: filtered further as the target, or AMBIGUOUS as a reference (_ref)
+                tok = next((k for k in refs.groups if refs.labels[k] == p),
+                           f"ref{'npp' if p in lex and lex[p].plural else 'nps'}{len(refs.groups)}")
+                refs.groups[tok] = (lex[p].fragment if p in lex else None, ids)
+                refs.ids[tok], refs.labels[tok] = ids[0], p
+            else:
+                tok = next((k for k, v in refs.ids.items() if v == ids[0] and k not in refs.groups),
+                           f"ref{len(refs.ids)}")
+                refs.ids[tok], refs.labels[tok] = ids[0], p
+            art = re.match(r" (the |a |an )", m.group(0))
+            lead = f" {art.group(1).strip()} " if art and tok in refs.groups else " "
+            t = t[:m.start()] + lead + (f"poss{tok} " if m.group(1) else f"{tok} ") + t[m.end():]
     refs.ids["refviewer"], refs.ids["refrobot"] = "viewer", "robot"
     return re.sub(r"\s+", " ", t)
 
@@ -352,9 +367,9 @@ RULES: list[tuple[str, object]] = [
      r"occupied", _c("attr", "NonEmpty")),
     (r"empty|unoccupied|free|vacant", _c("attr", "Empty")),
     (K + r"(largest|biggest|smallest|tallest|shortest)", _c("super", "Size", g(1, int), g(2))),
-    (r"small|little|tiny|smaller", _c("attr", "Small")),
+    (r"small|little|tiny|smaller|short|shorter", _c("attr", "Small")),
     (r"medium sized|medium size|medium|mid sized|middle sized", _c("attr", "Medium")),
-    (r"large|big|bigger|larger", _c("attr", "Large")),
+    (r"large|big|bigger|larger|tall|taller", _c("attr", "Large")),
     # tilt and pose
     (r"(?:that is |which is )?(?:at |with )?(?:a |an )?tilt (?:angle )?of " + APPROX + r"deg(\d+(?:\.\d+)?)",
      _c("pose", "TiltDegree", g(1, float))),
@@ -491,11 +506,13 @@ class InstructionParser:
         self.unnamed_frame = unnamed_frame
         self.frame_notes: list[dict] = []
         self.spelling_notes: list[str] = []
+        self._group: tuple | None = None
 
     def _vocabulary(self) -> set[str]:
         """Every word the parser reads, plus the words of the scene's object names."""
         names = {w for o in self.scene.objects for w in re.findall(r"[a-z]+", o.label.lower())}
-        return _VOCAB | names
+        lex = {w for p in scene_lexicon(self.scene) for w in p.split()}
+        return _VOCAB | names | lex | COLOUR_WORDS
 
     def parse(self, text: str, task_kind: str = "auto") -> Parsed:
         if not text or not text.strip():
@@ -519,6 +536,13 @@ class InstructionParser:
         if unknown_refs:
             raise TargetNotFoundError(
                 f"{', '.join(repr(u) for u in unknown_refs)} is not in the scene; it holds: {self._contents()}")
+        colours = sorted({w for w in leftover if w in COLOUR_WORDS})
+        if colours and not any(o.extra.get("colour_names") for o in self.scene.objects):
+            raise NotUnderstoodError(f"{' or '.join(colours)} names a colour, and this scene's objects carry none "
+                                     "(perception's colour_names); name the object another way")
+        if colours:
+            raise TargetNotFoundError(
+                f"nothing {' or '.join(colours)} of that kind is in the scene; it holds: {self._contents()}")
         if leftover:
             raise NotUnderstoodError(
                 f"could not interpret {' '.join(repr(w) for w in leftover)} in {text.strip()!r}; "
@@ -531,7 +555,8 @@ class InstructionParser:
         action = self._action(clauses, task_kind)
         if len(named) > 1 or (named and action != "pick"):
             raise NotUnderstoodError(f"could not tell what {[refs.labels[w] for w in named]} does in {text.strip()!r}")
-        self._named = refs.ids[named[0]] if named else None
+        self._group = refs.groups[named[0]] if named and named[0] in refs.groups else None
+        self._named = refs.ids[named[0]] if named and self._group is None else None
         prog = self._compose(action, clauses)
         reference = target_reference(text, t, clauses) if self._named is None and prog.op == "pick" else {}
         return Parsed(prog, clauses, leftover, reference)
@@ -566,6 +591,10 @@ class InstructionParser:
             return Sym(books[0])
         if tok.startswith("unk_"):
             raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
+        if tok in self._refs.groups and len(self._refs.groups[tok][1]) > 1:
+            ids = self._refs.groups[tok][1]
+            raise AmbiguousError(f"{self._refs.labels[tok]!r} as a reference could be any of {list(ids)}; name it "
+                                 f"more precisely (by colour, size or position: {[_label(self.scene, i) for i in ids]})")
         return Sym(self._refs.ids[tok])
 
     def _ref_label(self, tok) -> str:
@@ -653,6 +682,10 @@ class InstructionParser:
         if len(metric) > 1:
             raise AmbiguousError(f"the instruction gives {len(metric)} placements (e.g. 'N cm right of X' and 'M cm "
                                  "behind Y'); one object goes to one place: give one")
+        if action == "pick" and self._group is not None:
+            if "book" in nouns:
+                raise NotUnderstoodError(f"the instruction names both a book and {self._group[1]}; pick which?")
+            nouns = nouns | {"group"}
         if action == "pick" and self._named is None and not nouns and not any(
                 c.kind not in ("verb", "noise", "frame", "where") for c in clauses):
             raise NotUnderstoodError("nothing says what to pick ('it' refers to nothing in the hand); "
@@ -665,6 +698,8 @@ class InstructionParser:
             if "book" in nouns:
                 raise NotUnderstoodError(f"the instruction names both a book and {self._named!r}; pick which?")
             base = Sym(self._named)           # "pick up the jar": that object itself
+        elif action == "pick" and self._group is not None:
+            base = self._group[0] if self._group[0] is not None else Sym("TABLE")   # "the white mug", "fruit"
         elif action == "pick":
             base = node("filterBook", None, "TABLE")
             if "slot" in nouns:
@@ -760,6 +795,8 @@ class InstructionParser:
             ref = self._ref(a[1])
             return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame, f"{a[0]} o'clock"))
         word, ref = a[0], self._ref(a[1])
+        if kind == "Vert" and "filterSlot" in str(s):
+            kind = "DirectV"    # "the slot above the globe" is the one in its column, not the whole row above
         if kind == "Vert":
             return node("filterOri", "Above" if word == "above" else "Below", s, ref)
         if kind == "DirectV":
@@ -943,9 +980,9 @@ def _determiner(t: str) -> tuple[str | None, bool]:
     no head noun, the first article of the text."""
     words = t.split()
     for i, w in enumerate(words):
-        if w not in _HEAD_SINGULAR and w not in _HEAD_PLURAL:
+        if w not in _HEAD_SINGULAR and w not in _HEAD_PLURAL and not w.startswith(("refnps", "refnpp")):
             continue
-        plural = w in _HEAD_PLURAL
+        plural = w in _HEAD_PLURAL or w.startswith("refnpp")
         j = i - 1
         while j >= 0 and words[j] not in _NP_BARRIER and words[j] not in ("the", "this", "that") \
                 and words[j] not in _INDEFINITE:

@@ -17,9 +17,12 @@ F = the frame owner: `viewer` for the relative frame, the reference itself for i
 frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
 
   sources      TABLE (objects in the scene, nothing held), SHELF (placement regions)
-  category     filterBook(S)  filterSlot(S)  filterLabel(word, S)
+  category     filterBook(S)  filterSlot(S)  filterLabel(word, S)   (label, synonym or taxonomy group:
+               reasoning/taxonomy.py, the resolution traced)  filterColour(name, S)  (perception's colour_names)
   attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
                filterAttr$Largest|Biggest|Smallest|Tallest|Shortest([k,] S)   size superlatives
+               (Small/Large of objects without a book size class: the smaller/larger of the set, when
+               their sizes differ clearly; all of them when they do not, so "the" stays ambiguous)
                $Empty|NonEmpty|Emptiest(S)  $Index1D(row, S)  $Column(col, S)  $Index2D(row, col, S)
   distance     filterDist$Closest|Farthest(S, O)  $RankClosest|RankFarthest(k, S, O)
                $LessThan|MoreThan|EqualTo(m, S, O)  $Range(m1, m2, S, O)
@@ -49,6 +52,7 @@ from typing import Any, Callable
 import numpy as np
 
 from spatial_manip.errors import InvalidGoalError, TargetNotFoundError, UnreachableError
+from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.support import check_support
 from spatial_manip.geometry.transforms import matrix_to_quat, quat_to_matrix
@@ -194,15 +198,44 @@ def op_category(ev: _Eval, n: Node):
         return [o for o in ev.set_(n.args[0]) if isinstance(o, SceneObject) and o.category == "book"]
     if n.op == "filterSlot":
         return [o for o in ev.set_(n.args[0]) if isinstance(o, Region) and o.kind == "slot"]
+    word = str(n.args[0]).lower().strip('"')
+    objs = [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)]
+    how = {o.id: lexicon.kind_matches(word, o) for o in objs}
+    out = [o for o in objs if how[o.id]]
+    resolved = sorted({f"{o.id} ({o.label}: {how[o.id]})" for o in out if how[o.id] != "label"})
+    if resolved:      # a synonym or a taxonomy group: say how the word was read
+        ev.trace.append({"word": word, "resolved": resolved})
+    return out
+
+
+def op_colour(ev: _Eval, n: Node):
+    """filterColour(name, S): the objects whose colour names (perception's, from their pixels)
+    include `name`; when none does, those whose name is the lighting neighbour (a dim light reads
+    orange as brown and white as gray), noted in the trace."""
     word = str(n.args[0]).lower()
-    return [o for o in ev.set_(n.args[1])
-            if isinstance(o, SceneObject) and word in (o.label.lower(), o.category.lower())]
+    objs = [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)]
+    out = [o for o in objs if lexicon.colour_matches(word, o)]
+    near = LIGHTING_NEIGHBOURS.get(word, ())
+    if not out and near:
+        out = [o for o in objs if any(lexicon.colour_matches(w, o) for w in near)]
+        if out:
+            ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
+                             "under a dimmer or brighter light it reads as its neighbour"})
+    return out
+
+
+LIGHTING_NEIGHBOURS = {"orange": ("brown",), "brown": ("orange",), "white": ("gray",), "gray": ("white", "black"),
+                       "black": ("gray",)}
 
 
 def op_attr(ev: _Eval, n: Node):
     r, a = n.rel, n.args
     if r in ("Small", "Medium", "Large"):
-        return [o for o in ev.set_(a[0]) if rel.size_class(o) == r.lower()]
+        items = ev.set_(a[0])
+        books = [o for o in items if isinstance(o, SceneObject) and (o.category == "book" or o.size_class)]
+        if r != "Medium" and items and not books:
+            return _relative_size(items, r)
+        return [o for o in items if rel.size_class(o) == r.lower()]
     if r.lower() in rel.SIZE_WORDS:
         k, items = (_rank(a[0]), ev.set_(a[1])) if len(a) > 1 else (1, ev.set_(a[0]))
         return rel.size_superlative([o for o in items if isinstance(o, SceneObject)], r.lower(), k)
@@ -228,6 +261,21 @@ def op_attr(ev: _Eval, n: Node):
         row, col = _rank(a[0]), _rank(a[1])
         return [o for o in ev.set_(a[2]) if isinstance(o, Region) and o.row == row and o.col == col]
     raise InvalidGoalError(f"unknown attribute filter {r!r}")
+
+
+RELATIVE_SIZE_RATIO = 1.3     # "the bigger bottle": its volume at least this much over the other's
+
+
+def _relative_size(items: list, r: str) -> list:
+    """"small"/"big" of objects with no size class (a mug, a bottle): the smallest (largest) of the
+    set when it is clearly smaller (larger) than the next; every item when sizes are alike."""
+    objs = sorted((o for o in items if isinstance(o, SceneObject)), key=lambda o: float(np.prod(o.size)),
+                  reverse=(r == "Large"))
+    if len(objs) < 2:
+        return objs
+    a, b = float(np.prod(objs[0].size)), float(np.prod(objs[1].size))
+    clear = max(a, b) >= RELATIVE_SIZE_RATIO * min(a, b)
+    return objs[:1] if clear else objs
 
 
 def op_dist(ev: _Eval, n: Node):
@@ -331,6 +379,7 @@ def op_unique(ev: _Eval, n: Node):
 
 _OPS: dict[str, Callable[[_Eval, Node], list]] = {
     "filterBook": op_category, "filterSlot": op_category, "filterLabel": op_category,
+    "filterColour": op_colour,
     "filterAttr": op_attr, "filterDist": op_dist, "filterRel": op_rel, "filterOri": op_ori,
     "unique": op_unique,
 }

@@ -1,0 +1,28 @@
+"""The declared taxonomy the planner reads category words through (issue 38): which labels a
+group word ("fruit", "a drink", "something to write with") names, and which words name the same
+thing ("cup" and "mug"). Data only; `lexicon.py` reads it. A lab extends it by adding a line.
+
+A label matches a word when the word is the label, the label's last word ("ceramic jar" is a
+jar), a synonym of either, or a group holding either.
+"""
+from __future__ import annotations
+
+# group word -> the labels (or labels' last words) it names
+GROUPS: dict[str, tuple[str, ...]] = {
+    "fruit": ("apple", "banana", "orange", "pear", "lemon", "lime", "peach", "plum", "mango", "kiwi",
+              "strawberry", "grape", "grapes", "apricot", "nectarine"),
+    "vegetable": ("carrot", "tomato", "potato", "onion", "pepper", "cucumber", "broccoli", "corn"),
+    "drink": ("bottle", "can", "carton", "soda", "juice", "milk"),
+    "container": ("bowl", "jar", "box", "basket", "mug", "cup", "can", "bottle", "tin", "carton", "tub"),
+    "dish": ("plate", "bowl", "mug", "cup"),
+    "something to write with": ("pen", "pencil", "marker", "crayon"),
+    "something to drink from": ("mug", "cup", "glass"),
+    "something to drink": ("bottle", "can", "carton"),
+}
+# words that name the same kind of thing
+SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("mug", "cup"),
+    ("bottle", "flask"),
+    ("box", "carton", "package"),
+    ("can", "tin"),
+)

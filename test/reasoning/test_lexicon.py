@@ -1,0 +1,75 @@
+"""The scene lexicon and the program ops it feeds (issue 38): each kind of production (label,
+synonym, taxonomy group, colour + label, colour + generic head, generic head, coloured book,
+"piece of" a group) names the right objects, the taxonomy's resolution is traced, colour and
+relative size tell two objects of one label apart, and a set never becomes a guessed reference."""
+import pytest
+
+from spatial_manip.errors import AmbiguousError
+from spatial_manip.reasoning.lexicon import scene_lexicon
+from spatial_manip.reasoning.paraphrase_objects import kitchen_held_scene, kitchen_scene, study_scene
+from spatial_manip.reasoning.parser import InstructionParser
+from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.reasoning.program import execute
+
+
+@pytest.fixture(scope="module")
+def kitchen():
+    return kitchen_scene()
+
+
+@pytest.mark.parametrize("phrase,ids,plural", [
+    ("mug", {"mugR", "mugW"}, False),                  # a label
+    ("mugs", {"mugR", "mugW"}, True),
+    ("cup", {"mugR", "mugW"}, False),                  # a synonym
+    ("fruit", {"apple", "banana"}, False),             # a taxonomy group
+    ("piece of fruit", {"apple", "banana"}, False),
+    ("something to drink", {"botG", "botB", "can"}, False),
+    ("box", {"box"}, False),                           # a label's last word ("cereal box")
+    ("white mug", {"mugW"}, False),                    # colour + label
+    ("red thing", {"mugR", "apple"}, False),           # colour + generic head
+    ("yellow ones", {"bowl", "banana"}, True),
+    ("silver can", {"can"}, False),                    # a colour alias
+    ("objects", {"jar", "mugR", "botG", "apple", "box", "mugW", "bowl", "can", "botB", "banana"}, True),
+])
+def test_each_production_names_its_objects(kitchen, phrase, ids, plural):
+    e = scene_lexicon(kitchen)[phrase]
+    assert set(e.ids) == ids and e.plural == plural
+    assert set(execute(f"pick({e.fragment})", kitchen).targets) == ids     # the fragment names them too
+
+
+def test_coloured_books_and_no_phrase_for_an_absent_colour():
+    lex = scene_lexicon(study_scene())
+    assert set(lex["blue book"].ids) == {"b1", "b2"} and set(lex["green book"].ids) == {"g1"}
+    assert "yellow book" not in lex and "book" not in lex     # "book" stays the parser's own noun
+
+
+def test_taxonomy_resolution_is_traced(kitchen):
+    res = execute("pick(filterLabel(fruit, TABLE))", kitchen)
+    assert set(res.targets) == {"apple", "banana"}
+    note = next(t for t in res.trace if t.get("word") == "fruit")
+    assert any("taxonomy:fruit" in r for r in note["resolved"])
+
+
+def test_colour_filter_and_its_lighting_neighbour(kitchen):
+    assert execute("pick(filterColour(white, filterLabel(mug, TABLE)))", kitchen).targets == ["mugW"]
+    # no object is exactly brown-and-mug; "orange" reads the brown jar only when nothing is orange
+    res = execute("pick(filterColour(orange, filterLabel(jar, TABLE)))", kitchen)
+    assert res.targets == ["jar"] and any(t.get("colour") == "orange" for t in res.trace)
+
+
+def test_relative_size_tells_two_bottles_apart_and_equal_mugs_stay_ambiguous(kitchen):
+    plan = make_planner("program")
+    assert plan.plan(kitchen, "take the smaller bottle").targets == ["botB"]
+    assert plan.plan(kitchen, "take the taller bottle").targets == ["botG"]
+    r = plan.plan(kitchen, "grab the smaller mug")
+    assert not r.ok and r.error["code"] == "AMBIGUOUS"
+
+
+def test_a_set_as_a_reference_is_ambiguous_not_guessed():
+    with pytest.raises(AmbiguousError, match="mug"):
+        InstructionParser(kitchen_held_scene()).parse("put it 10 cm left of the mug")
+
+
+def test_a_leftmost_object_is_any_object_not_a_book(kitchen):
+    r = make_planner("program").plan(kitchen, "take the leftmost object")
+    assert r.targets == ["jar"] and "filterBook" not in r.program
