@@ -102,9 +102,12 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         for r, c in zip(rows, cols):
             if gated[r, c] >= _UNMATCHED:
                 continue
-            # compared as the assignment compares them: a book entry with its fallback cost
-            rival = _rival(gated[r], expected, c, taken - {int(c)})
-            if rival is not None and gated[r, rival] < gated[r, c] + name_margin:
+            # on the match cost alone: the assignment's fallback cost says a book entry left over is
+            # cheap, not that the cluster looks less like a book (a book on its wedge fits the
+            # pillar bookend of a library about as well as a book)
+            within = np.where(cost[r] <= max_cost, cost[r], _UNMATCHED)
+            rival = _rival(within, expected, c, taken - {int(c)})
+            if rival is not None and within[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
                 continue
             _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))

@@ -136,7 +136,7 @@ def test_only_the_sides_along_the_line_of_sight_or_towards_a_touched_edge_are_lo
     assert lower_bound_sides(box, at_right, K, T) == [True, True, False]    # y runs across the image
 
 
-def test_a_cluster_that_fits_a_book_and_a_listed_object_equally_well_is_the_listed_object():
+def test_a_cluster_that_fits_a_book_and_a_listed_object_about_equally_is_refused_that_name():
     from spatial_manip.perception.base import Detection, ExpectedObject
     from spatial_manip.perception.labelling import assign_labels, match_cost
     mask = np.zeros((48, 64), bool)
@@ -148,8 +148,10 @@ def test_a_cluster_that_fits_a_book_and_a_listed_object_equally_well_is_the_list
     book = ExpectedObject("book", "book", size_m=(0.129, 0.017, 0.176), colour="red", id="book_3")
     clock = ExpectedObject("alarm clock", "reference", size_m=(0.07, 0.13, 0.17), colour=(217, 38, 38), id="near_1")
     assert match_cost(det, book) < match_cost(det, clock) < 0.3
+    # it was named the alarm clock because the episode's list held one clock and a book entry
+    # left over cost little; a library holds both and the cluster fits the book better: unsure
     assign_labels([det], [book, clock])
-    assert det.label == "alarm clock" and det.id == "near_1"
+    assert det.label != "alarm clock" and det.id != "near_1" and det.extra["refused"] == "alarm clock or book"
 
 
 def test_a_side_seen_in_full_of_an_object_cut_elsewhere_is_forgiven_a_little():
