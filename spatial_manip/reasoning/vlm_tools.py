@@ -31,6 +31,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
+from spatial_manip.reasoning import lexicon
 from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.tools import TOOLS as RGBD_TOOLS, ToolContext
@@ -115,11 +116,12 @@ class ToolSet:
     # --- the registry -------------------------------------------------------------------------
     def _builtin(self) -> list[Tool]:
         return [
-            Tool("find_obj", "List the scene's objects and regions (shelf slots) whose label or category "
-                 "matches a description such as 'book', 'jar', 'slot'. Returns their ids.",
+            Tool("find_obj", "List the scene's objects and regions (shelf slots) whose label, category, colour "
+                 "or category word matches a description such as 'book', 'jar', 'slot', 'red', 'fruit'. Returns "
+                 "their ids and the colour names perception saw on them.",
                  _schema({"description": {"type": "string"}}), self._find_obj),
             Tool("get_object_3d_position", "3D centre, size and height range of an object or region (metres, "
-                 "world frame: z up, the robot at the origin facing +x).",
+                 "world frame: z up, the robot at the origin facing +x), and its colour names when known.",
                  _schema({"object_id": _ID}), self._position, ("object_id",)),
             Tool("object_orientation", "Whether an object has a known front, its front direction, its tilt "
                  "from upright in degrees and, for a book, whether it lies flat, stands upright or is tilted.",
@@ -244,10 +246,15 @@ class ToolSet:
         def text(x):
             if isinstance(x, Region):
                 return f"{x.id} slot {x.kind} region"
-            return f"{x.id} {x.label} {x.category}".lower()
+            return f"{x.id} {x.label} {x.category} {' '.join(lexicon.colours(x))}".lower()
 
-        hits = [x for x in items if words and any(re.search(rf"\b{re.escape(w)}", text(x)) for w in words)]
-        out = [{"id": x.id, "label": getattr(x, "label", "slot"), "category": getattr(x, "category", x.kind if isinstance(x, Region) else "")}
+        def kind(x):       # a category word of the taxonomy ("fruit") or a synonym ("cup") names it too
+            return isinstance(x, SceneObject) and any(lexicon.kind_matches(w, x) for w in words)
+
+        hits = [x for x in items if words and (any(re.search(rf"\b{re.escape(w)}", text(x)) for w in words) or kind(x))]
+        out = [{"id": x.id, "label": getattr(x, "label", "slot"),
+                "category": getattr(x, "category", x.kind if isinstance(x, Region) else ""),
+                **({"colour_names": lexicon.colours(x)} if isinstance(x, SceneObject) and lexicon.colours(x) else {})}
                for x in hits]
         res = {"matches": out}
         if not out:
@@ -262,6 +269,8 @@ class ToolSet:
         c = rel._corners(x)
         out = {"id": object_id, "center_m": _r(x.center), "size_m": _r(x.size),
                "bottom_z_m": _r(c[:, 2].min()), "top_z_m": _r(c[:, 2].max())}
+        if isinstance(x, SceneObject) and lexicon.colours(x):
+            out["colour_names"] = lexicon.colours(x)
         if isinstance(x, Region):
             out.update(row=x.row, col=x.col, occupancy=_r(x.occupancy, 2))
         return out

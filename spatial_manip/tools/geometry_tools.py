@@ -18,6 +18,7 @@ from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
 from spatial_manip.geometry.region_grow import object_segmentation as _grow
 from spatial_manip.geometry.transforms import apply, invert, matrix_to_pose
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import colour_names
 from spatial_manip.tools.code_executor import ExecutorLimits, run_code
 
 
@@ -160,7 +161,8 @@ def object_segmentation(ctx: ToolContext, box=None, point=None, box_format: str 
     mask_id = f"mask_{len(ctx.masks)}"
     ctx.masks[mask_id] = mask
     return {"mask_id": mask_id, "box": [int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1],
-            "area_px": int(ys.size), "centroid_px": [float(xs.mean()), float(ys.mean())]}
+            "area_px": int(ys.size), "centroid_px": [float(xs.mean()), float(ys.mean())],
+            "colour_names": colour_names(obs.rgb, mask)}
 
 
 def box_2d_to_box_3d(ctx: ToolContext, box=None, mask_id: str | None = None, box_format: str = "xyxy_px") -> dict:

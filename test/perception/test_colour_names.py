@@ -76,3 +76,13 @@ def test_the_scene_from_detections_carries_the_names(rendered):
     scene = detections_to_scene([det], obs)
     assert scene.objects[0].extra["colour_names"] == ["green"]
     assert scene.objects[0].to_dict()["colour_names"] == ["green"]
+
+
+def test_the_segmentation_tool_reports_the_colour(rendered):
+    from spatial_manip.tools import ToolContext
+    from spatial_manip.tools.geometry_tools import object_segmentation
+    obs, masks = rendered
+    ys, xs = np.nonzero(masks["blue book"])
+    i = len(ys) // 2
+    out = object_segmentation(ToolContext(obs), point=[int(xs[i]), int(ys[i])])
+    assert out["colour_names"] == ["blue"]

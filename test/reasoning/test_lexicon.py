@@ -73,3 +73,13 @@ def test_a_set_as_a_reference_is_ambiguous_not_guessed():
 def test_a_leftmost_object_is_any_object_not_a_book(kitchen):
     r = make_planner("program").plan(kitchen, "take the leftmost object")
     assert r.targets == ["jar"] and "filterBook" not in r.program
+
+
+def test_vlm_tools_report_and_find_by_colour_and_category(kitchen):
+    from spatial_manip.reasoning.vlm_tools import ToolSet
+    tools = ToolSet(kitchen)
+    red = tools.call("find_obj", {"description": "red"}).result["matches"]
+    assert {m["id"] for m in red} == {"mugR", "apple"} and all(m["colour_names"] == ["red"] for m in red)
+    fruit = tools.call("find_obj", {"description": "fruit"}).result["matches"]
+    assert {m["id"] for m in fruit} == {"apple", "banana"}
+    assert tools.call("get_object_3d_position", {"object_id": "mugW"}).result["colour_names"] == ["white"]
