@@ -40,6 +40,7 @@ TRANSITIONS = (("perceiving", "", False), ("reasoning", "", False), ("grasping",
 STARTED_RAD = 0.01       # the arm has started: a joint moved this far since the stage's feedback
 MIN_SAMPLES_AFTER = 3    # joint samples needed after the answer (waited for up to EXTRA_WAIT_S more)
 EXTRA_WAIT_S = 10.0
+FRESH_S = 0.1            # a joint sample this close before the answer stands for the joints at it
 DELAYS_S = (0.0, 0.02, 0.06, 0.15, 0.4)
 SCENE_SEED = 1446         # find_scene(DEFAULT_INSTRUCTION, 0) searches up to here
 MOVING_RAD = 1e-3        # a joint moved more than this in the MOVING_WINDOW_S before the cancel: the arm was moving
@@ -58,13 +59,14 @@ def schedule(n: int, transitions=TRANSITIONS, delays=DELAYS_S) -> list[tuple[tup
 
 def displacement_after(samples: list[tuple[float, np.ndarray]], t0: float, window_s: float) -> float | None:
     """The largest displacement (rad, any joint) within `window_s` after `t0` from the joints at
-    `t0` (the last sample at or before it: a starved publisher's gap before `t0` counts against
-    the arm, never for it); None without a sample after `t0`."""
-    before = [q for t, q in samples if t <= t0]
+    `t0`: the last sample at or before it when it is at most FRESH_S old, else the first after it
+    (the simulator publishes no joints while a move segment holds its world: a sample from
+    before that segment would count the motion before the answer); None without a sample after."""
+    before = [(t, q) for t, q in samples if t <= t0]
     after = [q for t, q in samples if t0 < t <= t0 + window_s]
     if not after:
         return None
-    ref = before[-1] if before else after[0]
+    ref = before[-1][1] if before and t0 - before[-1][0] <= FRESH_S else after[0]
     return float(np.max(np.abs(np.asarray(after) - ref)))
 
 
