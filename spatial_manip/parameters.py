@@ -181,8 +181,9 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("sensing", "realistic", "how far the simulated cell is from ideal (sim/sensing.py)",
               choices=("ideal", "realistic", "harsh")),
         Param("sensing_off", "", "sensing effects switched off by name, comma-separated"),
-        Param("catalogue", "library", "what the planner is told may be in the scene: library (the enrolled objects, "
-              "most absent) | episode (this episode's objects, true sizes: a diagnostic)", choices=("library", "episode")),
+        Param("catalogue", "episode", "what the planner is told may be in the scene: library (the enrolled objects, "
+              "most absent; what the benchmark uses) | episode (this episode's objects, true sizes: a diagnostic, "
+              "and what the ground_truth segmenter needs)", choices=("library", "episode")),
         Param("library_file", "", "the enrolled object library (\"\": config/library/sim_assets.json)"),
         Param("camera_rate_hz", 5.0, "rendered frames per second", (0.1, 60.0)),
         Param("state_rate_hz", 30.0, "/joint_states and TCP pose rate", (0.1, 500.0)),

@@ -32,6 +32,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--segmenter", default="ground_truth",
                    help="perception backend: ground_truth (the simulator's segmentation; boxes still come "
                         "from depth) or classical (no simulator knowledge)")
+    p.add_argument("--catalogue", default="episode", choices=("episode", "library"),
+                   help="what the simulator tells the planner about the objects: episode (this scene's "
+                        "objects, a diagnostic a lab does not have; what the ground_truth segmenter needs) or "
+                        "library (the enrolled library of every asset, config/library/sim_assets.json)")
     sensing.add_arguments(p)
 
 
@@ -126,9 +130,10 @@ def run(args) -> int:
     profile = sensing.from_args(args)
     seed, scene = find_scene(args.instruction, args.seed)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
-    print(f"[demo] sensing profile: {profile.label}")
+    print(f"[demo] sensing profile: {profile.label}; segmenter {args.segmenter}; catalogue {args.catalogue}")
     launcher = Launcher(load_graph(args.graph), params={"planner_node": {"segmenter": args.segmenter},
-                                                       "sim_node": sim_node_sensing(profile)}, grace_s=5.0)
+                                                       "sim_node": {**sim_node_sensing(profile),
+                                                                    "catalogue": args.catalogue}}, grace_s=5.0)
     launcher.start()
     waiter = threading.Thread(target=lambda: setattr(launcher, "exit_code", launcher.wait()), daemon=True)
     waiter.start()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from spatial_manip.bench.worker import exit_on_sigterm
+from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm
 from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.sensing import EFFECTS, SensingProfile
@@ -34,9 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="run workers as local processes, or as Ray tasks (ray must be installed)")
     p.add_argument("--goal-timeout", type=float, default=120.0,
                    help="seconds a goal may run before the worker cancels it (default 120; more on a loaded machine)")
-    p.add_argument("--catalogue", choices=("library", "episode"), default="library",
+    p.add_argument("--catalogue", choices=("library", "episode"), default=None,
                    help="what the planner is told may be in the scene: library (every enrolled object, most absent; "
-                        "default) | episode (this episode's objects with true sizes: a diagnostic)")
+                        "the default) | episode (this episode's objects with true sizes: a diagnostic, and the "
+                        "default with --segmenter ground_truth, whose names come from the episode)")
     sensing_mod.add_arguments(p)
 
 
@@ -367,6 +368,7 @@ def run(args) -> int:
     sensing = sensing_mod.from_args(args)
     check_sensing(out, sensing)
     tasks = prepare_tasks(args.suite, args.episodes, args.seed, out)
+    args.catalogue = args.catalogue or default_catalogue(args.segmenter)
     done = load_done(out)
     todo = [t for t in tasks if needs_run(done.get(t["id"]))]
     print(f"[bench] {len(tasks)} tasks, {len(tasks) - len(todo)} done, {len(todo)} to run on {args.workers} worker(s)")

@@ -239,6 +239,12 @@ class WorkspaceRevision:
             return self._changed.wait_for(lambda: accept(self._value), timeout=timeout_s)
 
 
+def default_catalogue(segmenter: str) -> str:
+    """The enrolled library, except for the ground-truth segmenter: a diagnostic whose names come
+    from the episode, so it is paired with the episode's own catalogue."""
+    return "episode" if segmenter == "ground_truth" else "library"
+
+
 def exit_on_sigterm() -> None:
     """SIGTERM (`kill`, a scheduler's time limit) ends this process as an exception does, so its
     `finally` blocks stop what it started: a worker killed so used to leave its graph's nodes
@@ -256,14 +262,15 @@ def main(argv=None) -> int:
     ap.add_argument("--segmenter", default="classical")
     ap.add_argument("--goal-timeout", type=float, default=120.0, help="seconds a goal may run before it is canceled")
     sensing_mod.add_arguments(ap)
-    ap.add_argument("--catalogue", choices=("library", "episode"), default="library")
+    ap.add_argument("--catalogue", choices=("library", "episode"), default=None,
+                    help="default: the library, or the episode's own with the ground_truth segmenter")
     ap.add_argument("--log")
     a = ap.parse_args(argv)
     exit_on_sigterm()
     os.environ["ROS_DOMAIN_ID"] = str(a.domain)  # before rclpy.init and before the graph starts
     tasks = [json.loads(line) for line in Path(a.tasks).read_text().splitlines() if line.strip()]
     run_worker(tasks, Path(a.out), segmenter=a.segmenter, sensing=sensing_mod.from_args(a),
-               goal_timeout_s=a.goal_timeout, log_path=Path(a.log) if a.log else None, catalogue=a.catalogue)
+               goal_timeout_s=a.goal_timeout, log_path=Path(a.log) if a.log else None, catalogue=a.catalogue or default_catalogue(a.segmenter))
     return 0
 
 
