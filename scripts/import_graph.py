@@ -62,20 +62,29 @@ def sccs(g):
     nodes = set(g) | {b for v in g.values() for b in v}
     sys.setrecursionlimit(10000)
     def sc(v):
-        idx[v] = low[v] = c[0]; c[0] += 1; st.append(v); on.add(v)
+        idx[v] = low[v] = c[0]
+        c[0] += 1
+        st.append(v)
+        on.add(v)
         for w in g.get(v, ()):
             if w not in idx:
-                sc(w); low[v] = min(low[v], low[w])
+                sc(w)
+                low[v] = min(low[v], low[w])
             elif w in on:
                 low[v] = min(low[v], idx[w])
         if low[v] == idx[v]:
             comp = []
             while True:
-                w = st.pop(); on.discard(w); comp.append(w)
-                if w == v: break
-            if len(comp) > 1: out.append(sorted(comp))
+                w = st.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
     for v in sorted(nodes):
-        if v not in idx: sc(v)
+        if v not in idx:
+            sc(v)
     return out
 
 verbose = "-v" in sys.argv

@@ -116,5 +116,6 @@ def run(args) -> int:
               f"{live['publish_fps']:13.1f} {live['dropped']:8d} {live['received']:8d} {sdk_n:14d}")
     print("sdk = pipeline+align alone (non-real-time); node max = camera_node, non-real-time playback "
           "(newest frame wins, so drops are frames decoded faster than published); node 30Hz = real-time "
-          "playback at the recording's rate; sdk 30Hz pairs = synchronised pairs the SDK alone delivers in real-time playback (its own drops). The first frames of a recording are not delivered by SDK playback.")
+          "playback at the recording's rate; sdk 30Hz pairs = synchronised pairs the SDK alone delivers in "
+          "real-time playback (its own drops). The first frames of a recording are not delivered by SDK playback.")
     return 0

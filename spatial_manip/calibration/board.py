@@ -154,7 +154,7 @@ def detect(image: np.ndarray, board: BoardConfig, intr: CameraIntrinsics, *, min
 
     Raises BoardError when fewer than `min_corners` corners are seen or they are collinear (a
     pose from them would be unreliable: skip that image)."""
-    cv2 = _cv2()
+    _cv2()      # a clear BoardError when this OpenCV has no ArUco module
     img = _grey(image)
     if img.shape[:2] != (intr.height, intr.width):
         raise BoardError(f"image is {img.shape[1]}x{img.shape[0]} but the intrinsics are {intr.width}x{intr.height}; "

@@ -119,7 +119,7 @@ class URKinematics:
     def ik_flange(self, T06: np.ndarray, q6_default: float = 0.0) -> list[np.ndarray]:
         """All (up to 8) raw solutions in (-pi, pi] for a flange pose; [] when unreachable."""
         T06 = np.asarray(T06, float)
-        d1, a2, a3, d4, d6 = self.d1, self.a2, self.a3, self.d4, self.d6
+        a2, a3, d4, d6 = self.a2, self.a3, self.d4, self.d6
         p05 = T06 @ np.array([0.0, 0.0, -d6, 1.0])
         r = math.hypot(p05[0], p05[1])
         if r < abs(d4) - 1e-12:

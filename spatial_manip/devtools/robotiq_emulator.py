@@ -7,7 +7,6 @@ The fingers move toward the requested position at a speed set by SPE; an object 
 """
 from __future__ import annotations
 
-import socket
 import socketserver
 import threading
 import time

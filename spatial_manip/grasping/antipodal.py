@@ -205,9 +205,13 @@ class AntipodalProposer:
         b2 = np.cross(n, b1)
         Rs, os_, ids = [], [], []
         for th in np.arange(cfg.closing_angles) * np.pi / cfg.closing_angles:          # family A
-            Rs.append(_frames(-n, np.cos(th) * b1 + np.sin(th) * b2)); os_.append(p); ids.append(seeds)
+            Rs.append(_frames(-n, np.cos(th) * b1 + np.sin(th) * b2))
+            os_.append(p)
+            ids.append(seeds)
         for ph in np.arange(cfg.approach_angles) * 2 * np.pi / cfg.approach_angles:    # family B
-            Rs.append(_frames(np.cos(ph) * b1 + np.sin(ph) * b2, n)); os_.append(p); ids.append(seeds)
+            Rs.append(_frames(np.cos(ph) * b1 + np.sin(ph) * b2, n))
+            os_.append(p)
+            ids.append(seeds)
         R, o, s = np.concatenate(Rs), np.concatenate(os_), np.concatenate(ids)
         ok = R[:, :, 0] @ up <= cfg.max_upward_approach
         # approach through space the camera has seen: not from behind the object (the fingers
@@ -289,7 +293,9 @@ class AntipodalProposer:
         f = cfg.flank_m
         beside = valid & (np.abs(q[..., 2]) <= g.finger_height_m / 2 + f) & (np.abs(q[..., 1]) <= g.max_width_m) \
             & (q[..., 0] <= (x0 + g.max_depth_m + f)[:, None])
-        widen = max(cfg.flank_widen_m, 3 * sigma_m)
+        # not widened by the noise: ymin/ymax are already the noisiest extremes, and 3 sigma (12 mm
+        # at 1.3 m) let a book's corner pinched diagonally pass as a thickness (it closed on nothing)
+        widen = cfg.flank_widen_m
         wider = beside & ((q[..., 1] > (ymax + widen)[:, None]) | (q[..., 1] < (ymin - widen)[:, None]))
         antipodal = np.where(wider.sum(1) >= 3, 0.5 * antipodal, antipodal)
         zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)

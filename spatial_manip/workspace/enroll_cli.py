@@ -14,7 +14,6 @@ asset list) and prints the measurement's error against the asset's true size.
 from __future__ import annotations
 
 import argparse
-import sys
 
 import numpy as np
 

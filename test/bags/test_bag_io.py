@@ -1,5 +1,4 @@
 """rosbag2 write/read with the rosbags library: pixel-exact round trips and clear errors."""
-import shutil
 
 import numpy as np
 import pytest

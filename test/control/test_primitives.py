@@ -65,10 +65,19 @@ class FakeGripper:
     def disconnect(self): pass
     def activate(self): self.log.append("activate")
     def move(self, width_m, speed, force):
-        self.log.append(("move", width_m)); self.width = width_m; return False
-    def open(self): self.log.append("open"); self.width = 0.085
+        self.log.append(("move", width_m))
+        self.width = width_m
+        return False
+
+    def open(self):
+        self.log.append("open")
+        self.width = 0.085
+
     def close(self):
-        self.log.append("close"); self.width = 0.03 if self.holds else 0.0; return self.holds
+        self.log.append("close")
+        self.width = 0.03 if self.holds else 0.0
+        return self.holds
+
     def width_m(self): return self.width
     def holding(self): return self.holds and self.width > 0.0
 

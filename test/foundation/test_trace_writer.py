@@ -4,7 +4,6 @@ import logging
 import threading
 
 import numpy as np
-import pytest
 
 from spatial_manip import trace as trace_mod
 from spatial_manip.pipeline import InstructionPipeline, validate_goal

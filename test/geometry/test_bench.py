@@ -1,6 +1,5 @@
 """geometry-bench: the fast paths agree with the per-pixel loops they are compared with, and the
 command prints its figures."""
-import argparse
 import json
 
 import numpy as np

@@ -172,7 +172,8 @@ def test_rotating_scene_keeps_ranks_and_directions_in_the_intrinsic_frame(objs, 
     lat = [rel.lateral(o, axes) for o in objs]
     gaps = [abs(a - b) for i, a in enumerate(lat) for b in lat[i + 1:]]
     assume(all(abs(g - rel.RANK_TIE_M) > 1e-6 for g in gaps))
-    ids = lambda xs: [o.id for o in xs]
+    def ids(xs):
+        return [o.id for o in xs]
     assert ids(rel.leftmost(objs, axes, rank)) == ids(rel.leftmost(objs2, axes2, rank))
     assert ids(rel.rightmost(objs, axes, rank)) == ids(rel.rightmost(objs2, axes2, rank))
     for o, o2 in zip(objs, objs2):

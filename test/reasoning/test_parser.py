@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from spatial_manip.errors import ErrorCode, SpatialManipError, UnreachableError
+from spatial_manip.errors import ErrorCode, UnreachableError
 from spatial_manip.reasoning import examples as ex
 from spatial_manip.reasoning.parser import normalise, parse_instruction
 from spatial_manip.reasoning.planner import make_planner

@@ -50,7 +50,7 @@ def test_pick_flat_book_by_its_overhang_and_hold_it(table_world):
     w = table_world
     book = w.scene.get("book_1")
     T_b = w.object_pose("book_1")
-    R, (W, H, Lb) = T_b[:3, :3], book.size
+    R, (_, H, Lb) = T_b[:3, :3], book.size
     z_app = -R[:, 2]                          # towards the book along its long axis
     y_close = R[:, 1]                         # fingers close across the thickness
     grasp = make_transform(np.column_stack([np.cross(y_close, z_app), y_close, z_app]),
