@@ -189,6 +189,7 @@ def _spell(t: str, vocab: set[str]) -> tuple[str, list[tuple[str, str]]]:
 
 # --- references ------------------------------------------------------------------------------
 _CONTAINERS = ("table", "shelf")
+_THE_SLOT_VERTICAL = re.compile(r" the (?:slot|spot|place) (?:that is |which is )?(?:above|over|below|under|beneath|underneath) ")
 
 
 @dataclass
@@ -507,6 +508,7 @@ class InstructionParser:
         self.frame_notes: list[dict] = []
         self.spelling_notes: list[str] = []
         self._group: tuple | None = None
+        self._the_slot_vertical = False
 
     def _vocabulary(self) -> set[str]:
         """Every word the parser reads, plus the words of the scene's object names."""
@@ -552,6 +554,7 @@ class InstructionParser:
             raise NotUnderstoodError(f"found no action, object or place in {text.strip()!r}; say e.g. "
                                      "'take the leftmost book' or 'put it in an empty slot'")
         self._refs = refs
+        self._the_slot_vertical = bool(_THE_SLOT_VERTICAL.search(t))
         action = self._action(clauses, task_kind)
         if len(named) > 1 or (named and action != "pick"):
             raise NotUnderstoodError(f"could not tell what {[refs.labels[w] for w in named]} does in {text.strip()!r}")
@@ -795,8 +798,8 @@ class InstructionParser:
             ref = self._ref(a[1])
             return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame, f"{a[0]} o'clock"))
         word, ref = a[0], self._ref(a[1])
-        if kind == "Vert" and "filterSlot" in str(s):
-            kind = "DirectV"    # "the slot above the globe" is the one in its column, not the whole row above
+        if kind == "Vert" and "filterSlot" in str(s) and self._the_slot_vertical:
+            kind = "DirectV"    # "the slot above the globe" is the one in its column ("a slot above": any higher)
         if kind == "Vert":
             return node("filterOri", "Above" if word == "above" else "Below", s, ref)
         if kind == "DirectV":

@@ -83,3 +83,10 @@ def test_vlm_tools_report_and_find_by_colour_and_category(kitchen):
     fruit = tools.call("find_obj", {"description": "fruit"}).result["matches"]
     assert {m["id"] for m in fruit} == {"apple", "banana"}
     assert tools.call("get_object_3d_position", {"object_id": "mugW"}).result["colour_names"] == ["white"]
+
+
+def test_the_slot_above_is_in_the_references_column_a_slot_above_is_any_higher():
+    from spatial_manip.reasoning.paraphrase_eval import shelf_scene
+    plan = make_planner("program")
+    assert plan.plan(shelf_scene(), "put it in the slot above the globe").targets == ["r1c3"]
+    assert set(plan.plan(shelf_scene(), "put it in a slot above the globe").targets) == {"r1c1", "r1c2", "r1c3"}
