@@ -4,7 +4,9 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.reasoning.paraphrase_eval [--verbose] [--json]
+    python -m spatial_manip.reasoning.paraphrase_eval [--set main|heldout|all|objects] [--verbose] [--json]
+
+(`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).

@@ -38,3 +38,4 @@ def test_no_wrong_plans_on_the_objects_set():
     wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
     assert summary["instructions"] == len(OBJECT_CASES)
     assert not wrong
+    assert summary["understood_rate"] >= 0.95      # 96.8% at commit 364d02d; 21.9% before the planner read objects
