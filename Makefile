@@ -3,7 +3,7 @@ SHELL := /bin/bash
 ENV := source scripts/env.sh
 PYTEST_ARGS ?=
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast lint bench clean
 
 setup:            ## venv, ROS 2 wheels, interfaces build, project install (apt packages as root)
 	bash scripts/setup.sh
@@ -11,8 +11,11 @@ setup:            ## venv, ROS 2 wheels, interfaces build, project install (apt 
 demo: setup       ## the main job: the sim graph, one instruction from a real action client, a trace page
 	$(ENV) && python -m spatial_manip.cli demo
 
-test: setup       ## the whole test suite (CI runs exactly this)
-	$(ENV) && python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+test: setup       ## the linter, then the whole test suite (CI runs exactly this)
+	$(ENV) && ruff check . && python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+lint: setup       ## ruff (ruff.toml) alone
+	$(ENV) && ruff check .
 
 test-fast: setup  ## everything but the slow and cross-process tests
 	$(ENV) && python -m pytest -q -p no:cacheprovider -m "not slow and not ros" $(PYTEST_ARGS)

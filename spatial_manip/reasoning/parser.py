@@ -281,7 +281,8 @@ D = r"d(\d+(?:\.\d+)?)"                       # a distance in metres
 K = r"(?:rank(\d+) )?"                        # an optional rank
 APPROX = r"(?:(?:about|around|approximately|roughly|some|exactly|nearly|almost) )?"
 CONT = r"(table|tabletop|shelf)"
-FRAME_VIEW = r"(?:(?:from|in) (?:possviewer|the viewer's|the camera's) (?:own )?(?:point of view|perspective|view|viewpoint|frame)|as refviewer see (?:it|them))"
+FRAME_VIEW = (r"(?:(?:from|in) (?:possviewer|the viewer's|the camera's) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
+              r"|as refviewer see (?:it|them))")
 FRAME_OWN = r"(?:(?:from|in|relative to) (?:its|their) own (?:point of view|perspective|view|frame|front)|relative to the way (?:it|they) faces?)"
 FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
 
