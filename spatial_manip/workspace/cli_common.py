@@ -9,12 +9,16 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 
 
-def add_source_arguments(p: argparse.ArgumentParser) -> None:
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--sim", nargs="?", const="demo", metavar="SCENE",
-                     help="render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell; "
-                          "shelf:LAYOUT:SEED a generated shelf, LAYOUT panels, grid or combo) "
-                          "and compare the result with the simulator's own boxes")
+SIM_CELL_HELP = ("render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell; "
+                 "shelf:LAYOUT:SEED a generated shelf, LAYOUT panels, grid or combo) "
+                 "and compare the result with the simulator's own boxes")
+
+
+def add_source_arguments(p: argparse.ArgumentParser, *, required: bool = True, sim: dict | None = None) -> None:
+    """--sim | --observation | --bag | --ros and what places the frame; `sim` overrides --sim's own
+    add_argument keywords (a command that simulates something else than the cell)."""
+    src = p.add_mutually_exclusive_group(required=required)
+    src.add_argument("--sim", **(sim or {"nargs": "?", "const": "demo", "metavar": "SCENE", "help": SIM_CELL_HELP}))
     src.add_argument("--observation", metavar="NPZ", help="offline: an observation saved with --save-observation")
     src.add_argument("--bag", metavar="BAG", help="offline: the first colour/depth pair of a rosbag2")
     src.add_argument("--ros", action="store_true", help="live: one frame from the camera topics")

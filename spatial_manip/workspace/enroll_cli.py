@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 
 from spatial_manip.scene import Scene
+from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args
 
 SIM_ALL = "all"
 
@@ -32,20 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the object has a front (a clock, a bust); --no-front (default) when not")
     p.add_argument("--no-front", dest="front", action="store_false")
     p.add_argument("--overlay", metavar="PNG", help="write the image with the measured box, size and colours")
-    src = p.add_mutually_exclusive_group()
-    src.add_argument("--sim", metavar="ASSET", help="place ASSET alone in MuJoCo's cell (book:SIZE:COLOUR for a book; "
-                                                    "'all' for every asset the generator places)")
-    src.add_argument("--observation", metavar="NPZ", help="offline: an observation saved with --save-observation")
-    src.add_argument("--bag", metavar="BAG", help="offline: the first colour/depth pair of a rosbag2")
-    src.add_argument("--ros", action="store_true", help="live: one frame from the camera topics")
-    p.add_argument("--calibration", metavar="YAML", help="hand-eye calibration (eye-to-hand places the camera)")
-    p.add_argument("--save-observation", metavar="NPZ", help="also keep the observation, to re-run offline")
-    p.add_argument("--color-topic", default="/camera/color/image_raw")
-    p.add_argument("--depth-topic", default="/camera/aligned_depth_to_color/image_raw")
-    p.add_argument("--info-topic", default="/camera/color/camera_info")
-    p.add_argument("--timeout", type=float, default=10.0, help="--ros: seconds to wait for a frame")
-    p.add_argument("--seed", type=int, default=0, help="--sim: depth noise seed")
-    p.add_argument("--no-noise", action="store_true", help="--sim: render depth without the L515 noise model")
+    # not required: --remove needs no look
+    add_source_arguments(p, required=False, sim={
+        "metavar": "ASSET", "help": "place ASSET alone in MuJoCo's cell (book:SIZE:COLOUR for a book; "
+                                    "'all' for every asset the generator places)"})
 
 
 def run(args) -> int:
@@ -64,7 +55,6 @@ def run(args) -> int:
     if not args.workspace or not args.name:
         raise ValueError("enrolling from the camera needs --workspace FILE (the cell's fixtures) and --name "
                          "(what the object is called)")
-    from spatial_manip.workspace.cli_common import observation_from_args
     from spatial_manip.workspace.enroll import measure_object
 
     obs = observation_from_args(args)
