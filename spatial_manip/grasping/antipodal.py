@@ -57,7 +57,7 @@ class AntipodalConfig:
     seed: int = 0
     rim_cos: float = 0.3                # |n . closing| below this = a rim, not a contact face
     flank_m: float = 0.015              # beside the pads: this far past the tips and above/below them
-    flank_widen_m: float = 0.01         # the object wider there by this (each side, at least 3 sigma): an edge pinch
+    flank_widen_m: float = 0.01         # the object wider there by this (each side; not widened by noise): an edge pinch
     centroid_scale_m: float = 0.06     # distances to the centroid closer than this count as equal
     weights: dict = field(default_factory=lambda: {"antipodal": 0.35, "approach": 0.1, "clearance": 0.1,
                                                    "centring": 0.25, "depth": 0.2})
@@ -234,7 +234,7 @@ class AntipodalProposer:
 
     def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0):
         """Pass 1 on the target; `sigma_m`, the sensor's range noise there, widens the contact band
-        and the edge-pinch test so that noise is neither a thin contact nor a wider flank."""
+        so that noise is not a thin contact (the edge-pinch test keeps flank_widen_m: see there)."""
         cfg, g = self.config, self.gripper
         tree = cKDTree(target)
         radius = g.max_width_m + g.max_depth_m
