@@ -89,6 +89,19 @@ def _frames(approach: np.ndarray, closing: np.ndarray) -> np.ndarray:
     return np.stack([approach, y, np.cross(approach, y)], axis=2)
 
 
+def _skip_plane_draws(rng: np.random.Generator, n_points: int, sample_size: int = 3000, hypotheses: int = 128) -> None:
+    """Advance `rng` past the draws the support-plane fit took from it before the fit moved to the
+    point-cloud layer's own seeded stream (235c537): the candidates are then sampled as before, so a
+    seed gives the grasps it gave (the demo's scene held only with that list; issue 41's migration
+    was not meant to change which grasps a seed proposes)."""
+    if n_points < 3:
+        return
+    n_sub = n_points if n_points <= sample_size else sample_size
+    if n_points > sample_size:
+        rng.choice(n_points, sample_size, replace=False)
+    rng.integers(0, n_sub, size=(hypotheses, 3))
+
+
 class AntipodalProposer:
     """Geometric grasp proposer; see the module docstring. Build with `make("grasp", "antipodal", ...)`."""
 
@@ -115,8 +128,10 @@ class AntipodalProposer:
         scene_range = float(np.median(np.linalg.norm(scene, axis=1))) if len(scene) else 0.0
         sigma = float(SENSOR.sigma_m(scene_range))
         plane_tol = float(range_tolerance_m(scene_range, floor_m=cfg.plane_tol_m))
-        plane = fit_plane(scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
-                          if (~tmask).sum() >= 3 else scene, threshold_m=plane_tol, seed=cfg.seed)
+        support = (scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
+                   if (~tmask).sum() >= 3 else scene)
+        plane = fit_plane(support, threshold_m=plane_tol, seed=cfg.seed)
+        _skip_plane_draws(rng, len(support))
         up_vec, up_note = self._up(up, plane, pts)
         if tmask is None:
             if lims is not None:
