@@ -135,8 +135,10 @@ def bench_dir(tmp_path_factory) -> tuple[Path, list[dict]]:
         fail, picked = script[t["action"]].pop(0)
         records.append(_episode(t, out, fail, picked))
     (out / "episodes" / "w0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    args = argparse.Namespace(suite=SUITE, episodes=EPISODES, seed=SEED, workers=1, out=str(out),
-                              segmenter="ground_truth", backend="local")
+    parser = argparse.ArgumentParser()
+    runner.add_arguments(parser)       # every option at its default, as the command line gives it
+    args = parser.parse_args(["--suite", SUITE, "--episodes", str(EPISODES), "--seed", str(SEED), "--workers", "1",
+                              "--out", str(out), "--segmenter", "ground_truth", "--backend", "local"])
     assert runner.run(args) == 0   # everything is done: the run only writes its outputs
     records = json.loads((out / "results.json").read_text())
     assert {r["success"] for r in records} == {True, False}
