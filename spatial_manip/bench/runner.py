@@ -158,7 +158,8 @@ RAY_HINT = ("--backend ray needs Ray on every node: pip install -r requirements.
             "RAY_ADDRESS=HEAD:6379 spatial-manip bench --backend ray ...")
 
 
-def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: SensingProfile) -> None:
+def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: SensingProfile, goal_timeout_s: float = 120.0,
+            catalogue: str = "library") -> None:
     """Each chunk as one Ray task (one CPU) that runs a worker's graph on whichever node Ray
     picks. Connects to the cluster at RAY_ADDRESS, or starts one on this machine."""
     try:
@@ -177,7 +178,7 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: Sensin
             if chunk:
                 path = out / "episodes" / f"r{i}.{stamp}.jsonl"
                 planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"),
-                                    sensing.to_dict())] = path
+                                    sensing.to_dict(), goal_timeout_s, catalogue)] = path
         failed = []
         for ref, path in planned.items():
             try:
@@ -197,7 +198,7 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: Sensin
 
 
 def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str, log_path: str,
-              sensing: dict) -> dict:
+              sensing: dict, goal_timeout_s: float = 120.0, catalogue: str = "library") -> dict:
     """The body of one Ray task: run a worker on `chunk` in ROS domain `domain`. It writes where
     the driver asked when that directory is here (this machine, or a shared filesystem), else
     in a temporary directory, and returns its records either way."""
@@ -213,7 +214,8 @@ def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str
         path, log = local / "episodes" / path.name, local / log.name
     os.environ["ROS_DOMAIN_ID"] = str(domain)     # before rclpy.init and before the graph starts
     run_worker(chunk, path, segmenter=segmenter, log_path=log,
-               sensing=sensing_mod.sensing_profile(sensing["profile"], sensing["off"]))
+               sensing=sensing_mod.sensing_profile(sensing["profile"], sensing["off"]), goal_timeout_s=goal_timeout_s,
+               catalogue=catalogue)
     records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.exists() else []
     return {"path": str(path), "host": socket.gethostname(), "records": records}
 
@@ -375,7 +377,7 @@ def run(args) -> int:
     chunks = [todo[i::max(1, args.workers)] for i in range(max(1, args.workers))]
     if todo:
         if args.backend == "ray":
-            run_ray(chunks, out, args.segmenter, sensing)
+            run_ray(chunks, out, args.segmenter, sensing, args.goal_timeout, args.catalogue)
         else:
             run_local(chunks, out, args.segmenter, len(tasks), len(tasks) - len(todo), sensing, args.goal_timeout,
                       args.catalogue)

@@ -40,7 +40,7 @@ def _write_tasks(out):
 
 def _bench(out, *extra, env=None):
     cmd = [sys.executable, "-m", "spatial_manip.cli", "bench", "--suite", "smoke", "--episodes", "4", "--seed",
-           str(SEED), "--workers", "2", "--segmenter", "ground_truth", "--out", str(out), *extra]
+           str(SEED), "--workers", "2", "--segmenter", "ground_truth", "--sensing", "ideal", "--out", str(out), *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=420, env={**os.environ, **(env or {})})
     assert p.returncode == 0, f"{' '.join(cmd)} exited {p.returncode}:\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
     return json.loads((out / "results.json").read_text()), p
