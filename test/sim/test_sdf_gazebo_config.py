@@ -51,8 +51,11 @@ def test_bridge_delivers_the_topics_our_nodes_read():
     wanted = {planner["color_topic"]: "/image", planner["depth_topic"]: "/depth_image",
               planner["camera_info_topic"]: "/camera_info", camera["depth_info_topic"]: "/camera_info"}
     for ros_topic, suffix in wanted.items():
-        assert bridge[ros_topic]["gz_topic_name"] == sdf_export.GZ_CAMERA_TOPIC + suffix
-        assert bridge[ros_topic]["direction"] == "GZ_TO_ROS"
+        # the nodes' names are relative (they move with a namespace); in the root namespace they
+        # resolve to the bridge's absolute ones
+        entry = bridge["/" + ros_topic.lstrip("/")]
+        assert entry["gz_topic_name"] == sdf_export.GZ_CAMERA_TOPIC + suffix
+        assert entry["direction"] == "GZ_TO_ROS"
     assert bridge["/joint_states"]["gz_topic_name"] == sdf_export.GZ_JOINT_STATE_TOPIC
     arm = load_arm_config(GAZEBO_ARM)["arm"]["joint_trajectory"]
     cmd = bridge[arm["command_topic"]]
