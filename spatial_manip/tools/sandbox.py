@@ -235,14 +235,17 @@ def _bwrap_argv(package_binds, tmp_mb: int) -> list[str]:
             "--cap-drop", "ALL", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
     if "--disable-userns" in _bwrap_help():  # bwrap >= 0.8; the seccomp filter refuses unshare anyway
         argv += ["--disable-userns"]
+    # the private /tmp first: binds are mounted in order, so a Python or package that lives under
+    # /tmp (a checkout in /tmp/...) is bound on top of it instead of hidden by it
+    if "--size" in _bwrap_help():
+        argv += ["--size", str(tmp_mb << 20)]
+    argv += ["--tmpfs", "/tmp"]
     argv += _root_binds()
     for path in package_binds:
         argv += ["--ro-bind", path, path]
-    if "--size" in _bwrap_help():
-        argv += ["--size", str(tmp_mb << 20)]
     # /proc read-only: a root caller's sandbox user is root outside the namespace, and the kernel lets
     # root's uid write sysctls such as /proc/sys/kernel/core_pattern without any capability
-    argv += ["--tmpfs", "/tmp", "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--chdir", "/tmp",
+    argv += ["--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--chdir", "/tmp",
              "--clearenv",
              "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/tmp", "--setenv", "LANG", "C.UTF-8"]
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # one CPU-time budget
