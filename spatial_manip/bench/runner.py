@@ -19,6 +19,7 @@ import numpy as np
 
 from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm
 from spatial_manip.cli import output_dir, positive_int
+from spatial_manip.progress import progress
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.sensing import EFFECTS, SensingProfile
 
@@ -107,8 +108,6 @@ def _domain_ids(k: int) -> list[int]:
 
 def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int,
               sensing: SensingProfile, goal_timeout_s: float = 120.0, catalogue: str = "library") -> None:
-    from tqdm import tqdm
-
     procs = []
     for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
         if not chunk:
@@ -124,10 +123,11 @@ def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, d
         procs.append(subprocess.Popen(cmd, env={**os.environ, "ROS_DOMAIN_ID": str(dom)}))
     exit_on_sigterm()
     try:
-        with tqdm(total=total, initial=done, desc="episodes", unit="ep") as bar:
+        with progress(total=total, initial=done, desc="episodes", unit="ep") as bar:
             while any(p.poll() is None for p in procs):
                 n = len(load_done(out))
-                bar.update(n - bar.n)
+                if n != bar.n:          # an idle bar is not redrawn (a log file keeps every redraw)
+                    bar.update(n - bar.n)
                 time.sleep(1.0)
             bar.update(len(load_done(out)) - bar.n)
     finally:
