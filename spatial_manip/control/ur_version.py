@@ -18,34 +18,37 @@ def controller_version(host: str, timeout_s: float = 2.0, port: int = RTDE_PORT)
     reached or answers something else."""
     with socket.create_connection((host, port), timeout=timeout_s) as sock:
         sock.settimeout(timeout_s)
-        _request(sock, b"V", struct.pack(">H", 2))
-        _request(sock, b"v", b"")
+        send_message(sock, b"V", struct.pack(">H", 2))
+        send_message(sock, b"v")
         body = _reply(sock, b"v")
     if len(body) < 16:
         raise OSError(f"RTDE controller version reply of {len(body)} bytes from {host}")
     return struct.unpack(">IIII", body[:16])
 
 
-def _request(sock: socket.socket, kind: bytes, payload: bytes) -> None:
+def send_message(sock: socket.socket, kind: bytes, payload: bytes = b"") -> None:
+    """One RTDE message: its size (header included), its kind's letter, its payload."""
     sock.sendall(struct.pack(">HB", 3 + len(payload), kind[0]) + payload)
 
 
 def _reply(sock: socket.socket, kind: bytes) -> bytes:
     """The body of the next message of `kind` (the protocol-version answer comes first)."""
     for _ in range(4):
-        size, got = struct.unpack(">HB", _recv(sock, 3))
-        body = _recv(sock, size - 3)
+        size, got = struct.unpack(">HB", recv_exact(sock, 3))
+        body = recv_exact(sock, size - 3)
         if got == kind[0]:
             return body
     raise OSError(f"no RTDE {kind!r} reply")
 
 
-def _recv(sock: socket.socket, n: int) -> bytes:
+def recv_exact(sock: socket.socket, n: int) -> bytes:
+    """`n` bytes from `sock` (TCP hands a message over in pieces); ConnectionError when the other
+    end closes first."""
     buf = b""
     while len(buf) < n:
         chunk = sock.recv(n - len(buf))
         if not chunk:
-            raise OSError("the controller closed the RTDE connection")
+            raise ConnectionError("the other end closed the RTDE connection")
         buf += chunk
     return buf
 

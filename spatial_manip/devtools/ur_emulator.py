@@ -39,6 +39,7 @@ import time
 
 import numpy as np
 
+from spatial_manip.control.ur_version import recv_exact, send_message
 from spatial_manip.devtools.emulated_arm import EmulatedArm
 from spatial_manip.devtools.robotiq_emulator import RobotiqEmulator
 from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
@@ -113,20 +114,6 @@ def _pack(fmt_types, values) -> bytes:
         f = _SIZES[t]
         out += struct.pack(">" + f, *(v if len(f) > 1 else [v]))
     return out
-
-
-def _send(sock: socket.socket, kind: bytes, payload: bytes = b""):
-    sock.sendall(struct.pack(">HB", 3 + len(payload), kind[0]) + payload)
-
-
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = b""
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise ConnectionError("client closed")
-        buf += chunk
-    return buf
 
 
 DASHBOARD_PORT = 29999
@@ -409,13 +396,13 @@ class URControllerEmulator:
         writer = None
         try:
             while True:
-                size, kind = struct.unpack(">HB", _recv_exact(sock, 3))
-                body = _recv_exact(sock, size - 3)
+                size, kind = struct.unpack(">HB", recv_exact(sock, 3))
+                body = recv_exact(sock, size - 3)
                 k = chr(kind)
                 if k == "V":
-                    _send(sock, b"V", b"\x01")
+                    send_message(sock, b"V", b"\x01")
                 elif k == "v":
-                    _send(sock, b"v", struct.pack(">IIII", *self.version))
+                    send_message(sock, b"v", struct.pack(">IIII", *self.version))
                 elif k == "O":
                     freq = struct.unpack(">d", body[:8])[0]
                     out_names = [n for n in body[8:].decode().split(",") if n]
@@ -424,16 +411,16 @@ class URControllerEmulator:
                         if t == "NOT_FOUND":
                             self.log(f"RTDE output {n!r} unknown to the emulator")
                     out_names = [n for n, t in zip(out_names, out_types) if t != "NOT_FOUND"]
-                    _send(sock, b"O", b"\x01" + ",".join(out_types).encode())
+                    send_message(sock, b"O", b"\x01" + ",".join(out_types).encode())
                 elif k == "I":
                     names = [n for n in body.decode().split(",") if n]
                     rid = len(recipes) + 1
                     types = [_type_of(n) for n in names]
                     busy = any(t == "NOT_FOUND" for t in types)
                     recipes[rid] = list(zip(names, types))
-                    _send(sock, b"I", bytes([0 if busy else rid]) + ",".join(types).encode())
+                    send_message(sock, b"I", bytes([0 if busy else rid]) + ",".join(types).encode())
                 elif k == "S":
-                    _send(sock, b"S", b"\x01")
+                    send_message(sock, b"S", b"\x01")
                     if writer is None:
                         hz = min(freq if freq > 0 else 125.0, self.max_stream_hz)
                         writer = threading.Thread(target=self._stream, args=(sock, out_names, out_types, hz, started),
@@ -442,7 +429,7 @@ class URControllerEmulator:
                         writer.start()
                 elif k == "P":
                     started.clear()
-                    _send(sock, b"P", b"\x01")
+                    send_message(sock, b"P", b"\x01")
                 elif k == "U":
                     self._apply_inputs(recipes.get(body[0], []), body[1:])
         finally:
@@ -467,7 +454,7 @@ class URControllerEmulator:
         period, next_t = 1.0 / hz, time.monotonic()
         try:
             while started.is_set():
-                _send(sock, b"U", b"\x01" + _pack(types, self._outputs(names)))
+                send_message(sock, b"U", b"\x01" + _pack(types, self._outputs(names)))
                 next_t += period
                 time.sleep(max(0.0, next_t - time.monotonic()))
         except OSError:

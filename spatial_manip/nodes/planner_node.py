@@ -19,6 +19,7 @@ from spatial_manip.nodes.runner import spin_node
 from std_msgs.msg import String
 
 from spatial_manip.agent import Agent, AgentConfig
+from spatial_manip.devtools.memtrace import GoalMemoryTrace
 from spatial_manip.errors import ConfigError, ErrorCode, InvalidGoalError
 from spatial_manip.perception import load_segmenter_config
 from spatial_manip.paths import params_file
@@ -57,6 +58,7 @@ class PlannerNode(Node):
         self._busy = threading.Lock()
         self._cancel = threading.Event()
         self._stopping = False
+        self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
         self._server = ActionServer(
             self, ExecuteInstruction, ACTION_NAME, execute_callback=self._execute,
@@ -111,6 +113,8 @@ class PlannerNode(Node):
             return self._log(g, self._result(outcome))
         finally:
             self._busy.release()
+            if self._memtrace is not None:
+                self._memtrace.after_goal()
 
     def finish(self):
         """On shutdown: end the running goal (the pipeline stops the arm) so its client gets a
