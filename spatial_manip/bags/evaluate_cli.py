@@ -11,6 +11,7 @@ from spatial_manip.perception import SegmentationHints, detections_to_scene, mak
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.scene import FIXTURE_CATEGORIES
+from spatial_manip.progress import progress
 
 
 def add_arguments(p) -> None:
@@ -64,12 +65,11 @@ def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
 
 
 def run(args) -> int:
-    from tqdm import tqdm
 
 
     try:
         plan_fn = real_plan_fn(args.segmenter, args.planner)
-        rows = evaluate_bags(args.bags, plan_fn, progress=lambda it, desc: tqdm(it, desc=desc, unit="goal"))
+        rows = evaluate_bags(args.bags, plan_fn, progress=lambda it, desc: progress(it, desc=desc, unit="goal"))
     except SpatialManipError as e:
         print(f"evaluate: {e}")
         return 2

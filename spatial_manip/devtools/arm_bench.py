@@ -24,6 +24,7 @@ from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_arm_from_config, make_primitives
 from spatial_manip.errors import CanceledError, SpatialManipError
 from spatial_manip.sim import oracle
+from spatial_manip.progress import progress
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,10 +41,9 @@ def _stats(xs) -> str:
 
 
 def _timed(fn, n: int, desc: str):
-    from tqdm import tqdm
 
     out = []
-    for _ in tqdm(range(n), desc=desc, leave=False):
+    for _ in progress(range(n), desc=desc, leave=False):
         t0 = time.perf_counter()
         fn()
         out.append(time.perf_counter() - t0)

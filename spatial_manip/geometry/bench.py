@@ -21,6 +21,7 @@ from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.boxes import BoxFitError, box_2d_to_box_3d
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject
 from spatial_manip.geometry.noise import L515Noise
+from spatial_manip.progress import progress
 
 TARGET_MS = {(640, 480): 5.0, (1024, 768): 10.0}
 
@@ -101,11 +102,10 @@ def bench_backprojection(repeats: int, rng) -> dict:
 
 
 def bench_boxes(w: int, h: int, args, rng) -> dict:
-    from tqdm import tqdm
 
     times, loop_times, errors, failures = [], [], [], 0
     scenes = _scenes(w, h, args.objects, rng, args.noise)
-    for k, (truth, obs, bb) in enumerate(tqdm(scenes, total=args.objects, desc=f"box_2d_to_box_3d {w}x{h}",
+    for k, (truth, obs, bb) in enumerate(progress(scenes, total=args.objects, desc=f"box_2d_to_box_3d {w}x{h}",
                                               leave=False)):
         box_2d_to_box_3d(obs, bb)  # warm caches (first call of a crop size)
         try:
