@@ -65,8 +65,6 @@ def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
 
 
 def run(args) -> int:
-
-
     try:
         plan_fn = real_plan_fn(args.segmenter, args.planner)
         rows = evaluate_bags(args.bags, plan_fn, progress=lambda it, desc: progress(it, desc=desc, unit="goal"))

@@ -41,7 +41,6 @@ def _stats(xs) -> str:
 
 
 def _timed(fn, n: int, desc: str):
-
     out = []
     for _ in progress(range(n), desc=desc, leave=False):
         t0 = time.perf_counter()

@@ -102,7 +102,6 @@ def bench_backprojection(repeats: int, rng) -> dict:
 
 
 def bench_boxes(w: int, h: int, args, rng) -> dict:
-
     times, loop_times, errors, failures = [], [], [], 0
     scenes = _scenes(w, h, args.objects, rng, args.noise)
     for k, (truth, obs, bb) in enumerate(progress(scenes, total=args.objects, desc=f"box_2d_to_box_3d {w}x{h}",
