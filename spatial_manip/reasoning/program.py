@@ -597,6 +597,6 @@ def _trace_kept_pose(trace: list[dict], pose: str, scene: Scene) -> list[dict]:
 
 
 def _empty_message(trace: list[dict], body) -> str:
-    where = next((t for t in trace if not t["ids"]), None)
+    where = next((t for t in trace if "ids" in t and not t["ids"]), None)   # category/colour notes carry no ids
     step = f" (the candidates ran out at {where['node']})" if where else ""
     return f"nothing in the scene satisfies {body}{step}"
