@@ -23,13 +23,13 @@ import argparse
 import collections
 import csv
 import dataclasses
-import os
 import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
+
+from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
 
 # (stage, how its feedback detail starts, after the arm starts moving): the moments a cancel is
 # aimed at. A motion's arm goal is sent within milliseconds of its "moving" feedback, but the arm
@@ -257,36 +257,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
-    from spatial_manip.bench.worker import Graph, sim_node_sensing
-    from spatial_manip.bringup.goal_client import spinning_node
     from spatial_manip.perception import segmenter_names
     from spatial_manip.sim import sensing
 
     if args.cancels < 1 or not args.settle > 0:
-        print(f"spatial-manip cancel-soak: --cancels must be >= 1 and --settle > 0, got {args.cancels} and "
-              f"{args.settle}", file=sys.stderr)
-        return 2
+        return refuse("cancel-soak", f"--cancels must be >= 1 and --settle > 0, got {args.cancels} and {args.settle}")
     if args.segmenter not in segmenter_names():
-        print(f"spatial-manip cancel-soak: unknown --segmenter {args.segmenter!r}; choose one of "
-              f"{', '.join(segmenter_names())}", file=sys.stderr)
-        return 2
-    os.environ["ROS_DOMAIN_ID"] = str(args.domain)   # before rclpy starts and before the graph does
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+        return refuse("cancel-soak", f"unknown --segmenter {args.segmenter!r}; choose one of "
+                                     f"{', '.join(segmenter_names())}")
+    out = prepare_output(args.out, args.domain)
     profile = sensing.from_args(args)
     seed, scene = find_scene(DEFAULT_INSTRUCTION, args.seed)
     print(f"[cancel-soak] scene seed {seed}, sensing {profile.label}, segmenter {args.segmenter}, "
           f"{args.cancels} cancels: {DEFAULT_INSTRUCTION!r}", flush=True)
-    params = {"planner_node": {"segmenter": args.segmenter, "trace_dir": str(out / "traces")},
-              "sim_node": sim_node_sensing(profile)}
-    with open(out / "graph.log", "a") as log:
-        graph = Graph("sim", params, log)
-        try:
-            with spinning_node("spatial_manip_cancel_soak", threads=2) as node:
-                records = run_cancels(node, scene, DEFAULT_INSTRUCTION, schedule(args.cancels), args.settle, seed,
-                                      on_record=lambda r: print(line(r), flush=True), dead=graph.dead)
-        finally:
-            graph.stop()
+    with sim_session(out, args.segmenter, profile, "spatial_manip_cancel_soak") as (graph, node):
+        records = run_cancels(node, scene, DEFAULT_INSTRUCTION, schedule(args.cancels), args.settle, seed,
+                              on_record=lambda r: print(line(r), flush=True), dead=graph.dead)
     with open(out / "cancels.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow([fld.name for fld in dataclasses.fields(CancelRecord)])
@@ -298,10 +284,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="spatial-manip cancel-soak", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(p)
-    return run(p.parse_args(argv))
+    return command_main("spatial-manip cancel-soak", __doc__, add_arguments, run, argv)
 
 
 if __name__ == "__main__":

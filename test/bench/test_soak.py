@@ -1,11 +1,12 @@
 """The soak benchmark's summary tells a leak (grows to the end) from a cache (fills, then flat)."""
 import numpy as np
 
-from spatial_manip.bench.soak import summary_rows
+from spatial_manip.bench.soak import NodeUsage, summary_rows, usage_table
 
 
-def _samples(rss_of_goal, goals=200):
-    return [{"goal": k, "usage": {"sim_node": (rss_of_goal(k), 18)}} for k in range(1, goals + 1)]
+def _samples(rss_of_goal, goals=200, threads_of_goal=lambda k: 31):
+    return [{"goal": k, "usage": {"sim_node": NodeUsage(rss_of_goal(k), 18, threads_of_goal(k))}}
+            for k in range(1, goals + 1)]
 
 
 def test_a_cache_that_fills_in_the_first_goals_is_not_growth():
@@ -17,6 +18,18 @@ def test_a_cache_that_fills_in_the_first_goals_is_not_growth():
 def test_a_leak_is_reported_per_hundred_goals():
     row, = summary_rows(_samples(lambda k: 600 + 2.5 * k))
     assert np.isclose(row["rss_growth_mb_per_100"], 250.0) and row["rss_last_mb"] == 1100
+
+
+def test_threads_are_tracked_like_memory():
+    row, = summary_rows(_samples(lambda k: 600, threads_of_goal=lambda k: 30 + k // 10))
+    assert row["threads_first"] == 30 and row["threads_last"] == 50 and np.isclose(row["threads_growth_per_100"], 10, atol=0.5)
+
+
+def test_the_periodic_report_names_every_node_with_rss_fds_and_threads():
+    table = usage_table(40, 23, {"sim_node": NodeUsage(702.4, 21, 35), "planner_node": NodeUsage(388.0, 40, 18)})
+    assert "after goal 40 (23 succeeded)" in table
+    assert "sim_node" in table and "702 MB" in table and "21 fds" in table and "35 threads" in table
+    assert "planner_node" in table and "388 MB" in table and "18 threads" in table
 
 
 def test_bad_arguments_are_refused_before_anything_starts(tmp_path, capsys):

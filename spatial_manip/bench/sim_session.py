@@ -1,0 +1,60 @@
+"""The start-up the long sim-graph measurements share (`spatial-manip soak`, `cancel-soak`): their
+own ROS domain, an output folder, one sim graph logging to graph.log, and a client node that
+spins while the measurement blocks on its futures; the graph is stopped however the run ends.
+
+    with sim_session(out, "classical", profile, "spatial_manip_soak") as (graph, node):
+        ...
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+
+def command_main(prog: str, doc: str, add_arguments, run, argv=None) -> int:
+    """A measurement's `main`: its arguments, its module docstring as help, then `run(args)`."""
+    p = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+def prepare_output(out: str, domain: int) -> Path:
+    """Join the measurement's own ROS domain (before rclpy starts and before the graph does) and
+    make the output folder."""
+    os.environ["ROS_DOMAIN_ID"] = str(domain)
+    path = Path(out)
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def graph_params(out: Path, segmenter: str, profile) -> dict:
+    """The sim graph's parameters: the planner's perception and its trace folder under `out`,
+    the simulator's sensing profile."""
+    from spatial_manip.bench.worker import sim_node_sensing
+
+    return {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")},
+            "sim_node": sim_node_sensing(profile)}
+
+
+@contextlib.contextmanager
+def sim_session(out: Path, segmenter: str, profile, client_name: str, threads: int = 2):
+    """(graph, client node) of a running sim graph; stopped on exit."""
+    from spatial_manip.bench.worker import Graph
+    from spatial_manip.bringup.goal_client import spinning_node
+
+    with open(out / "graph.log", "a") as log:
+        graph = Graph("sim", graph_params(out, segmenter, profile), log)
+        try:
+            with spinning_node(client_name, threads=threads) as node:
+                yield graph, node
+        finally:
+            graph.stop()
+
+
+def refuse(prog: str, problem: str) -> int:
+    """A measurement's one-line refusal of its arguments (exit status 2, as argparse's)."""
+    print(f"spatial-manip {prog}: {problem}", file=sys.stderr)
+    return 2
