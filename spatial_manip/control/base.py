@@ -90,6 +90,7 @@ ARM_BACKENDS = {
     "ur_rtde": "spatial_manip.control.ur_rtde_arm:make_arm",
     "sim": "spatial_manip.sim.arm:make_arm",
     "joint_trajectory": "spatial_manip.control.trajectory_arm:make_arm",   # Gazebo via ros_gz_bridge
+    "ur_driver": "spatial_manip.control.fjt_arm:make_arm",   # the UR ROS 2 driver's FollowJointTrajectory action
 }
 GRIPPER_BACKENDS = {
     "robotiq_socket": "spatial_manip.control.robotiq:make_gripper",

@@ -11,6 +11,7 @@ import numpy as np
 
 from spatial_manip.config import build, read_yaml, section
 from spatial_manip.control.base import ARM_BACKENDS, GRIPPER_BACKENDS
+from spatial_manip.control.fjt_arm import make_arm as make_fjt_arm
 from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.control.primitives import PrimitivesConfig
 from spatial_manip.control.safety import SafetyConfig
@@ -67,6 +68,9 @@ def check_arm_config(cfg: Mapping, where: str) -> None:
     if arm["backend"] == "ur_rtde":
         build(URRtdeConfig, section(arm, "ur_rtde", f"{where}: arm", required=False), f"{where}: arm.ur_rtde",
               ignore=("overrides",))
+    if arm["backend"] == "ur_driver":     # its settings, checked without connecting
+        _checked(lambda values: make_fjt_arm(**values), dict(section(arm, "ur_driver", f"{where}: arm", required=False),
+                                                             model=cfg.get("kinematics", {}).get("model", "ur5")), where)
     safety = _checked(SafetyConfig.from_config, section(cfg, "safety", where), where)
     primitives = _checked(PrimitivesConfig.from_config, section(cfg, "primitives", where), where)
     _checked(URKinematics.from_config, section(cfg, "kinematics", where), where)

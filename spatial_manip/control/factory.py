@@ -16,6 +16,8 @@ def make_arm_from_config(cfg: Mapping, **extra):
     name = cfg["arm"]["backend"]
     kw = {k: v for k, v in (cfg["arm"].get(name) or {}).items() if k != "overrides"}
     kw.setdefault("tcp_offset", list(cfg["kinematics"].get("tcp_offset", [0, 0, 0, 0, 0, 0])))
+    if name == "ur_driver":        # the driver tells nothing of the arm's kinematics: the preset's model
+        kw.setdefault("model", cfg["kinematics"]["model"])
     kw.update(extra)
     return make("arm", name, **kw)
 

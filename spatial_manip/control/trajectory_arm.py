@@ -110,6 +110,8 @@ def path_trajectory(q0, rows, speed: float, accel: float, period: float, same_ra
 
 
 class TrajectoryArm:
+    _state_source = "the simulator (and ros_gz_bridge)"      # named when no joint states come
+
     def __init__(self, *, command_topic: str = "/spatial_manip/joint_trajectory", state_topic: str = "/joint_states",
                  model: str = "ur5e", tcp_offset: Sequence[float] = (0, 0, 0, 0, 0, 0),
                  joint_names: Sequence[str] = JOINT_NAMES, point_period_s: float = 0.05,
@@ -138,16 +140,13 @@ class TrajectoryArm:
             return
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
         from sensor_msgs.msg import JointState
-        from trajectory_msgs.msg import JointTrajectory
 
         # its own context: the host process's --ros-args (arm_node's remappings) stay out of it
         self._ctx = rclpy.Context()
         rclpy.init(args=[], context=self._ctx)
         self._node = rclpy.create_node(self.node_name, context=self._ctx)
-        reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
-        self._pub = self._node.create_publisher(JointTrajectory, self.command_topic, reliable)
+        self._open_command_channel(self._node)
         self._node.create_subscription(JointState, self.state_topic, self._on_state, 10)
         self._executor = SingleThreadedExecutor(context=self._ctx)
         self._executor.add_node(self._node)
@@ -167,12 +166,24 @@ class TrajectoryArm:
         except ExternalShutdownException:
             pass
 
+    def _open_command_channel(self, node) -> None:
+        """Where trajectories go: a reliable JointTrajectory publisher (the FollowJointTrajectory
+        backend opens an action client here instead)."""
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from trajectory_msgs.msg import JointTrajectory
+
+        self._pub = node.create_publisher(JointTrajectory, self.command_topic,
+                                          QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+
     def _wait_connected(self) -> None:
         deadline = time.monotonic() + self.connect_timeout_s
         if not self._state_event.wait(self.connect_timeout_s):
             raise BackendUnavailableError(
                 f"no {self.state_topic} message with the joints {list(self.joint_names)} within "
-                f"{self.connect_timeout_s:.0f} s; is the simulator (and ros_gz_bridge) running?")
+                f"{self.connect_timeout_s:.0f} s; is {self._state_source} running?")
+        self._wait_command_channel(deadline)
+
+    def _wait_command_channel(self, deadline: float) -> None:
         while self._pub.get_subscription_count() == 0:
             if time.monotonic() > deadline:
                 raise BackendUnavailableError(

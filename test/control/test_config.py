@@ -15,8 +15,13 @@ def without_safety(text: str) -> str:
     return text[:text.index("\nsafety:")] + text[text.index("\nprimitives:"):]
 
 
+def _line_of(text: str) -> int:
+    """The 1-based line of arm.yaml holding `text` (where a YAML error there is reported)."""
+    return next(i for i, line in enumerate(ARM.splitlines(), 1) if text in line)
+
+
 @pytest.mark.parametrize("edit, names", [
-    (lambda t: t.replace("workspace_min_m: [-0.20,", "workspace_min_m: [-0.20, [,"), ["not valid YAML", "line 54"]),
+    (lambda t: t.replace("workspace_min_m: [-0.20,", "workspace_min_m: [-0.20, [,"), ["not valid YAML", f"line {_line_of('workspace_min_m: [-0.20,')}"]),
     (without_safety, ["'safety'"]),
     # 25 m/s under a 50 m/s cap started, then ur_rtde refused the first move: "not within [0;3]"
     (lambda t: t.replace("  speed_m_s: 0.25", "  speed_m_s: 25.0").replace("max_tcp_speed_m_s: 0.5", "max_tcp_speed_m_s: 50.0"),
