@@ -161,8 +161,10 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
     ),
     "arm_node": (
         Param("config_file", "", "arm.yaml (\"\": config/params/arm.yaml)"),
-        Param("arm.backend", "", "ur_rtde | sim (\"\": arm.yaml's)", choices=("", "ur_rtde", "sim", "joint_trajectory")),
-        Param("arm.host", "", "the UR controller's address (\"\": arm.yaml's)"),
+        Param("arm.backend", "", "ur_rtde (the controller over RTDE) | ur_driver (a running UR ROS 2 driver's "
+              "FollowJointTrajectory action; the driver then publishes the arm's joints and TCP pose) | sim | "
+              "joint_trajectory (\"\": arm.yaml's)", choices=("", "ur_rtde", "ur_driver", "sim", "joint_trajectory")),
+        Param("arm.host", "", "the UR controller's address, for ur_rtde and the gripper socket (\"\": arm.yaml's)"),
         Param("ur_type", "", "arm model preset of arm.yaml (\"\": its arm.model); refused when the controller's "
               "version contradicts it (3.x: CB3 = ur5, 5.x: e-series = ur5e)", choices=("", "ur5", "ur5e")),
         Param("state_rate_hz", 50.0, "/joint_states and TCP pose rate", (0.1, 500.0)),

@@ -26,6 +26,7 @@ class LaunchArgument:
     description: str
     targets: tuple[tuple[str, str], ...] = ()    # (node name or "*", parameter) the value sets
     choices: tuple[str, ...] = ()                 # allowed non-empty values (none: any)
+    implies: tuple[tuple[str, str, str], ...] = ()  # (this value, other argument, its default then)
 
     def reaches(self, graph: Graph) -> bool:
         names = {n.name for n in graph.nodes}
@@ -39,6 +40,12 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    "`ros2 bag play --clock`)", targets=((EVERY_NODE, "use_sim_time"),), choices=("true", "false")),
     LaunchArgument("robot_ip", "", "the UR controller's address; \"\" = arm.yaml's arm.ur_rtde.host",
                    targets=(("arm_node", "arm.host"),)),
+    LaunchArgument("arm_backend", "", "how arm_node drives the arm: ur_rtde (the controller directly, a cell "
+                   "without the UR ROS 2 driver) or ur_driver (a running ur_robot_driver's "
+                   "scaled_joint_trajectory_controller; publish_robot then defaults to false); \"\" = arm.yaml's "
+                   "arm.backend", targets=(("arm_node", "arm.backend"),),
+                   choices=("ur_rtde", "ur_driver", "joint_trajectory", "sim"),
+                   implies=(("ur_driver", "publish_robot", "false"),)),
     LaunchArgument("ur_type", "", "arm model preset of arm.yaml's `presets`: ur5 (CB3, 125 Hz) or ur5e "
                    "(e-series, 500 Hz); \"\" = arm.yaml's arm.model. arm_node refuses one the controller "
                    "contradicts", targets=(("arm_node", "ur_type"), ("grasp_node", "ur_type"),
@@ -74,6 +81,7 @@ def apply_launch_arguments(graph: Graph, values: dict[str, str]) -> Graph:
     if unknown:
         raise GraphError(f"graph {graph.name!r} has no launch argument {unknown[0]!r}; its arguments: "
                          f"{', '.join(known)}")
+    values = _with_implied(values, known)
     nodes = list(graph.nodes)
     for name, value in values.items():
         arg, value = known[name], str(value).strip()
@@ -89,6 +97,17 @@ def apply_launch_arguments(graph: Graph, values: dict[str, str]) -> Graph:
             if params:
                 nodes[i] = n.with_params(params)
     return replace(graph, nodes=tuple(nodes))
+
+
+def _with_implied(values: dict[str, str], known: dict[str, LaunchArgument]) -> dict[str, str]:
+    """`values` plus the defaults a chosen value implies for arguments left "" (arm_backend:=ur_driver:
+    the driver's robot_state_publisher owns the robot description, so publish_robot:=false)."""
+    out = dict(values)
+    for name, value in values.items():
+        for when, other, default in known[name].implies:
+            if str(value).strip() == when and other in known and not str(out.get(other, "")).strip():
+                out[other] = default
+    return out
 
 
 def _namespace(value: str) -> str:

@@ -1,7 +1,7 @@
 """arm_node: the ArmMotion action server over the configured arm backend.
 
-Reads config/params/arm.yaml (parameter `config_file`), lets `arm.backend` ("ur_rtde" | "sim")
-and `arm.host` override it, connects the arm and the gripper (bounded retries), and serves
+Reads config/params/arm.yaml (parameter `config_file`), lets `arm.backend` ("ur_rtde" | "ur_driver"
+| "sim" | "joint_trajectory") and `arm.host` override it, connects the arm and the gripper (bounded retries), and serves
 `/spatial_manip/arm_motion`, `/joint_states` and `/tcp_pose_broadcaster/pose` through
 `ArmActionServer`. A lost controller link (ur_rtde) is re-established by the arm's keeper with
 bounded back-off (`reconnect_max_delay_s`); the state shows on /spatial_manip/arm_status and in the
@@ -79,7 +79,8 @@ class ArmNode(Node):
         cfg = load_arm_config(p["config_file"] or None, arm_overrides(p["arm.backend"], p["ur_type"]))
         backend = cfg["arm"]["backend"]
         if p["arm.host"]:
-            cfg["arm"].setdefault(backend, {})["host"] = p["arm.host"]
+            if backend == "ur_rtde":       # the ur_driver backend talks to the driver, not the controller
+                cfg["arm"].setdefault(backend, {})["host"] = p["arm.host"]
             cfg["arm"].setdefault("gripper", {})["host"] = p["arm.host"]
         if p["reconnect_max_delay_s"] > 0:
             cfg["arm"].setdefault(backend, {})["reconnect_max_delay_s"] = float(p["reconnect_max_delay_s"])
@@ -95,6 +96,9 @@ class ArmNode(Node):
         self._keep_connected()
         self.server = ArmActionServer(self, self.arm, self.gripper, make_primitives(cfg, self.arm, self.gripper),
                                       state_rate_hz=float(p["state_rate_hz"]), frame_id=p["frame_id"],
+                                      # the UR driver's broadcasters publish the arm's joints and TCP pose
+                                      # (and the ur_driver backend reads those joint states)
+                                      publish_arm_state=backend != "ur_driver",
                                       gripper_max_width_m=float(cfg["arm"].get("gripper", {}).get("max_width_m", 0.085)))
         self.get_logger().info(f"arm_node ready: backend {backend}, action {ACTION_NAME}")
 

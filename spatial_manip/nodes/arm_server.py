@@ -66,10 +66,13 @@ def gripper_width(value: float, max_width_m: float) -> float:
 class ArmActionServer:
     def __init__(self, node, arm, gripper, primitives: MotionPrimitives, *, state_rate_hz: float = 50.0,
                  frame_id: str = "base", gripper_max_width_m: float = 0.085, action_name: str = ACTION_NAME,
-                 on_phase=None):
+                 on_phase=None, publish_arm_state: bool = True):
         """`node`: the rclpy Node; `arm`/`gripper`: connected backends (gripper may be None);
         `primitives`: MotionPrimitives over the same arm and gripper; `on_phase(name)` hears each
-        phase as it starts and "idle" when a goal ends (the simulator's contact monitor)."""
+        phase as it starts and "idle" when a goal ends (the simulator's contact monitor).
+        `publish_arm_state` False: another node (the UR driver) publishes the arm's joints and TCP
+        pose; only the gripper's finger joint goes to joint_states then."""
+        self.publish_arm_state = publish_arm_state
         self.node, self.arm, self.gripper, self.primitives = node, arm, gripper, primitives
         self.on_phase = on_phase or (lambda name: None)
         self.frame_id, self.gripper_max_width_m = frame_id, gripper_max_width_m
@@ -239,13 +242,17 @@ class ArmActionServer:
             except SpatialManipError:
                 pass
         stamp = self._stamp()
-        if q is not None:
-            finger = FINGER_CLOSED_RAD * (1.0 - self._gripper_width / self.gripper_max_width_m)
+        finger = FINGER_CLOSED_RAD * (1.0 - self._gripper_width / self.gripper_max_width_m)
+        if q is not None and self.publish_arm_state:
             js = JointState(name=list(JOINT_NAMES) + [FINGER_JOINT],
                             position=[float(v) for v in q] + [float(finger)])
             js.header.stamp, js.header.frame_id = stamp, self.frame_id
             self.joint_pub.publish(js)
             self.pose_pub.publish(convert.pose_stamped(T, self.frame_id, stamp))
+        elif not self.publish_arm_state and self.gripper is not None:
+            js = JointState(name=[FINGER_JOINT], position=[float(finger)])   # robot_state_publisher merges it
+            js.header.stamp = stamp
+            self.joint_pub.publish(js)
         if self._tick % 10 == 0:
             status = self.arm.safety_status()
             self.running_pub.publish(Bool(data=bool(status.program_running)))

@@ -137,3 +137,19 @@ def test_a_required_node_death_fails_the_launch_unless_it_is_already_stopping(gr
 def test_bad_launch_arguments_are_refused_by_name(values, needle):
     with pytest.raises(GraphError, match=needle):
         apply_launch_arguments(load_graph("sim"), values)
+
+
+def test_arm_backend_ur_driver_reaches_arm_node_and_leaves_the_robot_model_to_the_driver():
+    def params(graph, node):
+        return next(n for n in graph.nodes if n.name == node).typed_params()
+
+    real = load_graph("real")
+    chosen = apply_launch_arguments(real, {"arm_backend": "ur_driver"})
+    assert params(chosen, "arm_node")["arm.backend"] == "ur_driver"
+    assert params(chosen, "cell_tf_node")["publish_robot_tf"] is False       # robot_state_publisher owns it
+    kept = apply_launch_arguments(real, {"arm_backend": "ur_driver", "publish_robot": "true"})
+    assert params(kept, "cell_tf_node")["publish_robot_tf"] is True           # said explicitly: kept
+    default = apply_launch_arguments(real, {"arm_backend": "ur_rtde"})
+    assert "publish_robot_tf" not in params(default, "cell_tf_node")          # auto-detected at start-up
+    with pytest.raises(GraphError, match="not one of"):
+        apply_launch_arguments(real, {"arm_backend": "ur_drive"})
