@@ -60,7 +60,12 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("color_topic", "camera/color/image_raw", "colour image (rgb8), realsense2_camera's name"),
         Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "depth aligned to colour (16UC1 mm)"),
         Param("camera_info_topic", "camera/color/camera_info", "intrinsics of the colour image"),
-        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped)"),
+        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped); a fallback, "
+              "ignored once TF joins tf_base_frame and tf_camera_frame"),
+        Param("tf_base_frame", "base", "the robot base frame the camera pose is looked up in on /tf and /tf_static"),
+        Param("tf_camera_frame", "camera_color_optical_frame", "the colour camera's optical frame (the images' "
+              "frame_id); the calibration may end at the camera's mounting frame above it (realsense2_camera "
+              "publishes the rest)"),
         Param("workspace_topic", "spatial_manip/workspace", "the cell's fixtures, slots and catalogue (JSON scene, latched)"),
         Param("workspace_file", "", "the same as a file, for a real cell (\"\": the topic's)"),
         Param("workspace_ack_topic", "spatial_manip/planner/workspace_revision", "the workspace revision in use (latched)"),

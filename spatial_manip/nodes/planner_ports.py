@@ -30,6 +30,7 @@ from spatial_manip.errors import (ArmLostError, CanceledError, ErrorCode, Motion
                                   SpatialManipError, StageTimeoutError)
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
                                          matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
+from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.futures import wait_future
 from spatial_manip.nodes.runner import ActionClient
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
@@ -87,6 +88,9 @@ class PlannerPorts:
         if self.p["workspace_file"]:
             workspace = Scene.load(self.p["workspace_file"])
             self._workspace = (workspace, SegmentationHints.from_scene(workspace))   # a bad fixture box fails here
+        # the camera pose from TF (the calibration on /tf_static); the extrinsics topic is the fallback
+        self.camera_tf = CameraPoseFromTf(node, self.buffer.set_extrinsics, base_frame=self.p["tf_base_frame"],
+                                          camera_frame=self.p["tf_camera_frame"], callback_group=in_order)
         self.scene_pub = node.create_publisher(SceneMsg, "spatial_manip/scene", latched)
         self.ack_pub = node.create_publisher(String, self.p["workspace_ack_topic"], latched)
         self.grasp_client = node.create_client(ProposeGrasps, self.p["grasp_service"], callback_group=group)
@@ -121,6 +125,8 @@ class PlannerPorts:
             self._warn_once("info", f"ignoring camera_info: {e}")
 
     def _on_extrinsics(self, msg: PoseStamped) -> None:
+        if self.camera_tf.has_pose:
+            return                     # TF's pose wins
         try:
             self.buffer.set_extrinsics(matrix_from_pose_msg(msg.pose))
         except ValueError as e:
