@@ -25,6 +25,7 @@ from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box
 from spatial_manip.geometry.support import check_support, resting_surface
 from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
+from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
@@ -32,7 +33,7 @@ from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, bu
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
-from spatial_manip.pipeline import Decision, GoalRequest
+from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Placed, SetDown, Verified
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection
@@ -78,10 +79,10 @@ def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) ->
     return replace(obs, depth_m=depth)
 
 
-def _tcp_poses(grasps: list) -> list[np.ndarray]:
+def _tcp_poses(grasps: GraspGroup) -> list[np.ndarray]:
     """The TCP pose of each proposed grasp (graspnetAPI frame and depth -> the 2F-85's TCP)."""
     gripper = GripperGeometry()
-    return [gripper.tcp_poses(g["pose"][None], [g["depth"]])[0] for g in grasps]
+    return [gripper.tcp_poses(g.matrix()[None], [g.depth])[0] for g in grasps]
 
 
 def _carry_risk(T_tcp: np.ndarray, T_obj: np.ndarray) -> tuple[int, int]:
@@ -124,7 +125,7 @@ class Ports(Protocol):
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
     def workspace(self) -> tuple[Scene | None, SegmentationHints | None]: ...   # the latest description
     def publish_scene(self, scene: Scene) -> None: ...       # what grasp proposal and viewers see
-    def propose_grasps(self, target_id: str, max_grasps: int) -> list[dict]: ...   # pose, score, width, depth
+    def propose_grasps(self, target_id: str, max_grasps: int) -> GraspGroup: ...   # base frame, best first
     def arm_ready(self) -> bool: ...                         # an arm server answers now (no waiting)
     def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult: ...
     def stop_motion(self) -> None: ...
@@ -225,7 +226,7 @@ class Agent:
         ws, hints = self._workspace()
         if self._segmenter is None:
             self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
-        q = getattr(self.ports, "joint_positions", lambda: None)()
+        q = self.ports.joint_positions()
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
             obs = without_arm(obs, self._arm_reach().planner.robot, q)
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
@@ -321,8 +322,12 @@ class Agent:
         return _decision(scene, pick, place, reflection)
 
     # --- grasp and move -----------------------------------------------------------------------
-    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list:
-        return self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
+    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> GraspGroup:
+        grasps = self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
+        if grasps.frame_id != "base":     # the TCP poses made from them go to the arm in base
+            raise SpatialManipError(f"the grasps of {decision.pick_id} came in frame {grasps.frame_id!r}, expected "
+                                    "'base': the grasp service must answer in the robot base frame", ErrorCode.INTERNAL)
+        return grasps
 
     def check_place(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> None:
         """For a dry run: UnreachableError when the planned place cannot be made, as a real run
@@ -331,89 +336,91 @@ class Agent:
         if decision.place_pose is None:
             return
         if decision.pick_id is not None:
-            obj = decision.details["scene"].get(decision.pick_id)
+            obj = decision.scene.get(decision.pick_id)
             grasps = self.propose_grasps(decision, scene, obs)
             self._grasps_that_place(grasps, _tcp_poses(grasps), make_transform(obj.rotation, obj.center),
                                     obj.size, decision)
         elif self._in_hand is not None:
             self._fit_place(decision, _slot_entry(decision)[1], (), self._held_size, self._in_hand, self._grip_width)
 
-    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict:
+    def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped:
         gripper = GripperGeometry()
-        obj = decision.details["scene"].get(decision.pick_id)
+        obj = decision.scene.get(decision.pick_id)
         T_obj = make_transform(obj.rotation, obj.center)
-        tcps = _tcp_poses(grasps)
+        tcps, place_pose = _tcp_poses(grasps), None
         if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
-            grasps, tcps = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
+            grasps, tcps, place_pose = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
         errors = []
         for g, T_tcp in list(zip(grasps, tcps))[: self.config.max_grasp_tries]:
             request = MotionRequest(kind=MOTION_PICK, target=T_tcp,
-                                    gripper_width_m=float(min(gripper.max_width_m, g["width"] + 0.02)),
+                                    gripper_width_m=float(min(gripper.max_width_m, g.width + 0.02)),
                                     lift_height_m=lift_height_for(obj.size),
-                                    scene=self._obstacles(decision.details["scene"]), target_id=decision.pick_id)
+                                    scene=self._obstacles(decision.scene), target_id=decision.pick_id)
             result = self.ports.run_motion(request, cancel)
             if result.success and result.object_held:
                 self._workspace()      # a workspace that came during the motion is older than this grasp
                 self._in_hand = invert(T_obj) @ T_tcp
                 self._held_id = decision.pick_id
-                self._held_size, self._grip_width = np.asarray(obj.size, float), float(g["width"])
-                return {"grasp_pose": T_tcp, "score": g["score"], "width": g["width"],
-                        "tcp_path": [list(p) for p in result.tcp_path]}
+                self._held_size, self._grip_width = np.asarray(obj.size, float), g.width
+                return Grasped(object_id=decision.pick_id, tcp_pose=T_tcp, score=g.score, width=g.width,
+                               tcp_path=result.tcp_path, place_pose=place_pose)
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
             if result.error_code == "CANCELED" or cancel.is_set():
                 break     # a missed grasp or a blocked approach: the next grasp may still work
         raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
 
-    def _grasps_that_place(self, grasps, tcps, T_obj, size, decision) -> tuple[list, list]:
+    def _grasps_that_place(self, grasps: GraspGroup, tcps, T_obj, size,
+                           decision) -> tuple[GraspGroup, list, np.ndarray]:
         """The grasps (and TCP poses) with which the object can be set down at the planned place
-        in its pose class: a book held by its edge with a finger under it cannot be laid flat.
-        Checked before the arm moves, so a task that cannot finish is refused instead of
-        leaving the object in the air."""
+        in its pose class (a book held by its edge with a finger under it cannot be laid flat),
+        and the set-down they make. Checked before the arm moves, so a task that cannot finish is
+        refused instead of leaving the object in the air."""
         kept, why = [], ""
         slot, entry = _slot_entry(decision)
         # the planned set-down first; in a slot, where no grasp can make it, the other places
         # along the slot one by one (the first that some grasp makes is where the place goes)
         for T_place in self._places_to_try(decision, decision.place_pose, slot, size):
-            for g, T_tcp in zip(grasps, tcps):
+            for k, (g, T_tcp) in enumerate(zip(grasps, tcps)):
                 try:
                     self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
-                                    float(g["width"]), places=[T_place])
-                    kept.append((g, T_tcp))
+                                    g.width, places=[T_place])
+                    kept.append((k, T_tcp))
                 except UnreachableError as e:
                     why = e.message
             if kept:
-                decision.details["fitted_place_pose"] = T_place
                 break
         if not kept:
             raise UnreachableError(f"none of the {len(grasps)} grasps of {decision.pick_id} can set it down at the "
                                    f"planned place (the last: {why}); nothing was moved")
         kept.sort(key=lambda k: _carry_risk(k[1], T_obj))
-        return [g for g, _ in kept], [t for _, t in kept]
+        return grasps[[k for k, _ in kept]], [t for _, t in kept], T_place
 
-    def place(self, decision: Decision, cancel: threading.Event) -> dict:
+    def set_down(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> SetDown:
+        """Where and how the held object goes down: the planned place (or, after this goal's pick,
+        the one its grasps were chosen for) fitted to the grasp, set-downs that failed before last."""
         if not self._wait_in_hand(cancel):
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
         slot, entry = _slot_entry(decision)
-        T_obj, T_tcp = self._fit_place(decision, entry, decision.details.get("avoid_place_poses", ()),
-                                       self._held_size, self._in_hand, self._grip_width)
-        decision.details["tried_place_pose"] = T_obj     # a retry sets the object down differently
-        request = MotionRequest(kind=MOTION_PLACE, target=T_tcp, scene=self._obstacles(decision.details["scene"]))
-        if entry is not None:     # slide in through the slot's open side, not down from above
-            request = replace(request, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
-                              approach_distance_m=float(entry.approach_m(T_obj, self._held_size)))
+        T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, self._held_size, self._in_hand,
+                                       self._grip_width, planned=grasped.place_pose if grasped else None)
+        set_down = SetDown(object_id=self._held_id, object_pose=T_obj, tcp_pose=T_tcp, size=self._held_size, slot=slot)
+        if entry is None:
+            return set_down
+        # slide in through the slot's open side, not down from above
+        return replace(set_down, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
+                       approach_distance_m=float(entry.approach_m(T_obj, self._held_size)))
+
+    def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed:
+        request = MotionRequest(kind=MOTION_PLACE, target=set_down.tcp_pose, scene=self._obstacles(decision.scene),
+                                approach_direction=set_down.approach_direction,
+                                approach_distance_m=set_down.approach_distance_m)
         result = self.ports.run_motion(request, cancel)
         if not result.success:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
-        # where the object was set down, and in which slot, for verify
-        decision.details["placed_pose"] = T_obj
-        decision.details["placed_slot"] = slot
-        decision.details["placed_size"] = self._held_size
-        decision.details["placed_id"] = self._held_id
         self._workspace()
-        self._in_hand, placed = None, self._held_id
-        self._held_id, self._held_size = None, None
-        self._known_moved(placed, T_obj)
-        return {"placed_id": placed, "tcp_pose": T_tcp, "tcp_path": [list(p) for p in result.tcp_path]}
+        self._in_hand = self._held_id = self._held_size = None
+        self._known_moved(set_down.object_id, set_down.object_pose)
+        return Placed(set_down=set_down, tcp_path=result.tcp_path)
 
     def _known_moved(self, obj_id: str | None, T_obj: np.ndarray) -> None:
         """The latest look, with the object just set down where it now is (not in the hand)."""
@@ -434,29 +441,28 @@ class Agent:
             time.sleep(0.05)
 
     def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m,
-                   places: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   places: list | None = None, planned: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
         planned place: the planned rotation turned (keeping its pose class unless the words
         named none) until the fingers clear the support and the arm reaches it
         (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last.
-        `places`: the object poses to try, in order; by default the planned one (or the one a
-        pick-and-place's grasps were chosen for) and, in a slot where that cannot be made, other
-        places along the slot (grasping.place_fit.slot_positions)."""
-        place_pose = decision.details.get("fitted_place_pose", decision.place_pose)
+        `places`: the object poses to try, in order; by default `planned` (the one a
+        pick-and-place's grasps were chosen for; None: the decision's) and, in a slot where that
+        cannot be made, other places along the slot (grasping.place_fit.slot_positions)."""
+        place_pose = planned if planned is not None else decision.place_pose
         if size is None:
             return place_pose, place_pose @ T_obj_tcp
         moved = self._held_id or decision.pick_id
-        reach = self._arm_reach().around(decision.details.get("scene"), moved, size, T_obj_tcp) if moved \
-            else self._arm_reach()
+        reach = self._arm_reach().around(decision.scene, moved, size, T_obj_tcp) if moved else self._arm_reach()
         if places is None:
-            slot = slot_at(decision.details.get("scene"), place_pose) if entry is not None else None
+            slot = slot_at(decision.scene, place_pose) if entry is not None else None
             places = self._places_to_try(decision, place_pose, slot, size)
         first, tried = None, 0
-        rests = _rests_in(decision.details.get("scene"), moved, size)
+        rests = _rests_in(decision.scene, moved, size)
         for tried, T_place in enumerate(places, 1):
             try:
                 return fit_place(T_place, size, T_obj_tcp, width_m=width_m, kinematics=reach, entry=entry, avoid=avoid,
-                                 any_pose_class=decision.details.get("any_pose_class", False), rests=rests)
+                                 any_pose_class=decision.any_pose_class, rests=rests)
             except UnreachableError as e:
                 first = first or e
         if tried > 1:
@@ -469,25 +475,26 @@ class Agent:
         yield first
         if slot is not None:
             moved = self._held_id or decision.pick_id
-            yield from slot_positions(decision.details["scene"], slot, decision.place_pose, size, moved)
+            yield from slot_positions(decision.scene, slot, decision.place_pose, size, moved)
 
     # --- verify -------------------------------------------------------------------------------
-    def verify(self, decision: Decision, goal: GoalRequest, scene: Scene | None) -> tuple[bool, str, str]:
-        """Check the instruction's constraint on the scene seen after the motion (`scene`, for a place)."""
-        if decision.place_pose is None:
-            ok = self.held_id() == decision.pick_id
-            return ok, "" if ok else "dropped", f"{decision.pick_id} is in the gripper" if ok else "the object was lost"
-        T_want = decision.details.get("placed_pose", decision.place_pose)
+    def verify(self, decision: Decision, placed: Placed | None, goal: GoalRequest, scene: Scene | None) -> Verified:
+        """Check the instruction's constraint on the scene seen after the motion (`scene`, for a
+        place: where `placed` says the object was set down)."""
+        if placed is None:
+            if self.held_id() == decision.pick_id:
+                return Verified(True, "", f"{decision.pick_id} is in the gripper")
+            return Verified(False, "dropped", "the object was lost")
+        put = placed.set_down
+        T_want = put.object_pose
         movable = [o for o in scene.objects if o.category not in FIXTURES]
         if not movable:
-            return False, "not_in_region", "nothing was seen after placing"
-        slot = decision.details.get("placed_slot")
+            return Verified(False, "not_in_region", "nothing was seen after placing")
         tol = self.config.verify_tolerance_m + measurement_error_m(scene, T_want[:3, 3])
-        if slot is not None:
-            return _verify_in_slot(movable, slot, T_want[:3, 3], tol)
-        return _verify_placed(scene, movable, decision.details.get("placed_id"), T_want,
-                              decision.details.get("placed_size"), tol,
-                              _category_of(decision.details.get("scene"), decision.details.get("placed_id")))
+        if put.slot is not None:
+            return Verified(*_verify_in_slot(movable, put.slot, T_want[:3, 3], tol))
+        return Verified(*_verify_placed(scene, movable, put.object_id, T_want, put.size, tol,
+                                        _category_of(decision.scene, put.object_id)))
 
     def _warn_once(self, key: str, text: str) -> None:
         if key not in self._warned:
@@ -519,18 +526,18 @@ def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decis
     # Any object the words allow may be picked instead when the first cannot be grasped; a
     # placement was planned for the first one's size, so a pick-and-place keeps to it.
     alternatives = pick_ids[1:] if action == "pick" else []
-    avoid = list(reflection.failed_place_poses) if reflection is not None else []
+    avoid = tuple(reflection.failed_place_poses) if reflection is not None else ()
     # no pose word ("pose=keep"): the set-down may change the pose class when it must
     free = place is not None and "pose=keep" in (place.program or "")
     # how the words were read (the frame of each left/right and why, spelling fixes, the
     # candidates kept on a retry): the result message repeats them, so a user is never surprised
-    return Decision(action, targets, pick_id=pick_id, pick_alternatives=alternatives, place_pose=place_T,
-                    program=program, notes=notes, details={"scene": scene, "avoid_place_poses": avoid,
-                                                           "any_pose_class": free, "pick_targets": pick_ids})
+    return Decision(action, tuple(targets), pick_id=pick_id, pick_alternatives=tuple(alternatives),
+                    place_pose=place_T, program=program, notes=tuple(notes), scene=scene, pick_targets=tuple(pick_ids),
+                    avoid_place_poses=avoid, any_pose_class=free)
 
 
 def _slot_entry(decision: Decision):
-    scene = decision.details.get("scene")
+    scene = decision.scene
     slot = slot_at(scene, decision.place_pose)
     return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
 

@@ -2,22 +2,29 @@
 with reflection and retries (ESPIRE Algorithms 2b/3b), feedback at every stage, cancel at any
 stage, and a trace. The stages themselves are `Stages`: `spatial_manip.agent.Agent` makes the
 decisions over I/O ports (planner_node's are ROS; a test's can be a MuJoCo world in process);
-the planner node maps `Outcome` onto the action result."""
+the planner node maps `Outcome` onto the action result.
+
+What passes from stage to stage is a frozen record, as MoveIt Task Constructor passes typed
+solutions between named stages: the look's `Scene` -> a `Decision` (what to pick and where to put
+it, with what the words and earlier attempts leave for later stages) -> the proposed grasps (a
+`GraspGroup`, base frame) -> `Grasped` -> a fitted `SetDown` -> `Placed` -> `Verified`. A retry
+learns from the records of the attempt that failed (its decision, the set-down it tried)."""
 from __future__ import annotations
 
 import enum
 import threading
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
 
 import numpy as np
 
 from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
+from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
 from spatial_manip.reasoning.reflection import Reflection, reflect
-from spatial_manip.scene import Scene
+from spatial_manip.scene import Region, Scene
 from spatial_manip.task_kinds import TASK_KINDS
 from spatial_manip.trace import Trace
 
@@ -87,18 +94,73 @@ def validate_goal(instruction, task_kind, dry_run=False, max_attempts=0, *, defa
     return GoalRequest(instruction=text, task_kind=task_kind, dry_run=bool(dry_run), max_attempts=max_attempts)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Decision:
     """What the reasoning stage decided, in the base frame."""
 
     action: str                                   # "pick" | "place" | "pick_and_place"
-    target_ids: list[str] = field(default_factory=list)
+    target_ids: tuple[str, ...] = ()
     pick_id: str | None = None                    # object to pick, if any
-    pick_alternatives: list[str] = field(default_factory=list)   # others the words allow, in order
+    pick_alternatives: tuple[str, ...] = ()       # others the words allow, in order
     place_pose: np.ndarray | None = None          # 4x4 pose of the placed object, if any
     program: str = ""
-    notes: list[str] = field(default_factory=list)   # how the words were read (frames, spellings)
-    details: dict = field(default_factory=dict)
+    notes: tuple[str, ...] = ()                   # how the words were read (frames, spellings)
+    scene: Scene | None = None                    # the look it was planned on
+    pick_targets: tuple[str, ...] = ()            # every object the words allow picking (for reflection)
+    avoid_place_poses: tuple[np.ndarray, ...] = ()   # set-downs that failed before: their rotations go last
+    any_pose_class: bool = False                  # no pose word: the set-down may change the pose class
+
+
+@dataclass(frozen=True, kw_only=True)
+class Grasped:
+    """What the pick stage left in the gripper, and how."""
+
+    object_id: str
+    tcp_pose: np.ndarray                  # 4x4 TCP pose of the grasp that held, base frame
+    score: float
+    width: float                          # the grasp's jaw opening, metres
+    tcp_path: tuple = ()                  # the TCP's planned way, base frame ((x, y, z), ...)
+    place_pose: np.ndarray | None = None  # a pick-and-place: the set-down its grasps were chosen for
+                                          # (the planned one, or one further along its slot)
+
+    def trace_fields(self) -> dict:
+        return {"grasp_pose": self.tcp_pose, "score": self.score, "width": self.width,
+                "tcp_path": [list(p) for p in self.tcp_path]}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SetDown:
+    """How the place stage will set the held object down, fitted before the arm moves (a retry
+    sets it down differently: reflection gets `object_pose`)."""
+
+    object_id: str | None
+    object_pose: np.ndarray               # 4x4 pose of the object set down, base frame
+    tcp_pose: np.ndarray                  # 4x4 TCP pose there
+    size: np.ndarray | None               # the held object's box size
+    slot: Region | None = None            # the shelf slot it goes into, if any
+    approach_direction: np.ndarray | None = None   # the last linear move's direction (None: TCP +z)
+    approach_distance_m: float = 0.0      # 0: the arm server's default
+
+
+@dataclass(frozen=True, kw_only=True)
+class Placed:
+    """Where the place stage set the object down, for verification."""
+
+    set_down: SetDown
+    tcp_path: tuple = ()
+
+    def trace_fields(self) -> dict:
+        return {"placed_id": self.set_down.object_id, "tcp_pose": self.set_down.tcp_pose,
+                "tcp_path": [list(p) for p in self.tcp_path]}
+
+
+@dataclass(frozen=True)
+class Verified:
+    """The verification stage's verdict: `category` names a failure (e.g. "fell", "not_in_region")."""
+
+    success: bool
+    category: str = ""
+    message: str = ""
 
 
 @dataclass
@@ -116,18 +178,21 @@ class Outcome:
 
 
 class Stages(Protocol):
-    """What the pipeline drives each attempt (spatial_manip.agent.Agent). Each may raise a
-    SpatialManipError. An optional `clear_view(cancel)` runs before each look; an optional
-    `check_place(decision, scene, obs)` refuses, in a dry run, a place the arm could not make."""
+    """What the pipeline drives each attempt (spatial_manip.agent.Agent), in this order. Each may
+    raise a SpatialManipError."""
 
+    def clear_view(self, cancel: threading.Event) -> None: ...     # before a look (may do nothing)
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
     def perceive(self, obs: RGBDObservation) -> Scene: ...
     def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: Reflection | None,
                trace: Trace) -> Decision: ...
-    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> list: ...
-    def pick(self, grasps: list, decision: Decision, cancel: threading.Event) -> dict: ...
-    def place(self, decision: Decision, cancel: threading.Event) -> dict: ...
-    def verify(self, decision: Decision, goal: GoalRequest, after: Scene | None) -> tuple[bool, str, str]: ...
+    # a dry run: refuse a place the arm could not make, as a real run finds before the arm moves
+    def check_place(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> None: ...
+    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> GraspGroup: ...
+    def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped: ...
+    def set_down(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> SetDown: ...
+    def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed: ...
+    def verify(self, decision: Decision, placed: Placed | None, goal: GoalRequest, after: Scene | None) -> Verified: ...
     def stop_motion(self) -> None: ...
     def held_id(self) -> str | None: ...       # the object in the gripper now, if any
 
@@ -140,7 +205,10 @@ class InstructionPipeline:
         self.agent = agent
         self.feedback = feedback or (lambda *a: None)
         self.trace_dir = trace_dir
-        self._decision: Decision | None = None    # the current attempt's, for reflection
+        # the current attempt's records, for reflection: its decision (with the object picked
+        # last) and the set-down it tried
+        self._decision: Decision | None = None
+        self._set_down: SetDown | None = None
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = Trace(self.trace_dir, goal.__dict__)
@@ -188,10 +256,10 @@ class InstructionPipeline:
         self.feedback(stage, detail, min(1.0, (attempt - 1 + STAGE_PROGRESS[stage]) * span), attempt)
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
-        self._decision = None
+        self._decision = self._set_down = None
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
-        if not goal.dry_run:     # optional stage: move the arm out of the camera's view first
-            getattr(self.agent, "clear_view", lambda _cancel: None)(cancel)
+        if not goal.dry_run:     # move the arm out of the camera's view first
+            self.agent.clear_view(cancel)
         obs = self.agent.observe(cancel)
         trace.image("observation", obs.rgb, "colour image the goal was planned on")
         scene = self.agent.perceive(obs)
@@ -210,47 +278,53 @@ class InstructionPipeline:
         self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
                       "place pose (axes, lime box)", obs, scene, decision)
         if goal.dry_run:     # what a real run checks before the arm moves, a dry run checks too
-            getattr(self.agent, "check_place", lambda *_: None)(decision, scene, obs)
+            self.agent.check_place(decision, scene, obs)
             outcome.message = _with_notes(f"dry run: would {decision.action} "
                                           f"{', '.join(decision.target_ids) or 'at the computed pose'}", decision)
             return
 
+        grasped = placed = None
         if decision.pick_id is not None:
-            picked = self._pick_one_of(decision, scene, obs, attempt, goal, trace, cancel)
+            decision, grasped = self._pick_one_of(decision, scene, obs, attempt, goal, trace, cancel)
             outcome.target_pose = _object_pose(scene, decision.pick_id)
-            outcome.grasp = picked.get("grasp_pose")
-            outcome.grasp_score = float(picked.get("score", 0.0))
-            outcome.grasp_width = float(picked.get("width", 0.0))
-            trace.event("picked", **picked)
+            outcome.grasp, outcome.grasp_score, outcome.grasp_width = grasped.tcp_pose, grasped.score, grasped.width
+            trace.event("picked", **grasped.trace_fields())
         if decision.place_pose is not None:
             self._enter(Stage.MOVING, "placing", attempt, goal, trace, cancel)
-            placed = self._guarded(lambda: self.agent.place(decision, cancel), cancel)
-            trace.event("placed", **placed)
+            placed = self._guarded(lambda: self._place(decision, grasped, cancel), cancel)
+            trace.event("placed", **placed.trace_fields())
 
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
         after = None
-        if decision.place_pose is not None:    # a new look at where the object was set down
-            getattr(self.agent, "clear_view", lambda _cancel: None)(cancel)
+        if placed is not None:    # a new look at where the object was set down
+            self.agent.clear_view(cancel)
             obs_after = self.agent.observe(cancel)
             after = self.agent.perceive(obs_after)
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
                           "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
-                          obs_after, after, decision, path=placed.get("tcp_path", ()))
-        ok, category, message = self.agent.verify(decision, goal, after)
-        trace.event("verified", success=ok, category=category, message=message)
-        if not ok:
-            raise SpatialManipError(f"verification failed ({category}): {message}", ErrorCode.VERIFY_FAILED)
-        outcome.message = _with_notes(message or f"done: {decision.action} {', '.join(decision.target_ids)}", decision)
+                          obs_after, after, decision, path=placed.tcp_path)
+        verified = self.agent.verify(decision, placed, goal, after)
+        trace.event("verified", success=verified.success, category=verified.category, message=verified.message)
+        if not verified.success:
+            raise SpatialManipError(f"verification failed ({verified.category}): {verified.message}",
+                                    ErrorCode.VERIFY_FAILED)
+        outcome.message = _with_notes(verified.message or f"done: {decision.action} {', '.join(decision.target_ids)}",
+                                      decision)
 
-    def _pick_one_of(self, decision, scene, obs, attempt, goal, trace, cancel) -> dict:
+    def _place(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> Placed:
+        self._set_down = self.agent.set_down(decision, grasped, cancel)
+        return self.agent.place(decision, self._set_down, cancel)
+
+    def _pick_one_of(self, decision, scene, obs, attempt, goal, trace, cancel) -> tuple[Decision, Grasped]:
         """Pick `decision.pick_id`; when none of its grasps holds and the words allow other
-        objects (`pick_alternatives`), try those in order, and leave `pick_id` on the one held."""
+        objects (`pick_alternatives`), try those in order. Returns the decision with `pick_id`
+        on the one held."""
         candidates = ([decision.pick_id] + list(decision.pick_alternatives))[:MAX_PICK_CANDIDATES]
         for k, pick_id in enumerate(candidates):
-            decision.pick_id = pick_id
+            decision = self._decision = replace(decision, pick_id=pick_id)
             try:
-                return self._pick(decision, scene, obs, attempt, goal, trace, cancel,
-                                  overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
+                return decision, self._pick(decision, scene, obs, attempt, goal, trace, cancel,
+                                            overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
             except SpatialManipError as e:
                 if e.code not in PICK_FALLBACK or not getattr(e, "retryable", True) or k + 1 == len(candidates) \
                         or cancel.is_set():
@@ -258,21 +332,23 @@ class InstructionPipeline:
                 trace.event("pick_fallback", failed=pick_id, code=e.code.value, reason=e.message,
                             next=candidates[k + 1])
 
-    def _pick(self, decision, scene, obs, attempt, goal, trace, cancel, overlay: str) -> dict:
+    def _pick(self, decision, scene, obs, attempt, goal, trace, cancel, overlay: str) -> Grasped:
         self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
         grasps = self.agent.propose_grasps(decision, scene, obs)
-        trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(grasps))
+        drawn = grasps.to_dicts()
+        trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(drawn))
         self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
         picked = None
         try:
             picked = self._guarded(lambda: self.agent.pick(grasps, decision, cancel), cancel)
         finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
-            shown, chosen = grasps_to_draw(grasps, picked)
+            shown, chosen = grasps_to_draw(drawn, picked.trace_fields() if picked is not None else None)
             self._overlay(trace, overlay, f"attempt {attempt}: best proposed grasps of {decision.pick_id} "
                           "(grey), enlarged on the right; " +
                           ("the grasp that held (orange) and the TCP's planned way to it and up (yellow)"
                            if chosen is not None else "the pick failed: none held"),
-                          obs, scene, decision, grasps=shown, chosen=chosen, path=(picked or {}).get("tcp_path", ()))
+                          obs, scene, decision, grasps=shown, chosen=chosen,
+                          path=picked.tcp_path if picked is not None else ())
         return picked
 
     @staticmethod
@@ -317,10 +393,10 @@ class InstructionPipeline:
 
     def _reflect(self, goal, attempt, error: SpatialManipError, trace, previous: Reflection | None) -> Reflection:
         """What the next attempt redoes: the place if the object is still held, else the pick."""
-        d = self._decision
+        d, tried = self._decision, self._set_down
         reflection = reflect(error, attempt=attempt, holding=self.agent.held_id(),
-                             pick_id=d.pick_id if d else None, pick_targets=d.details.get("pick_targets", ()) if d else (),
-                             tried_place_pose=d.details.get("tried_place_pose") if d else None, previous=previous)
+                             pick_id=d.pick_id if d else None, pick_targets=d.pick_targets if d else (),
+                             tried_place_pose=tried.object_pose if tried else None, previous=previous)
         self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}): {reflection.summary}",
                       min(1.0, (attempt - 1 + STAGE_PROGRESS[Stage.REFLECTING]) / goal.max_attempts), attempt)
         trace.stage(Stage.REFLECTING.value, reflection.summary)

@@ -162,6 +162,12 @@ class GraspGroup:
             raise TypeError(f"index a GraspGroup with an int, a slice, a bool mask or int indices, got {idx.dtype}")
         return self._new(self._array[idx])
 
+    def to_dicts(self) -> list[dict]:
+        """Each grasp as plain fields (4x4 `pose` in this group's frame, score, width, depth): what a
+        trace records and the overlay draws."""
+        return [{"pose": T, "score": float(s), "width": float(w), "depth": float(d)}
+                for T, s, w, d in zip(self.matrices(), self.scores, self.widths, self.depths)]
+
     def __repr__(self) -> str:
         return f"GraspGroup({len(self)} grasps, frame={self.frame_id!r}{', note=' + repr(self.note) if self.note else ''})"
 

@@ -28,6 +28,7 @@ from spatial_manip_interfaces.srv import ProposeGrasps
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, MotionRequest, MotionResult
 from spatial_manip.errors import (ArmLostError, CanceledError, ErrorCode, MotionFailedError, NoObservationError,
                                   SpatialManipError, StageTimeoutError)
+from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
                                          matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
 from spatial_manip.nodes.camera_tf import CameraPoseFromTf
@@ -194,8 +195,8 @@ class PlannerPorts:
                 f"is the camera (or sim) node running and publishing on the configured topics?")
         return obs
 
-    def propose_grasps(self, target_id: str, max_grasps: int) -> list[dict]:
-        """Grasps of `target_id` in the scene last published, from grasp_node."""
+    def propose_grasps(self, target_id: str, max_grasps: int) -> GraspGroup:
+        """Grasps of `target_id` in the scene last published, from grasp_node, best first."""
         timeout = float(self.p["grasp_timeout_s"])
         if not self.grasp_client.wait_for_service(timeout_sec=timeout):
             raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
@@ -208,8 +209,7 @@ class PlannerPorts:
         if not res.success or not res.grasps.grasps:
             raise SpatialManipError(f"no grasp for {target_id}: {res.message}",
                                     res.error_code or ErrorCode.GRASP_FAILED.value)
-        return [{"pose": matrix_from_pose_msg(g.pose), "score": g.score, "width": g.width, "depth": g.depth}
-                for g in res.grasps.grasps]
+        return _grasp_group(res.grasps)
 
     def arm_ready(self) -> bool:
         return self.arm_client.server_is_ready()
@@ -312,6 +312,15 @@ class PlannerPorts:
 
     def close(self) -> None:
         self.stop_motion()
+
+
+def _grasp_group(msg) -> GraspGroup:
+    """A GraspArray as one GraspGroup, in the frame its header names (grasp_node answers in base)."""
+    poses = np.array([matrix_from_pose_msg(g.pose) for g in msg.grasps]).reshape(-1, 4, 4)
+    return GraspGroup.from_parts(scores=[g.score for g in msg.grasps], widths=[g.width for g in msg.grasps],
+                                 heights=[g.height for g in msg.grasps], depths=[g.depth for g in msg.grasps],
+                                 rotations=poses[:, :3, :3], translations=poses[:, :3, 3],
+                                 object_ids=[g.object_id for g in msg.grasps], frame_id=msg.header.frame_id or "base")
 
 
 def _arm_goal(request: MotionRequest) -> ArmMotion.Goal:

@@ -11,7 +11,9 @@ from spatial_manip.geometry.transforms import make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import (AXIS_COLOURS, BOX_COLOUR, GRASP_COLOUR, PATH_COLOUR, PLACE_COLOUR, TARGET_COLOUR,
                                    draw_overlay, grasps_to_draw, project_segments)
-from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
+from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified,
+                                  validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 INTR = CameraIntrinsics(320, 240, 200.0, 200.0, 160.0, 120.0)
@@ -102,22 +104,33 @@ class _Agent:
         objs = [_box("book_1", [1.0, 0.2, 0]), _box("book_2", [1.0, -0.2, 0])]
         return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), objs)
 
+    def clear_view(self, cancel):
+        pass
+
     def reason(self, scene, goal, obs, reflection, trace):
-        return Decision("pick_and_place", ["book_2"], pick_id="book_2",
+        return Decision("pick_and_place", ("book_2",), pick_id="book_2",
                         place_pose=make_transform(np.eye(3), [1.2, 0, 0.1]))
 
+    def check_place(self, decision, scene, obs):
+        pass
+
     def propose_grasps(self, decision, scene, obs):
-        return [{"pose": make_transform(np.eye(3), [0.9, -0.2, 0]), "score": 0.9 - 0.1 * i, "width": 0.05,
-                 "depth": 0.02} for i in range(7)]
+        return GraspGroup.from_parts(scores=[0.9 - 0.1 * i for i in range(7)], widths=0.05, heights=0.02, depths=0.02,
+                                     rotations=np.tile(np.eye(3), (7, 1, 1)), translations=[[0.9, -0.2, 0]] * 7,
+                                     frame_id="base")
 
     def pick(self, grasps, decision, cancel):
-        return {"grasp_pose": np.eye(4), "score": grasps[1]["score"], "width": grasps[1]["width"]}
+        return Grasped(object_id=decision.pick_id, tcp_pose=np.eye(4), score=grasps[1].score, width=grasps[1].width)
 
-    def place(self, decision, cancel):
-        return {}
+    def set_down(self, decision, grasped, cancel):
+        return SetDown(object_id=decision.pick_id, object_pose=decision.place_pose, tcp_pose=decision.place_pose,
+                       size=None)
 
-    def verify(self, decision, goal, after):
-        return True, "", "ok"
+    def place(self, decision, set_down, cancel):
+        return Placed(set_down=set_down)
+
+    def verify(self, decision, placed, goal, after):
+        return Verified(True, "", "ok")
 
     def held_id(self):
         return None

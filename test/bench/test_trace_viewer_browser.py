@@ -30,7 +30,9 @@ from spatial_manip.bench.worker import episode_record  # noqa: E402
 from spatial_manip.bringup.goal_client import GoalReport  # noqa: E402
 from spatial_manip.errors import GraspFailedError  # noqa: E402
 from spatial_manip.geometry.transforms import make_transform  # noqa: E402
-from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal  # noqa: E402
+from spatial_manip.grasping.grasp_group import GraspGroup  # noqa: E402
+from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified,  # noqa: E402
+                                    validate_goal)
 from spatial_manip.reasoning.orientation import draw_arrows  # noqa: E402
 from spatial_manip.scene import Scene  # noqa: E402
 from spatial_manip.sim.checker import check_task  # noqa: E402
@@ -69,23 +71,35 @@ class ScriptedAgent:
         anchor = place_T[:3, 3] if place_T is not None else scene.get(pick_id or t["held"]).center
         overlay = draw_arrows(obs.rgb, obs.T_base_cam, obs.intrinsics, anchor, list(np.eye(3)), 0.1)
         trace.image("target", overlay, "the chosen target with the base axes")
-        return Decision(t["action"], [pick_id or t["held"]], pick_id=pick_id, place_pose=place_T, program=t["program"])
+        return Decision(t["action"], (pick_id or t["held"],), pick_id=pick_id, place_pose=place_T,
+                        program=t["program"])
+
+    def clear_view(self, cancel):
+        pass
+
+    def check_place(self, decision, scene, obs):
+        pass
 
     def propose_grasps(self, decision, scene, obs):
-        return [{"pose": np.eye(4), "score": 0.8, "width": 0.03}]
+        return GraspGroup.from_parts(scores=[0.8], widths=0.03, heights=0.02, depths=0.0, rotations=np.eye(3),
+                                     translations=np.zeros(3), frame_id="base")
 
     def pick(self, grasps, decision, cancel):
         if self.fail == "grasp":
             raise GraspFailedError(f"the fingers closed on nothing at {decision.pick_id}")
-        return {"grasp_pose": np.eye(4), "score": 0.8, "width": 0.03}
+        return Grasped(object_id=decision.pick_id, tcp_pose=np.eye(4), score=0.8, width=0.03)
 
-    def place(self, decision, cancel):
-        return {"placed_id": decision.target_ids[0]}
+    def set_down(self, decision, grasped, cancel):
+        return SetDown(object_id=decision.target_ids[0], object_pose=decision.place_pose,
+                       tcp_pose=decision.place_pose, size=None)
 
-    def verify(self, decision, goal, after):
+    def place(self, decision, set_down, cancel):
+        return Placed(set_down=set_down)
+
+    def verify(self, decision, placed, goal, after):
         if self.fail == "verify":
-            return False, "distance", "the book stands 31 cm from the reference, not 20 cm"
-        return True, "", "looks right"
+            return Verified(False, "distance", "the book stands 31 cm from the reference, not 20 cm")
+        return Verified(True, "", "looks right")
 
     def held_id(self):
         return None

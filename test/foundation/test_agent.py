@@ -8,7 +8,8 @@ import pytest
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, MotionResult
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import GraspFailedError, MotionFailedError
-from spatial_manip.pipeline import Decision, validate_goal
+from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.pipeline import Decision, Placed, SetDown, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 BOOK = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.02], [0.2, 0.15, 0.03])
@@ -16,6 +17,13 @@ BOOK = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.02], [0.2, 0.15, 0.03]
 
 def _scene(*objects) -> Scene:
     return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), list(objects))
+
+
+def _grasps(scores, width=0.03, depth=0.01, poses=None) -> GraspGroup:
+    """Base-frame grasps (identity poses unless given), as the grasp service's port returns them."""
+    poses = np.tile(np.eye(4), (len(scores), 1, 1)) if poses is None else np.asarray(poses, float)
+    return GraspGroup.from_parts(scores=scores, widths=width, heights=0.02, depths=depth,
+                                 rotations=poses[:, :3, :3], translations=poses[:, :3, 3], frame_id="base")
 
 
 class FakePorts:
@@ -38,6 +46,9 @@ class FakePorts:
 
     def tcp_pose(self):
         return np.eye(4)
+
+    def joint_positions(self):
+        return None
 
     def stop_motion(self):
         pass
@@ -89,24 +100,22 @@ def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remember
     ports = FakePorts([MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing"),
                        MotionResult(success=True, object_held=True)])
     agent = Agent(ports)
-    grasps = [{"pose": np.eye(4), "score": s, "width": 0.03, "depth": 0.01} for s in (0.9, 0.8)]
-    decision = Decision("pick", ["book_1"], pick_id="book_1", details={"scene": _scene(BOOK)})
-    picked = agent.pick(grasps, decision, threading.Event())
-    assert picked["score"] == 0.8 and agent.held_id() == "book_1"
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
+    picked = agent.pick(_grasps([0.9, 0.8]), decision, threading.Event())
+    assert picked.score == pytest.approx(0.8) and picked.object_id == "book_1" and agent.held_id() == "book_1"
     assert [r.kind for r in ports.requests] == [MOTION_PICK] * 2
     assert ports.requests[0].gripper_width_m == pytest.approx(0.05)
     assert ports.requests[0].lift_height_m == lift_height_for(BOOK.size)
     goal = validate_goal("pick the book", "pick")
-    assert agent.verify(decision, goal, None) == (True, "", "book_1 is in the gripper")
+    assert agent.verify(decision, None, goal, None) == Verified(True, "", "book_1 is in the gripper")
 
 
 def test_grasps_that_all_miss_are_grasp_failed_with_each_reason():
     ports = FakePorts([MotionResult(success=False, error_code="MOTION_FAILED", message="stopped short")] * 2)
     agent = Agent(ports, AgentConfig(max_grasp_tries=2))
-    grasps = [{"pose": np.eye(4), "score": 0.9, "width": 0.03, "depth": 0.01}] * 3
-    decision = Decision("pick", ["book_1"], pick_id="book_1", details={"scene": _scene(BOOK)})
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
     with pytest.raises(GraspFailedError, match="2 grasp.s. of book_1 failed: MOTION_FAILED: stopped short; "):
-        agent.pick(grasps, decision, threading.Event())
+        agent.pick(_grasps([0.9] * 3), decision, threading.Event())
     assert agent.held_id() is None
 
 
@@ -114,9 +123,9 @@ def test_a_place_with_nothing_known_in_the_gripper_is_refused_before_moving():
     ports = FakePorts()
     cancel = threading.Event()
     cancel.set()       # no waiting for a workspace that may still say what is held
-    decision = Decision("place", [], place_pose=np.eye(4), details={"scene": _scene(BOOK)})
+    decision = Decision("place", (), place_pose=np.eye(4), scene=_scene(BOOK))
     with pytest.raises(MotionFailedError, match="nothing is known to be in the gripper"):
-        Agent(ports).place(decision, cancel)
+        Agent(ports).set_down(decision, None, cancel)
     assert ports.requests == []
 
 
@@ -135,22 +144,23 @@ def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the
     ports.ws = scene
     T_place = np.diag([-1.0, -1.0, 1.0, 1.0])
     T_place[:3, 3] = [0.97, -0.569, -0.327]
-    decision = Decision("place", ["slot_r4c3"], place_pose=T_place, details={"scene": scene})
-    Agent(ports, AgentConfig(arm_backend="sim")).place(decision, threading.Event())
-    placed = decision.details["placed_pose"][:3, 3]
-    assert placed[1] > -0.569 + 0.04 and point_in_box(placed, slot)
-    assert decision.details["placed_slot"] is slot and len(ports.requests) == 1
+    decision = Decision("place", ("slot_r4c3",), place_pose=T_place, scene=scene)
+    agent = Agent(ports, AgentConfig(arm_backend="sim"))
+    placed = agent.place(decision, agent.set_down(decision, None, threading.Event()), threading.Event()).set_down
+    assert placed.object_pose[1, 3] > -0.569 + 0.04 and point_in_box(placed.object_pose[:3, 3], slot)
+    assert placed.slot is slot and len(ports.requests) == 1
+    assert ports.requests[0].approach_direction is not None and ports.requests[0].approach_distance_m > 0
     # a pick-and-place keeps the grasps that make one of those places, and sets down where they do
     book = SceneObject("book_13", "book", "book", [0.5, 0.0, 0.129], [0.228, 0.039, 0.258])
     scene = Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [book], [slot])
-    decision = Decision("pick_and_place", ["book_13", "slot_r4c3"], pick_id="book_13", place_pose=T_place,
-                        details={"scene": scene})
+    decision = Decision("pick_and_place", ("book_13", "slot_r4c3"), pick_id="book_13", place_pose=T_place,
+                        scene=scene)
     T_obj = np.eye(4)
     T_obj[:3, 3] = book.center
     agent = Agent(FakePorts(), AgentConfig(arm_backend="sim"))
-    kept, tcps = agent._grasps_that_place([{"width": 0.039}], [T_obj @ grasp], T_obj, book.size, decision)
-    fitted = decision.details["fitted_place_pose"][:3, 3]
-    assert len(kept) == 1 and fitted[1] > -0.569 + 0.04 and point_in_box(fitted, slot)
+    kept, tcps, fitted = agent._grasps_that_place(_grasps([0.9], width=0.039), [T_obj @ grasp], T_obj, book.size,
+                                                  decision)
+    assert len(kept) == 1 and fitted[1, 3] > -0.569 + 0.04 and point_in_box(fitted[:3, 3], slot)
 
 
 def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_grasp_pushed_it():
@@ -163,23 +173,28 @@ def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_gras
                  pick_targets=["book_4"])
     tied = SimpleNamespace(targets=["book_1", "book_4"], notes=[], program="pick(...)", place_pose=None)
     d = _decision(_scene(BOOK), tied, None, r1)
-    assert d.pick_id == "book_4" and d.pick_alternatives == []
+    assert d.pick_id == "book_4" and d.pick_alternatives == ()
     assert any("book_4" in n and "first attempt" in n for n in d.notes)
     # a choice among several the words still describe: the one whose grasps failed goes last
     r = reflect(GraspFailedError("x"), attempt=1, holding=None, pick_id="book_1", pick_targets=["book_1", "book_2"])
     both = SimpleNamespace(targets=["book_1", "book_2", "book_3"], notes=[], program="pick(...)", place_pose=None)
     d = _decision(_scene(BOOK), both, None, r)
-    assert d.pick_id == "book_2" and d.pick_alternatives == ["book_1"]
+    assert d.pick_id == "book_2" and d.pick_alternatives == ("book_1",)
 
 
 
-def _placed_decision(x, y, bottom, size=(0.15, 0.03, 0.22)):
-    """A place decision as Agent.place leaves it: book_1 set down upright with its bottom at `bottom`."""
+def _placed_decision(x, y, bottom, size=(0.15, 0.03, 0.22)) -> tuple[Decision, Placed]:
+    """A place decision and what Agent.place returns: book_1 set down upright with its bottom at `bottom`."""
     T = np.eye(4)
     T[:3, 3] = [x, y, bottom + size[2] / 2]
     held = SceneObject("book_1", "book", "book", [0.3, 0.0, 0.4], size, held=True)
-    return Decision("place", [], place_pose=T, details={"placed_pose": T, "placed_slot": None, "placed_id": "book_1",
-                                                         "placed_size": np.array(size), "scene": _scene(held)})
+    put = SetDown(object_id="book_1", object_pose=T, tcp_pose=T, size=np.array(size))
+    return Decision("place", (), place_pose=T, scene=_scene(held)), Placed(set_down=put)
+
+
+def _verify(placed: tuple[Decision, Placed], goal, seen: Scene) -> tuple[bool, str, str]:
+    v = Agent(FakePorts()).verify(placed[0], placed[1], goal, seen)
+    return v.success, v.category, v.message
 
 
 TABLE = SceneObject("table", "table", "table", [0.6, 0.0, -0.35], [0.6, 1.4, 0.7])
@@ -192,7 +207,7 @@ def _seen_book(x, y, bottom):
 
 def test_a_place_is_verified_by_the_placed_book_itself_resting_where_planned():
     goal = validate_goal("put it on the rubik's cube", "place")
-    ok, _, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.06), goal,
+    ok, _, msg = _verify(_placed_decision(0.5, 0.0, 0.06), goal,
                                            _scene(TABLE, CUBE, _seen_book(0.51, 0.0, 0.062)))
     assert ok and msg == "book_1 placed within 1.0 cm of the computed pose, on the rubik's cube (cube)"
 
@@ -201,10 +216,10 @@ def test_a_book_that_fell_fails_verification_saying_how_far_it_fell():
     goal = validate_goal("put it 50 cm above the table", "place")
     decision = _placed_decision(0.5, 0.0, 0.48)
     # it fell straight down onto the table: the old check (any object within 3 cm in x-y) passed this
-    ok, category, msg = Agent(FakePorts()).verify(decision, goal, _scene(TABLE, _seen_book(0.5, 0.0, 0.0)))
+    ok, category, msg = _verify(decision, goal, _scene(TABLE, _seen_book(0.5, 0.0, 0.0)))
     assert (ok, category, msg) == (False, "fell", "the book (book_1) is 0.48 m below the place pose: it fell")
     # off the cube onto the table beside it: the cube stands where the book should be, but lower
-    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.06), goal,
+    ok, category, msg = _verify(_placed_decision(0.5, 0.0, 0.06), goal,
                                                   _scene(TABLE, CUBE, _seen_book(0.5, 0.1, 0.0)))
     assert (ok, category) == (False, "fell") and "0.06 m below the place pose" in msg
 
@@ -212,8 +227,8 @@ def test_a_book_that_fell_fails_verification_saying_how_far_it_fell():
 def test_a_book_seen_floating_or_missing_fails_verification_with_what_was_seen():
     goal = validate_goal("put it on the table", "place")
     floating = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.25 + 0.11], [0.15, 0.03, 0.22])
-    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.25), goal, _scene(TABLE, floating))
+    ok, category, msg = _verify(_placed_decision(0.5, 0.0, 0.25), goal, _scene(TABLE, floating))
     assert (ok, category) == (False, "not_supported") and "0.25 m above the nearest surface" in msg
-    ok, category, msg = Agent(FakePorts()).verify(_placed_decision(0.5, 0.0, 0.0), goal, _scene(TABLE, CUBE))
+    ok, category, msg = _verify(_placed_decision(0.5, 0.0, 0.0), goal, _scene(TABLE, CUBE))
     assert (ok, category) == (False, "not_in_region") and msg.startswith("book_1 is not seen after placing; "
                                                                         "the nearest object to the place pose, cube")

@@ -74,7 +74,7 @@ class SimPorts:
                                         scene=self.scene, q_now=self.world.joint_positions()[:6])
         if not r.success or not len(r.grasps):
             raise SpatialManipError(f"no grasp for {target_id}: {r.message}", r.error_code or ErrorCode.GRASP_FAILED)
-        return [{"pose": g.matrix(), "score": g.score, "width": g.width, "depth": g.depth} for g in r.grasps]
+        return r.grasps
 
     def arm_ready(self):
         return True

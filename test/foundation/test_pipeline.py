@@ -7,7 +7,8 @@ import pytest
 from spatial_manip.errors import GraspFailedError, InvalidGoalError, MotionFailedError, TargetNotFoundError
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.pipeline import Decision, InstructionPipeline, validate_goal
+from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.pipeline import Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 
@@ -39,15 +40,22 @@ class FakeAgent:
         if self.reason_error:
             raise self.reason_error
         if reflection is not None and reflection.retry == "place":
-            return Decision("place", [self.held], place_pose=np.eye(4))
+            return Decision("place", (self.held,), place_pose=np.eye(4))
         if self.place_failures:
-            return Decision("pick_and_place", ["book_1"], pick_id="book_1", place_pose=np.eye(4))
-        return Decision("pick", ["book_1"] + self.alternatives, pick_id="book_1", pick_alternatives=self.alternatives,
-                        notes=getattr(self, "notes", []))
+            return Decision("pick_and_place", ("book_1",), pick_id="book_1", place_pose=np.eye(4))
+        return Decision("pick", ("book_1", *self.alternatives), pick_id="book_1",
+                        pick_alternatives=tuple(self.alternatives), notes=tuple(getattr(self, "notes", ())))
+
+    def clear_view(self, cancel):
+        pass
+
+    def check_place(self, decision, scene, obs):
+        pass
 
     def propose_grasps(self, decision, scene, obs):
         self.calls.append("grasps")
-        return [np.eye(4)]
+        return GraspGroup.from_parts(scores=[0.9], widths=0.03, heights=0.02, depths=0.01, rotations=np.eye(3),
+                                     translations=np.zeros(3), frame_id="base")
 
     def pick(self, grasps, decision, cancel):
         self.calls.append(("pick", decision.pick_id))
@@ -57,23 +65,25 @@ class FakeAgent:
             self.pick_failures -= 1
             raise GraspFailedError("the book slipped")
         self.held = decision.pick_id
-        return {"grasp_pose": np.eye(4), "score": 0.9, "width": 0.03}
+        return Grasped(object_id=decision.pick_id, tcp_pose=np.eye(4), score=0.9, width=0.03)
 
-    def place(self, decision, cancel):
+    def set_down(self, decision, grasped, cancel):
+        return SetDown(object_id=self.held, object_pose=decision.place_pose, tcp_pose=decision.place_pose, size=None)
+
+    def place(self, decision, set_down, cancel):
         self.calls.append("place")
-        decision.details["tried_place_pose"] = decision.place_pose
         if self.place_failures > 0:
             self.place_failures -= 1
             raise MotionFailedError("the arm stopped short in phase 'pre_place'")
         self.held = None
-        return {}
+        return Placed(set_down=set_down)
 
     def held_id(self):
         return self.held
 
-    def verify(self, decision, goal, after):
+    def verify(self, decision, placed, goal, after):
         self.calls.append("verify")
-        return True, "", f"{decision.pick_id} is in the gripper"
+        return Verified(True, "", f"{decision.pick_id} is in the gripper")
 
     def stop_motion(self):
         self.stopped += 1
