@@ -55,6 +55,14 @@ def _num(x: float) -> str:
 POSITIVE = (1e-9, INF)
 NON_NEGATIVE = (0.0, INF)
 
+# the camera pose from TF (spatial_manip.nodes.camera_tf), for every node that reads the extrinsics
+CAMERA_TF = (
+    Param("tf_base_frame", "base", "the robot base frame the camera pose is looked up in on /tf and /tf_static"),
+    Param("tf_camera_frame", "camera_color_optical_frame", "the colour camera's optical frame (the images' "
+          "frame_id); the calibration may end at the camera's mounting frame above it (realsense2_camera "
+          "publishes the rest)"),
+)
+
 NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
     "planner_node": (
         Param("color_topic", "camera/color/image_raw", "colour image (rgb8), realsense2_camera's name"),
@@ -62,10 +70,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("camera_info_topic", "camera/color/camera_info", "intrinsics of the colour image"),
         Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped); a fallback, "
               "ignored once TF joins tf_base_frame and tf_camera_frame"),
-        Param("tf_base_frame", "base", "the robot base frame the camera pose is looked up in on /tf and /tf_static"),
-        Param("tf_camera_frame", "camera_color_optical_frame", "the colour camera's optical frame (the images' "
-              "frame_id); the calibration may end at the camera's mounting frame above it (realsense2_camera "
-              "publishes the rest)"),
+        *CAMERA_TF,
         Param("workspace_topic", "spatial_manip/workspace", "the cell's fixtures, slots and catalogue (JSON scene, latched)"),
         Param("workspace_file", "", "the same as a file, for a real cell (\"\": the topic's)"),
         Param("workspace_ack_topic", "spatial_manip/planner/workspace_revision", "the workspace revision in use (latched)"),
@@ -105,7 +110,9 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("backend", "", "grasp proposer: antipodal | contact_graspnet | anygrasp (\"\": grasp.yaml's)"),
         Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "depth aligned to colour (16UC1 mm)"),
         Param("depth_info_topic", "camera/aligned_depth_to_color/camera_info", "its intrinsics"),
-        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped)"),
+        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped); a fallback, "
+              "ignored once TF joins tf_base_frame and tf_camera_frame"),
+        *CAMERA_TF,
         Param("scene_topic", "spatial_manip/scene", "the planner's latest scene (latched)"),
         Param("marker_topic", "spatial_manip/grasp_markers", "MarkerArray of the proposed grasps"),
         Param("service", "spatial_manip/propose_grasps", "the ProposeGrasps service this node serves"),

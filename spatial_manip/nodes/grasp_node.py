@@ -36,6 +36,7 @@ from spatial_manip.grasping.service import GraspResult, GraspService, ServiceCon
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
+from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
 from spatial_manip.paths import params_file
@@ -70,6 +71,9 @@ class GraspNode(Node):
         self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)
         in_order = MutuallyExclusiveCallbackGroup()   # latched state: the newest must win
         self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=in_order)
+        # the camera pose from TF (the calibration on /tf_static); the extrinsics topic is the fallback
+        self.camera_tf = CameraPoseFromTf(self, self._on_tf_camera_pose, base_frame=p["tf_base_frame"],
+                                          camera_frame=p["tf_camera_frame"], callback_group=in_order)
         self.create_subscription(SceneMsg, p["scene_topic"], self._on_scene, latched, callback_group=in_order)
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joints, sensor, callback_group=group)
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
@@ -126,6 +130,13 @@ class GraspNode(Node):
             self.info = msg
 
     def _on_extrinsics(self, msg):
+        if self.camera_tf.has_pose:
+            return                     # TF's pose wins
+        with self._lock:
+            self.extrinsics = msg
+
+    def _on_tf_camera_pose(self, T_base_camera) -> None:
+        msg = convert.pose_stamped(T_base_camera, self.p["tf_base_frame"], self.get_clock().now().to_msg())
         with self._lock:
             self.extrinsics = msg
 
