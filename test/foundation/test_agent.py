@@ -110,6 +110,20 @@ def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remember
     assert agent.verify(decision, None, goal, None) == Verified(True, "", "book_1 is in the gripper")
 
 
+def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():
+    from spatial_manip.errors import SpatialManipError
+
+    class CameraFrameGrasps(FakePorts):
+        def propose_grasps(self, target_id, max_grasps):
+            return GraspGroup.from_parts(scores=[0.9], widths=0.03, heights=0.02, depths=0.01, rotations=np.eye(3),
+                                         translations=np.zeros(3), frame_id="camera_color_optical_frame")
+    ports = CameraFrameGrasps()
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
+    with pytest.raises(SpatialManipError, match="came in frame 'camera_color_optical_frame', expected 'base'"):
+        Agent(ports).propose_grasps(decision, decision.scene, None)
+    assert ports.requests == []
+
+
 def test_grasps_that_all_miss_are_grasp_failed_with_each_reason():
     ports = FakePorts([MotionResult(success=False, error_code="MOTION_FAILED", message="stopped short")] * 2)
     agent = Agent(ports, AgentConfig(max_grasp_tries=2))

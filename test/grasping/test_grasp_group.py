@@ -67,3 +67,12 @@ def test_bad_shapes_and_units():
     with pytest.raises(ValueError, match="metres"):
         GraspGroup(unit="mm")
     assert len(GraspGroup()) == 0 and len(GraspGroup().nms()) == 0
+
+
+def test_to_dicts_gives_each_grasp_as_the_plain_fields_a_trace_records():
+    gg = _group(3)
+    rows = gg.to_dicts()
+    assert [set(r) for r in rows] == [{"pose", "score", "width", "depth"}] * 3
+    assert np.allclose(rows[1]["pose"], gg[1].matrix()) and rows[1]["score"] == pytest.approx(gg.scores[1])
+    assert rows[2]["width"] == pytest.approx(0.05) and rows[2]["depth"] == pytest.approx(0.03)
+    assert GraspGroup(frame_id="base").to_dicts() == []
