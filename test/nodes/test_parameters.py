@@ -19,6 +19,8 @@ def test_the_table_is_complete_and_its_defaults_are_allowed():
         assert len(names) == len(set(names)), node
         for p in params:
             assert p.description and p.problem(p.default) is None, (node, p.name)
+            if isinstance(p.default, (int, float)) and not isinstance(p.default, bool):
+                assert p.range is not None, f"{node}.{p.name} is a number without a range"
     text = markdown()
     assert "| `verify_tolerance_m` | double | `0.03` | [0.001, 0.5] | yes |" in text
 
