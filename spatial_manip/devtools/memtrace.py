@@ -1,30 +1,47 @@
-"""Where a node's Python memory grows between goals: tracemalloc snapshots diffed goal by goal.
+"""Where a node's memory grows between goals, cheaply enough to run under a soak.
 
 Off unless the environment names an output file, so a node pays nothing by default:
 
     SPATIAL_MANIP_MEMTRACE=/tmp/planner_mem.txt spatial-manip soak --goals 10 ...
 
-After each goal the node calls `after_goal()`; the file gets the resident size and the allocation
-sites that grew most since the previous goal and since the first (by traceback, a few frames
-deep). Memory allocated outside Python's allocator (open3d, MuJoCo) is not traced: an RSS that
-rises with a flat traced total points there.
+After each goal the node calls `after_goal()`, which appends: the resident size; glibc's heap
+(mallinfo2: bytes in use by live allocations, and bytes freed but kept by the allocator); the
+bytes of numpy arrays reachable from Python containers; and the object types whose live count
+grew most since the previous goal. Nothing is traced during the goal (tracemalloc slowed the
+planner under load until its goals timed out). A heap whose free bytes grow while the in-use bytes
+and the object counts stay flat is fragmentation, not a reference kept somewhere.
 """
 from __future__ import annotations
 
+import collections
+import gc
 import os
-import tracemalloc
 from pathlib import Path
 
+from spatial_manip.heap import MB, heap_mb
+
 ENV = "SPATIAL_MANIP_MEMTRACE"
-FRAMES = 12
 TOP = 15
 
 
+def reachable_arrays() -> tuple[int, float]:
+    """(count, MB) of the numpy arrays Python containers refer to (arrays are not tracked by gc
+    themselves); views are counted by their own size."""
+    import numpy as np
+
+    seen, total = set(), 0
+    for obj in gc.get_objects():
+        for ref in gc.get_referents(obj):
+            if isinstance(ref, np.ndarray) and id(ref) not in seen:
+                seen.add(id(ref))
+                total += ref.nbytes if ref.base is None else 0
+    return len(seen), total / MB
+
+
 class GoalMemoryTrace:
-    def __init__(self, out: Path, frames: int = FRAMES, top: int = TOP):
+    def __init__(self, out: Path, top: int = TOP):
         self.out, self.top, self.goals = out, top, 0
-        tracemalloc.start(frames)
-        self._first = self._previous = None
+        self._counts: collections.Counter | None = None
 
     @classmethod
     def from_env(cls) -> "GoalMemoryTrace | None":
@@ -35,22 +52,16 @@ class GoalMemoryTrace:
         import psutil
 
         self.goals += 1
-        snap = tracemalloc.take_snapshot().filter_traces((
-            tracemalloc.Filter(False, tracemalloc.__file__), tracemalloc.Filter(False, "<frozen importlib._bootstrap*>")))
-        traced_mb = sum(s.size for s in snap.statistics("filename")) / 2**20
-        rss_mb = psutil.Process().memory_info().rss / 2**20
-        lines = [f"=== goal {self.goals}: rss {rss_mb:.1f} MB, traced {traced_mb:.1f} MB"]
-        for title, base in (("since previous goal", self._previous), ("since goal 1", self._first)):
-            if base is None:
-                continue
-            lines.append(f"--- {title}")
-            for stat in snap.compare_to(base, "traceback")[:self.top]:
-                if stat.size_diff <= 0:
-                    continue
-                lines.append(f"{stat.size_diff / 2**20:+8.2f} MB {stat.count_diff:+7d} blocks")
-                lines.extend("      " + line for line in stat.traceback.format()[-2 * FRAMES:])
-        if self._first is None:
-            self._first = snap
-        self._previous = snap
+        gc.collect()
+        counts = collections.Counter(type(o).__qualname__ for o in gc.get_objects())
+        in_use, free, mapped = heap_mb()
+        n_arrays, arrays_mb = reachable_arrays()
+        rss_mb = psutil.Process().memory_info().rss / MB
+        lines = [f"=== goal {self.goals}: rss {rss_mb:.1f} MB; heap in use {in_use:.1f} MB, free kept {free:.1f} MB, "
+                 f"mmapped {mapped:.1f} MB; {n_arrays} arrays {arrays_mb:.1f} MB; {sum(counts.values())} objects"]
+        if self._counts is not None:
+            grown = (counts - self._counts).most_common(self.top)
+            lines += [f"    {n:+7d} {name}" for name, n in grown]
+        self._counts = counts
         with open(self.out, "a") as f:
             f.write("\n".join(lines) + "\n")
