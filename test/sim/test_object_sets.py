@@ -1,0 +1,80 @@
+"""Everyday objects from the LIBERO-PRO wheels (and any folder in their layout) in real MuJoCo:
+measured from their meshes, named from their textures, standing still on the table, held when
+carried, and a lab's own folder added with --objects."""
+import shutil
+
+import numpy as np
+import pytest
+
+from spatial_manip.sim import object_scenes as OSc
+from spatial_manip.sim import object_sets as OS
+from spatial_manip.sim.world import SimConfig, SimWorld
+
+pytestmark = pytest.mark.skipif(OS.libero_root() is None, reason="needs requirements-bench.txt's LIBERO-PRO wheels")
+CFG = SimConfig(width=320, height=240)
+
+
+@pytest.fixture(scope="module")
+def models():
+    return OS.everyday_models()
+
+
+def test_models_measured_from_meshes_and_named_from_textures(models):
+    assert set(OS.EVERYDAY_MODELS) <= set(models)
+    mug = models["red_coffee_mug"]
+    assert mug.category == "mug" and mug.colours[0] == "red"
+    assert 0.11 < mug.size_m[2] < 0.15 and 0.05 < mug.mass_kg < 0.3      # a 13.5 cm mug of ~120 g
+    assert models["yellow_bowl"].colours[0] == "yellow" and models["white_bowl"].colours[0] == "white"
+    # the bowls of one category differ in size, so "the smaller bowl" is a fair question
+    assert models["yellow_bowl"].size_m[0] > models["white_bowl"].size_m[0] + 0.02
+    assert {m.category for m in models.values()} >= {"mug", "bowl", "bottle", "carton", "box", "can"}
+
+
+def test_category_map_and_bad_folders(tmp_path):
+    assert OS.category_of("green_bbq_sauce") == "bottle" and OS.category_of("orange_juice") == "carton"
+    assert OS.category_of("my_scanned_thing") == "object"
+    with pytest.raises(OS.ObjectSetError, match="not a folder"):
+        OS.load_set(tmp_path / "missing")
+    with pytest.raises(OS.ObjectSetError, match="<name>/<name>.xml"):
+        OS.load_set(tmp_path)
+
+
+def test_a_labs_own_folder_joins_the_models(tmp_path, monkeypatch, models):
+    """--objects DIR: a folder in the LIBERO layout (here a copy of the red mug renamed 'blue_cup')."""
+    src = OS.libero_root() / "turbosquid_objects" / "red_coffee_mug"
+    dst = tmp_path / "lab" / "blue_cup"
+    shutil.copytree(src, dst)
+    (dst / "red_coffee_mug.xml").rename(dst / "blue_cup.xml")
+    monkeypatch.setenv(OS.OBJECTS_ENV, "")
+    OS.add_folders([tmp_path / "lab"])
+    got = OS.everyday_models()
+    assert got["blue_cup"].category == "mug" and got["blue_cup"].size_m == pytest.approx(models["red_coffee_mug"].size_m)
+
+
+def _moved(before, after) -> float:
+    init = {o.id: o.center for o in before.objects}
+    return max(float(np.linalg.norm(o.center - init[o.id])) for o in after.objects if OS.is_everyday(o) and not o.held)
+
+
+def test_scene_has_a_pair_and_objects_rest_seen_on_the_table(models):
+    scene = OSc.sample_objects_tabletop(np.random.default_rng(3), n_objects=5, models=models)
+    objs = [o for o in scene.objects if OS.is_everyday(o)]
+    cats = [o.category for o in objs]
+    assert len(objs) == 5 and max(cats.count(c) for c in cats) >= 2
+    assert len({o.extra["model"] for o in objs}) == 5
+    with SimWorld(scene, config=CFG, seed=0) as w:
+        w.step(250)
+        assert _moved(scene, w.export_scene()) < 0.005            # 0.5 s: nothing slides, rolls or sinks
+        obs = w.render()
+        seen = {obs.segment_ids[i] for i in np.unique(obs.segmentation) if i >= 0}
+        assert seen & {o.id for o in objs}
+
+
+def test_carried_object_is_held_and_the_table_stays_put(models):
+    scene = OSc.sample_objects_tabletop(np.random.default_rng(5), n_objects=4, held=True, models=models)
+    held = scene.held_object()
+    assert held is not None and OS.is_everyday(held)
+    with SimWorld(scene, config=CFG, seed=0) as w:
+        w.step(250)
+        assert w.held_object_id() == held.id
+        assert _moved(scene, w.export_scene()) < 0.005
