@@ -241,11 +241,13 @@ def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | N
                   "frame": frame},
                  {"type": "pose", "object": held.id, "pose": variant.pose or "upright"}]
         return {"answer": [], "check": check, "held": held.id, "place_pose": m["place_pose"]}
-    slots = [r.id for r in scene.regions]
+    # Algorithm 1 keeps only non-trivial tasks: here, not every slot the held book can go
+    # (reachable, room for it) may satisfy the task, or a placer that knows nothing of the
+    # instruction always succeeds. The pose-only families are about the pose, not the slot.
     pose_only = family.name in ("Orientation/Vertical", "Orientation/Flat")
-    if not answer or (len(answer) >= len(slots) and not pose_only):
-        return None
-    if not feasible_slots(scene, answer, variant.pose):
+    can_go = feasible_slots(scene, [r.id for r in scene.regions], variant.pose)
+    goes = feasible_slots(scene, answer, variant.pose)
+    if not goes or (len(goes) >= len(can_go) and not pose_only):
         return None
     check = [{"type": "released", "object": held.id},
              {"type": "in_regions", "object": held.id, "regions": answer}]
