@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -39,19 +40,29 @@ def graph_params(out: Path, segmenter: str, profile) -> dict:
             "sim_node": sim_node_sensing(profile)}
 
 
+def _interrupt(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 @contextlib.contextmanager
 def sim_session(out: Path, segmenter: str, profile, client_name: str, threads: int = 2):
-    """(graph, client node) of a running sim graph; stopped on exit."""
+    """(graph, client node) of a running sim graph; stopped on exit, also when the measurement
+    is ended by SIGTERM (`kill`, a timeout): that ended the process at once and left its three
+    nodes running without a parent."""
     from spatial_manip.bench.worker import Graph
     from spatial_manip.bringup.goal_client import spinning_node
 
-    with open(out / "graph.log", "a") as log:
-        graph = Graph("sim", graph_params(out, segmenter, profile), log)
-        try:
-            with spinning_node(client_name, threads=threads) as node:
-                yield graph, node
-        finally:
-            graph.stop()
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        with open(out / "graph.log", "a") as log:
+            graph = Graph("sim", graph_params(out, segmenter, profile), log)
+            try:
+                with spinning_node(client_name, threads=threads) as node:
+                    yield graph, node
+            finally:
+                graph.stop()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def refuse(prog: str, problem: str) -> int:
