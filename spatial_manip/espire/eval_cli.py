@@ -26,10 +26,13 @@ def add_arguments(p) -> None:
                    help="LOCALIZE attempts (default 1: the stack is deterministic, a retry repeats its pixel)")
     p.add_argument("--moving-trials", type=int, default=5, help="MOVE attempts, each after a fresh look (default 5, as ESPIRE)")
     p.add_argument("--cell-config", default=None, metavar="TASKS_JSONL",
-                   help="DIAGNOSTIC, not comparable with ESPIRE's models: give the stack the cell configuration "
-                        "it is deployed with (fixtures, shelf slots, object catalogue without positions) from "
-                        "the `spatial-manip tasks` file the server serves. Default: none, only observations and "
-                        "the instruction, as a model driver gets")
+                   help="give the stack what a lab configures for its cell: the fixtures and the shelf's slots "
+                        "(empty: their contents are perceived) from the `spatial-manip tasks` file the server "
+                        "serves, the book in the gripper, and the enrolled library (--library) as the catalogue; "
+                        "never the episode's objects. Default: none, only observations and the instruction, as a "
+                        "model driver gets")
+    p.add_argument("--library", default=None, metavar="JSON",
+                   help="with --cell-config: the enrolled object library (default config/library/sim_assets.json)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for one reply (default 120)")
     p.add_argument("--summarize", default=None, metavar="DIR", help="only print the per-family table of DIR/results.jsonl")
 
@@ -49,7 +52,16 @@ def run(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     scenes = load_scenes(args.cell_config) if args.cell_config else None
-    policy = StackPolicy(args.segmenter, args.planner, scenes=scenes)
+    library = None
+    if scenes is not None:
+        from spatial_manip.sim.library import load_default_library
+        try:
+            library = load_default_library(args.library)
+        except (OSError, ValueError) as e:
+            print(f"error: --library: expected an enrolled library JSON (spatial-manip enroll), got {args.library!r}: {e}",
+                  file=sys.stderr)
+            return 2
+    policy = StackPolicy(args.segmenter, args.planner, scenes=scenes, library=library)
     endpoint = dict(host=host, server_port=int(port), client_port=args.client_port, timeout_s=args.timeout)
     try:
         with EspireProtocolClient(**endpoint) as c:
@@ -59,7 +71,7 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
     tasks = tasks[: args.count] if args.count else tasks
-    mode = "cell configuration (diagnostic)" if scenes is not None else "observations + instruction only"
+    mode = "cell configuration + enrolled library" if scenes is not None else "observations + instruction only"
     print(f"[espire-eval] {len(tasks)} tasks from {args.server}; segmenter {args.segmenter}, planner {args.planner}; "
           f"knowledge: {mode}; logs in {out}", flush=True)
     records = []

@@ -22,12 +22,12 @@ What it reads of the replies: images, depth, intrinsic, extrinsic, the end-effec
 would hint at the answer (the server names no goal object, slot or point in any reply). They are
 logged, as ESPIRE's client logs every reply, for the statistics.
 
-Cell knowledge: by default none, only what a model driver gets (observation + instruction), so
-the figures compare with ESPIRE's models. `workspace` (a `spatial-manip tasks` folder with the
-served tasks) gives the stack the cell configuration it is deployed with elsewhere in this
-project (fixtures and their poses, shelf slots, a catalogue of object names, sizes and colours
-without positions; `scene.workspace_description`). That is more than the models get: a
-diagnostic of what perception without configuration costs, never a figure for Table 9.
+Cell knowledge: by default none, only what a model driver gets (observation + instruction).
+With the served tasks' file (`--cell-config`), what a lab gives the stack it deploys
+(`cell_configuration`): the cell's fixtures and its shelf's slots as configured, empty (what is
+in them is perceived), the book in the gripper, and the enrolled object library as the catalogue
+(config/library/sim_assets.json: every object the lab enrolled, most absent, none with a pose).
+Nothing of the episode's own objects: not which are present, nor where, nor their sizes.
 
 Logs, per episode: DIR/<nnn>_<task>/run.log in the format of ESPIRE's client (loguru's
 "YYYY-MM-DD at HH:MM:SS | LEVEL | message" with Send / Recv JSON, binary fields dropped), so
@@ -37,6 +37,7 @@ planned. `summarize` prints localization and execution success per family from e
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 import time
@@ -54,7 +55,7 @@ from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.scene import Scene
+from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
 
 OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's client saves them as files
 NO_ROTATION = [None, None, None]
@@ -141,22 +142,25 @@ class Choice:
 class StackPolicy:
     """Perception + planner -> pixel, on one observation."""
 
-    def __init__(self, segmenter: str = "classical", planner: str = "program", scenes: dict | None = None):
+    def __init__(self, segmenter: str = "classical", planner: str = "program", scenes: dict | None = None,
+                 library=None):
         """`scenes`: task id -> the task's scene file (load_scenes), of which only the cell
-        configuration (`workspace_description`) is used; None: no cell knowledge."""
+        configuration is used (`cell_configuration`, with `library` as the catalogue); None: no
+        cell knowledge."""
         from spatial_manip.perception import make_segmenter
         from spatial_manip.reasoning.planner import make_planner
 
+        if scenes is not None and library is None:
+            raise ValueError("a cell configuration needs the enrolled library as its catalogue "
+                             "(spatial_manip.sim.library.load_default_library())")
         self.seg, self.planner = make_segmenter(segmenter), make_planner(planner)
-        self.scenes = scenes
+        self.scenes, self.library = scenes, library
         self.workspace: Scene | None = None
 
     def begin(self, task_id: str, T_tcp: np.ndarray | None) -> None:
         """A new task: its cell configuration (the held book's grasp from the start pose)."""
-        from spatial_manip.scene import workspace_description
-
         full = self.scenes.get(task_id) if self.scenes is not None else None
-        self.workspace = workspace_description(full, T_tcp) if full is not None else None
+        self.workspace = cell_configuration(full, T_tcp, self.library) if full is not None else None
 
     def perceive(self, obs: RGBDObservation, T_tcp: np.ndarray | None) -> Scene:
         from spatial_manip.perception import detections_to_scene
@@ -166,7 +170,7 @@ class StackPolicy:
         from spatial_manip.bags.evaluate_cli import perceive_with_workspace
 
         scene = perceive_with_workspace(self.seg, obs, self.workspace)
-        return _with_held(scene, self.workspace, T_tcp)
+        return with_perceived_occupancy(_with_held(scene, self.workspace, T_tcp))
 
     def choose(self, obs: RGBDObservation, task: dict, T_tcp: np.ndarray | None) -> Choice:
         out = Choice()
@@ -200,6 +204,44 @@ class StackPolicy:
         if out.pixel is None and not out.error:
             out.error = f"the target {out.target or '?'} is not in the image"
         return out
+
+
+def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
+    """What a lab configures for the cell of a served task (its scene file): the fixtures (a
+    table and the supports on it, or a shelf) and the shelf's slots as a capture writes them,
+    empty; the book in the gripper (the robot knows what it picked and how it holds it); and the
+    enrolled `library` as the catalogue. The episode's other objects are not in it."""
+    from spatial_manip.sim.library import catalogue_workspace
+    from spatial_manip.workspace.sim_cell import clear_shelf, fixtures_only
+
+    cell = clear_shelf(full) if full.extra.get("kind") == "shelf" else fixtures_only(full)
+    cell = cell.with_objects(cell.objects + [o for o in full.objects if o.held])
+    return catalogue_workspace(cell, T_tcp, catalogue="library", library=library)
+
+
+def with_perceived_occupancy(scene: Scene) -> Scene:
+    """The scene with each slot's occupancy and free span measured from the objects perceived
+    standing in it (the configured slots are empty), as check-workspace measures them."""
+    from types import SimpleNamespace
+
+    from spatial_manip.workspace.shelf_check import occupied_span
+
+    if not scene.regions:
+        return scene
+    movable = [SimpleNamespace(box=o) for o in scene.objects if not o.held and o.category not in FIXTURE_CATEGORIES]
+    regions = []
+    for slot in scene.regions:
+        slot = copy.deepcopy(slot)
+        span = occupied_span(slot, movable) if slot.kind == "slot" else None
+        if span is not None:
+            lo, hi, _ = span           # across the slot, in its own frame: to the world's y
+            half = slot.size[1] / 2
+            free = max([(-half, lo), (hi, half)], key=lambda iv: iv[1] - iv[0])
+            ys = sorted(slot.center[1] + slot.rotation[1, 1] * np.array(free))
+            slot.occupancy = float((hi - lo) / slot.size[1])
+            slot.extra["free_y"] = [float(ys[0]), float(ys[1])]
+        regions.append(slot)
+    return Scene(scene.viewer, scene.robot, list(scene.objects), regions, dict(scene.extra))
 
 
 def _slot_ids(scene: Scene, ids) -> list[str]:
