@@ -2,9 +2,11 @@
 collision-free plan from where it is now, and the straight approach from there to the grasp
 touches nothing but the target and its support.
 
-ROS-free. The world is built once per request (scene boxes, the depth cloud minus the target's
-neighbourhood and minus the arm itself), then the grasps that passed the IK and link filters
-are checked best first until enough are kept or the request's time budget is spent.
+ROS-free. The world and its collision checkers are built once per request (scene boxes, the
+depth cloud minus the target's neighbourhood and minus the arm itself), then every grasp that
+passed the IK and link filters is checked: its approach lines in one batched IK pass each
+(motion.batch_kinematics), straight joint moves first, an RRT only where none is clear and
+while the request's time budget lasts. The arm's pick (motion.arm_plans) runs the same steps.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from spatial_manip.errors import InvalidGoalError, SpatialManipError
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.motion.arm_plans import SUPPORT_GAP_M
-from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
+from spatial_manip.motion.base import GoalBlockedError
+from spatial_manip.motion.cartesian import clear_of_contact, segment_checker, straight_segment
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.obstacle_map import ObstacleMapConfig, supported_voxels
 from spatial_manip.motion.world import CollisionWorld, support_ids
@@ -32,9 +35,9 @@ class MotionCheckConfig:
     """The `motion_check` section of grasp.yaml."""
 
     enabled: bool = True
-    time_budget_s: float = 1.5        # per request: no grasp is checked after this (the best one always
-    #                                   is); a check started in time may overrun it by plan_budget_s
-    plan_budget_s: float = 0.5        # per pre-grasp plan (capped by what is left of the request's)
+    time_budget_s: float = 1.5        # per request, for the RRT searches: none starts after this (the
+    #                                   best grasp's always does); a search may overrun it by plan_budget_s
+    plan_budget_s: float = 0.5        # per RRT search (capped by what is left of the request's)
     target_clearance_m: float = 0.03  # cloud points this close to the target box are the target or
     #                                   its support surface: the fingers must be allowed near them
     self_filter_m: float = 0.05       # cloud points this close to the arm's collision bodies are the arm
@@ -75,7 +78,7 @@ class MotionReport:
     checked: int = 0
     kept: list = field(default_factory=list)      # indices into the candidates, best first
     drops: list = field(default_factory=list)     # Drop per refused grasp
-    paths: dict = field(default_factory=dict)     # kept index -> pre-grasp JointPath
+    paths: dict = field(default_factory=dict)     # kept index -> PreGraspPath
     approaches: dict = field(default_factory=dict)  # kept index -> (n, 6) approach configurations
     world: object = None                          # the CollisionWorld checked against
     skipped: str = ""                             # why the stage did not run ("" = it ran)
@@ -83,11 +86,13 @@ class MotionReport:
     elapsed_s: float = 0.0                        # checking the grasps
     world_s: float = 0.0                          # building the world (not in the time budget)
 
-    def tcp_trace(self, index: int, kinematics) -> np.ndarray:
-        """TCP positions (n, 3) of a kept grasp's pre-grasp path, then its approach (forward
-        kinematics of the approach's configurations)."""
-        approach = np.array([kinematics.fk(q)[:3, 3] for q in self.approaches[index]]).reshape(-1, 3)
-        return np.vstack([self.paths[index].tcp, approach])
+    def tcp_trace(self, index: int, kinematics, step_rad: float = 0.05) -> np.ndarray:
+        """TCP positions (n, 3) along a kept grasp's pre-grasp path (its joint polyline, a
+        configuration every step_rad), then its approach."""
+        w = self.paths[index].waypoints
+        dense = [w[0]] + [a + (b - a) * s for a, b in zip(w[:-1], w[1:])
+                          for s in np.linspace(0, 1, max(1, int(np.ceil(np.max(np.abs(b - a)) / step_rad))) + 1)[1:]]
+        return np.array([kinematics.fk(q)[:3, 3] for q in [*dense, *self.approaches[index]]]).reshape(-1, 3)
 
     def summary(self) -> str:
         if self.skipped:
@@ -158,37 +163,159 @@ class MotionCheck:
     # ---- the check -------------------------------------------------------------------------
     def filter(self, q_now, tcp_poses: Sequence[np.ndarray], pre_poses: Sequence[np.ndarray], world, scene: Scene,
                target_id: str, k: int) -> MotionReport:
-        """Check candidates in order (best first) until `k` pass or the time budget is spent
-        (the best candidate is always checked, however slow the machine)."""
+        """Check every candidate against one world as the arm's pick will run it
+        (motion.arm_plans.PickPlanner._reach): the pre-grasp's IK solutions nearest the arm's
+        first, the first whose straight approach is clear, reached by a collision-free path
+        (else the next solution). The checkers are built once per request and paths are found
+        cheapest first: for every grasp a straight joint move from the start or from a
+        pre-grasp already reached (one object's grasps lie close together); then, best grasp
+        first, an RRT while the time budget lasts (the best grasp always gets one). Keeps the
+        best `k` that pass."""
         t0 = time.perf_counter()
         report = MotionReport(world=world)
-        allowed = support_ids(scene, target_id, gap_m=SUPPORT_GAP_M)
-        for i, (T, T_pre) in enumerate(zip(tcp_poses, pre_poses)):
-            left = self.config.time_budget_s - (time.perf_counter() - t0)
-            if i > 0 and left <= 0.01:
-                report.out_of_time = True
-                break
-            report.checked += 1
-            self._check_one(report, i, q_now, T, T_pre, world, allowed,
-                            min(max(left, 0.05), self.config.plan_budget_s))
-            if len(report.kept) == k:
-                break
+        batch = _Batch(self.planner, np.asarray(q_now, float), world, support_ids(scene, target_id, gap_m=SUPPORT_GAP_M))
+        grasps = [batch.candidate(i, T, T_pre) for i, (T, T_pre) in enumerate(zip(tcp_poses, pre_poses))]
+        for g in grasps:
+            batch.next_goal(g) and batch.cheap_path(g)
+        for g in grasps:
+            while g.goal is not None and g.path is None:
+                left = self.config.time_budget_s - (time.perf_counter() - t0)
+                if g.rank > 0 and left <= 0.01:
+                    report.out_of_time = True
+                    break
+                batch.cheap_path(g)                         # from a pre-grasp an RRT reached since
+                if g.path is None:
+                    batch.searched_path(g, min(max(left, 0.05), self.config.plan_budget_s))
+                if g.path is None and batch.next_goal(g):
+                    batch.cheap_path(g)
+        for g in grasps:
+            self._settle(report, g, batch, k)
         report.elapsed_s = time.perf_counter() - t0
         return report
 
-    def _check_one(self, report: MotionReport, i: int, q_now, T, T_pre, world, allowed, budget: float) -> None:
-        phase = "pre_grasp"
-        try:
-            path = self.planner.plan(q_now, T_pre, world, phase=phase, time_budget_s=budget)
-            phase = "approach"
-            qs = straight_segment(self.planner.robot, self.planner.envelope, world, path.q[-1], T,
-                                  allowed=allowed, phase=phase)
-        except SpatialManipError as e:   # GoalBlocked / PlanNotFound carry the body; IK/envelope refusals do not
-            report.drops.append(Drop(i, getattr(e, "phase", phase), getattr(e, "body", "") or _short(e.message),
-                                     e.message))
+    def _settle(self, report: MotionReport, g: "_Candidate", batch: "_Batch", k: int) -> None:
+        """Keep a grasp (its path checked once more without padding, for the best k) or drop it
+        saying why; one the time budget left unsearched is not counted as checked."""
+        if g.path is None and g.goal is not None:
             return
-        report.kept.append(i)
-        report.paths[i], report.approaches[i] = path, qs
+        report.checked += 1
+        why = None if g.path is None or len(report.kept) == k else self.planner.path_problem(g.path.waypoints,
+                                                                                          batch.transit)
+        if g.path is None or why is not None:
+            report.drops.append(g.drop if why is None else
+                                Drop(g.rank, "pre_grasp", why, f"pre_grasp: the path is not safe: {why}"))
+        elif len(report.kept) < k:
+            report.kept.append(g.rank)
+            report.paths[g.rank], report.approaches[g.rank] = g.path, g.approach
+
+
+@dataclass
+class PreGraspPath:
+    """A collision-free joint path to a grasp's pre-grasp (untimed: the arm plans its own)."""
+
+    waypoints: np.ndarray           # (n, 6): the start, ..., the pre-grasp configuration
+
+
+@dataclass
+class _Candidate:
+    """One grasp being checked: its pre-grasp's IK solutions (nearest the arm's first), the one
+    being tried (`goal`, the search's padding from it, the approach from it), and the verdict."""
+
+    rank: int
+    T: np.ndarray
+    configurations: list
+    tried: int = 0
+    goal: np.ndarray | None = None
+    padding: float = 0.0
+    approach: np.ndarray | None = None
+    path: PreGraspPath | None = None
+    drop: Drop | None = None        # the refusal of the configuration nearest the arm's
+
+
+class _Batch:
+    """One request's checkers (built once for all its grasps) and the pre-grasps reached so far."""
+
+    def __init__(self, planner, q_start: np.ndarray, world, allowed: list):
+        self.planner, self.kin, self.start, self.world, self.allowed = planner, planner.envelope.kin, q_start, world, allowed
+        self.transit = planner.checker(world, q_start, "pre_grasp")
+        self.padding = self.transit.padding_m
+        self.approach_checker = segment_checker(planner.robot, planner.envelope, world, allowed=allowed)
+        self.reached: list = []        # configurations of the pre-grasps reached, with their paths
+
+    def candidate(self, rank: int, T: np.ndarray, T_pre: np.ndarray) -> _Candidate:
+        try:
+            self.planner.envelope.check_position(np.asarray(T_pre, float)[:3, 3], what="pre_grasp goal TCP")
+            qs = sorted(self.kin.ik_all(T_pre, self.start), key=lambda q: float(np.max(np.abs(q - self.start))))
+            if not qs:
+                self.kin.ik(T_pre, self.start)             # raises UnreachableError naming the pose
+        except SpatialManipError as e:
+            return _Candidate(rank, T, [], drop=_drop(rank, "pre_grasp", e))
+        return _Candidate(rank, T, qs)
+
+    def next_goal(self, g: _Candidate) -> bool:
+        """Move g to its next configuration that is not blocked and whose approach is clear."""
+        g.goal = None
+        while g.tried < len(g.configurations):
+            q = g.configurations[g.tried]
+            g.tried += 1
+            try:
+                g.padding = self._padding_at(q)
+                g.approach = straight_segment(self.planner.robot, self.planner.envelope, self.world, q, g.T,
+                                              allowed=self.allowed, phase="approach", checker=self.approach_checker)
+            except SpatialManipError as e:
+                g.drop = g.drop or _drop(g.rank, "approach", e)
+                continue
+            g.goal = q
+            return True
+        return False
+
+    def _padding_at(self, q: np.ndarray) -> float:
+        """The padding a search keeps from q: the configured one, or 0 when q is that close to
+        something (as the planner's goal_configs); GoalBlockedError when q itself is blocked."""
+        why = self.transit.problem(q)
+        if why is None:
+            return self.padding
+        if self.padding > 0:
+            self.transit.set_padding(0.0)
+            why = self.transit.problem(q)
+            self.transit.set_padding(self.padding)
+            if why is None:
+                return 0.0
+        raise GoalBlockedError(f"pre_grasp: the arm configuration reaching the goal is blocked: {why}",
+                               phase="pre_grasp", body=why)
+
+    def cheap_path(self, g: _Candidate) -> None:
+        """A straight joint move to g's goal from the start or from one of the three nearest
+        pre-grasps reached before."""
+        step = self.planner.config.plan_step_rad
+        self.transit.set_padding(g.padding)
+        try:
+            if self.transit.segment_valid(self.start, g.goal, step):
+                return self._reached(g, np.array([self.start, g.goal]))
+            for q, waypoints in sorted(self.reached, key=lambda r: float(np.max(np.abs(r[0] - g.goal))))[:3]:
+                if self.transit.segment_valid(q, g.goal, step):
+                    return self._reached(g, np.vstack([waypoints, g.goal]))
+        finally:
+            self.transit.set_padding(self.padding)
+
+    def searched_path(self, g: _Candidate, budget_s: float) -> None:
+        """An RRT to g's goal within budget_s; its refusal becomes g's drop when g has none yet."""
+        self.transit.set_padding(g.padding)
+        try:
+            self._reached(g, self.planner.search(self.start, [g.goal], self.transit, "pre_grasp", budget_s, budget_s))
+        except SpatialManipError as e:
+            g.drop = g.drop or _drop(g.rank, "pre_grasp", e)
+        finally:
+            self.transit.set_padding(self.padding)
+
+    def _reached(self, g: _Candidate, waypoints: np.ndarray) -> None:
+        g.path = PreGraspPath(waypoints)
+        self.reached.append((g.goal, waypoints))
+
+
+def _drop(rank: int, phase: str, e: SpatialManipError) -> Drop:
+    """GoalBlocked / PlanNotFound carry the blocking body; IK and envelope refusals do not."""
+    return Drop(rank, getattr(e, "phase", phase), getattr(e, "body", "") or _short(e.message), e.message)
 
 
 def _short(message: str) -> str:

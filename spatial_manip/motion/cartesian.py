@@ -11,6 +11,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import PlanNotFoundError
+from spatial_manip.motion.batch_kinematics import line_configurations
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.robot import RobotModel
 from spatial_manip.motion.world import CollisionWorld
@@ -19,25 +20,34 @@ from spatial_manip.control.safety import SafetyEnvelope
 
 def straight_segment(robot: RobotModel, envelope: SafetyEnvelope, world: CollisionWorld, q_start: Sequence[float],
                      T_goal: np.ndarray, *, allowed: Sequence[str] = (), phase: str = "approach",
-                     step_rad: float = 0.01, keep_out_bodies: bool = True) -> np.ndarray:
+                     step_rad: float = 0.01, keep_out_bodies: bool = True,
+                     checker: CollisionChecker | None = None) -> np.ndarray:
     """Joint configurations (n, 6) along the straight TCP line from FK(q_start) to T_goal, one
     every `path_check_step_m`; PlanNotFoundError naming the body when anything but `allowed`
-    is touched, UnreachableError when the envelope refuses the line."""
+    is touched, UnreachableError when the envelope refuses the line. `checker`: one built by
+    segment_checker for these arguments, to share across many segments (world and allowed
+    are then its own)."""
     kin = envelope.kin
     q_start = np.asarray(q_start, float).reshape(6)
     poses = _line(kin.fk(q_start), np.asarray(T_goal, float), envelope.config.path_check_step_m)
     try:
-        qs = [q_start] + envelope.check_motion(poses, q_start)
+        qs = [q_start] + line_configurations(envelope, q_start, poses)
     except UnreachableError as e:
         raise UnreachableError(f"{phase}: {e.message}") from e
-    checker = CollisionChecker(robot, world.with_keep_out(envelope) if keep_out_bodies else world, envelope, 0.0,
-                               touchable=allowed)
+    checker = checker or segment_checker(robot, envelope, world, allowed=allowed, keep_out_bodies=keep_out_bodies)
     for a, b in zip(qs[:-1], qs[1:]):
         hit = checker.first_problem_on_segment(a, b, step_rad)
         if hit is not None:
             raise PlanNotFoundError(f"{phase}: the straight move is blocked: {hit[1]} at TCP "
                                     f"{np.round(checker.tcp(hit[0]), 3).tolist()} m", phase=phase, body=hit[1])
     return np.array(qs)
+
+
+def segment_checker(robot: RobotModel, envelope: SafetyEnvelope, world: CollisionWorld, *,
+                    allowed: Sequence[str] = (), keep_out_bodies: bool = True) -> CollisionChecker:
+    """The checker straight_segment uses: no padding, `allowed` touchable by the hand only."""
+    return CollisionChecker(robot, world.with_keep_out(envelope) if keep_out_bodies else world, envelope, 0.0,
+                            touchable=allowed)
 
 
 CLEAR_M = (0.05, 0.10)     # how far a start in contact backs out before a plan starts, nearest first
@@ -78,10 +88,8 @@ def _line(A: np.ndarray, B: np.ndarray, step_m: float) -> list[np.ndarray]:
     ang = float(np.linalg.norm(Rotation.from_matrix(A[:3, :3].T @ B[:3, :3]).as_rotvec()))
     n = max(1, int(np.ceil(max(dist, 0.1 * ang) / step_m)))
     slerp = Slerp([0.0, 1.0], Rotation.from_matrix(np.stack([A[:3, :3], B[:3, :3]])))
-    out = []
-    for s in np.linspace(0.0, 1.0, n + 1)[1:]:
-        T = np.eye(4)
-        T[:3, :3] = slerp([s]).as_matrix()[0]
-        T[:3, 3] = (1 - s) * A[:3, 3] + s * B[:3, 3]
-        out.append(T)
-    return out
+    s = np.linspace(0.0, 1.0, n + 1)[1:]
+    out = np.tile(np.eye(4), (n, 1, 1))
+    out[:, :3, :3] = slerp(s).as_matrix()
+    out[:, :3, 3] = (1 - s)[:, None] * A[:3, 3] + s[:, None] * B[:3, 3]
+    return list(out)

@@ -69,6 +69,8 @@ class CollisionChecker:
     def set_padding(self, padding_m: float) -> None:
         """Clearance kept from world bodies (0: exact contact); cheap, so one checker serves the
         padded search and the exact final check."""
+        if getattr(self, "padding_m", None) == float(padding_m):
+            return
         self.padding_m = float(padding_m)
         for k in self._padded:
             cp = self.geom.collisionPairs[k]

@@ -46,20 +46,22 @@ class OmplPlanner:
             raise InvalidGoalError(f"{phase}: the start needs 6 finite joint angles, got {start.tolist()}")
         if not self.envelope.kin.within_limits(start):
             raise InvalidGoalError(f"{phase}: the start {np.round(start, 4).tolist()} rad is outside the joint limits")
-        if self.config.keep_out_bodies:
-            world = world.with_keep_out(self.envelope)
-        checker = self._checker(world, start, phase)
-        goals = self._goal_configs(as_goal(goal), start, checker, phase)
-        waypoints = self._search(start, goals, checker, phase, budget, budget - (time.perf_counter() - t0))
+        checker = self.checker(world, start, phase)
+        goals = self.goal_configs(as_goal(goal), start, checker, phase)
+        waypoints = self.search(start, goals, checker, phase, budget, budget - (time.perf_counter() - t0))
         path = self._timed(waypoints, checker, phase)
         path.planning_time_s = time.perf_counter() - t0
         path.phase = phase
         return path
 
     # ---- steps ---------------------------------------------------------------------------
-    def _checker(self, world: CollisionWorld, start: np.ndarray, phase: str) -> CollisionChecker:
-        """A checker with the configured padding, or without when the start already sits inside
-        it (just after a grasp the hand is close to the support; leaving must stay possible)."""
+    def checker(self, world: CollisionWorld, start: np.ndarray, phase: str = "transit") -> CollisionChecker:
+        """The search's checker for plans from `start` in `world` (the keep-out boxes added as
+        bodies when configured): with the configured padding, or without when the start already
+        sits inside it (just after a grasp the hand is close to the support; leaving must stay
+        possible). Built once, it serves every plan from that start (MotionCheck's grasps)."""
+        if self.config.keep_out_bodies:
+            world = world.with_keep_out(self.envelope)
         checker = CollisionChecker(self.robot, world, self.envelope, self.config.padding_m)
         if checker.problem(start) is None:
             return checker
@@ -71,8 +73,11 @@ class OmplPlanner:
                                     phase=phase, body=why)
         return checker
 
-    def _goal_configs(self, goal: np.ndarray, start: np.ndarray, checker: CollisionChecker,
-                      phase: str) -> list[np.ndarray]:
+    def goal_configs(self, goal: np.ndarray, start: np.ndarray, checker: CollisionChecker,
+                     phase: str) -> list[np.ndarray]:
+        """The safe configurations reaching a goal (joints, or every IK solution of a TCP pose,
+        nearest the start first); GoalBlockedError / UnreachableError when there is none. A goal
+        close to something drops the checker's padding (it stays dropped for the search)."""
         kin = self.envelope.kin
         if goal.shape == (6,):
             q = self.envelope.check_joints(goal)
@@ -94,7 +99,9 @@ class OmplPlanner:
                                    f"({len(cands)} tried; nearest: {why})", phase=phase, body=why)
         return ok
 
-    def _search(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
+    def search(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
+        """Waypoints (n, 6) of a path from start to one of the goals, with `left` seconds of the
+        plan's `budget` for the RRT; the straight joint move when it is safe."""
         step = self.config.plan_step_rad
         for g in goals:                          # the straight joint move, when it is safe
             if checker.segment_valid(start, g, step):
@@ -130,6 +137,16 @@ class OmplPlanner:
         ss.simplifySolution(self.config.simplify_s)
         path = ss.getSolutionPath()
         return np.array([[path.getState(i)[j] for j in range(6)] for i in range(path.getStateCount())])
+
+    def path_problem(self, waypoints: np.ndarray, checker: CollisionChecker) -> str | None:
+        """The final check of an untimed path (the polyline through its waypoints) without
+        padding, as _timed checks a timed one: the first problem on it, or None."""
+        padding = checker.padding_m
+        checker.set_padding(0.0)
+        try:
+            return _verify(checker, np.asarray(waypoints, float), self.config.verify_step_rad)[0]
+        finally:
+            checker.set_padding(padding)
 
     def _window(self, start, goals) -> tuple[np.ndarray, np.ndarray]:
         """Search bounds: the joint limits, narrowed around start and goals so the search does
