@@ -73,8 +73,11 @@ def test_runtime_requirements_leave_models_benchmark_and_tests_to_the_extras():
 @pytest.mark.slow
 @pytest.mark.parametrize("python", ["3.10", "3.11", "3.12"])
 def test_runtime_requirements_resolve_for_each_python(python, tmp_path):
-    """What a Humble (3.10), Kilted-wheel (3.11) or Jazzy (3.12) machine would install."""
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--python-version", python,
-                        "--only-binary=:all:", "-r", str(ROOT / "requirements.txt"), "--target", str(tmp_path / "t"),
+    """What a Humble (3.10), Kilted-wheel (3.11) or Jazzy (3.12) machine would install: the runtime
+    requirements together with every extra `make setup` adds (a set that resolves together also
+    resolves alone, so the robot PC's runtime-only install is covered)."""
+    files = [arg for x in ("", "-models", "-bench", "-test") for arg in ("-r", str(ROOT / f"requirements{x}.txt"))]
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--python-version",
+                        python, "--only-binary=:all:", *files, "--target", str(tmp_path / "t"),
                         "--disable-pip-version-check"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "Would install" in r.stdout, (r.stdout + r.stderr)[-2000:]
