@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
+from spatial_manip.sim import sensing
 
 MOTION_RAD = 2e-3          # a joint change larger than this is arm motion (the sim's settle noise is far below)
 STAGES = ("perceiving", "reasoning", "grasping", "moving", "verifying", "reflecting")
@@ -40,6 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the bench's own graph")
     p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
     p.add_argument("--out", required=True, help="output directory (tasks, latency.json)")
+    sensing.add_arguments(p)
 
 
 class MotionWatch:
@@ -106,12 +108,16 @@ def time_goal(node, task, reset, revision, watch) -> dict:
     return rec
 
 
-def run_goals(tasks: list[dict], segmenter: str, out: Path) -> list[dict]:
-    from spatial_manip.bench.worker import Graph, WorkspaceRevision
+def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None) -> list[dict]:
+    """Time the tasks on one sim graph; `profile` (a SensingProfile) sets sim_node's sensing,
+    None leaves sim_node's default (realistic; what a baseline revision's own run_goals does)."""
+    from spatial_manip.bench.worker import Graph, WorkspaceRevision, sim_node_sensing
     from spatial_manip.bringup.goal_client import spinning_node
     from spatial_manip_interfaces.srv import ResetTask
 
     params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    if profile is not None:
+        params["sim_node"] = sim_node_sensing(profile)
     records = []
     with open(out / "graph.log", "a") as log:
         graph = Graph("sim", params, log)
@@ -185,17 +191,24 @@ def run(args) -> int:
     if args.goals < 1:
         print("spatial-manip latency-bench: --goals must be at least 1", file=sys.stderr)
         return 2
+    profile = sensing.from_args(args)
+    if args.baseline and (profile.name != "realistic" or profile.off):
+        print(f"spatial-manip latency-bench: --baseline runs the old revision's graph with sim_node's default "
+              f"sensing (realistic), so it cannot be compared under {profile.label!r}; drop --baseline or the "
+              "--sensing/--sensing-off options", file=sys.stderr)
+        return 2
     os.environ["ROS_DOMAIN_ID"] = str(args.domain)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
     tasks_file = out / "latency_tasks.jsonl"
     tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    current = run_goals(tasks, args.segmenter, out)
+    current = run_goals(tasks, args.segmenter, out, profile)
     baseline = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else None
     (out / "latency.json").write_text(json.dumps({"current": current, "baseline": baseline}, indent=1))
     ok = sum(bool(r.get("success")) for r in current)
-    print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}")
+    print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}, "
+          f"sensing {profile.label}")
     print_table(summarize(current), summarize(baseline) if baseline else None,
                 (ok, sum(bool(r.get("success")) for r in baseline)) if baseline else None)
     return 0

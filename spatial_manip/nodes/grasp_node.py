@@ -79,6 +79,7 @@ class GraspNode(Node):
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
+        _import_request_libraries()
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -279,6 +280,15 @@ class GraspNode(Node):
             m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for seg in segs for p in seg]
             arr.markers.append(m)
         return arr
+
+
+def _import_request_libraries() -> None:
+    """Import now what the first request would otherwise import: the proposers' point-cloud
+    library (open3d, seconds on a busy machine) would be paid by the first goal's grasping."""
+    try:
+        import open3d  # noqa: F401
+    except ImportError:          # the proposer that needs it says so on its request
+        pass
 
 
 def main(args=None) -> int:

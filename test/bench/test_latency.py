@@ -22,3 +22,16 @@ def test_summary_skips_missing_measures_and_skipped_goals():
     assert s["moving"][0] == 5.0 and s["moving"][2] == 2
     assert s["goal_total_s"][2] == 2
     assert "perceiving" not in s
+
+
+def test_a_baseline_under_another_sensing_profile_is_refused_before_anything_runs(tmp_path, capsys):
+    import argparse
+
+    from spatial_manip.bench import latency
+
+    p = argparse.ArgumentParser()
+    latency.add_arguments(p)
+    args = p.parse_args(["--out", str(tmp_path), "--baseline", "HEAD~1", "--sensing", "ideal"])
+    assert latency.run(args) == 2
+    assert "--baseline runs the old revision's graph with sim_node's default sensing" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
