@@ -283,6 +283,42 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     assert not hidden([raised, pedestal], pedestal_top)
 
 
+def test_the_table_in_front_of_a_foot_read_through_l515_noise_hides_nothing():
+    """pick-51-00001 under realistic sensing: at 1.6 m the table just in front of the armento
+    rider's foot read 0.4-2 cm above its plane, which a fixed centimetre took for a wall hiding
+    the foot; every side became a lower bound and a brown book fitted as well as the rider (its
+    name refused, TARGET_NOT_FOUND). The tolerance is 3 sigma of the sensor's range noise at the
+    foot's range: a table in front hides nothing on noisy frames, a wall in front still does."""
+    from spatial_manip.geometry import synthetic as S
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    from scipy.spatial.transform import Rotation
+
+    from spatial_manip.geometry.noise import L515Noise
+    from spatial_manip.geometry.transforms import make_transform
+    from spatial_manip.perception.base import foot_hidden
+    from spatial_manip.perception.planes import known_plane
+
+    T = S.look_at(np.array([0.0, 0.0, 0.6]), np.array([1.55, 0.0, 0.05]))
+    K = CameraIntrinsics.from_fovy(320, 240, 30.0)
+
+    def box(centre, size):
+        return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
+    rider, wall = box((1.55, 0.0, 0.12), (0.07, 0.24, 0.24)), box((1.5, 0.0, 0.035), (0.015, 0.2, 0.07))
+    table = known_plane(0.0, (0.5, -0.8), (2.5, 0.8))
+
+    # the calibration off by 0.3 degrees of pitch (the harsh profile's; the realistic case also
+    # had the plane fit's own bias), which lifts the far table 8 mm off the support plane
+    calibrated = T @ make_transform(Rotation.from_euler("x", 0.3, degrees=True).as_matrix(), np.zeros(3))
+
+    def hidden(boxes, seed):
+        obs = S.render(K, T, boxes)
+        mask = obs.segmentation == 0
+        depth = L515Noise().apply(obs.depth_m, np.random.default_rng(seed))
+        return foot_hidden(mask & (depth > 0), depth, K, calibrated, table)
+    assert [hidden([rider], seed) for seed in range(6)] == [False] * 6
+    assert all(hidden([rider, wall], seed) for seed in range(3))
+
+
 def test_a_book_shaped_piece_beyond_the_work_surface_is_not_a_book():
     """place-18-00003: a marble bust on the floor beside the shelf, seen in part at the image's
     edge, measured 18 x 14 x 13 cm: it matched a listed book (cost 0.14) better than the bust
