@@ -2,8 +2,10 @@
 
 The parser is a set of phrase rules over a normalised instruction. Normalisation first reads
 everyday English into plain words (contractions, chat spellings, the polite frames around a
-request: `_EVERYDAY`), refuses questions, and corrects a one-letter slip in a long word when only
-one known word is that close (reported: "read 'leftmots' as 'leftmost'"). It then turns number
+request, chat fillers, and relative clauses such as "the book the radio is facing": `_EVERYDAY`),
+refuses questions, and corrects spelling with one corrector that prefers the scene's words
+(`correct_spelling`: "yelow" is "yellow" when something is yellow; reported: "read 'leftmots' as
+'leftmost'"). It then turns number
 words, ordinals, units, degrees and clock hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`,
 `clock6`) and the names of scene objects into reference tokens (`ref0`, `refviewer`,
 `refrobot`, possessives `possref0`...). Each rule consumes the words it explains and yields a
@@ -33,6 +35,7 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.lexicon import COLOUR_WORDS, scene_lexicon
 from spatial_manip.reasoning.program import front_assumed
+from spatial_manip.reasoning.taxonomy import PACKAGING_HEADS
 from spatial_manip.scene import Scene, SceneObject
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -73,12 +76,33 @@ def _number_words(t: str) -> str:
 # Everyday English -> the parser's plain words, before anything else (issue 22): contractions,
 # chat spellings, and the polite frames around a request ("could you ... for me, thanks"), which
 # carry no spatial meaning but contain "you"/"me" (otherwise read as the viewer).
+_NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are)\b)"
+_NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a name of one to three words after "the"
 _EVERYDAY = [(re.compile(p), r) for p, r in [
+    # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
+    (r"\b(?:u+m+|u+h+m*|e+r+m*|h+m+)\b", " "), (r"\bi (?:guess|think|suppose|reckon|believe)\b", " "),
+    (r"\b(?:ok|okay|alright)\s*$", " "),
+    (r"\blike (?=(?:\d|an? |half |one |two |three |four |five |six |seven |eight |nine |ten |twenty |thirty |forty |fifty ))",
+     "about "),
+    # what an oriented object faces is in front of it: "the book the radio is facing"
+    (rf"\b(?:that |which )?the {_NAME} (?:is |are )?(?:facing|faces|looking at|looks at|pointing at|points at)\b",
+     r"in front of the \1"),
+    # what something rests on is directly under it: "the book the mug is sitting on", "with the mug on it"
+    (rf"\b(?:that |which )?the {_NAME} (?:(?:is|are) (?:(?:sitting|resting|standing|lying|placed|sat|kept) )?|"
+     r"(?:sits|rests|stands|sitting|resting|standing) )on(?: top)?(?! (?:the|a|an|top|it|its|my|your|this|that)\b)(?= |$)",
+     r"directly under the \1"),
+    (rf"\bwith the {_NAME} (?:on top of|on) it\b", r"directly under the \1"),
+    # "the last one on the right": the rightmost
+    (r"\blast ((?:[a-z]+ ){0,3}?)(?:on|to|at) the (?:far |very )?(left|right)\b", r"\2most \1"),
+    (r"\b(?:lying |laying |laid )?on (?:its|their) sides?\b", "lying flat"),
+    # "row 2, spot 4": a numbered spot in a row is its column
+    (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
+    (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
     (r"\bthat's\b", "that is"), (r"\bthere's\b", "there is"), (r"\bit's\b", "it is"), (r"\byou're\b", "you are"),
     (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
     (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),
     (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
-    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright) )+(?=\w)", " "),
+    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|right(?= +so\b)) +)+(?=\w)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
     (r"\b(?:whichever|whatever)\b", "any"),
     (r"\bof the (?:two|both|2)\b", "of the"),     # "the smaller of the two bottles": of the bottles       # "whichever book": any of them, not "the" one
@@ -86,8 +110,8 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
-    (r"\b(?:i (?:would like|want|need|wanna)|(?:give|hand|pass|bring|fetch|get) me)\b", "take"),
-    (r"\b(?:right|just|immediately|directly) next to\b", "dnext to"), (r"\b(?:next to|beside|near) (?=(?:the |a |an |you\b|me\b|it\b)"
+    (r"\b(?:i (?:would like|want|need|wanna)|(?:give|hand|pass|bring|fetch|get|grab) me)\b", "take"),
+    (r"\b(?:right|just|immediately|directly) next to\b", "dnext to"), (r"\b(?:next to|beside|near|by) (?=(?:the |a |an |you\b|me\b|it\b)"
      r"(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))", "closest to "),
     (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"), (r"\bleaning over\b", "leaning"),
     (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"), (r"\bslot (it|this)\b", r"put \1"),
@@ -105,7 +129,7 @@ def normalise(text: str) -> str:
     t = " " + text.lower().strip() + " "
     t = t.replace("’", "'").replace("°", " degrees ")
     t = re.sub(r"[?!,;]", " ", t)
-    t = " " + _everyday(t.strip()) + " "
+    t = " " + _everyday(re.sub(r"\s+", " ", t).strip()) + " "
     t = re.sub(r"o'\s?clock|o ?clock", " oclock", t)
     t = re.sub(r"(\w)-(\w)", r"\1 \2", t)                 # flat-lying, medium-sized, 30-degree
     t = re.sub(r"\b(left|right) most\b", r"\1most", t)
@@ -120,7 +144,8 @@ def normalise(text: str) -> str:
     t = re.sub(rf"\b({_NUM}) ?(?:degrees?|deg)\b", r"deg\1", t)
     t = re.sub(r"\b(\d{1,2})\s+oclock\b", r"clock\1", t)
     # "the second flat book from the left" -> "the rank2 from the left flat book"
-    t = re.sub(r"\brank(\d+) ((?:[a-z]+ ){0,3}?)(books?|slots?|spots?|ones?) from the (left|right)\b",
+    # (any noun but a shelf's rows and columns: "the second mug from the left")
+    t = re.sub(r"\brank(\d+) ((?:[a-z]+ ){0,3}?)(?!(?:rows?|columns?|shel(?:f|ves)|levels?)\b)([a-z]+) from the (left|right)\b",
                r"rank\1 from the \4 \2\3", t)
     return " " + re.sub(r"\s+", " ", t).strip() + " "
 
@@ -153,6 +178,7 @@ def _check_quantities(t: str) -> None:
 
 
 # --- spelling --------------------------------------------------------------------------------
+SPELL_MARGIN = 0.1     # how much closer (difflib ratio) one scene word must be than the next to be chosen
 SPELL_MIN_LEN = 5      # a slip in a shorter word too often makes another word ("mug" / "mud")
 
 
@@ -171,18 +197,45 @@ def _one_edit(a: str, b: str) -> bool:
     return short[i:] == long_[i + 1:]
 
 
-def _spell(t: str, vocab: set[str]) -> tuple[str, list[tuple[str, str]]]:
-    """Correct a slip in a word of SPELL_MIN_LEN letters or more when exactly one known word is one
-    edit away ("leftmots" -> "leftmost", "emptyest" -> "emptiest"); returns the text and the fixes
-    (the result reports them). Tokens made by normalise (rank2, d0.1, deg30) are left alone."""
+def _one_edit_matches(word: str, words) -> list[str]:
+    return sorted(v for v in words if abs(len(v) - len(word)) <= 1 and _one_edit(word, v))
+
+
+def _clearly_closest(word: str, cands: list[str]) -> str | None:
+    """The candidate clearly closer to `word` than the others by difflib's ratio ("gren": "green"
+    0.89, "grey" 0.75), or None when two are about as close."""
+    ranked = sorted(((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in cands), reverse=True)
+    if len(ranked) == 1 or ranked[0][0] - ranked[1][0] >= SPELL_MARGIN:
+        return ranked[0][1]
+    return None
+
+
+def correct_spelling(t: str, scene_words: set[str], known: set[str]) -> tuple[str, list[tuple[str, str]]]:
+    """The one spelling corrector (issue 38). A word neither the scene nor the parser knows is read
+    as the scene word (its objects' names and colours) one edit away, so "yelow" is "yellow"
+    when something is yellow, not "below" (of several, the one clearly closest); else, in a word of SPELL_MIN_LEN letters or more, as the
+    one known word one edit away ("leftmots" -> "leftmost"); else as the scene word closest by
+    difflib ("alarm clok"). Several candidates at one tier: left as written (never guess). Returns
+    the text and the fixes (the result reports them). Tokens made by normalise (rank2, d0.1) stay."""
     out, fixes = [], []
     for w in t.split():
         base = w.removesuffix("'s")
-        if len(base) >= SPELL_MIN_LEN and base not in vocab and base.isalpha():
-            close = [v for v in vocab if abs(len(v) - len(base)) <= 1 and _one_edit(base, v)]
-            if len(close) == 1:
-                fixes.append((base, close[0]))
-                w = close[0] + w[len(base):]
+        if len(base) < 4 or not base.isalpha() or base in scene_words or base in known:
+            out.append(w)
+            continue
+        fix = None
+        in_scene = _one_edit_matches(base, scene_words)
+        if in_scene:
+            fix = _clearly_closest(base, in_scene)
+        else:
+            in_known = _one_edit_matches(base, known) if len(base) >= SPELL_MIN_LEN else []
+            if len(in_known) == 1:
+                fix = in_known[0]
+            elif not in_known:
+                fix = next(iter(difflib.get_close_matches(base, sorted(scene_words), n=1, cutoff=0.8)), None)
+        if fix is not None:
+            fixes.append((base, fix))
+            w = fix + w[len(base):]
         out.append(w)
     return " " + " ".join(out) + " ", fixes
 
@@ -207,29 +260,35 @@ def _plural(w: str) -> list[str]:
     return [w, w + "s", w + "es", w[:-1] + "ies" if w.endswith("y") else w]
 
 
-def _mark_references(t: str, scene: Scene, refs: _Refs) -> str:
-    """Replace the names of scene objects by reference tokens, longest names first."""
-    t = re.sub(r" (?:the robot|robot)'s ", " possrobot ", t)
-    t = re.sub(r" (?:your|my) ", " possviewer ", t)
-    t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
-    t = re.sub(r" (?:you|me|yourself|the viewer|the camera) ", " refviewer ", t)
+def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
+    """Every phrase naming objects of the scene -> their ids: labels, their endings and plurals,
+    the object ids, the contents of a packaging label ("cereal" for "cereal box"), and the scene
+    lexicon's phrases (colours, categories, taxonomy groups)."""
     phrases: dict[str, set[str]] = {}
     for o in scene.objects:
         if o.category in _CONTAINERS or (o.category == "book" and o.label.lower() in ("book", "books")):
             continue
         words = o.label.lower().replace("_", " ").split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
+        if len(words) > 1 and words[-1] in PACKAGING_HEADS:
+            cands.add(" ".join(words[:-1]))         # "the cereal" is the cereal box
         for c in cands:
             if c in ("book",):
                 continue
             head, last = c.rsplit(" ", 1) if " " in c else ("", c)
             for p in _plural(last):
                 phrases.setdefault((head + " " + p).strip(), set()).add(o.id)
-    lex = scene_lexicon(scene)
     for p, e in lex.items():
         phrases.setdefault(p, set(e.ids))
-    vocab = sorted({w for p in phrases for w in p.split()})
-    t = _fuzzy(t, vocab)
+    return phrases
+
+
+def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dict) -> str:
+    """Replace the names of scene objects (`scene_phrases`) by reference tokens, longest names first."""
+    t = re.sub(r" (?:the robot|robot)'s ", " possrobot ", t)
+    t = re.sub(r" (?:your|my) ", " possviewer ", t)
+    t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
+    t = re.sub(r" (?:you|me|yourself|the viewer|the camera) ", " refviewer ", t)
     for p in sorted(phrases, key=lambda s: (-len(s.split()), -len(s))):
         pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s)? ")
         while True:
@@ -254,23 +313,24 @@ def _mark_references(t: str, scene: Scene, refs: _Refs) -> str:
     return re.sub(r"\s+", " ", t)
 
 
+def _between_a_pair(t: str, refs: _Refs) -> str:
+    """"between the two mugs": a group of exactly two objects after "between" is its two members
+    ("between ref_a and ref_b"); a group of any other size stays a group (AMBIGUOUS as a reference)."""
+    def pair(m):
+        ids = refs.groups.get(m.group(1), (None, ()))[1]
+        if len(ids) != 2:
+            return m.group(0)
+        toks = []
+        for oid in ids:
+            tok = f"ref{len(refs.ids)}"
+            refs.ids[tok], refs.labels[tok] = oid, refs.labels[m.group(1)]
+            toks.append(tok)
+        return f" between {toks[0]} and {toks[1]} "
+    return re.sub(r" between (?:the )?(?:(?:2|both) )?(refnp[sp]\d+) ", pair, t)
+
+
 def _label(scene: Scene, oid: str) -> str:
     return next((o.label for o in scene.objects if o.id == oid), oid)
-
-
-def _fuzzy(t: str, vocab: list[str]) -> str:
-    """Correct small misspellings of object names ("alarm clok")."""
-    out = []
-    for w in t.split():
-        if w in vocab:
-            out.append(w)
-            continue
-        base, poss = (w[:-2], "'s") if w.endswith("'s") else (w, "")
-        if base not in _KNOWN and base not in vocab and len(base) >= 4 and not re.match(r"[a-z]*\d", base):
-            close = difflib.get_close_matches(base, vocab, n=1, cutoff=0.8)
-            w = (close[0] if close else base) + poss
-        out.append(w)
-    return " " + " ".join(out) + " "
 
 
 # --- rules -----------------------------------------------------------------------------------
@@ -511,11 +571,10 @@ class InstructionParser:
         self._group: tuple | None = None
         self._the_slot_vertical = False
 
-    def _vocabulary(self) -> set[str]:
-        """Every word the parser reads, plus the words of the scene's object names."""
+    def _vocabulary(self, scene_words: set[str]) -> set[str]:
+        """Every word the parser reads that is not a scene word (the corrector prefers those)."""
         names = {w for o in self.scene.objects for w in re.findall(r"[a-z]+", o.label.lower())}
-        lex = {w for p in scene_lexicon(self.scene) for w in p.split()}
-        return _VOCAB | names | lex | COLOUR_WORDS
+        return (_VOCAB | names | COLOUR_WORDS) - scene_words
 
     def parse(self, text: str, task_kind: str = "auto") -> Parsed:
         if not text or not text.strip():
@@ -525,10 +584,13 @@ class InstructionParser:
                                      "such as 'take the leftmost book' or 'put it in the top-left slot'")
         refs = _Refs()
         _check_signed_distances(text)
-        t, fixes = _spell(normalise(text), self._vocabulary())
+        lex = scene_lexicon(self.scene)
+        phrases = scene_phrases(self.scene, lex)
+        scene_words = {w for p in phrases for w in p.split()}
+        t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
-        t = _mark_references(t, self.scene, refs)
+        t = _between_a_pair(_mark_references(t, refs, phrases, lex), refs)
         t = _unknown_simple(t)
         clauses, rest = _extract(t)
         leftover = [w for w in rest.split() if w not in _FILLER]
@@ -676,6 +738,12 @@ class InstructionParser:
             return False
         return not any(rel.point_in_box(self.scene.get(r).center, slot) for r in refs for slot in self.scene.regions)
 
+    def _all_books(self, ids) -> bool:
+        """Whether every object of `ids` is a book (None: whether the scene has a book to pick)."""
+        if ids is None:
+            return any(o.category == "book" and not o.held for o in self.scene.objects)
+        return all(o.category == "book" for o in self.scene.objects if o.id in ids)
+
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
         frame = next((c for c in clauses if c.kind == "frame"), None)
         where = next((c for c in clauses if c.kind == "where"), None)
@@ -687,7 +755,7 @@ class InstructionParser:
             raise AmbiguousError(f"the instruction gives {len(metric)} placements (e.g. 'N cm right of X' and 'M cm "
                                  "behind Y'); one object goes to one place: give one")
         if action == "pick" and self._group is not None:
-            if "book" in nouns:
+            if "book" in nouns and not self._all_books(self._group[1]):
                 raise NotUnderstoodError(f"the instruction names both a book and {self._group[1]}; pick which?")
             nouns = nouns | {"group"}
         if action == "pick" and self._named is None and not nouns and not any(
@@ -699,11 +767,13 @@ class InstructionParser:
         if action == "place" and not use_slots:
             return self._metric_program(clauses, frame, poses)
         if action == "pick" and self._named is not None:
-            if "book" in nouns:
+            if "book" in nouns and not self._all_books([self._named]):   # "the book ..., the red one" is one book
                 raise NotUnderstoodError(f"the instruction names both a book and {self._named!r}; pick which?")
             base = Sym(self._named)           # "pick up the jar": that object itself
         elif action == "pick" and self._group is not None:
             base = self._group[0] if self._group[0] is not None else Sym("TABLE")   # "the white mug", "fruit"
+        elif action == "pick" and "book" not in nouns and not self._all_books(None):
+            base = Sym("TABLE")     # "the last one on the right" with no book in the scene: any object
         elif action == "pick":
             base = node("filterBook", None, "TABLE")
             if "slot" in nouns:

@@ -26,3 +26,6 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("box", "carton", "package"),
     ("can", "tin"),
 )
+# the last word of a label that names the packaging, not the thing: "the cereal" is the cereal box
+PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
+                                    "tube", "pot")
