@@ -200,7 +200,7 @@ class MotionCheck:
             return
         report.checked += 1
         why = None if g.path is None or len(report.kept) == k else self.planner.path_problem(g.path.waypoints,
-                                                                                          batch.transit)
+                                                                                          batch.bare)
         if g.path is None or why is not None:
             report.drops.append(g.drop if why is None else
                                 Drop(g.rank, "pre_grasp", why, f"pre_grasp: the path is not safe: {why}"))
@@ -239,6 +239,10 @@ class _Batch:
         self.planner, self.kin, self.start, self.world, self.allowed = planner, planner.envelope.kin, q_start, world, allowed
         self.transit = planner.checker(world, q_start, "pre_grasp")
         self.padding = self.transit.padding_m
+        self.bare = self.transit                       # for goals too close to something to keep the padding
+        if self.padding > 0:
+            self.bare = planner.checker(world, q_start, "pre_grasp")
+            self.bare.set_padding(0.0)
         self.approach_checker = segment_checker(planner.robot, planner.envelope, world, allowed=allowed)
         self.reached: list = []        # configurations of the pre-grasps reached, with their paths
 
@@ -275,38 +279,31 @@ class _Batch:
         why = self.transit.problem(q)
         if why is None:
             return self.padding
-        if self.padding > 0:
-            self.transit.set_padding(0.0)
-            why = self.transit.problem(q)
-            self.transit.set_padding(self.padding)
-            if why is None:
-                return 0.0
+        why = self.bare.problem(q)
+        if why is None:
+            return 0.0
         raise GoalBlockedError(f"pre_grasp: the arm configuration reaching the goal is blocked: {why}",
                                phase="pre_grasp", body=why)
 
     def cheap_path(self, g: _Candidate) -> None:
         """A straight joint move to g's goal from the start or from one of the three nearest
         pre-grasps reached before."""
-        step = self.planner.config.plan_step_rad
-        self.transit.set_padding(g.padding)
-        try:
-            if self.transit.segment_valid(self.start, g.goal, step):
-                return self._reached(g, np.array([self.start, g.goal]))
-            for q, waypoints in sorted(self.reached, key=lambda r: float(np.max(np.abs(r[0] - g.goal))))[:3]:
-                if self.transit.segment_valid(q, g.goal, step):
-                    return self._reached(g, np.vstack([waypoints, g.goal]))
-        finally:
-            self.transit.set_padding(self.padding)
+        step, checker = self.planner.config.plan_step_rad, self._checker(g)
+        if checker.segment_valid(self.start, g.goal, step):
+            return self._reached(g, np.array([self.start, g.goal]))
+        for q, waypoints in sorted(self.reached, key=lambda r: float(np.max(np.abs(r[0] - g.goal))))[:3]:
+            if checker.segment_valid(q, g.goal, step):
+                return self._reached(g, np.vstack([waypoints, g.goal]))
 
     def searched_path(self, g: _Candidate, budget_s: float) -> None:
         """An RRT to g's goal within budget_s; its refusal becomes g's drop when g has none yet."""
-        self.transit.set_padding(g.padding)
         try:
-            self._reached(g, self.planner.search(self.start, [g.goal], self.transit, "pre_grasp", budget_s, budget_s))
+            self._reached(g, self.planner.search(self.start, [g.goal], self._checker(g), "pre_grasp", budget_s, budget_s))
         except SpatialManipError as e:
             g.drop = g.drop or _drop(g.rank, "pre_grasp", e)
-        finally:
-            self.transit.set_padding(self.padding)
+
+    def _checker(self, g: _Candidate):
+        return self.transit if g.padding == self.padding else self.bare
 
     def _reached(self, g: _Candidate, waypoints: np.ndarray) -> None:
         g.path = PreGraspPath(waypoints)

@@ -214,9 +214,11 @@ class CollisionChecker:
         """The first unsafe configuration on the straight joint segment (every step_rad of the
         largest joint change), with its reason, or None."""
         for q in _segment(q0, q1, step_rad):
-            why = self.problem(q)
-            if why is not None:
-                return q, why
+            # the fast tests first; the explaining ones (problem) only where they refuse
+            if self.collides(q) or (self.fast_envelope is not None and not self.fast_envelope.ok(self.tcp(q))):
+                why = self.problem(q)
+                if why is not None:
+                    return q, why
         return None
 
     def segment_valid(self, q0: np.ndarray, q1: np.ndarray, step_rad: float) -> bool:
