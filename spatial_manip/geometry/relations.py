@@ -510,7 +510,9 @@ def rightmost(items: Sequence, axes: FrameAxes, rank: int = 1) -> list:
 
 
 SIZE_WORDS = {"largest": "volume", "biggest": "volume", "smallest": "-volume", "tallest": "height",
-              "shortest": "-height"}
+              "shortest": "-height",
+              # comparatives of two ("the smaller of the two bowls") pick the same one
+              "larger": "volume", "bigger": "volume", "smaller": "-volume", "taller": "height", "shorter": "-height"}
 VOLUME_TIE_M3 = 1e-5            # volumes within 10 cm^3 share a rank
 
 
@@ -523,6 +525,21 @@ def size_superlative(items: Sequence, word: str, rank: int = 1) -> list:
     key = object_height if measure == "height" else (lambda o: float(np.prod(o.size)))
     tie = RANK_TIE_M if measure == "height" else VOLUME_TIE_M3
     return rank_select(items, key, rank, descending=not SIZE_WORDS[word].startswith("-"), tie=tie)
+
+
+NEXT_TO_MAX_M = 0.10            # "next to X" / "beside X": within 10 cm of X, boundary to boundary
+STANDING_MAX_TILT_DEG = 20.0    # an everyday object "stands" when its own up is within 20 deg of vertical
+
+
+def is_next_to(a: Placeable, b: Placeable) -> bool:
+    """'a next to (beside) b': their boxes at most NEXT_TO_MAX_M apart (boundary distance)."""
+    return distance(a, b) <= NEXT_TO_MAX_M
+
+
+def is_standing(obj: SceneObject) -> bool:
+    """An object rests the way it stands (a mug on its base): its up axis within
+    STANDING_MAX_TILT_DEG of vertical."""
+    return tilt_deg(obj) <= STANDING_MAX_TILT_DEG
 
 
 def closest(items: Sequence, to: Placeable, rank: int = 1) -> list:

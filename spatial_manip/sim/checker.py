@@ -12,6 +12,7 @@ The spatial words are evaluated with `spatial_manip.geometry.relations` only.
     tilt       {"object": id, "deg": 30, "tol_deg": 10}          book tilt (0 upright, 90 flat)
     distance   {"object": id, "reference": id|"viewer"|"robot", "value_m": .1, "tol_m": .03}
     direction  {"object": id, "reference": id, "word": "right", "frame": "relative"|"intrinsic"|"absolute"}
+    standing   {"object": id}                         an everyday object rests on its base (relations.is_standing)
 
 ESPIRE A.4: distances within +-3 cm of the expected value, tilts within +-10 degrees, the target
 centre inside the target area. TIGeR metric placement: within the stated tolerance (e.g. 0.05 to
@@ -195,9 +196,17 @@ def _direction(spec, final: Scene, initial: Scene | None) -> CheckResult:
     return _ok(f"{o.id} is to the {word} of {ref_id}")
 
 
+def _standing(spec, final: Scene, initial: Scene | None) -> CheckResult:
+    o = _obj(final, spec["object"])
+    if not rel.is_standing(o):
+        return _fail(Failure.TILT, f"{o.id} is tipped {rel.tilt_deg(o):.0f} deg from standing "
+                     f"(at most {rel.STANDING_MAX_TILT_DEG:.0f})")
+    return _ok(f"{o.id} stands")
+
+
 CONSTRAINTS = {
     "held": _held, "released": _released, "in_regions": _in_regions, "in_area": _in_area,
-    "pose": _pose, "tilt": _tilt, "distance": _distance, "direction": _direction,
+    "pose": _pose, "tilt": _tilt, "distance": _distance, "direction": _direction, "standing": _standing,
 }
 
 

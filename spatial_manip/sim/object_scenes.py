@@ -109,5 +109,4 @@ def sample_objects_tabletop(rng: np.random.Generator, *, n_objects: int = 4, hel
         m = options[int(rng.integers(len(options)))]
         objects.append(held_object(rng, ee, f"{m.category}_held", m))
     return Scene(viewer=Viewpoint(cam, target - cam), robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=objects,
-                 extra={"kind": "tabletop", "ground_z": L.TABLETOP_GROUND_Z, "ee_pose": ee.tolist(),
-                        "objects": "everyday"})
+                 extra={"kind": "tabletop", "ground_z": L.TABLETOP_GROUND_Z, "ee_pose": ee.tolist()})

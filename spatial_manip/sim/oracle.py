@@ -27,6 +27,7 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.transforms import rotation_angle
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim import placement
+from spatial_manip.sim.object_sets import is_everyday
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.checker import check_task
 from spatial_manip.sim.metrics import EpisodeResult, Failure, step_budget
@@ -97,7 +98,8 @@ class KinematicWorld:
         held = self.scene.held_object()
         if closed and held is None:
             p = self.tcp[:3, 3]
-            cands = [o for o in self.scene.objects if o.category == "book" and rel.distance_to_point(o, p) <= GRASP_REACH_M]
+            cands = [o for o in self.scene.objects if (o.category == "book" or is_everyday(o))
+                     and rel.distance_to_point(o, p) <= GRASP_REACH_M]
             if cands:
                 o = min(cands, key=lambda o: rel.distance_to_point(o, p))
                 o.held = True
@@ -253,6 +255,60 @@ def _rot_about(axis, deg: float) -> np.ndarray:
     return Rotation.from_rotvec(np.asarray(axis, float) * np.radians(deg)).as_matrix()
 
 
+FINGERTIP_BELOW_TCP_M = 0.018   # the 2F-85's fingertips reach this far past the TCP
+TABLE_CLEAR_M = 0.004           # ... and stay this far above the table
+RIM_PINCH_DEPTH_M = 0.010       # a bowl's or mug's wall is pinched this far below its rim
+TOP_PINCH_DEPTH_M = 0.025       # a carton, can, box or bottle this far below its top
+WALL_INSET_M = 0.006            # the pinch point lies this far inside the outer wall
+
+
+def everyday_grasps(o: SceneObject) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Ground-truth top-down grasps (point, TCP rotation) of an everyday object: a bowl's or mug's
+    wall pinched below the rim (the fingers across the wall, radially; a mug by the sides across
+    its handle axis), anything else across its narrower horizontal side at the top, never with the
+    fingertips below the table."""
+    top = float(o.corners()[:, 2].max())
+    bottom = float(o.corners()[:, 2].min())
+    floor = bottom + FINGERTIP_BELOW_TCP_M + TABLE_CLEAR_M
+    down = -rel.UP
+    x, y = rel.horizontal(o.rotation[:, 0]), rel.horizontal(o.rotation[:, 1])
+    c = np.array([o.center[0], o.center[1], 0.0])
+    out = []
+    if o.category in ("bowl", "mug"):
+        z = max(top - RIM_PINCH_DEPTH_M, floor)
+        if o.category == "mug":
+            r = o.size[1] / 2 - WALL_INSET_M
+            radials = [y, -y]
+        else:
+            r = min(o.size[:2]) / 2 - WALL_INSET_M
+            radials = [np.array([math.cos(a), math.sin(a), 0.0]) for a in np.radians(np.arange(0, 360, 45))]
+        # the wall nearest the robot first: the wrist then stays outside the object
+        radials.sort(key=lambda u: float(u @ c))
+        for u in radials:
+            g = c + u * r
+            g[2] = z
+            out.append((g, _frame(u, down)))
+    else:
+        across = x if o.size[0] <= o.size[1] else y
+        g = np.array([o.center[0], o.center[1], max(top - min(TOP_PINCH_DEPTH_M, 0.5 * (top - bottom)), floor)])
+        out += [(g, _frame(across, down)), (g, _frame(-across, down))]
+    return out
+
+
+def _plan_everyday_pick(target: SceneObject, reachable, T_now) -> Plan | None:
+    first = None
+    for g, R0 in everyday_grasps(target):
+        for deg in (0, 15, -15, 30, -30):       # tilting about the finger axis keeps the pinch
+            R = _rot_about(R0[:, 1], deg) @ R0
+            plan = Plan([_T(R, g + np.array([0, 0, APPROACH_M])), _T(R, g), _T(R, g + np.array([0, 0, APPROACH_M]))],
+                        1, True)
+            first = first or plan
+            starts = [T_now] + plan.poses[:-1]
+            if reachable is None or all(reachable(p, a) for p, a in zip(plan.poses, starts)):
+                return plan
+    return first if reachable is None else None
+
+
 def plan_pick(scene: Scene, task: T.Task, reachable=None, T_now=None) -> Plan:
     """Pre-grasp, grasp and lift poses for the nearest answer book the arm reaches. Turning the
     gripper about its finger axis keeps the pinch across the thickness, so those turns (and the
@@ -263,6 +319,11 @@ def plan_pick(scene: Scene, task: T.Task, reachable=None, T_now=None) -> Plan:
     for target in targets:
         if hasattr(reachable, "__self__") and hasattr(reachable.__self__, "allowed_ids"):
             reachable.__self__.allowed_ids = {target.id}
+        if is_everyday(target):
+            plan = _plan_everyday_pick(target, reachable, T_now)
+            if plan is not None:
+                return plan
+            continue
         g = grasp_point(target)
         R0 = grasp_rotation(target, g)
         cands = []
@@ -317,7 +378,9 @@ def plan_place(world, scene: Scene, task: T.Task) -> placement.PlacePlan:
         raise SpatialManipError(f"{task.id}: a place task needs a book in the gripper", "INVALID_GOAL")
     T_now = world.tcp_pose()
     offset = np.linalg.inv(T_now) @ world.object_pose(held.id)
-    if any(c["type"] == "distance" for c in task.check):
+    if is_everyday(held):
+        plan = placement.plan_object_place(scene, task.check, held.id, offset, T_now, world.reachable, task.place_pose)
+    elif any(c["type"] == "distance" for c in task.check):
         hint = task.place_pose["position"][:2] if task.place_pose else None
         plan = placement.plan_metric_place(scene, task.check, held.id, offset, T_now, world.reachable, hint)
     else:

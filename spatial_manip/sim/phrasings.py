@@ -144,6 +144,42 @@ METRIC: dict[str, list[str]] = {
     "Metric/Behind": ["place the book {d} behind {ref}", "put it {d} behind {ref}"],
 }
 
+# --- the objects suite (sim/object_families.py): everyday objects, ESPIRE-style and everyday words.
+# Unlike the book tables above, these are not limited to what the planner's reader understands
+# today (issue 38): they are what people say.
+#   {cat} {cats}   a category and its plural ("mug", "mugs")   {colour} a colour name from the pixels
+#   {size}         smaller | bigger | taller | shorter          {side}   left | right
+#   {near}         "next to" | "closest to"                     {ref}    "the ceramic jar", "the bowl"
+OBJECTS_PICK: dict[str, list[str]] = {
+    "Objects/Category": ["pick up the {cat}", "take the {cat} from the table", "could you hand me the {cat}?",
+                         "grab the {cat}"],
+    "Objects/Colour": ["pick up the {colour} {cat}", "take the {colour} {cat}", "could you pass me the {colour} {cat}?",
+                       "I need the {colour} {cat}, please"],
+    "Objects/Size": ["pick up the {size} {cat}", "take the {size} of the two {cats}", "grab the {size} {cat}",
+                     "hand me the {size} one of the {cats}"],
+    "Objects/LeftMost": ["pick up the leftmost {cat}", "take the {cat} furthest to the left",
+                         "grab the {cat} on the far left", "the {cat} on your left, please"],
+    "Objects/RightMost": ["pick up the rightmost {cat}", "take the {cat} furthest to the right",
+                          "grab the {cat} on the far right", "the {cat} on your right, please"],
+    "Objects/Closest": ["pick up the {cat} {near} {ref}", "take the {cat} nearest to {ref}",
+                        "grab the {cat} {near} {ref}", "could you get me the {cat} {near} {ref}?"],
+    "Objects/Left": ["pick up the {cat} to the left of {ref}", "take the {cat} on the left of {ref}",
+                     "grab the {cat} left of {ref}"],
+    "Objects/Right": ["pick up the {cat} to the right of {ref}", "take the {cat} on the right of {ref}",
+                      "grab the {cat} right of {ref}"],
+}
+OBJECTS_PLACE: dict[str, list[str]] = {
+    "Objects/NextTo": ["put it next to {ref}", "place the {held} next to {ref}", "set it down beside {ref}",
+                       "put the {held} down by {ref}"],
+    "Objects/Left": ["put it to the left of {ref}", "place the {held} on the left of {ref}",
+                     "set it down left of {ref}"],
+    "Objects/Right": ["put it to the right of {ref}", "place the {held} on the right of {ref}",
+                      "set it down right of {ref}"],
+    "Objects/Front": ["put it in front of {ref}", "place the {held} in front of {ref}",
+                      "set it down just in front of {ref}"],
+    "Objects/Behind": ["put it behind {ref}", "place the {held} behind {ref}", "set it down behind {ref}"],
+}
+
 FRAME_WORDS = {
     # "viewer" words are used only for a reference WITH a front taken in the viewer's frame: they
     # must be explicit, since with no frame words a careful human (and relations.default_frame)
@@ -184,7 +220,8 @@ def possessive(label: str | None) -> str:
 
 
 def table_for(action: str, family: str) -> list[str]:
-    table = {"pick": PICK, "place": PLACE, "metric": METRIC}[action]
+    table = {"pick": PICK, "place": PLACE, "metric": METRIC, "objects-pick": OBJECTS_PICK,
+             "objects-place": OBJECTS_PLACE}[action]
     if family not in table:
         raise KeyError(f"no phrasings for {action} family {family!r}; add them to phrasings.py")
     return table[family]

@@ -216,3 +216,33 @@ def _clear(book, T_book, others) -> bool:
 def plan_metric_place(scene: Scene, check: list, book_id: str, offset: np.ndarray, T_now: np.ndarray,
                       reachable: Callable, hint_xy=None) -> PlacePlan | None:
     return _choose(metric_candidates(scene, check, book_id, offset, hint_xy), offset, T_now, reachable)
+
+
+# --- everyday objects on the table (the objects suite) -------------------------------------------
+OBJECT_LIFT_M = 0.10      # the carried object comes down from (and the gripper leaves to) this high
+OBJECT_YAWS_DEG = range(0, 360, 30)
+
+
+def object_candidates(scene: Scene, check: list, obj_id: str, offset: np.ndarray, place_pose: dict) -> list:
+    """(T_obj, pre shift, retreat shift, label): the carried object standing upright at the task's
+    set-down point, turned about the vertical in 30 degree steps (the grasp decides which the arm
+    reaches), kept when the task's own checks hold on the ghost scene."""
+    obj = scene.get(obj_id)
+    size = np.asarray(obj.size, float)
+    xy = np.asarray(place_pose["position"], float)[:2]
+    base_z = _support_top(scene, xy)
+    out = []
+    for yaw in OBJECT_YAWS_DEG:
+        a = math.radians(yaw)
+        R = np.array([[math.cos(a), -math.sin(a), 0.0], [math.sin(a), math.cos(a), 0.0], [0.0, 0.0, 1.0]])
+        c = rel.resting_centre(xy, base_z + DROP_M, R, size)
+        T_obj = _T(R, c)
+        if ghost_ok(scene, obj_id, T_obj, check)[0]:
+            up = np.array([0.0, 0.0, OBJECT_LIFT_M])
+            out.append((T_obj, up, up, f"set down yaw {yaw}"))
+    return out
+
+
+def plan_object_place(scene: Scene, check: list, obj_id: str, offset: np.ndarray, T_now: np.ndarray,
+                      reachable: Callable, place_pose: dict) -> PlacePlan | None:
+    return _choose(object_candidates(scene, check, obj_id, offset, place_pose), offset, T_now, reachable)

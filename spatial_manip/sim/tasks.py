@@ -28,11 +28,13 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.transforms import quat_to_matrix
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import families as fam
-from spatial_manip.sim import layouts, phrasings
+from spatial_manip.sim import layouts, object_families, object_scenes, phrasings
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld, visibility_shortfall
 
 LEVELS = ("easy", "medium", "hard")
-GOLDEN_STEPS = {"pick": 4, "place": 4, "metric": 4}   # approach, descend, close/open, lift/retreat
+GOLDEN_STEPS = {"pick": 4, "place": 4, "metric": 4,   # approach, descend, close/open, lift/retreat
+                object_families.PICK: 4, object_families.PLACE: 4}
+OBJECTS_BY_LEVEL = {"easy": 3, "medium": 4, "hard": 5}   # everyday objects on the table
 METRIC_TOL_FRAC = 0.5                                  # TIGeR: 0.05-0.15 m accepted for 0.1 m
 BOOKS_BY_LEVEL = {"easy": (3, 3), "medium": (4, 4), "hard": (5, 5)}   # layouts allow up to 5
 METRIC_BOOKS_BY_LEVEL = {"easy": (1, 1), "medium": (2, 2), "hard": (3, 3)}   # room to place
@@ -50,7 +52,7 @@ class Suite:
     families: tuple = ()          # restrict to these family keys (empty: every family of the actions)
 
     def family_list(self) -> list[fam.Family]:
-        out = [f for f in fam.FAMILIES if f.action in self.actions]
+        out = [f for f in fam.FAMILIES + object_families.FAMILIES if f.action in self.actions]
         if self.families:
             out = [f for f in out if f.key in self.families]
         return out
@@ -61,6 +63,8 @@ SUITES: dict[str, Suite] = {s.name: s for s in [
     Suite("place", "every ESPIRE place family on shelf scenes (the robot holds a book)", ("place",), 200),
     Suite("metric", "TIGeR metric placements on the table ('10 cm to the right of the jar')", ("metric",), 60),
     Suite("all", "pick + place + metric families together", ("pick", "place", "metric"), 300),
+    Suite("objects", "everyday objects (LIBERO-PRO models) by category, colour, size and relation: pick from "
+          "the table, and set a carried one down beside another", (object_families.PICK, object_families.PLACE), 60),
     Suite("smoke", "a quick mix: one family per aspect and action", ("pick", "place", "metric"), 12,
           ("pick:Attribute/Small", "pick:Distance/Closest", "pick:Relationship/LeftMost", "pick:Orientation/Flat",
            "place:Attribute/Empty", "place:Relationship/Upper", "place:Orientation/Vertical", "metric:Metric/Right")),
@@ -148,6 +152,9 @@ def reset_problem(scene: Scene, seed: int = 0) -> str | None:
         return str(e)
 
 
+POOL_KINDS = {"tabletop": 1, "shelf": 2, "metric": 3, "objects": 4, "objects-held": 5}   # seed streams
+
+
 def make_pool(kind: str, seed: int, n: int) -> list[PoolScene]:
     """`n` scenes of one kind, cycling the difficulty levels; seeds derive from `seed`."""
     out = []
@@ -156,10 +163,12 @@ def make_pool(kind: str, seed: int, n: int) -> list[PoolScene]:
         # a crowded draw can fail to place everything, and most tabletop draws leave something
         # out of the camera's view (about 4 in 5): draw again
         for attempt in range(POOL_ATTEMPTS):
-            s = int(np.random.SeedSequence([seed, i, attempt, {"tabletop": 1, "shelf": 2, "metric": 3}[kind]])
-                    .generate_state(1)[0])
+            s = int(np.random.SeedSequence([seed, i, attempt, POOL_KINDS[kind]]).generate_state(1)[0])
             try:
-                if kind == "shelf":
+                if kind in ("objects", "objects-held"):
+                    scene = object_scenes.sample_objects_tabletop(np.random.default_rng(s), n_objects=OBJECTS_BY_LEVEL[level],
+                                                                  held=(kind == "objects-held"))
+                elif kind == "shelf":
                     scene = layouts.sample_shelf(np.random.default_rng(s), layout=LAYOUT_BY_LEVEL[level])
                 else:
                     scene = _tabletop(s, level, held=(kind == "metric"))
@@ -176,7 +185,9 @@ def make_pool(kind: str, seed: int, n: int) -> list[PoolScene]:
     return out
 
 
-SCENE_KIND = {"pick": "tabletop", "place": "shelf", "metric": "metric"}
+TASK_ACTIONS = {"metric": "place", **object_families.TASK_ACTION}   # family action -> the task's pick | place
+SCENE_KIND = {"pick": "tabletop", "place": "shelf", "metric": "metric",
+              object_families.PICK: "objects", object_families.PLACE: "objects-held"}
 
 
 # --- validity -------------------------------------------------------------------------------------
@@ -220,6 +231,8 @@ def _metric_ok(scene: Scene, place_pose: dict, ref_id: str) -> bool:
 def evaluate(family: fam.Family, variant: fam.Variant, scene: Scene) -> dict | None:
     """The answer and checks of a variant, or None when the task would be empty, trivial (the
     whole set) or infeasible."""
+    if family.action in object_families.TASK_ACTION:
+        return object_families.evaluate(family, variant, scene)
     answer = list(variant.answer)
     if family.action == "pick":
         books = [o.id for o in scene.objects if o.category == "book" and not o.held]
@@ -334,7 +347,7 @@ class Generator:
             fields["pose_kind"] = v.pose if f.name not in ("Orientation/Vertical", "Orientation/Flat") else ""
         text = phrasings.render(self.rng, f.action, f.name, **fields)
         return Task(
-            id=tid, suite=self.suite.name, action="place" if f.action == "metric" else f.action,
+            id=tid, suite=self.suite.name, action=TASK_ACTIONS.get(f.action, f.action),
             family=f.name, family_key=f.key, aspect=f.aspect, granularity=f.granularity, difficulty=ps.level,
             instruction=text, program=str(v.program), answer=list(ev["answer"]),
             golden_steps=GOLDEN_STEPS[f.action], scene=f"scenes/{tid}.json", check=ev["check"],

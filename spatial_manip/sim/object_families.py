@@ -1,0 +1,270 @@
+"""Task families of the objects suite: everyday objects (sim/object_sets.py) asked for by category,
+colour, size and relation, picked from the table or set down beside another object.
+
+Like families.py, each family enumerates a scene's variants and computes their answers with its
+own code from `geometry.relations` (never the planner's reader). Colour words are the objects'
+own colour names (extra["colours"], computed from their textures by perception's colour namer).
+A pick variant is kept only when its words single out one object (the instruction says "the ..."),
+so a careful reader never has to guess; a place variant names a reference whose label is unique.
+
+Actions: "objects-pick" (tabletop scene) and "objects-place" (the robot holds an object; the
+variant carries its success check and the generator's set-down pose in `metric`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.program_text import node
+from spatial_manip.scene import Scene, SceneObject
+from spatial_manip.sim.families import Family, Variant
+from spatial_manip.sim.object_sets import is_everyday
+
+PICK, PLACE = "objects-pick", "objects-place"
+TASK_ACTION = {PICK: "pick", PLACE: "place"}
+TABLE = node("filterObject", None, "TABLE")
+DIRECTIONS = ("left", "right", "front", "behind")
+PLACE_GAP_M = 0.05            # where the generator's (and oracle's) set-down leaves the held object
+NEAR_CHECK_M = 0.25           # "to the left of X" also means near X: within 25 cm of it
+CLEARANCE_M = 0.03            # a set-down keeps this from every object but its reference
+PLACE_AREA = (0.33, -0.48, 0.73, 0.48)   # x0, y0, x1, y1: on the table, within the arm's reach
+
+
+def plural(cat: str) -> str:
+    return cat + ("es" if cat.endswith(("x", "s", "sh", "ch")) else "s")
+
+
+def items(scene: Scene) -> list[SceneObject]:
+    return [o for o in scene.objects if is_everyday(o) and not o.held]
+
+
+def _by_category(scene: Scene) -> dict[str, list[SceneObject]]:
+    out: dict = {}
+    for o in items(scene):
+        out.setdefault(o.category, []).append(o)
+    return out
+
+
+def colour(o: SceneObject) -> str:
+    cs = o.extra.get("colours") or []
+    return cs[0] if cs else ""
+
+
+def references(scene: Scene) -> list[tuple[SceneObject, str]]:
+    """(object, its phrase) for what a task may name as a reference: the table's reference
+    objects and everyday objects whose category is unique on the table and not the carried
+    object's ("the bottle" with a bottle in the hand and one on the table names neither)."""
+    refs = [(o, o.label) for o in scene.objects if o.category == "reference" and o.extra.get("placement") == "near"]
+    held = scene.held_object()
+    cats = _by_category(scene)
+    refs += [(ms[0], cat) for cat, ms in sorted(cats.items()) if len(ms) == 1 and (held is None or held.category != cat)]
+    return refs
+
+
+def _viewer_axes(scene: Scene) -> rel.FrameAxes:
+    return rel.frame_axes(rel.Frame.RELATIVE, viewer=scene.viewer)
+
+
+def _pick(body, answer, **fields) -> Variant:
+    return Variant(node("pick", None, node("unique", None, body)), [o.id for o in answer], fields)
+
+
+def _cat_node(cat: str):
+    return node("filterCategory", cat, TABLE)
+
+
+# --- pick -----------------------------------------------------------------------------------------
+def v_category(scene: Scene) -> list[Variant]:
+    """'the bowl' when one bowl stands on the table."""
+    return [_pick(_cat_node(cat), ms, cat=cat) for cat, ms in sorted(_by_category(scene).items()) if len(ms) == 1]
+
+
+def v_colour(scene: Scene) -> list[Variant]:
+    """'the red mug' among two mugs of different colours."""
+    out = []
+    for cat, ms in sorted(_by_category(scene).items()):
+        if len(ms) < 2:
+            continue
+        for o in ms:
+            same = [m for m in ms if colour(m) == colour(o)]
+            if colour(o) and len(same) == 1:
+                out.append(_pick(node("filterColor", colour(o), _cat_node(cat)), [o], cat=cat, colour=colour(o)))
+    return out
+
+
+def v_size(scene: Scene) -> list[Variant]:
+    """'the smaller of the two bowls' / 'the taller bottle' when the sizes differ beyond a tie."""
+    out = []
+    for cat, ms in sorted(_by_category(scene).items()):
+        if len(ms) != 2:
+            continue
+        for word in ("smaller", "bigger", "taller", "shorter"):
+            answer = rel.size_superlative(ms, word)
+            if len(answer) == 1 and _clearly_different(ms, word):
+                out.append(_pick(node("filterSize", word, _cat_node(cat)), answer, cat=cat, cats=plural(cat), size=word))
+    return out
+
+
+def _clearly_different(ms, word: str) -> bool:
+    """A person sees the difference: 15 % in volume, 2 cm in height."""
+    if word in ("taller", "shorter"):
+        h = sorted(rel.object_height(o) for o in ms)
+        return h[1] - h[0] >= 0.02
+    v = sorted(float(np.prod(o.size)) for o in ms)
+    return v[1] >= 1.15 * v[0]
+
+
+def v_most(side: str):
+    """'the leftmost mug' (the viewer's left) among two or more."""
+    pick_of = rel.leftmost if side == "left" else rel.rightmost
+
+    def f(scene):
+        axes = _viewer_axes(scene)
+        return [_pick(node("filterRel", side.capitalize() + "Most", _cat_node(cat), "viewer"), pick_of(ms, axes),
+                      cat=cat, side=side)
+                for cat, ms in sorted(_by_category(scene).items()) if len(ms) >= 2 and len(pick_of(ms, axes)) == 1]
+    return f
+
+
+def v_closest(scene: Scene) -> list[Variant]:
+    """'the mug closest to the jar' / 'the bottle next to the bowl'."""
+    out = []
+    for cat, ms in sorted(_by_category(scene).items()):
+        if len(ms) < 2:
+            continue
+        for ref, phrase in references(scene):
+            if ref in ms:
+                continue
+            answer = rel.closest(ms, ref)
+            if len(answer) != 1:
+                continue
+            d = sorted(rel.distance(o, ref) for o in ms)
+            if d[1] - d[0] < 0.03:            # a near tie is not a fair question
+                continue
+            # "next to" only when the answer is the one object within NEXT_TO_MAX_M of the reference
+            nxt = [o for o in ms if rel.is_next_to(o, ref)]
+            fields = dict(cat=cat, ref=f"the {phrase}", near=("next to" if nxt == answer else "closest to"))
+            out.append(_pick(node("filterDist", "Closest", _cat_node(cat), ref.id), answer, **fields))
+    return out
+
+
+def v_direction(side: str):
+    """'the mug to the left of the jar' (the viewer's frame) when exactly one mug is there."""
+    def f(scene):
+        axes, out = _viewer_axes(scene), []
+        for cat, ms in sorted(_by_category(scene).items()):
+            if len(ms) < 2:
+                continue
+            for ref, phrase in references(scene):
+                cands = [o for o in ms if o is not ref]
+                answer = [o for o in cands if rel.in_direction(o, side, axes, origin=ref)]
+                near_edge = [o for o in cands if rel.in_direction(o, side, axes, origin=ref, slack_deg=10.0)]
+                if len(answer) == 1 and near_edge == answer:
+                    out.append(_pick(node("filterOri", side.capitalize(), _cat_node(cat), ref.id, "viewer"), answer,
+                                     cat=cat, ref=f"the {phrase}", side=side))
+        return out
+    return f
+
+
+# --- place ----------------------------------------------------------------------------------------
+def _place_pose(scene: Scene, held: SceneObject, ref: SceneObject, direction) -> dict | None:
+    """The held object standing upright, PLACE_GAP_M from `ref` along a ground direction, yawed as
+    it hangs; None when that spot is off the reachable table or crowded."""
+    R = _upright_yaw(held)
+    ghost = SceneObject("ghost", held.label, held.category, held.center, held.size, R)
+    xy = rel.offset_position(ref, direction, PLACE_GAP_M, rel.half_extent_along(ghost, direction))
+    if not (PLACE_AREA[0] <= xy[0] <= PLACE_AREA[2] and PLACE_AREA[1] <= xy[1] <= PLACE_AREA[3]):
+        return None
+    c = rel.resting_centre(xy, rel.support_top(scene.objects, xy, 0.0), R, held.size)
+    ghost.center = c
+    for o in scene.objects:
+        if o.held or o.id == ref.id or o.category in ("table",):
+            continue
+        if rel.distance(ghost, o) < CLEARANCE_M:
+            return None
+    return {"position": [round(float(v), 6) for v in c], "orientation": [round(float(v), 6) for v in matrix_to_quat(R)]}
+
+
+def _upright_yaw(held: SceneObject) -> np.ndarray:
+    """The held object's rotation turned upright about its own heading."""
+    x = rel.horizontal(held.rotation[:, 0]) if np.linalg.norm(held.rotation[:2, 0]) > 1e-6 else np.array([1.0, 0, 0])
+    return rel.upright_frame(x)
+
+
+def _place_variant(scene, held, ref, phrase, word, direction, check) -> Variant | None:
+    pose = _place_pose(scene, held, ref, direction)
+    if pose is None:
+        return None
+    body = node("place", None, node("near" if word == "next" else "side", word, ref.id, "viewer"))
+    return Variant(body, [], {"ref": f"the {phrase}", "held": held.label, "side": word}, "relative", ref.id,
+                   "near", False, "", {"check": check, "place_pose": pose})
+
+
+def v_next_to(scene: Scene) -> list[Variant]:
+    """'put it next to the bowl': within NEXT_TO_MAX_M of it, standing."""
+    held = scene.held_object()
+    if held is None:
+        return []
+    axes, out = _viewer_axes(scene), []
+    for ref, phrase in references(scene):
+        check = [{"type": "released", "object": held.id},
+                 {"type": "distance", "object": held.id, "reference": ref.id, "value_m": rel.NEXT_TO_MAX_M / 2,
+                  "tol_m": rel.NEXT_TO_MAX_M / 2},
+                 {"type": "standing", "object": held.id}]
+        for word in DIRECTIONS:       # the first side with room is where the generator would set it
+            v = _place_variant(scene, held, ref, phrase, "next", rel.metric_direction(word, axes, attached=False), check)
+            if v is not None:
+                out.append(v)
+                break
+    return out
+
+
+def v_place_side(side: str):
+    """'put it to the right of the jar' (viewer's frame): on that side, within NEAR_CHECK_M, standing."""
+    def f(scene):
+        held = scene.held_object()
+        if held is None:
+            return []
+        axes, out = _viewer_axes(scene), []
+        for ref, phrase in references(scene):
+            check = [{"type": "released", "object": held.id},
+                     {"type": "direction", "object": held.id, "reference": ref.id, "word": side, "frame": "relative"},
+                     {"type": "distance", "object": held.id, "reference": ref.id, "value_m": NEAR_CHECK_M / 2,
+                      "tol_m": NEAR_CHECK_M / 2},
+                     {"type": "standing", "object": held.id}]
+            v = _place_variant(scene, held, ref, phrase, side, rel.metric_direction(side, axes, attached=False), check)
+            if v is not None:
+                out.append(v)
+        return out
+    return f
+
+
+def evaluate(family: Family, variant: Variant, scene: Scene) -> dict | None:
+    """The answer and checks of a variant (tasks.evaluate for the objects families)."""
+    if family.action == PICK:
+        n = len(items(scene))
+        if not variant.answer or len(variant.answer) >= n:
+            return None
+        return {"answer": list(variant.answer), "check": [{"type": "held", "ids": list(variant.answer)}], "held": None}
+    held = scene.held_object()
+    if held is None or variant.metric is None:
+        return None
+    return {"answer": [], "check": variant.metric["check"], "held": held.id, "place_pose": variant.metric["place_pose"]}
+
+
+def _families() -> list[Family]:
+    F = [Family(PICK, "Objects/Category", "coarse", v_category),
+         Family(PICK, "Objects/Colour", "coarse", v_colour),
+         Family(PICK, "Objects/Size", "coarse", v_size),
+         Family(PICK, "Objects/LeftMost", "coarse", v_most("left")),
+         Family(PICK, "Objects/RightMost", "coarse", v_most("right")),
+         Family(PICK, "Objects/Closest", "fine", v_closest),
+         Family(PICK, "Objects/Left", "fine", v_direction("left")),
+         Family(PICK, "Objects/Right", "fine", v_direction("right")),
+         Family(PLACE, "Objects/NextTo", "coarse", v_next_to)]
+    F += [Family(PLACE, f"Objects/{s.capitalize()}", "fine", v_place_side(s)) for s in DIRECTIONS]
+    return F
+
+
+FAMILIES: list[Family] = _families()
