@@ -4,10 +4,11 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.reasoning.paraphrase_eval [--set main|heldout|all|objects|everyday2] [--verbose] [--json]
+    python -m spatial_manip.reasoning.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after] [--verbose] [--json]
 
 (`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
-`--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio.)
+`--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
+`--set everyday2_after`: more of them, written after the reader was changed for everyday2.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).
@@ -481,6 +482,11 @@ def _object_set() -> tuple[list, dict]:
     return OBJECT_CASES, OBJECT_SCENES
 
 
+def _everyday_after() -> list:
+    from spatial_manip.reasoning.paraphrase_everyday import EVERYDAY_AFTER
+    return EVERYDAY_AFTER
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     from spatial_manip.reasoning.paraphrase_everyday import everyday_set
@@ -562,13 +568,14 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="print every instruction and its outcome")
     ap.add_argument("--failures", action="store_true", help="print only instructions not understood")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2"], default="all",
+    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after"], default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
-                         "everyday2 (the everyday forms of issue 38)")
+                         "everyday2 (the everyday forms of issue 38; everyday2_after: written after the reader's "
+                         "change for them)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
-             "everyday2": _everyday_set()[0]}[args.set]
+             "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after()}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from spatial_manip.reasoning import paraphrase_eval as pe
-from spatial_manip.reasoning.paraphrase_everyday import EVERYDAY_CASES, everyday_set
+from spatial_manip.reasoning.paraphrase_everyday import EVERYDAY_AFTER, EVERYDAY_CASES, everyday_set
 
 SCENES = everyday_set()[1]
 
@@ -16,12 +16,12 @@ def test_the_set_is_large_and_its_instructions_distinct():
     assert len(set(texts)) == len(texts)
 
 
-@pytest.mark.parametrize("scene_key", sorted({k for k, _, _ in EVERYDAY_CASES}))
+@pytest.mark.parametrize("scene_key", sorted({k for k, _, _ in EVERYDAY_CASES + EVERYDAY_AFTER}))
 def test_expected_answers_name_things_in_their_scene(scene_key):
     builders = {**pe.SCENES, **SCENES}
     scene = builders[scene_key]()
     ids = {o.id for o in scene.objects} | {r.id for r in scene.regions}
-    for key, text, exp in EVERYDAY_CASES:
+    for key, text, exp in EVERYDAY_CASES + EVERYDAY_AFTER:
         if key != scene_key:
             continue
         named = set(exp.pick or ()) | set(exp.place or ())
@@ -35,8 +35,13 @@ def test_the_mug_rests_on_the_yellow_book():
     assert objs["mug"].center[2] - objs["mug"].size[2] / 2 == pytest.approx(book_top)
 
 
-def test_no_wrong_plans_on_the_everyday_set():
-    summary, rows = pe.evaluate(EVERYDAY_CASES)
+@pytest.mark.parametrize("cases", [EVERYDAY_CASES, EVERYDAY_AFTER], ids=["everyday2", "everyday2_after"])
+def test_no_wrong_plans_on_the_everyday_sets(cases):
+    summary, rows = pe.evaluate(cases)
     wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
-    assert summary["instructions"] == len(EVERYDAY_CASES)
+    assert summary["instructions"] == len(cases)
     assert not wrong
+
+
+def test_the_after_set_is_new():
+    assert not {t for _, t, _ in EVERYDAY_AFTER} & {t for _, t, _ in EVERYDAY_CASES}
