@@ -92,3 +92,22 @@ def test_range_tolerance_follows_the_sensor_model():
     assert far > near > 0
     assert pc.range_tolerance_m(0.5, sigmas=3.0) == pytest.approx(3 * pc.SENSOR.sigma_m(0.5))
     assert pc.range_tolerance_m(0.5, floor_m=0.05) == pytest.approx(0.05)
+
+
+def test_in_box_along_rays_allows_range_error_along_the_ray_only():
+    """A wall seen face-on from 1.6 m: its points read up to ~1.5 cm in front of or behind it
+    (L515 range noise) and are the wall's; a point beside it is not moved into it by the same
+    allowance, since range noise moves a point along its ray, not across."""
+    from types import SimpleNamespace
+
+    wall = SimpleNamespace(center=np.array([1.6, 0.0, 0.0]), size=np.array([0.01, 1.0, 1.0]), rotation=np.eye(3))
+    camera = np.zeros(3)
+    in_front = np.array([[1.595 - 0.01, 0.1, 0.0]])      # 1 cm in front of the wall's face, on a ray into it
+    beside = np.array([[1.6, 0.52, 0.0]])                # 2 cm past its side, seen across the ray
+    assert pc.in_box_along_rays(in_front, camera, wall, along_m=0.015).all()
+    assert not pc.in_box_along_rays(in_front, camera, wall, along_m=0.005).any()
+    assert not pc.in_box_along_rays(beside, camera, wall, along_m=0.015, margin_m=0.004).any()
+    assert pc.in_box_along_rays(beside, camera, wall, along_m=0.0, margin_m=0.02).all()
+    inside = np.array([[1.6, 0.0, 0.0]])
+    assert pc.in_box_along_rays(inside, camera, wall, along_m=np.zeros(1)).all()
+    assert pc.in_box_along_rays(np.empty((0, 3)), camera, wall, along_m=0.01).shape == (0,)
