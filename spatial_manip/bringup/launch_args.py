@@ -63,6 +63,10 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    "camera_file) or none (realsense2_camera already publishes the images: camera_node only "
                    "publishes the calibrated camera pose); \"\" = camera.yaml's",
                    targets=(("camera_node", "source"),), choices=("live", "file", "none")),
+    LaunchArgument("camera_mount_frame", "", "with realsense2_camera running: cell_tf_node publishes the calibration "
+                   "as base -> this frame (camera_link) through the driver's own frames, so the optical frame keeps "
+                   "one parent; \"\" = base -> the calibrated optical frame",
+                   targets=(("cell_tf_node", "camera_mount_frame"),)),
     LaunchArgument("camera_file", "", "the SDK recording (.bag or .db3) played with camera:=file",
                    targets=(("camera_node", "file_path"),)),
 )

@@ -29,10 +29,12 @@ from spatial_manip.control.config import load_arm_config
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.nodes import convert
+from spatial_manip.nodes.camera_tf import transform_to_matrix
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
 from spatial_manip.paths import resolve_user_file
 from spatial_manip.workspace import cell_tf
+from spatial_manip.workspace.cell_tf import CameraMount
 
 DISCOVERY_S = 3.0    # how long to look for a robot_state_publisher before publishing the robot ourselves
                      # (0.6 s were needed on a loaded 2-core machine; 1.5 s missed it once)
@@ -78,9 +80,14 @@ class CellTfNode(Node):
         self.joints = cell_tf.parse_joints(urdf)
         robot = self.p["publish_robot_tf"] and not self._driver_publishes_the_robot()
         static = cell_tf.fixed_transforms(self.joints) if robot else [cell_tf.calibration_transform(cal)]
-        stamp = self.get_clock().now().to_msg()
         self.static_pub = self.create_publisher(self.TFMessage, "/tf_static", latched)
-        self.static_pub.publish(self.TFMessage(transforms=[transform_stamped(p, c, T, stamp) for p, c, T in static]))
+        self._static = static
+        if self.p["camera_mount_frame"]:      # the camera's own frames come from its driver: wait for them
+            self._mount = CameraMount(self.p["camera_mount_frame"], cell_tf.calibration_transform(cal))
+            self._static = [t for t in static if t[1] != self._mount.camera_frame]
+            heard = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+            self.create_subscription(self.TFMessage, "/tf_static", self._on_tf_static, heard)
+        self._publish_static()
         if robot:
             self.description_pub = self.create_publisher(String, self.p["description_topic"], latched)
             self.description_pub.publish(String(data=urdf))
@@ -90,6 +97,19 @@ class CellTfNode(Node):
         if robot:
             self.tf_pub = self.create_publisher(self.TFMessage, "/tf", 10)
             self.create_subscription(JointState, self.p["joint_states_topic"], self._on_joints, 10)
+
+    def _publish_static(self) -> None:
+        stamp = self.get_clock().now().to_msg()
+        self.static_pub.publish(self.TFMessage(transforms=[transform_stamped(p, c, T, stamp) for p, c, T in self._static]))
+
+    def _on_tf_static(self, msg) -> None:
+        mount = self._mount.from_driver([(t.header.frame_id, t.child_frame_id, transform_to_matrix(t.transform))
+                                         for t in msg.transforms])
+        if mount is not None:
+            self._static = [*self._static, mount]     # /tf_static keeps a publisher's last message: all of them
+            self._publish_static()
+            self.get_logger().info(f"static TF {mount[0]} -> {mount[1]}: the calibration through the camera "
+                                   f"driver's frames down to {self._mount.camera_frame}")
 
     def _driver_publishes_the_robot(self) -> bool:
         """Whether another node (the UR driver's robot_state_publisher) already publishes the

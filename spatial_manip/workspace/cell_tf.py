@@ -110,3 +110,39 @@ def joint_transforms(joints: list[UrdfJoint], positions: dict[str, float]) -> li
             motion = make_transform(Rotation.from_rotvec(j.axis * q).as_matrix(), np.zeros(3))
         out.append((j.parent, j.child, j.origin @ motion))
     return out
+
+
+class CameraMount:
+    """The calibration moved up to the camera's mounting frame. A hand-eye calibration measures
+    base <- the colour optical frame; realsense2_camera publishes its own static chain from
+    camera_link down to that frame, so publishing base -> optical would give the optical frame a
+    second parent. Fed the driver's static transforms, `from_driver` returns the one transform to
+    publish instead, base -> camera_link = (base <- optical) (camera_link <- optical)^-1, once the
+    chain is known (None before, and after it was returned once)."""
+
+    def __init__(self, mount_frame: str, calibration: tuple[str, str, np.ndarray]):
+        from spatial_manip.geometry.tf_tree import TfTree
+
+        self.parent, self.camera_frame, self.T_parent_camera = calibration
+        if mount_frame in (self.parent, self.camera_frame):
+            raise CalibrationError(f"camera_mount_frame {mount_frame!r} must be the camera driver's frame above "
+                                   f"{self.camera_frame} (realsense2_camera: camera_link), not {self.parent} or the "
+                                   "calibrated frame itself")
+        self.mount_frame = mount_frame
+        self.tree = TfTree()
+        self.done = False
+
+    def from_driver(self, transforms: list[tuple[str, str, np.ndarray]]) -> tuple[str, str, np.ndarray] | None:
+        from spatial_manip.geometry.tf_tree import TfLookupError
+
+        if self.done:
+            return None
+        for parent, child, T in transforms:
+            if child != self.mount_frame:          # the chain below the mount, not where we put the mount
+                self.tree.set(parent, child, T, static=True)
+        try:
+            T_mount_camera = self.tree.lookup(self.mount_frame, self.camera_frame)
+        except TfLookupError:
+            return None
+        self.done = True
+        return self.parent, self.mount_frame, self.T_parent_camera @ np.linalg.inv(T_mount_camera)

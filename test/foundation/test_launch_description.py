@@ -153,3 +153,5 @@ def test_arm_backend_ur_driver_reaches_arm_node_and_leaves_the_robot_model_to_th
     assert "publish_robot_tf" not in params(default, "cell_tf_node")          # auto-detected at start-up
     with pytest.raises(GraphError, match="not one of"):
         apply_launch_arguments(real, {"arm_backend": "ur_drive"})
+    mounted = apply_launch_arguments(real, {"camera": "none", "camera_mount_frame": "camera_link"})
+    assert params(mounted, "cell_tf_node")["camera_mount_frame"] == "camera_link"

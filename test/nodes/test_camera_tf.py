@@ -59,8 +59,21 @@ def test_a_second_parent_replaces_the_first_and_is_reported():
         tree.set("base", "x", np.full((4, 4), np.nan))
 
 
+def test_the_calibration_moves_up_to_the_camera_mount_through_the_drivers_frames():
+    from spatial_manip.workspace.cell_tf import CameraMount
+
+    T_cal = T_BASE_LINK @ T_LINK_COLOR @ T_COLOR_OPTICAL          # what hand-eye calibration measures
+    mount = CameraMount("camera_link", ("base", "camera_color_optical_frame", T_cal))
+    assert mount.from_driver([("camera_link", "camera_color_frame", T_LINK_COLOR)]) is None   # chain incomplete
+    parent, child, T = mount.from_driver([("camera_color_frame", "camera_color_optical_frame", T_COLOR_OPTICAL)])
+    assert (parent, child) == ("base", "camera_link") and np.allclose(T, T_BASE_LINK)
+    assert mount.from_driver([]) is None                          # published once
+
+
 @pytest.mark.ros
-def test_the_listener_gets_the_camera_pose_from_cell_tf_node_and_the_camera_driver(tmp_path):
+@pytest.mark.parametrize("calibrated_frame, mount", [("camera_link", ""), ("camera_color_optical_frame", "camera_link")],
+                         ids=["calibration-to-camera_link", "optical-calibration-moved-to-the-mount"])
+def test_the_listener_gets_the_camera_pose_from_cell_tf_node_and_the_camera_driver(tmp_path, calibrated_frame, mount):
     rclpy = pytest.importorskip("rclpy")
     from tf2_msgs_build import tf2_msgs_env, use_in_this_process
 
@@ -73,11 +86,14 @@ def test_the_listener_gets_the_camera_pose_from_cell_tf_node_and_the_camera_driv
     from spatial_manip.nodes.camera_tf import CameraPoseFromTf
     from spatial_manip.nodes.cell_tf_node import transform_stamped
 
-    cal = tmp_path / "cell.yaml"       # the calibration ends at the camera's mounting frame
-    cal.write_text(yaml.safe_dump({"mode": "eye_to_hand", "camera_frame": "camera_link",
-                                   "T_base_camera": {"matrix": T_BASE_LINK.tolist()}}))
+    expected = T_BASE_LINK @ T_LINK_COLOR @ T_COLOR_OPTICAL
+    T_cal = T_BASE_LINK if calibrated_frame == "camera_link" else expected
+    cal = tmp_path / "cell.yaml"       # the calibration ends at the camera's mounting frame, or at the optical one
+    cal.write_text(yaml.safe_dump({"mode": "eye_to_hand", "camera_frame": calibrated_frame,
+                                   "T_base_camera": {"matrix": T_cal.tolist()}}))
     node_proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.cell_tf_node", "--ros-args",
-                                  "-p", f"calibration_file:={cal}", "-p", "publish_robot_tf:=false"],
+                                  "-p", f"calibration_file:={cal}", "-p", "publish_robot_tf:=false",
+                                  *(["-p", f"camera_mount_frame:={mount}"] if mount else [])],
                                  env={**os.environ, **env, "PYTHONUNBUFFERED": "1", "ROS_DOMAIN_ID": str(DOMAIN)},
                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     ctx = rclpy.Context()
@@ -98,9 +114,13 @@ def test_the_listener_gets_the_camera_pose_from_cell_tf_node_and_the_camera_driv
         deadline = time.monotonic() + 40          # cell_tf_node's start-up on a loaded machine
         while not got.is_set() and time.monotonic() < deadline and node_proc.poll() is None:
             executor.spin_once(timeout_sec=0.1)
-        assert got.is_set(), "no camera pose from TF within 40 s"
+        assert got.is_set(), f"no camera pose from TF within 40 s; cell_tf_node: {_log_if_ended(node_proc)}"
         assert listener.has_pose
-        assert np.allclose(poses[-1], T_BASE_LINK @ T_LINK_COLOR @ T_COLOR_OPTICAL, atol=1e-6)
+        assert np.allclose(poses[-1], expected, atol=1e-6)
+        # one parent per frame: the optical frame hangs from the driver's chain, the mount from base
+        assert listener.tree.lookup("camera_color_frame", "camera_color_optical_frame") is not None
+        assert listener.tree._parent["camera_color_optical_frame"][0] == "camera_color_frame"
+        assert listener.tree._parent["camera_link"][0] == "base"
         executor.shutdown(timeout_sec=1.0)
         node.destroy_node()
     finally:
@@ -110,3 +130,7 @@ def test_the_listener_gets_the_camera_pose_from_cell_tf_node_and_the_camera_driv
             node_proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             node_proc.kill()
+
+
+def _log_if_ended(proc) -> str:
+    return proc.stdout.read() if proc.poll() is not None else "(still running)"
