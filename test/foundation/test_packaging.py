@@ -11,7 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ROS_PACKAGES = {"rclpy", "rcl_interfaces", "builtin_interfaces", "ament_index_python", "std_msgs", "geometry_msgs",
-                "sensor_msgs", "visualization_msgs", "trajectory_msgs", "action_msgs", "tf2_msgs", "launch",
+                "sensor_msgs", "visualization_msgs", "trajectory_msgs", "action_msgs", "tf2_msgs", "control_msgs", "launch",
                 "launch_ros", "spatial_manip_interfaces"}
 ROSDEP_KEYS = {"numpy": "python3-numpy", "scipy": "python3-scipy", "yaml": "python3-yaml", "cv2": "python3-opencv",
                "zmq": "python3-zmq", "msgpack": "python3-msgpack", "psutil": "python3-psutil", "PIL": "python3-pil",
