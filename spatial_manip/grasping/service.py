@@ -17,13 +17,14 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from spatial_manip.control.primitives import back_off
-from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError, UnreachableError
+from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip.geometry import transforms as tf
 from spatial_manip.geometry.camera import backproject
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import TARGET_ID, MotionCheck, MotionReport
+from spatial_manip.motion.batch_kinematics import ik_near_many
 from spatial_manip.scene import SceneObject
 
 
@@ -218,10 +219,12 @@ class GraspService:
             pts = np.asarray(scene_base, float)
             tree = cKDTree(pts[np.all(np.isfinite(pts), axis=1)])
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
+        # the IK of every grasp and pre-grasp in one pass, each nearest the reference joints
+        q_all = ik_near_many(self.kinematics, [P for T in tcp for P in (T, back_off(T, self.config.approach_distance_m))],
+                             self.config.reference_q).reshape(len(tcp), 2, 6)
         keep, n_no_ik, n_links = [], 0, 0
-        for i, T in enumerate(tcp):
-            qs = [self._ik_near(P) for P in (T, back_off(T, self.config.approach_distance_m))]
-            if any(q is None for q in qs):
+        for i, qs in enumerate(q_all):
+            if np.isnan(qs).any():
                 n_no_ik += 1
             elif tree is not None and not all(self._links_clear(q, tree) for q in qs):
                 n_links += 1
@@ -230,13 +233,6 @@ class GraspService:
                 if len(keep) == k:
                     break
         return ranked[np.asarray(keep, int)], n_no_ik, n_links
-
-    def _ik_near(self, T: np.ndarray):
-        """The IK solution the arm would take from its reference joints (nearest to them), or None."""
-        try:
-            return self.kinematics.ik(T, self.config.reference_q)
-        except UnreachableError:
-            return None
 
     def _links_clear(self, q, tree) -> bool:
         """No scene point within link_radius_m of the chain from the elbow to tool0. The gripper

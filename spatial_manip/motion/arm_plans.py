@@ -148,6 +148,10 @@ class ArmPlans:
         return PlacePlan(transit)
 
     def home(self, q_now, home_q, scene, held: Attached | None) -> Transit:
+        """The way home; none, and no world built, when the arm is there (every look before
+        perceiving asks for home, and the goal's cloud costs tens of milliseconds to model)."""
+        if q_now is not None and float(np.max(np.abs(np.asarray(q_now, float) - np.asarray(home_q, float)))) < SAME_RAD:
+            return Transit(None)
         world = self.world(scene, held, [held.name] if held is not None else [], q_now)
         return self.transit(q_now, np.asarray(home_q, float), world, "home")
 

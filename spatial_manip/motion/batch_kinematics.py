@@ -120,6 +120,20 @@ def nearest(kin, q: np.ndarray, ok: np.ndarray, q_ref: np.ndarray) -> np.ndarray
     return wrapped[int(np.argmin(cost))]
 
 
+def ik_near_many(kin, T_tcp: np.ndarray, q_ref=None) -> np.ndarray:
+    """URKinematics.ik(T, q_ref) for N TCP poses at once: (N, 6), a row of NaN where the pose
+    has no solution within the limits."""
+    q_ref = np.zeros(6) if q_ref is None else np.asarray(q_ref, float).reshape(6)
+    T_tcp = np.asarray(T_tcp, float).reshape(-1, 4, 4)
+    raw, ok, _ = ik_flange_many(kin, T_tcp @ np.linalg.inv(kin.T_tool0_tcp), q6_default=float(q_ref[5]))
+    out = np.full((len(T_tcp), 6), np.nan)
+    for i in range(len(T_tcp)):
+        q = nearest(kin, raw[i], ok[i], q_ref)
+        if q is not None:
+            out[i] = q
+    return out
+
+
 def line_configurations(envelope, q_start: np.ndarray, poses: list) -> list[np.ndarray]:
     """SafetyEnvelope.check_motion for poses already sampled along a line (each within
     path_check_step_m of the one before): every position inside the envelope, and the IK

@@ -139,3 +139,14 @@ def test_clutter_in_the_cloud_blocks_a_move_that_the_scene_boxes_allow(planner, 
         straight_segment(planner.robot, planner.envelope, world, q, pose([0.45, 0.0, 0.12]), allowed=["book_1"])
     bare = ArmPlans(planner).world(Scene(viewer, scene.robot, [book], [], {}), q_now=q)
     straight_segment(planner.robot, planner.envelope, bare, q, pose([0.45, 0.0, 0.12]), allowed=["book_1"])
+
+
+def test_an_arm_at_home_goes_nowhere_and_builds_no_world(planner, home):
+    class NoWorld(ArmPlans):
+        def world(self, *a, **kw):
+            raise AssertionError("a world was built for an arm already at home")
+
+    transit = NoWorld(planner).home(home + 5e-5, home, None, None)
+    assert transit.path is None and transit.clear_T is None
+    away = home + np.array([0.3, 0, 0, 0, 0, 0])
+    assert ArmPlans(planner).home(away, home, None, None).path is not None

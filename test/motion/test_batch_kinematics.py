@@ -58,3 +58,20 @@ def test_straight_lines_are_checked_as_check_motion_checks_them(envelope):
         assert np.allclose(line_configurations(envelope, q0, poses), expected, atol=1e-9)
         agreed += 1
     assert agreed > 10 and refused > 5           # both outcomes exercised
+
+
+def test_ik_near_many_is_the_scalar_ik_pose_by_pose(envelope):
+    from spatial_manip.motion.batch_kinematics import ik_near_many
+
+    kin, rng = envelope.kin, np.random.default_rng(11)
+    T = [kin.fk(q) for q in _random_q(rng, 100)]
+    T[3] = T[3].copy()
+    T[3][:3, 3] = [3.0, 0.0, 0.0]                          # out of reach
+    ref = np.array([0.0, -1.57, 1.57, -1.57, -1.57, 0.0])
+    got = ik_near_many(kin, T, ref)
+    for i, P in enumerate(T):
+        try:
+            assert np.allclose(got[i], kin.ik(P, ref), atol=1e-9)
+        except UnreachableError:
+            assert np.isnan(got[i]).all()
+    assert np.isnan(got[3]).all()
