@@ -28,7 +28,7 @@ PLACE_VERBS = r"place|put|set|position|drop|move|leave|stick|slide|pop|lay|inser
 # "..., and then place it ...", "... and put it ...", "...; then set it down ..."
 _SPLIT = re.compile(rf"\s*(?:,|;)?\s*(?:and\s+then|and|then)\s+(?=(?:{PLACE_VERBS})\b)", re.IGNORECASE)
 _GOES = re.compile(r"^(?P<obj>.+?)\s+(?:goes|go|belongs)\s+(?P<dest>.+)$", re.IGNORECASE)
-_LEAD = re.compile(rf"^\W*(?:(?:please|pls|now|then|ok|okay|could you|can you|would you)\s+)*"
+_LEAD = re.compile(rf"^\W*(?:(?:please|pls|now|then|ok|okay|so|well|um+|uh+|could you|can you|would you)\s+)*"
                    rf"(?P<verb>{PLACE_VERBS})\s+(?P<rest>.+)$", re.IGNORECASE)
 _HELD = re.compile(r"^(?:it|this|that|them|these|those|the (?:book|object|one) (?:you(?:'re| are) holding|"
                    r"in (?:the|your) (?:gripper|hand))|what you(?:'re| are) holding)\b", re.IGNORECASE)

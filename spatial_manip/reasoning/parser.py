@@ -95,6 +95,7 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "the last one on the right": the rightmost
     (r"\blast ((?:[a-z]+ ){0,3}?)(?:on|to|at) the (?:far |very )?(left|right)\b", r"\2most \1"),
     (r"\b(?:lying |laying |laid )?on (?:its|their) sides?\b", "lying flat"),
+    (r"\b(?:right|just|directly|immediately) (in front of|behind)\b", r"\1"),   # a place beside X is adjacent anyway
     # "row 2, spot 4": a numbered spot in a row is its column
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
@@ -466,7 +467,8 @@ RULES: list[tuple[str, object]] = [
     (r"(?:behind|to the back of|at the back of|in back of|to the rear of|at the rear of) " + R,
      _c("dir", "Side", "back", g(1))),
     (r"(?:above|over|on top of|higher than) " + R, _c("dir", "Vert", "above", g(1))),
-    (r"(?:below|under|underneath|beneath|lower than) " + R, _c("dir", "Vert", "below", g(1))),
+    (r"(?:below|lower than) " + R, _c("dir", "Vert", "below", g(1))),
+    (r"(?:under|underneath|beneath) " + R, _c("dir", "Vert", "under", g(1))),
     (r"(?:at |to |in )?" + P + r" clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(2, int), g(1))),
     (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)? (?:of|from|relative to) " + R,
      _c("dir", "Clock", g(1, int), g(2))),
@@ -871,6 +873,10 @@ class InstructionParser:
         word, ref = a[0], self._ref(a[1])
         if kind == "Vert" and "filterSlot" in str(s) and self._the_slot_vertical:
             kind = "DirectV"    # "the slot above the globe" is the one in its column ("a slot above": any higher)
+        if kind == "Vert" and word == "under" and "filterSlot" not in str(s):
+            kind = "DirectV"    # "the book under the mug" on a table: the one it rests on, not any lower object
+        if kind == "Vert" and word == "under":
+            word = "below"
         if kind == "Vert":
             return node("filterOri", "Above" if word == "above" else "Below", s, ref)
         if kind == "DirectV":

@@ -34,6 +34,7 @@ def plan(scene_key, text):
     ("top shelf, last spot on the left", "top shelf leftmost spot"),
     ("row 2, spot 4", "row 2 column 4"),
     ("take the book that's on its side", "take the book that is lying flat"),
+    ("umm put it right in front of the bottle", "put it in front of the bottle"),
     ("grab the mug by the green bottle", "grab the mug closest to the green bottle"),
 ])
 def test_normalisation_table_entry(text, normalised):
@@ -61,6 +62,7 @@ def test_resting_on_reads_only_the_relative_clause(text):
     ("study", "can you pick up the book that's standing up, the red one", ["r1"]),
     ("kitchen", "get the second mug from the left", ["mugW"]),          # a rank "from the left" over any noun
     ("kitchen", "pass the green bottle over", ["botG"]),
+    ("desk", "take the book under the mug", ["bookC"]),       # under on a table: what it rests on, not bookB lower down
 ])
 def test_everyday_pick(scene, text, targets):
     res = plan(scene, text)
@@ -86,6 +88,11 @@ def test_everyday_place_in_a_slot(scene, text, targets):
 def test_everyday_refusal(scene, text, code, word):
     res = plan(scene, text)
     assert not res.ok and res.error["code"] == code and word in res.error["message"], res.error
+
+
+def test_a_chatty_pick_and_place_splits():
+    res = PLANNER.plan(SCENES["pantry"](), "ok so put the can in row 2, spot 2")
+    assert res.ok and res.targets == ["can", "r2c2"], res.error
 
 
 def test_between_the_two_mugs_is_between_each_of_them():
