@@ -9,7 +9,7 @@ the answer books of a pick) is detected with the right label and a centre within
 (or 15 % of its largest side: a tall plant seen in part), and whether the planner's choice is
 one of the task's answers: the closest offline proxy of a full-stack run's success.
 
-    python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16
+    python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16 [--sensing realistic]
 
 The catalogue is the enrolled library (`--catalogue library`, config/library/sim_assets.json: every
 asset the generator places, most absent) unless `--catalogue episode` (this episode's objects with
@@ -28,6 +28,8 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
+
+from spatial_manip.sim import sensing
 
 GATE_M = 0.05
 SIZE_GATE = 0.15     # ... or this share of the object's largest side, if larger
@@ -95,7 +97,9 @@ def referenced_ids(task, scene) -> list[str]:
 
 
 def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, catalogue: str = "library",
-             library=None) -> TaskResult:
+             library=None, profile=None) -> TaskResult:
+    """`profile`: the SensingProfile the world renders with (None: ideal), drawn from the task's
+    scene seed as sim_node's reset draws it."""
     from spatial_manip.agent import Agent, AgentConfig
     from spatial_manip.camera.types import metres_to_mm
     from spatial_manip.errors import SpatialManipError
@@ -108,7 +112,8 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
 
     res = TaskResult(task.id, task.instruction)
     with _quiet_stderr():
-        world = SimWorld(scene, config=SimConfig(), seed=int(task.scene_seed))
+        world = SimWorld(scene, config=SimConfig(**({"sensing": profile} if profile is not None else {})),
+                         seed=int(task.scene_seed))
     try:
         if scene.held_object() is None:
             world.pose_arm(STOW_Q)          # as sim_node's reset
@@ -176,7 +181,7 @@ def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
 
 
 def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print,
-        catalogue: str = "library") -> list[TaskResult]:
+        catalogue: str = "library", profile=None, only=frozenset()) -> list[TaskResult]:
     from spatial_manip.paths import config_dir
     from spatial_manip.perception import load_segmenter_config
     from spatial_manip.sim import tasks as T
@@ -189,8 +194,10 @@ def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print
         with _quiet_stderr():
             items = T.generate(suite, count, seed)
         for task, scene in items:
+            if only and task.id not in only:
+                continue
             t0 = time.perf_counter()
-            r = evaluate(task, scene, cfg, gate_m=gate_m, catalogue=catalogue, library=library)
+            r = evaluate(task, scene, cfg, gate_m=gate_m, catalogue=catalogue, library=library, profile=profile)
             results.append(r)
             progress(_row(r, len(results), len(seeds) * count, time.perf_counter() - t0))
     return results
@@ -232,10 +239,13 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="", help="also write one JSON line per task here")
     ap.add_argument("--catalogue", choices=("library", "episode"), default="library",
                     help="library: the enrolled objects (most absent); episode: this episode's objects (diagnostic)")
+    sensing.add_arguments(ap, default="ideal")
+    ap.add_argument("--only", nargs="*", default=[], help="only these task ids (e.g. place-51-00006)")
     args = ap.parse_args(argv)
-    print(f"catalogue {args.catalogue}, sensing: ideal renders with depth in whole millimetres", flush=True)
+    profile = sensing.from_args(args)
+    print(f"catalogue {args.catalogue}, sensing {profile.label}, depth in whole millimetres", flush=True)
     results = run(args.suite, args.seeds, args.count, gate_m=args.gate_cm / 100, progress=lambda s: print(s, flush=True),
-                  catalogue=args.catalogue)
+                  catalogue=args.catalogue, profile=profile, only=set(args.only))
     print(summary(results))
     if args.json:
         with open(args.json, "w") as f:

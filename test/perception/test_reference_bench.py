@@ -25,3 +25,14 @@ def test_referenced_ids_are_the_program_objects_and_pick_answers():
         objects = [O("near_1", "reference"), O("book_2", "book"), O("book_3", "book"), O("shelf", "shelf")]
 
     assert reference_bench.referenced_ids(T, S) == ["near_1", "book_2"]
+
+
+def test_reference_bench_renders_with_a_sensing_profile_and_runs_only_the_tasks_asked():
+    """--sensing realistic: the frame carries the profile's depth noise and calibration error,
+    drawn from the task's scene seed as sim_node's reset draws them."""
+    from spatial_manip.sim.sensing import sensing_profile
+
+    results = reference_bench.run("place", [4], 2, progress=lambda s: None, profile=sensing_profile("realistic"),
+                                  only={"place-4-00001"})
+    assert [r.task_id for r in results] == ["place-4-00001"]
+    assert results[0].perceive_s > 0 and (results[0].planned or results[0].error)
