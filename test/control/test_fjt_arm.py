@@ -300,3 +300,62 @@ def test_a_slider_at_half_speed_lengthens_the_motion_and_does_not_fail_it(arm, k
     assert math.isclose(arm.speed_scaling, 0.5)
     knobs.set_slider(100.0, arm)
     arm.move_j(q0, speed=1.0, accel=2.0)
+
+
+@pytest.mark.ros
+@pytest.mark.slow
+def test_arm_node_with_the_ur_driver_backend_homes_the_arm_and_leaves_joint_states_to_the_driver(arm, msgs_env, tmp_path):
+    """arm_node (its own process, -p arm.backend:=ur_driver) serves an ArmMotion HOME goal through the
+    same FollowJointTrajectory server, and publishes no arm joint states of its own."""
+    import os
+
+    import yaml
+    from rclpy.action import ActionClient
+    from sensor_msgs.msg import JointState
+
+    from node_process import stop
+    from spatial_manip.control.config import load_arm_config
+    from spatial_manip_interfaces.action import ArmMotion
+
+    cfg = load_arm_config(None, {"arm.backend": "sim"})      # the simulated cell's envelope, TCP and home
+    home = arm.joint_positions() + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.3])
+    cfg["arm"].update(backend="ur_driver", gripper={"backend": "none"},
+                      ur_driver={"action_name": ACTION, "state_topic": STATE_TOPIC, "speed_scaling_topic": SCALING_TOPIC})
+    cfg["primitives"]["home_q"] = [float(v) for v in home]
+    path = tmp_path / "arm.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    node = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.arm_node", "--ros-args", "-r", "__ns:=/test_fjt_node",
+                             "-p", f"config_file:={path}"], env={**os.environ, **msgs_env, "PYTHONUNBUFFERED": "1"},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    ctx = rclpy.Context()
+    rclpy.init(args=[], context=ctx)
+    try:
+        client_node = rclpy.create_node("fjt_arm_node_client", context=ctx)
+        own_states: list = []
+        client_node.create_subscription(JointState, "/test_fjt_node/joint_states", own_states.append, 10)
+        client = ActionClient(client_node, ArmMotion, "/test_fjt_node/spatial_manip/arm_motion")
+        executor = rclpy.executors.SingleThreadedExecutor(context=ctx)
+        executor.add_node(client_node)
+
+        def spin_until(future, timeout_s):
+            deadline = time.monotonic() + timeout_s
+            while not future.done() and time.monotonic() < deadline and node.poll() is None:
+                executor.spin_once(timeout_sec=0.1)
+            return future.done()
+
+        deadline = time.monotonic() + 60
+        while not client.server_is_ready() and time.monotonic() < deadline and node.poll() is None:
+            executor.spin_once(timeout_sec=0.1)
+        assert client.server_is_ready(), f"arm_node did not come up: {stop(node)}"
+        sent = client.send_goal_async(ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME, speed_scale=0.5))
+        assert spin_until(sent, 10) and sent.result().accepted
+        result = sent.result().get_result_async()
+        assert spin_until(result, 60), f"no result: {stop(node)}"
+        res = result.result().result
+        assert res.success, (res.error_code, res.message)
+        assert np.max(np.abs(arm.joint_positions() - home)) < 0.01
+        assert own_states == []          # the driver (here: the server) publishes the arm's joints
+        arm.move_j(home - np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.3]), speed=1.0, accel=2.0)
+    finally:
+        ctx.try_shutdown()
+        stop(node)
