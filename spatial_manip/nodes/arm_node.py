@@ -90,8 +90,12 @@ class ArmNode(Node):
         self.gripper = make_gripper_from_config(cfg) if backend != "sim" else getattr(self.arm, "gripper", None)
         self.arm.connect()
         if self.gripper is not None and backend != "sim":
-            self.gripper.connect()
-            self.gripper.activate()
+            try:
+                self.gripper.connect()
+                self.gripper.activate()
+            except BaseException:
+                self.arm.close()        # a refused start leaves no backend thread behind (it aborted the process)
+                raise
             self.gripper = ReopeningGripper(self.gripper)
         self._keep_connected()
         self.server = ArmActionServer(self, self.arm, self.gripper, make_primitives(cfg, self.arm, self.gripper),
