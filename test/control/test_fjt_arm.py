@@ -5,6 +5,7 @@ trajectory down by that scaling as scaled_joint_trajectory_controller does. Run 
 file is that server. Test-only knobs of the server: the pendant's speed slider (SLIDER_TOPIC, percent)
 and an error code the next goal aborts with (FAULT_TOPIC), as a real controller reports one."""
 import math
+import os
 import subprocess
 import sys
 import threading
@@ -13,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-NS = "/test_fjt"
+NS = os.environ.get("FJT_TEST_NS", "/test_fjt")    # "" by hand: the UR driver's own names, for ros2 launch
 ACTION = f"{NS}/scaled_joint_trajectory_controller/follow_joint_trajectory"
 STATE_TOPIC = f"{NS}/joint_states"
 SCALING_TOPIC = f"{NS}/speed_scaling_state_broadcaster/speed_scaling"
@@ -155,8 +156,6 @@ def msgs_env():
 
 @pytest.fixture(scope="module")
 def server(msgs_env):
-    import os
-
     proc = subprocess.Popen([sys.executable, __file__], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env={**os.environ, **msgs_env, "PYTHONUNBUFFERED": "1"})
     yield proc
@@ -307,8 +306,6 @@ def test_a_slider_at_half_speed_lengthens_the_motion_and_does_not_fail_it(arm, k
 def test_arm_node_with_the_ur_driver_backend_homes_the_arm_and_leaves_joint_states_to_the_driver(arm, msgs_env, tmp_path):
     """arm_node (its own process, -p arm.backend:=ur_driver) serves an ArmMotion HOME goal through the
     same FollowJointTrajectory server, and publishes no arm joint states of its own."""
-    import os
-
     import yaml
     from rclpy.action import ActionClient
     from sensor_msgs.msg import JointState
