@@ -378,7 +378,9 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
             extra={"score": float(d.score), "colour": d.colour, "colour_names": colour_names(obs.rgb, d.mask),
                    "rgb": [round(float(c), 1) for c in d.mean_rgb],
                    "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated,
-                   **({"has_front": True} if d.id in fronts else {})}))
+                   **({"has_front": True} if d.id in fronts else {}),
+                   **({"candidates": [{**c, "has_front": c["id"] in fronts} for c in d.extra["candidates"]]}
+                      if d.extra.get("candidates") else {})}))
     ids = [o.id for o in objects] + [o.id for o in extra_objects]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

@@ -5,6 +5,8 @@ dimensions; and give every detection a unique, stable id."""
 from __future__ import annotations
 
 import functools
+import re
+from dataclasses import replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -12,6 +14,7 @@ from scipy.optimize import linear_sum_assignment
 from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, colour_distance,
                                                   size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
+from spatial_manip.scene import Scene
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
@@ -109,6 +112,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             rival = _rival(within, expected, c, taken - {int(c)})
             if rival is not None and within[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
+                detections[r].extra["candidates"] = [_candidate(expected[k]) for k in (c, rival)]
                 continue
             _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
     for d in detections:
@@ -122,6 +126,49 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             d.size_class = book_size_class(d.box.size, at_least=d.truncated)
     unique_ids(detections)
     return detections
+
+
+def _candidate(e: ExpectedObject) -> dict:
+    return {"label": e.label, "category": e.category, "id": e.id or ""}
+
+
+def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
+    """`scene` with a detection whose name was refused between two listed objects (its
+    `extra["candidates"]`, best first) named after the one the instruction names, when no object
+    of the scene carries that name and no other refused detection fits it as well: the person
+    says an alarm clock is there, and the cluster that fits an alarm clock or a book is it. One
+    view cannot tell a red clock seen face-on from a red book standing cover-out (both boxes fit
+    its depth); the words can. Books are never named so ("book" is the planner's own noun).
+    Returns the scene and one note per object named, for the trace."""
+    text = " " + re.sub(r"[^a-z0-9']+", " ", instruction.lower()) + " "
+    text += text.replace("'s ", " ")           # "the alarm clock's right" names the alarm clock
+    present = {o.label for o in scene.objects}
+    hits: dict[str, list] = {}
+    for o in scene.objects:
+        for rank, c in enumerate(o.extra.get("candidates") or ()):
+            label = c["label"]
+            if c["category"] != "book" and label not in present and f" {label} " in text:
+                hits.setdefault(label, []).append((rank, o, c))
+    renamed, notes, ids = {}, [], set(scene.ids())
+    for label, found in sorted(hits.items()):
+        best = min(rank for rank, _, _ in found)
+        first = [(o, c) for rank, o, c in found if rank == best]
+        if len(first) != 1 or first[0][0].id in renamed:
+            continue
+        o, c = first[0]
+        new_id = c["id"] if c["id"] and c["id"] not in ids else o.id
+        extra = {k: v for k, v in o.extra.items() if k != "has_front"}
+        if c.get("has_front"):
+            extra["has_front"] = True
+        others = " or ".join(x["label"] for x in o.extra["candidates"] if x["label"] != label)
+        extra["named_by_words"] = f"fits the {label} or {others}; the instruction names the {label}"
+        renamed[o.id] = replace(o, id=new_id, label=label, category=c["category"], extra=extra)
+        ids.add(new_id)
+        notes.append(f"{o.id} read as the {label} ({new_id}): it fits the {label} or {others} about equally, "
+                     f"and the instruction names the {label}")
+    if not renamed:
+        return scene, []
+    return scene.with_objects([renamed.get(o.id, o) for o in scene.objects]), notes
 
 
 def _name(d: Detection, e: ExpectedObject, score: float) -> None:

@@ -154,6 +154,38 @@ def test_a_cluster_that_fits_a_book_and_a_listed_object_about_equally_is_refused
     assert det.label != "alarm clock" and det.id != "near_1" and det.extra["refused"] == "alarm clock or book"
 
 
+def test_a_refused_name_is_given_when_the_instruction_names_one_of_its_candidates():
+    """place-51-00005/6/13 (seeds no tuning used): the red alarm clock in the top slot, seen
+    face-on, fitted the alarm clock or a red book (refused, as above), and "a slot on the alarm
+    clock's right" found no alarm clock in all three. The person's words say an alarm clock is
+    there: the one cluster that fits it is it. Never a book, never a second object of a name
+    the scene has, never one of two clusters that fit equally."""
+    from spatial_manip.perception.base import Detection, ExpectedObject, detections_to_scene
+    from spatial_manip.perception.labelling import assign_labels, name_from_words
+    from spatial_manip.observation import RGBDObservation
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 10:20] = True
+    obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
+                          intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
+
+    def seen(center):
+        return Detection("", "object", "object", mask, 0.5, _box((0.129, 0.047, 0.166), "yaw", center=center),
+                         (197, 36, 36), extra={"lower_bound_sides": [False, True, False]})
+    book = ExpectedObject("book", "book", size_m=(0.129, 0.017, 0.176), colour="red", id="book_red_small")
+    clock = ExpectedObject("alarm clock", "reference", size_m=(0.07, 0.13, 0.17), colour=(217, 38, 38), id="alarm_clock")
+    dets = assign_labels([seen((0.9, 0.3, 0.6))], [book, clock])
+    scene = detections_to_scene(dets, obs, fronts=["alarm_clock"])
+    named, notes = name_from_words(scene, "put the book into a slot on the alarm clock's right as you see it")
+    clock_seen = named.get("alarm_clock")
+    assert clock_seen.label == "alarm clock" and clock_seen.category == "reference" and clock_seen.extra["has_front"]
+    assert len(notes) == 1 and "alarm clock" in notes[0]
+    assert name_from_words(scene, "take the red book") == (scene, [])          # words that name no candidate
+    # two clusters that fit the clock equally: the words cannot say which
+    two = detections_to_scene(assign_labels([seen((0.9, 0.3, 0.6)), seen((0.9, -0.3, 0.6))], [book, clock]), obs)
+    assert name_from_words(two, "the slot left of the alarm clock")[1] == []
+
+
 def test_a_side_seen_in_full_of_an_object_cut_elsewhere_is_forgiven_a_little():
     shrub, seen = (0.63, 0.61, 0.6), (0.3, 0.25, 0.2)
     full = size_mismatch(seen, shrub, at_least=[True, True, False])
