@@ -299,6 +299,11 @@ class Agent:
                trace: Trace) -> Decision:
         if self._planner is None:
             self._planner = self._make_planner()
+        from spatial_manip.perception.labelling import name_from_words
+        # a name perception refused between two catalogue objects is given when the words name one
+        scene, named = name_from_words(scene, goal.instruction)
+        if named:
+            trace.event("named_by_words", notes=named)
 
         def plan_one(sc, text, kind):
             result = self._planner.plan(sc, text, observation=obs, task_kind=kind)
