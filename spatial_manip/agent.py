@@ -133,6 +133,18 @@ class Ports(Protocol):
     def joint_positions(self) -> np.ndarray | None: ...      # the arm's latest joints (None: not known)
 
 
+@dataclass(frozen=True, kw_only=True)
+class InHand:
+    """What the agent knows is in the gripper, kept across goals (a place goal after a pick goal):
+    from the grasp that held it, or from a workspace description that says so (a reset that
+    starts with an object in the fingers)."""
+
+    object_id: str
+    T_object_tcp: np.ndarray | None = None   # the grasp (None: not known, so no place can be fitted)
+    size: np.ndarray | None = None           # its box size, measured before it was in the fingers
+    width_m: float = 0.0                     # the jaws' opening on it
+
+
 HELD_SEEN_M = 0.05   # a movable segment this close to the held object is that object seen in the fingers
 
 
@@ -171,10 +183,7 @@ class Agent:
         self._warned: set[str] = set()
         self._segmenter = self._planner = self._reach = None
         self._workspace_seen: Scene | None = None
-        self._in_hand: np.ndarray | None = None        # T_object_tcp of what we hold
-        self._held_id: str | None = None
-        self._held_size: np.ndarray | None = None       # box size of the held object
-        self._grip_width = 0.0
+        self._holding: InHand | None = None
         self._known: Scene | None = None                # the latest look, updated by what we moved since
         self._cloud: ObstacleMap | None = None          # that look's depth as an obstacle map
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
@@ -188,15 +197,24 @@ class Agent:
             self._workspace_seen = ws
             self._known = self._cloud = None     # a new world (a reset): the last look shows the old one
             held = ws.held_object()
-            self._held_id = held.id if held else None
-            self._in_hand = np.asarray(held.extra["T_object_tcp"], float) if held and "T_object_tcp" in held.extra else None
-            self._held_size = np.asarray(held.size, float) if held else None
-            self._grip_width = float(np.min(held.size)) if held else 0.0
+            self._holding = None if held is None else InHand(
+                object_id=held.id, size=np.asarray(held.size, float), width_m=float(np.min(held.size)),
+                T_object_tcp=np.asarray(held.extra["T_object_tcp"], float) if "T_object_tcp" in held.extra else None)
         return ws, hints
 
     def held_id(self) -> str | None:
         self._workspace()
         return self._held_id
+
+    @property
+    def _held_id(self) -> str | None:
+        """The held object's id as last known (held_id() asks the workspace first)."""
+        return self._holding.object_id if self._holding is not None else None
+
+    @property
+    def _in_hand(self) -> np.ndarray | None:
+        """T_object_tcp of what is held, if known."""
+        return self._holding.T_object_tcp if self._holding is not None else None
 
     def stop_motion(self) -> None:
         self.ports.stop_motion()
@@ -260,7 +278,7 @@ class Agent:
         if held is None or self._in_hand is None:
             return scene.with_objects(others)
         extra = {**held.extra, "T_object_tcp": np.asarray(self._in_hand).tolist()}
-        size = self._held_size if self._held_size is not None else held.size
+        size = self._holding.size if self._holding.size is not None else held.size
         return scene.with_objects(others + [replace(held, held=True, size=size, extra=extra)])
 
     def _mark_held(self, scene: Scene, ws: Scene | None) -> Scene:
@@ -272,8 +290,8 @@ class Agent:
         if ref is None:
             return scene.with_objects(others)
         held = replace(ref, held=True)
-        if self._held_size is not None:      # measured before it was in the fingers (or configured)
-            held = replace(held, size=self._held_size)
+        if self._holding.size is not None:      # measured before it was in the fingers (or configured)
+            held = replace(held, size=self._holding.size)
         T_base_tcp = self.ports.tcp_pose()
         if self._in_hand is not None and T_base_tcp is not None:
             T_obj = T_base_tcp @ invert(self._in_hand)
@@ -323,7 +341,8 @@ class Agent:
         if place is not None and pick is None:
             held = scene.held_object()
             self._workspace()
-            self._held_id = held.id if held else self._held_id
+            if held is not None:
+                self._holding = replace(self._holding, object_id=held.id) if self._holding else InHand(object_id=held.id)
         return _decision(scene, pick, place, reflection)
 
     # --- grasp and move -----------------------------------------------------------------------
@@ -346,7 +365,8 @@ class Agent:
             self._grasps_that_place(grasps, _tcp_poses(grasps), make_transform(obj.rotation, obj.center),
                                     obj.size, decision)
         elif self._in_hand is not None:
-            self._fit_place(decision, _slot_entry(decision)[1], (), self._held_size, self._in_hand, self._grip_width)
+            h = self._holding
+            self._fit_place(decision, _slot_entry(decision)[1], (), h.size, h.T_object_tcp, h.width_m)
 
     def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped:
         gripper = GripperGeometry()
@@ -364,9 +384,8 @@ class Agent:
             result = self.ports.run_motion(request, cancel)
             if result.success and result.object_held:
                 self._workspace()      # a workspace that came during the motion is older than this grasp
-                self._in_hand = invert(T_obj) @ T_tcp
-                self._held_id = decision.pick_id
-                self._held_size, self._grip_width = np.asarray(obj.size, float), g.width
+                self._holding = InHand(object_id=decision.pick_id, T_object_tcp=invert(T_obj) @ T_tcp,
+                                       size=np.asarray(obj.size, float), width_m=g.width)
                 return Grasped(object_id=decision.pick_id, tcp_pose=T_tcp, score=g.score, width=g.width,
                                tcp_path=result.tcp_path, place_pose=place_pose)
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
@@ -406,14 +425,15 @@ class Agent:
         if not self._wait_in_hand(cancel):
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
         slot, entry = _slot_entry(decision)
-        T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, self._held_size, self._in_hand,
-                                       self._grip_width, planned=grasped.place_pose if grasped else None)
-        set_down = SetDown(object_id=self._held_id, object_pose=T_obj, tcp_pose=T_tcp, size=self._held_size, slot=slot)
+        h = self._holding
+        T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, h.size, h.T_object_tcp, h.width_m,
+                                       planned=grasped.place_pose if grasped else None)
+        set_down = SetDown(object_id=h.object_id, object_pose=T_obj, tcp_pose=T_tcp, size=h.size, slot=slot)
         if entry is None:
             return set_down
         # slide in through the slot's open side, not down from above
         return replace(set_down, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
-                       approach_distance_m=float(entry.approach_m(T_obj, self._held_size)))
+                       approach_distance_m=float(entry.approach_m(T_obj, h.size)))
 
     def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed:
         request = MotionRequest(kind=MOTION_PLACE, target=set_down.tcp_pose, scene=self._obstacles(decision.scene),
@@ -423,7 +443,7 @@ class Agent:
         if not result.success:
             raise SpatialManipError(f"placing failed: {result.message}", result.error_code or "MOTION_FAILED")
         self._workspace()
-        self._in_hand = self._held_id = self._held_size = None
+        self._holding = None
         self._known_moved(set_down.object_id, set_down.object_pose)
         return Placed(set_down=set_down, tcp_path=result.tcp_path)
 
