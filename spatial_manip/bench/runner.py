@@ -20,12 +20,14 @@ import numpy as np
 from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm
 from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.progress import progress
+from spatial_manip.sim import object_sets
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.sensing import EFFECTS, SensingProfile
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="smoke", help="task suite (see `spatial-manip tasks --help`)")
+    object_sets.add_objects_argument(p)
     p.add_argument("--episodes", type=positive_int, default=10, help="number of tasks")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=positive_int, default=1, help="parallel graphs (each in its own ROS domain)")
@@ -369,6 +371,7 @@ def run(args) -> int:
     (out / "episodes").mkdir(parents=True, exist_ok=True)
     sensing = sensing_mod.from_args(args)
     check_sensing(out, sensing)
+    object_sets.add_folders(args.objects)     # before the workers start: they inherit the folders
     tasks = prepare_tasks(args.suite, args.episodes, args.seed, out)
     args.catalogue = args.catalogue or default_catalogue(args.segmenter)
     done = load_done(out)

