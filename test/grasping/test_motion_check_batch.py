@@ -2,7 +2,9 @@
 record_motion_requests.py: four grasp-bench scenes with the real cell's arm, and the demo's
 request for book_3 with the sim arm): every proposed grasp is checked, every grasp the
 per-grasp check of cf8f2bb kept (given time for all) is still kept, and each grasp kept beyond
-those passes an independent re-check of its path and approach."""
+those (reached on another of the pre-grasp's arm configurations, as the arm's pick tries them)
+passes an independent re-check of its path and approach, and the arm's own pick plans it."""
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -15,7 +17,7 @@ pytest.importorskip("pinocchio")
 
 from spatial_manip.control.config import arm_overrides, load_arm_config  # noqa: E402
 from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig, _with_target  # noqa: E402
-from spatial_manip.motion.arm_plans import SUPPORT_GAP_M  # noqa: E402
+from spatial_manip.motion.arm_plans import SUPPORT_GAP_M, ArmPlans  # noqa: E402
 from spatial_manip.motion.cartesian import straight_segment  # noqa: E402
 from spatial_manip.motion.factory import make_planner  # noqa: E402
 from spatial_manip.motion.world import CollisionWorld, support_ids  # noqa: E402
@@ -56,6 +58,11 @@ def test_every_grasp_is_checked_and_the_old_kept_set_kept(planners, r):
         approach = straight_segment(check.planner.robot, check.planner.envelope, world, path.waypoints[-1], tcp[i],
                                     allowed=allowed)
         assert np.allclose(approach, report.approaches[i])
+        # and the arm's own pick plans it (transit, approach, a 10 cm lift) in the same scene and cloud
+        lift = tcp[i].copy()
+        lift[2, 3] += 0.10
+        seen = dataclasses.replace(scene, extra={**scene.extra, "cloud": {"points": r["clutter"], "voxel_m": 0.02}})
+        ArmPlans(check.planner).pick(np.array(r["q_start"]), tcp[i], np.array(r["pre"][i]), [lift], seen, r["target_id"])
 
 
 def test_the_demo_request_is_checked_within_its_budget(planners):
