@@ -42,7 +42,8 @@ def server_main() -> None:
     rclpy.init()
     node = rclpy.create_node("mujoco_fjt_server")
     group = ReentrantCallbackGroup()
-    state = {"target": None, "slider": 100.0, "fault": 0}
+    start = os.environ.get("FJT_TEST_START_Q")          # by hand: where the arm stands at start (6 rad, commas)
+    state = {"target": np.array([float(v) for v in start.split(",")]) if start else None, "slider": 100.0, "fault": 0}
     lock = threading.Lock()
     joint_pub = node.create_publisher(JointState, STATE_TOPIC, 10)
     scaling_pub = node.create_publisher(Float64, SCALING_TOPIC, 10)
