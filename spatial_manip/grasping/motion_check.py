@@ -83,6 +83,7 @@ class MotionReport:
     world: object = None                          # the CollisionWorld checked against
     skipped: str = ""                             # why the stage did not run ("" = it ran)
     out_of_time: bool = False
+    not_searched: int = 0                         # grasps needing a search, ranked below k already reached
     elapsed_s: float = 0.0                        # checking the grasps
     world_s: float = 0.0                          # building the world (not in the time budget)
 
@@ -101,6 +102,8 @@ class MotionReport:
              f"(+ {self.world_s * 1000:.0f} ms building the world)")
         if self.drops:
             s += "; dropped " + ", ".join(str(d) for d in self.drops)
+        if self.not_searched:
+            s += f"; {self.not_searched} below the best {len(self.kept)} not searched for"
         if self.out_of_time:
             s += "; stopped at the time budget"
         return s
@@ -164,20 +167,24 @@ class MotionCheck:
     def filter(self, q_now, tcp_poses: Sequence[np.ndarray], pre_poses: Sequence[np.ndarray], world, scene: Scene,
                target_id: str, k: int) -> MotionReport:
         """Check every candidate against one world as the arm's pick will run it
-        (motion.arm_plans.PickPlanner._reach): the pre-grasp's IK solutions nearest the arm's
+        (motion.arm_plans.ArmPlans._reach): the pre-grasp's IK solutions nearest the arm's
         first, the first whose straight approach is clear, reached by a collision-free path
         (else the next solution). The checkers are built once per request and paths are found
         cheapest first: for every grasp a straight joint move from the start or from a
         pre-grasp already reached (one object's grasps lie close together); then, best grasp
-        first, an RRT while the time budget lasts (the best grasp always gets one). Keeps the
-        best `k` that pass."""
+        first, an RRT while the time budget lasts (the best grasp always gets one) and until the
+        best `k` are reached. Keeps the best `k` that pass."""
         t0 = time.perf_counter()
         report = MotionReport(world=world)
         batch = _Batch(self.planner, np.asarray(q_now, float), world, support_ids(scene, target_id, gap_m=SUPPORT_GAP_M))
         grasps = [batch.candidate(i, T, T_pre) for i, (T, T_pre) in enumerate(zip(tcp_poses, pre_poses))]
         for g in grasps:
             batch.next_goal(g) and batch.cheap_path(g)
+        reached = 0
         for g in grasps:
+            if reached >= k:                                # the best k are reached: no search can change them
+                report.not_searched += g.goal is not None and g.path is None
+                continue
             while g.goal is not None and g.path is None:
                 left = self.config.time_budget_s - (time.perf_counter() - t0)
                 if g.rank > 0 and left <= 0.01:
@@ -188,6 +195,7 @@ class MotionCheck:
                     batch.searched_path(g, min(max(left, 0.05), self.config.plan_budget_s))
                 if g.path is None and batch.next_goal(g):
                     batch.cheap_path(g)
+            reached += g.path is not None
         for g in grasps:
             self._settle(report, g, batch, k)
         report.elapsed_s = time.perf_counter() - t0

@@ -84,3 +84,17 @@ def test_a_spent_budget_still_checks_every_grasp_a_straight_move_reaches(planner
     assert 0 in report.kept or 0 in {d.rank for d in report.drops}       # the best grasp always gets its search
     if report.out_of_time:
         assert "stopped at the time budget" in report.summary()
+
+
+def test_no_search_is_spent_on_grasps_below_the_best_k_reached(planners):
+    """With k = 5, a grasp that needs a search but ranks below five grasps already reached is not
+    searched for (no result could change); every other grasp is checked, and the summary says so."""
+    skipped = 0
+    for r in REQUESTS:
+        report, _, _ = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0), k=5)
+        assert report.checked + report.not_searched == len(r["tcp"]) and not report.out_of_time
+        assert report.kept == sorted(report.kept) and len(report.kept) == 5
+        if report.not_searched:
+            assert f"{report.not_searched} below the best 5 not searched for" in report.summary()
+        skipped += report.not_searched
+    assert skipped > 0
