@@ -57,9 +57,7 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
     from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz
 
     tl, tw, th = TABLE_SIZE
-    table = SceneObject("table", "table", "table", [TABLE_FRONT_X + tl / 2, 0.0, -th / 2], TABLE_SIZE, _rz(math.pi),
-                        oriented=True, extra={"asset": "table"})
-    objects = [table]
+    plinths = []
     if key.startswith("book:"):
         obj, said = _book(key)
     elif key.startswith(OBJECT_PREFIX):
@@ -73,15 +71,26 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
                               extra={"asset": key})
         else:
             obj, plinth = _on_plinth(spec, TABLE_FRONT_X + tl, th)
-            objects.append(plinth)
+            plinths.append(plinth)
     else:
         raise ValueError(f"--sim wants an asset the generator places ({', '.join(A.NEAR_KEYS + A.DISTANT_KEYS)}), "
                          f"book:SIZE:COLOUR (sizes {', '.join(A.BOOK_SIZES)}; colours {', '.join(A.BOOK_COLORS)}), "
                          f"object:MODEL (an everyday object, e.g. object:red_coffee_mug) or all; got {key!r}")
-    viewer = Viewpoint(ENROLL_CAMERA, np.asarray(obj.center, float) - ENROLL_CAMERA)
-    scene = Scene(viewer=viewer, robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=objects + [obj],
-                  extra={"kind": "tabletop", "ground_z": -th})
+    scene, _ = _cell_with(obj, plinths)
     return scene, obj, said
+
+
+def _cell_with(obj: SceneObject, extra_objects: list) -> tuple[Scene, SceneObject]:
+    """The enrollment cell: the table, `extra_objects` (a plinth), `obj`, the enrolling camera."""
+    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz
+
+    tl, tw, th = TABLE_SIZE
+    table = SceneObject("table", "table", "table", [TABLE_FRONT_X + tl / 2, 0.0, -th / 2], TABLE_SIZE, _rz(math.pi),
+                        oriented=True, extra={"asset": "table"})
+    viewer = Viewpoint(ENROLL_CAMERA, np.asarray(obj.center, float) - ENROLL_CAMERA)
+    scene = Scene(viewer=viewer, robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=[table] + extra_objects + [obj],
+                  extra={"kind": "tabletop", "ground_z": -th})
+    return scene, obj
 
 
 def _book(key: str) -> tuple[SceneObject, dict]:
@@ -103,13 +112,22 @@ def _everyday(model_name: str) -> tuple[SceneObject, dict]:
     """An everyday object standing on the table as the objects suite stands it: named by its
     category ("mug"), which is what people call it; two mugs are two entries of one name, told
     apart by colour and size."""
-    from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
     from spatial_manip.sim.object_sets import model_for
 
     m = model_for(model_name)
+    return _everyday_object(m), {"name": m.label, "category": m.category, "has_front": False, "id": model_name}
+
+
+def _everyday_object(m) -> SceneObject:
+    from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
+
     centre = [NEAR_SPOT[0], NEAR_SPOT[1], m.size_m[2] / 2 - m.rest_offset_m + TABLE_GAP_M]
-    obj = everyday_object(model_name, m, centre, np.eye(3))
-    return obj, {"name": m.label, "category": m.category, "has_front": False, "id": model_name}
+    return everyday_object(m.name, m, centre, np.eye(3))
+
+
+def everyday_enrollment_scene(model) -> tuple[Scene, SceneObject]:
+    """The enrollment cell with an everyday object model (object_sets.ObjectModel) alone on the table."""
+    return _cell_with(_everyday_object(model), [])
 
 
 def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float) -> tuple[SceneObject, SceneObject]:

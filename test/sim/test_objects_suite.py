@@ -49,7 +49,7 @@ def test_colour_family_separates_two_of_a_kind():
         o.category = o.label = "mug"
         o.extra.update(model=m, colours=list(model.colours))
     answers = {v.fields["colour"]: v.answer for v in OF.v_colour(scene) if v.fields["cat"] == "mug"}
-    assert answers == {"red": [mugs[0].id], "white": [mugs[1].id]}
+    assert answers == {models["red_coffee_mug"].colours[0]: [mugs[0].id], "white": [mugs[1].id]}
 
 
 def test_standing_check_and_next_to():
