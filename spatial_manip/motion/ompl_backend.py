@@ -25,7 +25,6 @@ class OmplPlanner:
     name = "ompl"
 
     def __init__(self, robot: RobotModel, envelope: SafetyEnvelope, config: MotionConfig):
-        import toppra  # noqa: F401  (the timing library, imported with the planner: ~0.3 s of CPU the first plan paid)
         from ompl import util as ou
 
         ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan
