@@ -122,10 +122,15 @@ class FollowJointTrajectoryArm(TrajectoryArm):
     # --- state ----------------------------------------------------------------------------------
     def _on_state(self, msg) -> None:
         super()._on_state(msg)
+        if not set(self.joint_names) <= set(msg.name):
+            return                      # e.g. arm_node's gripper-only message: says nothing of the arm
+        # the driver's stamps, not arrival times: messages delivered in a burst would look fast
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         with self._lock:
-            q, now = self._q, self._q_stamp
+            q = self._q
             if q is None:
                 return
+            now = stamp if stamp > 0 else self._q_stamp
             if self._prev_state is not None and now - self._prev_state[0] > 1e-4:
                 self._joint_speed = float(np.max(np.abs(q - self._prev_state[1]))) / (now - self._prev_state[0])
             self._prev_state = (now, q)
