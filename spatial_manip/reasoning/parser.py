@@ -76,7 +76,7 @@ def _number_words(t: str) -> str:
 # Everyday English -> the parser's plain words, before anything else (issue 22): contractions,
 # chat spellings, and the polite frames around a request ("could you ... for me, thanks"), which
 # carry no spatial meaning but contain "you"/"me" (otherwise read as the viewer).
-_NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are)\b)"
+_NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are|it|its|they|their|them|way)\b)"   # "the way it faces" names nothing
 _NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a name of one to three words after "the"
 _EVERYDAY = [(re.compile(p), r) for p, r in [
     # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
