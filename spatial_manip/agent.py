@@ -33,7 +33,7 @@ from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, bu
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
-from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Placed, SetDown, Verified
+from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, Verified
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection
@@ -240,27 +240,27 @@ class Agent:
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
 
-    def perceive(self, obs: RGBDObservation) -> Scene:
+    def perceive(self, obs: RGBDObservation) -> Perceived:
         ws, hints = self._workspace()
         if self._segmenter is None:
             self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
-        q = self.ports.joint_positions()
+        q, masked = self.ports.joint_positions(), obs
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
-            obs = without_arm(obs, self._arm_reach().planner.robot, q)
+            masked = without_arm(obs, self._arm_reach().planner.robot, q)
         fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
         fixture_ids = {o.id for o in fixtures}
         # fixtures come from the workspace description; a segment of one is not a new object
-        detections = [d for d in self._segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
+        detections = [d for d in self._segmenter.segment(masked, hints=hints) if d.id not in fixture_ids]
         fronts = [o.id for o in ws.objects if o.oriented] if ws else []
-        scene = detections_to_scene(detections, obs, regions=ws.regions if ws else (), extra_objects=fixtures,
+        scene = detections_to_scene(detections, masked, regions=ws.regions if ws else (), extra_objects=fixtures,
                                     fronts=fronts)
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
-        self._known, self._cloud = scene, cloud_map(obs)
-        return scene
+        self._known, self._cloud = scene, cloud_map(masked)
+        return Perceived(observation=obs, scene=scene)     # the look as the camera gave it
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
         """What an arm motion must avoid: `scene` (default: the latest look, with what was set
@@ -313,8 +313,8 @@ class Agent:
         except ValueError as e:
             raise SpatialManipError(f"planner_node parameters: {e}", ErrorCode.INVALID_GOAL) from e
 
-    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: Reflection | None,
-               trace: Trace) -> Decision:
+    def reason(self, seen: Perceived, goal: GoalRequest, reflection: Reflection | None, trace: Trace) -> Decision:
+        scene, obs = seen.scene, seen.observation
         if self._planner is None:
             self._planner = self._make_planner()
         from spatial_manip.perception.labelling import name_from_words
@@ -346,14 +346,14 @@ class Agent:
         return _decision(scene, pick, place, reflection)
 
     # --- grasp and move -----------------------------------------------------------------------
-    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> GraspGroup:
+    def propose_grasps(self, decision: Decision, seen: Perceived) -> GraspGroup:
         grasps = self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
         if grasps.frame_id != "base":     # the TCP poses made from them go to the arm in base
             raise SpatialManipError(f"the grasps of {decision.pick_id} came in frame {grasps.frame_id!r}, expected "
                                     "'base': the grasp service must answer in the robot base frame", ErrorCode.INTERNAL)
         return grasps
 
-    def check_place(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> None:
+    def check_place(self, decision: Decision, seen: Perceived) -> None:
         """For a dry run: UnreachableError when the planned place cannot be made, as a real run
         would find before the arm moves (with the grasps proposed for a pick-and-place, else with
         the object in hand)."""
@@ -361,7 +361,7 @@ class Agent:
             return
         if decision.pick_id is not None:
             obj = decision.scene.get(decision.pick_id)
-            grasps = self.propose_grasps(decision, scene, obs)
+            grasps = self.propose_grasps(decision, seen)
             self._grasps_that_place(grasps, _tcp_poses(grasps), make_transform(obj.rotation, obj.center),
                                     obj.size, decision)
         elif self._in_hand is not None:

@@ -5,7 +5,7 @@ decisions over I/O ports (planner_node's are ROS; a test's can be a MuJoCo world
 the planner node maps `Outcome` onto the action result.
 
 What passes from stage to stage is a frozen record, as MoveIt Task Constructor passes typed
-solutions between named stages: the look's `Scene` -> a `Decision` (what to pick and where to put
+solutions between named stages: a look, `Perceived` (the observation and the scene in it) -> a `Decision` (what to pick and where to put
 it, with what the words and earlier attempts leave for later stages) -> the proposed grasps (a
 `GraspGroup`, base frame) -> `Grasped` -> a fitted `SetDown` -> `Placed` -> `Verified`. A retry
 learns from the records of the attempt that failed (its decision, the set-down it tried)."""
@@ -92,6 +92,14 @@ def validate_goal(instruction, task_kind, dry_run=False, max_attempts=0, *, defa
         raise InvalidGoalError(f"max_attempts must be between 1 and {MAX_ATTEMPTS_LIMIT} (or 0 for the configured "
                                f"default), got {max_attempts}")
     return GoalRequest(instruction=text, task_kind=task_kind, dry_run=bool(dry_run), max_attempts=max_attempts)
+
+
+@dataclass(frozen=True)
+class Perceived:
+    """One look: the observation as the camera gave it and the scene perceived in it (base frame)."""
+
+    observation: RGBDObservation
+    scene: Scene
 
 
 @dataclass(frozen=True)
@@ -183,12 +191,11 @@ class Stages(Protocol):
 
     def clear_view(self, cancel: threading.Event) -> None: ...     # before a look (may do nothing)
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
-    def perceive(self, obs: RGBDObservation) -> Scene: ...
-    def reason(self, scene: Scene, goal: GoalRequest, obs: RGBDObservation, reflection: Reflection | None,
-               trace: Trace) -> Decision: ...
+    def perceive(self, obs: RGBDObservation) -> Perceived: ...
+    def reason(self, seen: Perceived, goal: GoalRequest, reflection: Reflection | None, trace: Trace) -> Decision: ...
     # a dry run: refuse a place the arm could not make, as a real run finds before the arm moves
-    def check_place(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> None: ...
-    def propose_grasps(self, decision: Decision, scene: Scene, obs: RGBDObservation) -> GraspGroup: ...
+    def check_place(self, decision: Decision, seen: Perceived) -> None: ...
+    def propose_grasps(self, decision: Decision, seen: Perceived) -> GraspGroup: ...
     def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped: ...
     def set_down(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> SetDown: ...
     def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed: ...
@@ -262,12 +269,13 @@ class InstructionPipeline:
             self.agent.clear_view(cancel)
         obs = self.agent.observe(cancel)
         trace.image("observation", obs.rgb, "colour image the goal was planned on")
-        scene = self.agent.perceive(obs)
+        seen = self.agent.perceive(obs)
+        scene = seen.scene
         trace.event("scene", objects=[o.to_dict() for o in scene.objects],
                     regions=[r.to_dict() for r in scene.regions])
 
         self._enter(Stage.REASONING, f"interpreting: {goal.instruction!r}", attempt, goal, trace, cancel)
-        decision = self.agent.reason(scene, goal, obs, reflection, trace)
+        decision = self.agent.reason(seen, goal, reflection, trace)
         self._decision = decision
         outcome.target_ids = list(decision.target_ids)
         outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
@@ -276,16 +284,16 @@ class InstructionPipeline:
                     pick_id=decision.pick_id, place_pose=decision.place_pose, program=decision.program,
                     notes=decision.notes)
         self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
-                      "place pose (axes, lime box)", obs, scene, decision)
+                      "place pose (axes, lime box)", seen, decision)
         if goal.dry_run:     # what a real run checks before the arm moves, a dry run checks too
-            self.agent.check_place(decision, scene, obs)
+            self.agent.check_place(decision, seen)
             outcome.message = _with_notes(f"dry run: would {decision.action} "
                                           f"{', '.join(decision.target_ids) or 'at the computed pose'}", decision)
             return
 
         grasped = placed = None
         if decision.pick_id is not None:
-            decision, grasped = self._pick_one_of(decision, scene, obs, attempt, goal, trace, cancel)
+            decision, grasped = self._pick_one_of(decision, seen, attempt, goal, trace, cancel)
             outcome.target_pose = _object_pose(scene, decision.pick_id)
             outcome.grasp, outcome.grasp_score, outcome.grasp_width = grasped.tcp_pose, grasped.score, grasped.width
             trace.event("picked", **grasped.trace_fields())
@@ -298,11 +306,11 @@ class InstructionPipeline:
         after = None
         if placed is not None:    # a new look at where the object was set down
             self.agent.clear_view(cancel)
-            obs_after = self.agent.observe(cancel)
-            after = self.agent.perceive(obs_after)
+            seen_after = self.agent.perceive(self.agent.observe(cancel))
+            after = seen_after.scene
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
                           "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
-                          obs_after, after, decision, path=placed.tcp_path)
+                          seen_after, decision, path=placed.tcp_path)
         verified = self.agent.verify(decision, placed, goal, after)
         trace.event("verified", success=verified.success, category=verified.category, message=verified.message)
         if not verified.success:
@@ -315,7 +323,7 @@ class InstructionPipeline:
         self._set_down = self.agent.set_down(decision, grasped, cancel)
         return self.agent.place(decision, self._set_down, cancel)
 
-    def _pick_one_of(self, decision, scene, obs, attempt, goal, trace, cancel) -> tuple[Decision, Grasped]:
+    def _pick_one_of(self, decision, seen, attempt, goal, trace, cancel) -> tuple[Decision, Grasped]:
         """Pick `decision.pick_id`; when none of its grasps holds and the words allow other
         objects (`pick_alternatives`), try those in order. Returns the decision with `pick_id`
         on the one held."""
@@ -323,7 +331,7 @@ class InstructionPipeline:
         for k, pick_id in enumerate(candidates):
             decision = self._decision = replace(decision, pick_id=pick_id)
             try:
-                return decision, self._pick(decision, scene, obs, attempt, goal, trace, cancel,
+                return decision, self._pick(decision, seen, attempt, goal, trace, cancel,
                                             overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
             except SpatialManipError as e:
                 if e.code not in PICK_FALLBACK or not getattr(e, "retryable", True) or k + 1 == len(candidates) \
@@ -332,9 +340,9 @@ class InstructionPipeline:
                 trace.event("pick_fallback", failed=pick_id, code=e.code.value, reason=e.message,
                             next=candidates[k + 1])
 
-    def _pick(self, decision, scene, obs, attempt, goal, trace, cancel, overlay: str) -> Grasped:
+    def _pick(self, decision, seen, attempt, goal, trace, cancel, overlay: str) -> Grasped:
         self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
-        grasps = self.agent.propose_grasps(decision, scene, obs)
+        grasps = self.agent.propose_grasps(decision, seen)
         drawn = grasps.to_dicts()
         trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(drawn))
         self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
@@ -347,18 +355,18 @@ class InstructionPipeline:
                           "(grey), enlarged on the right; " +
                           ("the grasp that held (orange) and the TCP's planned way to it and up (yellow)"
                            if chosen is not None else "the pick failed: none held"),
-                          obs, scene, decision, grasps=shown, chosen=chosen,
+                          seen, decision, grasps=shown, chosen=chosen,
                           path=picked.tcp_path if picked is not None else ())
         return picked
 
     @staticmethod
-    def _overlay(trace: Trace, name: str, caption: str, obs, scene, decision, grasps=(), chosen=None,
+    def _overlay(trace: Trace, name: str, caption: str, seen: Perceived, decision, grasps=(), chosen=None,
                  path=()) -> None:
         """Save the scene and decision drawn on the observation beside the trace."""
         if trace.dir is None:
             return
         try:
-            rgb = scene_overlay(obs, scene, target_ids=decision.target_ids, pick_id=decision.pick_id,
+            rgb = scene_overlay(seen.observation, seen.scene, target_ids=decision.target_ids, pick_id=decision.pick_id,
                                 place_pose=decision.place_pose, grasps=grasps, chosen=chosen, path=path)
             trace.image(name, rgb, caption)
         except Exception as e:  # an overlay is for people; drawing it must never fail the goal

@@ -126,7 +126,8 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         ports = _Ports(world, ws, SegmentationHints.from_scene(ws), obs)
         agent = Agent(ports, AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
         t0 = time.perf_counter()
-        seen = agent.perceive(obs)
+        look = agent.perceive(obs)
+        seen = look.scene
         res.perceive_s = time.perf_counter() - t0
     finally:
         world.close()
@@ -147,7 +148,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         else:
             res.refs[gid] = "missing" if visible[gid] >= MIN_VISIBLE else "unseen"
     try:
-        decision = agent.reason(seen, GoalRequest(instruction=task.instruction), obs, None, Trace(None, {}))
+        decision = agent.reason(look, GoalRequest(instruction=task.instruction), None, Trace(None, {}))
     except SpatialManipError as e:
         res.error = e.code.value if hasattr(e.code, "value") else str(e.code)
         return res

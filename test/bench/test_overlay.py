@@ -12,7 +12,7 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import (AXIS_COLOURS, BOX_COLOUR, GRASP_COLOUR, PATH_COLOUR, PLACE_COLOUR, TARGET_COLOUR,
                                    draw_overlay, grasps_to_draw, project_segments)
 from spatial_manip.grasping.grasp_group import GraspGroup
-from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified,
+from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,
                                   validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
@@ -102,19 +102,19 @@ class _Agent:
 
     def perceive(self, obs):
         objs = [_box("book_1", [1.0, 0.2, 0]), _box("book_2", [1.0, -0.2, 0])]
-        return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), objs)
+        return Perceived(obs, Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), objs))
 
     def clear_view(self, cancel):
         pass
 
-    def reason(self, scene, goal, obs, reflection, trace):
+    def reason(self, seen, goal, reflection, trace):
         return Decision("pick_and_place", ("book_2",), pick_id="book_2",
                         place_pose=make_transform(np.eye(3), [1.2, 0, 0.1]))
 
-    def check_place(self, decision, scene, obs):
+    def check_place(self, decision, seen):
         pass
 
-    def propose_grasps(self, decision, scene, obs):
+    def propose_grasps(self, decision, seen):
         return GraspGroup.from_parts(scores=[0.9 - 0.1 * i for i in range(7)], widths=0.05, heights=0.02, depths=0.02,
                                      rotations=np.tile(np.eye(3), (7, 1, 1)), translations=[[0.9, -0.2, 0]] * 7,
                                      frame_id="base")

@@ -31,8 +31,8 @@ from spatial_manip.bringup.goal_client import GoalReport  # noqa: E402
 from spatial_manip.errors import GraspFailedError  # noqa: E402
 from spatial_manip.geometry.transforms import make_transform  # noqa: E402
 from spatial_manip.grasping.grasp_group import GraspGroup  # noqa: E402
-from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified,  # noqa: E402
-                                    validate_goal)
+from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown,  # noqa: E402
+                                    Verified, validate_goal)
 from spatial_manip.reasoning.orientation import draw_arrows  # noqa: E402
 from spatial_manip.scene import Scene  # noqa: E402
 from spatial_manip.sim.checker import check_task  # noqa: E402
@@ -58,9 +58,10 @@ class ScriptedAgent:
             world.close()
 
     def perceive(self, obs):
-        return self.scene
+        return Perceived(obs, self.scene)
 
-    def reason(self, scene, goal, obs, reflection, trace):
+    def reason(self, seen, goal, reflection, trace):
+        scene, obs = seen.scene, seen.observation
         t = self.task
         place_T = None
         if t["place_pose"]:
@@ -77,10 +78,10 @@ class ScriptedAgent:
     def clear_view(self, cancel):
         pass
 
-    def check_place(self, decision, scene, obs):
+    def check_place(self, decision, seen):
         pass
 
-    def propose_grasps(self, decision, scene, obs):
+    def propose_grasps(self, decision, seen):
         return GraspGroup.from_parts(scores=[0.8], widths=0.03, heights=0.02, depths=0.0, rotations=np.eye(3),
                                      translations=np.zeros(3), frame_id="base")
 

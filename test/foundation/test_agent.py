@@ -9,7 +9,7 @@ from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, Mo
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import GraspFailedError, MotionFailedError
 from spatial_manip.grasping.grasp_group import GraspGroup
-from spatial_manip.pipeline import Decision, Placed, SetDown, Verified, validate_goal
+from spatial_manip.pipeline import Decision, Perceived, Placed, SetDown, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 BOOK = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.02], [0.2, 0.15, 0.03])
@@ -120,7 +120,7 @@ def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():
     ports = CameraFrameGrasps()
     decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
     with pytest.raises(SpatialManipError, match="came in frame 'camera_color_optical_frame', expected 'base'"):
-        Agent(ports).propose_grasps(decision, decision.scene, None)
+        Agent(ports).propose_grasps(decision, Perceived(None, decision.scene))
     assert ports.requests == []
 
 

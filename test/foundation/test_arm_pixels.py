@@ -46,7 +46,7 @@ def look():
     def perceive(ports_class):
         agent = Agent(ports_class(world, ws, SegmentationHints.from_scene(ws), obs), AgentConfig(segmenter="classical"),
                       segmenter_config=cfg)
-        return agent.perceive(obs), agent
+        return agent.perceive(obs).scene, agent
 
     yield perceive, obs, rendered.segmentation
     world.close()

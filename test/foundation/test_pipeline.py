@@ -8,7 +8,8 @@ from spatial_manip.errors import GraspFailedError, InvalidGoalError, MotionFaile
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.grasping.grasp_group import GraspGroup
-from spatial_manip.pipeline import Decision, Grasped, InstructionPipeline, Placed, SetDown, Verified, validate_goal
+from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,
+                                    validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 
@@ -33,9 +34,9 @@ class FakeAgent:
     def perceive(self, obs):
         self.calls.append("perceive")
         books = [SceneObject(f"book_{k}", "book", "book", [0.6, 0.1 * k, 0.8], [0.2, 0.15, 0.03]) for k in (1, 2, 3, 4)]
-        return Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), books)
+        return Perceived(obs, Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), books))
 
-    def reason(self, scene, goal, obs, reflection, trace):
+    def reason(self, seen, goal, reflection, trace):
         self.calls.append(("reason", reflection.attempt if reflection else None))
         if self.reason_error:
             raise self.reason_error
@@ -49,10 +50,10 @@ class FakeAgent:
     def clear_view(self, cancel):
         pass
 
-    def check_place(self, decision, scene, obs):
+    def check_place(self, decision, seen):
         pass
 
-    def propose_grasps(self, decision, scene, obs):
+    def propose_grasps(self, decision, seen):
         self.calls.append("grasps")
         return GraspGroup.from_parts(scores=[0.9], widths=0.03, heights=0.02, depths=0.01, rotations=np.eye(3),
                                      translations=np.zeros(3), frame_id="base")

@@ -99,7 +99,7 @@ def test_the_agent_refuses_before_any_motion_in_a_dry_run_and_a_real_run():
     """The ambiguity is decided in the reasoning stage, before grasping or moving (dry run or not)."""
     from spatial_manip.agent import Agent, AgentConfig
     from spatial_manip.errors import ErrorCode, SpatialManipError
-    from spatial_manip.pipeline import validate_goal
+    from spatial_manip.pipeline import Perceived, validate_goal
 
     class Ports:
         requests = []
@@ -118,7 +118,7 @@ def test_the_agent_refuses_before_any_motion_in_a_dry_run_and_a_real_run():
         agent = Agent(ports, AgentConfig(planner="program"))
         goal = validate_goal("pick the book lying flat", "pick", dry_run)
         with pytest.raises(SpatialManipError, match=r"b_small_flat, b_med_flat|b_med_flat, b_small_flat") as e:
-            agent.reason(two_flat(), goal, None, None, trace)
+            agent.reason(Perceived(observation=None, scene=two_flat()), goal, None, trace)
         assert e.value.code is ErrorCode.AMBIGUOUS
         assert ports.requests == []
         step = next(kw for name, kw in trace.events if name == "program_step")
