@@ -207,15 +207,16 @@ class StackPolicy:
 
 
 def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
-    """What a lab configures for the cell of a served task (its scene file): the fixtures (a
-    table and the supports on it, or a shelf) and the shelf's slots as a capture writes them,
-    empty; the book in the gripper (the robot knows what it picked and how it holds it); and the
-    enrolled `library` as the catalogue. The episode's other objects are not in it."""
+    """What a lab configures for the cell of a served task (its scene file): the table or the
+    shelf, and the shelf's slots as a capture writes them, empty; the book in the gripper (the
+    robot knows what it picked and how it holds it); and the enrolled `library` as the catalogue.
+    The episode's other objects are not in it, nor the supports and bookends it drew for them
+    (where those stand tells where the books lie)."""
     from spatial_manip.sim.library import catalogue_workspace
     from spatial_manip.workspace.sim_cell import clear_shelf, fixtures_only
 
     cell = clear_shelf(full) if full.extra.get("kind") == "shelf" else fixtures_only(full)
-    cell = cell.with_objects(cell.objects + [o for o in full.objects if o.held])
+    cell = cell.with_objects([o for o in cell.objects if o.category != "support"] + [o for o in full.objects if o.held])
     return catalogue_workspace(cell, T_tcp, catalogue="library", library=library)
 
 

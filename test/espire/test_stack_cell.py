@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.espire.stack_driver import cell_configuration, with_perceived_occupancy
-from spatial_manip.scene import FIXTURE_CATEGORIES, SceneObject
+from spatial_manip.scene import SceneObject
 from spatial_manip.sim import tasks
 from spatial_manip.sim.library import load_default_library
 
@@ -20,18 +20,26 @@ def shelf_item():
     return items[0]
 
 
-def test_the_cell_has_fixtures_empty_slots_the_held_book_and_the_library_only(shelf_item):
-    task, scene = shelf_item
+@pytest.fixture(scope="module")
+def table_item():
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+        items = tasks.generate("pick", 3, 41, pool_size=3)
+    return next(it for it in items if any(o.category == "support" for o in it[1].objects))
+
+
+@pytest.mark.parametrize("kind", ["shelf", "table"])
+def test_the_cell_has_its_furniture_empty_slots_the_held_book_and_the_library_only(shelf_item, table_item, kind):
+    task, scene = shelf_item if kind == "shelf" else table_item
     library = load_default_library()
     ws = cell_configuration(scene, np.eye(4), library)
-    episode_movables = {o.id for o in scene.objects if o.category not in FIXTURE_CATEGORIES and not o.held}
+    episode_movables = {o.id for o in scene.objects if o.category in ("book", "reference", "support") and not o.held}
     assert episode_movables, "the scene should hold books or references beyond the fixtures"
     ids = {o.id for o in ws.objects}
     assert not ids & episode_movables, sorted(ids & episode_movables)
-    assert {o.id for o in ws.objects if o.held} == {task.held}
+    assert {o.id for o in ws.objects if o.held} == ({task.held} if task.held else set())
     entries = [o for o in ws.objects if o.extra.get("catalogue") and not o.held]
     assert {o.id for o in entries} == set(library.entries) and all(not np.any(o.center) for o in entries)
-    assert {o.category for o in ws.objects if not o.extra.get("catalogue")} <= set(FIXTURE_CATEGORIES)
+    assert {o.category for o in ws.objects if not o.extra.get("catalogue")} <= {"shelf", "table", "floor"}
     assert [r.id for r in ws.regions] == [r.id for r in scene.regions]
     assert all(r.occupancy == 0.0 for r in ws.regions)       # what is in a slot is perceived, not told
 
