@@ -24,6 +24,7 @@ so that the box is where the scene says.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, replace
@@ -139,30 +140,46 @@ def load_set(folder: str | Path, names: tuple | None = None) -> dict[str, Object
     return out
 
 
+SHIPPED_MEASUREMENTS = "objects/libero_models.json"   # under config/: the LIBERO models, measured once
+
+
 def _cache_path() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "spatial_manip" / "object_models.json"
 
 
 def _cache_key(xml: Path) -> str:
-    st = xml.stat()
-    return f"{xml}|{st.st_mtime_ns}|{st.st_size}|{CACHE_VERSION}"
+    """The model's name, a hash of its XML and of its folder's file names and sizes, and the
+    measuring code's version: the same files measure the same wherever they are installed."""
+    h = hashlib.sha1(xml.read_bytes())
+    for f in sorted(p for p in xml.parent.rglob("*") if p.is_file()):
+        h.update(f"{f.relative_to(xml.parent)}:{f.stat().st_size};".encode())
+    return f"{xml.stem}|{h.hexdigest()[:16]}|{CACHE_VERSION}"
+
+
+def _read(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text()) if path.is_file() else {}
+    except (OSError, json.JSONDecodeError):
+        return {}
 
 
 @functools.lru_cache(maxsize=None)
 def measure(xml: str | Path) -> ObjectModel:
     """Size, centre, mass and colours of one model file, from MuJoCo's compiled model. Measuring
-    decodes the textures (up to 4096 px square, ~1 s each), so results are cached on disk, keyed
-    by the file's path, time and size."""
+    decodes the textures (up to 4096 px square) and renders the object (~3 s), so results are
+    looked up first in the shipped measurements (config/objects/libero_models.json) and the user's
+    cache (~/.cache/spatial_manip), keyed by the files' content (_cache_key)."""
+    from spatial_manip.paths import resolve_config
+
     xml = Path(xml).resolve()
-    cache = _cache_path()
-    try:
-        known = json.loads(cache.read_text()) if cache.is_file() else {}
-    except (OSError, json.JSONDecodeError):
-        known = {}
     key = _cache_key(xml)
-    if key in known:
-        return ObjectModel(**{k: tuple(v) if isinstance(v, list) else v for k, v in known[key].items()})
+    cache = _cache_path()
+    for source in (resolve_config(SHIPPED_MEASUREMENTS), cache):
+        found = _read(source).get(key)
+        if found is not None:
+            return ObjectModel(**{**{k: tuple(v) if isinstance(v, list) else v for k, v in found.items()}, "xml": str(xml)})
     model = _measure(xml)
+    known = _read(cache)
     known[key] = asdict(model)
     try:
         cache.parent.mkdir(parents=True, exist_ok=True)
@@ -172,6 +189,24 @@ def measure(xml: str | Path) -> ObjectModel:
     except OSError:        # a read-only home: measure again next time
         pass
     return model
+
+
+def ship_measurements() -> Path:
+    """Write the objects suite's LIBERO models' measurements to config/ (run after changing
+    measure() or EVERYDAY_MODELS: python -m spatial_manip.sim.object_sets)."""
+    from spatial_manip.paths import resolve_config
+
+    root = libero_root()
+    if root is None:
+        raise ObjectSetError("install requirements-bench.txt's LIBERO-PRO wheels first")
+    out = {}
+    for s in LIBERO_SETS:
+        for name, model in load_set(root / s, EVERYDAY_MODELS).items():
+            out[_cache_key(Path(model.xml))] = {**asdict(model), "xml": f"<{s}>/{name}/{name}.xml"}
+    path = resolve_config(SHIPPED_MEASUREMENTS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 def _measure(xml: Path) -> ObjectModel:
@@ -449,3 +484,7 @@ def _mat_quat(R) -> np.ndarray:
     q = np.zeros(4)
     mujoco.mju_mat2Quat(q, np.asarray(R, float).reshape(9))
     return q
+
+
+if __name__ == "__main__":
+    print(f"wrote {ship_measurements()}")

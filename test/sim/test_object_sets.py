@@ -102,3 +102,17 @@ def test_objects_option_on_tasks_and_bench(tmp_path):
         mod.add_arguments(p)
         args = p.parse_args(["--objects", "/a", "--objects", "/b", "--out", str(tmp_path / "out")])
         assert args.objects == ["/a", "/b"]
+
+
+def test_shipped_measurements_cover_the_suite(monkeypatch, tmp_path):
+    """config/objects/libero_models.json holds every suite model as installed (else a fresh clone
+    renders all 13 on first use; regenerate with python -m spatial_manip.sim.object_sets)."""
+    import json
+
+    from spatial_manip.paths import resolve_config
+
+    shipped = json.loads(resolve_config(OS.SHIPPED_MEASUREMENTS).read_text())
+    root = OS.libero_root()
+    xmls = [x for s in OS.LIBERO_SETS for x in OS._model_xmls(root / s) if x.stem in OS.EVERYDAY_MODELS]
+    assert len(xmls) == len(OS.EVERYDAY_MODELS)
+    assert all(OS._cache_key(x) in shipped for x in xmls), "stale: run python -m spatial_manip.sim.object_sets"
