@@ -34,7 +34,6 @@ Headless rendering needs MUJOCO_GL=egl (or osmesa): importing spatial_manip choo
 from __future__ import annotations
 
 import copy
-import ctypes
 import functools
 import math
 import os
@@ -49,6 +48,7 @@ from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import UnreachableError
+from spatial_manip.heap import release_freed_memory
 from spatial_manip.rendering import NO_GL_MESSAGE
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
@@ -77,16 +77,6 @@ def _description():
     from spatial_manip.motion.robot import RobotModel, description_paths
 
     return RobotModel(*description_paths("ur5e"), T_tool0_tcp=TOOL0_TCP)
-
-
-def release_freed_memory() -> None:
-    """Hand the heap's free pages back to the system. glibc keeps what a replaced model and its
-    renderer freed, fragmented between threads: sim_node grew 634 -> 937 MB over 50 resets (issue
-    35) with a constant count of Python objects, and stayed at 520-570 MB trimming after each."""
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):      # not glibc: nothing to trim
-        pass
 
 
 CONTROL_DT_S = 0.02
