@@ -149,6 +149,22 @@ def v_closest(scene: Scene) -> list[Variant]:
     return out
 
 
+def v_colour_near(scene: Scene) -> list[Variant]:
+    """'the red mug next to the bowl': colour and relation together, when exactly one object of
+    the category has that colour and stands within NEXT_TO_MAX_M of the reference."""
+    out = []
+    for cat, ms in sorted(_by_category(scene).items()):
+        if len(ms) < 2:
+            continue
+        for ref, phrase in references(scene):
+            for c in sorted({colour(o) for o in ms if colour(o)}):
+                answer = [o for o in ms if o is not ref and colour(o) == c and rel.is_next_to(o, ref)]
+                if len(answer) == 1:
+                    body = node("filterDist", "NextTo", node("filterColor", c, _cat_node(cat)), ref.id)
+                    out.append(_pick(body, answer, cat=cat, colour=c, ref=f"the {phrase}"))
+    return out
+
+
 def v_direction(side: str):
     """'the mug to the left of the jar' (the viewer's frame) when exactly one mug is there."""
     def f(scene):
@@ -260,6 +276,7 @@ def _families() -> list[Family]:
          Family(PICK, "Objects/LeftMost", "coarse", v_most("left")),
          Family(PICK, "Objects/RightMost", "coarse", v_most("right")),
          Family(PICK, "Objects/Closest", "fine", v_closest),
+         Family(PICK, "Objects/ColourNear", "fine", v_colour_near),
          Family(PICK, "Objects/Left", "fine", v_direction("left")),
          Family(PICK, "Objects/Right", "fine", v_direction("right")),
          Family(PLACE, "Objects/NextTo", "coarse", v_next_to)]

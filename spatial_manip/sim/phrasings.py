@@ -163,6 +163,8 @@ OBJECTS_PICK: dict[str, list[str]] = {
                           "grab the {cat} on the far right", "the {cat} on your right, please"],
     "Objects/Closest": ["pick up the {cat} {near} {ref}", "take the {cat} nearest to {ref}",
                         "grab the {cat} {near} {ref}", "could you get me the {cat} {near} {ref}?"],
+    "Objects/ColourNear": ["pick up the {colour} {cat} next to {ref}", "grab the {colour} {cat} beside {ref}",
+                           "could you hand me the {colour} {cat} by {ref}?"],
     "Objects/Left": ["pick up the {cat} to the left of {ref}", "take the {cat} on the left of {ref}",
                      "grab the {cat} left of {ref}"],
     "Objects/Right": ["pick up the {cat} to the right of {ref}", "take the {cat} on the right of {ref}",
