@@ -99,6 +99,8 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "row 2, spot 4": a numbered spot in a row is its column
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
+    # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
+    (r"\bthe (tall|short)er\b", r"the \1est"),
     (r"\bthat's\b", "that is"), (r"\bthere's\b", "there is"), (r"\bit's\b", "it is"), (r"\byou're\b", "you are"),
     (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
     (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),

@@ -64,6 +64,8 @@ def test_relative_clauses_read_only_where_they_name_an_object(text):
     ("kitchen", "get the second mug from the left", ["mugW"]),          # a rank "from the left" over any noun
     ("kitchen", "pass the green bottle over", ["botG"]),
     ("desk", "take the book under the mug", ["bookC"]),       # under on a table: what it rests on, not bookB lower down
+    ("kitchen", "hand me the taller one of the bottles", ["botG"]),   # by height: 25 cm against 18 cm
+    ("kitchen", "take the shorter of the two bottles", ["botB"]),
 ])
 def test_everyday_pick(scene, text, targets):
     res = plan(scene, text)
