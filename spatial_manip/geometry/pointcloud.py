@@ -43,6 +43,22 @@ def range_tolerance_m(range_m, *, sigmas: float = 3.0, floor_m: float = 0.0, sen
     return np.maximum(floor_m, sigmas * sensor.sigma_m(np.asarray(range_m, float)))
 
 
+def depth_edge_pixels(depth_m: np.ndarray, *, min_jump_m: float = 0.02, sigmas: float = 8.0,
+                      sensor: L515Noise = SENSOR) -> np.ndarray:
+    """Pixels whose 3x3 neighbourhood (valid returns only) spans more depth than the sensor's
+    noise explains there (`sigmas` standard deviations at the pixel's range, never below
+    min_jump_m): the ring at a depth discontinuity, where a sensor's returns mix the surfaces in
+    front and behind (flying pixels)."""
+    from scipy import ndimage
+
+    depth = np.asarray(depth_m, float)
+    valid = depth > 0
+    near = ndimage.minimum_filter(np.where(valid, depth, np.inf), size=3, mode="nearest")
+    far = ndimage.maximum_filter(np.where(valid, depth, -np.inf), size=3, mode="nearest")
+    span = np.where(valid, far - near, 0.0)
+    return valid & (span > np.maximum(min_jump_m, sigmas * sensor.sigma_m(depth)))
+
+
 def in_box_along_rays(points: np.ndarray, origin, box, *, along_m, margin_m: float = 0.0) -> np.ndarray:
     """Which (N, 3) points could be on or in an oriented box (`center`, `size`, `rotation`)
     given where a depth sensor at `origin` measured them: each point may lie up to `along_m`

@@ -113,12 +113,7 @@ def build_obstacle_map(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base
 
 def depth_edges(depth: np.ndarray, config: ObstacleMapConfig) -> np.ndarray:
     """Pixels whose 3x3 neighbourhood (valid returns only) spans more depth than noise explains."""
-    valid = depth > 0
-    near = ndimage.minimum_filter(np.where(valid, depth, np.inf), size=3, mode="nearest")
-    far = ndimage.maximum_filter(np.where(valid, depth, -np.inf), size=3, mode="nearest")
-    span = np.where(valid, far - near, 0.0)
-    limit = np.maximum(config.edge_min_m, config.edge_sigmas * pc.SENSOR.sigma_m(depth))
-    return valid & (span > limit)
+    return pc.depth_edge_pixels(depth, min_jump_m=config.edge_min_m, sigmas=config.edge_sigmas)
 
 
 def grazing_pixels(depth: np.ndarray, intrinsics: CameraIntrinsics, max_angle_deg: float) -> np.ndarray:
