@@ -3,7 +3,7 @@ colour, size and relation, picked from the table or set down beside another obje
 
 Like families.py, each family enumerates a scene's variants and computes their answers with its
 own code from `geometry.relations` (never the planner's reader). Colour words are the objects'
-own colour names (extra["colours"], computed from their textures by perception's colour namer).
+own colour names (extra["colour_names"], perception's names of their rendered pixels).
 A pick variant is kept only when its words single out one object (the instruction says "the ..."),
 so a careful reader never has to guess; a place variant names a reference whose label is unique.
 
@@ -47,7 +47,7 @@ def _by_category(scene: Scene) -> dict[str, list[SceneObject]]:
 
 
 def colour(o: SceneObject) -> str:
-    cs = o.extra.get("colours") or []
+    cs = o.extra.get("colour_names") or []
     return cs[0] if cs else ""
 
 

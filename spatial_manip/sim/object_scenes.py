@@ -10,8 +10,8 @@ tasks must tell them apart by colour, size or place. With `held=True` the robot 
 one more object from above, pinched across its narrow side, for place tasks.
 
 Everyday objects are SceneObjects with label = category = the model's category ("mug") and
-extra {"model", "colours" (colour names of its texture, most first), "color" (the first),
-"rgb" (mean texture colour)}; the box is the model's measured one, centred.
+extra {"model", "colour_names" (as perception names its pixels, most first: the key perception
+puts on a detection), "rgb" (mean texture colour)}; the box is the model's measured one, centred.
 """
 from __future__ import annotations
 
@@ -34,8 +34,7 @@ NEAR_REFERENCE_KEYS = ("ceramic_jar", "rubiks_cube", "alarm_clock", "pillar_book
 
 
 def everyday_object(oid: str, model: OS.ObjectModel, center, R) -> SceneObject:
-    extra = {"model": model.name, "colours": list(model.colours), "color": model.colours[0] if model.colours else "",
-             "rgb": list(model.rgb)}
+    extra = {"model": model.name, "colour_names": list(model.colours), "rgb": list(model.rgb)}
     folder = OS.folder_of(model)
     if folder is not None:       # a lab's own set: the scene file says where its model lives
         extra["object_set"] = folder

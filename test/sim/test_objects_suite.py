@@ -34,7 +34,7 @@ def test_tasks_name_one_object_in_words_from_its_pixels(generated):
             target = scene.get(task.answer[0])
             assert target.category in task.instruction
             if task.family == "Objects/Colour":      # the colour word is the object's own, and only it has it
-                assert target.extra["colours"][0] in task.instruction
+                assert target.extra["colour_names"][0] in task.instruction
         else:
             assert task.held and task.place_pose and {c["type"] for c in task.check} >= {"released", "standing"}
 
@@ -47,7 +47,7 @@ def test_colour_family_separates_two_of_a_kind():
     for o, m in zip(mugs, ("red_coffee_mug", "porcelain_mug")):      # make a red and a white mug
         model = models[m]
         o.category = o.label = "mug"
-        o.extra.update(model=m, colours=list(model.colours))
+        o.extra.update(model=m, colour_names=list(model.colours))
     answers = {v.fields["colour"]: v.answer for v in OF.v_colour(scene) if v.fields["cat"] == "mug"}
     assert answers == {models["red_coffee_mug"].colours[0]: [mugs[0].id], "white": [mugs[1].id]}
 
