@@ -1,0 +1,217 @@
+"""spatial_manip's import graph: the components (subpackages, root modules, and the few modules the
+layer table names on their own), the cycles among them, every import checked against the declared
+layer order, and the imports written inside functions (issue 41).
+
+    python -m spatial_manip.devtools.import_graph          # summary
+    python -m spatial_manip.devtools.import_graph -v       # every layer breach and in-function import
+
+test/foundation/test_layers.py asserts what this module reports.
+"""
+from __future__ import annotations
+
+import ast
+import collections
+import dataclasses
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PKG = ROOT.name
+
+# Low to high: a component may import its own layer and the layers below it, never above.
+# Entries with a dot are modules that sit below the rest of their package (pure math that imports
+# no project module, so the data types can use them and the package's operations on those types
+# sit above the types).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("__init__", "errors", "registry", "paths", "heap", "progress", "task_kinds", "rendering",
+     "geometry.camera", "geometry.transforms"),
+    ("config", "parameters", "program_text", "observation", "scene", "trace"),
+    ("geometry",),
+    ("camera", "calibration", "bags", "control"),
+    ("motion", "tools"),
+    ("perception", "grasping", "reasoning"),
+    ("control.factory", "overlay", "pipeline", "agent", "sim", "workspace", "espire"),
+    ("nodes",),
+    ("bringup", "bench", "devtools", "cli"),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Import:
+    file: str            # relative to the package root, e.g. "geometry/boxes.py"
+    line: int
+    module: str          # the imported module, absolute
+    in_function: bool
+    commented: bool      # a comment on the import's line or the line above says why it is there
+
+
+def module_name(path: pathlib.Path, root: pathlib.Path = ROOT) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def component(module: str) -> str | None:
+    """The layer table's most specific entry for a project module ("spatial_manip.geometry.boxes"
+    -> "geometry", "spatial_manip.geometry.camera" -> "geometry.camera"), None outside the project."""
+    parts = module.split(".")
+    if parts[0] != PKG or len(parts) < 2:
+        return None
+    if len(parts) > 2 and ".".join(parts[1:3]) in _SPLIT:
+        return ".".join(parts[1:3])
+    return parts[1]
+
+
+_SPLIT = {name for layer in LAYERS for name in layer if "." in name}
+LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}
+
+
+def _targets(node: ast.AST, path: pathlib.Path, root: pathlib.Path) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base = module_name(path, root).split(".")
+        base = base[:len(base) - node.level + (path.name == "__init__.py")]
+        module = ".".join(base + ([node.module] if node.module else []))
+    else:
+        module = node.module or ""
+    # `from spatial_manip.geometry import camera` imports the module spatial_manip.geometry.camera
+    subs = [f"{module}.{a.name}" for a in node.names
+            if module.startswith(PKG) and _is_module(f"{module}.{a.name}")]
+    return subs or [module]
+
+
+def _is_module(dotted: str) -> bool:
+    p = ROOT.parent.joinpath(*dotted.split("."))
+    return p.with_suffix(".py").is_file() or (p / "__init__.py").is_file()
+
+
+def imports_of(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[Import]:
+    lines = path.read_text().splitlines()
+    rel = str(path.relative_to(root))
+    out = []
+
+    def commented(lineno: int) -> bool:
+        return "#" in lines[lineno - 1] or (lineno > 1 and lines[lineno - 2].strip().startswith("#"))
+
+    def visit(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            for module in _targets(child, path, root):
+                out.append(Import(rel, child.lineno, module, in_function, commented(child.lineno)))
+            visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)))
+
+    visit(ast.parse("\n".join(lines)), False)
+    return out
+
+
+def all_imports() -> list[Import]:
+    return [i for p in sorted(ROOT.rglob("*.py")) for i in imports_of(p)]
+
+
+def file_component(rel: str) -> str:
+    return "__init__" if rel == "__init__.py" else component(module_name(ROOT / rel))
+
+
+def edges(imports: list[Import], *, module_level_only: bool = True) -> dict[tuple[str, str], list[Import]]:
+    """(importing component, imported component) -> the imports that make the edge."""
+    out = collections.defaultdict(list)
+    for i in imports:
+        src, dst = file_component(i.file), component(i.module)
+        if dst and dst != src and not (module_level_only and i.in_function):
+            out[(src, dst)].append(i)
+    return out
+
+
+def cycles(edge_map) -> list[list[str]]:
+    """Strongly connected components of more than one component (Tarjan)."""
+    graph = collections.defaultdict(set)
+    for a, b in edge_map:
+        graph[a].add(b)
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def connect(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            members = []
+            while not members or members[-1] != v:
+                members.append(stack.pop())
+                on_stack.discard(members[-1])
+            if len(members) > 1:
+                found.append(sorted(members))
+
+    for v in sorted(set(graph) | {b for bs in graph.values() for b in bs}):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def package_cycles(imports: list[Import]) -> list[list[str]]:
+    """Cycles at plain package granularity (every file in its subpackage, the layer table's split
+    modules folded back), for comparison with the layer table's components."""
+    folded = collections.defaultdict(list)
+    for (a, b), made_by in edges(imports).items():
+        a, b = a.split(".")[0], b.split(".")[0]
+        if a != b:
+            folded[(a, b)] += made_by
+    return cycles(folded)
+
+
+def layer_breaches(imports: list[Import]) -> list[Import]:
+    """Imports of a project module from a lower layer than the imported one (module level or not)."""
+    return [i for (a, b), made_by in edges(imports, module_level_only=False).items()
+            if LAYER_OF[b] > LAYER_OF[a] for i in made_by]
+
+
+def unlayered(imports: list[Import]) -> set[str]:
+    return {c for i in imports for c in (file_component(i.file), component(i.module))
+            if c and c not in LAYER_OF}
+
+
+def in_function(imports: list[Import]) -> dict[str, list[Import]]:
+    """In-function imports by kind: "own" (the project's), "third_party", "stdlib"."""
+    out = {"own": [], "third_party": [], "stdlib": []}
+    for i in imports:
+        if i.in_function:
+            top = i.module.split(".")[0]
+            kind = "own" if top == PKG else "stdlib" if top in sys.stdlib_module_names else "third_party"
+            out[kind].append(i)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    imports = all_imports()
+    verbose = "-v" in argv
+    for label, found in (("layer-table components", cycles(edges(imports))),
+                         ("packages", package_cycles(imports)),
+                         ("components, in-function imports too", cycles(edges(imports, module_level_only=False)))):
+        print(f"cycles between {label} (module-level imports): {len(found)}" if "too" not in label
+              else f"cycles between {label}: {len(found)}")
+        for members in found:
+            print("   ", " <-> ".join(members))
+    breaches = layer_breaches(imports)
+    print(f"imports against the layer order: {len(breaches)}; components missing from the table: "
+          f"{sorted(unlayered(imports)) or 'none'}")
+    late = in_function(imports)
+    print("in-function imports: " + ", ".join(f"{k} {len(v)}" for k, v in late.items())
+          + f"; own without a comment saying why: {sum(not i.commented for i in late['own'])}")
+    if verbose:
+        for i in breaches:
+            print(f"  breach {i.file}:{i.line} {i.module}")
+        for kind in ("own", "third_party"):
+            for file, group in sorted(collections.Counter(i.file for i in late[kind]).items()):
+                print(f"  {kind} in-function {file}: {group}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
