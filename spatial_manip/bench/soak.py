@@ -135,15 +135,16 @@ def write_outputs(samples: list[dict], out: Path) -> None:
     plt.close(fig)
 
 
-def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile,
-         report_every: int = REPORT_EVERY) -> tuple[list[dict], int]:
-    """Run every task once through one graph; the samples after each goal and the successes."""
+def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile, samples: list[dict],
+         report_every: int = REPORT_EVERY) -> None:
+    """Run every task once through one graph, appending a sample to `samples` after each goal
+    (filled as it goes: a soak stopped early keeps what it measured)."""
     from spatial_manip.bench.worker import WorkspaceRevision, _run_episode
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",
                 "sensing": profile.label}
-    samples, successes, t_start = [], 0, time.monotonic()
+    successes, t_start = 0, time.monotonic()
     with sim_session(out, segmenter, profile, "spatial_manip_soak") as (graph, node):
         reset = node.create_client(ResetTask, "/sim/reset_task")
         check = node.create_client(CheckSuccess, "/sim/check_success")
@@ -157,14 +158,14 @@ def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile,
             rec = _run_episode(node, task, reset, check, revision, backends, 120.0, time.monotonic())
             successes += bool(rec["success"])
             usage = node_usage(graph)
+            code = rec.get("planner_error", "")
             samples.append({"goal": k, "elapsed_s": time.monotonic() - t_start, "success": rec["success"],
-                            "error_code": rec.get("planner_error", ""), "usage": usage})
-            print(f"[soak] {k}/{len(tasks)} {'ok  ' if rec['success'] else 'fail'} {rec.get('error_code', ''):<16s} "
+                            "error_code": code, "usage": usage})
+            print(f"[soak] {k}/{len(tasks)} {'ok  ' if rec['success'] else 'fail'} {code:<16s} "
                   + " | ".join(f"{n} {u.rss_mb:.0f} MB {u.fds} fds {u.threads} thr" for n, u in usage.items()),
                   flush=True)
             if k % report_every == 0 or k == len(tasks):
                 print(usage_table(k, successes, usage), flush=True)
-    return samples, successes
 
 
 def argument_problem(args) -> str:
@@ -191,12 +192,18 @@ def run(args) -> int:
     profile = sensing.from_args(args)
     print(f"[soak] generating {args.goals} {args.suite} tasks (seed {args.seed}), sensing {profile.label}", flush=True)
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
-    t0 = time.monotonic()
-    samples, successes = soak(tasks, out, args.segmenter, profile, args.report_every)
-    print_summary(summary_rows(samples), successes, len(samples), time.monotonic() - t0)
+    t0, samples = time.monotonic(), []
+    try:
+        soak(tasks, out, args.segmenter, profile, samples, args.report_every)
+    except KeyboardInterrupt:           # Ctrl-C or SIGTERM: the goals measured so far are the result
+        print(f"[soak] stopped after {len(samples)} of {len(tasks)} goals", flush=True)
+        if len(samples) < 2:
+            return 130
+    print_summary(summary_rows(samples), sum(bool(s["success"]) for s in samples), len(samples),
+                  time.monotonic() - t0)
     write_outputs(samples, out)
     print(f"[soak] wrote {out / 'soak.csv'} and {out / 'soak.png'}")
-    return 0
+    return 0 if len(samples) == len(tasks) else 130
 
 
 def main(argv=None) -> int:

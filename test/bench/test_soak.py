@@ -41,3 +41,18 @@ def test_bad_arguments_are_refused_before_anything_starts(tmp_path, capsys):
         assert main([*argv, "--out", str(tmp_path / "soak")]) == 2
         assert words in capsys.readouterr().err
     assert not (tmp_path / "soak").exists()          # nothing generated
+
+
+def test_the_csv_keeps_each_goals_code_and_every_nodes_rss_fds_and_threads(tmp_path):
+    import csv
+
+    from spatial_manip.bench.soak import write_outputs
+
+    samples = [{"goal": k, "elapsed_s": 20.0 * k, "success": k % 2 == 0, "error_code": "" if k % 2 == 0 else "UNREACHABLE",
+                "usage": {"sim_node": NodeUsage(600.0 + k, 18, 29), "planner_node": NodeUsage(350.0, 19, 24)}}
+               for k in range(1, 4)]
+    write_outputs(samples, tmp_path)
+    rows = list(csv.DictReader(open(tmp_path / "soak.csv")))
+    assert [r["error_code"] for r in rows] == ["UNREACHABLE", "", "UNREACHABLE"]
+    assert rows[2]["sim_node_rss_mb"] == "603.0" and rows[2]["planner_node_threads"] == "24"
+    assert (tmp_path / "soak.png").stat().st_size > 0
