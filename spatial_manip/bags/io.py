@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from spatial_manip.device import Closeable
 from spatial_manip.bags.typestore import project_typestore
 from spatial_manip.errors import SpatialManipError
 
@@ -62,7 +63,7 @@ class BagMessage:
     raw: bytes         # CDR
 
 
-class BagReader:
+class BagReader(Closeable):
     """Read a rosbag2 folder (with metadata.yaml), or a bare .db3 / .mcap file."""
 
     def __init__(self, path: str | Path):
@@ -92,11 +93,6 @@ class BagReader:
     def close(self) -> None:
         self._reader.close()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def start_ns(self) -> int:
@@ -136,7 +132,7 @@ class BagReader:
                            f"{type(e).__name__}: {e}") from e
 
 
-class BagWriter:
+class BagWriter(Closeable):
     """Write a rosbag2 (metadata.yaml version 9) that `ros2 bag play` reads."""
 
     def __init__(self, path: str | Path, storage: str = "sqlite3"):
@@ -203,12 +199,6 @@ class BagWriter:
 
     def close(self) -> None:
         self._writer.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def _latched_qos():

@@ -21,6 +21,7 @@ import json
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from spatial_manip.device import Closeable
 from spatial_manip.calibration.board import BoardConfig
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
 from spatial_manip.errors import UnreachableError
@@ -104,7 +105,7 @@ class SimCapture:
     q_samples: list[np.ndarray] = field(default_factory=list)
 
 
-class CalibrationCell:
+class CalibrationCell(Closeable):
     """The MuJoCo model of the cell with the board; `render(q)` poses the arm and takes a picture."""
 
     def __init__(self, board: BoardConfig, cell: CellConfig | None = None, *, px_per_square: int = 160):
@@ -211,12 +212,6 @@ class CalibrationCell:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 # --- poses ---------------------------------------------------------------------------------------

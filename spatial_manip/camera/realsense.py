@@ -17,6 +17,7 @@ from typing import Callable
 
 import numpy as np
 
+from spatial_manip.device import Device
 from spatial_manip.camera.types import (DeviceConfigError, DeviceLostError, NoFrameYetError, RGBDFrame,
                                         StaleFrameError, depth_to_mm)
 from spatial_manip.geometry.camera import CameraIntrinsics
@@ -193,7 +194,7 @@ def frame_from_rs(color, depth, seq: int) -> RGBDFrame:
                      received_monotonic_s=time.monotonic(), seq=seq)
 
 
-class RealSenseSource:
+class RealSenseSource(Device):
     """The newest aligned RGB-D frame of a RealSense camera or recording, from a capture thread."""
 
     def __init__(self, config: RealSenseConfig, on_status: Callable[[str, str], None] | None = None):
@@ -229,12 +230,6 @@ class RealSenseSource:
             self._thread = None
         self._set_status("closed", "")
 
-    def __enter__(self):
-        self.connect()
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def status(self) -> str:

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics, tcp_offset_matrix
 from spatial_manip.errors import (BackendUnavailableError, CanceledError, InvalidGoalError, MotionFailedError,
@@ -109,7 +110,7 @@ def path_trajectory(q0, rows, speed: float, accel: float, period: float, same_ra
     return t, positions, velocities, knots[1:]
 
 
-class TrajectoryArm:
+class TrajectoryArm(Device):
     _state_source = "the simulator (and ros_gz_bridge)"      # named when no joint states come
 
     def __init__(self, *, command_topic: str = "/spatial_manip/joint_trajectory", state_topic: str = "/joint_states",
@@ -200,12 +201,6 @@ class TrajectoryArm:
         self._thread.join(timeout=2.0)
         self._ctx = self._node = self._executor = self._thread = self._pub = None
 
-    def __enter__(self) -> "TrajectoryArm":
-        self.connect()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     @property
     def is_connected(self) -> bool:

@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.ur_rtde_process import LibraryProcess
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
@@ -147,7 +148,7 @@ class LinkState:
                 + (f" (last: {self.last_error})" if self.last_error else ""))
 
 
-class URRtdeArm:
+class URRtdeArm(Device):
     def __init__(self, config: URRtdeConfig):
         self.config = config
         self._ctrl = self._recv = self._dash = None
@@ -239,12 +240,6 @@ class URRtdeArm:
         for process in reversed(processes):  # control first: its stopScript needs the link
             process.close(stop_script=stop_script)
 
-    def __enter__(self):
-        self.connect()
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def is_connected(self) -> bool:

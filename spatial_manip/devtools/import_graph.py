@@ -23,7 +23,7 @@ PKG = ROOT.name
 # no project module, so the data types can use them and the package's operations on those types
 # sit above the types).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("__init__", "errors", "registry", "paths", "heap", "progress", "task_kinds", "rendering",
+    ("__init__", "errors", "registry", "device", "paths", "heap", "progress", "task_kinds", "rendering",
      "geometry.camera", "geometry.transforms"),
     ("config", "parameters", "program_text", "observation", "scene", "trace"),
     ("geometry",),

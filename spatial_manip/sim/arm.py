@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 
+from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.factory import make_primitives
@@ -22,7 +23,7 @@ from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, SimConfig, SimWorld
 ARRIVE_TOL_M = 0.02
 
 
-class SimArm:
+class SimArm(Device):
     def __init__(self, world=None, *, scene_kind: str = "tabletop", seed: int = 0, render_width: int = 320,
                  render_height: int = 240):
         self._world, self._owned = world, world is None
@@ -49,12 +50,6 @@ class SimArm:
             self._world.close()
             self._world = None
 
-    def __enter__(self):
-        self.connect()
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     @property
     def is_connected(self) -> bool:
