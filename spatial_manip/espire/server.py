@@ -9,7 +9,8 @@ ESPIRE's `start()` opens a new client, hence a new sid, per episode; a finished 
 XPUB instead of PUB (wire-compatible with the client's SUB): its subscription messages tell
 when a SUB has joined, so the first reply to a new session is not published before that
 session's SUB listens (ZeroMQ's slow-joiner drop: the stock client waits for a reply with no
-timeout). Such a reply waits, without blocking the server, for a subscription that joined
+timeout), nor a known session's reply after a subscriber left (its sockets may be new ones).
+Such a reply waits, without blocking the server, for a subscription that joined
 shortly before the request or after it (an idle subscriber that joined long ago is not the new
 session's), at most JOIN_WAIT_S; when it went out on a join that was another client's, the next
 join within JOIN_WAIT_S sends it again (clients skip replies whose uid they did not ask for).
@@ -83,7 +84,8 @@ class EspireServer:
         self.sensing = sensing            # of every episode's world (sim/sensing.py)
         self.log, self.verbose = log, verbose
         self.session: Session | None = None
-        self.seen_sids: set[str] = set()
+        self.spoke_at: dict[str, float] = {}     # sid -> when it last sent a request
+        self.last_leave = float("-inf")          # when a subscriber last left the reply port
         self.joins: deque = deque()      # times of subscriptions no session has been matched with
         self.held_replies: list = []     # (deadline, reply bytes): new sessions' first replies, unsent
         self.sent_first: list = []       # (deadline, reply bytes): the same, sent, resent on a new join
@@ -136,9 +138,12 @@ class EspireServer:
     def _read_subscriptions(self) -> None:
         while self.pub.poll(0):
             msg = self.pub.recv()
+            now = time.monotonic()
+            if msg[:1] == b"\x00":
+                self.last_leave = now
+                continue
             if msg[:1] != b"\x01":
                 continue
-            now = time.monotonic()
             self.joins.append(now)
             if self.held_replies:          # a SUB joined: whoever waited for it can hear now
                 self.joins.popleft()
@@ -174,8 +179,11 @@ class EspireServer:
         try:
             req = proto.decode_request(raw)
             uid, kind, sid = req.uid, req.type, req.sid
-            new_session = sid not in self.seen_sids
-            self.seen_sids.add(sid)
+            # a session that speaks again after a subscriber left may have new sockets (its SUB
+            # closed and reopened): its reply waits for a join as a new session's does
+            before = self.spoke_at.get(sid)
+            new_session = before is None or before < self.last_leave
+            self.spoke_at[sid] = time.monotonic()
             content = self.handle(req)
             code, info = proto.OK, "ok"
         except proto.ProtocolError as e:
