@@ -95,6 +95,10 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "the last one on the right": the rightmost
     (r"\blast ((?:[a-z]+ ){0,3}?)(?:on|to|at) the (?:far |very )?(left|right)\b", r"\2most \1"),
     (r"\b(?:lying |laying |laid )?on (?:its|their) sides?\b", "lying flat"),
+    # "the bowl on your right": of the candidates, the rightmost as the camera sees them (the task
+    # generator's objects families mean it so; a sector of the viewer misses objects ahead of it).
+    # "to your right" stays ESPIRE's sector relation (Table 10: "take a book to your left").
+    (r"\bon (?:my|your) (left|right)(?: hand)?(?: side)?\b", r"\1most"),
     (r"\b(?:right|just|directly|immediately) (in front of|behind)\b", r"\1"),   # a place beside X is adjacent anyway
     # "row 2, spot 4": a numbered spot in a row is its column
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
@@ -623,6 +627,8 @@ class InstructionParser:
         self._refs = refs
         self._the_slot_vertical = bool(_THE_SLOT_VERTICAL.search(t))
         action = self._action(clauses, task_kind)
+        if action == "place":
+            named = [w for w in named if not self._names_the_held(refs, w)]   # "put the bottle down by X"
         if len(named) > 1 or (named and action != "pick"):
             raise NotUnderstoodError(f"could not tell what {[refs.labels[w] for w in named]} does in {text.strip()!r}")
         self._group = refs.groups[named[0]] if named and named[0] in refs.groups else None
@@ -741,6 +747,12 @@ class InstructionParser:
         if not refs or any(r in ("viewer", "robot") for r in refs):
             return False
         return not any(rel.point_in_box(self.scene.get(r).center, slot) for r in refs for slot in self.scene.regions)
+
+    def _names_the_held(self, refs: _Refs, tok: str) -> bool:
+        """Whether a reference token names the held object (alone, or in a group with it)."""
+        held = self.scene.held_object()
+        ids = refs.groups[tok][1] if tok in refs.groups else (refs.ids.get(tok),)
+        return held is not None and held.id in ids
 
     def _all_books(self, ids) -> bool:
         """Whether every object of `ids` is a book (None: whether the scene has a book to pick)."""

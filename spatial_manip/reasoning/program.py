@@ -325,9 +325,6 @@ def op_rel(ev: _Eval, n: Node):
     raise InvalidGoalError(f"unknown relationship filter {r!r}")
 
 
-VIEW_SIDE_SLACK_DEG = 45.0     # widens a 90-degree sector to the half-plane on that side
-
-
 def op_ori(ev: _Eval, n: Node):
     r, a = n.rel, n.args
     if r in ("Flat", "Vertical", "Tilted"):
@@ -359,14 +356,7 @@ def op_ori(ev: _Eval, n: Node):
         near = [o for o in items if rel.in_direction(o, r.lower(), axes, origin, ev.direction_slack_deg)]
         ev.trace.append({"node": f"{n} (none inside the sector; within {ev.direction_slack_deg:g} degrees of it)",
                          "ids": [o.id for o in near]})
-        if near or r not in ("Left", "Right") or not (_name(a[1]) == _name(owner) == "viewer"):
-            return near
-        # "the bottle on my left" about objects ahead of the camera (issue 38): none lies in the
-        # viewer's left sector, so the words mean the left of the line of sight (a half-plane)
-        side = [o for o in items if rel.in_direction(o, r.lower(), axes, origin, VIEW_SIDE_SLACK_DEG)]
-        ev.trace.append({"node": f"{n} (none in the sector; on that side of the camera's line of sight)",
-                         "ids": [o.id for o in side]})
-        return side
+        return near
     if r in ("DirectLeft", "DirectRight"):
         return rel.directly_beside(items, ref, r[6:].lower(), axes)
     if r in ("DirectAbove", "DirectBelow"):

@@ -36,6 +36,8 @@ def plan(scene_key, text):
     ("take the book that's on its side", "take the book that is lying flat"),
     ("umm put it right in front of the bottle", "put it in front of the bottle"),
     ("grab the mug by the green bottle", "grab the mug closest to the green bottle"),
+    ("the bowl on your right please", "the bowl rightmost please"),
+    ("take a book to your left", "take a book to your left"),     # ESPIRE's sector relation, unchanged
 ])
 def test_normalisation_table_entry(text, normalised):
     assert normalise(text).strip() == normalised
@@ -86,7 +88,6 @@ def test_everyday_place_in_a_slot(scene, text, targets):
     ("desk", "grab the book the lamp is facing", "TARGET_NOT_FOUND", "lamp"),
     ("desk", "take the book to the radio's right", "TARGET_NOT_FOUND", "Right"),
     ("kitchen", "ok so um grab the mug I guess", "AMBIGUOUS", "mug"),
-    ("study", "grab the blue book on my left", "TARGET_NOT_FOUND", "Left"),   # both blue books lie right of the line of sight
 ])
 def test_everyday_refusal(scene, text, code, word):
     res = plan(scene, text)
@@ -108,11 +109,15 @@ def test_between_a_group_of_three_is_not_a_pair():
     assert not res.ok and res.error["code"] == "NOT_UNDERSTOOD" and "'between'" in res.error["message"]
 
 
-def test_on_my_left_reads_the_sector_first():
-    """bE lies in the viewer's right sector: "on my right" keeps it alone (bC and bD, right of the
-    line of sight but ahead, are not taken), as before the half-plane reading."""
-    res = plan("table", "grab the book on my right")
-    assert res.ok and res.targets == ["bE"]
+@pytest.mark.parametrize("scene,text,targets", [
+    ("table", "grab the book on my right", ["bE"]),
+    ("study", "grab the blue book on my left", ["b1"]),      # of the two blue books, both right of centre
+    ("kitchen_held", "put the book down by the banana", None),   # the held book named: it, not a target
+])
+def test_the_viewers_side_is_the_extreme_of_the_candidates(scene, text, targets):
+    res = plan(scene, text)
+    assert res.ok, res.error
+    assert targets is None or res.targets == targets
 
 
 @pytest.mark.parametrize("word,scene_words,fixed", [
