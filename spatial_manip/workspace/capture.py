@@ -35,6 +35,8 @@ from spatial_manip.perception.base import Detection, FixturePart, SegmentationHi
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import Plane, fit_horizontal_planes, height_images
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.geometry.relations import points_in_box
+from spatial_manip.perception.classical import ClassicalSegmenter
 
 FLOOR_BELOW_M = 0.2  # a plane this far under the table is the floor it stands on
 EDGE_PX = 3      # table inliers this close to the image border mean the table runs out of view
@@ -181,8 +183,6 @@ def _edges_touched(pix: np.ndarray, width: int, height: int) -> list[str]:
 
 def fixture_segments(obs: RGBDObservation, table: FixturePart, cfg: CaptureConfig) -> list[Detection]:
     """Everything the classical segmenter finds, the table's own box excluded."""
-    from spatial_manip.perception.classical import ClassicalSegmenter
-
     seg = ClassicalSegmenter(seed=cfg.seed, **cfg.segmenter)
     dets = seg.segment(obs, hints=SegmentationHints(fixtures=(table,)))
     return [d for d in dets if np.min(d.box.size) >= cfg.min_part_size_m]
@@ -207,8 +207,6 @@ def group_fixtures(dets: list[Detection], cfg: CaptureConfig) -> list[list[Detec
 def _box_gap(a, b) -> float:
     """Gap between two oriented boxes, bounded below by their corner sets' nearest distance in
     the other's frame (exact enough at the centimetre scale fixtures are grouped on)."""
-    from spatial_manip.geometry.relations import points_in_box
-
     ca, cb = a.corners(), b.corners()
     if points_in_box(ca, b).any() or points_in_box(cb, a).any():
         return 0.0

@@ -21,6 +21,12 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.calibration import CalibrationError
 from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args, sim_scene
+from spatial_manip.overlay import draw_overlay
+from spatial_manip.perception import SegmentationHints
+from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, merge_into, select_fixtures
+from spatial_manip.workspace.shelf import capture_shelf
+from spatial_manip.workspace.shelf_bench import scene_line
+from spatial_manip.workspace.sim_cell import accuracy_report, shelf_accuracy
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -60,23 +66,17 @@ def run(args) -> int:
 
 
 def _capture_table(obs, args):
-    from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, select_fixtures
-
     cap = capture_workspace(obs, CaptureConfig(table_z_hint=args.table_z, table_thickness_m=args.table_thickness))
     return select_fixtures(cap.scene, only=_ids(args.only), exclude=_ids(args.exclude)), cap.notes
 
 
 def _capture_shelf(obs):
-    from spatial_manip.workspace.shelf import capture_shelf
-
     cap = capture_shelf(obs)
     return cap.scene, cap.notes
 
 
 def _merged(base: Scene, scene: Scene) -> Scene:
     """merge_into keeps the base's slots; a shelf capture's own slots replace them."""
-    from spatial_manip.workspace.capture import merge_into
-
     out = merge_into(base, scene)
     if scene.regions:
         out.regions = list(scene.regions)
@@ -102,8 +102,6 @@ def summary(scene: Scene, notes: list[str]) -> str:
 
 
 def accuracy_text(scene: Scene, truth: Scene) -> str:
-    from spatial_manip.workspace.sim_cell import accuracy_report
-
     r = accuracy_report(scene, truth)
     size = r["table_size_error_m"]
     lines = ["against the simulator:",
@@ -132,9 +130,6 @@ def shelf_summary(scene: Scene, notes: list[str]) -> str:
 
 
 def shelf_accuracy_text(scene: Scene, truth: Scene) -> str:
-    from spatial_manip.workspace.shelf_bench import scene_line
-    from spatial_manip.workspace.sim_cell import shelf_accuracy
-
     r = shelf_accuracy(scene, truth)
     lines = ["against the simulator:", scene_line(r, label="  all")]
     for row in r["slots"]:
@@ -149,7 +144,6 @@ def shelf_accuracy_text(scene: Scene, truth: Scene) -> str:
 def _write_overlay(path: str, obs, scene: Scene) -> None:
     from PIL import Image
 
-    from spatial_manip.overlay import draw_overlay
 
     boxes = [o for o in scene.objects if o.category in ("support", "shelf")] + list(scene.regions)
     Image.fromarray(draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, objects=boxes)).save(path)
@@ -159,8 +153,6 @@ def _write_overlay(path: str, obs, scene: Scene) -> None:
 def write_and_validate(scene: Scene, path: str) -> int:
     """Write, then load it back exactly as the planner does (Scene.load, then the segmentation
     hints that refuse a bad fixture box by name)."""
-    from spatial_manip.perception import SegmentationHints
-
     with open(path, "w") as f:
         json.dump(scene.to_dict(), f, indent=1)
     try:

@@ -22,6 +22,8 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.calibration import CalibrationError, HandEyeCalibration
 from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.geometry.tf_tree import TfLookupError, TfTree
+from spatial_manip.motion.robot import description_paths
 
 CAMERA_JOINTS = {"eye_to_hand": ("base", "base_camera_optical"), "eye_in_hand": ("tool0", "tool0_camera_optical")}
 
@@ -43,8 +45,6 @@ def calibration_transform(cal: HandEyeCalibration) -> tuple[str, str, np.ndarray
 
 def calibrated_description(cal: HandEyeCalibration, model: str = "ur5e") -> str:
     """The URDF of `model` for the calibration's mount, its camera joint set to the calibration."""
-    from spatial_manip.motion.robot import description_paths
-
     urdf_path, _ = description_paths(model, cal.mode)
     root = ET.fromstring(urdf_path.read_text())
     parent, joint_name = CAMERA_JOINTS[cal.mode]
@@ -121,8 +121,6 @@ class CameraMount:
     chain is known (None before, and after it was returned once)."""
 
     def __init__(self, mount_frame: str, calibration: tuple[str, str, np.ndarray]):
-        from spatial_manip.geometry.tf_tree import TfTree
-
         self.parent, self.camera_frame, self.T_parent_camera = calibration
         if mount_frame in (self.parent, self.camera_frame):
             raise CalibrationError(f"camera_mount_frame {mount_frame!r} must be the camera driver's frame above "
@@ -133,8 +131,6 @@ class CameraMount:
         self.done = False
 
     def from_driver(self, transforms: list[tuple[str, str, np.ndarray]]) -> tuple[str, str, np.ndarray] | None:
-        from spatial_manip.geometry.tf_tree import TfLookupError
-
         if self.done:
             return None
         for parent, child, T in transforms:

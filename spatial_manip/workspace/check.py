@@ -20,19 +20,12 @@ from scipy.optimize import linear_sum_assignment
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.workspace.capture import Capture, CaptureConfig, capture_workspace
+from spatial_manip.workspace.findings import Finding
 from spatial_manip.workspace.shelf import ShelfCapture
 from spatial_manip.workspace.shelf_check import is_shelf, shelf_findings
 
 CHECKED_CATEGORIES = ("support", "shelf")   # fixtures with poses; the table is checked by its height
 PROBLEMS = ("moved", "missing", "table_moved", "board_moved", "occupied")
-
-
-@dataclass
-class Finding:
-    id: str
-    status: str          # "ok" | "unexpected" | "table_ok" | "not_seen" (not checked), or one of PROBLEMS
-    message: str
-    distance_m: float | None = None
 
 
 @dataclass

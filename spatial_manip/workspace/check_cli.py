@@ -17,6 +17,7 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.calibration import CalibrationError
 from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args, sim_scene
+from spatial_manip.workspace.check import check_workspace
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,8 +43,6 @@ def _moves(items: list[str]) -> dict:
 
 
 def run(args) -> int:
-    from spatial_manip.workspace.check import check_workspace
-
     try:
         workspace = Scene.load(args.workspace)
         truth = sim_scene(args.sim, moved=_moves(args.move), occupied=args.occupied) if args.sim else None

@@ -7,6 +7,8 @@ import argparse
 from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
+from spatial_manip.workspace import sources
+from spatial_manip.workspace.sim_cell import clear_shelf, demo_cell, fixtures_only, render_cell, shelf_cell
 
 
 SIM_CELL_HELP = ("render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell; "
@@ -37,8 +39,6 @@ def add_source_arguments(p: argparse.ArgumentParser, *, required: bool = True, s
 def sim_scene(arg: str, *, moved: dict | None = None, occupied: bool = False) -> Scene:
     """The simulated cell `--sim` names; a shelf (generated, or a shelf scene file) is cleared
     of what stands in its slots unless `occupied`."""
-    from spatial_manip.workspace.sim_cell import clear_shelf, demo_cell, fixtures_only, shelf_cell
-
     if arg != "demo" and moved:
         raise ValueError("--move shifts the demo cell's fixtures only; edit the scene file to move others")
     if arg == "demo":
@@ -56,19 +56,15 @@ def sim_scene(arg: str, *, moved: dict | None = None, occupied: bool = False) ->
 
 def observation_from_args(args, truth: Scene | None = None) -> RGBDObservation:
     """The observation the arguments name; `truth` is the scene to render for --sim."""
-    from spatial_manip.workspace import sources
-
     cal = load_calibration(args.calibration) if args.calibration else None
     if args.sim:
-        from spatial_manip.workspace.sim_cell import render_cell
-
         obs = render_cell(truth, depth_noise=not args.no_noise, seed=args.seed)
     elif args.observation:
         obs = sources.load_observation(args.observation, cal)
     elif args.bag:
         obs = sources.observation_from_bag(args.bag, cal, color=args.color_topic, depth=args.depth_topic,
                                            info=args.info_topic)
-    else:
+    else:  # rclpy and the message packages only for a live camera (ros_source imports them)
         from spatial_manip.workspace.ros_source import live_observation
 
         obs = live_observation(cal, color=args.color_topic, depth=args.depth_topic, info=args.info_topic,

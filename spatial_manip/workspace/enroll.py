@@ -30,6 +30,9 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_name, mean_rgb
 from spatial_manip.perception.base import SegmentationHints, over_any
 from spatial_manip.scene import Scene
+from spatial_manip.perception.box import detection_from_mask
+from spatial_manip.perception.classical import ClassicalSegmenter
+from spatial_manip.perception.cloud import base_cloud
 
 LIBRARY_FORMAT = "spatial_manip.library/1"
 SHAPES = ("box", "cylinder", "sphere", "irregular")
@@ -142,9 +145,6 @@ class Measurement:
 def measure_object(obs: RGBDObservation, workspace: Scene, *, name: str, category: str = "object",
                    has_front: bool = False, object_id: str | None = None, seed: int = 0) -> Measurement:
     """Measure the one object standing in `obs` beside the fixtures of `workspace`."""
-    from spatial_manip.perception.box import detection_from_mask
-    from spatial_manip.perception.classical import ClassicalSegmenter
-
     hints = SegmentationHints.from_scene(workspace)
     # nothing expected: the object is unknown
     hints = SegmentationHints(fixtures=hints.fixtures, supports=hints.supports, work_areas=hints.work_areas)
@@ -208,8 +208,6 @@ def colour_signature(rgb: np.ndarray, masks: list[np.ndarray]) -> tuple[tuple, t
 
 
 def _cloud(obs: RGBDObservation, mask: np.ndarray) -> np.ndarray:
-    from spatial_manip.perception.cloud import base_cloud
-
     return base_cloud(obs, mask)[0]
 
 

@@ -17,8 +17,11 @@ import argparse
 
 import numpy as np
 
-from spatial_manip.scene import Scene
+from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args
+from spatial_manip.overlay import draw_overlay
+from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
+from spatial_manip.workspace.enroll import Library, measure_object
 
 SIM_ALL = "all"
 
@@ -40,8 +43,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.workspace.enroll import Library
-
     library = Library.load(args.library, missing_ok=True)
     if args.remove:
         gone = library.remove(args.remove)
@@ -55,7 +56,6 @@ def run(args) -> int:
     if not args.workspace or not args.name:
         raise ValueError("enrolling from the camera needs --workspace FILE (the cell's fixtures) and --name "
                          "(what the object is called)")
-    from spatial_manip.workspace.enroll import measure_object
 
     obs = observation_from_args(args)
     m = measure_object(obs, Scene.load(args.workspace), name=args.name, category=args.category,
@@ -65,8 +65,6 @@ def run(args) -> int:
 
 
 def _run_sim(args, library) -> int:
-    from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
-
     keys = enrollable_keys() if args.sim == SIM_ALL else [args.sim]
     worst = 0.0
     print(f"{'asset':<26} {'measured L x W x H (cm)':<24} {'true (cm)':<20} {'error':>7}  colours / shape")
@@ -105,8 +103,6 @@ def _store(args, library, m, obs) -> None:
 def _write_overlay(path: str, obs, m) -> None:
     from PIL import Image
 
-    from spatial_manip.overlay import draw_overlay
-    from spatial_manip.scene import SceneObject
 
     img = obs.rgb.copy()
     img[m.mask] = (0.5 * img[m.mask] + 0.5 * np.array([0, 255, 0])).astype(img.dtype)     # its pixels, tinted

@@ -18,6 +18,8 @@ def live_observation(calibration: HandEyeCalibration | None, *, color: str, dept
                      extrinsics: str = "/camera/extrinsics", timeout_s: float = 10.0) -> RGBDObservation:
     """The first synchronized pair that arrives after the call. The camera pose comes from an
     eye-to-hand calibration, else from `extrinsics` (camera_node publishes it, eye-in-hand too)."""
+    # rclpy, the messages and the nodes' converters only when a live camera is read (this module is
+    # imported without ROS, and nodes/ sits above workspace/)
     import rclpy
     from geometry_msgs.msg import PoseStamped
     from rclpy.executors import SingleThreadedExecutor

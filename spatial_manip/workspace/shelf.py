@@ -34,6 +34,7 @@ from spatial_manip.perception.base import check_observation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.sim.layouts import REACH_M, SHOULDER
 
 FACE, THROUGH = 0, 1            # grid channels: rays ending on the front face, rays passing through it
 
@@ -408,8 +409,6 @@ def shelf_parts(frame: ShelfFrame, front: float, sides: tuple[Band, Band], board
 def slot_regions(frame: ShelfFrame, front: float, boards: list[Band], columns: list[list[Band]]) -> list[Region]:
     """Slot r, c between boards r-1/r and panels c-1/c, from the front face to the back panel,
     facing the robot along the shelf's x (as sample_shelf writes them)."""
-    from spatial_manip.sim.layouts import REACH_M, SHOULDER
-
     out = []
     for r, ((above, below), cols) in enumerate(zip(zip(boards, boards[1:]), columns), start=1):
         z = Band(below.hi, above.lo)

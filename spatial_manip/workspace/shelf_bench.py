@@ -9,12 +9,11 @@ import argparse
 import sys
 
 import numpy as np
+from spatial_manip.workspace.shelf import capture_shelf
+from spatial_manip.workspace.sim_cell import render_cell, shelf_accuracy, shelf_cell
 
 
 def run_one(layout: str, seed: int, noise_seed: int = 0) -> dict:
-    from spatial_manip.workspace.shelf import capture_shelf
-    from spatial_manip.workspace.sim_cell import render_cell, shelf_accuracy, shelf_cell
-
     truth = shelf_cell(layout, seed)
     cap = capture_shelf(render_cell(truth, seed=noise_seed))
     return {"layout": layout, "seed": seed, "notes": cap.notes, **shelf_accuracy(cap.scene, truth)}

@@ -19,6 +19,7 @@ from spatial_manip.perception import SegmentationHints
 from spatial_manip.perception.classical import ClassicalSegmenter
 from spatial_manip.scene import Region, Scene
 from spatial_manip.workspace.shelf import ShelfCapture, ShelfCaptureError, capture_shelf
+from spatial_manip.workspace.findings import Finding
 
 BOARD_MATCH_M = 0.15      # a board seen farther than this from the file's is not that board
 MIN_SEEN_FRACTION = 0.5   # a slot is checked when at least this much of its front is in view
@@ -30,8 +31,6 @@ def is_shelf(workspace: Scene) -> bool:
 
 
 def shelf_findings(workspace: Scene, obs: RGBDObservation, tolerance_m: float) -> tuple[list, ShelfCapture | None]:
-    from spatial_manip.workspace.check import Finding
-
     slots = [r for r in workspace.regions if r.kind == "slot"]
     if not slots:
         return [Finding("shelf", "ok", "the file has a shelf but no slots: nothing to check")], None
@@ -79,8 +78,6 @@ def _floors(slots: list[Region], seen: bool = False) -> dict[int, tuple[float, l
 def board_findings(file_slots: list[Region], seen_slots: list[Region], tolerance_m: float) -> list:
     """One finding per board of the file (the floor of each row of slots): in place, moved
     (by how much, and which slots stand on it), or not seen at all."""
-    from spatial_manip.workspace.check import Finding
-
     seen = [z for z, _ in _floors(seen_slots, seen=True).values()]
     out = []
     for row, (z, ids) in sorted(_floors(file_slots).items()):
@@ -114,8 +111,6 @@ def slot_finding(slot: Region, dets: list, seen: float = 1.0, min_extra_m: float
     """Occupied when more of its width is taken than the file's occupancy says, by at least
     `min_extra_m` (a book is 2 cm thick or more); not seen when less than MIN_SEEN_FRACTION of
     it is in view and nothing found in it says otherwise."""
-    from spatial_manip.workspace.check import Finding
-
     span = occupied_span(slot, dets)
     if span is None and seen < MIN_SEEN_FRACTION:
         return Finding(slot.id, "not_seen", f"{slot.id} (row {slot.row}, column {slot.col}) is not seen from this "

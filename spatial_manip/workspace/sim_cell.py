@@ -14,6 +14,9 @@ import math
 import numpy as np
 
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene, SceneObject, Viewpoint
+from spatial_manip.sim.layouts import sample_scene
+from spatial_manip.sim.sensing import IDEAL, only
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 
 TABLE_SIZE = (0.6, 1.4, 0.7)      # the generator's table (sim/assets.py): top at z = 0, front at x = 0.25
 TABLE_FRONT_X = 0.25
@@ -74,8 +77,6 @@ def shelf_cell(layout: str = "grid", seed: int = 0, *, occupied: bool = False) -
     """A generated shelf scene (layouts.sample_shelf) cleared for the capture, or with the
     generator's books, bookends and references left in their slots (`occupied`, for
     check-workspace); the held book and the arm's pose are dropped either way."""
-    from spatial_manip.sim.layouts import sample_scene
-
     return clear_shelf(sample_scene("shelf", seed, layout=layout), keep_contents=occupied)
 
 
@@ -97,9 +98,6 @@ def clear_shelf(scene: Scene, *, keep_contents: bool = False) -> Scene:
 def render_cell(scene: Scene, *, depth_noise: bool = True, seed: int = 0):
     """One RGB-D observation of the cell with the arm out of the camera's way: stowed below
     its rays over a table, folded behind its stand in front of a shelf."""
-    from spatial_manip.sim.sensing import IDEAL, only
-    from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
-
     q = SHELF_LOOK_Q if scene.extra.get("kind") == "shelf" else STOW_Q
     sensing = only("depth_noise") if depth_noise else IDEAL
     with SimWorld(scene, config=SimConfig(sensing=sensing), seed=seed) as world:

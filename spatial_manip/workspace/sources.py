@@ -15,6 +15,9 @@ from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.calibration import HandEyeCalibration
 from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.bags.evaluate import _image_array, _stamp_ns
+from spatial_manip.bags.io import BagReader
+from spatial_manip.geometry import transforms as tf
 
 COLOR = "/camera/color/image_raw"
 DEPTH = "/camera/aligned_depth_to_color/image_raw"
@@ -64,9 +67,6 @@ def _extrinsics(calibration: HandEyeCalibration | None, recorded, where: str) ->
 def observation_from_bag(path: str | Path, calibration: HandEyeCalibration | None = None, *,
                          color: str = COLOR, depth: str = DEPTH, info: str = INFO) -> RGBDObservation:
     """The first colour/depth pair of a rosbag2 with the same stamp, with its camera_info."""
-    from spatial_manip.bags.evaluate import _stamp_ns
-    from spatial_manip.bags.io import BagReader
-
     with BagReader(path) as reader:
         reader.require([color, depth, info])
         topics = [color, depth, info] + ([EXTRINSICS] if EXTRINSICS in reader.topics else [])
@@ -93,9 +93,6 @@ def _pair(seen: dict, color: str, depth: str):
 
 
 def _bag_observation(pair, info, pose, calibration, where) -> RGBDObservation:
-    from spatial_manip.bags.evaluate import _image_array, _stamp_ns
-    from spatial_manip.geometry import transforms as tf
-
     cmsg, dmsg = pair
     rgb, depth = _image_array(cmsg), _image_array(dmsg)
     depth_m = depth.astype(np.float32) * np.float32(0.001) if depth.dtype == np.uint16 else depth.astype(np.float32)
