@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage
 
 from spatial_manip.geometry.boxes import Box3D, BoxFitConfig, BoxFitError, SupportPlane, box_2d_to_box_3d
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.geometry.pointcloud import depth_edge_pixels
-from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import Plane
 
 
@@ -37,23 +34,6 @@ def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowe
     if box.mode == "full":
         complete_leaning_book(box, obs.T_base_cam[:3, 3])
     return box
-
-
-# How far a mask made on the colour image may lie off the depth image: an L515's depth and colour
-# disagree by 2-5 px (realsense-ros#1716, librealsense#8702; sim/sensing.py's misregistration).
-REGISTRATION_PX = 5
-
-
-def lowest_height(obs: RGBDObservation, mask: np.ndarray, plane: Plane) -> float:
-    """The object's lowest point above `plane` (1st percentile), on the mask's core: without the
-    REGISTRATION_PX border a colour mask may hold of what lies behind or below the object, and
-    without depth-edge pixels (flying pixels strewn between it and what is behind). A book lying
-    on a 7 cm pedestal otherwise read its lowest point on the pedestal's side or on the table
-    through flying pixels, and its box was stretched down to the table (8.8 cm tall: the demo's
-    scene under realistic sensing). The whole mask when its core is too small to say."""
-    core = ndimage.binary_erosion(mask, iterations=REGISTRATION_PX) & ~depth_edge_pixels(obs.depth_m)
-    pts, _ = base_cloud(obs, core if np.count_nonzero(core & (obs.depth_m > 0)) >= 20 else mask)
-    return float(np.percentile(plane.height(pts), 1)) if len(pts) else np.inf
 
 
 def complete_leaning_book(box: Box3D, camera_position: np.ndarray) -> bool:
@@ -91,11 +71,12 @@ def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: s
     or None when the box cannot be fitted. Shared by the segmenters that produce masks."""
     from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
     from spatial_manip.perception.base import Detection
+    from spatial_manip.perception.cloud import base_cloud
     from spatial_manip.perception.planes import plane_under
 
     pts, _ = base_cloud(obs, mask)
     plane = plane_under(pts, planes)
-    lowest = lowest_height(obs, mask, plane) if plane is not None else np.inf
+    lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
     box = object_box(obs, mask, plane, lowest)
     if box is None:
         return None
