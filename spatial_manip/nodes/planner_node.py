@@ -19,7 +19,7 @@ from spatial_manip.nodes.runner import spin_node
 from std_msgs.msg import String
 
 from spatial_manip.agent import Agent, AgentConfig
-from spatial_manip.devtools.memtrace import GoalMemoryTrace
+from spatial_manip.heap import GoalMemoryTrace
 from spatial_manip.errors import ConfigError, ErrorCode, InvalidGoalError
 from spatial_manip.heap import release_freed_memory
 from spatial_manip.perception import load_segmenter_config

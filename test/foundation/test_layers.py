@@ -80,7 +80,6 @@ KNOWN_BREACHES = {
     ("control/config.py", "motion"): "arm.yaml's motion section checked at load; motion/arm_plans.py (owned) "
                                      "loads arm.yaml through control.config, so control<->motion stays",
     ("grasping/bench_scenes.py", "sim"): "the grasp bench's scenes: a bench inside grasping/",
-    ("nodes/planner_node.py", "devtools"): "memtrace, a devtool the planner node uses: belongs in heap.py's layer",
     ("perception/reference_bench.py", "sim"): "a bench inside perception/ (issue 41 names it)",
     ("perception/reference_bench.py", "agent"): "the same bench",
     ("perception/reference_bench.py", "pipeline"): "the same bench",
