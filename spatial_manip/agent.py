@@ -40,6 +40,7 @@ from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection
 from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
 from spatial_manip.scene import Scene
 from spatial_manip.trace import Trace
+from spatial_manip.perception.labelling import name_from_words
 
 SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
 VERIFY_HEIGHT_TOL_M = 0.03    # a placed object's seen bottom within this of the place pose's (perceived boxes err ~1-2 cm)
@@ -317,7 +318,6 @@ class Agent:
         scene, obs = seen.scene, seen.observation
         if self._planner is None:
             self._planner = self._make_planner()
-        from spatial_manip.perception.labelling import name_from_words
         # a name perception refused between two catalogue objects is given when the words name one
         scene, named = name_from_words(scene, goal.instruction)
         if named:

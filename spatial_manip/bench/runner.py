@@ -17,12 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
-from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm
+from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm, run_worker
 from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.progress import progress
 from spatial_manip.sim import object_sets
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.sensing import EFFECTS, SensingProfile
+from spatial_manip.bench.trace_page import render_index
+from spatial_manip.sim import tasks as T
+from spatial_manip.sim.metrics import contacts_summary, episode_contacts, format_contacts, step_efficiency, unintended_contacts
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -72,8 +75,6 @@ def sensing_lines(profile: SensingProfile) -> list[str]:
 
 def prepare_tasks(suite: str, episodes: int, seed: int, out: Path) -> list[dict]:
     """Generate (or reuse, for resume) the task suite; each record gets its scene's absolute path."""
-    from spatial_manip.sim import tasks as T
-
     tasks_file = out / "tasks" / "tasks.jsonl"
     if not tasks_file.is_file():
         T.write(out / "tasks", T.generate(suite, episodes, seed))
@@ -207,7 +208,6 @@ def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str
     import socket
     import tempfile
 
-    from spatial_manip.bench.worker import run_worker
 
     path, log = Path(episodes_path), Path(log_path)
     if not path.parent.is_dir():
@@ -233,8 +233,6 @@ def percentiles(xs) -> dict:
 def summarize(records: list[dict]) -> dict:
     """TSR and SE over the episodes that ran; skipped ones (a refused reset, an episode that
     raised) are counted apart with their reasons, not as failures of the stack."""
-    from spatial_manip.sim.metrics import contacts_summary, episode_contacts, step_efficiency
-
     def block(rs):
         n = len(rs)
         ok = sum(r["success"] for r in rs)
@@ -271,8 +269,6 @@ def summarize(records: list[dict]) -> dict:
 def contact_events(records: list[dict], limit: int = 50) -> list[dict]:
     """The first `limit` unintended contact events of the run, each with its task id (from the
     final states the simulator exported; see sim/contacts.py)."""
-    from spatial_manip.sim.metrics import unintended_contacts
-
     out = []
     for r in records:
         c = unintended_contacts(r.get("final_state"))
@@ -289,8 +285,6 @@ def _contacts_cell(c: dict) -> str:
 
 def contact_lines(s: dict) -> list[str]:
     """report.md's section on unintended contacts (issue #21; goal 0 in the pick and place suites)."""
-    from spatial_manip.sim.metrics import format_contacts
-
     c = s["unintended_contacts"]["overall"]
     lines = ["## Unintended contacts", "",
              "Contacts of the arm, the gripper or the held object with anything but the task's target and "
@@ -364,9 +358,6 @@ def write_report(records: list[dict], out: Path, title: str, sensing: SensingPro
 
 
 def run(args) -> int:
-    from spatial_manip.bench.trace_page import render_index
-    from spatial_manip.sim.metrics import episode_contacts, format_contacts
-
     out = Path(args.out).resolve()
     (out / "episodes").mkdir(parents=True, exist_ok=True)
     sensing = sensing_mod.from_args(args)

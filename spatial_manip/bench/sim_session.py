@@ -13,6 +13,8 @@ import os
 import signal
 import sys
 from pathlib import Path
+from spatial_manip.bench.worker import Graph, sim_node_sensing
+from spatial_manip.bringup.goal_client import spinning_node
 
 
 def command_main(prog: str, doc: str, add_arguments, run, argv=None) -> int:
@@ -34,8 +36,6 @@ def prepare_output(out: str, domain: int) -> Path:
 def graph_params(out: Path, segmenter: str, profile) -> dict:
     """The sim graph's parameters: the planner's perception and its trace folder under `out`,
     the simulator's sensing profile."""
-    from spatial_manip.bench.worker import sim_node_sensing
-
     return {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")},
             "sim_node": sim_node_sensing(profile)}
 
@@ -49,9 +49,6 @@ def sim_session(out: Path, segmenter: str, profile, client_name: str, threads: i
     """(graph, client node) of a running sim graph; stopped on exit, also when the measurement
     is ended by SIGTERM (`kill`, a timeout): that ended the process at once and left its three
     nodes running without a parent."""
-    from spatial_manip.bench.worker import Graph
-    from spatial_manip.bringup.goal_client import spinning_node
-
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         with open(out / "graph.log", "a") as log:

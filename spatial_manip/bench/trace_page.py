@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
+from spatial_manip.sim.metrics import episode_contacts
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;max-width:1200px;color:#222}
@@ -128,8 +129,6 @@ def _events(t) -> str:
 
 def render_index(records: list[dict], out_dir: str | Path, title: str = "benchmark run") -> Path:
     """An index page of episodes with filters; each row links to the episode's trace page."""
-    from spatial_manip.sim.metrics import episode_contacts
-
     out_dir = Path(out_dir)
     fams = sorted({r.get("family", "") for r in records})
     cats = sorted({r.get("failure_category") or "" for r in records} - {""})

@@ -19,6 +19,9 @@ from pathlib import Path
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.metrics import unintended_contacts
 from spatial_manip.sim.sensing import SensingProfile
+from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
+from spatial_manip.bringup.graph import load_graph
+from spatial_manip.bringup.launcher import Launcher
 
 
 def sim_node_sensing(profile: SensingProfile) -> dict:
@@ -80,8 +83,6 @@ def skipped_record(task: dict, category: str, reason: str, backends: dict, elaps
 
 def run_worker(tasks: list[dict], out_path: Path, *, segmenter: str, sensing: SensingProfile, graph: str = "sim",
                goal_timeout_s: float = 120.0, log_path: Path | None = None, catalogue: str = "library") -> None:
-    from spatial_manip.bringup.goal_client import spinning_node
-
     log = open(log_path, "a") if log_path else sys.stdout
     params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out_path.parent / "traces"),
                                "trace_keep_goals": 0},     # every episode's trace: the report links them
@@ -104,14 +105,10 @@ class Graph:
     MAX_RESTARTS = 3
 
     def __init__(self, name: str, params: dict, log):
-        from spatial_manip.bringup.graph import load_graph
-
         self.spec, self.params, self.log, self.restarts = load_graph(name), params, log, 0
         self.launcher = self._start()
 
     def _start(self):
-        from spatial_manip.bringup.launcher import Launcher
-
         launcher = Launcher(self.spec, params=self.params, out=self.log)
         launcher.start()
         return launcher
@@ -172,7 +169,6 @@ def _run_episode(node, task: dict, reset, check, planner_revision, backends: dic
                  t0: float) -> dict:
     """Reset the simulator to `task`, send its instruction, judge the end state: the episode's
     record. A reset the simulator refuses gives a skipped record with the simulator's reason."""
-    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     scene_json = Path(task["scene_path"]).read_text()
@@ -199,8 +195,6 @@ def wait_until_planner_free(node, limit_s: float, poll_s: float = 2.0) -> bool:
     under it and its goal be refused BUSY (on a loaded machine, every later episode of a worker
     was, one after the other). An empty instruction is the probe: refused BUSY while a goal runs,
     INVALID_GOAL at once (nothing planned, nothing moved) when the planner is free."""
-    from spatial_manip.bringup.goal_client import send_goal
-
     deadline = time.monotonic() + limit_s
     while True:
         probe = send_goal(node, "", dry_run=True, timeout_s=30.0, server_timeout_s=60.0)

@@ -17,6 +17,7 @@ import numpy as np
 from spatial_manip.calibration.samples import SampleError, pair_by_stamp
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, pose_msg_from_matrix,
                                          stamp_to_seconds)
+from spatial_manip.nodes.runner import ActionClient
 
 KEEP_AROUND_S = 0.5     # joint states kept either side of an image's stamp
 
@@ -111,7 +112,6 @@ class RosCalibrationCapture:
                 speed_scale: float = 0.3, timeout_s: float = 60.0) -> None:
         """One ArmMotion WAYPOINTS goal to a TCP pose (the arm node checks it against its safety
         envelope again); raises SampleError with the arm's own error code and message."""
-        from spatial_manip.nodes.runner import ActionClient
         from spatial_manip_interfaces.action import ArmMotion
 
 

@@ -22,6 +22,8 @@ import numpy as np
 
 from spatial_manip.devtools.arm_bench import _start_emulator
 from spatial_manip.devtools.ur_emulator import dashboard_line
+from spatial_manip.nodes import convert
+from spatial_manip.nodes.runner import ActionClient
 
 ANSWER_S = 30.0   # a goal not answered by then: the node hangs or died
 
@@ -42,7 +44,6 @@ def _down_pose(x: float, y: float, z: float) -> np.ndarray:
 class _Client:
     def __init__(self):
         import rclpy
-        from spatial_manip.nodes.runner import ActionClient
         from rclpy.executors import MultiThreadedExecutor
 
         from spatial_manip_interfaces.action import ArmMotion
@@ -77,8 +78,6 @@ class _Client:
 
 def _cycle(client: _Client, k: int) -> str:
     """'' when the cycle passed, else what went wrong."""
-    from spatial_manip.nodes import convert
-
     ArmMotion = client.ArmMotion
     goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, speed_scale=0.4)
     goal.waypoints = [convert.pose_msg_from_matrix(_down_pose(0.5, -0.2 if k % 2 == 0 else 0.2, 0.3))]

@@ -36,7 +36,7 @@ from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim import oracle
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.oracle import grasp_point
-from spatial_manip.sim.world import HOME_Q
+from spatial_manip.sim.world import HOME_Q, SimConfig, SimWorld
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -124,7 +124,6 @@ class Bench:
             return None
         from dataclasses import replace
 
-        from spatial_manip.sim.world import SimConfig, SimWorld
 
         with SimWorld(scene, config=SimConfig(sensing=self.sensing), seed=int(task.scene_seed)) as sim:
             obs, q_image = sim.render(), sim.joint_positions()[:6]

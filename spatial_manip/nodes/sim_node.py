@@ -48,6 +48,8 @@ from spatial_manip.sim.contacts import ContactMonitor
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, STOW_Q, SimConfig, SimWorld
 from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
+from spatial_manip.sim.checker import check_task
+from spatial_manip.sim.sensing import sensing_profile
 
 PARAMS = {
     "scene_file": "", "scene_kind": "tabletop", "seed": 0, "tasks_dir": "",
@@ -239,7 +241,6 @@ class SimNode(Node):
             res.success, res.failure_category = False, "no_task"
             res.message = "no active task: call /sim/reset_task with a task_json first"
             return res
-        from spatial_manip.sim.checker import check_task
         try:
             r = check_task(self.task, final, self.initial)
         except (ValueError, TypeError, KeyError, AttributeError) as e:   # a malformed check list
@@ -285,7 +286,6 @@ def _library(catalogue: str, path: str):
 
 
 def _sensing(name, off):
-    from spatial_manip.sim.sensing import sensing_profile
     try:
         return sensing_profile(str(name), str(off))
     except ConfigError as e:
