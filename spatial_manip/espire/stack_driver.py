@@ -44,6 +44,7 @@ import time
 import uuid
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -56,6 +57,9 @@ from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
+from spatial_manip.sim.library import catalogue_workspace
+from spatial_manip.workspace.shelf_check import occupied_span
+from spatial_manip.workspace.sim_cell import clear_shelf, fixtures_only
 
 OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's client saves them as files
 NO_ROTATION = [None, None, None]
@@ -212,9 +216,6 @@ def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
     robot knows what it picked and how it holds it); and the enrolled `library` as the catalogue.
     The episode's other objects are not in it, nor the supports and bookends it drew for them
     (where those stand tells where the books lie)."""
-    from spatial_manip.sim.library import catalogue_workspace
-    from spatial_manip.workspace.sim_cell import clear_shelf, fixtures_only
-
     cell = clear_shelf(full) if full.extra.get("kind") == "shelf" else fixtures_only(full)
     cell = cell.with_objects([o for o in cell.objects if o.category != "support"] + [o for o in full.objects if o.held])
     return catalogue_workspace(cell, T_tcp, catalogue="library", library=library)
@@ -223,10 +224,6 @@ def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
 def with_perceived_occupancy(scene: Scene) -> Scene:
     """The scene with each slot's occupancy and free span measured from the objects perceived
     standing in it (the configured slots are empty), as check-workspace measures them."""
-    from types import SimpleNamespace
-
-    from spatial_manip.workspace.shelf_check import occupied_span
-
     if not scene.regions:
         return scene
     movable = [SimpleNamespace(box=o) for o in scene.objects if not o.held and o.category not in FIXTURE_CATEGORIES]
