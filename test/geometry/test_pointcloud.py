@@ -111,3 +111,17 @@ def test_in_box_along_rays_allows_range_error_along_the_ray_only():
     inside = np.array([[1.6, 0.0, 0.0]])
     assert pc.in_box_along_rays(inside, camera, wall, along_m=np.zeros(1)).all()
     assert pc.in_box_along_rays(np.empty((0, 3)), camera, wall, along_m=0.01).shape == (0,)
+
+
+def test_depth_edge_pixels_mark_the_ring_at_a_jump_not_noise_on_a_surface():
+    """A step of 10 cm at 1.5 m is an edge (its flying pixels live there); L515 noise on a flat
+    surface at that range (5 mm sigma) is not."""
+    from spatial_manip.geometry.noise import L515Noise
+
+    depth = np.full((40, 40), 1.5)
+    depth[:, 20:] = 1.6
+    noisy = L515Noise(flying_prob=0.0, edge_hole_prob=0.0, hole_blob_prob=0.0).apply(depth, np.random.default_rng(0))
+    edge = pc.depth_edge_pixels(noisy)
+    assert edge[:, 19:21].mean() > 0.95
+    assert edge[:, :17].mean() < 0.01 and edge[:, 23:].mean() < 0.01
+    assert not pc.depth_edge_pixels(np.zeros((5, 5))).any()
