@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 import numpy as np
+from PIL import Image, ImageDraw, ImageFont
 
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
@@ -77,8 +78,6 @@ def _box_segments(corners: np.ndarray) -> np.ndarray:
 
 class _Canvas:
     def __init__(self, rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics):
-        from PIL import Image, ImageDraw, ImageFont
-
         self.img = Image.fromarray(np.ascontiguousarray(rgb).astype(np.uint8)).convert("RGB")
         self.draw = ImageDraw.Draw(self.img)
         self.T, self.intr = np.asarray(T_base_cam, float), intr
@@ -199,8 +198,6 @@ def zoomed_overlay(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsi
     """draw_overlay of the image region around `focus_points` (base frame), enlarged to the
     image's height and redrawn with scaled intrinsics so lines stay thin; None when the points
     are not in view. Small objects and grasps far from the camera are a few pixels otherwise."""
-    from PIL import Image
-
     cam = apply(invert(T_base_cam), np.atleast_2d(focus_points))
     uv, _ = project(cam[cam[:, 2] > NEAR_M], intr)
     uv = uv[np.isfinite(uv).all(1)]

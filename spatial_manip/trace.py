@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from PIL import Image
+
 
 log = logging.getLogger(__name__)
 # the folders a trace could not be written into, each reported once (not once per goal)
@@ -67,8 +69,6 @@ class Trace:
         """Save an RGB image (uint8 HxWx3) beside the trace; returns its file name."""
         if self.dir is None:
             return None
-        from PIL import Image
-
         fname = f"{len(self.data['images']):02d}_{name}.png"
         try:
             self.dir.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
+from PIL import Image
 
 from spatial_manip.bags.io import BagError, BagMessage, BagReader
 from spatial_manip.camera.types import depth_to_mm
@@ -47,8 +48,6 @@ def _metadata(text: str) -> dict:
 
 
 def decode_png(data: bytes) -> np.ndarray:
-    from PIL import Image
-
     return np.array(Image.open(io.BytesIO(data)))
 
 

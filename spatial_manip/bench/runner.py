@@ -308,7 +308,7 @@ def contact_lines(s: dict) -> list[str]:
 
 
 def write_report(records: list[dict], out: Path, title: str, sensing: SensingProfile) -> Path:
-    import matplotlib
+    import matplotlib  # optional (requirements-bench.txt): only when a report is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -156,6 +156,7 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
     `max_attempts` 0 leaves the server's configured default. Ctrl-C while the goal runs cancels
     it and waits for the server's answer, so the arm is stopped before the caller exits
     (`report.interrupted`)."""
+    # ROS (rclpy through nodes.runner, the action types) only when a goal is sent
     from action_msgs.msg import GoalStatus
     from spatial_manip.nodes.runner import ActionClient
 

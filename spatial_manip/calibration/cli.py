@@ -18,6 +18,7 @@ import tempfile
 
 import numpy as np
 import yaml
+from scipy.spatial.transform import Rotation
 
 from spatial_manip.calibration.samples import DEFAULT_MAX_SKEW_S, SampleError, load_samples
 from spatial_manip.calibration.auto import eye_in_hand_pose_set
@@ -177,8 +178,6 @@ def _run_sim(args, board, bounds) -> int:
 def _auto_poses(cell, board, n: int, rng) -> list:
     """The automatic mode's plan in the simulated cell. It knows only what a user would: the
     board's centre to a few cm and the camera mount to a few mm and degrees (the truth, disturbed)."""
-    from scipy.spatial.transform import Rotation
-
 
     arm = yaml.safe_load((config_dir() / "params" / "arm.yaml").read_text())
     envelope = SafetyEnvelope.from_config(arm)

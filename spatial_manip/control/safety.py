@@ -14,6 +14,7 @@ import math
 from typing import Mapping, Sequence
 
 import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.config import build
 from spatial_manip.control.kinematics import URKinematics
@@ -192,8 +193,6 @@ def _as_pose(T) -> np.ndarray:
 def _interpolate(A: np.ndarray, B: np.ndarray, step_m: float) -> list[np.ndarray]:
     """Poses from A to B, linear in position and slerp in rotation, at most step_m apart
     (rotation sampled as if 0.1 m per radian, so pure rotations are checked too)."""
-    from scipy.spatial.transform import Rotation, Slerp
-
     dist = float(np.linalg.norm(B[:3, 3] - A[:3, 3]))
     ang = float(np.linalg.norm(Rotation.from_matrix(A[:3, :3].T @ B[:3, :3]).as_rotvec()))
     n = max(1, int(np.ceil(max(dist, 0.1 * ang) / step_m)))

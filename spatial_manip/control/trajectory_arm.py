@@ -30,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
+from scipy.interpolate import CubicHermiteSpline
 
 from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
@@ -73,8 +74,6 @@ def path_trajectory(q0, rows, speed: float, accel: float, period: float, same_ra
     Returns (t, positions, velocities, knot_t): sample times (> 0, ending at the last knot), the
     joints and joint speeds there; every waypoint is one of the samples, exactly, at knot_t.
     A first row within `same_rad` of q0 (where the arm already is) and repeated rows are merged."""
-    from scipy.interpolate import CubicHermiteSpline
-
     pts = [np.asarray(q0, float)]
     for q in np.asarray(rows, float):
         if np.max(np.abs(q - pts[-1])) > same_rad:

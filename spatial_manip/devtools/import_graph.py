@@ -94,7 +94,19 @@ def imports_of(path: pathlib.Path, root: pathlib.Path = ROOT) -> list[Import]:
     out = []
 
     def commented(lineno: int) -> bool:
-        return "#" in lines[lineno - 1] or (lineno > 1 and lines[lineno - 2].strip().startswith("#"))
+        """A comment on the import's line, or above it within its block of imports (one comment
+        may say why a group of late imports waits)."""
+        if "#" in lines[lineno - 1]:
+            return True
+        for above in reversed(lines[max(0, lineno - 8):lineno - 1]):
+            text = above.strip()
+            if not text:
+                continue
+            if "#" in text:
+                return True
+            if not text.startswith(("import ", "from ", ")")) and not above.endswith(("\\", ",", "(")):
+                return False
+        return False
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):

@@ -16,6 +16,7 @@ import json
 import sys
 
 import numpy as np
+from PIL import Image
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.calibration import CalibrationError
@@ -142,8 +143,6 @@ def shelf_accuracy_text(scene: Scene, truth: Scene) -> str:
 
 
 def _write_overlay(path: str, obs, scene: Scene) -> None:
-    from PIL import Image
-
 
     boxes = [o for o in scene.objects if o.category in ("support", "shelf")] + list(scene.regions)
     Image.fromarray(draw_overlay(obs.rgb, obs.T_base_cam, obs.intrinsics, objects=boxes)).save(path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from PIL import Image
 
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args
@@ -101,8 +102,6 @@ def _store(args, library, m, obs) -> None:
 
 
 def _write_overlay(path: str, obs, m) -> None:
-    from PIL import Image
-
 
     img = obs.rgb.copy()
     img[m.mask] = (0.5 * img[m.mask] + 0.5 * np.array([0, 255, 0])).astype(img.dtype)     # its pixels, tinted

@@ -106,6 +106,8 @@ def test_no_import_cycles_between_the_layer_tables_components():
 
 def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):
     src = tmp_path / "m.py"
-    src.write_text("import json\n\ndef f():\n    # why: optional\n    import torch\n    from spatial_manip import scene\n")
+    src.write_text("import json\n\ndef f():\n    # why: optional\n    import torch\n    import yaml\n"
+                   "    x = 1\n    from spatial_manip import scene\n")
     found = {(i.module, i.in_function, i.commented) for i in graph.imports_of(src, root=tmp_path)}
-    assert found == {("json", False, False), ("torch", True, True), ("spatial_manip.scene", True, False)}
+    assert found == {("json", False, False), ("torch", True, True), ("yaml", True, True),   # one comment per group
+                     ("spatial_manip.scene", True, False)}
