@@ -165,7 +165,7 @@ def NEAR(ref: tuple, gap: float) -> Expect:
 
 FLAT, UPRIGHT, TILTED = ("bA", "bD"), ("bB", "bE"), ("bC",)
 EMPTY = ("r1c1", "r1c3", "r2c2", "r3c2")
-NOT_FOUND, AMBIGUOUS, NOT_UNDERSTOOD = "TARGET_NOT_FOUND", "AMBIGUOUS", "NOT_UNDERSTOOD"
+NOT_FOUND, AMBIGUOUS, NOT_UNDERSTOOD, UNREACHABLE = "TARGET_NOT_FOUND", "AMBIGUOUS", "NOT_UNDERSTOOD", "UNREACHABLE"
 
 CASES: list[tuple[str, str, Expect]] = [
     # --- picks: verbs, politeness, pronouns ------------------------------------------------
@@ -255,24 +255,24 @@ CASES: list[tuple[str, str, Expect]] = [
     ("table", "grab the leftmost rightmost book", X(AMBIGUOUS)),
     # --- metric placements with a book in hand ---------------------------------------------
     ("held", "put it 10 cm to the right of the mug", M(MUG, RIGHT_V, 0.10)),
-    ("held", "place the book ten centimetres left of the mug", M(MUG, LEFT_V, 0.10)),
+    ("held", "place the book ten centimetres left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 1 cm (support check, issue 35)
     ("held", "set it down 5 cm in front of the mug", M(MUG, NEAR_V, 0.05)),
     ("held", "drop it 15cm behind the mug", M(MUG, FAR_V, 0.15)),
     ("held", "could you put this 4 inches to the right of the mug", M(MUG, RIGHT_V, 0.1016)),
-    ("held", "pop it half a metre to the right of the mug", M(MUG, RIGHT_V, 0.5)),
+    ("held", "pop it half a metre to the right of the mug", X(UNREACHABLE)),   # the spot overlaps book bD by 3 cm (support check, issue 35)
     ("held", "put it a foot to the left of the vase", M(VASE, LEFT_V, 0.3048)),
     ("held", "place it 20 mm in front of the alarm clock", M(CLOCK, NEAR_V, 0.02, ref_half=0.03)),
-    ("held", "set the book 10cm to the right of the alarm clock", M(CLOCK, LEFT_V, 0.10, ref_half=0.06)),
+    ("held", "set the book 10cm to the right of the alarm clock", X(UNREACHABLE)),   # the spot overlaps book bC by 1 cm (support check, issue 35)
     ("held", "put it 0.1 m to the left of the alarm clock", M(CLOCK, RIGHT_V, 0.10, ref_half=0.06)),
     ("held", "place it 10 cm to the right of the alarm clock from my point of view",
      M(CLOCK, RIGHT_V, 0.10, ref_half=0.06)),
     ("held", "put it between the mug and the vase", MID(MUG, VASE)),
     ("held", "stick it in between the mug and the vase", MID(MUG, VASE)),
     ("held", "put the book down lying flat 10 cm right of the mug", M(MUG, RIGHT_V, 0.10, pose="flat")),
-    ("held", "lay it flat about 12 cm to the left of the mug", M(MUG, LEFT_V, 0.12, pose="flat")),
+    ("held", "lay it flat about 12 cm to the left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 3 cm (support check, issue 35)
     ("held", "put it 12 cm away from the vase", NEAR(VASE, 0.12)),
     ("held", "slide it 3 inches left of the mug", M(MUG, LEFT_V, 0.0762)),
-    ("held", "set it down six centimeters behind the vase", M(VASE, FAR_V, 0.06)),
+    ("held", "set it down six centimeters behind the vase", X(UNREACHABLE)),   # the spot is 4 cm past the table's far edge (support check, issue 35)
     ("held", "place it twenty five cm in front of the vase", M(VASE, NEAR_V, 0.25)),
     ("held", "move it 1.5 inches to the right of the vase", M(VASE, RIGHT_V, 0.0381)),
     ("held", "put it 10 centimeters to my right of the mug", None),   # odd phrasing, dropped below
@@ -281,11 +281,11 @@ CASES: list[tuple[str, str, Expect]] = [
     ("held", "put it 10 cm to the right of the toaster", X(NOT_FOUND)),
     ("held", "put it somewhere nice", X(NOT_UNDERSTOOD)),
     ("held", "place the book 10 cm right of the mug, standing up", M(MUG, RIGHT_V, 0.10, pose="upright")),
-    ("held", "put it at a tilt 10 cm left of the mug", M(MUG, LEFT_V, 0.10, pose="tilted")),
+    ("held", "put it at a tilt 10 cm left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 2 cm (support check, issue 35)
     ("held", "drop it 8 cm in front of the mug", M(MUG, NEAR_V, 0.08)),
     ("held", "place it 10 cm to the rigth of the mug", M(MUG, RIGHT_V, 0.10)),
     ("held", "put it 10 cm to the right of the mgu", X(NOT_FOUND)),      # 3 letters: too short to correct
-    ("held", "please put the book you're holding 10 cm left of the mug", M(MUG, LEFT_V, 0.10)),
+    ("held", "please put the book you're holding 10 cm left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 1 cm (support check, issue 35)
     ("held", "leave it 7 cm behind the mug", M(MUG, FAR_V, 0.07)),
     # --- shelf placements with a book in hand ----------------------------------------------
     ("shelf", "put it in a free slot on the top shelf", S("r1c1", "r1c3")),
@@ -362,7 +362,7 @@ CASES: list[tuple[str, str, Expect]] = [
     ("both", "put the small standing book in the free slot on the bottom shelf", PP(("bE",), S("r3c2"))),
     ("both", "move the book that's lying down on the left to the middle shelf's free slot",
      PP(("bA",), S("r2c2"))),
-    ("both", "take the large book and put it 20 cm left of the mug", PP(("bC",), M(MUG, LEFT_V, 0.20))),
+    ("both", "take the large book and put it 20 cm left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 3 cm (support check, issue 35)
     ("both", "pick up the leftmost book and set it down 15 cm behind the vase", PP(("bA",), M(VASE, FAR_V, 0.15))),
     ("both", "move the rightmost book 10 cm to the right of the mug", PP(("bE",), M(MUG, RIGHT_V, 0.10))),
     ("both", "take the flat book on the right and lay it flat in the free slot of the bottom shelf",
@@ -433,7 +433,7 @@ HELDOUT: list[tuple[str, str, Expect]] = [
     ("table", "which book is the biggest?", X(NOT_UNDERSTOOD)),
     ("table", "take the tilted book lying flat", X(AMBIGUOUS)),
     ("table", "take the book left of the mug on the right side of the table", X(NOT_FOUND)),
-    ("held", "put it down 10 cm left of the mug", M(MUG, LEFT_V, 0.10)),
+    ("held", "put it down 10 cm left of the mug", X(UNREACHABLE)),   # the spot overlaps book bA by 1 cm (support check, issue 35)
     ("held", "place it about 15 centimeters to the right of the vase", M(VASE, RIGHT_V, 0.15)),
     ("held", "set the book down 2 inches behind the mug", M(MUG, FAR_V, 0.0508)),
     ("held", "put it 30 mm to the left of the vase", M(VASE, LEFT_V, 0.03)),
@@ -442,7 +442,7 @@ HELDOUT: list[tuple[str, str, Expect]] = [
     ("held", "place it in between the vase and the mug", MID(MUG, VASE)),
     ("held", "put it down next to the mug", NEAR(MUG, 0.05)),
     ("held", "put it 20 cm to the right of the mug, lying flat", M(MUG, RIGHT_V, 0.20, pose="flat")),
-    ("held", "put it one foot in front of the mug", M(MUG, NEAR_V, 0.3048)),
+    ("held", "put it one foot in front of the mug", X(UNREACHABLE)),   # the spot puts half the book over the table's near edge (support check, issue 35)
     ("held", "put it 5 cm right of the vase pls", M(VASE, RIGHT_V, 0.05)),
     ("held", "put it 10 cm to the right of the lamp", X(NOT_FOUND)),
     ("shelf", "put it on the top shelf in the middle", S("r1c2")),
