@@ -111,3 +111,24 @@ def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):
     found = {(i.module, i.in_function, i.commented) for i in graph.imports_of(src, root=tmp_path)}
     assert found == {("json", False, False), ("torch", True, True), ("yaml", True, True),   # one comment per group
                      ("spatial_manip.scene", True, False)}
+
+
+# Files whose in-function imports of the project's own modules have not been moved to the top or
+# explained yet: all were being edited by other engineers when the rest moved (issue 41).
+LATE_IMPORTS_LEFT = {
+    "bench/demo.py", "bench/latency.py", "bench/soak.py", "devtools/cancel_soak.py",
+    "espire/bench.py", "espire/cli.py", "espire/eval_cli.py", "espire/feasible.py", "espire/stack_driver.py",
+    "espire/views.py",
+    "perception/__init__.py", "perception/bench.py", "perception/box.py", "perception/catalogue_fit.py",
+    "perception/reference_bench.py", "reasoning/paraphrase_eval.py",
+    "sim/bench_cli.py", "sim/library.py", "sim/object_sets.py", "sim/oracle.py", "sim/oracle_cli.py",
+    "sim/sdf_export.py", "sim/tasks_cli.py", "sim/world.py",
+}
+
+
+def test_own_modules_are_imported_at_the_top_or_say_why_not():
+    """An in-function import of spatial_manip.* carries a comment saying why it waits (an optional
+    backend, ROS only on one path, a layer above that may not be imported at module level)."""
+    late = {i.file for i in graph.in_function(graph.all_imports())["own"] if not i.commented}
+    assert late - LATE_IMPORTS_LEFT == set(), "move these imports to the top, or say in a comment why they wait"
+    assert LATE_IMPORTS_LEFT - late == set(), "done: take these out of LATE_IMPORTS_LEFT"
