@@ -63,6 +63,17 @@ CAMERA_TF = (
           "publishes the rest)"),
 )
 
+# What a camera publisher (camera_node, or sim_node's rendered camera) names its topics and frame:
+# realsense2_camera's names, so either feeds the planner.
+CAMERA_OUTPUTS = (
+    Param("color_topic", "camera/color/image_raw", "colour image topic"),
+    Param("color_info_topic", "camera/color/camera_info", "colour intrinsics topic"),
+    Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "aligned depth topic"),
+    Param("depth_info_topic", "camera/aligned_depth_to_color/camera_info", "aligned depth intrinsics topic"),
+    Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched)"),
+    Param("color_frame_id", "camera_color_optical_frame", "frame of the images"),
+)
+
 NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
     "planner_node": (
         Param("color_topic", "camera/color/image_raw", "colour image (rgb8), realsense2_camera's name"),
@@ -153,12 +164,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("reconnect_max_s", 8.0, "longest back-off", POSITIVE),
         Param("max_frame_age_s", 0.5, "older frames are counted and not published", POSITIVE, runtime=True),
         Param("calibration_file", "", "hand-eye YAML: publishes the camera pose (relative: under config/)"),
-        Param("color_topic", "camera/color/image_raw", "colour image topic"),
-        Param("color_info_topic", "camera/color/camera_info", "colour intrinsics topic"),
-        Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "aligned depth topic"),
-        Param("depth_info_topic", "camera/aligned_depth_to_color/camera_info", "aligned depth intrinsics topic"),
-        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched)"),
-        Param("color_frame_id", "camera_color_optical_frame", "frame of the images"),
+        *CAMERA_OUTPUTS,
         Param("base_frame_id", "base", "frame of the camera pose"),
         Param("reliable", True, "reliable QoS (false: sensor-data, best effort, as realsense2_camera)"),
     ),
@@ -207,12 +213,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("arm_config_file", "", "arm.yaml with its arm.sim.overrides (\"\": the default file)"),
         Param("home_q", SIM_STOW_Q, "MOTION_HOME joints (rad): the arm out of the camera's view",
               (-2 * math.pi, 2 * math.pi)),
-        Param("color_topic", "camera/color/image_raw", "colour image topic"),
-        Param("color_info_topic", "camera/color/camera_info", "colour intrinsics topic"),
-        Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "aligned depth topic"),
-        Param("depth_info_topic", "camera/aligned_depth_to_color/camera_info", "aligned depth intrinsics topic"),
-        Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched)"),
-        Param("color_frame_id", "camera_color_optical_frame", "frame of the images"),
+        *CAMERA_OUTPUTS,
         Param("base_frame_id", "base", "frame of the camera pose and TCP"),
     ),
 }
