@@ -28,8 +28,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config", "parameters", "program_text", "observation", "scene", "trace"),
     ("geometry",),
     ("camera", "calibration", "bags", "control"),
-    ("motion", "tools"),
-    ("perception", "grasping", "reasoning"),
+    ("motion",),
+    ("perception", "grasping"),
+    ("tools",),                 # the TIGeR tool set measures what perception found
+    ("reasoning",),             # chooses which tools to call
     ("control.factory", "overlay", "pipeline", "agent", "sim", "workspace", "espire"),
     ("nodes",),
     ("bringup", "bench", "devtools", "cli"),

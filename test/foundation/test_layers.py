@@ -84,7 +84,6 @@ KNOWN_BREACHES = {
     ("perception/reference_bench.py", "agent"): "the same bench",
     ("perception/reference_bench.py", "pipeline"): "the same bench",
     ("sim/tasks_cli.py", "cli"): "a CLI inside sim/",
-    ("tools/geometry_tools.py", "perception"): "the tool set reads colour attributes from perception",
     ("workspace/ros_source.py", "nodes"): "a ROS frame source inside workspace/: belongs beside the nodes",
 }
 
