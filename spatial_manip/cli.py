@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from pathlib import Path
 
 import yaml
 
@@ -120,8 +121,6 @@ def positive_int(text: str) -> int:
 
 def output_dir(text: str) -> str:
     """argparse type: a folder that is, or can be made, writable (checked before the work starts)."""
-    from pathlib import Path
-
     path = Path(text)
     existing = next((p for p in (path, *path.parents) if p.exists()), None)
     if path.exists() and not path.is_dir():

@@ -10,8 +10,10 @@ import argparse
 import json
 import os
 import random
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -205,10 +207,6 @@ def ray_chunk(chunk: list[dict], domain: int, episodes_path: str, segmenter: str
     """The body of one Ray task: run a worker on `chunk` in ROS domain `domain`. It writes where
     the driver asked when that directory is here (this machine, or a shared filesystem), else
     in a temporary directory, and returns its records either way."""
-    import socket
-    import tempfile
-
-
     path, log = Path(episodes_path), Path(log_path)
     if not path.parent.is_dir():
         local = Path(tempfile.mkdtemp(prefix="spatial_manip_bench_"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -122,9 +123,6 @@ class Bench:
         arm at the image's joints and what the scene's boxes (the held one too) explain."""
         if self.cloud == "none":
             return None
-        from dataclasses import replace
-
-
         with SimWorld(scene, config=SimConfig(sensing=self.sensing), seed=int(task.scene_seed)) as sim:
             obs, q_image = sim.render(), sim.joint_positions()[:6]
         t0, c0 = time.perf_counter(), time.process_time()
