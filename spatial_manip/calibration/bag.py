@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from spatial_manip.calibration.samples import SampleError, write_samples
@@ -96,8 +97,6 @@ def _choose_images(joints: list[dict], image_stamps: list[float], margin_s: floa
 
 
 def _write_images(reader, topic: str, stamps: set, folder: Path) -> list[tuple[str, float]]:
-    import cv2
-
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for m in reader.messages([topic]):

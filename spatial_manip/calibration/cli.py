@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 import tempfile
 
+import cv2
 import numpy as np
 import yaml
 from scipy.spatial.transform import Rotation
@@ -188,8 +189,6 @@ def _auto_poses(cell, board, n: int, rng) -> list:
 
 
 def _print_board(board, args) -> int:
-    import cv2
-
     px = int(round(board.square_m / 0.0254 * args.dpi))
     img = board.image(px, margin_px=px // 2)
     if not cv2.imwrite(args.print_board, img):

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+import cv2
 import numpy as np
 
 from spatial_manip.calibration.board import BoardConfig, BoardError, detect
@@ -99,8 +100,6 @@ class _Session:
         self.poses: list = []
 
     def add(self, sample, board: BoardConfig, skew_s: float) -> None:
-        import cv2
-
         view = detect(sample.rgb, board, self.intr)          # raises when the board is not usable
         stamps = [j["stamp"] for j in sample.joints]
         pairing = pair_by_stamp([sample.stamp], stamps, skew_s)

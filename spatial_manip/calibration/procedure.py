@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from spatial_manip.calibration.board import BoardConfig, BoardError, BoardView, detect
@@ -18,8 +19,6 @@ MAX_IMAGE_PIXELS = 8192 * 8192   # a calibration camera's frame is a few megapix
 
 
 def read_rgb(path: Path) -> np.ndarray:
-    import cv2
-
     w, h = png_size(path)
     if w * h > MAX_IMAGE_PIXELS:
         raise SampleError(f"image {path} claims {w}x{h} pixels; a camera frame is at most "

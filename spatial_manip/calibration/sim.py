@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 import json
 
+import cv2
 import numpy as np
 from scipy.spatial.transform import Rotation
 
@@ -319,7 +320,5 @@ def write_capture(cap: SimCapture, folder: str | Path) -> Path:
 
 
 def _write_png(path: Path, image: np.ndarray) -> None:
-    import cv2
-
     if not cv2.imwrite(str(path), image):
         raise OSError(f"could not write {path}")

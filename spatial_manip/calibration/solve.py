@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
+import cv2
 import numpy as np
 from scipy.spatial.transform import Rotation
 
@@ -28,16 +29,12 @@ class HandEyeError(ValueError):
 
 
 def _hand_eye_methods() -> dict:
-    import cv2
-
     return {"tsai": cv2.CALIB_HAND_EYE_TSAI, "park": cv2.CALIB_HAND_EYE_PARK,
             "horaud": cv2.CALIB_HAND_EYE_HORAUD, "andreff": cv2.CALIB_HAND_EYE_ANDREFF,
             "daniilidis": cv2.CALIB_HAND_EYE_DANIILIDIS}
 
 
 def _robot_world_methods() -> dict:
-    import cv2
-
     return {"shah": cv2.CALIB_ROBOT_WORLD_HAND_EYE_SHAH, "li": cv2.CALIB_ROBOT_WORLD_HAND_EYE_LI}
 
 
@@ -60,8 +57,6 @@ def _check(mode: str, T_base_tool0, T_cam_board) -> None:
 
 def solve_x(method: str, mode: str, T_base_tool0, T_cam_board) -> np.ndarray:
     """X (T_base_camera or T_tool0_camera) by one OpenCV method."""
-    import cv2
-
     _check(mode, T_base_tool0, T_cam_board)
     if method.startswith("rw_"):
         return _solve_robot_world(method[3:], mode, T_base_tool0, T_cam_board)
@@ -84,8 +79,6 @@ def _solve_robot_world(name: str, mode: str, T_base_tool0, T_cam_board) -> np.nd
     """calibrateRobotWorldHandEye solves T_c_w = T_c_g T_g_b T_b_w and returns (T_w_b, T_c_g)
     (checked numerically). Eye-in-hand: world = board. Eye-to-hand: the roles of the camera and
     the world swap (the board is the 'camera' seeing the fixed camera as 'world')."""
-    import cv2
-
     if name not in _robot_world_methods():
         raise HandEyeError(f"unknown robot-world method rw_{name}; choose rw_shah or rw_li")
     Rg, tg = _split([invert(T) for T in T_base_tool0])
@@ -186,8 +179,6 @@ class HandEyeSolution:
 
 def solve_all(mode: str, T_base_tool0, T_cam_board, center, methods=METHODS) -> tuple[dict, dict]:
     """Every method that succeeds (name -> MethodResult), and those that failed (name -> why)."""
-    import cv2
-
     ok, failed = {}, {}
     for m in methods:
         try:
