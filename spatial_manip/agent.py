@@ -32,6 +32,7 @@ from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
 from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, Verified
 from spatial_manip.reasoning.compound import plan_compound, replan_place
@@ -157,7 +158,7 @@ def with_held(others: list, held) -> list:
 
 @dataclass(frozen=True, kw_only=True)
 class AgentConfig:
-    segmenter: str = "classical"        # perception backend (see spatial_manip.perception)
+    segmenter: str = DEFAULT_SEGMENTER  # perception backend (see spatial_manip.perception)
     planner: str = "program"            # reasoning backend (see spatial_manip.reasoning)
     unnamed_frame: str = "intrinsic"    # program planner: intrinsic | viewer | ask
     max_grasp_tries: int = 5            # top-k grasps tried before GRASP_FAILED

@@ -52,6 +52,7 @@ def _num(x: float) -> str:
     return "inf" if x == INF else "-inf" if x == -INF else f"{x:g}"
 
 
+DEFAULT_SEGMENTER = "classical"   # the perception backend the node, the agent and the CLIs default to
 POSITIVE = (1e-9, INF)
 NON_NEGATIVE = (0.0, INF)
 
@@ -92,7 +93,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
               "driver) or reliable", choices=("sensor_data", "reliable")),
         Param("observation_timeout_s", 5.0, "how long a goal waits for a synchronized RGB-D pair", POSITIVE, runtime=True),
         Param("max_skew_s", 0.05, "colour/depth stamps further apart are not a pair", NON_NEGATIVE),
-        Param("segmenter", "classical", "perception backend (\"\": perception.yaml's)"),
+        Param("segmenter", DEFAULT_SEGMENTER, "perception backend (\"\": perception.yaml's)"),
         Param("perception_config_file", "", "the segmenters' settings (\"\": config/params/perception.yaml)"),
         Param("planner", "program", "reasoning backend: program | openai | transformers"),
         Param("unnamed_frame", "intrinsic", "left/right of a reference whose front was only assumed, when the "

@@ -7,6 +7,7 @@ import json
 
 from spatial_manip.bags.evaluate import OfflinePlan, evaluate_bags, format_table
 from spatial_manip.errors import SpatialManipError
+from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.planner import make_planner
@@ -16,7 +17,7 @@ from spatial_manip.progress import progress
 
 def add_arguments(p) -> None:
     p.add_argument("bags", nargs="+", help="bags recorded with `spatial-manip record` (folders or files)")
-    p.add_argument("--segmenter", default="classical", help="perception backend (default classical)")
+    p.add_argument("--segmenter", default=DEFAULT_SEGMENTER, help=f"perception backend (default {DEFAULT_SEGMENTER})")
     p.add_argument("--planner", default="program", help="planner backend (default program)")
     p.add_argument("--json", default="evaluation.json", help="report file (default evaluation.json)")
 
@@ -37,7 +38,7 @@ def perceive_with_workspace(seg, obs, workspace=None):
                                fronts=[o.id for o in workspace.objects if o.oriented])
 
 
-def real_plan_fn(segmenter: str = "classical", planner: str = "program"):
+def real_plan_fn(segmenter: str = DEFAULT_SEGMENTER, planner: str = "program"):
     """The planner core as planner_node runs it: segment -> scene -> (compound) plan."""
     seg, pl = make_segmenter(segmenter), make_planner(planner)
 

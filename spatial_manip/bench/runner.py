@@ -21,6 +21,7 @@ import numpy as np
 
 from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm, run_worker
 from spatial_manip.cli import output_dir, positive_int
+from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.progress import progress
 from spatial_manip.sim import object_sets
 from spatial_manip.sim import sensing as sensing_mod
@@ -37,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=positive_int, default=1, help="parallel graphs (each in its own ROS domain)")
     p.add_argument("--out", required=True, type=output_dir, help="output directory (re-run to resume)")
-    p.add_argument("--segmenter", default="classical", help="perception backend: classical | ground_truth")
+    p.add_argument("--segmenter", default=DEFAULT_SEGMENTER, help="perception backend: classical | ground_truth")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
                    help="run workers as local processes, or as Ray tasks (ray must be installed)")
     p.add_argument("--goal-timeout", type=float, default=120.0,

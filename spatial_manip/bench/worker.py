@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim.metrics import unintended_contacts
 from spatial_manip.sim.sensing import SensingProfile
@@ -253,7 +254,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tasks", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--domain", type=int, required=True)
-    ap.add_argument("--segmenter", default="classical")
+    ap.add_argument("--segmenter", default=DEFAULT_SEGMENTER)
     ap.add_argument("--goal-timeout", type=float, default=120.0, help="seconds a goal may run before it is canceled")
     sensing_mod.add_arguments(ap)
     ap.add_argument("--catalogue", choices=("library", "episode"), default=None,
