@@ -4,6 +4,7 @@ layer order, and the imports written inside functions (issue 41).
 
     python -m spatial_manip.devtools.import_graph          # summary
     python -m spatial_manip.devtools.import_graph -v       # every layer breach and in-function import
+    python -m spatial_manip.devtools.import_graph --lines  # lines of product vs tools, per package
 
 test/foundation/test_layers.py asserts what this module reports.
 """
@@ -13,6 +14,7 @@ import ast
 import collections
 import dataclasses
 import pathlib
+import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -34,7 +36,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reasoning",),             # chooses which tools to call
     ("control.factory", "overlay", "pipeline", "agent", "sim", "workspace", "espire"),
     ("nodes",),
-    ("bringup", "bench", "devtools", "cli"),
+    ("bringup", "bench", "commands", "devtools", "cli"),   # the tools: above everything, imported by nothing below
 )
 
 
@@ -59,6 +61,39 @@ OPTIONAL_BACKENDS: dict[str, str] = {
     "coal": "the motion planner's libraries: imported when a planner is built, not at a node's start-up",
     "toppra": "the motion planner's libraries: imported when a planner is built, not at a node's start-up",
 }
+
+
+# Where the tools live (issue 41): every CLI, bench and evaluation, above the product they import.
+TOOL_PACKAGES = ("bench", "commands", "devtools", "cli")
+# A tool by its file name, wherever it sits: cli.py, *_cli.py, bench.py, *_bench.py, *_eval.py.
+TOOL_FILE = re.compile(r"(^|_)(cli|bench|eval)\.py$")
+
+
+def is_tool(rel: str) -> bool:
+    path = pathlib.PurePath(rel)
+    return path.parts[0].removesuffix(".py") in TOOL_PACKAGES or bool(TOOL_FILE.search(path.name))
+
+
+def line_counts(root: pathlib.Path = ROOT) -> dict[str, dict[str, int]]:
+    """Lines (every line of every .py file) per top-level component, split into product and tools."""
+    out = collections.defaultdict(lambda: {"product": 0, "tools": 0})
+    for p in sorted(root.rglob("*.py")):
+        rel = str(p.relative_to(root))
+        top = rel.split("/")[0].removesuffix(".py") if "/" in rel else "(root modules)"
+        top = "cli" if rel == "cli.py" else top
+        out[top]["tools" if is_tool(rel) else "product"] += len(p.read_text().splitlines())
+    return dict(out)
+
+
+def print_line_counts() -> None:
+    counts = line_counts()
+    in_core = {k: v["tools"] for k, v in counts.items() if k not in TOOL_PACKAGES and v["tools"]}
+    product = sum(v["product"] for k, v in counts.items() if k not in TOOL_PACKAGES)
+    tools = sum(v["product"] + v["tools"] for k, v in counts.items() if k in TOOL_PACKAGES)
+    print(f"lines: product {product}; tools in {', '.join(TOOL_PACKAGES)}: {tools}; "
+          f"tools still inside core packages (cli/bench/eval file names): {sum(in_core.values())}")
+    for name, n in sorted(in_core.items(), key=lambda kv: -kv[1]):
+        print(f"    {name}: {n}")
 
 
 def is_optional_backend(module: str) -> bool:
@@ -231,6 +266,9 @@ def in_function(imports: list[Import]) -> dict[str, list[Import]]:
 
 
 def main(argv: list[str]) -> int:
+    if "--lines" in argv:
+        print_line_counts()
+        return 0
     imports = all_imports()
     verbose = "-v" in argv
     for label, found in (("layer-table components", cycles(edges(imports))),
