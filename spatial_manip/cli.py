@@ -43,7 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bag-repair": ("spatial_manip.bags.repair_cli", "recover every complete message of a bag whose recorder was killed (SIGKILL, power loss) into a readable bag"),
     "evaluate": ("spatial_manip.bags.evaluate_cli", "re-run the planner offline on every instruction recorded in bags and compare"),
     "sim-bench": ("spatial_manip.sim.bench_cli", "time one MuJoCo environment update (motion, settle, RGB-D + segmentation render) against ESPIRE's 11.65 s"),
-    "geometry-bench": ("spatial_manip.geometry.bench", "time back-projection and box_2d_to_box_3d (median, p95, vs a Python loop)"),
+    "geometry-bench": ("spatial_manip.bench.geometry_bench", "time back-projection and box_2d_to_box_3d (median, p95, vs a Python loop)"),
     "motion-bench": ("spatial_manip.devtools.motion_bench", "motion planner time (median/p95), success and path length on the benchmark's scenes"),
     "calibrate": ("spatial_manip.calibration.cli", "hand-eye calibration with a ChArUco board (offline samples, --sim in MuJoCo, --ros live): writes config/calibration/*.yaml"),
     "check-calibration": ("spatial_manip.calibration.check", "check a calibration file against fresh board images: reprojection (px), board error (mm, deg) per sample"),

@@ -5,7 +5,7 @@ import json
 import numpy as np
 
 from spatial_manip.cli import main
-from spatial_manip.geometry import bench
+from spatial_manip.bench import geometry_bench as bench
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject
 from spatial_manip.geometry.transforms import apply
