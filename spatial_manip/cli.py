@@ -23,8 +23,8 @@ INPUT_ERRORS = (SpatialManipError, ValueError, OSError, RecursionError, yaml.YAM
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "grasp-bench": ("spatial_manip.grasping.bench_cli", "top-1 grasp success and latency per grasp backend in MuJoCo"),
-    "plan": ("spatial_manip.reasoning.plan_cli", "plan one instruction on a scene file (targets, place pose, program)"),
-    "plan-bench": ("spatial_manip.reasoning.plan_bench", "time the planner per instruction over scenes (median/p95)"),
+    "plan": ("spatial_manip.commands.plan", "plan one instruction on a scene file (targets, place pose, program)"),
+    "plan-bench": ("spatial_manip.bench.plan_bench", "time the planner per instruction over scenes (median/p95)"),
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),
     "tasks": ("spatial_manip.sim.tasks_cli", "generate a task suite: tasks.jsonl + scene files (ESPIRE families, TIGeR metric)"),
     "oracle": ("spatial_manip.sim.oracle_cli", "solve generated tasks with the ground-truth oracle in the simulator"),

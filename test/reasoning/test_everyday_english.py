@@ -1,6 +1,6 @@
 """The program planner reads everyday English (issue 22).
 
-The paraphrase evaluation (`reasoning/paraphrase_eval.py`: hand-built scenes, answers worked out by
+The paraphrase evaluation (`bench/paraphrase_eval.py`: hand-built scenes, answers worked out by
 hand from their coordinates) must stay understood, and must never plan the wrong thing; the
 focused tests below pin each construction with coordinates stated here.
 """
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.reasoning import paraphrase_eval as pe
+from spatial_manip.bench import paraphrase_eval as pe
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.parser import normalise
 from spatial_manip.reasoning.planner import make_planner
@@ -34,7 +34,7 @@ def test_paraphrase_evaluation_rates(which):
 
 
 def test_eval_cli_prints_the_rate():
-    p = subprocess.run([sys.executable, "-m", "spatial_manip.reasoning.paraphrase_eval", "--json"],
+    p = subprocess.run([sys.executable, "-m", "spatial_manip.bench.paraphrase_eval", "--json"],
                        capture_output=True, text=True, timeout=120)
     out = json.loads(p.stdout)
     assert p.returncode == 0 and out["instructions"] >= 260 and 0.0 <= out["understood_rate"] <= 1.0

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from spatial_manip.reasoning import paraphrase_eval as pe
-from spatial_manip.reasoning.paraphrase_everyday import everyday_set
+from spatial_manip.bench import paraphrase_eval as pe
+from spatial_manip.bench.paraphrase_everyday import everyday_set
 from spatial_manip.reasoning.parser import correct_spelling, normalise
 from spatial_manip.reasoning.planner import make_planner
 

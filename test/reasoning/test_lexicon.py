@@ -6,7 +6,7 @@ import pytest
 
 from spatial_manip.errors import AmbiguousError
 from spatial_manip.reasoning.lexicon import scene_lexicon
-from spatial_manip.reasoning.paraphrase_objects import kitchen_held_scene, kitchen_scene, study_scene
+from spatial_manip.bench.paraphrase_objects import kitchen_held_scene, kitchen_scene, study_scene
 from spatial_manip.reasoning.parser import InstructionParser
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.program import execute
@@ -86,7 +86,7 @@ def test_vlm_tools_report_and_find_by_colour_and_category(kitchen):
 
 
 def test_the_slot_above_is_in_the_references_column_a_slot_above_is_any_higher():
-    from spatial_manip.reasoning.paraphrase_eval import shelf_scene
+    from spatial_manip.bench.paraphrase_eval import shelf_scene
     plan = make_planner("program")
     assert plan.plan(shelf_scene(), "put it in the slot above the globe").targets == ["r1c3"]
     assert set(plan.plan(shelf_scene(), "put it in a slot above the globe").targets) == {"r1c1", "r1c2", "r1c3"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from spatial_manip.reasoning import paraphrase_eval as pe
-from spatial_manip.reasoning.paraphrase_everyday import EVERYDAY_AFTER, EVERYDAY_CASES, everyday_set
+from spatial_manip.bench import paraphrase_eval as pe
+from spatial_manip.bench.paraphrase_everyday import EVERYDAY_AFTER, EVERYDAY_CASES, everyday_set
 
 SCENES = everyday_set()[1]
 

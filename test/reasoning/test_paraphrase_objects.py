@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from spatial_manip.reasoning import paraphrase_eval as pe
-from spatial_manip.reasoning.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
+from spatial_manip.bench import paraphrase_eval as pe
+from spatial_manip.bench.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
 
 
 def test_the_set_is_large_and_its_instructions_distinct():

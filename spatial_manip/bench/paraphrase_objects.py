@@ -12,7 +12,7 @@ a drink = a bottle or a can; "something to write with" = the pen; a cup = a mug;
 from __future__ import annotations
 
 from spatial_manip.reasoning.examples import TABLE_TOP, book, rot_z
-from spatial_manip.reasoning.paraphrase_eval import (AMBIGUOUS, EMPTY, FAR_V, LEFT_V, MID, NEAR, NEAR_V,
+from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, EMPTY, FAR_V, LEFT_V, MID, NEAR, NEAR_V,
                                                      NOT_FOUND, NOT_UNDERSTOOD, RIGHT_V, VIEWER, M, P, PP, S, X,
                                                      _held_book, _shelf)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint

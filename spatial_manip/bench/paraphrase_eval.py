@@ -4,7 +4,7 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.reasoning.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after] [--verbose] [--json]
+    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after] [--verbose] [--json]
 
 (`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
@@ -478,18 +478,21 @@ HELDOUT: list[tuple[str, str, Expect]] = [
 
 def _object_set() -> tuple[list, dict]:
     """The `objects` set and its scenes (paraphrase_objects imports this module's helpers)."""
-    from spatial_manip.reasoning.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
     return OBJECT_CASES, OBJECT_SCENES
 
 
 def _everyday_after() -> list:
-    from spatial_manip.reasoning.paraphrase_everyday import EVERYDAY_AFTER
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday import EVERYDAY_AFTER
     return EVERYDAY_AFTER
 
 
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
-    from spatial_manip.reasoning.paraphrase_everyday import everyday_set
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday import everyday_set
     return everyday_set()
 
 

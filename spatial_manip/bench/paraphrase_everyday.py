@@ -15,9 +15,9 @@ convention, `relations.default_frame`): "the radio's left" is the radio's own le
 from __future__ import annotations
 
 from spatial_manip.reasoning.examples import TABLE_TOP, book, rot_z
-from spatial_manip.reasoning.paraphrase_eval import (AMBIGUOUS, FAR_V, LEFT_V, MUG, NEAR, NEAR_V, NOT_FOUND,
+from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, FAR_V, LEFT_V, MUG, NEAR, NEAR_V, NOT_FOUND,
                                                      RIGHT_V, VIEWER, M, P, PP, S, X, _held_book)
-from spatial_manip.reasoning.paraphrase_objects import BANANA, MUG_W, OBJECT_SCENES, thing
+from spatial_manip.bench.paraphrase_objects import BANANA, MUG_W, OBJECT_SCENES, thing
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 
