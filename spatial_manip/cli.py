@@ -49,9 +49,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check-calibration": ("spatial_manip.calibration.check", "check a calibration file against fresh board images: reprojection (px), board error (mm, deg) per sample"),
     "espire-server": ("spatial_manip.espire.cli", "serve ESPIRE's evaluation protocol (ZeroMQ + MessagePack) over the MuJoCo world, so ESPIRE's client and drivers run unchanged"),
     "espire-eval": ("spatial_manip.espire.eval_cli", "our perception + planner as an ESPIRE driver: play an ESPIRE-protocol server's tasks, print localization and execution success per family"),
-    "capture-workspace": ("spatial_manip.workspace.capture_cli", "one look at the cell (live, bag, saved or --sim) -> the workspace file: table plane and extent, fixture boxes"),
-    "check-workspace": ("spatial_manip.workspace.check_cli", "compare a fresh look with a workspace file: the table height and every fixture that moved, by name"),
-    "enroll": ("spatial_manip.workspace.enroll_cli", "measure one object alone in the cell (size, colour signature, shape) into the object library the planner reads; --sim all enrolls every simulated asset"),
+    "capture-workspace": ("spatial_manip.commands.capture_workspace", "one look at the cell (live, bag, saved or --sim) -> the workspace file: table plane and extent, fixture boxes"),
+    "check-workspace": ("spatial_manip.commands.check_workspace", "compare a fresh look with a workspace file: the table height and every fixture that moved, by name"),
+    "enroll": ("spatial_manip.commands.enroll", "measure one object alone in the cell (size, colour signature, shape) into the object library the planner reads; --sim all enrolls every simulated asset"),
 }
 
 

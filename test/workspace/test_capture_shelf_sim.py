@@ -5,7 +5,7 @@ check-workspace naming an occupied slot and a board that is not where the file s
 
 Tolerance: 2 cm on a slot's centre and size, 1.5 cm on a board's height. The face grid the
 boards and panels are found on has 1-cm cells, so an edge is quantized to a cell, plus the
-depth noise on the front face's distance; `python -m spatial_manip.workspace.shelf_bench
+depth noise on the front face's distance; `python -m spatial_manip.bench.shelf_bench
 --seeds 0 1 2 3 4 5 6 7` measures at most 12 mm (centre) and 11 mm (boards) over 24 scenes.
 That is below a book's thickness and the 3-cm wall band the segmenter keeps off a slot's floor.
 """

@@ -1,4 +1,4 @@
-"""Enrolling objects into the library (workspace/enroll.py, enroll_cli.py) and the catalogue a
+"""Enrolling objects into the library (workspace/enroll.py, commands/enroll.py) and the catalogue a
 simulated cell gives its planner (sim/library.py)."""
 import json
 

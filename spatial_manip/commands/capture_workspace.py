@@ -21,12 +21,12 @@ from PIL import Image
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.calibration import CalibrationError
 from spatial_manip.scene import Scene, SceneFormatError
-from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args, sim_scene
+from spatial_manip.commands.cell_look import add_source_arguments, observation_from_args, sim_scene
 from spatial_manip.overlay import draw_overlay
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, merge_into, select_fixtures
 from spatial_manip.workspace.shelf import capture_shelf
-from spatial_manip.workspace.shelf_bench import scene_line
+from spatial_manip.bench.shelf_bench import scene_line
 from spatial_manip.workspace.sim_cell import accuracy_report, shelf_accuracy
 
 

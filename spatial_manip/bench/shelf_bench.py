@@ -1,7 +1,7 @@
 """How well `capture-workspace --shelf` finds a shelf's boards and slots, against the simulator's
 own boxes over generated shelf scenes (every layout, several seeds, L515 depth noise).
 
-    python -m spatial_manip.workspace.shelf_bench --seeds 0 1 2 3 4
+    python -m spatial_manip.bench.shelf_bench --seeds 0 1 2 3 4
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Command-line plumbing shared by `capture-workspace` and `check-workspace`: where the one
-observation comes from (--sim, --observation, --bag, --ros) and the calibration that places it."""
+"""Where the one observation of `capture-workspace`, `check-workspace` and `enroll` comes from
+(--sim, --observation, --bag, --ros) and the calibration that places it: the command-line plumbing they share."""
 from __future__ import annotations
 
 import argparse

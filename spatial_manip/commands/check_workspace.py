@@ -16,7 +16,7 @@ import sys
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.calibration import CalibrationError
 from spatial_manip.scene import Scene, SceneFormatError
-from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args, sim_scene
+from spatial_manip.commands.cell_look import add_source_arguments, observation_from_args, sim_scene
 from spatial_manip.workspace.check import check_workspace
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from PIL import Image
 
 from spatial_manip.scene import Scene, SceneObject
-from spatial_manip.workspace.cli_common import add_source_arguments, observation_from_args
+from spatial_manip.commands.cell_look import add_source_arguments, observation_from_args
 from spatial_manip.overlay import draw_overlay
 from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
 from spatial_manip.workspace.enroll import Library, measure_object
