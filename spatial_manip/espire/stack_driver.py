@@ -171,7 +171,7 @@ class StackPolicy:
 
         if self.workspace is None:
             return detections_to_scene(self.seg.segment(obs), obs)
-        from spatial_manip.bags.evaluate_cli import perceive_with_workspace
+        from spatial_manip.workspace.perceive import perceive_with_workspace
 
         scene = perceive_with_workspace(self.seg, obs, self.workspace)
         return with_perceived_occupancy(_with_held(scene, self.workspace, T_tcp))

@@ -17,7 +17,7 @@ from rclpy.serialization import serialize_message
 from std_msgs.msg import String
 
 from spatial_manip.bags.evaluate import evaluate_bags
-from spatial_manip.bags.evaluate_cli import real_plan_fn
+from spatial_manip.bench.evaluate_bags import real_plan_fn
 from spatial_manip.bags.io import BagWriter
 from spatial_manip.nodes.convert import array_to_image, intrinsics_to_camera_info, pose_stamped, seconds_to_stamp
 from spatial_manip.nodes.recorder_node import DEFAULT_TOPICS

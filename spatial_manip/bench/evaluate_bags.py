@@ -8,11 +8,11 @@ import json
 from spatial_manip.bags.evaluate import OfflinePlan, evaluate_bags, format_table
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.parameters import DEFAULT_SEGMENTER
-from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+from spatial_manip.perception import make_segmenter
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.planner import make_planner
-from spatial_manip.scene import FIXTURE_CATEGORIES
 from spatial_manip.progress import progress
+from spatial_manip.workspace.perceive import perceive_with_workspace
 
 
 def add_arguments(p) -> None:
@@ -20,22 +20,6 @@ def add_arguments(p) -> None:
     p.add_argument("--segmenter", default=DEFAULT_SEGMENTER, help=f"perception backend (default {DEFAULT_SEGMENTER})")
     p.add_argument("--planner", default="program", help="planner backend (default program)")
     p.add_argument("--json", default="evaluation.json", help="report file (default evaluation.json)")
-
-
-def perceive_with_workspace(seg, obs, workspace=None):
-    """The scene as planner_node's perceive() builds it: the workspace's catalogue names and
-    sizes the objects (segmenter hints), its fixtures and regions are taken as configured, and a
-    segment of a fixture is not a new object. Without the workspace, the classical segmenter
-    names objects `book_N`/`object_N` and keeps fixtures as objects: offline ids then never match
-    the recorded ones (keep the two in step: planner_ports.perceive does the same)."""
-    if workspace is None:
-        return detections_to_scene(seg.segment(obs), obs)
-    fixtures = [o for o in workspace.objects if o.category in FIXTURE_CATEGORIES]
-    fixture_ids = {o.id for o in fixtures}
-    hints = SegmentationHints.from_scene(workspace)
-    detections = [d for d in seg.segment(obs, hints=hints) if d.id not in fixture_ids]
-    return detections_to_scene(detections, obs, regions=workspace.regions, extra_objects=fixtures,
-                               fronts=[o.id for o in workspace.objects if o.oriented])
 
 
 def real_plan_fn(segmenter: str = DEFAULT_SEGMENTER, planner: str = "program"):
