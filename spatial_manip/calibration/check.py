@@ -1,5 +1,5 @@
-"""`spatial-manip check-calibration`: does a calibration file still hold? Take fresh board images
-with their robot poses (a samples folder, as `calibrate --ros` writes), predict where the board
+"""Does a calibration file still hold? (The comparison; its command line is
+`spatial-manip check-calibration`, commands/check_calibration.py.) Take fresh board images with their robot poses (a samples folder, as `calibrate --ros` writes), predict where the board
 must be from the file, and compare with where the camera sees it: reprojection error of the
 board corners (pixels), board-centre error (mm) and orientation error (degrees) per sample.
 
@@ -7,24 +7,18 @@ The board's own mounting (T_tool0_board eye-to-hand, T_base_board eye-in-hand) c
 `calibration` section `calibrate` writes. A hand-written file lacks it: it is then estimated from
 the samples themselves, which checks that the file is consistent with them (a camera that was
 bumped, a mount that slipped show up) but not the absolute error shared by every sample.
-
-Exit status: 0 every sample within the bounds, 1 some are not (named), 2 unusable input.
 """
 from __future__ import annotations
 
-import argparse
-import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.calibration.board import BoardConfig, BoardError, project_board_points
+from spatial_manip.calibration.board import BoardConfig, project_board_points
 from spatial_manip.calibration.procedure import board_views
-from spatial_manip.calibration.samples import SampleError, SampleSet, load_samples
+from spatial_manip.calibration.samples import SampleSet
 from spatial_manip.calibration.solve import estimate_y, predicted_cam_board, residuals
-from spatial_manip.geometry.calibration import (CalibrationError, HandEyeCalibration, load_calibration,
-                                                transform_from_dict)
-from spatial_manip.calibration.cli import _config
+from spatial_manip.geometry.calibration import HandEyeCalibration, transform_from_dict
 
 
 @dataclass
@@ -96,31 +90,3 @@ def _reprojection(T_pred: np.ndarray, view, intr) -> float:
     """RMS pixel distance between the corners seen and where the calibration puts them."""
     uv = project_board_points(T_pred, view.object_points, intr)
     return float(np.sqrt(np.mean(np.sum((uv - view.corners_px) ** 2, axis=1))))
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("calibration", help="the calibration YAML to check (as calibrate writes or by hand)")
-    p.add_argument("--samples", required=True, metavar="DIR",
-                   help="fresh board images with robot poses (samples.json), e.g. from calibrate --ros")
-    p.add_argument("--mode", choices=("eye_to_hand", "eye_in_hand"), help="override the samples folder's mode")
-    p.add_argument("--board", metavar="YAML", help="board and bounds (default config/calibration/charuco.yaml)")
-    p.add_argument("--max-skew-ms", type=float, help="max image/robot stamp difference (default from the board file)")
-
-
-def run(args) -> int:
-    try:
-        board, bounds, skew_s, _ = _config(args)
-        cal = load_calibration(args.calibration)
-        report = check_samples(cal, load_samples(args.samples, max_skew_s=skew_s, mode=args.mode or cal.mode), board)
-    except (BoardError, SampleError, CalibrationError, ValueError, OSError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print("\n".join(report.lines()))
-    bad = report.bad(bounds.max_sample_mm, bounds.max_sample_deg)
-    if bad:
-        print(f"check failed: {len(bad)} samples beyond {bounds.max_sample_mm} mm / {bounds.max_sample_deg} deg: "
-              + ", ".join(f"{s.name} ({s.error_mm:.1f} mm, {s.error_deg:.2f} deg)" for s in bad)
-              + ". If the camera or its mount moved, calibrate again", file=sys.stderr)
-        return 1
-    print(f"calibration holds: every sample within {bounds.max_sample_mm} mm / {bounds.max_sample_deg} deg")
-    return 0

@@ -75,7 +75,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dpi", type=float, default=300.0, help="--print-board: printer resolution")
 
 
-def _config(args):
+def board_and_bounds(args):
+    """The board, its acceptance bounds, the max image/robot skew (s) and the rest of the board file."""
     path = Path(args.board) if args.board else config_dir() / "calibration" / "charuco.yaml"
     board, rest = load_board_file(path)
     bounds = Bounds.from_dict(rest.get("bounds"), f"{path}: bounds")
@@ -96,7 +97,7 @@ def _methods(args):
 
 def run(args) -> int:
     try:
-        board, bounds, skew_s, rest = _config(args)
+        board, bounds, skew_s, rest = board_and_bounds(args)
         if args.print_board:
             return _print_board(board, args)
         if args.sim:
