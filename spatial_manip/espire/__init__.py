@@ -10,7 +10,9 @@ drivers run against it unchanged:
     episode.py   one task in one world: observe, localize, move (grasp or place), end
     server.py    sockets, the one-session-at-a-time rule, dispatch, progress and timings
     client.py    a client of the same protocol (tests, the benchmark, our own drivers)
-    cli.py       `spatial-manip espire-server`
     stack_driver.py  our perception + planner as an ESPIRE driver (pixels from the stack, not the goal box)
-    eval_cli.py  `spatial-manip espire-eval --server HOST:PORT`: that driver over every served task
+
+Their command lines live above the product: commands/espire_server.py (`spatial-manip espire-server`),
+bench/espire_bench.py (`espire-server --bench N`) and bench/espire_eval.py (`spatial-manip espire-eval
+--server HOST:PORT`: the stack driver over every served task).
 """

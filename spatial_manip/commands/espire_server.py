@@ -61,7 +61,7 @@ def load_tasks(args, profile, log=print) -> list:
 
 def run(args) -> int:
     if args.bench is not None:
-        from spatial_manip.espire.bench import run_bench
+        from spatial_manip.bench.espire_bench import run_bench
         return run_bench(args)
     from spatial_manip.espire.server import EspireServer
     from spatial_manip.sim import sensing
