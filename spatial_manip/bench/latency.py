@@ -175,7 +175,10 @@ def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> list[dict]
         subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision],
                        check=True, capture_output=True)
         try:
-            env = dict(os.environ, PYTHONPATH=str(tree), ROS_DOMAIN_ID=str(args.domain + 1))
+            # the tree first; the rest of the path kept (the built interfaces: without them the tree's
+            # spatial_manip_interfaces/ source folder imports as an empty namespace package)
+            path = os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)
+            env = dict(os.environ, PYTHONPATH=path, ROS_DOMAIN_ID=str(args.domain + 1))
             script = ("import json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
                       "t=[json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()];"
                       "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]))))")
