@@ -130,3 +130,37 @@ def test_own_modules_are_imported_at_the_top_or_say_why_not():
     late = {i.file for i in graph.in_function(graph.all_imports())["own"] if not i.commented}
     assert late - LATE_IMPORTS_LEFT == set(), "move these imports to the top, or say in a comment why they wait"
     assert LATE_IMPORTS_LEFT - late == set(), "done: take these out of LATE_IMPORTS_LEFT"
+
+
+# CLIs, benches and evaluations still inside core packages (issue 41), each with why it stayed. The
+# list only shrinks: a file that moves to bench/, commands/ or devtools/ leaves it.
+TOOLS_LEFT_IN_CORE = {
+    "bringup/camera_bench.py": "bringup/ starts nodes; its commands sit in the top layer already",
+    "bringup/cli.py": "the same", "bringup/goal_cli.py": "the same", "bringup/record_cli.py": "the same",
+    "bringup/replay_cli.py": "the same",
+    "grasping/bench.py": "grasping/ was being edited by another engineer this session",
+    "grasping/bench_cli.py": "the same", "grasping/service_bench.py": "the same",
+    "perception/bench.py": "perception/ was being edited by another engineer this session",
+    "perception/reference_bench.py": "the same",
+    "sim/bench_cli.py": "sim/ was being edited by another engineer this session",
+    "sim/oracle_cli.py": "the same", "sim/tasks_cli.py": "the same",
+}
+
+
+def _tools_in_core() -> set[str]:
+    files = (str(p.relative_to(ROOT)) for p in ROOT.rglob("*.py"))
+    return {f for f in files if graph.is_tool(f) and f.split("/")[0].removesuffix(".py") not in graph.TOOL_PACKAGES}
+
+
+def test_clis_benches_and_evaluations_live_above_the_core():
+    left = _tools_in_core()
+    assert left - set(TOOLS_LEFT_IN_CORE) == set(), "a new tool inside a core package: put it in bench/, commands/ or devtools/"
+    assert set(TOOLS_LEFT_IN_CORE) - left == set(), "moved: take these out of TOOLS_LEFT_IN_CORE"
+
+
+def test_no_product_module_imports_the_tools():
+    """bench/, commands/, devtools/ and cli.py import the core; nothing of the product imports them."""
+    offenders = [f"{i.file}:{i.line} {i.module}" for i in graph.all_imports()
+                 if graph.component(i.module) in graph.TOOL_PACKAGES and not graph.is_tool(i.file)
+                 and graph.file_component(i.file) != "bringup"]
+    assert not offenders, offenders
