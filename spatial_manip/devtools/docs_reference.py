@@ -38,8 +38,15 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[str]:
         if action.choices:
             name += " {" + ", ".join(map(str, action.choices)) + "}"
         default = "" if action.default in (None, argparse.SUPPRESS) or action.option_strings == [] else f"`{action.default}`"
-        rows.append(f"| {name} | {default} | {_cell(action.help or '')} |")
+        rows.append(f"| {name} | {default} | {_cell(_help_text(parser, action))} |")
     return rows
+
+
+def _help_text(parser: argparse.ArgumentParser, action: argparse.Action) -> str:
+    """The help as `--help` prints it: `%(default)s` and friends filled in by argparse's own formatter."""
+    if not action.help:
+        return ""
+    return parser._get_formatter()._expand_help(action)   # argparse has no public call for this
 
 
 def cli_page() -> str:
