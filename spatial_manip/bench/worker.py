@@ -186,6 +186,8 @@ def _run_episode(node, task: dict, reset, check, planner_revision, backends: dic
         print(f"[worker] the planner had not taken task {task['id']}'s workspace after 10 s: "
               "sending the goal anyway", file=sys.stderr)
     report = send_goal(node, task["instruction"], timeout_s=goal_timeout_s, server_timeout_s=60.0)
+    if report.interrupted:      # Ctrl-C or SIGTERM mid-goal: the client canceled it; the run stops, unscored
+        raise KeyboardInterrupt(f"interrupted during task {task['id']}")
     verdict = wait_future(check.call_async(CheckSuccess.Request()), 30.0)
     return episode_record(task, report, verdict, backends, time.monotonic() - t0)
 
