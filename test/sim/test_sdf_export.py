@@ -23,7 +23,10 @@ TOL_M = 1e-3
 def exported(tmp_path_factory):
     """Two smoke tasks (a shelf and a tabletop scene) written by the CLI with --sdf."""
     out = tmp_path_factory.mktemp("tasks")
-    args = argparse.Namespace(suite="smoke", count=2, seed=5, out=str(out), pool=2, sdf=True)
+    parser = argparse.ArgumentParser()
+    tasks_cli.add_arguments(parser)          # the command's own parser: a hand-made Namespace goes stale
+    args = parser.parse_args(["--suite", "smoke", "--count", "2", "--seed", "5", "--out", str(out), "--pool", "2",
+                              "--sdf"])
     assert tasks_cli.run(args) == 0
     items = []
     for line in (out / "tasks.jsonl").read_text().splitlines():
