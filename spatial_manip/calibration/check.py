@@ -1,5 +1,6 @@
 """Does a calibration file still hold? (The comparison; its command line is
-`spatial-manip check-calibration`, commands/check_calibration.py.) Take fresh board images with their robot poses (a samples folder, as `calibrate --ros` writes), predict where the board
+`spatial-manip check-calibration`, commands/check_calibration.py.) Take fresh board images with
+their robot poses (a samples folder, as `calibrate --ros` writes), predict where the board
 must be from the file, and compare with where the camera sees it: reprojection error of the
 board corners (pixels), board-centre error (mm) and orientation error (degrees) per sample.
 
