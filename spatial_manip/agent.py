@@ -33,7 +33,7 @@ from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, bu
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.parameters import DEFAULT_SEGMENTER
-from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
+from spatial_manip.perception import SegmentationHints, make_segmenter, perceive_with_workspace
 from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, Verified
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
@@ -249,13 +249,7 @@ class Agent:
         q, masked = self.ports.joint_positions(), obs
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
             masked = without_arm(obs, self._arm_reach().planner.robot, q)
-        fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws else []
-        fixture_ids = {o.id for o in fixtures}
-        # fixtures come from the workspace description; a segment of one is not a new object
-        detections = [d for d in self._segmenter.segment(masked, hints=hints) if d.id not in fixture_ids]
-        fronts = [o.id for o in ws.objects if o.oriented] if ws else []
-        scene = detections_to_scene(detections, masked, regions=ws.regions if ws else (), extra_objects=fixtures,
-                                    fronts=fronts)
+        scene = perceive_with_workspace(self._segmenter, masked, ws, hints)
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
         if self._held_id is not None:

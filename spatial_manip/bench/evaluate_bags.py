@@ -8,11 +8,10 @@ import json
 from spatial_manip.bags.evaluate import OfflinePlan, evaluate_bags, format_table
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.parameters import DEFAULT_SEGMENTER
-from spatial_manip.perception import make_segmenter
+from spatial_manip.perception import make_segmenter, perceive_with_workspace
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.progress import progress
-from spatial_manip.workspace.perceive import perceive_with_workspace
 
 
 def add_arguments(p) -> None:

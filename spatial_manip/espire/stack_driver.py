@@ -56,6 +56,7 @@ from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.perception import perceive_with_workspace
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
 from spatial_manip.sim.library import catalogue_workspace
 from spatial_manip.workspace.shelf_check import occupied_span
@@ -167,13 +168,9 @@ class StackPolicy:
         self.workspace = cell_configuration(full, T_tcp, self.library) if full is not None else None
 
     def perceive(self, obs: RGBDObservation, T_tcp: np.ndarray | None) -> Scene:
-        from spatial_manip.perception import detections_to_scene
-
-        if self.workspace is None:
-            return detections_to_scene(self.seg.segment(obs), obs)
-        from spatial_manip.workspace.perceive import perceive_with_workspace
-
         scene = perceive_with_workspace(self.seg, obs, self.workspace)
+        if self.workspace is None:
+            return scene
         return with_perceived_occupancy(_with_held(scene, self.workspace, T_tcp))
 
     def choose(self, obs: RGBDObservation, task: dict, T_tcp: np.ndarray | None) -> Choice:

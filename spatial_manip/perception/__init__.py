@@ -10,7 +10,7 @@ clustering + colour, no weights), learned (open-vocabulary detector + SAM, weigh
 from spatial_manip.geometry.boxes import Box3D
 from spatial_manip.perception.base import (Detection, ExpectedObject, SegmentationHints,
                                            Segmenter, camera_viewpoint, check_observation,
-                                           detections_to_scene)
+                                           detections_to_scene, perceive_with_workspace)
 from spatial_manip.registry import backend_names, make, register_role
 
 BACKENDS = {
@@ -48,5 +48,5 @@ def load_segmenter_config(path, backend: str = "") -> tuple[str, dict]:
 
 
 __all__ = ["Box3D", "Detection", "ExpectedObject", "SegmentationHints", "Segmenter",
-           "camera_viewpoint", "check_observation", "detections_to_scene", "make_segmenter",
+           "camera_viewpoint", "check_observation", "detections_to_scene", "make_segmenter", "perceive_with_workspace",
            "segmenter_names", "load_segmenter_config", "BACKENDS"]

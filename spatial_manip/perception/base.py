@@ -19,7 +19,7 @@ from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.transforms import apply
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_names
-from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.scene import FIXTURE_CATEGORIES, Region, Scene, SceneObject, Viewpoint
 
 # Furniture and scenery: never an object a segmenter reports, nor one it is told to expect.
 FURNITURE_CATEGORIES = ("table", "shelf", "floor", "wall", "robot")
@@ -387,3 +387,21 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
         raise ValueError(f"detections and extra objects share ids {dup}: give each object a unique id")
     return Scene(viewer, robot, objects + list(extra_objects), list(regions),
                  {"stamp_s": float(obs.stamp_s)})
+
+
+def perceive_with_workspace(segmenter: "Segmenter", obs: RGBDObservation, workspace: Scene | None = None,
+                            hints: SegmentationHints | None = None) -> Scene:
+    """The scene of one look as the planner builds it, on the robot and offline alike (the agent,
+    `spatial-manip evaluate`, the ESPIRE stack driver): the workspace's catalogue names and sizes
+    the objects (segmenter hints; `hints` if already made from it), its fixtures and regions are
+    taken as configured, a segment of a fixture is not a new object, and its oriented objects
+    have a front. Without a workspace the segmenter names what it finds and keeps fixtures as
+    objects."""
+    if workspace is None:
+        return detections_to_scene(segmenter.segment(obs), obs)
+    fixtures = [o for o in workspace.objects if o.category in FIXTURE_CATEGORIES]
+    fixture_ids = {o.id for o in fixtures}
+    hints = hints if hints is not None else SegmentationHints.from_scene(workspace)
+    detections = [d for d in segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
+    return detections_to_scene(detections, obs, regions=workspace.regions, extra_objects=fixtures,
+                               fronts=[o.id for o in workspace.objects if o.oriented])
