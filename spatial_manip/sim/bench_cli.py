@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from spatial_manip.progress import progress
 
 ESPIRE_UPDATE_S = 11.65
 
@@ -19,8 +20,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from spatial_manip.sim.layouts import sample_scene
     from spatial_manip.sim.world import SimConfig, SimWorld
 
@@ -34,7 +33,7 @@ def run(args) -> int:
         world.render()                        # first render creates the GL context: not an update
         T0 = world.tcp_pose()
         total, motion, render = [], [], []
-        for i in tqdm(range(args.updates), desc="sim updates", unit="update"):
+        for i in progress(range(args.updates), desc="sim updates", unit="update"):
             T = T0.copy()
             T[1, 3] += args.step_m * (1 if i % 2 == 0 else -1) * 0.5
             T[2, 3] += args.step_m * (0.5 if i % 4 < 2 else -0.5)

@@ -5,6 +5,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from spatial_manip.progress import progress
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,8 +33,6 @@ def _world_factory(name: str, profile):
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from spatial_manip.scene import Scene
     from spatial_manip.sim import metrics, oracle, sensing, tasks
 
@@ -42,7 +41,7 @@ def run(args) -> int:
     items = tasks.load(args.tasks)
     results = []
     t0 = time.perf_counter()
-    for task, path in tqdm(items, desc=f"oracle[{label.split()[0].rstrip(',')}]", unit="ep"):
+    for task, path in progress(items, desc=f"oracle[{label.split()[0].rstrip(',')}]", unit="ep"):
         results.append(oracle.solve(task, Scene.load(path), factory(task)))
     wall = time.perf_counter() - t0
     out = Path(args.out)

@@ -8,6 +8,7 @@ from collections import Counter
 from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.sim import object_sets
 from spatial_manip.sim.tasks import SUITES
+from spatial_manip.progress import progress
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,8 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from tqdm import tqdm
-
     from spatial_manip.sim import tasks
 
     count = args.count if args.count is not None else SUITES[args.suite].default_count
@@ -34,7 +33,7 @@ def run(args) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    with tqdm(total=count, desc=f"tasks[{args.suite}]", unit="task") as bar:
+    with progress(total=count, desc=f"tasks[{args.suite}]", unit="task") as bar:
         items = list(gen.generate(bar.update))
     path = tasks.write(args.out, items)
     if args.sdf:
