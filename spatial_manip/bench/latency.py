@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
+from spatial_manip.bench.sim_session import sim_session
+from spatial_manip.bench.worker import WorkspaceRevision
 from spatial_manip.sim import sensing
 
 MOTION_RAD = 2e-3          # a joint change larger than this is arm motion (the sim's settle noise is far below)
@@ -111,31 +113,21 @@ def time_goal(node, task, reset, revision, watch) -> dict:
 def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None) -> list[dict]:
     """Time the tasks on one sim graph; `profile` (a SensingProfile) sets sim_node's sensing,
     None leaves sim_node's default (realistic; what a baseline revision's own run_goals does)."""
-    from spatial_manip.bench.worker import Graph, WorkspaceRevision, sim_node_sensing
-    from spatial_manip.bringup.goal_client import spinning_node
     from spatial_manip_interfaces.srv import ResetTask
 
-    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
-    if profile is not None:
-        params["sim_node"] = sim_node_sensing(profile)
     records = []
-    with open(out / "graph.log", "a") as log:
-        graph = Graph("sim", params, log)
-        try:
-            with spinning_node("spatial_manip_latency") as node:
-                reset = node.create_client(ResetTask, "/sim/reset_task")
-                revision, watch = WorkspaceRevision(node), MotionWatch(node)
-                if not reset.wait_for_service(timeout_sec=90.0):
-                    raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
-                for k, task in enumerate(tasks, 1):
-                    rec = time_goal(node, task, reset, revision, watch)
-                    records.append(rec)
-                    first = rec.get("accepted_to_first_motion_s")
-                    print(f"[latency] {k}/{len(tasks)} {task['id']} "
-                          f"{'ok' if rec.get('success') else 'fail'} first motion "
-                          f"{'-' if first is None else f'{first:.2f} s'}", flush=True)
-        finally:
-            graph.stop()
+    with sim_session(out, segmenter, profile, "spatial_manip_latency") as (_graph, node):
+        reset = node.create_client(ResetTask, "/sim/reset_task")
+        revision, watch = WorkspaceRevision(node), MotionWatch(node)
+        if not reset.wait_for_service(timeout_sec=90.0):
+            raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
+        for k, task in enumerate(tasks, 1):
+            rec = time_goal(node, task, reset, revision, watch)
+            records.append(rec)
+            first = rec.get("accepted_to_first_motion_s")
+            print(f"[latency] {k}/{len(tasks)} {task['id']} "
+                  f"{'ok' if rec.get('success') else 'fail'} first motion "
+                  f"{'-' if first is None else f'{first:.2f} s'}", flush=True)
     return records
 
 

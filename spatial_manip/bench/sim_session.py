@@ -35,9 +35,11 @@ def prepare_output(out: str, domain: int) -> Path:
 
 def graph_params(out: Path, segmenter: str, profile) -> dict:
     """The sim graph's parameters: the planner's perception and its trace folder under `out`,
-    the simulator's sensing profile."""
-    return {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")},
-            "sim_node": sim_node_sensing(profile)}
+    the simulator's sensing profile (None: sim_node's default)."""
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    if profile is not None:
+        params["sim_node"] = sim_node_sensing(profile)
+    return params
 
 
 def _interrupt(signum, _frame):
