@@ -4,6 +4,8 @@ limits), and the shared grasp->TCP convention."""
 from __future__ import annotations
 
 import copy
+import dataclasses
+import math
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -16,10 +18,47 @@ from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.control.primitives import PrimitivesConfig
 from spatial_manip.control.safety import SafetyConfig
 from spatial_manip.control.ur_rtde_arm import URRtdeConfig
-from spatial_manip.motion.base import MotionConfig
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.paths import params_file
 
+MOTION_BACKENDS = ("ompl",)
+
+
+# Defined here rather than in motion/: arm.yaml is checked whole at load, and motion/ sits above control/.
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MotionConfig:
+    """The `motion` section of arm.yaml (every key optional): the motion planner's settings."""
+
+    backend: str = "ompl"
+    mount: str = "eye_to_hand"          # which URDF: eye_to_hand | eye_in_hand
+    time_budget_s: float = 1.0          # per plan() call, search and smoothing together
+    padding_m: float = 0.01             # planning keeps this clearance; the final check needs 0
+    plan_step_rad: float = 0.03         # joint-space collision-check spacing while searching
+    verify_step_rad: float = 0.01       # spacing of the final check of the timed trajectory
+    simplify_s: float = 0.05            # OMPL shortcutting / smoothing time
+    cloud_voxel_m: float = 0.02
+    speed_scale: float = 1.0            # fraction of the envelope's joint speed/accel caps
+    sample_dt_s: float = 0.008          # timed samples (125 Hz, a CB3's servoJ rate)
+    seed: int | None = None             # OMPL's RNG, for repeatable plans in tests and benches
+    keep_out_bodies: bool = True        # the envelope's keep-out boxes block every link, not only the TCP
+
+    def __post_init__(self):
+        if self.backend not in MOTION_BACKENDS:
+            raise InvalidGoalError(f"motion.backend must be one of {MOTION_BACKENDS}, got {self.backend!r}")
+        for f in ("time_budget_s", "plan_step_rad", "verify_step_rad", "simplify_s", "cloud_voxel_m", "sample_dt_s"):
+            v = getattr(self, f)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                raise InvalidGoalError(f"motion.{f} must be a positive number, got {v!r}")
+        if not (0.0 <= self.padding_m < 0.1):
+            raise InvalidGoalError(f"motion.padding_m must be within 0..0.1 m, got {self.padding_m!r}")
+        if self.seed is not None and not (isinstance(self.seed, int) and self.seed > 0):
+            raise InvalidGoalError(f"motion.seed must be a positive integer (OMPL refuses 0), got {self.seed!r}")
+        if not (0.0 < self.speed_scale <= 1.0):
+            raise InvalidGoalError(f"motion.speed_scale must be within (0, 1], got {self.speed_scale!r}")
+
+    @classmethod
+    def from_config(cls, cfg: Mapping | None) -> "MotionConfig":
+        return build(cls, cfg, "motion")
 
 
 def default_config_path() -> Path:

@@ -1,14 +1,11 @@
-"""Build the configured Arm, Gripper, SafetyEnvelope and MotionPrimitives from arm.yaml."""
+"""Build the configured Arm and Gripper from arm.yaml (their MotionPrimitives, which plan with
+motion/, come from motion.arm_plans.make_primitives)."""
 from __future__ import annotations
 
 from typing import Mapping
 
 from spatial_manip.control import base  # noqa: F401  (registers the roles)
-from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
-from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.registry import make
-from spatial_manip.motion.arm_plans import ArmPlans
-from spatial_manip.motion.factory import make_planner
 
 
 def make_arm_from_config(cfg: Mapping, **extra):
@@ -30,11 +27,3 @@ def make_gripper_from_config(cfg: Mapping, **extra):
         return None
     g.update(extra)
     return make("gripper", name, **g)
-
-
-def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None = None) -> MotionPrimitives:
-    """Primitives whose transits are planned by arm.yaml's motion planner (`motion` section,
-    with `motion_overrides` merged over it)."""
-    plans = ArmPlans(make_planner(cfg, motion_overrides), home_q=cfg["primitives"].get("home_q"))
-    return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]),
-                            plans)

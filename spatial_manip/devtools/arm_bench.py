@@ -21,7 +21,8 @@ import time
 import numpy as np
 
 from spatial_manip.control.config import load_arm_config
-from spatial_manip.control.factory import make_arm_from_config, make_primitives
+from spatial_manip.control.factory import make_arm_from_config
+from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import CanceledError, SpatialManipError
 from spatial_manip.sim import oracle
 from spatial_manip.progress import progress

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("perception", "grasping"),
     ("tools",),                 # the TIGeR tool set measures what perception found
     ("reasoning",),             # chooses which tools to call
-    ("control.factory", "overlay", "pipeline", "agent", "sim", "workspace", "espire"),
+    ("overlay", "pipeline", "agent", "sim", "workspace", "espire"),
     ("nodes",),
     ("bringup", "bench", "commands", "devtools", "cli"),   # the tools: above everything, imported by nothing below
 )

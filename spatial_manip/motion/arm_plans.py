@@ -10,7 +10,7 @@ ROS-free; `control.primitives` executes these plans on any `Arm`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -19,6 +19,8 @@ from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.world import CLOUD_EXPLAINED_M, Attached, CollisionWorld, support_ids, touching_ids
 from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
+from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.scene import SceneObject
@@ -246,6 +248,14 @@ class ArmReach:
 def arm_reach(arm_config_file: str = "", backend: str = "") -> ArmReach:
     """ArmReach for arm.yaml (`backend`'s overrides: the simulated UR5e's TCP)."""
     return ArmReach(make_planner(load_arm_config(arm_config_file or None, {"arm.backend": backend} if backend else None)))
+
+
+def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None = None) -> MotionPrimitives:
+    """Primitives whose transits are planned by arm.yaml's motion planner (`motion` section,
+    with `motion_overrides` merged over it)."""
+    plans = ArmPlans(make_planner(cfg, motion_overrides), home_q=cfg["primitives"].get("home_q"))
+    return MotionPrimitives(arm, gripper, SafetyEnvelope.from_config(cfg), PrimitivesConfig.from_config(cfg["primitives"]),
+                            plans)
 
 
 def scene_world(scene, held: Attached | None = None, leave_out: Sequence[str] = ()) -> CollisionWorld:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import importlib
 from typing import Mapping
 
+from spatial_manip.control.config import MotionConfig
 from spatial_manip.control.safety import SafetyEnvelope
-from spatial_manip.motion.base import MotionConfig, MotionPlanner
+from spatial_manip.motion.base import MotionPlanner
 from spatial_manip.motion.robot import RobotModel, description_paths
 
 # backend name -> "module:class"; one file per backend

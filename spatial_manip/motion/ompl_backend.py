@@ -10,9 +10,10 @@ import time
 
 import numpy as np
 
+from spatial_manip.control.config import MotionConfig
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import InvalidGoalError, UnreachableError
-from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionConfig, PlanNotFoundError, as_goal
+from spatial_manip.motion.base import GoalBlockedError, JointPath, PlanNotFoundError, as_goal
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.robot import RobotModel
 from spatial_manip.motion.timing import DENSIFY_RAD, time_parameterise

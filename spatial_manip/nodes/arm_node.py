@@ -24,7 +24,8 @@ from spatial_manip.nodes.runner import spin_node
 
 from spatial_manip.control.config import arm_overrides, load_arm_config
 from spatial_manip.control.ur_version import check_model, controller_version
-from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config, make_primitives
+from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config
+from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import MotionFailedError
 from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer
 

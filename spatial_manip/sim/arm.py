@@ -15,7 +15,7 @@ import numpy as np
 from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.config import load_arm_config
-from spatial_manip.control.factory import make_primitives
+from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import CanceledError, ConfigError, InvalidGoalError, MotionFailedError
 from spatial_manip.sim.layouts import sample_scene
 from spatial_manip.sim.world import GRIPPER_MAX_WIDTH_M, SimConfig, SimWorld

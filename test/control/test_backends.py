@@ -52,7 +52,8 @@ mujoco = pytest.importorskip("mujoco")
 @pytest.mark.slow
 def test_sim_arm_moves_reports_and_stops_on_request():
     from spatial_manip.control.config import load_arm_config
-    from spatial_manip.control.factory import make_arm_from_config, make_primitives
+    from spatial_manip.control.factory import make_arm_from_config
+    from spatial_manip.motion.arm_plans import make_primitives
 
     cfg = load_arm_config(overrides={"arm.backend": "sim"})
     arm = make_arm_from_config(cfg, render_width=64, render_height=48)

@@ -75,8 +75,6 @@ from spatial_manip.devtools import import_graph as graph  # noqa: E402  (the tes
 KNOWN_BREACHES = {
     ("calibration/ros_capture.py", "nodes"): "a ROS capture inside calibration/: belongs beside the nodes",
     ("calibration/sim.py", "sim"): "the simulated calibration cell: belongs in sim/ or workspace/",
-    ("control/config.py", "motion"): "arm.yaml's motion section checked at load; motion/arm_plans.py (owned) "
-                                     "loads arm.yaml through control.config, so control<->motion stays",
     ("grasping/bench_scenes.py", "sim"): "the grasp bench's scenes: a bench inside grasping/",
     ("perception/reference_bench.py", "sim"): "a bench inside perception/ (issue 41 names it)",
     ("perception/reference_bench.py", "agent"): "the same bench",
@@ -97,8 +95,8 @@ def test_every_import_follows_the_layer_order():
 
 
 def test_no_import_cycles_between_the_layer_tables_components():
-    """Module-level imports; control<->motion remains (see KNOWN_BREACHES)."""
-    assert graph.cycles(graph.edges(graph.all_imports())) == [["control", "motion"]]
+    """Module-level imports."""
+    assert graph.cycles(graph.edges(graph.all_imports())) == []
 
 
 def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):

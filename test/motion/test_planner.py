@@ -11,7 +11,8 @@ pytest.importorskip("toppra")
 
 from spatial_manip.control.config import load_arm_config  # noqa: E402
 from spatial_manip.errors import ErrorCode, InvalidGoalError, UnreachableError  # noqa: E402
-from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionConfig, MotionPlanner, PlanNotFoundError  # noqa: E402
+from spatial_manip.control.config import MotionConfig  # noqa: E402
+from spatial_manip.motion.base import GoalBlockedError, JointPath, MotionPlanner, PlanNotFoundError  # noqa: E402
 from spatial_manip.motion.cartesian import straight_segment  # noqa: E402
 from spatial_manip.motion.checker import CollisionChecker, EnvelopeBoxes  # noqa: E402
 from spatial_manip.motion.factory import make_planner  # noqa: E402
