@@ -9,6 +9,15 @@ the answer books of a pick) is detected with the right label and a centre within
 (or 15 % of its largest side: a tall plant seen in part), and whether the planner's choice is
 one of the task's answers: the closest offline proxy of a full-stack run's success.
 
+Perception's own figures, against the simulator's ground truth (which only this bench reads):
+- wrong names: named detections (a catalogue label) whose centre lies in no true object of that
+  label, over all named detections (goal <= 1 %);
+- needed objects left unnamed: of the visible objects the instruction needs, those with a
+  detection at their place that carries no catalogue name (refused, "object"), beside those
+  misnamed there and those not found at all;
+- the associator's time per frame: the classical segmenter's naming laps (labels and the
+  catalogue fit, `last_timing_s`), beside the whole perceive stage's.
+
     python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16 [--sensing realistic]
 
 The catalogue is the enrolled library (`--catalogue library`, config/library/sim_assets.json: every
@@ -25,6 +34,7 @@ import os
 import re
 import sys
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
@@ -48,6 +58,7 @@ class TaskResult:
     named: int = 0            # movable detections given a catalogue name
     wrong_names: list = field(default_factory=list)   # "given->true" for each named one that is another object
     perceive_s: float = 0.0
+    associate_s: float = 0.0  # the naming laps of the segmenter (labels, catalogue fit); 0 if it reports none
 
     @property
     def refs_ok(self) -> bool:
@@ -129,6 +140,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         look = agent.perceive(obs)
         seen = look.scene
         res.perceive_s = time.perf_counter() - t0
+        res.associate_s = _association_s(agent)
     finally:
         world.close()
     movable = [o for o in seen.objects if not o.held and o.category not in ("shelf", "table", "support")]
@@ -161,6 +173,36 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         slot = slot_at(seen, decision.place_pose)
         res.correct = slot is not None and slot.id in task.answer or any(t in task.answer for t in decision.target_ids)
     return res
+
+
+ASSOCIATION_LAPS = ("labels", "catalogue")   # the classical segmenter's laps that name, not find
+
+
+def _association_s(agent) -> float:
+    """Seconds the last segment() spent naming what it found (0 for a backend without laps)."""
+    laps = getattr(agent._segmenter, "last_timing_s", None) or {}
+    return float(sum(laps.get(k, 0.0) for k in ASSOCIATION_LAPS))
+
+
+UNNAMED_LABELS = ("object",)             # the label of a detection refused a catalogue name
+
+
+def needed_outcomes(results: list[TaskResult]) -> dict[str, int]:
+    """How the visible objects the instructions need came out: named (right), unnamed (a
+    detection there with no catalogue name), misnamed (a detection there with another name),
+    not_found (none there); unseen ones (under MIN_VISIBLE of them in view) counted apart."""
+    out = dict.fromkeys(("named", "unnamed", "misnamed", "not_found", "unseen"), 0)
+    for v in (v for r in results for v in r.refs.values()):
+        kind, _, label = v.partition(":")
+        if kind == "ok":
+            out["named"] += 1
+        elif kind == "unseen":
+            out["unseen"] += 1
+        elif kind == "label":
+            out["unnamed" if label in UNNAMED_LABELS else "misnamed"] += 1
+        else:
+            out["not_found"] += 1
+    return out
 
 
 def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
@@ -219,6 +261,9 @@ def summary(results: list[TaskResult]) -> str:
     named = sum(r.named for r in results)
     wrong = [w for r in results for w in r.wrong_names]
     times = [r.perceive_s for r in results if r.perceive_s]
+    naming = [r.associate_s for r in results if r.associate_s]
+    need = needed_outcomes(results)
+    visible = max(sum(need.values()) - need["unseen"], 1)
     errors = {}
     for r in results:
         if not r.planned:
@@ -227,8 +272,17 @@ def summary(results: list[TaskResult]) -> str:
             f"({100 * sum(r.correct for r in results) / n:.0f}%), all refs ok "
             f"{sum(r.refs_ok for r in results)}/{len(results)}; referenced objects {len(refs)}: "
             f"{dict(sorted(kinds.items()))}; planner errors {errors}\n"
-            f"named detections {named}: wrong {len(wrong)} ({100 * len(wrong) / max(named, 1):.1f}%) {wrong}; "
-            f"perception {1000 * float(np.median(times)) if times else 0:.0f} ms median per frame")
+            f"named detections {named}: wrong {len(wrong)} ({100 * len(wrong) / max(named, 1):.1f}%) "
+            f"{dict(Counter(wrong).most_common())}\n"
+            f"needed objects in view {visible}: named {need['named']}, left unnamed {need['unnamed']} "
+            f"({100 * need['unnamed'] / visible:.1f}%), misnamed {need['misnamed']}, not found {need['not_found']}; "
+            f"unseen {need['unseen']}\n"
+            f"associator {_ms(naming)} median per frame (p95 {_ms(naming, 95)}); "
+            f"perception {_ms(times)} median per frame")
+
+
+def _ms(seconds: list, q: float = 50) -> str:
+    return f"{1000 * float(np.percentile(seconds, q)):.0f} ms" if seconds else "-"
 
 
 def main(argv=None) -> int:
@@ -244,7 +298,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", default=[], help="only these task ids (e.g. place-51-00006)")
     args = ap.parse_args(argv)
     profile = sensing.from_args(args)
-    print(f"catalogue {args.catalogue}, sensing {profile.label}, depth in whole millimetres", flush=True)
+    print(f"{args.suite} seeds {' '.join(map(str, args.seeds))} x {args.count} tasks, catalogue {args.catalogue}, "
+          f"sensing {profile.label}, classical segmenter, depth in whole millimetres", flush=True)
     results = run(args.suite, args.seeds, args.count, gate_m=args.gate_cm / 100, progress=lambda s: print(s, flush=True),
                   catalogue=args.catalogue, profile=profile, only=set(args.only))
     print(summary(results))

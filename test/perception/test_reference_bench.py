@@ -36,3 +36,13 @@ def test_reference_bench_renders_with_a_sensing_profile_and_runs_only_the_tasks_
                                   only={"place-4-00001"})
     assert [r.task_id for r in results] == ["place-4-00001"]
     assert results[0].perceive_s > 0 and (results[0].planned or results[0].error)
+    assert 0 < results[0].associate_s < results[0].perceive_s
+    text = reference_bench.summary(results)
+    assert "left unnamed" in text and "associator" in text and "ms median per frame" in text
+
+
+def test_needed_outcomes_tell_unnamed_from_misnamed_and_not_found():
+    r = reference_bench.TaskResult("t", "i", refs={"a": "ok", "b": "label:object", "c": "label:jar",
+                                                   "d": "missing", "e": "far:20cm", "f": "unseen"})
+    assert reference_bench.needed_outcomes([r]) == {"named": 1, "unnamed": 1, "misnamed": 1, "not_found": 2,
+                                                    "unseen": 1}
