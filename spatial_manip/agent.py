@@ -29,6 +29,7 @@ from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
+from spatial_manip.motion.line_of_sight import visible_fraction
 from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
 from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
@@ -45,6 +46,7 @@ from spatial_manip.perception.labelling import name_from_words
 
 SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
 VERIFY_HEIGHT_TOL_M = 0.03    # a placed object's seen bottom within this of the place pose's (perceived boxes err ~1-2 cm)
+PLACE_SEEN_MIN = 0.5          # a set-down object less visible than this past the arm is not judged by the look
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
 
 MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
@@ -188,6 +190,7 @@ class Agent:
         self._holding: InHand | None = None
         self._known: Scene | None = None                # the latest look, updated by what we moved since
         self._cloud: ObstacleMap | None = None          # that look's depth as an obstacle map
+        self._seen_from: tuple[np.ndarray, np.ndarray | None] | None = None   # that look's camera position, arm joints
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
 
@@ -249,6 +252,8 @@ class Agent:
         q, masked = self.ports.joint_positions(), obs
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
             masked = without_arm(obs, self._arm_reach().planner.robot, q)
+        else:
+            q = None
         scene = perceive_with_workspace(self._segmenter, masked, ws, hints)
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
@@ -256,6 +261,7 @@ class Agent:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
         self._known, self._cloud = scene, cloud_map(masked)
+        self._seen_from = (np.asarray(obs.T_base_cam, float)[:3, 3], q)
         return Perceived(observation=obs, scene=scene)     # the look as the camera gave it
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
@@ -512,9 +518,31 @@ class Agent:
             return Verified(False, "not_in_region", "nothing was seen after placing")
         tol = self.config.verify_tolerance_m + measurement_error_m(scene, T_want[:3, 3])
         if put.slot is not None:
-            return Verified(*_verify_in_slot(movable, put.slot, T_want[:3, 3], tol))
-        return Verified(*_verify_placed(scene, movable, put.object_id, T_want, put.size, tol,
-                                        _category_of(decision.scene, put.object_id)))
+            verdict = _verify_in_slot(movable, put.slot, T_want[:3, 3], tol)
+        else:
+            verdict = _verify_placed(scene, movable, put.object_id, T_want, put.size, tol,
+                                     _category_of(decision.scene, put.object_id))
+        seen_elsewhere = put.slot is None and put.object_id in {o.id for o in movable}
+        if verdict[0] or verdict[1] != "not_in_region" or seen_elsewhere:
+            return Verified(*verdict)
+        return self._unseen_place(put) or Verified(*verdict)
+
+    def _unseen_place(self, put: SetDown) -> Verified | None:
+        """A place the look could not show: when the arm's own bodies (the robot model at the look's
+        joints) stand between the camera and most of the set-down object, seeing nothing there is
+        no evidence of a failed place, and the arm released the object at the planned pose. Says so
+        instead of failing (a retry would pick a correctly placed book out again); None when the
+        place was in view or the look's joints are unknown."""
+        if self._seen_from is None or self._seen_from[1] is None or put.size is None:
+            return None
+        camera, q = self._seen_from
+        T = put.object_pose
+        seen = visible_fraction(self._arm_reach().planner.robot, q, camera, T[:3, 3], put.size, T[:3, :3])
+        if seen >= PLACE_SEEN_MIN:
+            return None
+        where = f"in {put.slot.id}" if put.slot is not None else f"at {np.round(T[:3, 3], 3).tolist()}"
+        return Verified(True, "", f"{put.object_id} released {where} as planned; not checked by sight: the arm's "
+                                  f"own body hides {100 * (1 - seen):.0f}% of it from the camera")
 
     def _warn_once(self, key: str, text: str) -> None:
         if key not in self._warned:
