@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 import threading
+import time
 import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
@@ -21,6 +22,7 @@ import numpy as np
 
 from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
 from spatial_manip.grasping.grasp_group import GraspGroup
+from spatial_manip.perception.look_ahead import LookAhead
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
 from spatial_manip.reasoning.reflection import Reflection, reflect
@@ -208,8 +210,12 @@ FeedbackFn = Callable[[Stage, str, float, int], None]
 
 
 class InstructionPipeline:
-    def __init__(self, agent: Stages, *, feedback: FeedbackFn | None = None, trace_dir: str | None = None):
+    def __init__(self, agent: Stages, *, feedback: FeedbackFn | None = None, trace_dir: str | None = None,
+                 looks: LookAhead | None = None):
+        """`looks`: where a goal's look comes from (planner_node's reuses a fresh one; the default
+        takes a new look for every goal)."""
         self.agent = agent
+        self.looks = looks or LookAhead(agent)
         self.feedback = feedback or (lambda *a: None)
         self.trace_dir = trace_dir
         # the current attempt's records, for reflection: its decision (with the object picked
@@ -265,11 +271,8 @@ class InstructionPipeline:
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = self._set_down = None
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
-        if not goal.dry_run:     # move the arm out of the camera's view first
-            self.agent.clear_view(cancel)
-        obs = self.agent.observe(cancel)
-        trace.image("observation", obs.rgb, "colour image the goal was planned on")
-        seen = self.agent.perceive(obs)
+        seen = self._look(cancel, trace, clear=not goal.dry_run)
+        trace.image("observation", seen.observation.rgb, "colour image the goal was planned on")
         scene = seen.scene
         trace.event("scene", objects=[o.to_dict() for o in scene.objects],
                     regions=[r.to_dict() for r in scene.regions])
@@ -305,8 +308,7 @@ class InstructionPipeline:
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
         after = None
         if placed is not None:    # a new look at where the object was set down
-            self.agent.clear_view(cancel)
-            seen_after = self.agent.perceive(self.agent.observe(cancel))
+            seen_after = self._look(cancel, trace, clear=True)
             after = seen_after.scene
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
                           "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
@@ -358,6 +360,18 @@ class InstructionPipeline:
                           seen, decision, grasps=shown, chosen=chosen,
                           path=picked.tcp_path if picked is not None else ())
         return picked
+
+    def _look(self, cancel: threading.Event, trace: Trace, *, clear: bool) -> Perceived:
+        """A look at the table, the arm first moved out of the camera's view when `clear`: the
+        newest look when it is still fresh (the arm did not move), else a new one. The trace says
+        which, its age, and how long homing and looking took."""
+        t0 = time.monotonic()
+        if clear:
+            self.agent.clear_view(cancel)
+        t1 = time.monotonic()
+        look = self.looks.for_goal(cancel)
+        trace.event("look", **look.trace_fields(), home_s=round(t1 - t0, 3), look_s=round(time.monotonic() - t1, 3))
+        return look.seen
 
     @staticmethod
     def _overlay(trace: Trace, name: str, caption: str, seen: Perceived, decision, grasps=(), chosen=None,

@@ -22,6 +22,7 @@ from spatial_manip.agent import Agent, AgentConfig
 from spatial_manip.heap import GoalMemoryTrace
 from spatial_manip.errors import ConfigError, ErrorCode, InvalidGoalError
 from spatial_manip.heap import release_freed_memory
+from spatial_manip.perception.look_ahead import LookAhead, LookAheadConfig
 from spatial_manip.perception import load_segmenter_config
 from spatial_manip.paths import params_file
 from spatial_manip.registry import backend_names
@@ -52,12 +53,21 @@ class PlannerNode(Node):
         if self.p["trace_keep_goals"] < 0 or self.p["trace_keep_mb"] < 0:
             raise ConfigError(f"parameters trace_keep_goals/trace_keep_mb must be 0 (no limit) or positive, got "
                               f"{self.p['trace_keep_goals']}/{self.p['trace_keep_mb']}")
+        looks_config = LookAheadConfig(max_age_s=float(self.p["look_max_age_s"]),
+                                       cpu_share=float(self.p["look_cpu_share"]))
         self.ports = PlannerPorts(self, self.group, self.p)
         self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
                            segmenter_config=segmenter_config)
-        self.pipeline = InstructionPipeline(self.agent, trace_dir=None)
+        self.looks = LookAhead(self.agent, looks_config, joints=self.ports.joint_positions,
+                               workspace=lambda: self.ports.workspace()[0])
+        self.pipeline = InstructionPipeline(self.agent, trace_dir=None, looks=self.looks)
         self._busy = threading.Lock()
-        self._cancel = threading.Event()
+        self._cancel = self.ports.goal_cancel
+        # looking ahead while idle, so that a goal can reason at once on a fresh look (issue 42)
+        self._stop_looking = threading.Event()
+        self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,
+                                        args=(self._may_look_ahead, self._stop_looking, self.get_logger().warn))
+        self._looker.start()
         self._stopping = False
         self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
@@ -66,6 +76,10 @@ class PlannerNode(Node):
             goal_callback=lambda _goal: GoalResponse.ACCEPT,
             cancel_callback=self._on_cancel, callback_group=self.group)
         self.get_logger().info(f"ready: {ACTION_NAME}")
+
+    def _may_look_ahead(self) -> bool:
+        """No goal runs and the camera's images, intrinsics and pose have all come."""
+        return not self._busy.locked() and not self.ports.buffer.missing()
 
     def _on_parameter(self, name: str, value) -> None:
         """A run-time change (`ros2 param set`): the ports read self.p at each use; the agent's
@@ -124,6 +138,7 @@ class PlannerNode(Node):
         """On shutdown: end the running goal (the pipeline stops the arm) so its client gets a
         result; returns a predicate that is true once no goal runs."""
         self._stopping = True
+        self._stop_looking.set()
         self._cancel.set()
         return lambda: not self._busy.locked()
 
@@ -151,8 +166,14 @@ class PlannerNode(Node):
         return result
 
 
+    def close(self) -> None:
+        self._stop_looking.set()
+        self._looker.join(timeout=2.0)
+        self.ports.close()
+
+
 def main(args=None) -> int:
-    return spin_node(PlannerNode, args=args, threads=4, close=lambda n: n.ports.close(),
+    return spin_node(PlannerNode, args=args, threads=4, close=lambda n: n.close(),
                      finish=lambda n: n.finish())
 
 

@@ -63,9 +63,10 @@ class PlannerPorts:
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._q: np.ndarray | None = None              # the arm's latest joints
         self._arm_goal = None
-        # the goal's cancel Event as the agent last passed it (observe, run_motion): the grasp
-        # request, whose port takes none, is abandoned on it too
-        self._goal_cancel = threading.Event()
+        # the goal's cancel Event (planner_node sets its own; run_motion keeps the agent's): the
+        # grasp request, whose port takes none, is abandoned on it too. Not observe's: an idle
+        # look passes the node's stop Event there
+        self.goal_cancel = threading.Event()
         self._warned: set[str] = set()
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         # reliable delivery keeps large images whole on a loaded machine, but only matches
@@ -179,7 +180,6 @@ class PlannerPorts:
         self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
-        self._goal_cancel = cancel
         timeout = float(self.p["observation_timeout_s"])
         # only a frame that arrives after the question: one already queued may show the world
         # before a reset or an arm motion that has just finished (one camera period of latency)
@@ -201,8 +201,8 @@ class PlannerPorts:
         if not self.grasp_client.wait_for_service(timeout_sec=timeout):
             raise StageTimeoutError(f"no grasp service at {self.p['grasp_service']}: is grasp_node running?")
         request = ProposeGrasps.Request(target_id=target_id, max_grasps=max_grasps)
-        res = _wait_unless_canceled(self.grasp_client.call_async(request), timeout, self._goal_cancel)
-        if self._goal_cancel.is_set():
+        res = _wait_unless_canceled(self.grasp_client.call_async(request), timeout, self.goal_cancel)
+        if self.goal_cancel.is_set():
             raise CanceledError("the goal was canceled while grasp_node proposed grasps; the arm did not move")
         if res is None:
             raise StageTimeoutError(f"the grasp service did not answer within {self.p['grasp_timeout_s']} s")
@@ -215,7 +215,7 @@ class PlannerPorts:
         return self.arm_client.server_is_ready()
 
     def run_motion(self, request: MotionRequest, cancel: threading.Event) -> MotionResult:
-        self._goal_cancel = cancel
+        self.goal_cancel = cancel
         result = self._run_arm(_arm_goal(request), cancel)
         return MotionResult(success=result.success, object_held=result.object_held, message=result.message,
                             error_code=result.error_code, tcp_path=tuple((p.x, p.y, p.z) for p in result.tcp_path))

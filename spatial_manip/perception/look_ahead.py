@@ -1,0 +1,185 @@
+"""The planner's newest look, kept between goals so that a goal can start reasoning at once
+(issue 42). While no goal runs, the planner node perceives the table now and then (at a bounded
+rate and CPU share); a goal reuses the newest look when it is younger than the freshness limit,
+perceived in the workspace that holds now, and the arm has stood still since before that frame
+was asked for. Any other look is taken again. LeRobot's `read_latest(max_age)` is the model: a
+stale frame is refused, never silently used.
+
+ROS-free: the node hands in the agent's stages and two readers (the arm's joints, the workspace
+description) and runs `idle_loop` on a thread of its own."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+import numpy as np
+
+from spatial_manip.errors import ConfigError, SpatialManipError
+from spatial_manip.observation import RGBDObservation
+
+Perceived = Any     # the stages' record of one look (spatial_manip.pipeline.Perceived, a layer above)
+
+ARM_STILL_TOL_RAD = 2e-3    # a joint change larger than this is arm motion (the latency bench's threshold)
+# a frame asked for this soon after the arm last moved may have been exposed while it moved (one
+# camera period at the sim's 5 Hz, several of a RealSense's)
+EXPOSURE_MARGIN_S = 0.25
+POLL_S = 0.05               # how often the idle loop watches the joints and the workspace
+
+
+@dataclass(frozen=True, kw_only=True)
+class LookAheadConfig:
+    max_age_s: float = 0.0        # a look older than this is taken again (0: every goal takes its own)
+    cpu_share: float = 0.3        # idle looks use at most this share of one core (0: none while idle)
+
+    def __post_init__(self):
+        if not (isinstance(self.max_age_s, (int, float)) and 0.0 <= self.max_age_s <= 60.0):
+            raise ConfigError(f"look_max_age_s must be within 0..60 s (0: no reuse), got {self.max_age_s!r}; "
+                              "a look older than a minute shows a table people may have changed")
+        if not (isinstance(self.cpu_share, (int, float)) and 0.0 <= self.cpu_share <= 1.0):
+            raise ConfigError(f"look_cpu_share must be within 0..1 (a share of one core; 0: no idle looks), "
+                              f"got {self.cpu_share!r}")
+
+
+@dataclass(frozen=True)
+class Look:
+    """One perceived frame and what held when it was asked for."""
+
+    seen: Perceived
+    asked_at_s: float        # monotonic; the frame arrived after this
+    took_s: float            # how long observing and perceiving it took
+    workspace: object        # the workspace description it was perceived in (compared by identity)
+
+
+@dataclass(frozen=True)
+class GoalLook:
+    """The look a goal reasons on, and how it came: reused (with its age) or taken now (and why)."""
+
+    seen: Perceived
+    reused: bool
+    age_s: float
+    reason: str
+
+    def trace_fields(self) -> dict:
+        return {"reused": self.reused, "age_s": round(self.age_s, 3), "reason": self.reason}
+
+
+class LookStages(Protocol):
+    def observe(self, cancel: threading.Event) -> RGBDObservation: ...
+    def perceive(self, obs: RGBDObservation) -> Perceived: ...
+
+
+class ArmWatch:
+    """When the arm last moved, from its joints polled often (a reference kept until a joint
+    leaves it by more than ARM_STILL_TOL_RAD, so a slow drift counts too)."""
+
+    def __init__(self, joints: Callable[[], np.ndarray | None], clock=time.monotonic):
+        self._joints, self._clock = joints, clock
+        self._reference: np.ndarray | None = None
+        self.moved_at_s: float | None = None       # None: never seen moving
+        self.known = False                          # joints have been read at least once
+
+    def poll(self) -> None:
+        q = self._joints()
+        if q is None or np.shape(q) != (6,) or not np.all(np.isfinite(q)):
+            return
+        q = np.asarray(q, float)
+        if self._reference is None:
+            self._reference, self.known = q, True
+            self.moved_at_s = self._clock()         # standing since an unknown time: from now on
+        elif float(np.max(np.abs(q - self._reference))) > ARM_STILL_TOL_RAD:
+            self._reference, self.moved_at_s = q, self._clock()
+
+
+class LookAhead:
+    """The newest look, and the one lock under which looks are taken (the segmenter is never run
+    by two threads at once: an idle look under way when a goal comes is finished and then judged)."""
+
+    def __init__(self, stages: LookStages, config: LookAheadConfig = LookAheadConfig(), *,
+                 joints: Callable[[], np.ndarray | None] = lambda: None,
+                 workspace: Callable[[], object] = lambda: None, clock=time.monotonic):
+        self.stages, self.config, self._clock = stages, config, clock
+        self._workspace = workspace
+        self.arm = ArmWatch(joints, clock)
+        self._lock = threading.Lock()
+        self._latest: Look | None = None
+        self._next_idle_s = 0.0
+
+    # --- a goal's look ---------------------------------------------------------------------------
+    def for_goal(self, cancel: threading.Event) -> GoalLook:
+        """The newest look if it is still fresh, else a new one (stored as the newest)."""
+        with self._lock:
+            self.arm.poll()
+            latest = self._latest
+            why = self.stale_because(latest)
+            if why is None:
+                return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh")
+            look = self._take(cancel)
+            return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why)
+
+    def stale_because(self, look: Look | None) -> str | None:
+        """Why `look` may not be reused now (None: it may)."""
+        if self.config.max_age_s <= 0:
+            return "reuse is off (look_max_age_s 0)"
+        if look is None:
+            return "no look yet"
+        age = self._clock() - look.asked_at_s
+        if age > self.config.max_age_s:
+            return f"the last look is {age:.2f} s old (limit {self.config.max_age_s:g} s)"
+        if self._workspace() is not look.workspace:
+            return "the workspace changed since the last look (a reset or a new cell description)"
+        if not self.arm.known:
+            return "the arm's joints are not known, so whether it moved is not either"
+        if self.arm.moved_at_s is not None and self.arm.moved_at_s > look.asked_at_s - EXPOSURE_MARGIN_S:
+            return "the arm moved since (or just before) the last look"
+        return None
+
+    def _take(self, cancel: threading.Event) -> Look:
+        """Observe a frame asked for now and perceive it; the caller holds the lock."""
+        asked, workspace = self._clock(), self._workspace()
+        seen = self.stages.perceive(self.stages.observe(cancel))
+        look = Look(seen, asked, self._clock() - asked, workspace)
+        self._latest = look
+        return look
+
+    # --- while idle ------------------------------------------------------------------------------
+    def idle_look(self, cancel: threading.Event) -> Look | None:
+        """One look while no goal runs, when the newest one is stale or half its freshness limit
+        old, at most at the CPU share's rate; None when none was due (or a goal holds the lock)."""
+        self.arm.poll()
+        now = self._clock()
+        if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or now < self._next_idle_s:
+            return None
+        latest = self._latest
+        if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
+            return None
+        if self.arm.moved_at_s is not None and now - self.arm.moved_at_s < EXPOSURE_MARGIN_S:
+            return None                     # the arm is moving: a look now would be stale at once
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            look = self._take(cancel)
+        finally:
+            self._lock.release()
+        # the next idle look waits so that looking takes at most `cpu_share` of the time
+        self._next_idle_s = self._clock() + look.took_s * (1.0 / self.config.cpu_share - 1.0)
+        return look
+
+    def idle_loop(self, may_look: Callable[[], bool], stop: threading.Event,
+                  warn: Callable[[str], None] = lambda text: None) -> None:
+        """Watch the arm, and look whenever `may_look()` (no goal runs, the camera is there) and
+        a look is due, until `stop` is set. A failed idle look is logged once per kind and
+        retried a second later."""
+        warned: set[str] = set()
+        while not stop.wait(POLL_S):
+            if not may_look():
+                self.arm.poll()
+                continue
+            try:
+                self.idle_look(stop)
+            except SpatialManipError as e:
+                if e.code.value not in warned:
+                    warned.add(e.code.value)
+                    warn(f"looking ahead while idle failed ({e.code.value}): {e.message}; goals look for themselves")
+                self._next_idle_s = self._clock() + 1.0

@@ -1,0 +1,160 @@
+"""A goal reuses the newest look only while it is fresh (issue 42): younger than the limit, in the
+same workspace, the arm unmoved since; idle looks keep to their CPU share. A fake clock and
+counted stages (a unit test's double): the look's contents do not matter here, only which is used."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from spatial_manip.errors import ConfigError
+from spatial_manip.perception.look_ahead import EXPOSURE_MARGIN_S, LookAhead, LookAheadConfig
+
+HOME = np.zeros(6)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+class CountedStages:
+    """observe/perceive that count their calls; perceiving takes `perceive_s` of the fake clock."""
+
+    def __init__(self, clock: Clock, perceive_s: float = 0.5):
+        self.clock, self.perceive_s, self.looks = clock, perceive_s, 0
+
+    def observe(self, cancel):
+        return f"frame {self.looks + 1}"
+
+    def perceive(self, obs):
+        self.looks += 1
+        self.clock.t += self.perceive_s
+        return obs            # stands for the Perceived record
+
+
+@pytest.fixture
+def cell():
+    clock = Clock()
+    state = {"q": HOME.copy(), "workspace": object()}
+    stages = CountedStages(clock)
+    looks = LookAhead(stages, LookAheadConfig(max_age_s=3.0, cpu_share=0.5), joints=lambda: state["q"],
+                      workspace=lambda: state["workspace"], clock=clock)
+    looks.arm.poll()
+    clock.t += 1.0        # the arm has stood still for a while before the first look
+    return clock, state, stages, looks
+
+
+def test_a_fresh_look_is_reused_with_its_age(cell):
+    clock, _, stages, looks = cell
+    first = looks.for_goal(threading.Event())
+    assert (first.reused, first.reason, stages.looks) == (False, "no look yet", 1)
+    clock.t += 1.0
+    again = looks.for_goal(threading.Event())
+    assert again.reused and again.seen == first.seen and stages.looks == 1
+    assert again.age_s == pytest.approx(1.5)          # from when the frame was asked for
+    assert again.trace_fields() == {"reused": True, "age_s": 1.5, "reason": "fresh"}
+
+
+def test_an_old_look_is_taken_again(cell):
+    clock, _, stages, looks = cell
+    looks.for_goal(threading.Event())
+    clock.t += 3.0
+    goal = looks.for_goal(threading.Event())
+    assert not goal.reused and stages.looks == 2 and "3.50 s old (limit 3 s)" in goal.reason
+
+
+def test_an_arm_motion_since_the_look_makes_it_stale_even_if_the_arm_came_back(cell):
+    clock, state, stages, looks = cell
+    looks.for_goal(threading.Event())
+    state["q"] = HOME + 0.01
+    looks.arm.poll()
+    clock.t += 0.1
+    state["q"] = HOME.copy()                           # back where it was: things may have moved
+    goal = looks.for_goal(threading.Event())
+    assert not goal.reused and "arm moved" in goal.reason and stages.looks == 2
+
+
+def test_a_frame_asked_for_just_after_the_arm_moved_is_not_reused(cell):
+    clock, state, stages, looks = cell
+    state["q"] = HOME + 0.01
+    looks.arm.poll()
+    clock.t += EXPOSURE_MARGIN_S / 2                  # the frame may have been exposed while it moved
+    looks.for_goal(threading.Event())
+    assert "arm moved" in looks.for_goal(threading.Event()).reason
+
+
+def test_a_new_workspace_makes_the_look_stale(cell):
+    _, state, stages, looks = cell
+    looks.for_goal(threading.Event())
+    state["workspace"] = object()                     # a reset: an equal-looking description is still new
+    goal = looks.for_goal(threading.Event())
+    assert not goal.reused and "workspace changed" in goal.reason
+
+
+def test_unknown_joints_and_a_zero_limit_never_reuse():
+    clock = Clock()
+    stages = CountedStages(clock)
+    blind = LookAhead(stages, LookAheadConfig(max_age_s=3.0), clock=clock)
+    blind.for_goal(threading.Event())
+    assert "joints are not known" in blind.for_goal(threading.Event()).reason
+    off = LookAhead(stages, LookAheadConfig(max_age_s=0.0), joints=lambda: HOME, clock=clock)
+    off.for_goal(threading.Event())
+    assert "reuse is off" in off.for_goal(threading.Event()).reason
+
+
+def test_idle_looks_keep_to_their_cpu_share_and_refresh_at_half_the_limit(cell):
+    clock, _, stages, looks = cell
+    assert looks.idle_look(threading.Event()) is not None           # none yet: look
+    # it took 0.5 s at a share of 0.5: the next waits 0.5 s, and is not due before 1.5 s of age
+    clock.t += 0.4
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 1
+    clock.t += 0.5
+    assert looks.idle_look(threading.Event()) is None               # 1.4 s old: still fresh enough
+    clock.t += 0.2
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 2
+    goal = looks.for_goal(threading.Event())
+    assert goal.reused and stages.looks == 2
+
+
+def test_no_idle_look_while_the_arm_moves(cell):
+    clock, state, stages, looks = cell
+    state["q"] = HOME + 0.01
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 0
+    clock.t += EXPOSURE_MARGIN_S + 0.01
+    assert looks.idle_look(threading.Event()) is not None
+
+
+def test_a_goal_waits_for_the_idle_look_under_way_and_reuses_it(cell):
+    clock, _, stages, looks = cell
+    started, release = threading.Event(), threading.Event()
+    perceive = stages.perceive
+
+    def slow_perceive(obs):
+        started.set()
+        release.wait(5.0)
+        return perceive(obs)
+
+    stages.perceive = slow_perceive
+    idle = threading.Thread(target=looks.idle_look, args=(threading.Event(),))
+    idle.start()
+    assert started.wait(5.0)
+    got = []
+    goal = threading.Thread(target=lambda: got.append(looks.for_goal(threading.Event())))
+    goal.start()
+    release.set()
+    idle.join(5.0)
+    goal.join(5.0)
+    assert got and got[0].reused and stages.looks == 1
+
+
+@pytest.mark.parametrize("kwargs, words", [({"max_age_s": -1.0}, "look_max_age_s must be within 0..60 s"),
+                                           ({"max_age_s": 600.0}, "look_max_age_s must be within 0..60 s"),
+                                           ({"cpu_share": 1.5}, "look_cpu_share must be within 0..1")])
+def test_bad_settings_are_refused_with_the_setting_named(kwargs, words):
+    with pytest.raises(ConfigError, match=words):
+        LookAheadConfig(**kwargs)
