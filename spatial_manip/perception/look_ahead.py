@@ -22,8 +22,8 @@ from spatial_manip.observation import RGBDObservation
 Perceived = Any     # the stages' record of one look (spatial_manip.pipeline.Perceived, a layer above)
 
 ARM_STILL_TOL_RAD = 2e-3    # a joint change larger than this is arm motion (the latency bench's threshold)
-# a frame asked for this soon after the arm last moved may have been exposed while it moved (one
-# camera period at the sim's 5 Hz, several of a RealSense's)
+# a frame asked for this soon after the arm last moved, or the workspace changed (a reset), may
+# have been exposed before (one camera period at the sim's 5 Hz, several of a RealSense's)
 EXPOSURE_MARGIN_S = 0.25
 POLL_S = 0.05               # how often the idle loop watches the joints and the workspace
 
@@ -80,6 +80,10 @@ class ArmWatch:
         self.moved_at_s: float | None = None       # None: never seen moving
         self.known = False                          # joints have been read at least once
 
+    @property
+    def latest(self) -> Look | None:
+        return self._latest
+
     def poll(self) -> None:
         q = self._joints()
         if q is None or np.shape(q) != (6,) or not np.all(np.isfinite(q)):
@@ -102,15 +106,24 @@ class LookAhead:
         self.stages, self.config, self._clock = stages, config, clock
         self._workspace = workspace
         self.arm = ArmWatch(joints, clock)
+        self._workspace_seen: object = None
+        self._workspace_since_s = clock()     # when the workspace last changed, as polled
         self._lock = threading.Lock()
         self._latest: Look | None = None
         self._next_idle_s = 0.0
+
+    def poll(self) -> None:
+        """Note an arm motion or a new workspace (the idle loop calls this often, goals too)."""
+        self.arm.poll()
+        workspace = self._workspace()
+        if workspace is not self._workspace_seen:
+            self._workspace_seen, self._workspace_since_s = workspace, self._clock()
 
     # --- a goal's look ---------------------------------------------------------------------------
     def for_goal(self, cancel: threading.Event) -> GoalLook:
         """The newest look if it is still fresh, else a new one (stored as the newest)."""
         with self._lock:
-            self.arm.poll()
+            self.poll()
             latest = self._latest
             why = self.stale_because(latest)
             if why is None:
@@ -129,6 +142,8 @@ class LookAhead:
             return f"the last look is {age:.2f} s old (limit {self.config.max_age_s:g} s)"
         if self._workspace() is not look.workspace:
             return "the workspace changed since the last look (a reset or a new cell description)"
+        if look.asked_at_s - self._workspace_since_s < EXPOSURE_MARGIN_S:
+            return "the last look was asked for just as the workspace changed (its frame may show the old one)"
         if not self.arm.known:
             return "the arm's joints are not known, so whether it moved is not either"
         if self.arm.moved_at_s is not None and self.arm.moved_at_s > look.asked_at_s - EXPOSURE_MARGIN_S:
@@ -147,15 +162,15 @@ class LookAhead:
     def idle_look(self, cancel: threading.Event) -> Look | None:
         """One look while no goal runs, when the newest one is stale or half its freshness limit
         old, at most at the CPU share's rate; None when none was due (or a goal holds the lock)."""
-        self.arm.poll()
+        self.poll()
         now = self._clock()
         if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or now < self._next_idle_s:
             return None
         latest = self._latest
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
             return None
-        if self.arm.moved_at_s is not None and now - self.arm.moved_at_s < EXPOSURE_MARGIN_S:
-            return None                     # the arm is moving: a look now would be stale at once
+        if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < EXPOSURE_MARGIN_S:
+            return None                     # the arm moves or the world was just reset: a look now would be stale at once
         if not self._lock.acquire(blocking=False):
             return None
         try:
@@ -174,7 +189,7 @@ class LookAhead:
         warned: set[str] = set()
         while not stop.wait(POLL_S):
             if not may_look():
-                self.arm.poll()
+                self.poll()
                 continue
             try:
                 self.idle_look(stop)

@@ -44,7 +44,7 @@ def cell():
     stages = CountedStages(clock)
     looks = LookAhead(stages, LookAheadConfig(max_age_s=3.0, cpu_share=0.5), joints=lambda: state["q"],
                       workspace=lambda: state["workspace"], clock=clock)
-    looks.arm.poll()
+    looks.poll()
     clock.t += 1.0        # the arm has stood still for a while before the first look
     return clock, state, stages, looks
 
@@ -96,10 +96,22 @@ def test_a_new_workspace_makes_the_look_stale(cell):
     assert not goal.reused and "workspace changed" in goal.reason
 
 
+def test_a_look_asked_for_just_as_the_workspace_changed_is_not_reused(cell):
+    clock, state, stages, looks = cell
+    state["workspace"] = object()
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 0    # not yet: the old world's frames
+    first = looks.for_goal(threading.Event())
+    assert not first.reused and "just as the workspace changed" in looks.stale_because(looks.latest)
+    clock.t += EXPOSURE_MARGIN_S
+    assert looks.idle_look(threading.Event()) is not None
+    assert looks.for_goal(threading.Event()).reused
+
+
 def test_unknown_joints_and_a_zero_limit_never_reuse():
     clock = Clock()
     stages = CountedStages(clock)
     blind = LookAhead(stages, LookAheadConfig(max_age_s=3.0), clock=clock)
+    clock.t += 1.0
     blind.for_goal(threading.Event())
     assert "joints are not known" in blind.for_goal(threading.Event()).reason
     off = LookAhead(stages, LookAheadConfig(max_age_s=0.0), joints=lambda: HOME, clock=clock)
