@@ -80,10 +80,6 @@ class ArmWatch:
         self.moved_at_s: float | None = None       # None: never seen moving
         self.known = False                          # joints have been read at least once
 
-    @property
-    def latest(self) -> Look | None:
-        return self._latest
-
     def poll(self) -> None:
         q = self._joints()
         if q is None or np.shape(q) != (6,) or not np.all(np.isfinite(q)):
@@ -111,6 +107,10 @@ class LookAhead:
         self._lock = threading.Lock()
         self._latest: Look | None = None
         self._next_idle_s = 0.0
+
+    @property
+    def latest(self) -> Look | None:
+        return self._latest
 
     def poll(self) -> None:
         """Note an arm motion or a new workspace (the idle loop calls this often, goals too)."""
