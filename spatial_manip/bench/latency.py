@@ -42,6 +42,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--segmenter", default="classical")
     p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the bench's own graph")
     p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
+    p.add_argument("--think-s", type=float, default=0.0,
+                   help="seconds between a reset and its goal, as a person looks at the table and types (0: at "
+                        "once, the hardest case for a planner that looks ahead while idle; the baseline revision "
+                        "always sends at once)")
     p.add_argument("--out", required=True, help="output directory (tasks, latency.json)")
     sensing.add_arguments(p)
 
@@ -83,7 +87,18 @@ def stage_durations(marks: list[tuple[float, str]], t_end: float) -> dict[str, f
     return out
 
 
-def time_goal(node, task, reset, revision, watch) -> dict:
+def look_of(trace_path: str) -> dict | None:
+    """The goal's first look as its trace tells it (reused or taken, age, homing and looking
+    times), None when the trace has none (an older revision's, or no trace written)."""
+    try:
+        events = json.loads((Path(trace_path) / "trace.json").read_text())["events"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return next(({k: v for k, v in e.items() if k not in ("kind", "t_s")} for e in events if e.get("kind") == "look"),
+                None)
+
+
+def time_goal(node, task, reset, revision, watch, think_s: float = 0.0) -> dict:
     from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip_interfaces.srv import ResetTask
 
@@ -93,6 +108,7 @@ def time_goal(node, task, reset, revision, watch) -> dict:
     if res is None or not res.success:
         return {"id": task["id"], "skipped": True}
     revision.wait(lambda r: r.endswith(f":{task['id']}"), timeout_s=10.0)
+    time.sleep(think_s)
     marks: list[tuple[float, str]] = []
 
     def on_feedback(fb):
@@ -104,13 +120,16 @@ def time_goal(node, task, reset, revision, watch) -> dict:
     t_result = time.monotonic()
     rec = {"id": task["id"], "success": bool(report.result is not None and report.result.success),
            "stages": stage_durations(marks, t_result), "goal_total_s": t_result - marks[0][0] if marks else None}
+    look = look_of(report.result.trace_path) if report.result is not None else None
+    if look is not None:
+        rec["look"] = look
     if marks and watch.first:
         rec["accepted_to_first_motion_s"] = watch.first - marks[0][0]
         rec["arm_stopped_to_result_s"] = t_result - watch.last
     return rec
 
 
-def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None) -> list[dict]:
+def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None, think_s: float = 0.0) -> list[dict]:
     """Time the tasks on one sim graph; `profile` (a SensingProfile) sets sim_node's sensing,
     None leaves sim_node's default (realistic; what a baseline revision's own run_goals does)."""
     from spatial_manip_interfaces.srv import ResetTask
@@ -122,13 +141,26 @@ def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None) -> lis
         if not reset.wait_for_service(timeout_sec=90.0):
             raise RuntimeError("the sim node did not come up within 90 s; see graph.log")
         for k, task in enumerate(tasks, 1):
-            rec = time_goal(node, task, reset, revision, watch)
+            rec = time_goal(node, task, reset, revision, watch, think_s)
             records.append(rec)
             first = rec.get("accepted_to_first_motion_s")
             print(f"[latency] {k}/{len(tasks)} {task['id']} "
                   f"{'ok' if rec.get('success') else 'fail'} first motion "
-                  f"{'-' if first is None else f'{first:.2f} s'}", flush=True)
+                  f"{'-' if first is None else f'{first:.2f} s'}{_look_words(rec.get('look'))}", flush=True)
     return records
+
+
+def _look_words(look: dict | None) -> str:
+    if look is None:
+        return ""
+    return f", look {'reused' if look.get('reused') else 'taken'} ({look.get('age_s', 0):.2f} s old)"
+
+
+def looks_reused(records: list[dict]) -> str:
+    """'k of n looks reused' over the records whose trace said (an old revision's say nothing)."""
+    told = [r["look"] for r in records if r.get("look") is not None]
+    return f"{sum(bool(t.get('reused')) for t in told)} of {len(told)} goals reasoned on a look taken before them" \
+        if told else "no trace said whether its look was reused"
 
 
 def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
@@ -144,7 +176,9 @@ def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
     return out
 
 
-def print_table(current: dict, baseline: dict | None, successes: tuple[int, int] | None) -> None:
+def print_table(current: dict, baseline: dict | None, successes: tuple[int, int | None, int] | None) -> None:
+    """The measures' median and p95 (and the baseline's, with the ratio), then the successes:
+    (current, baseline or None, goals)."""
     head = f"{'measure':28s} {'median':>8s} {'p95':>8s} {'n':>3s}"
     if baseline:
         head += f" {'base med':>9s} {'base p95':>9s} {'ratio med':>10s}"
@@ -156,7 +190,8 @@ def print_table(current: dict, baseline: dict | None, successes: tuple[int, int]
             line += f" {bmed:8.2f}s {bp95:8.2f}s {med / bmed if bmed else float('nan'):9.2f}x"
         print(line)
     if successes:
-        print(f"successes: {successes[0]} (current), {successes[1]} (baseline)")
+        base = f", {successes[1]} (baseline)" if successes[1] is not None else ""
+        print(f"successes: {successes[0]} of {successes[2]} (current){base}")
 
 
 def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> list[dict]:
@@ -186,6 +221,9 @@ def run(args) -> int:
     if args.goals < 1:
         print("spatial-manip latency-bench: --goals must be at least 1", file=sys.stderr)
         return 2
+    if not 0.0 <= args.think_s <= 60.0:
+        print(f"spatial-manip latency-bench: --think-s must be within 0..60 s, got {args.think_s:g}", file=sys.stderr)
+        return 2
     profile = sensing.from_args(args)
     if args.baseline and (profile.name != "realistic" or profile.off):
         print(f"spatial-manip latency-bench: --baseline runs the old revision's graph with sim_node's default "
@@ -198,12 +236,13 @@ def run(args) -> int:
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
     tasks_file = out / "latency_tasks.jsonl"
     tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
-    current = run_goals(tasks, args.segmenter, out, profile)
+    current = run_goals(tasks, args.segmenter, out, profile, args.think_s)
     baseline = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else None
     (out / "latency.json").write_text(json.dumps({"current": current, "baseline": baseline}, indent=1))
     ok = sum(bool(r.get("success")) for r in current)
     print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}, "
-          f"sensing {profile.label}")
+          f"sensing {profile.label}, {args.think_s:g} s between a reset and its goal")
     print_table(summarize(current), summarize(baseline) if baseline else None,
-                (ok, sum(bool(r.get("success")) for r in baseline)) if baseline else None)
+                (ok, sum(bool(r.get("success")) for r in baseline) if baseline else None, len(current)))
+    print(f"current: {looks_reused(current)}")
     return 0

@@ -35,3 +35,32 @@ def test_a_baseline_under_another_sensing_profile_is_refused_before_anything_run
     assert latency.run(args) == 2
     assert "--baseline runs the old revision's graph with sim_node's default sensing" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_goals_look_is_read_from_its_trace_and_counted(tmp_path):
+    import json
+
+    from spatial_manip.bench.latency import look_of, looks_reused
+
+    (tmp_path / "trace.json").write_text(json.dumps({"events": [
+        {"t_s": 0.0, "kind": "stage", "stage": "perceiving"},
+        {"t_s": 0.4, "kind": "look", "reused": True, "age_s": 1.2, "reason": "fresh", "home_s": 0.3, "look_s": 0.1},
+        {"t_s": 9.0, "kind": "look", "reused": False, "age_s": 0.8, "reason": "the arm moved"}]}))
+    look = look_of(str(tmp_path))
+    assert look == {"reused": True, "age_s": 1.2, "reason": "fresh", "home_s": 0.3, "look_s": 0.1}   # the first
+    assert look_of(str(tmp_path / "missing")) is None
+    records = [{"look": look}, {"look": {"reused": False}}, {"id": "old revision"}]
+    assert looks_reused(records) == "1 of 2 goals reasoned on a look taken before them"
+    assert looks_reused([{}]) == "no trace said whether its look was reused"
+
+
+def test_a_negative_think_time_is_refused_before_anything_runs(tmp_path, capsys):
+    import argparse
+
+    from spatial_manip.bench import latency
+
+    p = argparse.ArgumentParser()
+    latency.add_arguments(p)
+    assert latency.run(p.parse_args(["--out", str(tmp_path), "--think-s", "-1"])) == 2
+    assert "--think-s must be within 0..60 s, got -1" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
