@@ -244,9 +244,10 @@ def package_cycles(imports: list[Import]) -> list[list[str]]:
 
 
 def layer_breaches(imports: list[Import]) -> list[Import]:
-    """Imports of a project module from a lower layer than the imported one (module level or not)."""
+    """Imports of a project module from a lower layer than the imported one (module level or not);
+    a component missing from the table is `unlayered`'s finding, not a crash here."""
     return [i for (a, b), made_by in edges(imports, module_level_only=False).items()
-            if LAYER_OF[b] > LAYER_OF[a] for i in made_by]
+            if a in LAYER_OF and b in LAYER_OF and LAYER_OF[b] > LAYER_OF[a] for i in made_by]
 
 
 def unlayered(imports: list[Import]) -> set[str]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
+
 from spatial_manip.progress import progress
+from spatial_manip.sim.layouts import sample_scene
+from spatial_manip.sim.world import SimConfig, SimWorld
 
 ESPIRE_UPDATE_S = 11.65
 
@@ -20,9 +23,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.sim.layouts import sample_scene
-    from spatial_manip.sim.world import SimConfig, SimWorld
-
     if args.updates < 1:
         raise SystemExit("--updates must be at least 1")
     t0 = time.perf_counter()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
-from spatial_manip.errors import SpatialManipError
+from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.transforms import rotation_angle
 from spatial_manip.scene import Scene, SceneObject
@@ -137,14 +137,13 @@ class SimWorldAdapter:
     def __init__(self, scene: Scene, *, sensing: SensingProfile = IDEAL, seed: int = 0):
         """`sensing`: the profile's arm kinematic error is what reaches the oracle (its targets
         come from the scene, not the camera); drawn from `seed`, the task's scene seed."""
-        from spatial_manip.sim.world import SimConfig, SimWorld
+        from spatial_manip.sim.world import SimConfig, SimWorld   # mujoco: espire/episode imports this module without it
         self.world = SimWorld(scene, config=SimConfig(sensing=sensing), seed=seed)
         self._robot = None
         held = scene.held_object()
         self.allowed_ids = {held.id} if held is not None else set()   # books the gripper may touch
 
     def move_tcp(self, T_tcp) -> bool:
-        from spatial_manip.errors import UnreachableError
         try:
             return bool(self.world.move_tcp(np.asarray(T_tcp, float)))
         except UnreachableError:

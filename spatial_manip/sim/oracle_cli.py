@@ -5,7 +5,11 @@ import argparse
 import json
 import time
 from pathlib import Path
+
 from spatial_manip.progress import progress
+from spatial_manip.scene import Scene
+from spatial_manip.sim import metrics, oracle, sensing, tasks
+from spatial_manip.sim.oracle import KinematicWorld, SimWorldAdapter
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -13,17 +17,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output folder for results.json")
     p.add_argument("--world", default="auto", choices=["auto", "mujoco", "kinematic"],
                    help="mujoco: SimWorld; kinematic: the labelled kinematic fallback; auto: mujoco if available")
-    from spatial_manip.sim import sensing
     sensing.add_arguments(p)   # the oracle reads no camera: of the profile, the arm's kinematic error reaches it
 
 
 def _world_factory(name: str, profile):
     """(task -> (scene -> world)), and the world's label."""
-    from spatial_manip.sim.oracle import KinematicWorld
     if name in ("auto", "mujoco"):
         try:
-            from spatial_manip.sim.world import SimWorld  # noqa: F401
-            from spatial_manip.sim.oracle import SimWorldAdapter
+            from spatial_manip.sim.world import SimWorld  # noqa: F401  (mujoco may be absent: auto falls back)
             return (lambda task: lambda scene: SimWorldAdapter(scene, sensing=profile, seed=task.scene_seed),
                     f"mujoco, sensing {profile.label}")
         except ImportError:
@@ -33,9 +34,6 @@ def _world_factory(name: str, profile):
 
 
 def run(args) -> int:
-    from spatial_manip.scene import Scene
-    from spatial_manip.sim import metrics, oracle, sensing, tasks
-
     profile = sensing.from_args(args)
     factory, label = _world_factory(args.world, profile)
     items = tasks.load(args.tasks)

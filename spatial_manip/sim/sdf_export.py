@@ -33,6 +33,7 @@ from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import assets as A
 from spatial_manip.sim import mjcf
 from spatial_manip.sim.layouts import camera_pose
+from spatial_manip.sim.world import SimConfig, SimWorld
 
 SDF_VERSION = "1.9"                   # libsdformat 12 (Debian 12) checks up to 1.9; Harmonic reads it
 SM_NS = "https://github.com/spatial-manip/sdf"   # namespace of the custom `sm:` elements
@@ -80,7 +81,6 @@ class CameraSpec:
 
     @classmethod
     def from_sim_config(cls, cfg=None) -> "CameraSpec":
-        from spatial_manip.sim.world import SimConfig
 
         cfg = cfg or SimConfig()
         return cls(width=cfg.width, height=cfg.height, fovy_deg=cfg.fovy_deg)
@@ -320,7 +320,6 @@ def initial_arm_joints(scene: Scene) -> np.ndarray:
     """The arm joints SimWorld starts this scene from (its IK of the scene's initial TCP pose, on
     the branch it picks; the analytic solution nearest HOME_Q is not always that branch), so
     Gazebo's arm starts in the same configuration and occludes the same things."""
-    from spatial_manip.sim.world import SimConfig, SimWorld
 
     with SimWorld(scene, config=SimConfig(width=64, height=48)) as world:   # no rendering: size is moot
         return np.asarray(world.joint_positions()[:6], float)
@@ -372,8 +371,6 @@ def _world_settings(world: ET.Element, timestep_s: float) -> None:
 def world_element(scene: Scene, *, name: str = "spatial_manip", robot_urdf: Path | None = None,
                   camera: CameraSpec | None = None, book_density: float | None = None,
                   with_robot: bool = True) -> ET.Element:
-    from spatial_manip.sim.world import SimConfig
-
     ET.register_namespace("sm", SM_NS)
     density = book_density if book_density is not None else SimConfig().book_density_kg_m3
     camera = camera or CameraSpec.from_sim_config()

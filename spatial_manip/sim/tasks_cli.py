@@ -6,7 +6,7 @@ import sys
 from collections import Counter
 
 from spatial_manip.cli import output_dir, positive_int
-from spatial_manip.sim import object_sets
+from spatial_manip.sim import object_sets, sdf_export, tasks
 from spatial_manip.sim.tasks import SUITES
 from spatial_manip.progress import progress
 
@@ -24,8 +24,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.sim import tasks
-
     count = args.count if args.count is not None else SUITES[args.suite].default_count
     try:
         object_sets.add_folders(args.objects)
@@ -37,8 +35,6 @@ def run(args) -> int:
         items = list(gen.generate(bar.update))
     path = tasks.write(args.out, items)
     if args.sdf:
-        from spatial_manip.sim import sdf_export
-
         for task, scene in items:
             sdf_export.write_world(scene, (path.parent / task.scene).with_suffix(".sdf"))
         urdf = sdf_export.default_robot_urdf()

@@ -52,9 +52,10 @@ from spatial_manip.heap import release_freed_memory
 from spatial_manip.rendering import NO_GL_MESSAGE
 from spatial_manip.geometry.camera import CameraIntrinsics, project
 from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.motion.robot import RobotModel, description_paths
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
-from spatial_manip.sim import mjcf, object_sets
+from spatial_manip.sim import layouts, mjcf, object_sets
 from spatial_manip.sim.layouts import camera_pose
 from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
@@ -74,7 +75,6 @@ START_SELF_CLEARANCE_M = 0.005  # a scene's starting arm keeps this between its 
 @functools.lru_cache(maxsize=1)
 def _description():
     """The UR5e's collision model from urdf/ (as the planner uses it), with the sim's TCP."""
-    from spatial_manip.motion.robot import RobotModel, description_paths
 
     return RobotModel(*description_paths("ur5e"), T_tool0_tcp=TOOL0_TCP)
 
@@ -665,7 +665,6 @@ def sample_visible_scene(kind: str, seed: int, *, min_visible: float = 0.2, atte
     """A layout whose books and references are each at least `min_visible` visible from the
     camera (robot included) and whose initial arm pose is reachable; deterministic in `seed`
     (attempt k uses the Generator seeded with (seed, k))."""
-    from spatial_manip.sim import layouts
     last = "no attempt"
     for k in range(attempts):
         rng = np.random.default_rng([seed, k])

@@ -117,8 +117,7 @@ LATE_IMPORTS_LEFT = {
     "espire/views.py",
     "perception/__init__.py", "perception/bench.py", "perception/box.py", "perception/catalogue_fit.py",
     "perception/reference_bench.py",
-    "sim/bench_cli.py", "sim/library.py", "sim/object_sets.py", "sim/oracle.py", "sim/oracle_cli.py",
-    "sim/sdf_export.py", "sim/tasks_cli.py", "sim/world.py",
+    "sim/library.py", "sim/object_sets.py",
 }
 
 
