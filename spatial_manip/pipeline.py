@@ -271,7 +271,7 @@ class InstructionPipeline:
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = self._set_down = None
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
-        seen = self._look(cancel, trace, clear=not goal.dry_run)
+        seen = self._look(cancel, trace, goal, clear=not goal.dry_run)
         trace.image("observation", seen.observation.rgb, "colour image the goal was planned on")
         scene = seen.scene
         trace.event("scene", objects=[o.to_dict() for o in scene.objects],
@@ -308,7 +308,7 @@ class InstructionPipeline:
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
         after = None
         if placed is not None:    # a new look at where the object was set down
-            seen_after = self._look(cancel, trace, clear=True)
+            seen_after = self._look(cancel, trace, goal, clear=True)
             after = seen_after.scene
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
                           "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
@@ -361,7 +361,7 @@ class InstructionPipeline:
                           path=picked.tcp_path if picked is not None else ())
         return picked
 
-    def _look(self, cancel: threading.Event, trace: Trace, *, clear: bool) -> Perceived:
+    def _look(self, cancel: threading.Event, trace: Trace, goal: GoalRequest, *, clear: bool) -> Perceived:
         """A look at the table, the arm first moved out of the camera's view when `clear`: the
         newest look when it is still fresh (the arm did not move), else a new one. The trace says
         which, its age, and how long homing and looking took."""
@@ -369,7 +369,7 @@ class InstructionPipeline:
         if clear:
             self.agent.clear_view(cancel)
         t1 = time.monotonic()
-        look = self.looks.for_goal(cancel)
+        look = self.looks.for_goal(cancel, goal.instruction)
         trace.event("look", **look.trace_fields(), home_s=round(t1 - t0, 3), look_s=round(time.monotonic() - t1, 3))
         return look.seen
 

@@ -33,6 +33,9 @@ from spatial_manip.trace import prune_traces
 from spatial_manip_interfaces.action import ExecuteInstruction
 
 ACTION_NAME = "spatial_manip/execute_instruction"
+# segmenters whose look does not depend on the instruction, so one look serves any goal; any other
+# (an open-vocabulary detector asked for the words) gets a look of its own per goal
+SEGMENTERS_WITHOUT_WORDS = ("classical", "ground_truth")
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -59,7 +62,8 @@ class PlannerNode(Node):
         self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
                            segmenter_config=segmenter_config)
         self.looks = LookAhead(self.agent, looks_config, joints=self.ports.joint_positions,
-                               workspace=lambda: self.ports.workspace()[0])
+                               workspace=lambda: self.ports.workspace()[0],
+                               words_matter=self.p["segmenter"] not in SEGMENTERS_WITHOUT_WORDS)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None, looks=self.looks)
         self._busy = threading.Lock()
         self._cancel = self.ports.goal_cancel

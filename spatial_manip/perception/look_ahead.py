@@ -50,6 +50,7 @@ class Look:
     asked_at_s: float        # monotonic; the frame arrived after this
     took_s: float            # how long observing and perceiving it took
     workspace: object        # the workspace description it was perceived in (compared by identity)
+    instruction: str = ""    # the words it was perceived for (only when the segmenter asks for them)
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class GoalLook:
 
 class LookStages(Protocol):
     def observe(self, cancel: threading.Event) -> RGBDObservation: ...
-    def perceive(self, obs: RGBDObservation) -> Perceived: ...
+    def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived: ...   # the words, if asked for
 
 
 class ArmWatch:
@@ -98,8 +99,11 @@ class LookAhead:
 
     def __init__(self, stages: LookStages, config: LookAheadConfig = LookAheadConfig(), *,
                  joints: Callable[[], np.ndarray | None] = lambda: None,
-                 workspace: Callable[[], object] = lambda: None, clock=time.monotonic):
+                 workspace: Callable[[], object] = lambda: None, words_matter: bool = False, clock=time.monotonic):
+        """`words_matter`: the segmenter looks for the instruction's words (an open-vocabulary
+        detector), so a look serves only the words it was made for and none is taken while idle."""
         self.stages, self.config, self._clock = stages, config, clock
+        self.words_matter = words_matter
         self._workspace = workspace
         self.arm = ArmWatch(joints, clock)
         self._workspace_seen: object = None
@@ -120,19 +124,20 @@ class LookAhead:
             self._workspace_seen, self._workspace_since_s = workspace, self._clock()
 
     # --- a goal's look ---------------------------------------------------------------------------
-    def for_goal(self, cancel: threading.Event) -> GoalLook:
+    def for_goal(self, cancel: threading.Event, instruction: str = "") -> GoalLook:
         """The newest look if it is still fresh, else a new one (stored as the newest)."""
+        words = instruction if self.words_matter else ""
         with self._lock:
             self.poll()
             latest = self._latest
-            why = self.stale_because(latest)
+            why = self.stale_because(latest, words)
             if why is None:
                 return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh")
-            look = self._take(cancel)
+            look = self._take(cancel, words)
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why)
 
-    def stale_because(self, look: Look | None) -> str | None:
-        """Why `look` may not be reused now (None: it may)."""
+    def stale_because(self, look: Look | None, instruction: str = "") -> str | None:
+        """Why `look` may not be reused now for `instruction` (None: it may)."""
         if self.config.max_age_s <= 0:
             return "reuse is off (look_max_age_s 0)"
         if look is None:
@@ -140,6 +145,8 @@ class LookAhead:
         age = self._clock() - look.asked_at_s
         if age > self.config.max_age_s:
             return f"the last look is {age:.2f} s old (limit {self.config.max_age_s:g} s)"
+        if look.instruction != instruction:
+            return "the segmenter looks for the instruction's words, and the last look was for others"
         if self._workspace() is not look.workspace:
             return "the workspace changed since the last look (a reset or a new cell description)"
         if look.asked_at_s - self._workspace_since_s < EXPOSURE_MARGIN_S:
@@ -150,11 +157,13 @@ class LookAhead:
             return "the arm moved since (or just before) the last look"
         return None
 
-    def _take(self, cancel: threading.Event) -> Look:
-        """Observe a frame asked for now and perceive it; the caller holds the lock."""
+    def _take(self, cancel: threading.Event, instruction: str = "") -> Look:
+        """Observe a frame asked for now and perceive it (for `instruction`'s words, if given);
+        the caller holds the lock."""
         asked, workspace = self._clock(), self._workspace()
-        seen = self.stages.perceive(self.stages.observe(cancel))
-        look = Look(seen, asked, self._clock() - asked, workspace)
+        obs = self.stages.observe(cancel)
+        seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
+        look = Look(seen, asked, self._clock() - asked, workspace, instruction)
         self._latest = look
         return look
 
@@ -164,7 +173,7 @@ class LookAhead:
         old, at most at the CPU share's rate; None when none was due (or a goal holds the lock)."""
         self.poll()
         now = self._clock()
-        if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or now < self._next_idle_s:
+        if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or self.words_matter or now < self._next_idle_s:
             return None
         latest = self._latest
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:

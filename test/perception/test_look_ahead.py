@@ -170,3 +170,24 @@ def test_a_goal_waits_for_the_idle_look_under_way_and_reuses_it(cell):
 def test_bad_settings_are_refused_with_the_setting_named(kwargs, words):
     with pytest.raises(ConfigError, match=words):
         LookAheadConfig(**kwargs)
+
+
+def test_a_segmenter_that_looks_for_the_words_gets_a_look_per_instruction_and_none_while_idle():
+    clock = Clock()
+    asked = []
+
+    class WordStages(CountedStages):
+        def perceive(self, obs, instruction=""):
+            asked.append(instruction)
+            return super().perceive(obs)
+
+    looks = LookAhead(WordStages(clock), LookAheadConfig(max_age_s=3.0), joints=lambda: HOME, words_matter=True,
+                      clock=clock)
+    looks.poll()
+    clock.t += 1.0
+    assert looks.idle_look(threading.Event()) is None
+    looks.for_goal(threading.Event(), "pick the mug")
+    assert looks.for_goal(threading.Event(), "pick the mug").reused
+    other = looks.for_goal(threading.Event(), "pick the teddy bear")
+    assert not other.reused and "last look was for others" in other.reason
+    assert asked == ["pick the mug", "pick the teddy bear"]
