@@ -155,8 +155,9 @@ def reset_problem(scene: Scene, seed: int = 0) -> str | None:
 POOL_KINDS = {"tabletop": 1, "shelf": 2, "metric": 3, "objects": 4, "objects-held": 5}   # seed streams
 
 
-def make_pool(kind: str, seed: int, n: int) -> list[PoolScene]:
-    """`n` scenes of one kind, cycling the difficulty levels; seeds derive from `seed`."""
+def make_pool(kind: str, seed: int, n: int, shelf_stance: str = "bench") -> list[PoolScene]:
+    """`n` scenes of one kind, cycling the difficulty levels; seeds derive from `seed`;
+    `shelf_stance`: layouts.SHELF_STANCES (the ESPIRE server's generator asks for "espire")."""
     out = []
     for i in range(n):
         level = LEVELS[i % 3]
@@ -169,7 +170,8 @@ def make_pool(kind: str, seed: int, n: int) -> list[PoolScene]:
                     scene = object_scenes.sample_objects_tabletop(np.random.default_rng(s), n_objects=OBJECTS_BY_LEVEL[level],
                                                                   held=(kind == "objects-held"))
                 elif kind == "shelf":
-                    scene = layouts.sample_shelf(np.random.default_rng(s), layout=LAYOUT_BY_LEVEL[level])
+                    scene = layouts.sample_shelf(np.random.default_rng(s), layout=LAYOUT_BY_LEVEL[level],
+                                                 stance=shelf_stance)
                 else:
                     scene = _tabletop(s, level, held=(kind == "metric"))
             except ValueError:
@@ -278,7 +280,7 @@ def default_pool_size(count: int) -> int:
 class Generator:
     """Balanced task sampling (ESPIRE Algorithm 1) over a suite's families and a scene pool."""
 
-    def __init__(self, suite: str, count: int, seed: int, pool_size: int | None = None):
+    def __init__(self, suite: str, count: int, seed: int, pool_size: int | None = None, shelf_stance: str = "bench"):
         if suite not in SUITES:
             raise ValueError(f"unknown suite {suite!r}; choose one of {sorted(SUITES)}")
         if count < 1:
@@ -287,7 +289,7 @@ class Generator:
         self.families = self.suite.family_list()
         self.rng = np.random.default_rng(seed)
         n_pool = pool_size or default_pool_size(count)
-        self.pools = {k: make_pool(k, seed, n_pool) for k in {SCENE_KIND[f.action] for f in self.families}}
+        self.pools = {k: make_pool(k, seed, n_pool, shelf_stance) for k in {SCENE_KIND[f.action] for f in self.families}}
         self._valid: dict = {}     # (family key, scene index) -> list of (variant, evaluation)
 
     def valid(self, f: fam.Family, i: int) -> list:

@@ -1,0 +1,84 @@
+"""The ESPIRE server's shelves flag the slots its arm reaches (layouts.SHELF_STANCES "espire"),
+while the main benchmark's place suite keeps its scenes ("bench", the default)."""
+import io
+from contextlib import redirect_stderr, redirect_stdout
+
+import numpy as np
+import pytest
+
+from spatial_manip.espire import feasible
+from spatial_manip.sim import layouts as L
+from spatial_manip.sim import tasks as gen
+
+
+def _flags(scene) -> dict:
+    return {r.id: r.extra["reachable"] for r in scene.regions}
+
+
+def test_espire_flags_five_or_more_slots_of_a_grid_shelf_where_the_bench_flags_about_two():
+    bench, espire = [], []
+    for seed in range(20):
+        b = L.sample_shelf(np.random.default_rng(seed), layout="grid")
+        e = L.sample_shelf(np.random.default_rng(seed), layout="grid", stance="espire")
+        # the same shelf and slots; the flag only ever adds slots
+        assert [r.id for r in b.regions] == [r.id for r in e.regions]
+        assert np.allclose([r.center for r in b.regions], [r.center for r in e.regions])
+        assert all(e_ok or not b_ok for b_ok, e_ok in zip(_flags(b).values(), _flags(e).values()))
+        bench.append(sum(_flags(b).values()))
+        espire.append(sum(_flags(e).values()))
+    assert np.mean(bench) <= 3.0
+    assert np.mean(espire) >= 5.0 and min(espire) >= 3
+
+
+def test_default_stance_is_the_bench_one_and_a_scene_says_its_stance():
+    plain = L.sample_shelf(np.random.default_rng(7), layout="combo")
+    bench = L.sample_shelf(np.random.default_rng(7), layout="combo", stance="bench")
+    assert plain.to_dict() == bench.to_dict()
+    assert "stance" not in plain.extra
+    assert L.sample_shelf(np.random.default_rng(7), layout="combo", stance="espire").extra["stance"] == "espire"
+
+
+def test_an_unknown_stance_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match=r"shelf stance must be one of \['bench', 'espire'\], got 'near'"):
+        L.sample_shelf(np.random.default_rng(0), stance="near")
+
+
+def test_the_espire_generator_builds_its_shelves_with_the_espire_stance():
+    assert feasible.SHELF_STANCE == "espire"
+    quiet = io.StringIO()
+    with redirect_stdout(quiet), redirect_stderr(quiet):      # MuJoCo's model-compiler notes
+        pool = gen.make_pool("shelf", 41, 2, shelf_stance=feasible.SHELF_STANCE)
+    assert pool and all(p.scene.extra["stance"] == "espire" for p in pool)
+
+
+@pytest.mark.slow
+def test_the_server_arm_puts_the_book_into_the_farthest_flagged_slot():
+    """The flag is not generous: the oracle's placement through the server's episode reaches the
+    flagged slot farthest from the shoulder (seed 1: the top row's right slot, 0.98 m by the flag's test)."""
+    from spatial_manip.espire.episode import Episode
+    from spatial_manip.sim.tasks import Task
+
+    scene = L.sample_shelf(np.random.default_rng(1), layout="grid", stance="espire")
+    st = L.SHELF_STANCES["espire"]
+
+    def reach(r):
+        z_floor = r.center[2] - r.size[2] / 2
+        wrist = np.array([st.front_x + 0.06 - 0.156, r.center[1], min(z_floor + 0.16, z_floor + r.size[2] - 0.05)])
+        return float(np.linalg.norm(wrist - L.SHOULDER))
+
+    slot = max((r for r in scene.regions if r.extra["reachable"]), key=reach)
+    assert reach(slot) > 0.9          # well beyond the bench flag's 0.80 m
+    held = scene.held_object().id
+    task = Task(id="stance-probe", suite="place", action="place", family="Attribute/Index2D",
+                family_key="place:Attribute/Index2D", aspect="Attribute", granularity="Fine", difficulty="medium",
+                instruction=f"place the book at row {slot.row}, column {slot.col} of the shelf", program="",
+                answer=[slot.id], golden_steps=4, scene="",
+                check=[{"type": "released", "object": held}, {"type": "in_regions", "object": held, "regions": [slot.id]}],
+                held=held, scene_kind="shelf", scene_seed=1)
+    quiet = io.StringIO()
+    with redirect_stdout(quiet), redirect_stderr(quiet):
+        ep = Episode(task, scene, [None, None, None])
+        try:
+            assert ep.act_on_goal(), f"the oracle did not put the book into {slot.id}"
+        finally:
+            ep.close()
