@@ -261,23 +261,70 @@ def _slab(eye: np.ndarray, dirs: np.ndarray, centre: np.ndarray, R: np.ndarray,
     return np.where(miss, np.inf, np.maximum(t_lo, 0)), np.where(miss, np.inf, t_hi)
 
 
+def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
+                          config: CatalogueFitConfig | None = None) -> dict:
+    """A part is never larger than its whole: a detection left unnamed between two listed objects
+    (`extra["candidates"]`, labelling.assign_labels), or named after one whose catalogue box
+    cannot hold what the depth shows while the runner-up's (`extra["runner_up"]`) can, is named
+    after the one whose box, in some orientation, holds the visible points (within
+    `inside_tol_m`, the sensor's error) when the other's cannot: a mug's box does not hold the
+    14 cm cover of a book leaning on its wedge (pick-52-00005). Only what cannot be held
+    settles it; how much of a box the depth sees through does not, since a bicycle sculpture or a
+    frame fills its box no more than a book's box fills a mug's. Returns {id: catalogue box (or
+    None)} of the detections it named, for complete_from_catalogue."""
+    from spatial_manip.perception.labelling import rename
+    from spatial_manip.perception.planes import plane_under
+
+    cfg = config or CatalogueFitConfig()
+    by_id = {e.id: e for e in expected or () if e.id and e.size_m is not None}
+    settled = {}
+    for d in detections:
+        runner_up = d.extra.get("runner_up")
+        if d.extra.get("candidates"):
+            ids = [c["id"] for c in d.extra["candidates"]]
+        elif runner_up and d.id in by_id and not size_agrees(d.box.size, by_id[d.id].size_m, cfg.consistent_m):
+            ids = [d.id, runner_up["id"]]
+        else:
+            continue
+        if len(ids) != 2 or not all(i in by_id for i in ids):
+            continue
+        pts = base_cloud(obs, d.mask)[0]
+        if len(pts) < 10:
+            continue
+        plane = plane_under(pts, planes) if planes else None
+        sample = pts[:: max(1, len(pts) // cfg.max_points)]
+        holds = [bool(_candidates(sample, np.asarray(by_id[i].size_m, float), d.box, plane, cfg)) for i in ids]
+        if holds[0] == holds[1] or (runner_up and holds[0]):
+            continue                      # both or neither hold it, or the name given stands
+        win = holds.index(True)
+        e, other = by_id[ids[win]], by_id[ids[1 - win]]
+        rename(detections, d, e, f"the {other.label}'s catalogue box cannot hold what the depth shows; the {e.label}'s can")
+        settled[d.id] = _fit(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg)
+    return settled
+
+
 def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
                             config: CatalogueFitConfig | None = None) -> list[str]:
-    """Give each detection whose catalogue entry (same id) lists a size its catalogue box,
-    posed on the depth, when the measured box disagrees with that size. Returns the ids whose
-    boxes changed; each keeps its measured box in `extra["measured_box"]`."""
+    """Settle names the depth can (settle_names_by_depth), then give each detection whose
+    catalogue entry (same id) lists a size its catalogue box, posed on the depth, when the
+    measured box disagrees with that size. Returns the ids whose boxes changed; each keeps its
+    measured box in `extra["measured_box"]`."""
     from spatial_manip.perception.attributes import book_size_class
     from spatial_manip.perception.planes import plane_under
 
     cfg = config or CatalogueFitConfig()
+    settled = settle_names_by_depth(obs, detections, expected, planes, cfg)
     sizes = {e.id: e.size_m for e in expected or () if e.id and e.size_m is not None}
     changed = []
     for d in detections:
         size = sizes.get(d.id)
         if size is None or size_agrees(d.box.size, size, cfg.consistent_m):
             continue
-        pts = base_cloud(obs, d.mask)[0]
-        box = _fit(obs, d.mask, pts, np.asarray(size, float), d.box, plane_under(pts, planes) if planes else None, cfg)
+        if settled.get(d.id) is not None:
+            box = settled[d.id]
+        else:
+            pts = base_cloud(obs, d.mask)[0]
+            box = _fit(obs, d.mask, pts, np.asarray(size, float), d.box, plane_under(pts, planes) if planes else None, cfg)
         if box is None:
             continue
         d.extra["measured_box"] = d.box.to_dict()

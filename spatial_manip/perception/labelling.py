@@ -115,6 +115,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 detections[r].extra["candidates"] = [_candidate(expected[k]) for k in (c, rival)]
                 continue
             _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
+            if rival is not None:
+                # what the depth may still prefer (catalogue_fit.settle_names_by_depth)
+                detections[r].extra["runner_up"] = _candidate(expected[rival])
     for d in detections:
         if "matched" not in d.extra:
             # books lie on the work surface; a book-sized piece beyond it is part of something else
@@ -169,6 +172,24 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     if not renamed:
         return scene, []
     return scene.with_objects([renamed.get(o.id, o) for o in scene.objects]), notes
+
+
+def rename(detections: list[Detection], d: Detection, e: ExpectedObject, why: str, *, max_cost: float = 0.8) -> None:
+    """Name `d` after entry `e` after `assign_labels` ran (the depth settled it): its label, the
+    entry's id when no other detection holds it (else a fresh "<label>_<k>"), its book size class;
+    `why` goes to `extra["named_by_depth"]`, and the refusal and candidates it settles are dropped."""
+    _name(d, e, float(max(0.05, 1.0 - match_cost(d, e) / max_cost)))
+    d.extra.pop("keep_id", None)
+    for key in ("refused", "candidates", "runner_up"):
+        d.extra.pop(key, None)
+    d.extra["named_by_depth"] = why
+    others = {o.id for o in detections if o is not d}
+    if d.id in others or not e.id:
+        base, k = d.label.replace(" ", "_"), 0
+        while f"{base}_{k}" in others:
+            k += 1
+        d.id = f"{base}_{k}"
+    d.size_class = book_size_class(d.box.size, at_least=d.truncated) if d.category == "book" else None
 
 
 def _name(d: Detection, e: ExpectedObject, score: float) -> None:

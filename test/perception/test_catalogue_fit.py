@@ -9,7 +9,7 @@ from spatial_manip.geometry.camera import CameraIntrinsics
 from spatial_manip.geometry.relations import book_tilt_deg
 from spatial_manip.perception.base import Detection, ExpectedObject
 from spatial_manip.perception.catalogue_fit import (CatalogueFitConfig, complete_from_catalogue,
-                                                     fit_catalogue_box, size_agrees)
+                                                     fit_catalogue_box, settle_names_by_depth, size_agrees)
 from spatial_manip.scene import SceneObject
 
 INTR = CameraIntrinsics.from_fovy(640, 480, 55)
@@ -116,6 +116,48 @@ def test_complete_from_catalogue_changes_only_disagreeing_catalogued_objects():
     assert dets[0].extra["measured_box"]["mode"] != "catalogue"
     assert dets[1].box is whole_box                    # agrees with its catalogue size: kept
     assert dets[2].box.mode != "catalogue"             # not in the catalogue: kept
+
+
+MUG = (0.1146, 0.0874, 0.1079)
+
+
+def _leaning_on_wedge():
+    """pick-52-00005: a medium book leaning 35 deg on its wedge, whose cover (23 cm) no mug's box holds."""
+    book = _standing(BOOK, (0.55, 0.0), tilt_deg=35, color=(240, 240, 240))
+    wedge = _standing((0.20, 0.06, 0.10), (0.49, 0.0), color=(150, 120, 90))
+    obs = S.render(INTR, S.look_at(EYE, book.center), [book, wedge])
+    mask = obs.segmentation == 0
+    return obs, mask, book
+
+
+def test_a_name_whose_box_cannot_hold_what_is_seen_goes_to_the_runner_up_that_can():
+    obs, mask, book = _leaning_on_wedge()
+    det = Detection("white_porcelain_mug", "mug", "mug", mask, 0.6, box_2d_to_box_3d(obs, mask=mask),
+                    extra={"matched": "white_porcelain_mug", "runner_up": {"label": "book", "category": "book",
+                                                                           "id": "book_white_medium"}})
+    expected = [ExpectedObject("mug", "mug", MUG, id="white_porcelain_mug"),
+                ExpectedObject("book", "book", tuple(BOOK), id="book_white_medium")]
+    changed = complete_from_catalogue(obs, [det], expected, planes=[])
+    assert (det.id, det.label, det.category) == ("book_white_medium", "book", "book")
+    assert "cannot hold" in det.extra["named_by_depth"] and "runner_up" not in det.extra
+    assert changed == ["book_white_medium"] and _centre_err(det.box, book) < 0.02
+
+
+def test_a_refused_name_is_settled_only_when_one_candidate_cannot_hold_the_cluster():
+    obs, mask, _ = _leaning_on_wedge()
+    candidates = [{"label": "mug", "category": "mug", "id": "mug"}, {"label": "book", "category": "book", "id": "b"}]
+    det = Detection("object_0", "object", "object", mask, 0.5, box_2d_to_box_3d(obs, mask=mask),
+                    extra={"refused": "mug or book", "candidates": list(candidates)})
+    other = Detection("book_0", "book", "book", obs.segmentation == 1, 0.5, box_2d_to_box_3d(obs, mask=obs.segmentation == 1))
+    expected = [ExpectedObject("mug", "mug", MUG, id="mug"), ExpectedObject("book", "book", tuple(BOOK), id="b")]
+    settled = settle_names_by_depth(obs, [det, other], expected, planes=[])
+    assert list(settled) == ["b"] and det.label == "book" and "candidates" not in det.extra
+    # a box large enough to hold it too leaves the refusal standing: the depth cannot tell
+    det2 = Detection("object_1", "object", "object", mask, 0.5, box_2d_to_box_3d(obs, mask=mask),
+                     extra={"refused": "vase or book", "candidates": [{"label": "vase", "category": "vase", "id": "v"},
+                                                                      candidates[1]]})
+    big = [ExpectedObject("vase", "vase", (0.26, 0.2, 0.2), id="v"), expected[1]]
+    assert settle_names_by_depth(obs, [det2], big, planes=[]) == {} and det2.label == "object"
 
 
 def test_size_agreement_is_per_sorted_side():
