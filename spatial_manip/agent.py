@@ -245,8 +245,12 @@ class Agent:
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
 
-    def perceive(self, obs: RGBDObservation) -> Perceived:
+    def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived:
+        """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them)."""
         ws, hints = self._workspace()
+        if instruction:
+            base = hints if hints is not None else SegmentationHints.from_scene(ws) if ws is not None else SegmentationHints()
+            hints = base.with_instruction(instruction)
         if self._segmenter is None:
             self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
         q, masked = self.ports.joint_positions(), obs

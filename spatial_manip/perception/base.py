@@ -7,7 +7,7 @@ depth — never copied from a simulator's poses, so that perception error is mea
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -242,13 +242,19 @@ class SegmentationHints:
       shelf may show too little to fit;
     - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`);
     - `work_areas`: the boxes of its work surfaces (the table, a shelf), which say what an
-      expected object's `placement` means."""
+      expected object's `placement` means;
+    - `instruction`: the words this look serves, which an open-vocabulary backend asks its
+      detector for (`with_instruction`)."""
 
     objects: Mapping[str, tuple] = field(default_factory=dict)
     expected: tuple = ()
     supports: tuple = ()
     fixtures: tuple = ()
     work_areas: tuple = ()
+    instruction: str = ""
+
+    def with_instruction(self, instruction: str) -> "SegmentationHints":
+        return replace(self, instruction=str(instruction or ""))
 
     @classmethod
     def from_scene(cls, scene: Scene, *, include_support: bool = False) -> "SegmentationHints":
@@ -396,9 +402,9 @@ def perceive_with_workspace(segmenter: "Segmenter", obs: RGBDObservation, worksp
     the objects (segmenter hints; `hints` if already made from it), its fixtures and regions are
     taken as configured, a segment of a fixture is not a new object, and its oriented objects
     have a front. Without a workspace the segmenter names what it finds and keeps fixtures as
-    objects."""
+    objects. `hints` may carry the instruction (`SegmentationHints.with_instruction`)."""
     if workspace is None:
-        return detections_to_scene(segmenter.segment(obs), obs)
+        return detections_to_scene(segmenter.segment(obs, hints=hints), obs)
     fixtures = [o for o in workspace.objects if o.category in FIXTURE_CATEGORIES]
     fixture_ids = {o.id for o in fixtures}
     hints = hints if hints is not None else SegmentationHints.from_scene(workspace)

@@ -2,11 +2,16 @@
 text queries, SAM turns each box into a mask, and the geometry is the same as the classical
 backend's (support plane, oriented box from the masked depth).
 
+The detector is asked for what this look needs: the noun phrases of the instruction
+(`hints.instruction`: "the teddy bear", "the white mug") and the labels of the object library
+(`hints.expected`), in that order; only without either does it fall back to `queries`.
+
 Weights are never downloaded by this code: it loads from local folders only, and raises
 `BackendUnavailableError` saying what to download and where when they are missing.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +19,7 @@ import numpy as np
 
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES
 from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
 from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.cloud import base_cloud
@@ -29,7 +35,7 @@ SAM_REPO = "facebook/sam-vit-base"
 class LearnedConfig:
     detector_path: str = f"{MODELS_DIR}/owlv2-base-patch16-ensemble"
     sam_path: str = f"{MODELS_DIR}/sam-vit-base"
-    queries: tuple = ("book", "jar", "cup", "bottle", "box", "bowl")
+    queries: tuple = ("book", "jar", "cup", "bottle", "box", "bowl")   # only with no instruction and no library
     score_threshold: float = 0.2
     nms_iou: float = 0.5
     min_pixels: int = 50
@@ -95,7 +101,8 @@ class LearnedSegmenter:
         valid = check_observation(obs)
         hints = hints or SegmentationHints()
         categories = {e.label: e.category for e in hints.expected}
-        queries = tuple(dict.fromkeys(e.label for e in hints.expected)) or self.config.queries
+        queries = detector_queries(hints) or self.config.queries
+        self.last_queries = queries
         boxes, scores, labels = self._detect(obs.rgb, queries)
         if len(boxes) == 0:
             return []
@@ -128,8 +135,9 @@ class LearnedSegmenter:
             out = self._detector(**inputs)
         if kind.startswith("owl"):
             side = max(h, w)    # OWLv2 pads to a square: boxes come back in the padded frame
-            res = self._det_processor.post_process_object_detection(
-                out, threshold=self.config.score_threshold, target_sizes=[(side, side)])[0]
+            # the image processor's (transformers 4 and 5; the v5 processor no longer has this name)
+            res = self._det_processor.image_processor.post_process_object_detection(
+                outputs=out, threshold=self.config.score_threshold, target_sizes=[(side, side)])[0]
             labels = [queries[int(i)] for i in res["labels"]]
         else:
             res = self._det_processor.post_process_grounded_object_detection(
@@ -151,6 +159,65 @@ class LearnedSegmenter:
         masks = self._sam_processor.image_processor.post_process_masks(
             out.pred_masks.cpu(), inputs["original_sizes"].cpu(), inputs["reshaped_input_sizes"].cpu())[0]
         return masks[:, 0].numpy().astype(bool)
+
+
+def detector_queries(hints: SegmentationHints) -> tuple[str, ...]:
+    """What the detector is asked for: the instruction's noun phrases, then the library's labels."""
+    return tuple(dict.fromkeys(instruction_phrases(hints.instruction) + tuple(e.label for e in hints.expected)))
+
+
+DETERMINERS = {"the", "a", "an", "this", "that", "these", "those", "each", "every", "any", "some", "my", "your",
+               "its", "their", "other", "another"}
+# Words that end a noun phrase (prepositions, conjunctions, verbs of placing).
+PHRASE_ENDS = {"of", "to", "on", "onto", "in", "into", "at", "from", "with", "by", "near", "beside", "behind",
+               "between", "under", "over", "above", "below", "next", "and", "or", "then", "so", "that", "which",
+               "is", "are", "it", "them", "up", "down", "away", "off", "as", "than", "please", "facing"}
+PARTITIVES = {"piece", "pieces", "kind", "sort", "type", "pair", "set", "bunch"}
+# Modifiers the detector need not be told (the planner measures them), and heads that name no object.
+MODIFIERS = set(COLOUR_NAMES) | set(ALIASES) | {
+    "first", "second", "third", "fourth", "fifth", "last", "leftmost", "rightmost", "frontmost", "nearest",
+    "closest", "farthest", "furthest", "biggest", "largest", "smallest", "tallest", "shortest", "widest",
+    "thinnest", "thickest", "big", "small", "large", "tall", "short", "little", "same", "only", "upright",
+    "standing", "lying", "flat", "empty", "emptiest", "fullest", "middle", "top", "bottom", "left", "right",
+    "front", "back"}
+NO_OBJECT_HEADS = {"left", "right", "front", "back", "side", "sides", "edge", "middle", "centre", "center", "top",
+                   "bottom", "corner", "end", "one", "ones", "table", "shelf", "shelves", "slot", "slots", "spot",
+                   "place", "row", "column", "cm", "mm", "m", "degrees", "way", "gap", "space", "area", "them",
+                   "thing", "things", "object", "objects", "item", "items", "camera", "robot", "view", "me", "you"}
+
+
+def instruction_phrases(instruction: str) -> tuple[str, ...]:
+    """The noun phrases an instruction names objects with, for an open-vocabulary detector:
+    "put the red alarm clock left of the teddy bear's box" -> ("alarm clock", "teddy bear", "box").
+    A phrase runs from a determiner to the next preposition, conjunction or possessive; colours,
+    ranks and sizes are dropped (the planner measures those), and a phrase whose head names a
+    place or a part ("the left", "the top row", "the red one") is none."""
+    words = re.findall(r"[a-z][a-z-]*|'s|\d+", instruction.lower())
+    phrases, current, inside = [], [], False
+    for word in words + ["."]:
+        if word in DETERMINERS:
+            _close(current, phrases)
+            current, inside = [], True
+        elif not inside:
+            continue
+        elif word == "of" and current and current[-1] in PARTITIVES:    # "a piece of fruit" names fruit
+            current = []
+        elif word in PHRASE_ENDS or word == "'s" or word.isdigit() or word == ".":
+            _close(current, phrases)
+            current, inside = [], word == "'s"     # "the bear's box": the box starts a phrase too
+        else:
+            current.append(word)
+    return tuple(dict.fromkeys(phrases))
+
+
+def _close(words: list[str], phrases: list[str]) -> None:
+    """A phrase's words without its modifiers, if its head (the last word that is no modifier:
+    "the alarm clock left of" ends at "clock") names an object."""
+    while words and words[-1] in MODIFIERS:
+        words = words[:-1]
+    kept = [w for w in words if w not in MODIFIERS]
+    if kept and kept[-1] not in NO_OBJECT_HEADS:
+        phrases.append(" ".join(kept))
 
 
 def _nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> list[int]:

@@ -137,7 +137,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         ports = _Ports(world, ws, SegmentationHints.from_scene(ws), obs)
         agent = Agent(ports, AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
         t0 = time.perf_counter()
-        look = agent.perceive(obs)
+        look = agent.perceive(obs, task.instruction)
         seen = look.scene
         res.perceive_s = time.perf_counter() - t0
         res.associate_s = _association_s(agent)
