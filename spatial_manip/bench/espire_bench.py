@@ -30,6 +30,7 @@ def server_command(args, max_episodes: int | None) -> list[str]:
         cmd += ["--suite", args.suite, "--seed", str(args.seed)]
         cmd += ["--count", str(args.count)] if args.count else []
         cmd += ["--pool", str(args.pool)] if args.pool else []
+    cmd += ["--tasks-out", args.tasks_out] if getattr(args, "tasks_out", None) else []
     cmd += ["--sensing", args.sensing] + (["--sensing-off", args.sensing_off] if args.sensing_off else [])
     if max_episodes is not None:
         cmd += ["--max-episodes", str(max_episodes)]

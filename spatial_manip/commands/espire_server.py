@@ -26,6 +26,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pool", type=int, default=None, help="scenes per scene kind (default: count/3, 9..45)")
     p.add_argument("--tasks", nargs="+", default=None, metavar="TASKS_JSONL",
                    help="serve these tasks.jsonl files (from `spatial-manip tasks --out`) instead of generating")
+    p.add_argument("--tasks-out", default=None, metavar="DIR",
+                   help="write the served tasks (after the feasibility filter) to DIR/tasks.jsonl and DIR/scenes/, "
+                        "for `--tasks` and `espire-eval --cell-config` on exactly these tasks")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to bind (default 127.0.0.1; 0.0.0.0 lets any host on the network move the arm)")
     p.add_argument("--server-port", type=int, default=6001, help="port the server receives on (client's server.port, default 6001)")
@@ -77,6 +80,9 @@ def run(args) -> int:
         print("error: none of the tasks can be completed by the server's arm (see the 'dropped' lines); "
               "try another --seed or more --count", file=sys.stderr)
         return 2
+    if args.tasks_out:
+        from spatial_manip.sim import tasks
+        print(f"[espire] wrote the served tasks to {tasks.write(args.tasks_out, items)}", flush=True)
     print(f"[espire] {len(items)} tasks ready in {time.perf_counter() - t0:.1f} s "
           f"({', '.join(sorted({t.action for t, _ in items}))}); sensing {args.sensing}"
           + (f" without {args.sensing_off}" if args.sensing_off else ""), flush=True)

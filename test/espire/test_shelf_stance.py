@@ -82,3 +82,19 @@ def test_the_server_arm_puts_the_book_into_the_farthest_flagged_slot():
             assert ep.act_on_goal(), f"the oracle did not put the book into {slot.id}"
         finally:
             ep.close()
+
+
+def test_the_bench_server_writes_its_served_tasks_where_asked(tmp_path):
+    """--tasks-out reaches the bench's server child, so espire-eval's cell configuration can be
+    the served tasks' own file (the ESPIRE shelves differ from `spatial-manip tasks`' ones)."""
+    import argparse
+
+    from spatial_manip.bench.espire_bench import server_command
+    from spatial_manip.commands.espire_server import add_arguments
+
+    p = argparse.ArgumentParser()
+    add_arguments(p)
+    args = p.parse_args(["--suite", "place", "--seed", "41", "--count", "8", "--tasks-out", str(tmp_path / "served")])
+    cmd = server_command(args, 16)
+    assert cmd[cmd.index("--tasks-out") + 1] == str(tmp_path / "served")
+    assert "--tasks-out" not in server_command(p.parse_args(["--suite", "place"]), 16)
