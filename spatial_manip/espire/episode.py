@@ -94,6 +94,7 @@ class Episode:
         self.marked = self._choose_marked()
         self.version = 0                  # bumped by every MOVE: older observations are stale
         self.kept: dict[str, Kept] = {}
+        self._views: dict = {}            # view -> (version, observation, encodings): see _render
         self.stale: dict[str, int] = {}
         self.localize_attempts = 0
         self.localization = "pending"     # pending | met | skipped
@@ -161,23 +162,40 @@ class Episode:
 
     # --- requests -----------------------------------------------------------------------------
     def observe(self, uid: str, view: str, highlight: bool) -> dict:
-        """A fresh render of `view` from the world as it is now (the ego camera rides on the
-        arm, wherever the last action left it)."""
+        """`view` of the world as it is now (the ego camera rides on the arm, wherever the last
+        action left it), rendered once per MOVE (`_render`)."""
         t0 = time.perf_counter()
-        obs = views.render(self.world, view)
-        ids, boxes = self.marked
-        rgb = obs.rgb
-        if highlight:
-            rgb = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
+        obs, encoded = self._render(view)
+        if highlight not in encoded:
+            rgb = obs.rgb
+            if highlight:
+                ids, boxes = self.marked
+                rgb = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
+            encoded[highlight] = proto.encode_png(rgb), proto.encode_f32(obs.depth_m)
         self._keep(uid, Kept(view, obs, self.version))
         h, w = obs.depth_m.shape
-        content = {"rgb": proto.encode_png(rgb), "depth": proto.encode_f32(obs.depth_m),
+        content = {"rgb": encoded[highlight][0], "depth": encoded[highlight][1],
                    "intrinsic": proto.encode_f32(obs.intrinsics.K), "extrinsic": proto.encode_f32(obs.T_base_cam),
                    "shape": {"row": h, "col": w}, "view": view, "highlight_goal": bool(highlight),
                    "bbox_color": self.color_name, "depth_unit": "m",
                    "extrinsic_frame": "T_base_camera: camera (x right, y down, z forward) to robot base"}
         self.update_s.append(time.perf_counter() - t0)
         return content
+
+    def _render(self, view: str) -> tuple:
+        """(observation, its encodings by highlight) of `view` as the world is now. Only a MOVE
+        changes the world (it bumps `version`), so a view asked again before the next MOVE (ESPIRE's
+        driver looks plain then highlighted, and twice around END_TASK) is the same image, rendered
+        and encoded once; unless the sensing profile draws new depth noise for every frame, as a
+        real camera's would be."""
+        last = self._views.get(view)
+        if last is not None and last[0] == self.version:
+            return last[1], last[2]
+        obs = views.render(self.world, view)
+        encoded: dict = {}
+        if self.world.sensing.depth_noise is None:
+            self._views[view] = (self.version, obs, encoded)
+        return obs, encoded
 
     def localize(self, kept: Kept, row: int, col: int) -> dict:
         self.localize_attempts += 1
