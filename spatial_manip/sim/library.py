@@ -19,8 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from spatial_manip.paths import resolve_config
+from spatial_manip.perception.attributes import book_size_class
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene, SceneObject, Viewpoint, workspace_description
 from spatial_manip.sim import assets as A
+from spatial_manip.sim.layouts import _support
+from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
+from spatial_manip.sim.object_sets import EVERYDAY_MODELS, model_for
 
 CATALOGUES = ("library", "episode")
 DEFAULT_LIBRARY = "library/sim_assets.json"       # under config/ (paths.resolve_config)
@@ -45,8 +50,6 @@ def object_key(model: str) -> str:
 def enrollable_keys() -> list[str]:
     """Every object the generator can place: near and distant references, a book of each size
     class in each colour it draws, and the objects suite's everyday objects (object:MODEL)."""
-    from spatial_manip.sim.object_sets import EVERYDAY_MODELS
-
     books = [book_key(s, c) for s in A.BOOK_SIZES for c in A.BOOK_COLORS]
     return list(A.NEAR_KEYS) + list(A.DISTANT_KEYS) + books + [object_key(m) for m in EVERYDAY_MODELS]
 
@@ -54,7 +57,7 @@ def enrollable_keys() -> list[str]:
 def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
     """(the cell with the one object `key` placed alone, that object's true SceneObject, what the
     enrolling person says: name, category, has_front, id)."""
-    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz
+    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
 
     tl, tw, th = TABLE_SIZE
     plinths = []
@@ -82,7 +85,7 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
 
 def _cell_with(obj: SceneObject, extra_objects: list) -> tuple[Scene, SceneObject]:
     """The enrollment cell: the table, `extra_objects` (a plinth), `obj`, the enrolling camera."""
-    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz
+    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
 
     tl, tw, th = TABLE_SIZE
     table = SceneObject("table", "table", "table", [TABLE_FRONT_X + tl / 2, 0.0, -th / 2], TABLE_SIZE, _rz(math.pi),
@@ -112,15 +115,11 @@ def _everyday(model_name: str) -> tuple[SceneObject, dict]:
     """An everyday object standing on the table as the objects suite stands it: named by its
     category ("mug"), which is what people call it; two mugs are two entries of one name, told
     apart by colour and size."""
-    from spatial_manip.sim.object_sets import model_for
-
     m = model_for(model_name)
     return _everyday_object(m), {"name": m.label, "category": m.category, "has_front": False, "id": model_name}
 
 
 def _everyday_object(m) -> SceneObject:
-    from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
-
     centre = [NEAR_SPOT[0], NEAR_SPOT[1], m.size_m[2] / 2 - m.rest_offset_m + TABLE_GAP_M]
     return everyday_object(m.name, m, centre, np.eye(3))
 
@@ -132,8 +131,7 @@ def everyday_enrollment_scene(model) -> tuple[Scene, SceneObject]:
 
 def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float) -> tuple[SceneObject, SceneObject]:
     """The asset on a plinth in the middle of the area the generator stands distant ones in."""
-    from spatial_manip.sim.layouts import _support
-    from spatial_manip.workspace.sim_cell import _rz
+    from spatial_manip.workspace.sim_cell import _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
 
     r = 0.5 * math.hypot(spec.size_m[0], spec.size_m[1])
     x = table_back_x + 0.10 + r + PLINTH_AREA_DEPTH_M / 2
@@ -158,6 +156,7 @@ def measured_extents(size_m) -> np.ndarray:
 
 def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True):
     """Place `key` alone in MuJoCo, render, measure: (Measurement, observation, true object)."""
+    # workspace/ imports sim/: at the top, a sim<->workspace cycle
     from spatial_manip.workspace.enroll import measure_object
     from spatial_manip.workspace.sim_cell import fixtures_only, render_cell
 
@@ -195,8 +194,6 @@ def library_object(entry) -> SceneObject:
              "shape": entry.shape}
     size_class = None
     if entry.category == "book":
-        from spatial_manip.perception.attributes import book_size_class
-
         size_class = book_size_class(entry.size_m)
     # `oriented` says the object has a front (the agent's `fronts`), as in the episode's catalogue
     return SceneObject(entry.id, entry.name, entry.category, np.zeros(3), entry.size_m, np.eye(3), entry.has_front,
@@ -212,8 +209,6 @@ def library_for(catalogue: str, path: str | Path | None = None):
 
 
 def load_default_library(path: str | Path | None = None):
-    from spatial_manip.workspace.enroll import Library
-
-    from spatial_manip.paths import resolve_config
+    from spatial_manip.workspace.enroll import Library  # workspace/ imports sim/: at the top, a sim<->workspace cycle
 
     return Library.load(path or resolve_config(DEFAULT_LIBRARY))

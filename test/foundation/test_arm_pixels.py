@@ -13,7 +13,7 @@ from spatial_manip.agent import ARM_DEPTH_M, Agent, AgentConfig, without_arm
 from spatial_manip.camera.types import metres_to_mm
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import SegmentationHints, load_segmenter_config
-from spatial_manip.perception.reference_bench import _Ports
+from spatial_manip.bench.reference_bench import _Ports
 from spatial_manip.scene import workspace_description
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld

@@ -76,9 +76,6 @@ KNOWN_BREACHES = {
     ("calibration/ros_capture.py", "nodes"): "a ROS capture inside calibration/: belongs beside the nodes",
     ("calibration/sim.py", "sim"): "the simulated calibration cell: belongs in sim/ or workspace/",
     ("grasping/bench_scenes.py", "sim"): "the grasp bench's scenes: a bench inside grasping/",
-    ("perception/reference_bench.py", "sim"): "a bench inside perception/ (issue 41 names it)",
-    ("perception/reference_bench.py", "agent"): "the same bench",
-    ("perception/reference_bench.py", "pipeline"): "the same bench",
     ("sim/tasks_cli.py", "cli"): "a CLI inside sim/",
     ("workspace/ros_source.py", "nodes"): "a ROS frame source inside workspace/: belongs beside the nodes",
 }
@@ -116,8 +113,7 @@ LATE_IMPORTS_LEFT = {
     "espire/feasible.py", "espire/stack_driver.py",
     "espire/views.py",
     "perception/__init__.py", "perception/bench.py", "perception/box.py", "perception/catalogue_fit.py",
-    "perception/reference_bench.py",
-    "sim/library.py", "sim/object_sets.py",
+    "sim/object_sets.py",
 }
 
 
@@ -138,7 +134,6 @@ TOOLS_LEFT_IN_CORE = {
     "grasping/bench.py": "grasping/ was being edited by another engineer this session",
     "grasping/bench_cli.py": "the same", "grasping/service_bench.py": "the same",
     "perception/bench.py": "perception/ was being edited by another engineer this session",
-    "perception/reference_bench.py": "the same",
     "sim/bench_cli.py": "sim/ was being edited by another engineer this session",
     "sim/oracle_cli.py": "the same", "sim/tasks_cli.py": "the same",
 }

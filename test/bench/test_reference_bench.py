@@ -1,4 +1,4 @@
-from spatial_manip.perception import reference_bench
+from spatial_manip.bench import reference_bench
 
 
 def test_reference_bench_scores_a_task_and_prints_totals(capsys):

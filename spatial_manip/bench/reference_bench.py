@@ -18,7 +18,7 @@ Perception's own figures, against the simulator's ground truth (which only this 
 - the associator's time per frame: the classical segmenter's naming laps (labels and the
   catalogue fit, `last_timing_s`), beside the whole perceive stage's.
 
-    python -m spatial_manip.perception.reference_bench --suite place --seeds 4 5 --count 16 [--sensing realistic]
+    python -m spatial_manip.bench.reference_bench --suite place --seeds 4 5 --count 16 [--sensing realistic]
 
 The catalogue is the enrolled library (`--catalogue library`, config/library/sim_assets.json: every
 asset the generator places, most absent) unless `--catalogue episode` (this episode's objects with
@@ -39,7 +39,18 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from spatial_manip.agent import Agent, AgentConfig
+from spatial_manip.camera.types import metres_to_mm
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.grasping.place_fit import slot_at
+from spatial_manip.paths import config_dir
+from spatial_manip.perception import SegmentationHints, load_segmenter_config
+from spatial_manip.pipeline import GoalRequest
 from spatial_manip.sim import sensing
+from spatial_manip.sim import tasks as T
+from spatial_manip.sim.library import catalogue_workspace, library_for
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
+from spatial_manip.trace import Trace
 
 GATE_M = 0.05
 SIZE_GATE = 0.15     # ... or this share of the object's largest side, if larger
@@ -111,15 +122,6 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
              library=None, profile=None) -> TaskResult:
     """`profile`: the SensingProfile the world renders with (None: ideal), drawn from the task's
     scene seed as sim_node's reset draws it."""
-    from spatial_manip.agent import Agent, AgentConfig
-    from spatial_manip.camera.types import metres_to_mm
-    from spatial_manip.errors import SpatialManipError
-    from spatial_manip.grasping.place_fit import slot_at
-    from spatial_manip.perception import SegmentationHints
-    from spatial_manip.pipeline import GoalRequest
-    from spatial_manip.sim.library import catalogue_workspace
-    from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
-    from spatial_manip.trace import Trace
 
     res = TaskResult(task.id, task.instruction)
     with _quiet_stderr():
@@ -225,10 +227,6 @@ def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
 
 def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print,
         catalogue: str = "library", profile=None, only=frozenset()) -> list[TaskResult]:
-    from spatial_manip.paths import config_dir
-    from spatial_manip.perception import load_segmenter_config
-    from spatial_manip.sim import tasks as T
-    from spatial_manip.sim.library import library_for
 
     _, cfg = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")
     library = library_for(catalogue)
