@@ -46,6 +46,7 @@ from spatial_manip.grasping.place_fit import slot_at
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import SegmentationHints, load_segmenter_config
 from spatial_manip.pipeline import GoalRequest
+from spatial_manip.scene import Scene
 from spatial_manip.sim import sensing
 from spatial_manip.sim import tasks as T
 from spatial_manip.sim.library import catalogue_workspace, library_for
@@ -118,12 +119,25 @@ def referenced_ids(task, scene) -> list[str]:
     return ids
 
 
-def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, catalogue: str = "library",
-             library=None, profile=None) -> TaskResult:
+@dataclass
+class FirstLook:
+    """A task's first observation as sim_node publishes it (depth in whole millimetres), the arm
+    where it stands, what the planner is told (`workspace`: the catalogue), and what only the
+    scoring reads (`truth`, the objects the task needs and how much of each is in view)."""
+
+    task: object
+    obs: object
+    workspace: Scene
+    truth: Scene
+    tcp_pose: np.ndarray
+    joints: np.ndarray
+    refs: list
+    visible: dict
+
+
+def first_look(task, scene, *, catalogue: str = "library", library=None, profile=None) -> FirstLook:
     """`profile`: the SensingProfile the world renders with (None: ideal), drawn from the task's
     scene seed as sim_node's reset draws it."""
-
-    res = TaskResult(task.id, task.instruction)
     with _quiet_stderr():
         world = SimWorld(scene, config=SimConfig(**({"sensing": profile} if profile is not None else {})),
                          seed=int(task.scene_seed))
@@ -135,20 +149,49 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         obs = replace(obs, depth_m=metres_to_mm(obs.depth_m).astype(np.float32) * 0.001, segmentation=None)
         truth = world.export_scene()
         refs = referenced_ids(task, truth)
-        visible = world.visible_fractions(refs)
-        ports = _Ports(world, ws, SegmentationHints.from_scene(ws), obs)
-        agent = Agent(ports, AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
-        t0 = time.perf_counter()
-        look = agent.perceive(obs, task.instruction)
-        seen = look.scene
-        res.perceive_s = time.perf_counter() - t0
-        res.associate_s = _association_s(agent)
+        return FirstLook(task, obs, ws, truth, np.asarray(world.tcp_pose(), float),
+                         np.asarray(world.joint_positions()[:6], float), refs, world.visible_fractions(refs))
     finally:
         world.close()
+
+
+class LookPorts:
+    """The agent's ports over a FirstLook: what perceive and reason use."""
+
+    def __init__(self, look: FirstLook):
+        self.look, self.scene = look, None
+        self._workspace = (look.workspace, SegmentationHints.from_scene(look.workspace))
+
+    def workspace(self):
+        return self._workspace
+
+    def publish_scene(self, scene):
+        self.scene = scene
+
+    def tcp_pose(self):
+        return self.look.tcp_pose
+
+    def joint_positions(self):
+        return self.look.joints
+
+
+def perceive_look(look: FirstLook, segmenter_config: dict, res: TaskResult, *, gate_m: float = GATE_M):
+    """The agent's perceive stage on the look, scored into `res`; returns the agent and its look."""
+    agent = Agent(LookPorts(look), AgentConfig(segmenter="classical"), segmenter_config=segmenter_config)
+    t0 = time.perf_counter()
+    seen = agent.perceive(look.obs, look.task.instruction)
+    res.perceive_s = time.perf_counter() - t0
+    res.associate_s = _association_s(agent)
+    score_perception(res, seen.scene, look, gate_m)
+    return agent, seen
+
+
+def score_perception(res: TaskResult, seen: Scene, look: FirstLook, gate_m: float = GATE_M) -> None:
+    """Wrong names over the scene's named detections, and how each object the task needs came out."""
     movable = [o for o in seen.objects if not o.held and o.category not in ("shelf", "table", "support")]
-    _count_wrong_names(res, movable, truth, gate_m)
-    for gid in refs:
-        g = truth.get(gid)
+    _count_wrong_names(res, movable, look.truth, gate_m)
+    for gid in look.refs:
+        g = look.truth.get(gid)
         gate = max(gate_m, SIZE_GATE * float(np.max(g.size)))   # a tall plant seen in part: its centre moves
         same = [o for o in movable if o.label == g.label]
         d = [float(np.linalg.norm(o.center - g.center)) for o in same]
@@ -160,9 +203,19 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         elif same:
             res.refs[gid] = f"far:{100 * min(d):.0f}cm"
         else:
-            res.refs[gid] = "missing" if visible[gid] >= MIN_VISIBLE else "unseen"
+            res.refs[gid] = "missing" if look.visible[gid] >= MIN_VISIBLE else "unseen"
+
+
+def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, catalogue: str = "library",
+             library=None, profile=None) -> TaskResult:
+    """Perceive and plan on the task's first look (`first_look`), scored against its truth."""
+    res = TaskResult(task.id, task.instruction)
+    look = first_look(task, scene, catalogue=catalogue, library=library, profile=profile)
+    truth = look.truth
+    agent, perceived = perceive_look(look, segmenter_config, res, gate_m=gate_m)
+    seen = perceived.scene
     try:
-        decision = agent.reason(look, GoalRequest(instruction=task.instruction), None, Trace(None, {}))
+        decision = agent.reason(perceived, GoalRequest(instruction=task.instruction), None, Trace(None, {}))
     except SpatialManipError as e:
         res.error = e.code.value if hasattr(e.code, "value") else str(e.code)
         return res
