@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from spatial_manip.espire.client import DRIVERS, EspireProtocolClient, make_driver
+
 REPLY_TIMEOUT_S = 300.0    # a loaded machine: a reply this late means the server is gone
 ESPIRE_UPDATE_S = 11.65     # ESPIRE Table 9: Isaac Sim on a GPU, seconds per environment update
 # ESPIRE supplementary, Table 9 (w/o reflection): success (%) on pick and on place
@@ -54,7 +56,6 @@ def start_server(cmd: list[str], ready_timeout_s: float = 900.0) -> subprocess.P
 
 
 def parse_drivers(text: str) -> list[str]:
-    from spatial_manip.espire.client import DRIVERS
     names = [n.strip() for n in str(text).split(",") if n.strip()]
     bad = [n for n in names if n not in DRIVERS]
     if not names or bad:
@@ -63,8 +64,6 @@ def parse_drivers(text: str) -> list[str]:
 
 
 def run_bench(args) -> int:
-    from spatial_manip.espire.client import EspireProtocolClient, make_driver
-
     n = int(args.bench)
     if n < 1:
         raise SystemExit(f"--bench needs at least 1 episode, got {n}")

@@ -12,6 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+from spatial_manip.espire.client import EspireProtocolClient
+from spatial_manip.espire.stack_driver import StackDriver, StackPolicy, load_results, load_scenes, summarize
+from spatial_manip.sim.library import load_default_library
+
 
 def add_arguments(p) -> None:
     p.add_argument("--server", default="127.0.0.1:6001", metavar="HOST:PORT",
@@ -38,9 +42,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.espire.client import EspireProtocolClient
-    from spatial_manip.espire.stack_driver import StackDriver, StackPolicy, load_results, load_scenes, summarize
-
     if args.summarize:
         recs = load_results(Path(args.summarize) / "results.jsonl")
         print(summarize(recs))
@@ -54,7 +55,6 @@ def run(args) -> int:
     scenes = load_scenes(args.cell_config) if args.cell_config else None
     library = None
     if scenes is not None:
-        from spatial_manip.sim.library import load_default_library
         try:
             library = load_default_library(args.library)
         except (OSError, ValueError) as e:

@@ -22,8 +22,11 @@ import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
+from spatial_manip.bench.worker import WorkspaceRevision, _run_episode
+from spatial_manip.perception import segmenter_names
 from spatial_manip.sim import sensing
 from spatial_manip.sim.sensing import SensingProfile
+from spatial_manip.sim.tasks import SUITES
 
 MB = 1024 * 1024
 REPORT_EVERY = 20
@@ -139,7 +142,6 @@ def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile, 
          report_every: int = REPORT_EVERY) -> None:
     """Run every task once through one graph, appending a sample to `samples` after each goal
     (filled as it goes: a soak stopped early keeps what it measured)."""
-    from spatial_manip.bench.worker import WorkspaceRevision, _run_episode
     from spatial_manip_interfaces.srv import CheckSuccess, ResetTask
 
     backends = {"segmenter": segmenter, "planner": "program", "grasp": "antipodal", "arm": "sim",
@@ -170,8 +172,6 @@ def soak(tasks: list[dict], out: Path, segmenter: str, profile: SensingProfile, 
 
 def argument_problem(args) -> str:
     """What is wrong with the arguments, before any task is generated or node started ("" = fine)."""
-    from spatial_manip.perception import segmenter_names
-    from spatial_manip.sim.tasks import SUITES
 
     if args.goals < 2:
         return "--goals must be at least 2"

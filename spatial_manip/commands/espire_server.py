@@ -13,10 +13,15 @@ import signal
 import sys
 import time
 
+from spatial_manip.bench.espire_bench import run_bench
+from spatial_manip.espire import feasible
+from spatial_manip.espire.server import EspireServer
+from spatial_manip.scene import Scene
+from spatial_manip.sim import sensing, tasks
+from spatial_manip.sim.tasks import SUITES
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from spatial_manip.sim import sensing
-    from spatial_manip.sim.tasks import SUITES
     p.description = (p.description or "") + (
         ". WARNING: whoever connects moves the simulated arm; the server binds to 127.0.0.1 unless "
         "--host says otherwise, and has no authentication.")
@@ -49,10 +54,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def load_tasks(args, profile, log=print) -> list:
     """The served tasks: generated or read, then only those the oracle completes with the
     server's arm (espire/feasible.py), as ESPIRE filters its instances."""
-    from spatial_manip.espire import feasible
-    from spatial_manip.scene import Scene
-    from spatial_manip.sim import tasks
-
     if args.tasks:
         out = []
         for path in args.tasks:
@@ -64,11 +65,7 @@ def load_tasks(args, profile, log=print) -> list:
 
 def run(args) -> int:
     if args.bench is not None:
-        from spatial_manip.bench.espire_bench import run_bench
         return run_bench(args)
-    from spatial_manip.espire.server import EspireServer
-    from spatial_manip.sim import sensing
-
     profile = sensing.from_args(args)
     t0 = time.perf_counter()
     try:
@@ -81,7 +78,6 @@ def run(args) -> int:
               "try another --seed or more --count", file=sys.stderr)
         return 2
     if args.tasks_out:
-        from spatial_manip.sim import tasks
         print(f"[espire] wrote the served tasks to {tasks.write(args.tasks_out, items)}", flush=True)
     print(f"[espire] {len(items)} tasks ready in {time.perf_counter() - t0:.1f} s "
           f"({', '.join(sorted({t.action for t, _ in items}))}); sensing {args.sensing}"

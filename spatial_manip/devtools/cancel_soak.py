@@ -23,13 +23,21 @@ import argparse
 import collections
 import csv
 import dataclasses
+import json
 import sys
 import threading
 import time
 
 import numpy as np
 
+from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
+from spatial_manip.bench.worker import WorkspaceRevision
+from spatial_manip.nodes.convert import joints_from_msg
+from spatial_manip.nodes.futures import wait_future
+from spatial_manip.nodes.runner import ActionClient
+from spatial_manip.perception import segmenter_names
+from spatial_manip.sim import sensing
 
 # (stage, how its feedback detail starts, after the arm starts moving): the moments a cancel is
 # aimed at. A motion's arm goal is sent within milliseconds of its "moving" feedback, but the arm
@@ -87,8 +95,6 @@ class JointLog:
     def __init__(self, node, topic: str = "/joint_states", keep: int = 6000):
         from sensor_msgs.msg import JointState
 
-        from spatial_manip.nodes.convert import joints_from_msg
-
         self._to_q, self._lock = joints_from_msg, threading.Lock()
         self._samples: collections.deque = collections.deque(maxlen=keep)
         node.create_subscription(JointState, topic, self._on_joints, 50)
@@ -127,7 +133,6 @@ def cancel_once(node, client, joints: JointLog, instruction: str, transition: tu
     `settle_s` more, and measure the joints."""
     from action_msgs.msg import GoalStatus
 
-    from spatial_manip.nodes.futures import wait_future
     from spatial_manip_interfaces.action import ExecuteInstruction
 
     stage, detail, arm_moving = transition
@@ -180,11 +185,6 @@ def run_cancels(node, scene, instruction: str, plan: list, settle_s: float, seed
     """A reset-goal-cancel cycle per (transition, delay) of `plan` (see `schedule`) on the running
     sim graph `node` talks to; `dead()` names the graph's nodes that have exited (the run stops
     with them)."""
-    import json
-
-    from spatial_manip.bench.worker import WorkspaceRevision
-    from spatial_manip.nodes.futures import wait_future
-    from spatial_manip.nodes.runner import ActionClient
     from spatial_manip_interfaces.action import ExecuteInstruction
     from spatial_manip_interfaces.srv import ResetTask
 
@@ -241,8 +241,6 @@ def line(r: CancelRecord) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from spatial_manip.sim import sensing
-
     p.add_argument("--cancels", type=int, default=100, help="reset-goal-cancel cycles (default %(default)s)")
     p.add_argument("--seed", type=int, default=SCENE_SEED,
                    help="first scene seed to try for the demo instruction (default %(default)s: the first from 0 on "
@@ -256,10 +254,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
-    from spatial_manip.perception import segmenter_names
-    from spatial_manip.sim import sensing
-
     if args.cancels < 1 or not args.settle > 0:
         return refuse("cancel-soak", f"--cancels must be >= 1 and --settle > 0, got {args.cancels} and {args.settle}")
     if args.segmenter not in segmenter_names():

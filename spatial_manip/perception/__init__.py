@@ -7,6 +7,7 @@
 Backends (role "segmenter"): ground_truth (simulator segmentation), classical (support planes +
 clustering + colour, no weights), learned (open-vocabulary detector + SAM, weights on disk).
 """
+from spatial_manip.config import backend_section, read_yaml, section
 from spatial_manip.geometry.boxes import Box3D
 from spatial_manip.perception.base import (Detection, ExpectedObject, SegmentationHints,
                                            Segmenter, camera_viewpoint, check_observation,
@@ -39,8 +40,6 @@ def load_segmenter_config(path, backend: str = "") -> tuple[str, dict]:
     """config/params/perception.yaml: (backend name, its section), checked through the backend's
     config dataclass (ConfigError naming the file, key and value). `backend` overrides the
     file's `segmenter.backend` ("" = the file's)."""
-    from spatial_manip.config import backend_section, read_yaml, section
-
     where = f"{path}: segmenter"
     seg = section(read_yaml(path), "segmenter", str(path))
     backend = backend or seg.get("backend", "classical")

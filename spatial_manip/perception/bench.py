@@ -19,6 +19,7 @@ from scipy.optimize import linear_sum_assignment
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, make_segmenter
 from spatial_manip.perception.base import SUPPORT_CATEGORIES
+from spatial_manip.perception.synthetic import SyntheticObject, default_objects, render_tabletop
 from spatial_manip.scene import Scene
 
 
@@ -43,7 +44,6 @@ class BackendFigures:
 def default_frames(*, noise_m: float = 0.0, seed: int = 0) -> list[tuple[RGBDObservation, Scene]]:
     """Three 640x480 tabletop renders (top view, side view, touching books), optionally with
     Gaussian depth noise of `noise_m` and 2 % dropped pixels."""
-    from spatial_manip.perception.synthetic import SyntheticObject, default_objects, render_tabletop
 
     frames = [render_tabletop(default_objects()),
               render_tabletop(default_objects(), camera_pos=(0.25, 0.7, 1.2)),
