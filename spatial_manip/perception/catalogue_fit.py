@@ -281,7 +281,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     for d in detections:
         runner_up = d.extra.get("runner_up")
         if d.extra.get("candidates"):
-            ids = [c["id"] for c in d.extra["candidates"]]
+            ids = [c["id"] for c in d.extra["candidates"][:2]]
         elif runner_up and d.id in by_id and not size_agrees(d.box.size, by_id[d.id].size_m, cfg.consistent_m):
             ids = [d.id, runner_up["id"]]
         else:

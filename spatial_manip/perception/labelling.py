@@ -22,6 +22,9 @@ FALLBACK_LABEL_COST = 0.15   # see assign_labels
 # that fits two objects about equally is left unnamed rather than guessed (the planner then says
 # it does not see the object, which a person can fix; a wrong name moves the wrong object).
 NAME_MARGIN = 0.08
+# A refused detection lists at most this many candidates (one entry per label, best first) for the
+# instruction's words to choose from (name_from_words).
+MAX_CANDIDATES = 4
 # What a shortfall costs on a side seen in full of an object that runs out of view elsewhere: a
 # round object cut by one edge is cut along every side a little.
 TRUNCATED_SIDE_WEIGHT = 0.6
@@ -119,7 +122,8 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 c, rival = rival, _rival(within, expected, rival, taken - {int(rival)})
             if rival is not None and within[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
-                detections[r].extra["candidates"] = [_candidate(expected[k]) for k in (c, rival)]
+                detections[r].extra["candidates"] = [_candidate(expected[k])
+                                                     for k in (c, rival, *_further(within, expected, (c, rival), taken))]
                 continue
             _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
             if rival is not None:
@@ -214,6 +218,24 @@ def _rival(costs: np.ndarray, expected, chosen: int, taken=frozenset()) -> int |
     others = [k for k, e in enumerate(expected)
               if k not in taken and e.label != expected[chosen].label and costs[k] < _UNMATCHED]
     return min(others, key=lambda k: costs[k]) if others else None
+
+
+def _further(costs: np.ndarray, expected, shown, taken, limit: int = MAX_CANDIDATES) -> list[int]:
+    """After the two candidates `shown`, the best entry of each further label the detection fits
+    within the gate (`costs` < _UNMATCHED), not `taken` by another detection, best first, so that
+    there are at most `limit` candidates: the words may name any object the cluster could be (a
+    newton's cradle seen as a few wires fits a mug and a bookend a little better, pick-51-00000)."""
+    labels = {expected[k].label for k in shown}
+    out = []
+    for k in np.argsort(costs, kind="stable"):
+        k = int(k)
+        if len(out) + len(shown) >= limit or costs[k] >= _UNMATCHED:
+            break
+        if k in taken or expected[k].label in labels:
+            continue
+        labels.add(expected[k].label)
+        out.append(k)
+    return out
 
 
 def unique_ids(detections: list[Detection]) -> None:

@@ -42,3 +42,30 @@ def test_near_equal_fits_are_still_refused_and_a_clearly_better_object_is_still_
                 ExpectedObject("book", "book", BOOK_LARGE, (32, 32, 32), id="book_black_large")]
     assign_labels([det], expected)
     assert det.id == "bicycle_sculpture"
+
+
+def test_a_refused_cluster_lists_further_candidates_the_words_may_choose():
+    """pick-51-00000 (realistic): the newton's cradle, seen as a few wires 9 x 6 x 6 cm, fits a mug
+    0.22 and the pillar bookend 0.27 (refused between them) and the cradle 0.32; "take a book
+    behind the newton's cradle" found no cradle. A third label within the gate is a candidate too,
+    and the words name it."""
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.observation import RGBDObservation
+    from spatial_manip.perception.base import detections_to_scene
+    from spatial_manip.perception.labelling import name_from_words
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 10:20] = True
+    box = _tilted_slab((0.09, 0.063, 0.06), 0, center=(0.346, 0.031, 0.102))
+    det = Detection("", "object", "object", mask, 0.5, box, (140, 137, 154),
+                    extra={"lower_bound_sides": [True, True, True]})
+    expected = [ExpectedObject("mug", "mug", (0.0902, 0.0774, 0.1293), (146, 145, 138.5), id="red_coffee_mug"),
+                ExpectedObject("pillar bookend", "reference", (0.156, 0.0714, 0.1324), (74, 74, 83), id="pillar_bookend"),
+                ExpectedObject("newton's cradle", "reference", (0.1466, 0.0964, 0.1413), (202, 202, 215),
+                               id="newtons_cradle")]
+    assign_labels([det], expected)
+    assert det.extra["refused"] == "mug or pillar bookend"
+    assert [c["id"] for c in det.extra["candidates"]] == ["red_coffee_mug", "pillar_bookend", "newtons_cradle"]
+    obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
+                          intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
+    scene, notes = name_from_words(detections_to_scene([det], obs), "take a book behind the newton's cradle")
+    assert scene.get("newtons_cradle").label == "newton's cradle" and len(notes) == 1
