@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy import ndimage
 
 from spatial_manip.geometry.boxes import Box3D, BoxFitConfig, BoxFitError, SupportPlane, box_2d_to_box_3d
+from spatial_manip.geometry.pointcloud import depth_edge_pixels
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import Plane
+
+SUPPORT_GAP_M = 0.05       # an object whose lowest point is this close to a plane rests on it
+# A mask made on the colour image holds a border of what lies behind the object (an L515's depth and
+# colour disagree by 2-5 px: realsense-ros#1716, librealsense#8702): a mask pixel this much deeper
+# than the nearest mask pixel within BEHIND_WINDOW_PX is background seen past the object's edge.
+BEHIND_M = 0.03
+BEHIND_WINDOW_PX = 3
+LYING_SPAN_M = 0.06        # an object's own points spanning less height than this lie flat on something
 
 
 def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowest_height_m: float,
-               *, max_gap_m: float = 0.05) -> Box3D | None:
+               *, max_gap_m: float = SUPPORT_GAP_M) -> Box3D | None:
     """Box of the object in `mask`, extended down to `plane` when its lowest visible point is
     within `max_gap_m` of it (a book on a hidden pedestal keeps its own bottom). None when too
     few usable depth points remain."""
@@ -34,6 +45,36 @@ def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowe
     if box.mode == "full":
         complete_leaning_book(box, obs.T_base_cam[:3, 3])
     return box
+
+
+def lowest_height(obs: RGBDObservation, mask: np.ndarray, plane: Plane, *, max_gap_m: float = SUPPORT_GAP_M) -> float:
+    """The object's lowest point above `plane` (1st percentile of its mask's points), except for a
+    flat-lying object held up by something hidden: when the mask reaches the plane only through
+    its border's background (pixels behind the object's edge, flying pixels) and what remains is a
+    slab spanning less than LYING_SPAN_M well above the plane, that slab's lowest point. A book on
+    a 7 cm pedestal under realistic sensing otherwise read its lowest point on the table and its
+    box was stretched down to it (the demo's scene, seed 1446). Tilted and upright books keep the
+    whole mask's lowest point: their lower parts are thin in the image, and reading them on an
+    eroded mask lifted the bottom of books leaning on wedges 10 cm up their side (4521ef4)."""
+    pts, _ = base_cloud(obs, mask)
+    if not len(pts):
+        return np.inf
+    whole = float(np.percentile(plane.height(pts), 1))
+    front = in_front(obs, mask)
+    if whole > max_gap_m or np.count_nonzero(front) < 20:
+        return whole
+    low, high = np.percentile(plane.height(base_cloud(obs, front)[0]), [1, 99])
+    return float(low) if low > max_gap_m and high - low < LYING_SPAN_M else whole
+
+
+def in_front(obs: RGBDObservation, mask: np.ndarray) -> np.ndarray:
+    """The mask's pixels on the object itself: a valid return, not at a depth edge (flying
+    pixels), and not BEHIND_M deeper than the nearest mask pixel around it (the background a
+    misregistered colour mask holds past the object's edge)."""
+    depth = np.asarray(obs.depth_m, float)
+    valid = mask & (depth > 0)
+    nearest = ndimage.minimum_filter(np.where(valid, depth, np.inf), size=2 * BEHIND_WINDOW_PX + 1)
+    return valid & ~depth_edge_pixels(depth) & (depth <= nearest + BEHIND_M)
 
 
 def complete_leaning_book(box: Box3D, camera_position: np.ndarray) -> bool:
@@ -71,12 +112,11 @@ def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: s
     or None when the box cannot be fitted. Shared by the segmenters that produce masks."""
     from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
     from spatial_manip.perception.base import Detection
-    from spatial_manip.perception.cloud import base_cloud
     from spatial_manip.perception.planes import plane_under
 
     pts, _ = base_cloud(obs, mask)
     plane = plane_under(pts, planes)
-    lowest = float(np.percentile(plane.height(pts), 1)) if plane is not None else np.inf
+    lowest = lowest_height(obs, mask, plane) if plane is not None else np.inf
     box = object_box(obs, mask, plane, lowest)
     if box is None:
         return None
