@@ -98,11 +98,35 @@ class RobotModel:
         pts = np.asarray(pts, float).reshape(-1, 3)
         data, gdata = self.model.createData(), pin.GeometryData(self.geom)
         pin.updateGeometryPlacements(self.model, data, self.geom, gdata, np.asarray(q, float))
+        bodies = list(zip(self.geom.geometryObjects, gdata.oMg))
+        # only points inside the box around every body's bounding sphere can be on the arm: one
+        # pass over a whole image instead of one per body (the arm covers a small part of a view)
+        spheres = [(M.translation + M.rotation @ c, r + margin_m)
+                   for (c, r), M in ((_bounding_sphere(g.geometry), M) for g, M in bodies)]
+        lo = np.min([c - r for c, r in spheres], axis=0)
+        hi = np.max([c + r for c, r in spheres], axis=0)
+        near = np.flatnonzero(np.all((pts >= lo) & (pts <= hi), axis=1))
+        near_pts = pts[near]
         hit = np.zeros(len(pts), bool)
-        for g, M in zip(self.geom.geometryObjects, gdata.oMg):
-            local = (pts - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
-            hit |= _inside_grown(g.geometry, local, margin_m)
+        for (g, M), (c, r) in zip(bodies, spheres):
+            # and of those, only the ones in this body's sphere's box are tested exactly
+            mine = np.flatnonzero(np.all(np.abs(near_pts - c) <= r, axis=1))
+            local = (near_pts[mine] - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
+            hit[near[mine]] |= _inside_grown(g.geometry, local, margin_m)
         return hit
+
+
+def _bounding_sphere(geometry) -> tuple[np.ndarray, float]:
+    """The centre (body frame) and radius of a sphere holding a coal body (see _inside_grown)."""
+    kind = type(geometry).__name__
+    if kind == "Cylinder":
+        return np.zeros(3), float(np.hypot(geometry.radius, geometry.halfLength))
+    if kind == "Box":
+        return np.zeros(3), float(np.linalg.norm(geometry.halfSide))
+    if kind == "Sphere":
+        return np.zeros(3), float(geometry.radius)
+    geometry.computeLocalAABB()
+    return np.asarray(geometry.aabb_center, float), float(geometry.aabb_radius)
 
 
 def _inside_grown(geometry, local: np.ndarray, margin: float) -> np.ndarray:
