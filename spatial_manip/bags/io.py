@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from rosbags.highlevel import AnyReader, AnyReaderError
+from rosbags.interfaces import Qos, QosDurability, QosHistory, QosLiveliness, QosReliability, QosTime
+from rosbags.rosbag2 import ReaderError, StoragePlugin, Writer
+
 from spatial_manip.device import Closeable
 from spatial_manip.bags.typestore import project_typestore
 from spatial_manip.errors import SpatialManipError
@@ -28,9 +32,6 @@ class BagTopicError(BagError):
 
 
 def _read_errors() -> tuple:
-    from rosbags.highlevel import AnyReaderError
-    from rosbags.rosbag2 import ReaderError
-
     errs = [AnyReaderError, ReaderError, sqlite3.Error, OSError, ValueError, KeyError, EOFError]
     try:
         import apsw  # the sqlite3 storage raises raw apsw errors on truncated files
@@ -67,8 +68,6 @@ class BagReader(Closeable):
     """Read a rosbag2 folder (with metadata.yaml), or a bare .db3 / .mcap file."""
 
     def __init__(self, path: str | Path):
-        from rosbags.highlevel import AnyReader
-
         self.path = Path(path)
         self._errors = _read_errors()
         if not self.path.exists():
@@ -136,8 +135,6 @@ class BagWriter(Closeable):
     """Write a rosbag2 (metadata.yaml version 9) that `ros2 bag play` reads."""
 
     def __init__(self, path: str | Path, storage: str = "sqlite3"):
-        from rosbags.rosbag2 import StoragePlugin, Writer
-
         if storage not in STORAGES:
             raise ValueError(f"storage must be one of {STORAGES}, got {storage!r}")
         self.path = Path(path)
@@ -202,9 +199,6 @@ class BagWriter(Closeable):
 
 
 def _latched_qos():
-    from rosbags.interfaces import (Qos, QosDurability, QosHistory, QosLiveliness, QosReliability,
-                                    QosTime)
-
     zero = QosTime(0, 0)
     return Qos(QosHistory.KEEP_LAST, 1, QosReliability.RELIABLE, QosDurability.TRANSIENT_LOCAL,
                zero, zero, QosLiveliness.AUTOMATIC, zero, False)

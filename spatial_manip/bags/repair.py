@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+import lz4.frame
+
 from spatial_manip.bags.io import BagError, BagWriter
 
 MCAP_MAGIC = b"\x89MCAP0\r\n"
@@ -187,8 +189,7 @@ def _decompress(kind: str, raw: bytes, size: int) -> bytes:
             from backports import zstd  # what rosbags itself uses on older Pythons
         return zstd.decompress(raw)
     if kind == "lz4":
-        from lz4.frame import decompress
-        return decompress(raw)
+        return lz4.frame.decompress(raw)
     raise BagError(f"MCAP chunk compressed with {kind!r}; only none, zstd and lz4 are supported")
 
 

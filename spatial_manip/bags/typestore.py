@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import re
 
+from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+
 from spatial_manip.paths import INTERFACES as PACKAGE
 from spatial_manip.paths import interfaces_dir
 
@@ -19,8 +21,6 @@ def _split_action(text: str) -> tuple[str, str, str]:
 
 def interface_types() -> dict:
     """rosbags type definitions of every message and action-on-topic type of the package."""
-    from rosbags.typesys import get_types_from_msg
-
     root = interfaces_dir()
     types: dict = {}
     for f in sorted((root / "msg").glob("*.msg")):
@@ -42,8 +42,6 @@ def interface_types() -> dict:
 @functools.lru_cache(maxsize=1)
 def project_typestore():
     """Kilted standard types + this project's interfaces (built once per process)."""
-    from rosbags.typesys import Stores, get_typestore
-
     store = get_typestore(Stores.ROS2_KILTED)
     store.register(interface_types())
     return store

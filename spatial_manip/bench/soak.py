@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+import psutil
 
 from spatial_manip.bench.runner import prepare_tasks
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
@@ -53,8 +54,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def node_usage(graph) -> dict[str, NodeUsage]:
     """{node name: its resident MB, open file descriptors and threads} of each running node,
     counting the processes it started (a node's renderer or sandbox lives in its own process)."""
-    import psutil
-
     out = {}
     for name, popen in graph.processes().items():
         try:

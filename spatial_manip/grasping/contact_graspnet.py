@@ -36,6 +36,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from spatial_manip.errors import BackendUnavailableError, InvalidGoalError
 from spatial_manip.grasping.base import lims_mask, validate_cloud
@@ -260,8 +261,6 @@ def refine_with_cloud(R: np.ndarray, t: np.ndarray, widths: np.ndarray, target: 
     the grasp is re-centred on it and the width is that extent plus a margin on each side.
     Grasps with fewer than 3 such points keep CGN's values.
     """
-    from scipy.spatial import cKDTree
-
     tgt = target[voxel_downsample(target, voxel_m)]
     a, b = R[:, :, 0], R[:, :, 1]
     contact = t + (depth_m - tip_margin_m) * a - 0.5 * widths[:, None] * b

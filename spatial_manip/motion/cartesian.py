@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import PlanNotFoundError
@@ -82,8 +83,6 @@ def clear_of_contact(robot: RobotModel, envelope: SafetyEnvelope, world: Collisi
 def _line(A: np.ndarray, B: np.ndarray, step_m: float) -> list[np.ndarray]:
     """Poses from A (excluded) to B, linear in position and slerp in rotation, at most step_m
     apart (0.1 m per radian of turn, as the envelope counts it)."""
-    from scipy.spatial.transform import Rotation, Slerp
-
     dist = float(np.linalg.norm(B[:3, 3] - A[:3, 3]))
     ang = float(np.linalg.norm(Rotation.from_matrix(A[:3, :3].T @ B[:3, :3]).as_rotvec()))
     n = max(1, int(np.ceil(max(dist, 0.1 * ang) / step_m)))

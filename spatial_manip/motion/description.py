@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES
 from spatial_manip.geometry.calibration import load_calibration
@@ -200,8 +201,6 @@ def camera_links(mount: str, T_base_camera: np.ndarray) -> tuple[list[Link], lis
 
 
 def _xyz_rpy(T: np.ndarray) -> tuple[tuple, tuple]:
-    from scipy.spatial.transform import Rotation
-
     return tuple(float(v) for v in T[:3, 3]), tuple(float(v) for v in Rotation.from_matrix(T[:3, :3]).as_euler("xyz"))
 
 
@@ -210,8 +209,6 @@ def _volume(b: Body) -> float:
 
 
 def _rotation(rpy: Sequence[float]) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-
     return Rotation.from_euler("xyz", rpy).as_matrix()          # URDF rpy: fixed-axis x, y, z
 
 
@@ -250,8 +247,6 @@ def inertial(lk: Link) -> Inertial | None:
     if len(lk.bodies) == 1:                # the primitive's own axes are principal
         R = _rotation(lk.bodies[0].rpy)
         return Inertial(lk.mass, tuple(com), tuple(lk.bodies[0].rpy), tuple(np.diag(R.T @ I @ R)))
-    from scipy.spatial.transform import Rotation
-
     w, Q = np.linalg.eigh((I + I.T) / 2)
     order = np.argmax(np.abs(Q), axis=0)   # principal axis k nearest link axis order[k]
     if len(set(order)) == 3:               # list them as x, y, z, each pointing the link axis' way

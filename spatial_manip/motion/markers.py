@@ -7,6 +7,7 @@ the ROS message types on call, so the motion package stays importable without RO
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 MAX_VOXELS = 20000          # a cube list beyond this slows RViz more than it informs
 BODY_RGBA = (0.9, 0.5, 0.1, 0.35)
@@ -77,8 +78,6 @@ def _marker(kind: int, ns: str, i: int, header, rgba):
 
 def _pose(T: np.ndarray):
     from geometry_msgs.msg import Pose
-    from scipy.spatial.transform import Rotation
-
     x, y, z, w = Rotation.from_matrix(T[:3, :3]).as_quat()
     p = Pose()
     p.position.x, p.position.y, p.position.z = (float(v) for v in T[:3, 3])

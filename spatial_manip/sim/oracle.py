@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import SpatialManipError, UnreachableError
@@ -154,7 +155,6 @@ class SimWorldAdapter:
         cuts into neither the table, shelf, a reference nor itself; with `T_from`, also at
         PATH_CHECKS points of the straight line from T_from (scratch data, no physics; contacts
         with books are the grasp itself and are allowed)."""
-        from scipy.spatial.transform import Rotation, Slerp
         w = self.world
         T_tcp = np.asarray(T_tcp, float)
         with w.lock:
@@ -250,7 +250,6 @@ LYING_GRASP_DEPTH_M = 0.035   # pads (38 mm long) fully on the overhang (60-80 m
 
 
 def _rot_about(axis, deg: float) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
     return Rotation.from_rotvec(np.asarray(axis, float) * np.radians(deg)).as_matrix()
 
 

@@ -42,6 +42,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Callable
 
+import cv2
 import mujoco
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
@@ -96,6 +97,10 @@ class SimConfig:
     ik_tol_m: float = 1e-3
     ik_tol_rad: float = math.radians(0.5)
     max_speed_mps: float = 0.5
+    # free space the arm's initial pose must keep from everything but itself. The sim node's reset
+    # needs none; the task generator asks for some, so a scene it keeps still resets when the
+    # sensing profile offsets the arm's links by a millimetre or two
+    start_clearance_m: float = 0.0
 
     def __post_init__(self):
         if self.width <= 0 or self.height <= 0:
@@ -106,6 +111,8 @@ class SimConfig:
             raise ValueError(f"timestep_s must be in (0, 0.01] for stable grasps, got {self.timestep_s}")
         if self.book_density_kg_m3 <= 0 or self.max_speed_mps <= 0:
             raise ValueError("book_density_kg_m3 and max_speed_mps must be positive")
+        if not 0.0 <= self.start_clearance_m <= 0.05:
+            raise ValueError(f"start_clearance_m must be within 0-0.05 m, got {self.start_clearance_m}")
 
 
 def _pose_error(T_target: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -196,9 +203,11 @@ class SimWorld:
                                        "resample the scene")
         held = scene.held_object()
         d.ctrl[self._grip_act] = 0.0
-        hit = self._arm_contact(q)
+        hit = self._arm_contact(q, self.config.start_clearance_m)
         if hit:
-            raise UnreachableError(f"the scene's initial arm pose collides ({hit[0]} with {hit[1]}); resample the scene")
+            raise UnreachableError(f"the scene's initial arm pose collides ({hit[0]} with {hit[1]}"
+                                   f"{f', within {self.config.start_clearance_m * 1000:.0f} mm' if self.config.start_clearance_m else ''}); "
+                                   "resample the scene")
         if held is not None:
             # close on the carried book while pinning it in place, so it does not fall meanwhile
             b = self._body_of[held.id]
@@ -226,9 +235,10 @@ class SimWorld:
         free = [c for c in [q, *others] if c is not None and self._arm_contact(c) is None]
         return max(free, key=lambda c: robot.self_clearance(c)[0]) if free else q
 
-    def _arm_contact(self, q: np.ndarray) -> tuple[str, str] | None:
+    def _arm_contact(self, q: np.ndarray, clearance_m: float = 0.0) -> tuple[str, str] | None:
         """Pose the arm at q (as commanded); the first two bodies of a contact involving the
-        robot, by name, or None."""
+        robot, by name, or None; with a clearance, an arm body nearer than that to a movable
+        object counts too."""
         m, d = self.model, self.data
         d.qpos[self._arm_qadr] = q
         d.ctrl[self._arm_act] = q
@@ -238,7 +248,30 @@ class SimWorld:
             b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
             if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
                 return m.body(b1).name, m.body(b2).name
+        return self._near_object(clearance_m) if clearance_m > 0 else None
+
+    def _near_object(self, clearance_m: float) -> tuple[str, str] | None:
+        """The first arm or gripper body and movable object (not the held one) closer than
+        clearance_m, by name, or None."""
+        m, d = self.model, self.data
+        root = m.jnt_bodyid[self._arm_jnt[0]]
+        moving = {b for b in range(1, m.nbody) if self._descends_from(b, root)}
+        held = {self._body_of[o.id] for o in self.scene.objects if o.held and o.id in self._body_of}
+        objects = set(self._id_of_body) - held
+        arm_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in moving and m.geom_contype[g] | m.geom_conaffinity[g]]
+        object_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in objects]
+        for g1 in arm_geoms:
+            for g2 in object_geoms:
+                if mujoco.mj_geomDistance(m, d, g1, g2, clearance_m, None) < clearance_m:
+                    return m.body(m.geom_bodyid[g1]).name, m.body(m.geom_bodyid[g2]).name
         return None
+
+    def _descends_from(self, body: int, root: int) -> bool:
+        while body > 0:
+            if body == root:
+                return True
+            body = self.model.body_parentid[body]
+        return False
 
     # --- state ----------------------------------------------------------------------------------
     @property
@@ -633,8 +666,6 @@ def _image_corners(obj, scene: Scene, cfg: SimConfig) -> tuple[np.ndarray, np.nd
 def in_frame_share(obj, scene: Scene, cfg: SimConfig) -> float:
     """The share of the object's box outline, projected into the camera, that lies inside the
     image (1 when a corner is behind the camera: the outline is not a polygon then)."""
-    import cv2
-
     pc, uv = _image_corners(obj, scene, cfg)
     if np.any(pc[:, 2] <= 1e-3):
         return 1.0
