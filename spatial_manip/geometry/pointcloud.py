@@ -66,15 +66,21 @@ def in_box_along_rays(points: np.ndarray, origin, box, *, along_m, margin_m: flo
     `margin_m` off it sideways. A wall seen face-on reads a centimetre and more in front of
     and behind its plane at 1.5 m; a book standing beside a bookend is not moved into it."""
     pts = np.asarray(points, float).reshape(-1, 3)
+    out = np.zeros(len(pts), bool)
     if len(pts) == 0:
-        return np.zeros(0, bool)
+        return out
     R = np.asarray(box.rotation, float)
+    centre = np.asarray(box.center, float)
+    half = np.asarray(box.size, float) / 2 + margin_m
+    t_all = np.broadcast_to(np.asarray(along_m, float), (len(pts),))
+    # only a point within its `along` of the box's axis-aligned bounds can reach the box: the
+    # exact ray test runs on those (a fixture is a small part of a view)
+    near = np.flatnonzero(np.all(np.abs(pts - centre) <= (np.abs(R) @ half)[None, :] + t_all[:, None], axis=1))
+    pts, t = pts[near], t_all[near]
     rays = pts - np.asarray(origin, float)
     rays /= np.maximum(np.linalg.norm(rays, axis=1, keepdims=True), 1e-12)
-    p = (pts - np.asarray(box.center, float)) @ R
+    p = (pts - centre) @ R
     d = rays @ R
-    half = np.asarray(box.size, float) / 2 + margin_m
-    t = np.broadcast_to(np.asarray(along_m, float), (len(pts),))
     lo, hi = -t.copy(), t.copy()
     with np.errstate(divide="ignore", invalid="ignore"):
         for k in range(3):
@@ -85,7 +91,8 @@ def in_box_along_rays(points: np.ndarray, origin, box, *, along_m, margin_m: flo
             inside = np.abs(p[:, k]) <= half[k]
             lo = np.where(flat, np.where(inside, lo, np.inf), np.maximum(lo, enter))
             hi = np.where(flat, np.where(inside, hi, -np.inf), np.minimum(hi, leave))
-    return lo <= hi
+    out[near] = lo <= hi
+    return out
 
 
 # ---- voxel grids -----------------------------------------------------------------------------

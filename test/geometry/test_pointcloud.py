@@ -113,6 +113,39 @@ def test_in_box_along_rays_allows_range_error_along_the_ray_only():
     assert pc.in_box_along_rays(np.empty((0, 3)), camera, wall, along_m=0.01).shape == (0,)
 
 
+def _every_point_along_rays(pts, origin, box, along_m, margin_m):
+    """in_box_along_rays without its prefilter: the exact ray test on every point."""
+    R = np.asarray(box.rotation, float)
+    rays = pts - origin
+    rays /= np.linalg.norm(rays, axis=1, keepdims=True)
+    p, d = (pts - box.center) @ R, rays @ R
+    half = np.asarray(box.size) / 2 + margin_m
+    lo, hi = -along_m.copy(), along_m.copy()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in range(3):
+            a, b = (-half[k] - p[:, k]) / d[:, k], (half[k] - p[:, k]) / d[:, k]
+            lo, hi = np.maximum(lo, np.minimum(a, b)), np.minimum(hi, np.maximum(a, b))
+    return lo <= hi
+
+
+def test_in_box_along_rays_tests_only_points_near_the_box_and_finds_the_same_ones():
+    """Its prefilter (a point farther than its allowance from the box's bounds cannot reach it)
+    changes no answer: random points around a turned box, each with its own allowance."""
+    from types import SimpleNamespace
+
+    from spatial_manip.geometry.transforms import rpy_to_matrix
+
+    rng = np.random.default_rng(5)
+    box = SimpleNamespace(center=np.array([0.8, 0.1, 0.3]), size=np.array([0.3, 0.05, 0.4]),
+                          rotation=rpy_to_matrix(0.3, -0.2, 0.9))
+    camera = np.array([0.0, -0.4, 1.2])
+    pts = box.center + rng.uniform(-0.4, 0.4, (50_000, 3))
+    along = rng.uniform(0.0, 0.05, len(pts))
+    got = pc.in_box_along_rays(pts, camera, box, along_m=along, margin_m=0.004)
+    assert 1000 < got.sum() < len(pts) // 2
+    assert np.array_equal(got, _every_point_along_rays(pts, camera, box, along, 0.004))
+
+
 def test_depth_edge_pixels_mark_the_ring_at_a_jump_not_noise_on_a_surface():
     """A step of 10 cm at 1.5 m is an edge (its flying pixels live there); L515 noise on a flat
     surface at that range (5 mm sigma) is not."""
