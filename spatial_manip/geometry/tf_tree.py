@@ -19,6 +19,7 @@ import threading
 import numpy as np
 
 from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry.transforms import invert
 
 
 class TfLookupError(SpatialManipError):
@@ -57,7 +58,7 @@ class TfTree:
         for i, (frame, T_frame_source) in enumerate(up_source):
             if frame in depth:
                 T_frame_target = up_target[depth[frame]][1]
-                return np.linalg.inv(T_frame_target) @ T_frame_source
+                return invert(T_frame_target) @ T_frame_source
         known = ", ".join(sorted(self.frames())) or "none"
         raise TfLookupError(f"no TF chain joins {target} and {source} (frames heard: {known}); is the calibration "
                             "published on /tf_static (cell_tf_node) and the camera driver running?")
