@@ -97,18 +97,23 @@ def _projection(obs: RGBDObservation, p) -> tuple[int, int] | None:
     return int(round(uv[0, 1])), int(round(uv[0, 0]))
 
 
-def target_pixel(obs: RGBDObservation, *, box=None, point=None) -> tuple[int, int] | None:
+def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = False) -> tuple[int, int] | None:
     """(row, col) where the camera sees the target: among pixels whose 3D point lies in `box`
     (an object or a slot, 1 cm margin), the one nearest the box centre's projection, so that the
     server's point-based action lands on it (a slot is clicked where the camera sees into it, not
-    on the held book in front of it); for a `point` (a metric place position), the surface pixel
-    under it (nearest across, not above it). Falls back to the plain projection; None when the
-    target is outside the image."""
+    on the held book in front of it); `upper`: only the box's upper half where it shows, since a
+    perceived book's box takes in the pedestal, holder or ramp it rests on, whose pixels are not
+    the book (4 of 24 first pixels on seeds 41-43 fell on a support). For a `point` (a metric
+    place position), the surface pixel under it (nearest across, not above it). Falls back to the
+    plain projection; None when the target is outside the image."""
     valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
     pts, uv = base_cloud(obs, valid)
     if box is not None:
         centre = _projection(obs, box.center)
         sel = points_in_box(pts, box, 0.01)
+        if upper and sel.any():
+            top = sel & (pts[:, 2] >= float(np.asarray(box.center, float)[2]))
+            sel = top if top.any() else sel
         if sel.any():
             cand = uv[sel]
             ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
@@ -194,8 +199,8 @@ class StackPolicy:
             out.target, out.pixel = f"place at {np.round(p, 3).tolist()}", target_pixel(obs, point=p)
         elif result.targets:
             for tid in result.targets:
-                box = next((r for r in scene.regions if r.id == tid), None) or scene.get(tid)
-                px = target_pixel(obs, box=box)
+                slot = next((r for r in scene.regions if r.id == tid), None)
+                px = target_pixel(obs, box=slot) if slot is not None else target_pixel(obs, box=scene.get(tid), upper=True)
                 if px is not None:
                     out.alternatives.append((tid, px))
             out.target, out.pixel = out.alternatives[0] if out.alternatives else (result.targets[0], None)
@@ -371,10 +376,13 @@ class StackDriver:
         if not met:
             self._send(log, "SKIP_LOCALIZATION", goal=None)
 
-        # move: a fresh look and plan after every MOVE that did not meet the goal
+        # move: a fresh look and plan after every MOVE that did not meet the goal; the targets of
+        # earlier plans stay candidates after the new plan's (an answer the arm cannot grasp is
+        # refused without moving, and a re-plan may list fewer of the answers)
         tried: list[tuple[int, int]] = []
+        earlier: list = []
         for trial in range(self.move_trials):
-            choice = _untried(choice, tried)
+            choice = _untried(choice, tried, earlier)
             if choice.pixel is None:
                 break
             log.write(f"Moving trial {trial + 1} / {self.move_trials}")
@@ -389,6 +397,7 @@ class StackDriver:
                                 "robot_js": r["post_state"]["env_state"]["robot_js"]})
             if r["goal_met"]:
                 break
+            earlier = _carried(choice, earlier)
             content, obs = self._observe(log)
             choice = self.policy.choose(obs, task, tcp_pose(r["post_state"]["env_state"]))
             rec["choices"].append(choice.to_dict())
@@ -400,14 +409,25 @@ class StackDriver:
         self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
 
 
-def _untried(choice: Choice, tried: list) -> Choice:
-    """The choice moved to its first target whose pixel was not tried yet (pixel None: none left)."""
+def _untried(choice: Choice, tried: list, earlier: list = ()) -> Choice:
+    """The choice moved to its first target whose pixel was not tried yet, then to the first of
+    `earlier` plans' targets (not in this plan) not tried yet (pixel None: none left)."""
     def fresh(px) -> bool:
         return px is not None and all(abs(px[0] - a) + abs(px[1] - b) > TRIED_PX for a, b in tried)
     if fresh(choice.pixel):
         return choice
-    nxt = next(((t, px) for t, px in choice.alternatives if fresh(px)), None)
+    named = {t for t, _ in choice.alternatives}
+    later = [(t, px) for t, px in earlier if t not in named]
+    nxt = next(((t, px) for t, px in list(choice.alternatives) + later if fresh(px)), None)
     return dataclasses.replace(choice, target=nxt[0] if nxt else choice.target, pixel=nxt[1] if nxt else None)
+
+
+def _carried(choice: Choice, earlier: list) -> list:
+    """The candidates a later MOVE may fall back on: this plan's targets, then earlier plans'
+    others. The world camera stands still, and a MOVE that did not act left the books where they
+    were, so an earlier pixel still shows its target."""
+    named = {t for t, _ in choice.alternatives}
+    return list(choice.alternatives) + [(t, px) for t, px in earlier if t not in named]
 
 
 # --- statistics -------------------------------------------------------------------------------

@@ -1,0 +1,72 @@
+"""Where the stack driver clicks: on a book rather than the support under it, and, after a MOVE
+the arm refused, on a target an earlier plan listed when the new plan's are all tried."""
+import numpy as np
+
+from spatial_manip.espire.stack_driver import Choice, _carried, _untried, target_pixel
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.scene import SceneObject
+
+
+def _facing_a_wall(gap_z=(0.045, 0.07)) -> RGBDObservation:
+    """A camera 5 cm above the table looking along +x at a wall 1 m away, which shows only
+    below and above `gap_z` (as a book on a pedestal shows its cover and the pedestal's side,
+    with the centre of its box between them)."""
+    h, w = 240, 320
+    k = CameraIntrinsics.from_fovy(w, h, 40.0)
+    T = np.eye(4)
+    T[:3, :3] = np.column_stack([[0, -1, 0], [0, 0, -1], [1, 0, 0]])     # optical z along world +x
+    T[:3, 3] = [0.0, 0.0, 0.05]
+    depth = np.ones((h, w), np.float32)
+    obs = RGBDObservation(rgb=np.zeros((h, w, 3), np.uint8), depth_m=depth, intrinsics=k, T_base_cam=T)
+    pts, uv = base_cloud(obs, np.ones((h, w), bool))
+    hidden = (pts[:, 2] > gap_z[0]) & (pts[:, 2] < gap_z[1])
+    depth[uv[hidden, 1], uv[hidden, 0]] = 0.0
+    return obs
+
+
+def _height_at(obs, px) -> float:
+    k = obs.intrinsics
+    return float(obs.T_base_cam[2, 3] - (px[0] - k.cy) / k.fy * obs.depth_m[px])
+
+
+def test_a_books_pixel_is_taken_from_the_upper_half_of_its_box():
+    obs = _facing_a_wall()
+    book = SceneObject("book_red_small", "book", "book", [1.0, 0.0, 0.05], [0.04, 0.2, 0.10])
+    anywhere = target_pixel(obs, box=book)
+    on_top = target_pixel(obs, box=book, upper=True)
+    assert _height_at(obs, anywhere) < 0.05          # nearest the centre: the support's side below
+    assert 0.05 <= _height_at(obs, on_top) <= 0.10
+    assert abs(on_top[1] - anywhere[1]) <= 1         # the same column, higher up
+
+
+def test_the_upper_half_falls_back_to_the_whole_box_when_only_its_lower_half_shows():
+    obs = _facing_a_wall(gap_z=(0.045, 0.5))
+    book = SceneObject("book_1", "book", "book", [1.0, 0.0, 0.05], [0.04, 0.2, 0.10])
+    px = target_pixel(obs, box=book, upper=True)
+    assert px is not None and _height_at(obs, px) < 0.05
+
+
+def test_a_refused_target_falls_back_on_an_earlier_plans_untried_targets():
+    first = Choice(pixel=(10, 10), target="book_a", alternatives=[("book_a", (10, 10)), ("book_b", (50, 50)),
+                                                                  ("book_c", (90, 90))])
+    tried = [(10, 10)]
+    earlier = _carried(first, [])
+    # the re-plan lists only a and b (same pixels): b, then c from the first plan
+    replan = Choice(pixel=(10, 11), target="book_a", alternatives=[("book_a", (10, 11)), ("book_b", (50, 50))])
+    nxt = _untried(replan, tried, earlier)
+    assert (nxt.target, nxt.pixel) == ("book_b", (50, 50))
+    tried.append(nxt.pixel)
+    earlier = _carried(nxt, earlier)
+    nxt = _untried(replan, tried, earlier)
+    assert (nxt.target, nxt.pixel) == ("book_c", (90, 90))
+    tried.append(nxt.pixel)
+    assert _untried(replan, tried, _carried(nxt, earlier)).pixel is None
+
+
+def test_a_new_plans_pixel_for_a_target_replaces_the_earlier_one():
+    earlier = [("book_a", (10, 10)), ("book_b", (50, 50))]
+    replan = Choice(pixel=(70, 70), target="book_b", alternatives=[("book_b", (70, 70))])
+    assert _untried(replan, [(70, 70)], earlier).pixel == (10, 10)      # a was never tried
+    assert _untried(replan, [(70, 70), (10, 10)], earlier).pixel is None   # b's old pixel is not retried
