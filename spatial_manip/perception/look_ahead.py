@@ -17,6 +17,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 
 from spatial_manip.errors import ConfigError, SpatialManipError
+from spatial_manip.heap import release_freed_memory
 from spatial_manip.observation import RGBDObservation
 
 Perceived = Any     # the stages' record of one look (spatial_manip.pipeline.Perceived, a layer above)
@@ -201,7 +202,8 @@ class LookAhead:
                 self.poll()
                 continue
             try:
-                self.idle_look(stop)
+                if self.idle_look(stop) is not None:
+                    release_freed_memory()     # as after a goal: a look frees ~50-100 MB glibc would keep (issue 35)
             except SpatialManipError as e:
                 if e.code.value not in warned:
                     warned.add(e.code.value)
