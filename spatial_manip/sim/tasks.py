@@ -139,14 +139,21 @@ def observable(scene: Scene, kind: str) -> bool:
         return False
 
 
+# free space kept around the arm's initial pose: the sensing profiles offset the simulated arm's
+# links by up to 1 mm (2 mm harsh) each, so a pose that only just misses a book on the nominal
+# arm can touch it in the episode, and the sim node then refuses the reset
+START_CLEARANCE_M = 0.006
+
+
 def reset_problem(scene: Scene, seed: int = 0) -> str | None:
     """Why the simulator would refuse a reset to `scene` (None when it would not). It runs the
     reset itself, SimWorld.reset (which checks the initial TCP pose's IK and the arm's collisions
-    as /sim/reset_task does), on the scene as the bench ships it (a JSON round trip), so the
-    generator and the sim node cannot disagree on what resets."""
+    as /sim/reset_task does, here with START_CLEARANCE_M to spare), on the scene as the bench
+    ships it (a JSON round trip), so the generator and the sim node cannot disagree on what
+    resets."""
     sent = Scene.from_dict(json.loads(json.dumps(scene.to_dict())))
     try:
-        with SimWorld(sent, config=SimConfig(), seed=seed):    # the renderer is built lazily: never here
+        with SimWorld(sent, config=SimConfig(start_clearance_m=START_CLEARANCE_M), seed=seed):   # renderer built lazily: never here
             return None
     except (SpatialManipError, ValueError) as e:
         return str(e)
@@ -176,11 +183,12 @@ def make_pool(kind: str, seed: int, n: int, shelf_stance: str = "bench") -> list
                     scene = _tabletop(s, level, held=(kind == "metric"))
             except ValueError:
                 continue
-            # a scene the sim node cannot reset to would lose its episodes (issue 20). On the
-            # table, observable() has already run that reset (visibility_shortfall builds the
-            # SimWorld, and an UnreachableError makes the scene unobservable); shelf scenes are
-            # not looked at, so they are reset here
-            if not observable(scene, kind) or (kind == "shelf" and reset_problem(scene, s) is not None):
+            # a scene the sim node cannot reset to would lose its episodes (issue 20). An arm at
+            # home above an empty table is reset by observable() (visibility_shortfall builds the
+            # SimWorld); an arm that starts holding a book near others is reset here, with room
+            # for the sensing profile's arm errors
+            starts_holding = kind == "shelf" or scene.held_object() is not None
+            if not observable(scene, kind) or (starts_holding and reset_problem(scene, s) is not None):
                 continue
             out.append(PoolScene(kind, s, level, scene))
             break

@@ -203,11 +203,13 @@ class SimWorld:
                                        "resample the scene")
         held = scene.held_object()
         d.ctrl[self._grip_act] = 0.0
-        hit = self._arm_contact(q, self.config.start_clearance_m)
+        hit = self._arm_contact(q)
         if hit:
-            raise UnreachableError(f"the scene's initial arm pose collides ({hit[0]} with {hit[1]}"
-                                   f"{f', within {self.config.start_clearance_m * 1000:.0f} mm' if self.config.start_clearance_m else ''}); "
-                                   "resample the scene")
+            raise UnreachableError(f"the scene's initial arm pose collides ({hit[0]} with {hit[1]}); resample the scene")
+        near = self._near_object(self.config.start_clearance_m) if self.config.start_clearance_m > 0 else None
+        if near:
+            raise UnreachableError(f"the scene's initial arm pose leaves less than {self.config.start_clearance_m * 1000:.0f} mm "
+                                   f"between {near[0]} and {near[1]}; resample the scene")
         if held is not None:
             # close on the carried book while pinning it in place, so it does not fall meanwhile
             b = self._body_of[held.id]
@@ -235,10 +237,9 @@ class SimWorld:
         free = [c for c in [q, *others] if c is not None and self._arm_contact(c) is None]
         return max(free, key=lambda c: robot.self_clearance(c)[0]) if free else q
 
-    def _arm_contact(self, q: np.ndarray, clearance_m: float = 0.0) -> tuple[str, str] | None:
+    def _arm_contact(self, q: np.ndarray) -> tuple[str, str] | None:
         """Pose the arm at q (as commanded); the first two bodies of a contact involving the
-        robot, by name, or None; with a clearance, an arm body nearer than that to a movable
-        object counts too."""
+        robot, by name, or None."""
         m, d = self.model, self.data
         d.qpos[self._arm_qadr] = q
         d.ctrl[self._arm_act] = q
@@ -248,20 +249,21 @@ class SimWorld:
             b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
             if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
                 return m.body(b1).name, m.body(b2).name
-        return self._near_object(clearance_m) if clearance_m > 0 else None
+        return None
 
     def _near_object(self, clearance_m: float) -> tuple[str, str] | None:
-        """The first arm or gripper body and movable object (not the held one) closer than
-        clearance_m, by name, or None."""
+        """The first arm body and movable object closer than clearance_m, by name, or None, with
+        the arm where _arm_contact posed it. The gripper holds the held object: only the arm's
+        links are kept clear of that one."""
         m, d = self.model, self.data
         root = m.jnt_bodyid[self._arm_jnt[0]]
-        moving = {b for b in range(1, m.nbody) if self._descends_from(b, root)}
+        moving = [b for b in range(1, m.nbody) if self._descends_from(b, root)]
+        links = {b for b in moving if not m.body(b).name.startswith(mjcf.GRIPPER_PREFIX)}
         held = {self._body_of[o.id] for o in self.scene.objects if o.held and o.id in self._body_of}
-        objects = set(self._id_of_body) - held
-        arm_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in moving and m.geom_contype[g] | m.geom_conaffinity[g]]
-        object_geoms = [g for g in range(m.ngeom) if m.geom_bodyid[g] in objects]
-        for g1 in arm_geoms:
-            for g2 in object_geoms:
+        solid = [g for g in range(m.ngeom) if m.geom_contype[g] | m.geom_conaffinity[g]]
+        for g2 in (g for g in range(m.ngeom) if m.geom_bodyid[g] in self._id_of_body):
+            near = links if m.geom_bodyid[g2] in held else set(moving)
+            for g1 in (g for g in solid if m.geom_bodyid[g] in near):
                 if mujoco.mj_geomDistance(m, d, g1, g2, clearance_m, None) < clearance_m:
                     return m.body(m.geom_bodyid[g1]).name, m.body(m.geom_bodyid[g2]).name
         return None
