@@ -22,7 +22,7 @@ INPUT_ERRORS = (SpatialManipError, ValueError, OSError, RecursionError, yaml.YAM
 
 # name -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "grasp-bench": ("spatial_manip.grasping.bench_cli", "top-1 grasp success and latency per grasp backend in MuJoCo"),
+    "grasp-bench": ("spatial_manip.bench.grasp_bench_cli", "top-1 grasp success and latency per grasp backend in MuJoCo"),
     "plan": ("spatial_manip.commands.plan", "plan one instruction on a scene file (targets, place pose, program)"),
     "plan-bench": ("spatial_manip.bench.plan_bench", "time the planner per instruction over scenes (median/p95)"),
     "launch": ("spatial_manip.bringup.cli", "start a node graph (sim, real, replay) without `ros2 launch`"),

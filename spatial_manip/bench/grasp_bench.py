@@ -16,7 +16,7 @@ import numpy as np
 
 from spatial_manip.geometry.camera import CameraIntrinsics, backproject
 from spatial_manip.geometry.transforms import look_at
-from spatial_manip.grasping.bench_scenes import HAND_PARK, KINDS, build_scene, _quat
+from spatial_manip.bench.grasp_scenes import HAND_PARK, KINDS, build_scene, _quat
 from spatial_manip.grasping.grasp_group import GraspGroup
 
 # Robotiq 2F-85 in its mount frame (measured from the Menagerie model): closing along mount x,
