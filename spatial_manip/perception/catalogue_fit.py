@@ -79,11 +79,11 @@ def fit_catalogue_box(obs: RGBDObservation, mask: np.ndarray, size_m, *, measure
     return _fit_either(obs, mask, base_cloud(obs, mask)[0], size, measured, plane, cfg)
 
 
-def _fit_either(obs, mask, pts, size, measured, plane, cfg) -> Box3D | None:
+def _fit_either(obs, mask, pts, size, measured, plane, cfg, edges=None) -> Box3D | None:
     """_fit on all the mask's points `pts`, or, when no box fits them, on its surface_points."""
     box = _fit(obs, mask, pts, size, measured, plane, cfg)
     if box is None:
-        inner = surface_points(obs, mask)
+        inner = surface_points(obs, mask, edges)
         if len(inner) < len(pts):
             box = _fit(obs, mask, inner, size, measured, plane, cfg)
     return box
@@ -94,15 +94,16 @@ def _fit_either(obs, mask, pts, size, measured, plane, cfg) -> Box3D | None:
 MIN_SURFACE_SHARE = 0.5
 
 
-def surface_points(obs: RGBDObservation, mask: np.ndarray) -> np.ndarray:
+def surface_points(obs: RGBDObservation, mask: np.ndarray, edges: np.ndarray | None = None) -> np.ndarray:
     """The mask's base-frame points off the depth edges (geometry.pointcloud.depth_edge_pixels:
     a 3x3 depth span beyond the sensor's noise at that range), where an L515's flying pixels lie
     strewn between the object and what is behind it and stretch its extent past any catalogue
     side (the book leaning 50 deg on its wedge read 27 cm deep, pick-51-00005); all of them when
     fewer than MIN_SURFACE_SHARE would remain. Used only when no box holds all the points: where
-    one does, the edges' true points place it better."""
+    one does, the edges' true points place it better. `edges`: depth_edge_pixels of the frame,
+    when the caller computed it once for all its masks."""
     mask = np.asarray(mask, bool)
-    inner = mask & ~depth_edge_pixels(obs.depth_m)
+    inner = mask & ~(depth_edge_pixels(obs.depth_m) if edges is None else edges)
     valid = obs.depth_m > 0
     if np.count_nonzero(inner & valid) < max(10, MIN_SURFACE_SHARE * np.count_nonzero(mask & valid)):
         inner = mask
@@ -309,6 +310,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     cfg = config or CatalogueFitConfig()
     by_id = {e.id: e for e in expected or () if e.id and e.size_m is not None}
     settled = {}
+    edges = _LazyEdges(obs)
     for d in detections:
         runner_up = d.extra.get("runner_up")
         if d.extra.get("candidates"):
@@ -323,7 +325,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
         if len(pts) < 10:
             continue
         plane = plane_under(pts, planes) if planes else None
-        inner = surface_points(obs, d.mask)
+        inner = surface_points(obs, d.mask, edges())
         holds = [any(_candidates(p[:: max(1, len(p) // cfg.max_points)], np.asarray(by_id[i].size_m, float), d.box,
                                  plane, cfg) for p in (pts, inner)) for i in ids]
         if holds[0] == holds[1] or (runner_up and holds[0]):
@@ -331,8 +333,20 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
         win = holds.index(True)
         e, other = by_id[ids[win]], by_id[ids[1 - win]]
         rename(detections, d, e, f"the {other.label}'s catalogue box cannot hold what the depth shows; the {e.label}'s can")
-        settled[d.id] = _fit_either(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg)
+        settled[d.id] = _fit_either(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg, edges())
     return settled
+
+
+class _LazyEdges:
+    """The frame's depth_edge_pixels, computed on the first call only (most frames need none)."""
+
+    def __init__(self, obs: RGBDObservation):
+        self.obs, self.edges = obs, None
+
+    def __call__(self) -> np.ndarray:
+        if self.edges is None:
+            self.edges = depth_edge_pixels(self.obs.depth_m)
+        return self.edges
 
 
 def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
@@ -346,6 +360,7 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
 
     cfg = config or CatalogueFitConfig()
     settled = settle_names_by_depth(obs, detections, expected, planes, cfg)
+    edges = _LazyEdges(obs)
     sizes = {e.id: e.size_m for e in expected or () if e.id and e.size_m is not None}
     changed = []
     for d in detections:
@@ -357,7 +372,7 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
         else:
             pts = base_cloud(obs, d.mask)[0]
             box = _fit_either(obs, d.mask, pts, np.asarray(size, float), d.box,
-                              plane_under(pts, planes) if planes else None, cfg)
+                              plane_under(pts, planes) if planes else None, cfg, edges())
         if box is None:
             continue
         d.extra["measured_box"] = d.box.to_dict()
