@@ -64,8 +64,8 @@ def observation_from_args(args, truth: Scene | None = None) -> RGBDObservation:
     elif args.bag:
         obs = sources.observation_from_bag(args.bag, cal, color=args.color_topic, depth=args.depth_topic,
                                            info=args.info_topic)
-    else:  # rclpy and the message packages only for a live camera (ros_source imports them)
-        from spatial_manip.workspace.ros_source import live_observation
+    else:  # rclpy and the message packages only for a live camera (nodes.live_observation imports them)
+        from spatial_manip.nodes.live_observation import live_observation
 
         obs = live_observation(cal, color=args.color_topic, depth=args.depth_topic, info=args.info_topic,
                                timeout_s=args.timeout)

@@ -1,8 +1,9 @@
 """Setting up a cell: capture its workspace description (table, fixtures) from one calibrated
-RGB-D look, and check a workspace file against a fresh look. ROS-free except ros_source.py.
+RGB-D look, and check a workspace file against a fresh look. ROS-free (the live camera is
+nodes/live_observation.py).
 
     capture.py   table plane + extent, fixture boxes -> Scene (the planner's workspace file)
     check.py     a workspace file vs a new observation: what moved, what is missing
-    sources.py   saved observations (.npz) and rosbag2 input; ros_source.py the live camera
+    sources.py   saved observations (.npz) and rosbag2 input
     sim_cell.py  the MuJoCo cell and its ground truth, for --sim and the tests
 """

@@ -1,5 +1,5 @@
 """Where the one observation of a capture comes from: a saved observation (.npz), a rosbag2,
-the MuJoCo cell, or the live camera (ros_source.py, the only module here that imports rclpy).
+the MuJoCo cell, or the live camera (nodes/live_observation.py: ROS, so above workspace/).
 
 Every source returns an `RGBDObservation` whose `T_base_cam` comes from the hand-eye
 calibration (eye-to-hand; an eye-in-hand camera needs the flange pose of the same instant,

@@ -76,7 +76,6 @@ KNOWN_BREACHES = {
     ("calibration/ros_capture.py", "nodes"): "a ROS capture inside calibration/: belongs beside the nodes",
     ("calibration/sim.py", "sim"): "the simulated calibration cell: belongs in sim/ or workspace/",
     ("sim/tasks_cli.py", "cli"): "a CLI inside sim/",
-    ("workspace/ros_source.py", "nodes"): "a ROS frame source inside workspace/: belongs beside the nodes",
 }
 
 

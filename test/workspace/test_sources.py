@@ -65,7 +65,7 @@ def test_bag_as_the_driver_records_it(rendered, calibration, tmp_path):
 
 def test_live_topics_over_dds(rendered, calibration):
     rclpy = pytest.importorskip("rclpy")
-    from spatial_manip.workspace.ros_source import live_observation
+    from spatial_manip.nodes.live_observation import live_observation
 
     _, obs, depth_mm = rendered
     rclpy.init()
@@ -96,7 +96,7 @@ def test_live_topics_over_dds(rendered, calibration):
 def test_live_without_a_camera_says_what_is_missing(calibration):
     rclpy = pytest.importorskip("rclpy")
     from spatial_manip.errors import NoObservationError
-    from spatial_manip.workspace.ros_source import live_observation
+    from spatial_manip.nodes.live_observation import live_observation
 
     assert not rclpy.ok()
     with pytest.raises(NoObservationError, match="no synchronized observation within 1 s.*/nobody/color"):

@@ -1,6 +1,6 @@
 """One live RGB-D observation from the RealSense driver's topics (or camera_node's, the same
-names): the only module of the workspace capture that imports rclpy, a thin adapter that
-converts messages and pairs colour and depth by stamp with the planner's own ObservationBuffer.
+names) for the workspace capture (`spatial-manip cell-look`, capture-workspace): a thin adapter
+that converts messages and pairs colour and depth by stamp with the planner's own ObservationBuffer.
 """
 from __future__ import annotations
 
@@ -8,9 +8,15 @@ import threading
 import time
 
 import numpy as np
+import rclpy
+from geometry_msgs.msg import PoseStamped
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
+from sensor_msgs.msg import CameraInfo, Image
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.calibration import HandEyeCalibration
+from spatial_manip.nodes.convert import camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg, stamp_to_seconds
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
 
 
@@ -18,17 +24,6 @@ def live_observation(calibration: HandEyeCalibration | None, *, color: str, dept
                      extrinsics: str = "/camera/extrinsics", timeout_s: float = 10.0) -> RGBDObservation:
     """The first synchronized pair that arrives after the call. The camera pose comes from an
     eye-to-hand calibration, else from `extrinsics` (camera_node publishes it, eye-in-hand too)."""
-    # rclpy, the messages and the nodes' converters only when a live camera is read (this module is
-    # imported without ROS, and nodes/ sits above workspace/)
-    import rclpy
-    from geometry_msgs.msg import PoseStamped
-    from rclpy.executors import SingleThreadedExecutor
-    from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
-    from sensor_msgs.msg import CameraInfo, Image
-
-    from spatial_manip.nodes.convert import camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg, \
-        stamp_to_seconds
-
     buf = ObservationBuffer()
     if calibration is not None and not calibration.eye_in_hand:
         buf.set_extrinsics(calibration.T_base_camera())
