@@ -1,0 +1,54 @@
+"""Perception on recorded frames (issue 37): each folder under frames/ is a benchmark task's first
+look, written by `python -m spatial_manip.bench.record_frames` (its frame.json says why it was kept
+and the command that recorded it). The agent's perceive stage runs on it as reference_bench runs a
+live task, with the catalogue the planner was told, and is scored against the recorded truth:
+every object the task needs named at its place (`expect.named`), and no name given where no
+such object stands beyond those frame.json lists as known (`expect.known_wrong_names`, with
+why): a new wrong name fails, and a fixed one is to be struck from the list."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spatial_manip.bench import record_frames
+from spatial_manip.bench.reference_bench import FirstLook, TaskResult, perceive_look
+from spatial_manip.paths import config_dir
+from spatial_manip.perception import load_segmenter_config
+
+FRAMES = sorted(p for p in (Path(__file__).parent / "frames").glob("*") if (p / "frame.json").is_file())
+
+
+@pytest.fixture(scope="module")
+def classical_config():
+    return load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", FRAMES, ids=[p.name for p in FRAMES])
+def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
+    look, meta = record_frames.load(folder)
+    expect = meta.get("expect", {})
+    res = TaskResult(look.task.id, look.task.instruction)
+    perceive_look(look, classical_config, res)
+    needed = expect.get("named", look.refs)
+    assert {gid: res.refs[gid] for gid in needed} == dict.fromkeys(needed, "ok"), meta["why"]
+    known = set(expect.get("known_wrong_names", ()))
+    assert set(res.wrong_names) <= known, f"new wrong names {sorted(set(res.wrong_names) - known)}"
+
+
+def test_a_frame_reads_back_as_it_was_recorded(tmp_path):
+    from types import SimpleNamespace
+
+    from spatial_manip.perception.synthetic import default_objects, render_tabletop
+
+    obs, scene = render_tabletop(default_objects())
+    task = SimpleNamespace(id="pick-0-00000", suite="pick", action="pick", instruction="take the red book",
+                           program="pick(x)", answer=["x"], scene_seed=3)
+    look = FirstLook(task, obs, scene, scene, np.eye(4), np.zeros(6), [scene.objects[0].id], {scene.objects[0].id: 0.5})
+    folder = record_frames.record(look, tmp_path, sensing_label="ideal", why="a test", command="cmd")
+    back, meta = record_frames.load(folder)
+    assert folder.name == "pick-0-00000" and meta["why"] == "a test" and meta["sensing"] == "ideal"
+    assert np.array_equal(back.obs.rgb, obs.rgb) and np.allclose(back.obs.depth_m, obs.depth_m)
+    assert np.allclose(back.obs.T_base_cam, obs.T_base_cam) and back.task.instruction == "take the red book"
+    assert back.refs == look.refs and back.visible == look.visible
+    assert [o.id for o in back.truth.objects] == [o.id for o in scene.objects]
