@@ -1,13 +1,14 @@
-"""Object attributes words can refer to: a basic colour name, and a book's size class.
+"""Object attributes words can refer to: basic colour names, and a book's size class.
 
-Colour names come from hue/saturation/value rather than the nearest RGB, because shading on a
-real or rendered surface changes brightness far more than hue. Book size classes are ESPIRE's
-(supplementary Table 20), applied to the box's dimensions sorted longest first, so a book lying
-flat and one standing on a shelf get the same class.
+Colour has one definition, in CIELAB (`colour_names`): each pixel is named by its hue angle and
+its chroma relative to its lightness, which shading and the cell's lighting change far less than
+brightness, and an object is named by its pixels' votes (a two-coloured object gets two names).
+Enrollment, the library, detections, catalogue matching and the planner's lexicon all use it.
+Book size classes are ESPIRE's (supplementary Table 20), applied to the box's dimensions sorted
+longest first, so a book lying flat and one standing on a shelf get the same class.
 """
 from __future__ import annotations
 
-import colorsys
 import itertools
 
 import numpy as np
@@ -21,18 +22,8 @@ BOOK_SIZE_RANGES_M = {
 # How far a measured dimension may fall outside a range and still count (depth noise, voxels).
 BOOK_TOLERANCE_M = (0.015, 0.015, 0.006)
 
-# Hue centres in degrees of the chromatic names.
-_HUES = (("red", 0.0), ("orange", 30.0), ("yellow", 58.0), ("green", 120.0), ("cyan", 180.0),
-         ("blue", 225.0), ("purple", 280.0), ("pink", 330.0), ("red", 360.0))
-
 COLOUR_NAMES = ("red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink",
                 "brown", "black", "white", "gray")
-
-# Representative RGB (0-255) of each name, to compare a named expectation with a measurement.
-COLOUR_RGB = {"red": (200, 30, 30), "orange": (230, 130, 30), "yellow": (220, 210, 40),
-              "green": (40, 160, 60), "cyan": (40, 190, 200), "blue": (40, 70, 200),
-              "purple": (130, 50, 170), "pink": (230, 120, 170), "brown": (120, 75, 40),
-              "black": (20, 20, 20), "white": (235, 235, 235), "gray": (128, 128, 128)}
 
 
 def mean_rgb(rgb: np.ndarray, mask: np.ndarray) -> tuple:
@@ -43,28 +34,16 @@ def mean_rgb(rgb: np.ndarray, mask: np.ndarray) -> tuple:
     return tuple(float(c) for c in np.median(px.reshape(-1, 3), axis=0))
 
 
-def colour_name(rgb) -> str:
-    """A basic colour word for an RGB triple (0-255)."""
-    r, g, b = (float(c) / 255.0 for c in rgb)
-    h, s, v = colorsys.rgb_to_hsv(r, g, b)
-    if v < 0.18:
-        return "black"
-    if s < 0.22:
-        return "white" if v > 0.78 else "gray" if v > 0.35 else "black"
-    hue = h * 360.0
-    if 15.0 <= hue < 45.0 and v < 0.6:
-        return "brown"           # dark orange reads as brown
-    return min(_HUES, key=lambda nh: abs(nh[1] - hue))[0]
-
-
-# --- colour names from an object's own pixels ----------------------------------------------
+# --- colour names --------------------------------------------------------------------------
 # Each pixel is named in CIELAB, where hue (the angle of a*, b*) survives shading and a dimmer
 # light, and whether a pixel has a colour at all is its chroma relative to its lightness (a
 # shaded red keeps that ratio; a shaded white stays near zero). Lightness itself decides only
 # between white, gray and black, and between orange and brown, so those thresholds are wide.
-# Hue centres (degrees, CIELAB h) of the chromatic names, measured on sRGB prototypes.
+# Hue centres (degrees, CIELAB h) of the chromatic names; a hue takes the nearest. CIELAB crowds
+# saturated blues and violets together: sRGB's pure blue (0, 0, 255) and navy sit at 306, a
+# violet (128, 0, 255) at 312, so blue and purple meet at 309.
 _LAB_HUES = (("red", 35.0), ("orange", 64.0), ("yellow", 100.0), ("green", 140.0), ("cyan", 200.0),
-             ("blue", 285.0), ("purple", 318.0), ("pink", 352.0))
+             ("blue", 290.0), ("purple", 328.0), ("pink", 352.0))
 CHROMA_RATIO_MIN = 0.28     # C*/L* below this: achromatic (white, gray, black)
 BROWN_L_MAX = 48.0          # orange/red/yellow hue below this lightness reads as brown
 WHITE_L_MIN, BLACK_L_MAX = 66.0, 22.0
@@ -96,6 +75,11 @@ def _lab_names(lab: np.ndarray) -> np.ndarray:
     return np.where(chroma < CHROMA_RATIO_MIN * np.maximum(L, 10.0), grey, names)
 
 
+def colour_name(rgb) -> str:
+    """The basic colour name of one colour (0-255 RGB): the name `colour_names` gives a pixel of it."""
+    return str(_lab_names(rgb_to_lab(np.asarray(rgb, float).reshape(1, 3)))[0])
+
+
 def colour_names(rgb: np.ndarray, mask: np.ndarray | None = None) -> list[str]:
     """One basic colour name for an object's pixels (`rgb` (H, W, 3) 0-255 under `mask`, or
     (N, 3) pixels), or two for a two-coloured object: each pixel is named (`_lab_names`) and the
@@ -115,10 +99,17 @@ def colour_names(rgb: np.ndarray, mask: np.ndarray | None = None) -> list[str]:
     votes = {n: int(np.count_nonzero(names == n)) for n in set(names[~achromatic])}
     if achromatic.any():
         votes[_lab_names(np.median(lab[achromatic], axis=0)[None])[0]] = int(np.count_nonzero(achromatic))
-    ranked = sorted(votes.items(), key=lambda kv: -kv[1])
+    ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
     first = ranked[0][0]
     second = [n for n, v in ranked[1:] if v >= SECOND_COLOUR_SHARE * len(names) and not _neighbours(first, n)]
-    return [first] + second[:1]
+    return [str(first)] + [str(n) for n in second[:1]]
+
+
+def main_colour(rgb: np.ndarray, mask: np.ndarray) -> str:
+    """The name most of an object's pixels take (`colour_names`' first), "unknown" without pixels:
+    a Detection's `colour`."""
+    names = colour_names(rgb, mask)
+    return names[0] if names else "unknown"
 
 
 _HUE_ORDER = [n for n, _ in _LAB_HUES]
@@ -134,10 +125,16 @@ def _neighbours(a: str, b: str) -> bool:
 
 
 # A cell's lighting scales every colour's brightness: under a dim light an orange book reads
-# brown and a white one gray. A name the measurement takes at one of these brightness scales
-# is a near match.
-LIGHTING_SCALES = (0.75, 1.33)
+# brown and a white one gray. A measurement named as the word's lighting neighbour is a near match.
+LIGHTING_NEIGHBOURS = {"orange": ("brown",), "brown": ("orange",), "white": ("gray",), "gray": ("white", "black"),
+                       "black": ("gray",)}
 LIGHTING_NAME_DISTANCE = 0.2
+
+# Representative RGB (0-255) of each name, to compare a named expectation with a measurement.
+COLOUR_RGB = {"red": (200, 30, 30), "orange": (230, 130, 30), "yellow": (220, 210, 40),
+              "green": (40, 160, 60), "cyan": (40, 190, 200), "blue": (40, 70, 200),
+              "purple": (130, 50, 170), "pink": (230, 120, 170), "brown": (120, 75, 40),
+              "black": (20, 20, 20), "white": (235, 235, 235), "gray": (128, 128, 128)}
 
 ALIASES = {"grey": "gray", "violet": "purple", "magenta": "pink", "teal": "cyan", "tan": "brown", "silver": "gray",
            "navy": "blue", "beige": "white", "gold": "yellow", "golden": "yellow", "maroon": "red", "crimson": "red"}
@@ -151,7 +148,7 @@ def canonical_colour(name: str) -> str | None:
 
 def colour_distance(a, b) -> float:
     """0 (same) .. ~1 (far) between two colours, each a name or 0-255 RGB; hue-aware.
-    An unknown name is 0.5 (no evidence either way)."""
+    A measurement is named by `colour_name`. An unknown name is 0.5 (no evidence either way)."""
     if isinstance(a, str):
         a = canonical_colour(a)
     if isinstance(b, str):
@@ -168,7 +165,7 @@ def colour_distance(a, b) -> float:
         measured = rb if isinstance(a, str) else ra
         if colour_name(measured * 255.0) == name:
             return 0.0
-        if any(colour_name(np.clip(measured * k, 0.0, 1.0) * 255.0) == name for k in LIGHTING_SCALES):
+        if colour_name(measured * 255.0) in LIGHTING_NEIGHBOURS.get(name, ()):
             return LIGHTING_NAME_DISTANCE
         return min(1.0, 0.5 + _chroma_dist(ra, rb))
     return min(1.0, _chroma_dist(ra, rb))

@@ -26,7 +26,7 @@ from scipy.spatial import cKDTree
 from spatial_manip.geometry import pointcloud as pc
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import colour_name, mean_rgb
+from spatial_manip.perception.attributes import main_colour, mean_rgb
 from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
                                           check_observation, lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
@@ -296,7 +296,7 @@ class ClassicalSegmenter:
             thicken_away_from(box, obs.T_base_cam[:3, 3], cfg.min_extent_m)
         rgb = mean_rgb(obs.rgb, mask)
         return Detection(id="", label="object", category="object", mask=mask, score=0.5, box=box,
-                         mean_rgb=rgb, colour=colour_name(rgb),
+                         mean_rgb=rgb, colour=main_colour(obs.rgb, mask),
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,

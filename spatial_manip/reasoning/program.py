@@ -56,6 +56,7 @@ from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.support import check_support
 from spatial_manip.geometry.transforms import matrix_to_quat, quat_to_matrix
+from spatial_manip.perception.attributes import LIGHTING_NEIGHBOURS
 from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -222,10 +223,6 @@ def op_colour(ev: _Eval, n: Node):
             ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
                              "under a dimmer or brighter light it reads as its neighbour"})
     return out
-
-
-LIGHTING_NEIGHBOURS = {"orange": ("brown",), "brown": ("orange",), "white": ("gray",), "gray": ("white", "black"),
-                       "black": ("gray",)}
 
 
 def op_attr(ev: _Eval, n: Node):

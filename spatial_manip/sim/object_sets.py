@@ -61,7 +61,7 @@ OBJECTS_ENV = "SPATIAL_MANIP_OBJECTS"        # extra folders, separated by os.pa
 COLLISION_GROUP = 3                           # hidden by the renderer's default geom groups (0-2)
 _COLOUR_SAMPLES = 4000
 TEXTURE_MAX_PX = 1024
-CACHE_VERSION = 4                             # bump when measure() changes what it computes
+CACHE_VERSION = 5                             # bump when measure() changes what it computes
 
 
 class ObjectSetError(ValueError):

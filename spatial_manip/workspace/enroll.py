@@ -4,8 +4,9 @@ measures the rest from the camera:
 
 - its size: the oriented box of everything the classical segmenter finds that is no fixture (an
   object cut in two by colour, a plant's pot and foliage, is still the one object put down);
-- its colour signature: the basic colour names (perception/attributes.py) of its own pixels, the
-  main one first (a two-coloured object has two), and the main material's median RGB;
+- its colour signature: the basic colour names of its own pixels (perception/attributes.py's
+  `colour_names`, the one definition detections and the planner use), the main one first (a
+  two-coloured object has two), and the main material's median RGB;
 - its shape class: box, cylinder, sphere or irregular, from how its visible cloud fills its box;
 - where it stands: on the work surface ("near") or beyond it ("distant", a plinth behind the table).
 
@@ -27,7 +28,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import colour_name, mean_rgb
+from spatial_manip.perception.attributes import colour_names, main_colour, mean_rgb
 from spatial_manip.perception.base import SegmentationHints, over_any
 from spatial_manip.scene import Scene
 from spatial_manip.perception.box import detection_from_mask
@@ -37,8 +38,6 @@ from spatial_manip.perception.cloud import base_cloud
 LIBRARY_FORMAT = "spatial_manip.library/1"
 SHAPES = ("box", "cylinder", "sphere", "irregular")
 PLACEMENTS = ("near", "distant")
-MIN_COLOUR_SHARE = 0.2     # a colour covering less of the object's pixels is a detail, not its signature
-MAX_COLOURS = 2
 MAX_OBJECT_SIDE_M = 1.2   # larger than this is furniture, not an object to enroll
 
 
@@ -192,19 +191,14 @@ def _the_object(obs: RGBDObservation, pieces: list, surfaces) -> tuple[list, int
 
 
 def colour_signature(rgb: np.ndarray, masks: list[np.ndarray]) -> tuple[tuple, tuple]:
-    """(colour names covering at least MIN_COLOUR_SHARE of the pixels, most first; the main
-    colour's median RGB). Each mask is one colour-coherent piece (the segmenter splits clusters
-    by colour); pieces of one name pool their pixels."""
-    share: dict[str, int] = {}
-    piece_of: dict[str, np.ndarray] = {}
-    for m in masks:
-        name = colour_name(mean_rgb(rgb, m))
-        share[name] = share.get(name, 0) + int(np.count_nonzero(m))
-        piece_of[name] = piece_of[name] | m if name in piece_of else m.copy()
-    total = max(sum(share.values()), 1)
-    names = [n for n, k in sorted(share.items(), key=lambda nk: -nk[1]) if k / total >= MIN_COLOUR_SHARE]
-    names = names[:MAX_COLOURS]
-    return tuple(names), mean_rgb(rgb, piece_of[names[0]])
+    """(the object's colour names: `colour_names` of all its pixels, as perception names a
+    detection's, one or two, most first; the main material's median RGB, which catalogue matching
+    compares with a detection's). Each mask is one colour-coherent piece (the segmenter splits
+    clusters by colour); the main material is the pieces whose own main colour is the first name,
+    else the largest piece."""
+    names = tuple(colour_names(rgb, np.any(masks, axis=0)))
+    main = [m for m in masks if main_colour(rgb, m) == names[0]]
+    return names, mean_rgb(rgb, np.any(main, axis=0) if main else max(masks, key=np.count_nonzero))
 
 
 def _cloud(obs: RGBDObservation, mask: np.ndarray) -> np.ndarray:

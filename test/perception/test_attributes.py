@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spatial_manip.perception.attributes import book_size_class, colour_distance, colour_name, size_mismatch
+from spatial_manip.perception.attributes import book_size_class, colour_distance, colour_name, colour_names, size_mismatch
 
 
 @pytest.mark.parametrize("rgb,name", [
@@ -33,12 +33,26 @@ def test_colour_distance_and_size_mismatch():
 
 
 def test_a_named_colour_under_a_dimmer_or_brighter_light_is_a_near_match():
-    dim_orange = (122, 64, 13)            # an orange book under a 0.75 light reads brown
+    dim_orange = (122, 64, 13)            # an orange book under a dim light reads brown
     assert colour_name(dim_orange) == "brown"
     assert colour_distance("brown", dim_orange) == 0.0
     assert colour_distance("orange", dim_orange) == pytest.approx(0.2)
     assert colour_distance("blue", dim_orange) > 0.5          # no light turns it blue
     assert colour_distance("white", (157, 157, 148)) == pytest.approx(0.2)   # a shaded white jar
+
+
+def test_one_colour_for_one_pixel_and_for_an_object_of_that_pixel():
+    """The single-colour name and the object's names are one definition (CIELAB)."""
+    for rgb in [(220, 30, 25), (0, 0, 255), (40, 98, 255), (140, 50, 180), (235, 235, 230), (214, 199, 154)]:
+        assert colour_names(np.array([rgb] * 10)) == [colour_name(rgb)]
+
+
+@pytest.mark.parametrize("rgb,name", [((0, 0, 255), "blue"), ((0, 0, 128), "blue"), ((60, 60, 255), "blue"),
+                                      ((128, 0, 255), "purple"), ((148, 0, 211), "purple"), ((255, 105, 180), "pink")])
+def test_saturated_blues_are_blue_and_violets_purple(rgb, name):
+    # CIELAB crowds them together (pure blue at hue 306, a violet at 312): a blue ketchup bottle
+    # rendered pure blue was named purple
+    assert colour_name(rgb) == name
 
 
 def test_colour_aliases_and_unknown_names():
