@@ -37,8 +37,9 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   metric       metric$Left|Right|Front|Behind|Above(m, O, F)  m = boundary-to-boundary gap
                metric$Near(m, O)  metric$Between(O1, O2)  metric$Clock(hour, m, O, F)
   root         pick(S)   place(S | metric, pose=upright|flat|tilted|keep, tilt_deg=x)
-               (keep: the held object's own pose class, `kept_pose`; what the parser writes when the
-               instruction has no pose word. A place with no pose at all means upright.)
+               (keep: the held object's own pose class, `kept_pose`: a book's upright or flat, anything
+               else the way it rests; what the parser writes when the instruction has no pose word.
+               A place with no pose at all means upright.)
 
 Every place pose is checked for support before it is returned (`geometry.support.check_support`):
 one where the held object would hang in the air ("50 cm above X"), lie off the work surface or
@@ -386,18 +387,61 @@ _OPS: dict[str, Callable[[_Eval, Node], list]] = {
 def kept_pose(held: SceneObject | None) -> str:
     """The pose class a place that names no pose keeps (issue 20): the held book's own, upright or
     flat; a tilt in the fingers is the grasp's doing, not a pose anyone asked for, so it rounds to
-    the nearer of the two. Anything but a book is set down upright."""
-    if held is None or held.category != "book":
+    the nearer of the two. Anything else keeps the way it rests ("resting": the face it rests on
+    stays down, `resting_rotation`): a carton or a bottle lying on its side is set down on its
+    side, a mug on its base. Nothing held: upright."""
+    if held is None:
         return "upright"
+    if held.category != "book":
+        return "resting"
     cls = rel.book_pose_class(held)
     if cls == "tilted":
         return "flat" if rel.book_tilt_deg(held) > 45.0 else "upright"
     return cls
 
 
-def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneObject | None) -> np.ndarray:
-    """`relations.placed_rotation`, with keep read as the held object's pose class."""
-    return rel.placed_rotation(base_R, kept_pose(held) if pose == "keep" else pose, tilt_deg, held)
+def _pose_rotation(base_R: np.ndarray, pose: str, tilt_deg: float, held: SceneObject | None, *,
+                   own_yaw: bool = False) -> np.ndarray:
+    """`relations.placed_rotation`, with keep read as the held object's pose class. A resting
+    object keeps its own yaw when `own_yaw` (a place on open ground), else lines up with `base_R`
+    (a slot's walls)."""
+    kept = kept_pose(held) if pose == "keep" else pose
+    if kept == "resting":
+        return resting_rotation(held.rotation, None if own_yaw else base_R)
+    return rel.placed_rotation(base_R, kept, tilt_deg, held)
+
+
+def resting_rotation(R_held, base_R=None) -> np.ndarray:
+    """The held object's rotation levelled: turned by the least angle that brings its most
+    vertical axis to vertical, so the face it rests on stays down and the gripper, holding it from
+    above, stays upright (standing a carton carried on its side on its end would need the fingers
+    turned sideways). With `base_R` (a slot's rotation), also turned about the vertical by the
+    least angle that lines its sides up with base_R's axes."""
+    R = np.asarray(R_held, float)
+    k = int(np.argmax(np.abs(R.T @ rel.UP)))
+    up = R[:, k] * np.sign(R[:, k] @ rel.UP)
+    axis, c = np.cross(up, rel.UP), float(up @ rel.UP)
+    s = float(np.linalg.norm(axis))
+    if s > 1e-9:
+        K = _skew(axis / s)
+        R = (np.eye(3) + s * K + (1.0 - c) * K @ K) @ R
+    if base_R is not None:
+        side = R[:, (k + 1) % 3]
+        bx = np.asarray(base_R, float)[:, 0]
+        turn = np.arctan2(float(np.cross(side, bx) @ rel.UP), float(side @ bx))
+        turn -= np.round(turn / (np.pi / 2)) * (np.pi / 2)
+        R = _skew_exp(rel.UP, turn) @ R
+    return R
+
+
+def _skew(v) -> np.ndarray:
+    return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
+
+
+def _skew_exp(axis, angle: float) -> np.ndarray:
+    """The rotation by `angle` radians about the unit `axis` (Rodrigues)."""
+    K = _skew(axis)
+    return np.eye(3) + np.sin(angle) * K + (1.0 - np.cos(angle)) * K @ K
 
 
 def _yaw_facing_viewer(scene: Scene) -> np.ndarray:
@@ -455,7 +499,7 @@ def slot_place_pose(scene: Scene, slot: Region, pose: str, tilt_deg: float) -> P
 def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePose:
     scene, a, r = ev.scene, m.args, m.rel
     held = scene.held_object()
-    R = _pose_rotation(_yaw_facing_viewer(scene), pose, tilt_deg, held)
+    R = _pose_rotation(_yaw_facing_viewer(scene), pose, tilt_deg, held, own_yaw=True)
     if r == "Between":
         p1, p2 = (rel.position_of(ev.ref(x)) for x in a[:2])
         c = (p1 + p2) / 2
@@ -588,8 +632,11 @@ def _check_supported(ev: _Eval, pp: PlacePose) -> None:
 def _trace_kept_pose(trace: list[dict], pose: str, scene: Scene) -> list[dict]:
     """Say which pose class a place without a pose word keeps (so the trace shows it was not added)."""
     if pose == "keep":
-        trace.append({"node": "pose=keep", "ids": [], "pose_class": kept_pose(scene.held_object()),
-                      "why": "no pose word: the held object keeps its pose class"})
+        kept = kept_pose(scene.held_object())
+        trace.append({"node": "pose=keep", "ids": [], "pose_class": kept,
+                      "why": "no pose word: the held object keeps "
+                             + ("the way it rests (the face it rests on stays down)" if kept == "resting"
+                                else "its pose class")})
     return trace
 
 
