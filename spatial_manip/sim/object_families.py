@@ -165,19 +165,27 @@ def v_colour_near(scene: Scene) -> list[Variant]:
     return out
 
 
+def _unnamed_frame(scene: Scene, ref: SceneObject) -> tuple[rel.FrameAxes, str]:
+    """(axes, program frame) of "to the left of X" with no frame named: ESPIRE's reading
+    (`relations.default_frame`), X's own when it has a front (the alarm clock), else the viewer's."""
+    return rel.default_frame(ref, scene.viewer), (ref.id if ref.oriented else "viewer")
+
+
 def v_direction(side: str):
-    """'the mug to the left of the jar' (the viewer's frame) when exactly one mug is there."""
+    """'the mug to the left of the jar' (ESPIRE's frame: the jar's own when it has a front, else
+    the viewer's) when exactly one mug is there."""
     def f(scene):
-        axes, out = _viewer_axes(scene), []
+        out = []
         for cat, ms in sorted(_by_category(scene).items()):
             if len(ms) < 2:
                 continue
             for ref, phrase in references(scene):
+                axes, frame = _unnamed_frame(scene, ref)
                 cands = [o for o in ms if o is not ref]
                 answer = [o for o in cands if rel.in_direction(o, side, axes, origin=ref)]
                 near_edge = [o for o in cands if rel.in_direction(o, side, axes, origin=ref, slack_deg=10.0)]
                 if len(answer) == 1 and near_edge == answer:
-                    out.append(_pick(node("filterOri", side.capitalize(), _cat_node(cat), ref.id, "viewer"), answer,
+                    out.append(_pick(node("filterOri", side.capitalize(), _cat_node(cat), ref.id, frame), answer,
                                      cat=cat, ref=f"the {phrase}", side=side))
         return out
     return f
@@ -208,11 +216,11 @@ def _upright_yaw(held: SceneObject) -> np.ndarray:
     return rel.upright_frame(x)
 
 
-def _place_variant(scene, held, ref, phrase, word, direction, check) -> Variant | None:
+def _place_variant(scene, held, ref, phrase, word, direction, check, frame="viewer") -> Variant | None:
     pose = _place_pose(scene, held, ref, direction)
     if pose is None:
         return None
-    body = node("place", None, node("near" if word == "next" else "side", word, ref.id, "viewer"))
+    body = node("place", None, node("near" if word == "next" else "side", word, ref.id, frame))
     return Variant(body, [], {"ref": f"the {phrase}", "held": held.label, "side": word}, "relative", ref.id,
                    "near", False, "", {"check": check, "place_pose": pose})
 
@@ -237,19 +245,23 @@ def v_next_to(scene: Scene) -> list[Variant]:
 
 
 def v_place_side(side: str):
-    """'put it to the right of the jar' (viewer's frame): on that side, within NEAR_CHECK_M, standing."""
+    """'put it to the right of the jar' (ESPIRE's frame, as v_direction): on that side, within
+    NEAR_CHECK_M, standing."""
     def f(scene):
         held = scene.held_object()
         if held is None:
             return []
-        axes, out = _viewer_axes(scene), []
+        out = []
         for ref, phrase in references(scene):
+            axes, frame = _unnamed_frame(scene, ref)
             check = [{"type": "released", "object": held.id},
-                     {"type": "direction", "object": held.id, "reference": ref.id, "word": side, "frame": "relative"},
+                     {"type": "direction", "object": held.id, "reference": ref.id, "word": side,
+                      "frame": "intrinsic" if ref.oriented else "relative"},
                      {"type": "distance", "object": held.id, "reference": ref.id, "value_m": NEAR_CHECK_M / 2,
                       "tol_m": NEAR_CHECK_M / 2},
                      {"type": "standing", "object": held.id}]
-            v = _place_variant(scene, held, ref, phrase, side, rel.metric_direction(side, axes, attached=False), check)
+            v = _place_variant(scene, held, ref, phrase, side, rel.metric_direction(side, axes, attached=ref.oriented),
+                               check, frame)
             if v is not None:
                 out.append(v)
         return out

@@ -78,3 +78,22 @@ def test_oracle_solves_a_pick_and_a_place_in_mujoco(generated):
         task, scene = next((t, s) for t, s in generated if t.action == action)
         r = solve(task, scene, world_factory=lambda s: SimWorldAdapter(s, seed=task.scene_seed))
         assert r.success, (task.instruction, r.message)
+
+
+def test_a_side_of_a_reference_with_a_front_is_its_own_side_as_espire_reads_it():
+    """seed 63: 'grab the carton right of the alarm clock' was answered on the viewer's right while
+    the planner, as ESPIRE, reads the clock's own right (it faces the viewer: the viewer's left).
+    A reference with a front takes its own frame in the pick and the place families alike."""
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+    carton = OS.everyday_models()["orange_juice"]
+
+    def box(oid, y):
+        return OSc.everyday_object(oid, carton, [0.55, y, 0.03], np.eye(3))
+    clock = SceneObject("near_1", "alarm clock", "reference", [0.6, 0.0, 0.08], [0.07, 0.13, 0.17],
+                        rel.upright_frame([-1.0, 0.0, 0.0]), oriented=True, extra={"placement": "near"})
+    table = SceneObject("table", "table", "table", [0.55, 0.0, -0.35], [0.6, 1.4, 0.7], np.eye(3))
+    scene = Scene(Viewpoint([-0.8, 0.0, 0.9], [1.0, 0.0, -0.6]), Viewpoint([0, 0, 0], [1, 0, 0]),
+                  [table, clock, box("carton_1", 0.25), box("carton_2", -0.25)])
+    # facing the viewer (-x), the clock's own right is world +y: the viewer's left
+    right = [v for v in OF.v_direction("right")(scene) if v.fields["ref"] == "the alarm clock"]
+    assert [v.answer for v in right] == [["carton_1"]] and "near_1, near_1" in str(right[0].program)
