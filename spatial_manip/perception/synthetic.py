@@ -1,6 +1,6 @@
 """Tabletop frames with known answers, rendered by MuJoCo: a floor, a table on legs, and boxes or
 cylinders of known pose, seen by a pinhole camera. Used by the perception tests and by
-`perception.bench` to measure accuracy and speed of the segmenters on real renders.
+`bench.perception_bench` to measure accuracy and speed of the segmenters on real renders.
 
 Needs MUJOCO_GL=egl (or osmesa) for headless rendering.
 """

@@ -75,7 +75,6 @@ from spatial_manip.devtools import import_graph as graph  # noqa: E402  (the tes
 KNOWN_BREACHES = {
     ("calibration/ros_capture.py", "nodes"): "a ROS capture inside calibration/: belongs beside the nodes",
     ("calibration/sim.py", "sim"): "the simulated calibration cell: belongs in sim/ or workspace/",
-    ("sim/tasks_cli.py", "cli"): "a CLI inside sim/",
 }
 
 
@@ -127,9 +126,6 @@ TOOLS_LEFT_IN_CORE = {
     "bringup/camera_bench.py": "bringup/ starts nodes; its commands sit in the top layer already",
     "bringup/cli.py": "the same", "bringup/goal_cli.py": "the same", "bringup/record_cli.py": "the same",
     "bringup/replay_cli.py": "the same",
-    "perception/bench.py": "perception/ was being edited by another engineer this session",
-    "sim/bench_cli.py": "sim/ was being edited by another engineer this session",
-    "sim/oracle_cli.py": "the same", "sim/tasks_cli.py": "the same",
 }
 
 

@@ -1,4 +1,4 @@
-from spatial_manip.perception import bench
+from spatial_manip.bench import perception_bench as bench
 
 
 def test_bench_run_reports_every_backend_and_the_ratio(tabletop, touching_books):

@@ -95,7 +95,7 @@ def test_objects_option_on_tasks_and_bench(tmp_path):
     import argparse
 
     from spatial_manip.bench import runner
-    from spatial_manip.sim import tasks_cli
+    from spatial_manip.commands import tasks as tasks_cli
 
     for mod in (tasks_cli, runner):
         p = argparse.ArgumentParser()

@@ -1,6 +1,6 @@
 """Perception benchmark: speed and accuracy of segmenters on frames with known answers.
 
-The planner benchmark calls `run(...)`; `python -m spatial_manip.perception.bench` prints the
+The planner benchmark calls `run(...)`; `python -m spatial_manip.bench.perception_bench` prints the
 same figures. Without frames it renders MuJoCo tabletop scenes (perception.synthetic). Timing
 is per `segment()` call after one warm-up; accuracy matches detections to the ground-truth
 objects by centre (one-to-one, gated), so it needs no labels. The ground_truth backend, run on
