@@ -12,14 +12,15 @@ from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.planes import known_plane
 
 
-def _box(obs, mask, table_z: float = 0.0):
-    table = [known_plane(table_z, (-0.5, -1.0), (1.5, 1.0))]
-    return detection_from_mask(obs, mask, table, id="book", label="book", category="book", score=1.0,
+def _box(obs, mask, table_z: float = 0.0, table_xy=((-0.5, -1.0), (1.5, 1.0))):
+    """The detection's box with the planes a cell's workspace gives: the table, the floor below."""
+    planes = [known_plane(table_z, *table_xy), known_plane(table_z - 0.7, (-2.0, -2.0), (3.0, 2.0))]
+    return detection_from_mask(obs, mask, planes, id="book", label="book", category="book", score=1.0,
                                backend="test").box
 
 
-def _bottom(obs, mask, table_z: float = 0.0) -> float:
-    return float(_box(obs, mask, table_z).corners()[:, 2].min() - table_z)
+def _bottom(obs, mask, table_z: float = 0.0, table_xy=((-0.5, -1.0), (1.5, 1.0))) -> float:
+    return float(_box(obs, mask, table_z, table_xy).corners()[:, 2].min() - table_z)
 
 
 def test_a_book_lying_on_a_pedestal_keeps_its_own_bottom_through_misregistration_and_flying_pixels():
@@ -59,10 +60,13 @@ def test_the_demo_scenes_books_rest_where_they_do_in_rendered_frames(sensing):
         obs = world.render()
     finally:
         world.close()
-    table = scene.get("table")
-    table_z = float(table.corners()[:, 2].max())
+    corners = scene.get("table").corners()
+    table_z, table_xy = float(corners[:, 2].max()), (tuple(corners.min(0)[:2]), tuple(corners.max(0)[:2]))
     index = {oid: i for i, oid in obs.segment_ids.items()}
-    bottoms = {oid: _bottom(obs, obs.segmentation == index[oid], table_z) for oid in ("book_1", "book_2", "book_3")}
+    # a background pixel or a flying one below the table's edge must not make the floor the plane
+    # under a book (under realistic sensing 31 of 86 objects in 7 scenes got the floor or none)
+    bottoms = {oid: _bottom(obs, obs.segmentation == index[oid], table_z, table_xy)
+               for oid in ("book_1", "book_2", "book_3")}
     assert bottoms["book_3"] == pytest.approx(0.07, abs=0.02), bottoms          # flat, on the pedestal
     if sensing == "ideal":       # under noise the wedges' boxes are still off (issue 36)
         assert max(bottoms["book_1"], bottoms["book_2"]) < 0.05, bottoms     # leaning, on the table
