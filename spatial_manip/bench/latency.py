@@ -88,10 +88,11 @@ def stage_durations(marks: list[tuple[float, str]], t_end: float) -> dict[str, f
 
 
 def look_of(trace_path: str) -> dict | None:
-    """The goal's first look as its trace tells it (reused or taken, age, homing and looking
-    times), None when the trace has none (an older revision's, or no trace written)."""
+    """The goal's first look as its trace (the result's trace_path, a trace.json) tells it:
+    reused or taken, age, homing and looking times; None when the trace has none (an older
+    revision's, or none written)."""
     try:
-        events = json.loads((Path(trace_path) / "trace.json").read_text())["events"]
+        events = json.loads(Path(trace_path).read_text())["events"]
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return next(({k: v for k, v in e.items() if k not in ("kind", "t_s")} for e in events if e.get("kind") == "look"),

@@ -46,9 +46,9 @@ def test_the_goals_look_is_read_from_its_trace_and_counted(tmp_path):
         {"t_s": 0.0, "kind": "stage", "stage": "perceiving"},
         {"t_s": 0.4, "kind": "look", "reused": True, "age_s": 1.2, "reason": "fresh", "home_s": 0.3, "look_s": 0.1},
         {"t_s": 9.0, "kind": "look", "reused": False, "age_s": 0.8, "reason": "the arm moved"}]}))
-    look = look_of(str(tmp_path))
+    look = look_of(str(tmp_path / "trace.json"))
     assert look == {"reused": True, "age_s": 1.2, "reason": "fresh", "home_s": 0.3, "look_s": 0.1}   # the first
-    assert look_of(str(tmp_path / "missing")) is None
+    assert look_of(str(tmp_path / "missing.json")) is None and look_of("") is None
     records = [{"look": look}, {"look": {"reused": False}}, {"id": "old revision"}]
     assert looks_reused(records) == "1 of 2 goals reasoned on a look taken before them"
     assert looks_reused([{}]) == "no trace said whether its look was reused"
