@@ -17,10 +17,10 @@ ROS-free core, one concern per module:
 - `auto`: the automatic eye-in-hand pose set inside the arm's safety envelope.
 - `bag`: a rosbag2 -> a samples folder (one image per still period of the arm).
 - `check`: a calibration file against fresh samples.
-- `sim`: a ChArUco plate rendered by MuJoCo on the flange (eye-to-hand) or on the table
-  (eye-in-hand), with the simulator's ground truth.
-- `cli`, `live`: the command and its live loops; `ros_capture` is the only module that imports
-  rclpy (topics in, ArmMotion goals out).
+Beside it: sim/calibration_cell.py renders a ChArUco plate in MuJoCo on the flange (eye-to-hand)
+or on the table (eye-in-hand), with the simulator's ground truth; commands/calibrate.py and
+calibrate_live.py are the command and its live loops; nodes/calibration_capture.py is the ROS
+capture (topics in, ArmMotion goals out).
 
 OpenCV (`opencv-python-headless` >= 4.7, for cv2.aruco.CharucoDetector) is needed here only.
 """

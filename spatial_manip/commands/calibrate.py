@@ -25,11 +25,11 @@ from spatial_manip.calibration.samples import DEFAULT_MAX_SKEW_S, SampleError, l
 from spatial_manip.calibration.auto import eye_in_hand_pose_set
 from spatial_manip.calibration.bag import samples_from_bag
 from spatial_manip.calibration.board import BoardError, load_board_file
-from spatial_manip.calibration.live import (automatic_session, current_joints, interactive_session,
+from spatial_manip.commands.calibrate_live import (automatic_session, current_joints, interactive_session,
                                             open_capture)
 from spatial_manip.calibration.procedure import calibrate_folder, write_calibration
 from spatial_manip.calibration.result import Bounds, CalibrationRejected, pose_error
-from spatial_manip.calibration.sim import (CalibrationCell, CellConfig, Q_NOMINAL, capture, sample_poses,
+from spatial_manip.sim.calibration_cell import (CalibrationCell, CellConfig, Q_NOMINAL, capture, sample_poses,
                                            write_capture)
 from spatial_manip.calibration.solve import HandEyeError, METHODS
 from spatial_manip.control.safety import SafetyEnvelope

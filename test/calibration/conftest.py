@@ -10,7 +10,7 @@ os.environ.setdefault("MUJOCO_GL", "egl")
 @pytest.fixture(scope="session")
 def cells():
     from spatial_manip.calibration.board import BoardConfig
-    from spatial_manip.calibration.sim import CalibrationCell, CellConfig
+    from spatial_manip.sim.calibration_cell import CalibrationCell, CellConfig
 
     built = {}
 

@@ -6,7 +6,7 @@ import yaml
 from spatial_manip.paths import config_dir
 from spatial_manip.calibration.auto import eye_in_hand_pose_set, viewpoints
 from spatial_manip.calibration.guidance import guidance
-from spatial_manip.calibration.sim import Q_NOMINAL
+from spatial_manip.sim.calibration_cell import Q_NOMINAL
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.transforms import apply, invert, make_transform

@@ -8,7 +8,7 @@ import numpy as np
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from spatial_manip.calibration.bag import still_periods  # noqa: E402
-from spatial_manip.calibration.sim import Q_NOMINAL, sample_poses  # noqa: E402
+from spatial_manip.sim.calibration_cell import Q_NOMINAL, sample_poses  # noqa: E402
 from spatial_manip.cli import main  # noqa: E402
 from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
 from spatial_manip.geometry.calibration import load_calibration  # noqa: E402

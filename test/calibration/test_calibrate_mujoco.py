@@ -14,7 +14,7 @@ from spatial_manip.calibration.board import BoardConfig  # noqa: E402
 from spatial_manip.calibration.procedure import calibrate_folder, write_calibration  # noqa: E402
 from spatial_manip.calibration.result import Bounds, CalibrationRejected, pose_error  # noqa: E402
 from spatial_manip.calibration.samples import load_samples  # noqa: E402
-from spatial_manip.calibration.sim import capture, sample_poses, write_capture  # noqa: E402
+from spatial_manip.sim.calibration_cell import capture, sample_poses, write_capture  # noqa: E402
 from spatial_manip.cli import main  # noqa: E402
 from spatial_manip.geometry.calibration import load_calibration  # noqa: E402
 

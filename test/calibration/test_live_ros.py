@@ -13,11 +13,11 @@ rclpy = pytest.importorskip("rclpy")
 os.environ.setdefault("MUJOCO_GL", "egl")
 
 from spatial_manip.calibration.board import BoardConfig  # noqa: E402
-from spatial_manip.calibration.live import interactive_session  # noqa: E402
+from spatial_manip.commands.calibrate_live import interactive_session  # noqa: E402
 from spatial_manip.calibration.result import pose_error  # noqa: E402
-from spatial_manip.calibration.ros_capture import RosCalibrationCapture  # noqa: E402
+from spatial_manip.nodes.calibration_capture import RosCalibrationCapture  # noqa: E402
 from spatial_manip.calibration.samples import SampleError, load_samples  # noqa: E402
-from spatial_manip.calibration.sim import CalibrationCell, sample_poses  # noqa: E402
+from spatial_manip.sim.calibration_cell import CalibrationCell, sample_poses  # noqa: E402
 from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
 
 TOPICS = dict(image_topic="/calib_test/color/image_raw", camera_info_topic="/calib_test/color/camera_info",
@@ -152,7 +152,7 @@ def test_automatic_mode_drives_the_arm_through_the_planned_poses(cells, tmp_path
 
     from spatial_manip.paths import config_dir
     from spatial_manip.calibration.auto import eye_in_hand_pose_set
-    from spatial_manip.calibration.sim import Q_NOMINAL
+    from spatial_manip.sim.calibration_cell import Q_NOMINAL
     from spatial_manip.cli import main
     from spatial_manip.control.safety import SafetyEnvelope
     from spatial_manip.geometry.calibration import load_calibration

@@ -70,7 +70,7 @@ def test_no_backend_repeats_the_enter_exit_pair():
 
 def test_the_device_backends_are_devices():
     from spatial_manip.bags.io import BagReader, BagWriter
-    from spatial_manip.calibration.sim import CalibrationCell
+    from spatial_manip.sim.calibration_cell import CalibrationCell
     from spatial_manip.camera.realsense import RealSenseSource
     from spatial_manip.control.trajectory_arm import TrajectoryArm
     from spatial_manip.control.ur_rtde_arm import URRtdeArm

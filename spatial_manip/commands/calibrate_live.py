@@ -17,7 +17,7 @@ from spatial_manip.calibration.procedure import calibrate_folder
 from spatial_manip.calibration.samples import (SampleError, flange_from_joints, load_samples, pair_by_stamp,
                                                write_samples)
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
-from spatial_manip.calibration.ros_capture import RosCalibrationCapture
+from spatial_manip.nodes.calibration_capture import RosCalibrationCapture
 
 PROMPT = "[Enter] take this pose   [s] solve   [q] quit > "
 

@@ -1,5 +1,5 @@
-"""Live capture of calibration samples from ROS topics: the one module of the calibration that
-imports rclpy (a thin adapter: it converts messages and hands the rest to the core).
+"""Live capture of calibration samples from ROS topics for `spatial-manip calibrate`: a thin
+adapter (it converts messages and hands the rest to the calibration core).
 
 Each `take()` waits for a camera frame that started after the call (the arm is held still by
 then), and keeps the joint states from half a second around its stamp. The pairing itself is
