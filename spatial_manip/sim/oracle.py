@@ -33,6 +33,7 @@ from spatial_manip.sim import tasks as T
 from spatial_manip.sim.checker import check_task
 from spatial_manip.sim.metrics import EpisodeResult, Failure, step_budget
 from spatial_manip.sim.sensing import IDEAL, SensingProfile
+from spatial_manip.sim.world import SimConfig, SimWorld
 
 GRASP_REACH_M = 0.02      # the fingers reach an object whose box is within 2 cm of the TCP
 APPROACH_M = 0.10         # pre-grasp / pre-place stand-off
@@ -138,7 +139,6 @@ class SimWorldAdapter:
     def __init__(self, scene: Scene, *, sensing: SensingProfile = IDEAL, seed: int = 0):
         """`sensing`: the profile's arm kinematic error is what reaches the oracle (its targets
         come from the scene, not the camera); drawn from `seed`, the task's scene seed."""
-        from spatial_manip.sim.world import SimConfig, SimWorld   # mujoco: espire/episode imports this module without it
         self.world = SimWorld(scene, config=SimConfig(sensing=sensing), seed=seed)
         self._robot = None
         held = scene.held_object()
