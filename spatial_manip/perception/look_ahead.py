@@ -26,6 +26,10 @@ ARM_STILL_TOL_RAD = 2e-3    # a joint change larger than this is arm motion (the
 # a frame asked for this soon after the arm last moved, or the workspace changed (a reset), may
 # have been exposed before (one camera period at the sim's 5 Hz, several of a RealSense's)
 EXPOSURE_MARGIN_S = 0.25
+# an idle look starts only once the arm and the workspace have been still this long: one started
+# as the world changes (a sim reset right after a goal) would be stale, and a goal that comes
+# while it runs waits for it (the segmenter runs one look at a time) and then looks again
+IDLE_SETTLE_S = 2.0
 POLL_S = 0.05               # how often the idle loop watches the joints and the workspace
 
 
@@ -126,26 +130,30 @@ class LookAhead:
 
     # --- a goal's look ---------------------------------------------------------------------------
     def for_goal(self, cancel: threading.Event, instruction: str = "") -> GoalLook:
-        """The newest look if it is still fresh, else a new one (stored as the newest)."""
+        """The newest look if it is still fresh, else a new one (stored as the newest). Its age
+        is judged at the goal's arrival: a look under way then, which the goal waits for, was
+        asked for earlier than any the goal could take itself, and is ready sooner."""
         words = instruction if self.words_matter else ""
+        arrived = self._clock()
         with self._lock:
             self.poll()
             latest = self._latest
-            why = self.stale_because(latest, words)
+            why = self.stale_because(latest, words, at_s=arrived)
             if why is None:
                 return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh")
             look = self._take(cancel, words)
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why)
 
-    def stale_because(self, look: Look | None, instruction: str = "") -> str | None:
-        """Why `look` may not be reused now for `instruction` (None: it may)."""
+    def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
+        """Why `look` may not be reused now for `instruction`, its age taken at `at_s` (default
+        now); None: it may."""
         if self.config.max_age_s <= 0:
             return "reuse is off (look_max_age_s 0)"
         if look is None:
             return "no look yet"
-        age = self._clock() - look.asked_at_s
+        age = (self._clock() if at_s is None else at_s) - look.asked_at_s
         if age > self.config.max_age_s:
-            return f"the last look is {age:.2f} s old (limit {self.config.max_age_s:g} s)"
+            return f"the last look was {age:.2f} s old when the goal came (limit {self.config.max_age_s:g} s)"
         if look.instruction != instruction:
             return "the segmenter looks for the instruction's words, and the last look was for others"
         if self._workspace() is not look.workspace:
@@ -179,8 +187,8 @@ class LookAhead:
         latest = self._latest
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
             return None
-        if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < EXPOSURE_MARGIN_S:
-            return None                     # the arm moves or the world was just reset: a look now would be stale at once
+        if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < IDLE_SETTLE_S:
+            return None                     # the arm moved or the world changed just now: it may change again
         if not self._lock.acquire(blocking=False):
             return None
         try:
