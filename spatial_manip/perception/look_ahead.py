@@ -212,8 +212,11 @@ class LookAhead:
             try:
                 if self.idle_look(stop) is not None:
                     release_freed_memory()     # as after a goal: a look frees ~50-100 MB glibc would keep (issue 35)
-            except SpatialManipError as e:
-                if e.code.value not in warned:
-                    warned.add(e.code.value)
-                    warn(f"looking ahead while idle failed ({e.code.value}): {e.message}; goals look for themselves")
+            except Exception as e:  # never end the node's looking ahead for good: a goal looks for itself
+                if stop.is_set():
+                    return                     # the node is shutting down under the look
+                kind, text = (e.code.value, e.message) if isinstance(e, SpatialManipError) else (type(e).__name__, str(e))
+                if kind not in warned:
+                    warned.add(kind)
+                    warn(f"looking ahead while idle failed ({kind}): {text}; goals look for themselves")
                 self._next_idle_s = self._clock() + 1.0

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 import pytest
 
-from spatial_manip.errors import ConfigError
+from spatial_manip.errors import ConfigError, NoObservationError
 from spatial_manip.perception.look_ahead import EXPOSURE_MARGIN_S, IDLE_SETTLE_S, LookAhead, LookAheadConfig
 
 HOME = np.zeros(6)
@@ -206,3 +206,27 @@ def test_a_segmenter_that_looks_for_the_words_gets_a_look_per_instruction_and_no
     other = looks.for_goal(threading.Event(), "pick the teddy bear")
     assert not other.reused and "last look was for others" in other.reason
     assert asked == ["pick the mug", "pick the teddy bear"]
+
+
+def test_the_idle_loop_warns_once_per_kind_of_failure_and_keeps_going():
+    clock = Clock()
+    calls, warnings, stop = [], [], threading.Event()
+
+    class FailingStages(CountedStages):
+        def observe(self, cancel):
+            calls.append(1)
+            if len(calls) >= 3:
+                stop.set()
+            raise (NoObservationError("no camera") if len(calls) < 3 else RuntimeError("a bug"))
+
+    looks = LookAhead(FailingStages(clock), LookAheadConfig(max_age_s=3.0), joints=lambda: HOME, clock=clock)
+    looks.poll()
+    clock.t += IDLE_SETTLE_S + 0.1
+
+    def may_look():
+        looks._next_idle_s = 0.0           # no waiting between the failed looks
+        return True
+
+    looks.idle_loop(may_look, stop, warnings.append)
+    assert len(calls) == 3                  # it kept looking after a failure, and stopped quietly with the node
+    assert warnings == ["looking ahead while idle failed (NO_OBSERVATION): no camera; goals look for themselves"]
