@@ -16,20 +16,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks", required=True, help="tasks.jsonl written by `spatial-manip tasks`")
     p.add_argument("--out", required=True, help="output folder for results.json")
     p.add_argument("--world", default="auto", choices=["auto", "mujoco", "kinematic"],
-                   help="mujoco: SimWorld; kinematic: the labelled kinematic fallback; auto: mujoco if available")
+                   help="mujoco: SimWorld; kinematic: the labelled kinematic fallback; auto: mujoco")
     sensing.add_arguments(p)   # the oracle reads no camera: of the profile, the arm's kinematic error reaches it
 
 
 def _world_factory(name: str, profile):
     """(task -> (scene -> world)), and the world's label."""
-    if name in ("auto", "mujoco"):
-        try:
-            from spatial_manip.sim.world import SimWorld  # noqa: F401  (mujoco may be absent: auto falls back)
-            return (lambda task: lambda scene: SimWorldAdapter(scene, sensing=profile, seed=task.scene_seed),
-                    f"mujoco, sensing {profile.label}")
-        except ImportError:
-            if name == "mujoco":
-                raise SystemExit("error: spatial_manip.sim.world.SimWorld is not available; use --world kinematic")
+    if name in ("auto", "mujoco"):   # mujoco is a runtime requirement (sim.oracle imports it): auto is mujoco
+        return (lambda task: lambda scene: SimWorldAdapter(scene, sensing=profile, seed=task.scene_seed),
+                f"mujoco, sensing {profile.label}")
     return (lambda task: KinematicWorld), "kinematic (fallback, no physics, no sensing)"
 
 
