@@ -28,7 +28,7 @@ from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import colour_names, main_colour, mean_rgb
+from spatial_manip.perception.attributes import colour_names, mean_rgb
 from spatial_manip.perception.base import SegmentationHints, over_any
 from spatial_manip.scene import Scene
 from spatial_manip.perception.box import detection_from_mask
@@ -194,11 +194,10 @@ def colour_signature(rgb: np.ndarray, masks: list[np.ndarray]) -> tuple[tuple, t
     """(the object's colour names: `colour_names` of all its pixels, as perception names a
     detection's, one or two, most first; the main material's median RGB, which catalogue matching
     compares with a detection's). Each mask is one colour-coherent piece (the segmenter splits
-    clusters by colour); the main material is the pieces whose own main colour is the first name,
-    else the largest piece."""
+    clusters by colour); the main material is the largest piece, as the segmenter keeps the larger
+    piece's colour when it joins two (classical.py)."""
     names = tuple(colour_names(rgb, np.any(masks, axis=0)))
-    main = [m for m in masks if main_colour(rgb, m) == names[0]]
-    return names, mean_rgb(rgb, np.any(main, axis=0) if main else max(masks, key=np.count_nonzero))
+    return names, mean_rgb(rgb, max(masks, key=np.count_nonzero))
 
 
 def _cloud(obs: RGBDObservation, mask: np.ndarray) -> np.ndarray:
