@@ -202,6 +202,8 @@ class Stages(Protocol):
     def set_down(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> SetDown: ...
     def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed: ...
     def verify(self, decision: Decision, placed: Placed | None, goal: GoalRequest, after: Scene | None) -> Verified: ...
+    # a set-down confirmed on a frame's depth alone, before perceiving it (None: perceive and verify)
+    def verify_on_frame(self, placed: Placed | None, obs: RGBDObservation) -> Verified | None: ...
     def stop_motion(self) -> None: ...
     def held_id(self) -> str | None: ...       # the object in the gripper now, if any
 
@@ -306,14 +308,15 @@ class InstructionPipeline:
             trace.event("placed", **placed.trace_fields())
 
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
-        after = None
+        after = verified = None
         if placed is not None:    # a new look at where the object was set down
-            seen_after = self._look(cancel, trace, goal, clear=True)
+            seen_after, verified = self._look_after(placed, decision, cancel, trace, goal)
             after = seen_after.scene
             self._overlay(trace, "overlay_after", f"attempt {attempt}: after placing; the planned place pose (axes, "
-                          "lime box) and the TCP's planned way there (yellow) over what the camera sees now",
+                          "lime box) and the TCP's planned way there (yellow) over what the camera sees now"
+                          + ("" if verified is None else " (boxes: the look before placing)"),
                           seen_after, decision, path=placed.tcp_path)
-        verified = self.agent.verify(decision, placed, goal, after)
+        verified = verified or self.agent.verify(decision, placed, goal, after)
         trace.event("verified", success=verified.success, category=verified.category, message=verified.message)
         if not verified.success:
             raise SpatialManipError(f"verification failed ({verified.category}): {verified.message}",
@@ -372,6 +375,23 @@ class InstructionPipeline:
         look = self.looks.for_goal(cancel, goal.instruction)
         trace.event("look", **look.trace_fields(), home_s=round(t1 - t0, 3), look_s=round(time.monotonic() - t1, 3))
         return look.seen
+
+    def _look_after(self, placed: Placed, decision: Decision, cancel: threading.Event, trace: Trace,
+                    goal: GoalRequest) -> tuple[Perceived, Verified | None]:
+        """After a set-down, the arm out of the view: the first fresh frame confirms the place by
+        its depth alone when it can (the result then follows the arm's stop at once, issue 42),
+        else a full look for `agent.verify`. The trace says which."""
+        t0 = time.monotonic()
+        self.agent.clear_view(cancel)
+        t1 = time.monotonic()
+        obs = self.agent.observe(cancel)
+        confirmed = self.agent.verify_on_frame(placed, obs)
+        if confirmed is None:
+            return self._look(cancel, trace, goal, clear=False), None
+        look_s = round(time.monotonic() - t1, 3)
+        trace.event("look", reused=False, age_s=look_s, reason="the set-down confirmed on the first fresh frame, "
+                    "not perceived", home_s=round(t1 - t0, 3), look_s=look_s)
+        return Perceived(observation=obs, scene=decision.scene), confirmed
 
     @staticmethod
     def _overlay(trace: Trace, name: str, caption: str, seen: Perceived, decision, grasps=(), chosen=None,

@@ -82,6 +82,9 @@ class FakeAgent:
     def held_id(self):
         return self.held
 
+    def verify_on_frame(self, placed, obs):
+        return None          # never confirmed on the frame alone: the full look and verify
+
     def verify(self, decision, placed, goal, after):
         self.calls.append("verify")
         return Verified(True, "", f"{decision.pick_id} is in the gripper")
@@ -264,3 +267,24 @@ def test_a_lost_arm_server_ends_the_goal_at_once():
     out = InstructionPipeline(agent).run(validate_goal("pick a book", "pick", False, 3), threading.Event())
     assert out.error_code == "MOTION_FAILED" and "arm server lost" in out.message and out.attempts == 1
     assert [c for c in agent.calls if isinstance(c, tuple) and c[0] == "pick"] == [("pick", "book_1")]
+
+
+def test_a_set_down_the_first_fresh_frame_confirms_is_not_perceived_again():
+    """Issue 42: the result follows the arm's stop without a full look when the frame's depth
+    shows the object at its set-down pose; otherwise the full look and verify run as before."""
+    class SeenOnFrame(FakeAgent):
+        def verify_on_frame(self, placed, obs):
+            self.calls.append("verify_on_frame")
+            return Verified(True, "", f"{placed.set_down.object_id} seen at the computed pose")
+
+    def pick_and_place(agent):
+        agent.reason = lambda seen, goal, reflection, trace: Decision(
+            "pick_and_place", ("book_1",), pick_id="book_1", place_pose=np.eye(4))
+        out, _ = run(agent, instruction="pick the book and place it on the left", kind="auto")
+        return out, agent.calls[agent.calls.index("place") + 1:]
+
+    out, after_place = pick_and_place(SeenOnFrame())
+    assert out.success and out.message.startswith("book_1 seen at the computed pose")
+    assert after_place == ["observe", "verify_on_frame"]
+    out, after_place = pick_and_place(FakeAgent())          # not confirmed: a full look, then verify
+    assert out.success and after_place == ["observe", "observe", "perceive", "verify"]

@@ -1,0 +1,39 @@
+"""The set-down check on a frame's depth alone (issue 42): a book where it was set down fills
+its box; an empty spot, or the book 5 cm away, does not; nor does the book behind the arm."""
+import numpy as np
+
+from spatial_manip.geometry import synthetic as S
+from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.geometry.depth_check import share_seen_in_box
+from spatial_manip.geometry.noise import L515Noise
+from spatial_manip.geometry.transforms import make_transform
+
+K = CameraIntrinsics.from_fovy(320, 240, 40.0)
+T_CAM = S.look_at(np.array([-0.2, 0.0, 0.7]), np.array([0.6, 0.0, 0.05]))
+SIZE = np.array([0.15, 0.03, 0.22])                  # an upright book
+BOOK = make_transform(np.eye(3), [0.6, 0.0, 0.11])
+
+
+def _frame(*boxes, noisy=False):
+    obs = S.render(K, T_CAM, [S.SynthBox(np.asarray(c, float), np.asarray(s, float), np.eye(3), (90, 90, 90))
+                              for c, s in boxes])
+    if noisy:
+        obs.depth_m = L515Noise().apply(obs.depth_m, np.random.default_rng(0))
+    return obs
+
+
+def _share(obs, T=BOOK):
+    return share_seen_in_box(obs, T, SIZE, grow_m=0.02, lift_m=0.01)
+
+
+def test_a_book_at_its_set_down_pose_fills_its_box_and_an_empty_table_does_not():
+    there = _frame((BOOK[:3, 3], SIZE), noisy=True)
+    assert _share(there) > 0.9
+    assert _share(_frame()) == 0.0                                   # the table under it is not it
+    moved = _frame(([0.6, 0.05, 0.11], SIZE), noisy=True)            # 5 cm to the side
+    assert _share(moved) < 0.8
+
+
+def test_something_in_front_hides_it_rather_than_confirming_it():
+    arm = ([0.3, 0.0, 0.25], [0.08, 0.3, 0.3])                       # a block between camera and book
+    assert _share(_frame((BOOK[:3, 3], SIZE), arm)) < 0.2
