@@ -49,8 +49,13 @@ def test_a_bench_stopped_with_sigterm_stops_its_workers_graphs(tmp_path):
     import subprocess
     import sys
 
+    from spatial_manip.sim import tasks
+
     out = tmp_path / "run"
-    bench = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "bench", "--suite", "smoke", "--episodes", "12",
+    # two tasks from a small pool, reused by the bench as on a resumed run: the test is about the
+    # stop, and the default pool's generation took most of its time
+    tasks.write(out / "tasks", tasks.generate("smoke", 2, 0, pool_size=2))
+    bench = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "bench", "--suite", "smoke", "--episodes", "2",
                               "--workers", "1", "--segmenter", "ground_truth", "--out", str(out)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     log = out / "worker0.log"
