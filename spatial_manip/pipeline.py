@@ -368,12 +368,17 @@ class InstructionPipeline:
         """A look at the table, the arm first moved out of the camera's view when `clear`: the
         newest look when it is still fresh (the arm did not move), else a new one. The trace says
         which, its age, and how long homing and looking took."""
-        t0 = time.monotonic()
-        if clear:
-            self.agent.clear_view(cancel)
-        t1 = time.monotonic()
-        look = self.looks.for_goal(cancel, goal.instruction)
-        trace.event("look", **look.trace_fields(), home_s=round(t1 - t0, 3), look_s=round(time.monotonic() - t1, 3))
+        marks = {}
+
+        def home():
+            marks["home"] = time.monotonic()
+            if clear:
+                self.agent.clear_view(cancel)
+            marks["homed"] = time.monotonic()
+
+        look = self.looks.for_goal(cancel, goal.instruction, prepare=home)
+        trace.event("look", **look.trace_fields(), home_s=round(marks["homed"] - marks["home"], 3),
+                    look_s=round(time.monotonic() - marks["homed"], 3))
         return look.seen
 
     def _look_after(self, placed: Placed, decision: Decision, cancel: threading.Event, trace: Trace,

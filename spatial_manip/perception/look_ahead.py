@@ -66,9 +66,11 @@ class GoalLook:
     reused: bool
     age_s: float
     reason: str
+    waited_s: float = 0.0    # for an idle look under way when the goal came
 
     def trace_fields(self) -> dict:
-        return {"reused": self.reused, "age_s": round(self.age_s, 3), "reason": self.reason}
+        return {"reused": self.reused, "age_s": round(self.age_s, 3), "reason": self.reason,
+                "waited_s": round(self.waited_s, 3)}
 
 
 class LookStages(Protocol):
@@ -129,20 +131,25 @@ class LookAhead:
             self._workspace_seen, self._workspace_since_s = workspace, self._clock()
 
     # --- a goal's look ---------------------------------------------------------------------------
-    def for_goal(self, cancel: threading.Event, instruction: str = "") -> GoalLook:
-        """The newest look if it is still fresh, else a new one (stored as the newest). Its age
-        is judged at the goal's arrival: a look under way then, which the goal waits for, was
-        asked for earlier than any the goal could take itself, and is ready sooner."""
+    def for_goal(self, cancel: threading.Event, instruction: str = "",
+                 prepare: Callable[[], None] = lambda: None) -> GoalLook:
+        """The newest look if it is still fresh, else a new one (stored as the newest), after
+        `prepare()` (the arm moved out of view). Its age is judged at the goal's arrival: a look
+        under way then, which the goal waits for, was asked for earlier than any the goal could
+        take itself, and is ready sooner. `prepare` runs under the lock too: the agent's state
+        that an idle look writes (the scene it knows, what it holds) is what homing reads."""
         words = instruction if self.words_matter else ""
         arrived = self._clock()
         with self._lock:
+            waited = self._clock() - arrived
+            prepare()
             self.poll()
             latest = self._latest
             why = self.stale_because(latest, words, at_s=arrived)
             if why is None:
-                return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh")
+                return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh", waited)
             look = self._take(cancel, words)
-            return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why)
+            return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited)
 
     def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
         """Why `look` may not be reused now for `instruction`, its age taken at `at_s` (default

@@ -57,7 +57,7 @@ def test_a_fresh_look_is_reused_with_its_age(cell):
     again = looks.for_goal(threading.Event())
     assert again.reused and again.seen == first.seen and stages.looks == 1
     assert again.age_s == pytest.approx(1.5)          # from when the frame was asked for
-    assert again.trace_fields() == {"reused": True, "age_s": 1.5, "reason": "fresh"}
+    assert again.trace_fields() == {"reused": True, "age_s": 1.5, "reason": "fresh", "waited_s": 0.0}
 
 
 def test_an_old_look_is_taken_again(cell):
@@ -230,3 +230,14 @@ def test_the_idle_loop_warns_once_per_kind_of_failure_and_keeps_going():
     looks.idle_loop(may_look, stop, warnings.append)
     assert len(calls) == 3                  # it kept looking after a failure, and stopped quietly with the node
     assert warnings == ["looking ahead while idle failed (NO_OBSERVATION): no camera; goals look for themselves"]
+
+
+def test_homing_runs_before_the_judgement_and_a_motion_it_makes_stales_the_look(cell):
+    clock, state, stages, looks = cell
+    looks.for_goal(threading.Event())
+    assert looks.for_goal(threading.Event(), prepare=lambda: None).reused     # a home that moved nothing
+
+    def home():
+        state["q"] = HOME + 0.5             # the arm went home from elsewhere
+    goal = looks.for_goal(threading.Event(), prepare=home)
+    assert not goal.reused and "arm moved" in goal.reason and stages.looks == 2
