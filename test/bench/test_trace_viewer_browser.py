@@ -35,6 +35,7 @@ from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perc
                                     Verified, validate_goal)
 from spatial_manip.reasoning.orientation import draw_arrows  # noqa: E402
 from spatial_manip.scene import Scene  # noqa: E402
+from spatial_manip.sim import tasks as T  # noqa: E402
 from spatial_manip.sim.checker import check_task  # noqa: E402
 
 pytestmark = pytest.mark.slow   # about 6 s: four MuJoCo renders and a browser start
@@ -145,6 +146,9 @@ def _episode(task: dict, out: Path, fail: str, picked: bool) -> dict:
 def bench_dir(tmp_path_factory) -> tuple[Path, list[dict]]:
     out = tmp_path_factory.mktemp("bench") / "run"
     (out / "episodes").mkdir(parents=True)
+    # two scenes per kind: the same four tasks (two picks, two places) as the bench's default pool of
+    # nine, which costs a minute of MuJoCo builds; prepare_tasks then reuses them as a resumed run does
+    T.write(out / "tasks", T.generate(SUITE, EPISODES, SEED, pool_size=2))
     tasks = runner.prepare_tasks(SUITE, EPISODES, SEED, out)
     # how each generated task ends: (scripted failure in the pipeline, answer book lifted at the end)
     script = {"pick": [("", True), ("grasp", False)], "place": [("", False), ("verify", False)]}
