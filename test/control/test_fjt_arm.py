@@ -14,18 +14,20 @@ import time
 import numpy as np
 import pytest
 
+from mujoco_controller import (SIM_TCP_OFFSET, connected, joint_state, move_j_follows_the_plan, mujoco_arm,
+                               start_controller, stop_controller)
+
 NS = os.environ.get("FJT_TEST_NS", "/test_fjt")    # "" by hand: the UR driver's own names, for ros2 launch
 ACTION = f"{NS}/scaled_joint_trajectory_controller/follow_joint_trajectory"
 STATE_TOPIC = f"{NS}/joint_states"
 SCALING_TOPIC = f"{NS}/speed_scaling_state_broadcaster/speed_scaling"
 SLIDER_TOPIC = f"{NS}/test_slider_percent"
 FAULT_TOPIC = f"{NS}/test_next_error_code"
-SIM_TCP_OFFSET = [0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708]   # the MuJoCo model's TOOL0_TCP (arm.yaml sim overrides)
 
 
 # --- the action server (a separate process) ----------------------------------------------------
 def server_main() -> None:
-    import spatial_manip  # noqa: F401  (headless GL before mujoco)
+    world = mujoco_arm()
     import rclpy
     from control_msgs.action import FollowJointTrajectory
     from rclpy.action import ActionServer, CancelResponse
@@ -35,10 +37,7 @@ def server_main() -> None:
     from std_msgs.msg import Float64, Int32
 
     from spatial_manip.sim import mjcf
-    from spatial_manip.sim.layouts import sample_scene
-    from spatial_manip.sim.world import SimConfig, SimWorld
 
-    world = SimWorld(sample_scene("tabletop", 0), config=SimConfig(width=64, height=48))
     rclpy.init()
     node = rclpy.create_node("mujoco_fjt_server")
     group = ReentrantCallbackGroup()
@@ -53,9 +52,7 @@ def server_main() -> None:
             if state["target"] is not None:
                 world.pose_arm(state["target"])
             world.step(10)
-            q = world.joint_positions()[:6]
-        js = JointState(name=list(mjcf.ARM_JOINTS), position=[float(v) for v in q])
-        js.header.stamp = node.get_clock().now().to_msg()
+            js = joint_state(world, node)
         joint_pub.publish(js)
         scaling_pub.publish(Float64(data=state["slider"]))
 
@@ -142,7 +139,7 @@ rclpy = pytest.importorskip("rclpy")
 
 from spatial_manip.control import base  # noqa: E402,F401  (registers the arm backends)
 from spatial_manip.control.trajectory_arm import cosine_duration  # noqa: E402
-from spatial_manip.errors import BackendUnavailableError, CanceledError, MotionFailedError  # noqa: E402
+from spatial_manip.errors import CanceledError, MotionFailedError  # noqa: E402
 from spatial_manip.registry import make  # noqa: E402
 
 
@@ -157,15 +154,9 @@ def msgs_env():
 
 @pytest.fixture(scope="module")
 def server(msgs_env):
-    proc = subprocess.Popen([sys.executable, __file__], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, **msgs_env, "PYTHONUNBUFFERED": "1"})
+    proc = start_controller(__file__, env=msgs_env)
     yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    stop_controller(proc)
 
 
 class _Knobs:
@@ -212,12 +203,7 @@ def arm(server):
     a = make("arm", "ur_driver", action_name=ACTION, state_topic=STATE_TOPIC, speed_scaling_topic=SCALING_TOPIC,
              model="ur5e", tcp_offset=SIM_TCP_OFFSET, connect_timeout_s=60.0, goal_tolerance_rad=0.003,
              settle_timeout_s=0.5, goal_time_tolerance_s=0.5, stop_timeout_s=3.0)
-    try:
-        a.connect()
-    except BackendUnavailableError:
-        out = server.stdout.read() if server.poll() is not None else "(still running)"
-        pytest.fail(f"the MuJoCo FollowJointTrajectory server did not come up: {out}")
-    yield a
+    yield connected(a, server, "the MuJoCo FollowJointTrajectory server")
     a.close()
 
 
@@ -234,13 +220,7 @@ def knobs(arm):
 
 @pytest.mark.ros
 def test_a_goal_completes_on_the_mujoco_arm(arm):
-    assert arm.safety_status().ok
-    q0 = arm.joint_positions()
-    goal = q0 + np.array([0.25, -0.15, 0.1, 0.1, 0.2, -0.3])
-    t = time.monotonic()
-    arm.move_j(goal, speed=1.0, accel=2.0)
-    assert np.max(np.abs(arm.joint_positions() - goal)) < 0.01
-    assert time.monotonic() - t >= cosine_duration(0.3, 1.0, 2.0) - 0.05   # played in time, not jumped
+    q0 = move_j_follows_the_plan(arm, tolerance_rad=0.01)
     back = np.vstack([q0 + np.array([0.1, -0.05, 0.05, 0.05, 0.1, -0.1]), q0])
     arm.move_path(back, speed=1.0, accel=2.0)
     assert np.max(np.abs(arm.joint_positions() - q0)) < 0.01

@@ -10,17 +10,19 @@ import time
 import numpy as np
 import pytest
 
+from mujoco_controller import (SIM_TCP_OFFSET, connected, joint_state, move_j_follows_the_plan, mujoco_arm,
+                               spin_quietly, start_controller, stop_controller)
+
 CMD_TOPIC = "/test_traj/joint_trajectory"
 STATE_TOPIC = "/test_traj/joint_states"
 TCP_TOPIC = "/test_traj/tcp_pose"
-SIM_TCP_OFFSET = [0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708]   # the MuJoCo model's TOOL0_TCP (arm.yaml sim overrides)
 
 
 # --- the consumer (a separate process) ---------------------------------------------------------
 def consumer_main(cmd_topic: str = CMD_TOPIC, state_topic: str = STATE_TOPIC) -> None:
     """Play received trajectories on a SimWorld in real time: at each point's time, put the arm at
     that point and run the physics for the interval; publish joints and the MuJoCo TCP at 50 Hz."""
-    import spatial_manip  # noqa: F401  (headless GL before mujoco)
+    world = mujoco_arm()
     import rclpy
     from geometry_msgs.msg import PoseStamped
     from sensor_msgs.msg import JointState
@@ -28,10 +30,7 @@ def consumer_main(cmd_topic: str = CMD_TOPIC, state_topic: str = STATE_TOPIC) ->
 
     from spatial_manip.nodes import convert
     from spatial_manip.sim import mjcf
-    from spatial_manip.sim.layouts import sample_scene
-    from spatial_manip.sim.world import SimConfig, SimWorld
 
-    world = SimWorld(sample_scene("tabletop", 0), config=SimConfig(width=64, height=48))
     rclpy.init()
     node = rclpy.create_node("mujoco_trajectory_consumer")
     pub = node.create_publisher(JointState, state_topic, 10)
@@ -50,11 +49,9 @@ def consumer_main(cmd_topic: str = CMD_TOPIC, state_topic: str = STATE_TOPIC) ->
             world.pose_arm(due[-1])
             del plan[:len(due)]
         world.step(10)                                # 20 ms of physics, the servos holding the arm
-        stamp = node.get_clock().now().to_msg()
-        js = JointState(name=list(mjcf.ARM_JOINTS), position=[float(v) for v in world.joint_positions()[:6]])
-        js.header.stamp = stamp
+        js = joint_state(world, node)
         pub.publish(js)
-        tcp_pub.publish(convert.pose_stamped(world.tcp_pose(), "base", stamp))
+        tcp_pub.publish(convert.pose_stamped(world.tcp_pose(), "base", js.header.stamp))
 
     node.create_subscription(JointTrajectory, cmd_topic, on_trajectory, 10)
     node.create_timer(0.02, tick)
@@ -91,7 +88,7 @@ class _TcpListener:
                                       lambda m: setattr(self, "T", convert.matrix_from_pose_msg(m.pose)), 10)
         self.ex = SingleThreadedExecutor(context=self.ctx)
         self.ex.add_node(self.node)
-        self.thread = threading.Thread(target=_spin_quietly, args=(self.ex,), daemon=True)
+        self.thread = threading.Thread(target=spin_quietly, args=(self.ex,), daemon=True)
         self.thread.start()
 
     def close(self):
@@ -102,39 +99,21 @@ class _TcpListener:
 
 @pytest.fixture(scope="module")
 def consumer():
-    proc = subprocess.Popen([sys.executable, __file__], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_controller(__file__)
     yield proc
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    stop_controller(proc)
 
 
 @pytest.fixture(scope="module")
 def arm(consumer):
     a = make("arm", "joint_trajectory", command_topic=CMD_TOPIC, state_topic=STATE_TOPIC, model="ur5e",
              tcp_offset=SIM_TCP_OFFSET, connect_timeout_s=40.0, goal_tolerance_rad=0.003)
-    try:
-        a.connect()
-    except BackendUnavailableError:
-        out = consumer.stdout.read() if consumer.poll() is not None else "(still running)"
-        pytest.fail(f"the MuJoCo consumer did not come up: {out}")
-    yield a
+    yield connected(a, consumer, "the MuJoCo consumer")
     a.close()
 
 
 def test_move_j_reaches_the_goal_in_the_mujoco_world(arm):
-    assert arm.safety_status().ok and arm.is_connected
-    q0 = arm.joint_positions()
-    goal = q0 + np.array([0.25, -0.15, 0.1, 0.1, 0.2, -0.3])
-    t = time.monotonic()
-    arm.move_j(goal, speed=1.0, accel=2.0)
-    took = time.monotonic() - t
-    assert np.max(np.abs(arm.joint_positions() - goal)) < 0.003
-    # it followed the time-parameterised trajectory rather than jumping: no faster than planned
-    assert took >= cosine_duration(0.3, 1.0, 2.0) - 0.05
+    move_j_follows_the_plan(arm, tolerance_rad=0.003)
 
 
 def test_move_l_puts_the_mujoco_tcp_on_the_target(arm):
@@ -208,8 +187,7 @@ def test_the_gazebo_graphs_arm_node_moves_the_arm_through_the_trajectory_topic()
 
     spec = next(n for n in load_graph("gazebo").nodes if n.name == "arm_node")
     topics = load_arm_config(dict(spec.params)["config_file"])["arm"]["joint_trajectory"]
-    sim = subprocess.Popen([sys.executable, __file__, topics["command_topic"], topics["state_topic"]],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    sim = start_controller(__file__, topics["command_topic"], topics["state_topic"])
     node_proc = subprocess.Popen([find_executable(spec), *spec.ros_args()], stdout=subprocess.PIPE,
                                  stderr=subprocess.STDOUT, text=True)
     ctx = rclpy.Context()
@@ -270,7 +248,7 @@ def test_an_arm_that_does_not_follow_is_a_motion_failure_and_is_told_to_hold():
     node.create_timer(0.02, lambda: pub.publish(JointState(name=list(base.JOINT_NAMES), position=q_stuck)))
     ex = SingleThreadedExecutor(context=ctx)
     ex.add_node(node)
-    threading.Thread(target=lambda: _spin_quietly(ex), daemon=True).start()
+    threading.Thread(target=spin_quietly, args=(ex,), daemon=True).start()
     arm = TrajectoryArm(command_topic="/stuck/joint_trajectory", state_topic="/stuck/joint_states",
                         settle_timeout_s=0.3, connect_timeout_s=20)
     try:
@@ -287,13 +265,6 @@ def test_an_arm_that_does_not_follow_is_a_motion_failure_and_is_told_to_hold():
         ex.shutdown(timeout_sec=1.0)
         node.destroy_node()
         ctx.try_shutdown()
-
-
-def _spin_quietly(executor):
-    try:
-        executor.spin()
-    except rclpy.executors.ExternalShutdownException:
-        pass
 
 
 def test_connect_without_a_simulator_says_what_is_missing():
