@@ -36,7 +36,10 @@ POLL_S = 0.05               # how often the idle loop watches the joints and the
 @dataclass(frozen=True, kw_only=True)
 class LookAheadConfig:
     max_age_s: float = 0.0        # a look older than this is taken again (0: every goal takes its own)
-    cpu_share: float = 0.3        # idle looks use at most this share of one core (0: none while idle)
+    # idle looks use at most this share of one core (0: none). Off by default: on a loaded 2-core
+    # machine a look takes 5-25 s, longer than any sensible freshness limit, and the first goal
+    # after start-up waited for an idle look of the world before the first reset
+    cpu_share: float = 0.0
 
     def __post_init__(self):
         if not (isinstance(self.max_age_s, (int, float)) and 0.0 <= self.max_age_s <= 60.0):

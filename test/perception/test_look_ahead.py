@@ -219,7 +219,8 @@ def test_the_idle_loop_warns_once_per_kind_of_failure_and_keeps_going():
                 stop.set()
             raise (NoObservationError("no camera") if len(calls) < 3 else RuntimeError("a bug"))
 
-    looks = LookAhead(FailingStages(clock), LookAheadConfig(max_age_s=3.0), joints=lambda: HOME, clock=clock)
+    looks = LookAhead(FailingStages(clock), LookAheadConfig(max_age_s=3.0, cpu_share=0.3), joints=lambda: HOME,
+                      clock=clock)
     looks.poll()
     clock.t += IDLE_SETTLE_S + 0.1
 
