@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES
+from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, LIGHTING_NEIGHBOURS
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.taxonomy import GROUPS, SYNONYMS
 from spatial_manip.scene import Scene, SceneObject
@@ -73,6 +73,20 @@ def colour_matches(word: str, o: SceneObject) -> bool:
     return ALIASES.get(word, word) in colours(o)
 
 
+def coloured(word: str, objs) -> tuple[list[SceneObject], tuple[str, ...]]:
+    """(the objects of `objs` a colour word names, the lighting neighbours it was read as). The
+    objects of that colour; when none is, those whose main colour is the word's lighting neighbour
+    (a white mug under a dim light reads gray, `attributes.LIGHTING_NEIGHBOURS`), else those with
+    the neighbour among their names: a person's colour word is the object's colour in good light."""
+    word = ALIASES.get(word, word)
+    exact = [o for o in objs if colour_matches(word, o)]
+    near = LIGHTING_NEIGHBOURS.get(word, ())
+    if exact or not near:
+        return exact, ()
+    main = [o for o in objs if colours(o)[:1] and colours(o)[0] in near]
+    return main or [o for o in objs if set(colours(o)) & set(near)], near
+
+
 def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     """Every phrase that names graspable objects of `scene` (books by colour only: "book" itself
     stays the parser's own noun)."""
@@ -104,15 +118,16 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     for head in GENERIC_HEADS:
         add(head, table, False, objs)
         add(plural(head), table, True, objs)
-    for colour in {c for o in objs for c in colours(o)}:
+    seen = {c for o in objs for c in colours(o)}
+    for colour in seen | {c for c, near in LIGHTING_NEIGHBOURS.items() if seen & set(near)}:
         names = [colour] + [a for a, c in ALIASES.items() if c == colour]
         for word in names:
-            coloured = [o for o in objs if colour in colours(o)]
+            in_colour = coloured(colour, objs)[0]
             for head in GENERIC_HEADS + ("one",):
-                add(f"{word} {head}", node("filterColour", None, colour, table), False, coloured)
-                add(f"{word} {plural(head)}", node("filterColour", None, colour, table), True, coloured)
-            add(f"something {word}", node("filterColour", None, colour, table), False, coloured)
-            books = [o for o in coloured if o.category == "book"]
+                add(f"{word} {head}", node("filterColour", None, colour, table), False, in_colour)
+                add(f"{word} {plural(head)}", node("filterColour", None, colour, table), True, in_colour)
+            add(f"something {word}", node("filterColour", None, colour, table), False, in_colour)
+            books = coloured(colour, [o for o in objs if o.category == "book"])[0]
             book_frag = node("filterColour", None, colour, node("filterBook", None, table))
             add(f"{word} book", book_frag, False, books)
             add(f"{word} books", book_frag, True, books)
@@ -120,7 +135,7 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
                 if " " in kind:
                     continue
                 frag = node("filterColour", None, colour, node("filterLabel", None, kind, table))
-                members = [o for o in coloured if kind_matches(kind, o)]
+                members = coloured(colour, [o for o in objs if kind_matches(kind, o)])[0]
                 add(f"{word} {kind}", frag, False, members)
                 add(f"{word} {plural(kind)}", frag, True, members)
     return lex

@@ -57,7 +57,6 @@ from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.support import check_support
 from spatial_manip.geometry.transforms import matrix_to_quat, quat_to_matrix
-from spatial_manip.perception.attributes import LIGHTING_NEIGHBOURS
 from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -212,17 +211,13 @@ def op_category(ev: _Eval, n: Node):
 
 def op_colour(ev: _Eval, n: Node):
     """filterColour(name, S): the objects whose colour names (perception's, from their pixels)
-    include `name`; when none does, those whose name is the lighting neighbour (a dim light reads
-    orange as brown and white as gray), noted in the trace."""
+    include `name`; when none does, those read as its lighting neighbour (`lexicon.coloured`: a
+    dim light reads orange as brown and white as gray), noted in the trace."""
     word = str(n.args[0]).lower()
-    objs = [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)]
-    out = [o for o in objs if lexicon.colour_matches(word, o)]
-    near = LIGHTING_NEIGHBOURS.get(word, ())
-    if not out and near:
-        out = [o for o in objs if any(lexicon.colour_matches(w, o) for w in near)]
-        if out:
-            ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
-                             "under a dimmer or brighter light it reads as its neighbour"})
+    out, near = lexicon.coloured(word, [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)])
+    if out and near:
+        ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
+                         "under a dimmer or brighter light it reads as its neighbour"})
     return out
 
 
