@@ -31,9 +31,56 @@ class RGBDObservation:
         self.T_base_cam = np.asarray(self.T_base_cam, float).reshape(4, 4)
 
 
+POSE_STAMP_TOL_S = 1e-6     # one frame's stamp, as two messages of one header carry it (ExactTime)
+
+
+class CameraPoses:
+    """The camera's pose for a frame, from a source that sends either a fixed calibration (latched
+    once, or from /tf_static) or the pose of every frame stamped like the frame (sim_node, whose
+    camera stands elsewhere each episode). A fixed pose holds for every frame until another
+    replaces it. Once a pose has come with a frame's exact stamp, the source is per-frame and a
+    frame pairs only with the pose of its own stamp: topics are not ordered against each other,
+    and after a reset the new scene's first frame can come before its pose, which the newest pose
+    (the previous episode's) would have misplaced by the distance the camera moved (pick-51-00002).
+    Not thread-safe: the caller holds its own lock."""
+
+    def __init__(self, *, keep: int = 20):
+        self._stamped = collections.deque(maxlen=keep)        # (stamp_s, T) as they came
+        self._frames = collections.deque(maxlen=keep)         # stamps of recent frames
+        self.latest: np.ndarray | None = None
+        self.per_frame = False
+
+    def add(self, T_base_cam: np.ndarray, stamp_s: float | None = None) -> None:
+        """A pose; `stamp_s` None (a calibration given in code or by TF) makes it the fixed one."""
+        T = np.asarray(T_base_cam, float).reshape(4, 4)
+        if not np.all(np.isfinite(T)):
+            raise ValueError("camera pose has non-finite entries")
+        self.latest = T
+        if stamp_s is None:
+            self._stamped.clear()
+            self.per_frame = False
+            return
+        self._stamped.append((float(stamp_s), T))
+        self.per_frame = self.per_frame or any(abs(stamp_s - f) <= POSE_STAMP_TOL_S for f in self._frames)
+
+    def note_frame(self, stamp_s: float) -> None:
+        """A frame came (its stamp tells a per-frame source from a fixed one)."""
+        self._frames.append(float(stamp_s))
+        self.per_frame = self.per_frame or self._own(stamp_s) is not None
+
+    def for_frame(self, stamp_s: float) -> np.ndarray | None:
+        """The pose valid when the frame stamped `stamp_s` was taken, or None: none yet, or a
+        per-frame source whose pose of that frame has not come (yet)."""
+        return self._own(stamp_s) if self.per_frame else self.latest
+
+    def _own(self, stamp_s: float) -> np.ndarray | None:
+        return next((T for s, T in reversed(self._stamped) if abs(s - stamp_s) <= POSE_STAMP_TOL_S), None)
+
+
 class ObservationBuffer:
     """Newest colour, depth, camera_info and extrinsics from separate topics, paired by stamp
-    (the role message_filters' approximate sync plays on a ROS machine; it is absent here).
+    (the role message_filters' approximate sync plays on a ROS machine; it is absent here), each
+    frame with the camera pose valid when it was taken (`CameraPoses`).
     Thread-safe; `wait_pair` blocks until a fresh, synchronized pair exists or the time is up."""
 
     def __init__(self, *, max_skew_s: float = 0.05, keep: int = 5, require_segmentation: bool = False):
@@ -44,12 +91,13 @@ class ObservationBuffer:
         self.segment_ids: dict = {}
         self.require_segmentation = require_segmentation
         self.intrinsics: CameraIntrinsics | None = None
-        self.T_base_cam: np.ndarray | None = None
+        self.poses = CameraPoses()
         self._cv = threading.Condition()
 
     def add_color(self, stamp_s: float, rgb: np.ndarray, received_s: float) -> None:
         with self._cv:
             self._color.append((stamp_s, rgb, received_s))
+            self.poses.note_frame(stamp_s)
             self._cv.notify_all()
 
     def add_depth(self, stamp_s: float, depth_m: np.ndarray, received_s: float) -> None:
@@ -69,10 +117,17 @@ class ObservationBuffer:
             self.intrinsics = intr
             self._cv.notify_all()
 
-    def set_extrinsics(self, T_base_cam: np.ndarray) -> None:
+    def set_extrinsics(self, T_base_cam: np.ndarray, stamp_s: float | None = None) -> None:
+        """The camera pose: fixed (`stamp_s` None: a calibration, TF's) or stamped as the message
+        carried it (a per-frame pose is recognised by its frame's stamp)."""
         with self._cv:
-            self.T_base_cam = np.asarray(T_base_cam, float)
+            self.poses.add(T_base_cam, stamp_s)
             self._cv.notify_all()
+
+    @property
+    def T_base_cam(self) -> np.ndarray | None:
+        """The newest camera pose (a frame's own is `poses.for_frame`)."""
+        return self.poses.latest
 
     def missing(self) -> list[str]:
         """What is still missing for an observation (for a precise NO_OBSERVATION message)."""
@@ -83,26 +138,33 @@ class ObservationBuffer:
             out.append("aligned depth image")
         if self.intrinsics is None:
             out.append("camera_info")
-        if self.T_base_cam is None:
+        if self.poses.latest is None:
             out.append("camera extrinsics")
+        elif self._color and all(self.poses.for_frame(st) is None for st, _, _ in self._color):
+            out.append("the camera pose of a recent frame (the extrinsics topic sends one per frame, stamped like it)")
         if self.require_segmentation and not self._seg:
             out.append("segmentation image (/sim/segmentation: the ground_truth segmenter works in simulation only)")
         return out
 
     def _pair(self, newer_than_s: float):
+        """The newest colour received after `newer_than_s` with a depth image of its stamp and
+        the camera pose of its time."""
         for cs, rgb, cr in reversed(self._color):
             if cr < newer_than_s:
                 break
+            T = self.poses.for_frame(cs)
+            if T is None:
+                continue
             for ds, depth, dr in reversed(self._depth):
                 if dr >= newer_than_s and abs(cs - ds) <= self.max_skew_s:
-                    return cs, rgb, depth
+                    return cs, rgb, depth, T
         return None
 
     def _ready(self, newer_than_s: float) -> RGBDObservation | None:
         pair = self._pair(newer_than_s)
-        if pair is None or self.intrinsics is None or self.T_base_cam is None:
+        if pair is None or self.intrinsics is None:
             return None
-        stamp, rgb, depth = pair
+        stamp, rgb, depth, T_base_cam = pair
         if rgb.shape[:2] != depth.shape or rgb.shape[:2] != (self.intrinsics.height, self.intrinsics.width):
             raise NoObservationError(
                 f"colour {rgb.shape[:2]}, depth {depth.shape} and camera_info {self.intrinsics.width}x"
@@ -110,7 +172,7 @@ class ObservationBuffer:
         seg = next((m for st, m in reversed(self._seg) if abs(st - stamp) <= self.max_skew_s), None)
         if seg is None and self.require_segmentation:
             return None
-        return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=self.T_base_cam,
+        return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=T_base_cam,
                                stamp_s=stamp, segmentation=seg,
                                segment_ids=self.segment_ids if seg is not None else {})
 
