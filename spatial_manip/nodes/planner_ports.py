@@ -130,7 +130,8 @@ class PlannerPorts:
         if self.camera_tf.has_pose:
             return                     # TF's pose wins
         try:
-            self.buffer.set_extrinsics(matrix_from_pose_msg(msg.pose))
+            # stamped: a simulator's pose per frame pairs with its own frame only (observation.CameraPoses)
+            self.buffer.set_extrinsics(matrix_from_pose_msg(msg.pose), stamp_to_seconds(msg.header.stamp))
         except ValueError as e:
             self._warn_once("extrinsics", f"ignoring camera extrinsics: {e}")
 
