@@ -31,7 +31,7 @@ from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, Segmen
                                           check_observation, lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
-from spatial_manip.perception.cluster import Voxels, components, split_by_colour
+from spatial_manip.perception.cluster import Voxels, components, split_by_colour, stands_out_of_noise
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.labelling import assign_labels, match_cost
 from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
@@ -278,6 +278,8 @@ class ClassicalSegmenter:
         h = plane.height(p)
         if np.percentile(h, 99) > max_height_m:
             return None
+        if not stands_out_of_noise(p, h, obs.T_base_cam[:3, 3]):
+            return None          # a speck of the plane's own depth noise at its range (cluster.py)
         if _reaches_plane_above(p, plane, planes):
             return None          # a shelf's side panel or back wall, not an object
         if _under_furniture(p, plane, planes):
