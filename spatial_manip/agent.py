@@ -21,7 +21,7 @@ import numpy as np
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.geometry.camera import backproject
-from spatial_manip.geometry.depth_check import share_seen_in_box
+from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box
 from spatial_manip.geometry.support import check_support, resting_surface
@@ -47,7 +47,8 @@ from spatial_manip.perception.labelling import name_from_words
 
 SLOT_VERIFY_RADIUS_M = 0.15   # a slot place is verified by an object in the slot this close to the set-down pose
 VERIFY_HEIGHT_TOL_M = 0.03    # a placed object's seen bottom within this of the place pose's (perceived boxes err ~1-2 cm)
-FRAME_SEEN_MIN = 0.8          # of a set-down box's pixels, this share with depth inside it confirms the place on the frame alone
+FRAME_SEEN_MIN = 0.8          # of a set-down box's pixels whose depth says anything, this share inside it confirms the place
+FRAME_MIN_PIXELS = 30         # ... from at least this many pixels inside it
 FRAME_GROW_M = 0.02           # ... inside the box grown by this (a set-down lands within a centimetre or two)
 FRAME_LIFT_M = 0.01           # ... and this far above its bottom (the surface under it is not it)
 PLACE_SEEN_MIN = 0.5          # a set-down object less visible than this past the arm is not judged by the look
@@ -538,18 +539,20 @@ class Agent:
     def verify_on_frame(self, placed: Placed | None, obs: RGBDObservation) -> Verified | None:
         """A set-down confirmed on the first fresh frame after it, without perceiving the scene
         (issue 42: the result follows the arm's stop): where the camera would see the object at
-        its set-down pose, at least FRAME_SEEN_MIN of the depth lands inside its box. The pose
+        its set-down pose, of the pixels whose depth is not hidden by something nearer (a shelf
+        board, the arm), at least FRAME_SEEN_MIN land inside its box and not beyond it. The pose
         was planned on free space, so nothing else fills it. Only ever confirms: None (perceive
         and verify in full) when the depth does not show it, or nothing was set down."""
         if placed is None or placed.set_down.size is None:
             return None
         put = placed.set_down
-        share = share_seen_in_box(obs, put.object_pose, put.size, grow_m=FRAME_GROW_M, lift_m=FRAME_LIFT_M)
-        if share < FRAME_SEEN_MIN:
+        seen = depth_evidence(obs, put.object_pose, put.size, grow_m=FRAME_GROW_M, lift_m=FRAME_LIFT_M)
+        if seen.inside < FRAME_MIN_PIXELS or seen.share_seen() < FRAME_SEEN_MIN:
             return None
         where = f"in {put.slot.id}" if put.slot is not None else "at the computed pose"
-        return Verified(True, "", f"{put.object_id} seen {where}: {share:.0%} of the depth where it should be "
-                                  f"lies in its set-down box (within {FRAME_GROW_M * 100:.0f} cm)")
+        return Verified(True, "", f"{put.object_id} seen {where}: its depth fills its set-down box (within "
+                                  f"{FRAME_GROW_M * 100:.0f} cm) on {seen.inside} of {seen.inside + seen.behind} "
+                                  "pixels that show the place")
 
     def _unseen_place(self, put: SetDown) -> Verified | None:
         """A place the look could not show: when the arm's own bodies (the robot model at the look's

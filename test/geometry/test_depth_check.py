@@ -4,7 +4,7 @@ import numpy as np
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.depth_check import share_seen_in_box
+from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.geometry.transforms import make_transform
 
@@ -22,8 +22,12 @@ def _frame(*boxes, noisy=False):
     return obs
 
 
+def _evidence(obs, T=BOOK):
+    return depth_evidence(obs, T, SIZE, grow_m=0.02, lift_m=0.01)
+
+
 def _share(obs, T=BOOK):
-    return share_seen_in_box(obs, T, SIZE, grow_m=0.02, lift_m=0.01)
+    return _evidence(obs, T).share_seen()
 
 
 def test_a_book_at_its_set_down_pose_fills_its_box_and_an_empty_table_does_not():
@@ -34,6 +38,13 @@ def test_a_book_at_its_set_down_pose_fills_its_box_and_an_empty_table_does_not()
     assert _share(moved) < 0.8
 
 
-def test_something_in_front_hides_it_rather_than_confirming_it():
-    arm = ([0.3, 0.0, 0.25], [0.08, 0.3, 0.3])                       # a block between camera and book
-    assert _share(_frame((BOOK[:3, 3], SIZE), arm)) < 0.2
+def test_something_in_front_hides_it_and_says_nothing_either_way():
+    """A block between camera and book (the arm, a shelf board): its pixels count neither way;
+    what still shows the place decides."""
+    wall = ([0.3, 0.0, 0.25], [0.08, 0.3, 0.3])                      # hides all of it
+    hidden = _evidence(_frame((BOOK[:3, 3], SIZE), wall))
+    assert hidden.inside == 0 and hidden.behind == 0 and hidden.in_front > 0
+    board = ([0.45, 0.0, 0.06], [0.02, 0.3, 0.12])                   # hides its lower half
+    there, gone = _evidence(_frame((BOOK[:3, 3], SIZE), board)), _evidence(_frame(board))
+    assert there.in_front > 0 and there.share_seen() > 0.9 and there.inside >= 30
+    assert gone.share_seen() < 0.2 and gone.behind > 0
