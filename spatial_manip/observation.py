@@ -51,12 +51,13 @@ class CameraPoses:
         self.per_frame = False
 
     def add(self, T_base_cam: np.ndarray, stamp_s: float | None = None) -> None:
-        """A pose; `stamp_s` None (a calibration given in code or by TF) makes it the fixed one."""
+        """A pose; `stamp_s` None or 0 (a calibration given in code or by TF, a message left
+        unstamped) makes it the fixed one."""
         T = np.asarray(T_base_cam, float).reshape(4, 4)
         if not np.all(np.isfinite(T)):
             raise ValueError("camera pose has non-finite entries")
         self.latest = T
-        if stamp_s is None:
+        if not stamp_s:
             self._stamped.clear()
             self.per_frame = False
             return

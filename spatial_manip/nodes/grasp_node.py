@@ -1,6 +1,6 @@
 """grasp_node: the `ProposeGrasps` service (/spatial_manip/propose_grasps) over the grasping core.
 
-Keeps the latest aligned depth + camera_info, the camera extrinsics, the latest scene and the
+Keeps recent aligned depth images with the camera pose of each (observation.CameraPoses), camera_info, the latest scene and the
 arm's joints (/joint_states); a request names a scene object, a box, or carries a cloud. Replies
 with ranked, reachable grasps in the base frame (graspnetAPI convention) and publishes a
 MarkerArray of them; with grasp.yaml's `motion_check` on, only grasps whose pre-grasp is planned
@@ -12,6 +12,7 @@ come back as error_code + message; no exception leaves a callback.
 """
 from __future__ import annotations
 
+import collections
 import sys
 import threading
 import time
@@ -39,11 +40,13 @@ from spatial_manip.nodes import convert
 from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
+from spatial_manip.observation import CameraPoses
 from spatial_manip.paths import params_file
 from spatial_manip.registry import make
 
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
-EXTRINSICS_WAIT_S = 1.0    # how long a request waits for extrinsics that agree (then goes on as is)
+EXTRINSICS_WAIT_S = 1.0    # how long a request waits for a depth image whose pose agrees (then goes on as is)
+DEPTH_KEEP = 5             # recent depth images kept, to pair one with its own camera pose
 
 
 
@@ -60,7 +63,9 @@ class GraspNode(Node):
                                          kinematics=self._kinematics(p), motion=self._motion_check(p))
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
-        self.depth = self.info = self.extrinsics = self.scene = None
+        self.info = self.scene = None
+        self.depths = collections.deque(maxlen=DEPTH_KEEP)   # newest last
+        self.poses = CameraPoses()       # the camera pose of each depth image (fixed, or one per frame)
         self.joints, self.joints_at = None, 0.0            # latest UR joints and when (monotonic)
         group = ReentrantCallbackGroup()
         # sensor data: best effort matches any publisher (realsense2_camera's SENSOR_DATA, the UR
@@ -70,7 +75,9 @@ class GraspNode(Node):
         self.create_subscription(Image, p["depth_topic"], self._on_depth, sensor, callback_group=group)
         self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)
         in_order = MutuallyExclusiveCallbackGroup()   # latched state: the newest must win
-        self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, latched, callback_group=in_order)
+        # deeper than latched state needs: a simulator sends a pose per frame, and each must wait for its frame
+        poses = QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+        self.create_subscription(PoseStamped, p["extrinsics_topic"], self._on_extrinsics, poses, callback_group=in_order)
         # the camera pose from TF (the calibration on /tf_static); the extrinsics topic is the fallback
         self.camera_tf = CameraPoseFromTf(self, self._on_tf_camera_pose, base_frame=p["tf_base_frame"],
                                           camera_frame=p["tf_camera_frame"], callback_group=in_order)
@@ -124,7 +131,8 @@ class GraspNode(Node):
 
     def _on_depth(self, msg):
         with self._lock:
-            self.depth = msg
+            self.depths.append(msg)
+            self.poses.note_frame(convert.stamp_to_seconds(msg.header.stamp))
 
     def _on_info(self, msg):
         with self._lock:
@@ -133,13 +141,16 @@ class GraspNode(Node):
     def _on_extrinsics(self, msg):
         if self.camera_tf.has_pose:
             return                     # TF's pose wins
-        with self._lock:
-            self.extrinsics = msg
+        try:
+            T = convert.matrix_from_pose_msg(msg.pose)
+            with self._lock:
+                self.poses.add(T, convert.stamp_to_seconds(msg.header.stamp))
+        except ValueError as e:
+            self.get_logger().warning(f"ignoring camera extrinsics: {e}")
 
     def _on_tf_camera_pose(self, T_base_camera) -> None:
-        msg = convert.pose_stamped(T_base_camera, self.p["tf_base_frame"], self.get_clock().now().to_msg())
         with self._lock:
-            self.extrinsics = msg
+            self.poses.add(T_base_camera)          # the calibration: fixed
 
     def _on_scene(self, msg):
         with self._lock:
@@ -178,34 +189,46 @@ class GraspNode(Node):
             self.get_logger().warning(f"propose_grasps: {result.error_code} {result.message}")
         return response
 
-    def _camera_gap_m(self, extr, scene) -> float:
-        """How far the camera of the latest extrinsics lies from the camera the scene was seen
-        from (0 without a scene)."""
-        if extr is None or scene is None:
+    @staticmethod
+    def _camera_gap_m(T_base_cam, scene) -> float:
+        """How far the camera of a depth image lies from the camera the scene was seen from (0
+        without a scene)."""
+        if T_base_cam is None or scene is None:
             return 0.0
-        a, b = extr.pose.position, scene.viewer.position
+        b = scene.viewer.position
         if b.x == b.y == b.z == 0.0:
             return 0.0           # a scene that left its viewer at the message's default says nothing
-        return float(np.linalg.norm([a.x - b.x, a.y - b.y, a.z - b.z]))
+        return float(np.linalg.norm(np.asarray(T_base_cam)[:3, 3] - [b.x, b.y, b.z]))
+
+    def _newest_posed_depth(self):
+        """(depth, its camera pose): the newest depth image whose pose is known (the caller holds
+        the lock); (newest depth, None) when none is."""
+        for depth in reversed(self.depths):
+            T = self.poses.for_frame(convert.stamp_to_seconds(depth.header.stamp))
+            if T is not None:
+                return depth, T
+        return (self.depths[-1] if self.depths else None), None
 
     def _inputs(self):
-        """(depth, info, extrinsics, scene), waiting up to EXTRINSICS_WAIT_S for extrinsics that
-        agree with the scene's camera: after a reset the new scene can arrive before the new
-        extrinsics, and a depth image read through the old ones misses every object."""
+        """(depth, info, the depth's camera pose, scene), waiting up to EXTRINSICS_WAIT_S for a
+        depth image seen from the scene's camera: after a reset the new scene can arrive before a
+        frame of the new world (or its pose), and the old world's depth misses every object."""
         deadline = time.monotonic() + EXTRINSICS_WAIT_S
         while True:
             with self._lock:
-                inputs = self.depth, self.info, self.extrinsics, self.scene
-            if self._camera_gap_m(inputs[2], inputs[3]) <= CAMERA_AGREE_M or time.monotonic() > deadline:
-                return inputs
+                (depth, T), info, scene = self._newest_posed_depth(), self.info, self.scene
+                if T is None and depth is None:
+                    T = self.poses.latest          # a cloud request needs no depth image
+            if (T is not None and self._camera_gap_m(T, scene) <= CAMERA_AGREE_M) or time.monotonic() > deadline:
+                return depth, info, T, scene
             time.sleep(0.02)
 
     def _handle(self, request) -> tuple[GraspResult, object]:
-        depth, info, extr, scene = self._inputs()
-        if extr is None:
+        depth, info, T_base_cam, scene = self._inputs()
+        if T_base_cam is None:
+            what = "for the latest depth image (one per frame, stamped like it)" if self.poses.per_frame else "yet"
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
-                               f"no camera extrinsics on {self.p['extrinsics_topic']} yet"), None
-        T_base_cam = convert.matrix_from_pose_msg(extr.pose)
+                               f"no camera extrinsics on {self.p['extrinsics_topic']} {what}"), None
         n = int(request.max_grasps)
         core_scene = convert.scene_from_msg(scene) if scene is not None else None
         q_now = self._q_now()
@@ -244,7 +267,7 @@ class GraspNode(Node):
             # what to look at next time (pick-22-00003 once found 0 points where perception saw 1578)
             age = self.get_clock().now().nanoseconds * 1e-9 - (depth.header.stamp.sec + depth.header.stamp.nanosec * 1e-9)
             result.message += (f" (depth image {age:.2f} s old; the extrinsics' camera "
-                               f"{self._camera_gap_m(extr, scene):.3f} m from the scene's)")
+                               f"{self._camera_gap_m(T_base_cam, scene):.3f} m from the scene's)")
         return result, depth.header.stamp
 
     # ---- outputs -------------------------------------------------------------------------------

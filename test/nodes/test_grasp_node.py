@@ -143,3 +143,50 @@ def test_a_request_waits_for_extrinsics_that_agree_with_the_scene(graph):
     finally:
         extr.publish(convert.pose_stamped(T, "base"))
         node.destroy_publisher(extr)
+
+
+def test_a_depth_image_is_read_through_its_own_camera_pose(graph):
+    """A simulator sends the camera pose with every frame (sim_node): grasp_node reads a depth
+    image through the pose stamped like it, never the newest pose. Here the newest pose is the
+    scene's camera but the newest depth is an earlier frame from elsewhere that sees nothing of
+    the target (before: the newest depth with the newest pose, refused as 'the depth image has
+    no valid pixel'); the depth of the new pose is waited for, arriving 0.3 s after the request."""
+    from builtin_interfaces.msg import Time
+
+    node, client, T, proc = graph
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    sensor = QoSProfile(depth=2, reliability=ReliabilityPolicy.RELIABLE)
+    extr = node.create_publisher(PoseStamped, "/camera/extrinsics", latched)
+    depth_pub = node.create_publisher(Image, "/camera/aligned_depth_to_color/image_raw", sensor)
+    info_pub = node.create_publisher(CameraInfo, "/camera/aligned_depth_to_color/camera_info", sensor)
+    depth, intr, _, _ = render_boxes([BOX], T_base_cam=T)
+    frame_id = "camera_color_optical_frame"
+    old = T.copy()
+    old[:3, 3] += (0.0, 0.7, 0.2)                          # the previous episode's camera
+    earlier, now = Time(sec=100), Time(sec=101)
+
+    def spin(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            rclpy.spin_once(node, timeout_sec=0.05)
+    try:
+        spin(0.5)                                           # let the publishers match
+        extr.publish(convert.pose_stamped(old, "base", earlier))
+        depth_pub.publish(convert.array_to_image(np.zeros_like(depth, np.uint16), "16UC1", frame_id, earlier))
+        info_pub.publish(convert.intrinsics_to_camera_info(intr, frame_id, earlier))
+        spin(1.0)
+        extr.publish(convert.pose_stamped(T, "base", now))  # the new frame's pose, before its depth
+        spin(1.0)
+        fut = client.call_async(ProposeGrasps.Request(target_id="block_1", max_grasps=1))
+        spin(0.3)
+        depth_pub.publish(convert.array_to_image(np.round(depth * 1000).astype(np.uint16), "16UC1", frame_id, now))
+        info_pub.publish(convert.intrinsics_to_camera_info(intr, frame_id, now))
+        rclpy.spin_until_future_complete(node, fut, timeout_sec=30)
+        res = fut.result()
+        assert res is not None and res.success, res.message if res else "no reply"
+        p = res.grasps.grasps[0].pose.position
+        assert abs(p.x - 0.5) < 0.06 and abs(p.y) < 0.06
+    finally:
+        extr.publish(convert.pose_stamped(T, "base"))        # back to the fixture's fixed calibration
+        for pub in (extr, depth_pub, info_pub):
+            node.destroy_publisher(pub)
