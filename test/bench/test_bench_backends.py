@@ -26,15 +26,18 @@ DETERMINISTIC = ("task_id", "action", "family", "instruction", "skipped", "succe
                  "planner_success", "planner_error", "planner_targets", "answer", "golden_steps")
 
 
-def _write_tasks(out):
-    """tasks/tasks.jsonl as `bench` writes it (and reuses on a re-run): [pick, refused reset,
-    missing scene file, place]. Two workers take [0, 2] and [1, 3]."""
+def _write_tasks(*outs):
+    """tasks/tasks.jsonl as `bench` writes it (and reuses on a re-run) in each of `outs`: [pick,
+    refused reset, missing scene file, place]. Two workers take [0, 2] and [1, 3]. Generated once
+    for both runs."""
     (pick, s_pick), (place, s_place) = tasks.generate("smoke", 2, SEED)
     refused = tasks.Task.from_dict({**place.to_dict(), "id": f"smoke-{SEED}-refused", "scene": "scenes/refused.json"})
     missing = tasks.Task.from_dict({**pick.to_dict(), "id": f"smoke-{SEED}-missing", "scene": "scenes/missing.json"})
     colliding = layouts.sample_shelf(np.random.default_rng(COLLIDING_SHELF_SEED), layout="panels")
-    tasks.write(out / "tasks", [(pick, s_pick), (refused, colliding), (missing, s_pick), (place, s_place)])
-    (out / "tasks" / missing.scene).unlink()
+    for out in outs:
+        tasks.write(out / "tasks", [(pick, s_pick), (refused, colliding), (missing, s_pick), (place, s_place)])
+        (out / "tasks" / missing.scene).unlink()
+    assert (pick.action, place.action, place.scene_kind) == ("pick", "place", "shelf")
     return [pick.id, refused.id, missing.id, place.id]
 
 
@@ -59,8 +62,7 @@ def ray_cluster():
 @pytest.mark.timeout(900)
 def test_local_and_ray_backends_give_the_same_results_and_skip_what_cannot_run(tmp_path, ray_cluster):
     local_out, ray_out = tmp_path / "local", tmp_path / "ray"
-    ids = _write_tasks(local_out)
-    _write_tasks(ray_out)
+    ids = _write_tasks(local_out, ray_out)
     local, _ = _bench(local_out)
     on_ray, p = _bench(ray_out, "--backend", "ray", env={"RAY_ADDRESS": ray_cluster})
 
