@@ -1,7 +1,8 @@
 """sim_node: the MuJoCo world (spatial_manip.sim.world.SimWorld) behind the real robot's interfaces.
 
-Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned depth, camera_info,
-`/camera/extrinsics` transient-local), `/joint_states` (UR names + gripper) and
+Publishes the camera as realsense2_camera does (rgb8 colour, 16UC1 mm aligned depth, camera_info),
+its pose with every frame on `/camera/extrinsics` (transient-local, stamped like the frame: the
+camera stands elsewhere each episode, see observation.CameraPoses), `/joint_states` (UR names + gripper) and
 `/tcp_pose_broadcaster/pose`; serves ArmMotion at `/spatial_manip/arm_motion` through the real
 robot's `ArmActionServer` and `MotionPrimitives` (planner, safety envelope, busy lock, cancel)
 over the MuJoCo arm (`sim.arm.SimArm`), `/sim/reset_task` (ResetTask) and
@@ -105,7 +106,6 @@ class SimNode(Node):
         self.create_service(CheckSuccess, "sim/check_success", self.on_check, callback_group=rg)
         self.contacts = ContactMonitor(self.world)
         self.arm_server = self._serve_arm()
-        self.publish_extrinsics()
         self.publish_workspace()
         self.get_logger().info(f"sim_node ready: {scene.extra.get('kind', 'scene')} with {len(scene.objects)} objects, "
                                f"sensing {cfg.sensing.label}")
@@ -122,10 +122,6 @@ class SimNode(Node):
             return sample_scene(self.p["scene_kind"], int(self.p["seed"]))
         except ValueError as e:          # a misspelt scene_kind
             raise ConfigError(f"parameter scene_kind: {e}") from e
-
-    def publish_extrinsics(self):
-        self.pub_ext.publish(convert.pose_stamped(self.world.T_base_cam, self.p["base_frame_id"],
-                                                  self.get_clock().now().to_msg()))
 
     def publish_workspace(self):
         """The cell's configuration as a real deployment would have it (fixtures, slots, a
@@ -156,6 +152,9 @@ class SimNode(Node):
         stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
         depth_mm = metres_to_mm(obs.depth_m)
         info = convert.intrinsics_to_camera_info(obs.intrinsics, fid, stamp)
+        # the calibrated pose this frame was rendered from, read with it under the world's lock: a
+        # pose sent once per reset could reach a subscriber after the new scene's first frame
+        self.pub_ext.publish(convert.pose_stamped(obs.T_base_cam, self.p["base_frame_id"], stamp))
         self.pub["color_topic"].publish(convert.array_to_image(obs.rgb, "rgb8", fid, stamp))
         self.pub["depth_topic"].publish(convert.array_to_image(depth_mm, "16UC1", fid, stamp))
         self.pub["color_info_topic"].publish(info)
@@ -216,7 +215,6 @@ class SimNode(Node):
             return res
         self.task, self.initial = task, scene
         self.contacts.reset(_intended_contacts(task, scene))
-        self.publish_extrinsics()
         self.publish_workspace()
         if not self._wait_for_new_frame():
             self.get_logger().warning("reset: no camera frame of the new scene within 5 s")
