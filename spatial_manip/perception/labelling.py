@@ -31,6 +31,10 @@ TRUNCATED_SIDE_WEIGHT = 0.6
 # A detection whose centre is this far outside every work surface's footprint is beyond it: the
 # centre of an object at a surface's edge, seen in part, can lie a little past the edge.
 WORK_AREA_MARGIN_M = 0.10
+# A named detection whose measured box spans less than this share of its entry's longest side
+# is named by extrapolation; next to a larger named detection it is a piece of that object
+# (one_name_per_object).
+PIECE_SHARE = 0.5
 
 
 def match_cost(det: Detection, exp: ExpectedObject) -> float:
@@ -129,6 +133,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             if rival is not None:
                 # what the depth may still prefer (catalogue_fit.settle_names_by_depth)
                 detections[r].extra["runner_up"] = _candidate(expected[rival])
+        one_name_per_object(detections, {e.id or e.label: e for e in expected})
     for d in detections:
         if "matched" not in d.extra:
             # books lie on the work surface; a book-sized piece beyond it is part of something else
@@ -140,6 +145,42 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             d.size_class = book_size_class(d.box.size, at_least=d.truncated)
     unique_ids(detections)
     return detections
+
+
+def one_name_per_object(detections: list[Detection], entries: dict) -> None:
+    """Leave unnamed a named piece that is a piece of a larger named detection: one object found
+    in two pieces (a distant painting's face and its easel's foot, a picture and the flying pixels
+    at its edge) gets one name, and the second piece does not take a neighbour's (issue 37). A
+    piece is one when its name is an extrapolation (its measured box spans less than
+    PIECE_SHARE of its entry's longest side) and its centre lies within reach of the larger
+    detection's entry (half that entry's diagonal from the larger's centre, where the rest of
+    that object may stand). `entries` maps `extra["matched"]` to the entry."""
+    named = [d for d in detections if d.extra.get("matched") in entries]
+    by_size = sorted(named, key=_point_count, reverse=True)
+    for k, piece in enumerate(by_size):
+        own = entries[piece.extra["matched"]]
+        if own.size_m is None or float(np.max(piece.box.size)) >= PIECE_SHARE * float(np.max(own.size_m)):
+            continue
+        for whole in by_size[:k]:
+            entry = entries[whole.extra["matched"]]
+            if "matched" not in whole.extra or entry.size_m is None:
+                continue
+            reach = 0.5 * float(np.linalg.norm(entry.size_m))
+            if np.linalg.norm(np.asarray(piece.box.center) - whole.box.center) <= reach:
+                _unname(piece, f"a piece of {whole.label} ({whole.id}): its {piece.label} name would extrapolate "
+                               f"a {100 * float(np.max(piece.box.size)):.0f} cm piece within that object's reach")
+                break
+
+
+def _point_count(d: Detection) -> int:
+    return int(d.extra.get("n_points") or np.count_nonzero(d.mask))
+
+
+def _unname(d: Detection, why: str) -> None:
+    d.label, d.category, d.id = "object", "object", ""
+    for key in ("matched", "keep_id", "runner_up"):
+        d.extra.pop(key, None)
+    d.extra["piece_of"] = why
 
 
 def _candidate(e: ExpectedObject) -> dict:

@@ -69,3 +69,31 @@ def test_a_refused_cluster_lists_further_candidates_the_words_may_choose():
                           intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
     scene, notes = name_from_words(detections_to_scene([det], obs), "take a book behind the newton's cradle")
     assert scene.get("newtons_cradle").label == "newton's cradle" and len(notes) == 1
+
+
+def _named(label, size, centre, n_points):
+    box = Box3D(np.asarray(centre, float), np.asarray(size, float), np.eye(3), "upright", 500, 500, 1.0, 0.001)
+    mask = np.zeros((48, 64), bool)
+    mask[:4, :4] = True
+    return Detection("", label, "reference", mask, 0.5, box, (90, 80, 60), extra={"n_points": n_points,
+                                                                                   "matched": label.replace(" ", "_")})
+
+
+def test_a_small_piece_within_a_named_object_s_reach_is_no_second_object():
+    """pick-83-00001 (realistic): the distant adoration of the magi is found as its 60 cm face
+    (8000 points) and a 12 cm strip of 100 points 40 cm from it, which took the mona lisa's name
+    from a catalogue box grown around it. One object in view gets one name: the strip stays
+    unnamed; a whole mug beside a statue keeps its own."""
+    from spatial_manip.perception.labelling import one_name_per_object
+    entries = {"adoration_of_the_magi": ExpectedObject("adoration of the magi", "reference", (0.62, 0.79, 0.52)),
+               "mona_lisa": ExpectedObject("mona lisa", "reference", (0.62, 0.54, 0.52)),
+               "mug": ExpectedObject("mug", "reference", (0.12, 0.09, 0.1)),
+               "statue": ExpectedObject("statue", "reference", (0.16, 0.1, 0.22))}
+    face = _named("adoration of the magi", (0.6, 0.06, 0.32), (1.58, -0.11, 0.26), 7980)
+    strip = _named("mona lisa", (0.12, 0.02, 0.02), (1.78, 0.26, 0.37), 100)
+    statue = _named("statue", (0.16, 0.1, 0.22), (0.6, 0.0, 0.11), 3000)
+    mug = _named("mug", (0.11, 0.09, 0.1), (0.6, 0.14, 0.05), 600)
+    dets = [face, strip, statue, mug]
+    one_name_per_object(dets, entries)
+    assert strip.label == "object" and "matched" not in strip.extra and "adoration" in strip.extra["piece_of"]
+    assert [d.label for d in (face, statue, mug)] == ["adoration of the magi", "statue", "mug"]
