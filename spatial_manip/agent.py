@@ -541,14 +541,19 @@ class Agent:
         (issue 42: the result follows the arm's stop): where the camera would see the object at
         its set-down pose, of the pixels whose depth is not hidden by something nearer (a shelf
         board, the arm), at least FRAME_SEEN_MIN land inside its box and not beyond it. The pose
-        was planned on free space, so nothing else fills it. Only ever confirms: None (perceive
-        and verify in full) when the depth does not show it, or nothing was set down."""
+        was planned on free space, so nothing else fills it. Only ever confirms, or says the arm's
+        own body hides the place (`_unseen_place`): None (perceive and verify in full) otherwise."""
         if placed is None or placed.set_down.size is None:
             return None
         put = placed.set_down
         seen = depth_evidence(obs, put.object_pose, put.size, grow_m=FRAME_GROW_M, lift_m=FRAME_LIFT_M)
         if seen.inside < FRAME_MIN_PIXELS or seen.share_seen() < FRAME_SEEN_MIN:
-            return None
+            # hidden behind the arm's own body: a full look would not see it either
+            q = self.ports.joint_positions()
+            if q is None or np.shape(q) != (6,) or not np.all(np.isfinite(q)):
+                return None
+            self._seen_from = (np.asarray(obs.T_base_cam, float)[:3, 3], np.asarray(q, float))
+            return self._unseen_place(put)
         where = f"in {put.slot.id}" if put.slot is not None else "at the computed pose"
         return Verified(True, "", f"{put.object_id} seen {where}: its depth fills its set-down box (within "
                                   f"{FRAME_GROW_M * 100:.0f} cm) on {seen.inside} of {seen.inside + seen.behind} "

@@ -281,3 +281,30 @@ def test_an_empty_place_in_full_view_or_seen_from_unknown_joints_still_fails():
     unknown = _slot_place(([-1.335, -0.091, 0.59], None), CUBE)
     for v in (in_view, unknown):
         assert (v.success, v.category) == (False, "not_in_region") and v.message.startswith("no object is seen in")
+
+
+def test_a_place_the_arm_hides_is_answered_on_the_frame_without_a_full_look():
+    """Issue 42: when the frame's depth cannot confirm a set-down and the arm's own body hides
+    it from the camera, a full look could not see it either: the release stands at once. In
+    view, the frame check leaves it to the full look (None)."""
+    from spatial_manip.geometry import synthetic as S
+    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.scene import Region
+    from spatial_manip.sim.world import STOW_Q
+
+    class ArmHome(FakePorts):
+        def joint_positions(self):
+            return np.array(STOW_Q)
+
+    slot = Region("slot_r2c1", "slot", center=[0.97, 0.044, 0.065], size=[0.44, 1.6, 0.577])
+    T = np.eye(4)
+    T[:3, 3] = [0.89, 0.044, -0.11]
+    placed = Placed(set_down=SetDown(object_id="book_3", object_pose=T, tcp_pose=T,
+                                     size=np.array([0.15, 0.03, 0.22]), slot=slot))
+    agent = Agent(ArmHome(), AgentConfig(arm_backend="sim"))
+    K = CameraIntrinsics.from_fovy(160, 120, 43.3)
+    behind = S.render(K, S.look_at(np.array([-1.335, -0.091, 0.59]), T[:3, 3]), [], table_z=-0.22)
+    v = agent.verify_on_frame(placed, behind)               # the slot is empty in this frame, and hidden
+    assert v is not None and v.success and "not checked by sight" in v.message
+    beside = S.render(K, S.look_at(np.array([-1.335, -1.2, 0.59]), T[:3, 3]), [], table_z=-0.22)
+    assert agent.verify_on_frame(placed, beside) is None
