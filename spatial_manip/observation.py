@@ -55,7 +55,8 @@ class CameraPoses:
         unstamped) makes it the fixed one."""
         T = np.asarray(T_base_cam, float).reshape(4, 4)
         if not np.all(np.isfinite(T)):
-            raise ValueError("camera pose has non-finite entries")
+            raise ValueError(f"a camera pose must be a finite 4x4 transform, got {T.round(3).tolist()}; "
+                             "check what publishes the extrinsics (or the calibration file)")
         self.latest = T
         if not stamp_s:
             self._stamped.clear()

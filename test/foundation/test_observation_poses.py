@@ -91,5 +91,5 @@ def test_a_fixed_pose_from_tf_replaces_per_frame_poses():
 def test_a_pose_with_non_finite_entries_is_refused():
     bad = OLD.copy()
     bad[0, 3] = np.nan
-    with pytest.raises(ValueError, match="non-finite"):
+    with pytest.raises(ValueError, match="finite 4x4 transform"):
         CameraPoses().add(bad, 1.0)
