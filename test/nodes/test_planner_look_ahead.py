@@ -5,10 +5,12 @@ raised for the test only, since a look takes many seconds on a loaded CI machine
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
-from ros_helpers import launched, wait_for
+from ros_helpers import client_node, launched, wait_for
+from spatial_manip.bench.worker import WorkspaceRevision
 
 pytestmark = [pytest.mark.ros, pytest.mark.slow]
 
@@ -29,6 +31,13 @@ def test_a_goal_reuses_the_look_taken_before_it_while_the_arm_stood_still(tmp_pa
     with launched("sim", "planner_node.look_max_age_s=60", f"planner_node.trace_dir={tmp_path / 'traces'}",
                   log_path=log):
         assert wait_for(lambda: "ready: spatial_manip/execute_instruction" in log.read_text(), 120), log.read_text()
+        # the planner says ready before sim_node has started: a first goal sent then looked with
+        # no workspace (and no joints) yet, so the second rightly took its own look. Wait until
+        # the planner acknowledges the sim's workspace, and its joint states have had time to come
+        with client_node("look_ahead_test") as node:
+            revision = WorkspaceRevision(node)
+            assert revision.wait(bool, 120), "the planner never acknowledged the sim's workspace\n" + log.read_text()
+        time.sleep(2.0)
         first = _dry_run("pick the leftmost book")
         second = _dry_run("pick the rightmost book")
     assert first["trace_path"] and second["trace_path"], (first, second)
