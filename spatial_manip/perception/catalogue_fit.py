@@ -33,6 +33,7 @@ from spatial_manip.geometry.pointcloud import depth_edge_pixels
 from spatial_manip.geometry.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.perception.labelling import one_name_per_space
 
 
 @dataclass(frozen=True)
@@ -380,4 +381,5 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
         if d.category == "book":
             d.size_class = book_size_class(box.size)
         changed.append(d.id)
+    one_name_per_space(detections)
     return changed

@@ -97,3 +97,15 @@ def test_a_small_piece_within_a_named_object_s_reach_is_no_second_object():
     one_name_per_object(dets, entries)
     assert strip.label == "object" and "matched" not in strip.extra and "adoration" in strip.extra["piece_of"]
     assert [d.label for d in (face, statue, mug)] == ["adoration of the magi", "statue", "mug"]
+
+
+def test_two_named_boxes_filling_one_space_are_one_object():
+    """pick-82-00005 (realistic): a distant bust's side, 2700 points beside the bust's 6800, took the
+    floor lamp's name and its catalogue box grew over the bust's. One space, one name."""
+    from spatial_manip.perception.labelling import one_name_per_space
+    bust = _named("marble bust", (0.5, 0.46, 0.53), (1.62, -0.31, 0.29), 6763)
+    side = _named("floor lamp", (0.46, 0.46, 0.46), (1.65, -0.41, 0.33), 2738)
+    apart = _named("cheval mirror", (0.4, 0.4, 0.5), (1.6, 0.4, 0.3), 900)
+    one_name_per_space([bust, side, apart])
+    assert side.label == "object" and "marble bust" in side.extra["piece_of"]
+    assert (bust.label, apart.label) == ("marble bust", "cheval mirror")
