@@ -59,6 +59,9 @@ class PlannerPorts:
                                         require_segmentation=self.p["segmenter"] == "ground_truth")
         # the workspace and the segmenter's hints made from it when it arrived, swapped as one
         self._workspace: tuple[Scene | None, SegmentationHints | None] = (None, None)
+        # when the workspace in use came, on the node's clock (the frames' stamps'): a frame
+        # stamped before it shows the previous one (0: a file's, in use from the start)
+        self._workspace_since_stamp_s = 0.0
         self._T_base_tcp: np.ndarray | None = None
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._q: np.ndarray | None = None              # the arm's latest joints
@@ -138,11 +141,14 @@ class PlannerPorts:
     def _on_workspace(self, msg: String) -> None:
         try:
             workspace = Scene.from_dict(json.loads(msg.data))
-            # refuses bad fixture boxes by name; a new Scene object each time tells the agent it is new
-            self._workspace = (workspace, SegmentationHints.from_scene(workspace))
+            hints = SegmentationHints.from_scene(workspace)     # refuses bad fixture boxes by name
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
             return
+        # the stamp first: an observe that reads the new workspace must not take the old bound
+        self._workspace_since_stamp_s = self.node.get_clock().now().nanoseconds * 1e-9
+        # a new Scene object each time tells the agent (and LookAhead) it is new
+        self._workspace = (workspace, hints)
         # whoever changed the workspace (a simulator reset) learns when goals will use it
         self.ack_pub.publish(String(data=str(workspace.extra.get("revision", ""))))
 
@@ -182,15 +188,16 @@ class PlannerPorts:
 
     def observe(self, cancel: threading.Event) -> RGBDObservation:
         timeout = float(self.p["observation_timeout_s"])
-        # only a frame that arrives after the question: one already queued may show the world
-        # before a reset or an arm motion that has just finished (one camera period of latency)
-        obs = self.buffer.wait_pair(timeout_s=timeout, newer_than_s=time.monotonic(),
-                                    now=time.monotonic, cancel=cancel)
+        since_s = self._workspace_since_stamp_s
+        obs, refused_stamp_s = frame_of_workspace(self.buffer, since_s, timeout_s=timeout, cancel=cancel)
         if obs is None:
             if cancel.is_set():
                 raise CanceledError("the goal was canceled while waiting for the camera")
             missing = self.buffer.missing()
             what = ", ".join(missing) if missing else "a fresh colour/depth pair with matching stamps"
+            if not missing and refused_stamp_s is not None:
+                what = (f"a frame stamped after the workspace came at {since_s:.3f} s; the newest was stamped "
+                        f"{refused_stamp_s:.3f} s: do the camera's and the planner's clocks agree?")
             raise NoObservationError(
                 f"no synchronized RGB-D observation within {timeout:g} s (missing: {what}); "
                 f"is the camera (or sim) node running and publishing on the configured topics?")
@@ -337,6 +344,24 @@ def _arm_goal(request: MotionRequest) -> ArmMotion.Goal:
         goal.scene_json = json.dumps(request.scene.to_dict())
     goal.target_id = request.target_id
     return goal
+
+
+def frame_of_workspace(buffer: ObservationBuffer, since_stamp_s: float, *, timeout_s: float,
+                       cancel: threading.Event) -> tuple[RGBDObservation | None, float | None]:
+    """A frame that arrives after the question and was stamped at or after `since_stamp_s` (when
+    the workspace in use came), or None after `timeout_s`; with the stamp of the last frame refused
+    as older (None: none was). Arrival alone is not enough: one already queued may show the world
+    before a reset or an arm motion that has just finished (one camera period of latency), and a
+    frame of the old scene still queued in the subscription (images keep 2) can arrive after the
+    reset's acknowledgement. A frame stamped 0 (a driver that stamps none) cannot be told apart."""
+    deadline, refused = time.monotonic() + timeout_s, None
+    asked = time.monotonic()
+    while (left := deadline - time.monotonic()) > 0:
+        obs = buffer.wait_pair(timeout_s=left, newer_than_s=asked, now=time.monotonic, cancel=cancel)
+        if obs is None or obs.stamp_s <= 0 or obs.stamp_s >= since_stamp_s:
+            return obs, refused
+        refused, asked = obs.stamp_s, time.monotonic()    # the next frame to arrive may be the new scene's
+    return None, refused
 
 
 def _wait_unless_canceled(future, timeout_s: float, cancel: threading.Event):

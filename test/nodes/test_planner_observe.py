@@ -1,0 +1,71 @@
+"""planner_ports.frame_of_workspace (issue 42): a look of a new workspace is never served by a
+frame stamped before that workspace came, even one that arrives after the question (a frame of
+the old scene still queued in the image subscription after a reset's acknowledgement). A real
+ObservationBuffer fed from another thread, as the image callbacks feed it."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("spatial_manip_interfaces")
+
+from spatial_manip.geometry.camera import CameraIntrinsics  # noqa: E402
+from spatial_manip.nodes.planner_ports import frame_of_workspace  # noqa: E402
+from spatial_manip.observation import ObservationBuffer  # noqa: E402
+
+W, H = 8, 6
+WORKSPACE_CAME_S = 100.0     # on the node's clock, as the frames' stamps
+
+
+def _buffer() -> ObservationBuffer:
+    buf = ObservationBuffer()
+    buf.set_intrinsics(CameraIntrinsics.from_fovy(W, H, 43.3))
+    buf.set_extrinsics(np.eye(4))          # a fixed calibration
+    return buf
+
+
+def _frame(buf: ObservationBuffer, stamp_s: float) -> None:
+    buf.add_color(stamp_s, np.zeros((H, W, 3), np.uint8), time.monotonic())
+    buf.add_depth(stamp_s, np.ones((H, W), np.float32), time.monotonic())
+
+
+def _send_later(buf: ObservationBuffer, *frames: tuple[float, float]) -> threading.Thread:
+    """Each (delay_s after the start, stamp_s) frame arrives then, as a subscription delivers it."""
+    def run():
+        t0 = time.monotonic()
+        for delay_s, stamp_s in frames:
+            time.sleep(max(0.0, t0 + delay_s - time.monotonic()))
+            _frame(buf, stamp_s)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_frame_of_the_old_scene_arriving_after_the_question_is_passed_over_for_the_new_ones():
+    buf = _buffer()
+    _frame(buf, WORKSPACE_CAME_S + 0.5)   # already there when asked: arrival alone refuses it
+    sender = _send_later(buf, (0.2, WORKSPACE_CAME_S - 0.2), (0.6, WORKSPACE_CAME_S + 0.1))
+    obs, refused = frame_of_workspace(buf, WORKSPACE_CAME_S, timeout_s=10.0, cancel=threading.Event())
+    sender.join()
+    assert obs is not None and obs.stamp_s == WORKSPACE_CAME_S + 0.1
+    assert refused == WORKSPACE_CAME_S - 0.2
+
+
+def test_only_old_frames_end_in_none_with_the_newest_refused_stamp_for_the_error():
+    buf = _buffer()
+    sender = _send_later(buf, (0.1, WORKSPACE_CAME_S - 3.0), (0.3, WORKSPACE_CAME_S - 2.0))
+    t0 = time.monotonic()
+    obs, refused = frame_of_workspace(buf, WORKSPACE_CAME_S, timeout_s=1.5, cancel=threading.Event())
+    sender.join()
+    assert obs is None and refused == WORKSPACE_CAME_S - 2.0
+    assert time.monotonic() - t0 < 6.0      # the timeout holds across the refusals (margin for a loaded machine)
+
+
+def test_a_file_workspace_and_an_unstamped_camera_take_the_first_frame_after_the_question():
+    for since_s, stamp_s in ((0.0, 5.0), (WORKSPACE_CAME_S, 0.0)):
+        buf = _buffer()
+        sender = _send_later(buf, (0.1, stamp_s))
+        obs, refused = frame_of_workspace(buf, since_s, timeout_s=10.0, cancel=threading.Event())
+        sender.join()
+        assert obs is not None and obs.stamp_s == stamp_s and refused is None
