@@ -394,7 +394,7 @@ class InstructionPipeline:
         if confirmed is None:
             return self._look(cancel, trace, goal, clear=False), None
         look_s = round(time.monotonic() - t1, 3)
-        trace.event("look", reused=False, age_s=look_s, reason="the set-down confirmed on the first fresh frame, "
+        trace.event("look", reused=False, age_s=look_s, reason="the set-down answered on the first fresh frame, "
                     "not perceived", home_s=round(t1 - t0, 3), look_s=look_s)
         return Perceived(observation=obs, scene=decision.scene), confirmed
 
