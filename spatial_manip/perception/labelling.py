@@ -165,8 +165,8 @@ def one_name_per_object(detections: list[Detection], entries: dict) -> None:
         if own.size_m is None or float(np.max(piece.box.size)) >= PIECE_SHARE * float(np.max(own.size_m)):
             continue
         for whole in by_size[:k]:
-            entry = entries[whole.extra["matched"]]
-            if "matched" not in whole.extra or entry.size_m is None:
+            entry = entries.get(whole.extra.get("matched"))    # a larger piece unnamed before has none
+            if entry is None or entry.size_m is None:
                 continue
             reach = 0.5 * float(np.linalg.norm(entry.size_m))
             if np.linalg.norm(np.asarray(piece.box.center) - whole.box.center) <= reach:

@@ -109,3 +109,19 @@ def test_two_named_boxes_filling_one_space_are_one_object():
     one_name_per_space([bust, side, apart])
     assert side.label == "object" and "marble bust" in side.extra["piece_of"]
     assert (bust.label, apart.label) == ("marble bust", "cheval mirror")
+
+
+def test_a_piece_is_not_compared_with_a_larger_piece_already_left_unnamed():
+    """place-71 (realistic, latency-bench): a larger piece left unnamed earlier in the pass has no
+    'matched' entry any more, and comparing a later, smaller piece with it raised KeyError while
+    perceiving. A piece out of every named object's reach keeps its name."""
+    from spatial_manip.perception.labelling import one_name_per_object
+    entries = {"adoration_of_the_magi": ExpectedObject("adoration of the magi", "reference", (0.62, 0.79, 0.52)),
+               "mona_lisa": ExpectedObject("mona lisa", "reference", (0.62, 0.54, 0.52)),
+               "mug": ExpectedObject("mug", "reference", (0.12, 0.09, 0.1))}
+    face = _named("adoration of the magi", (0.6, 0.06, 0.32), (1.58, -0.11, 0.26), 7980)
+    strip = _named("mona lisa", (0.12, 0.02, 0.02), (1.78, 0.26, 0.37), 100)
+    far_mug = _named("mug", (0.03, 0.02, 0.02), (0.4, 0.6, 0.05), 40)
+    dets = [face, strip, far_mug]
+    one_name_per_object(dets, entries)
+    assert strip.label == "object" and far_mug.label == "mug"
