@@ -11,7 +11,8 @@ import pytest
 
 from spatial_manip.geometry.transforms import box_corners, rotation_angle  # first: sets MUJOCO_GL
 from spatial_manip.scene import Scene
-from spatial_manip.sim import mjcf, sdf_export, sdf_reader, tasks_cli
+from spatial_manip.commands import tasks as tasks_cli
+from spatial_manip.sim import mjcf, sdf_export, sdf_reader
 from spatial_manip.sim.world import SimConfig
 
 import mujoco  # noqa: E402  (after spatial_manip, which chooses the headless GL backend)
