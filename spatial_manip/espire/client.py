@@ -23,6 +23,9 @@ from scipy import ndimage
 from spatial_manip.espire import protocol as proto
 
 
+FLAT_FAMILY_KEY = "place:Orientation/Flat"     # the one place family whose answer lies flat
+
+
 class EspireReplyError(RuntimeError):
     def __init__(self, kind: str, code: int, info: str):
         super().__init__(f"{kind} failed with {code}: {info}")
@@ -150,6 +153,16 @@ class ProtocolDriver:
     def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog) -> tuple[int, int] | None:
         raise NotImplementedError
 
+    def set_down_pose(self, task: dict) -> str:
+        """The pose a place MOVE sets the book down in (a key of protocol.SET_DOWN_DELTAS)."""
+        raise NotImplementedError
+
+    def move_extra(self, task: dict) -> dict:
+        """A place MOVE's `rotation_delta`: the pose the driver chose (the server executes it)."""
+        if task["action"] != "place":
+            return {}
+        return {"rotation_delta": list(proto.SET_DOWN_DELTAS[self.set_down_pose(task)])}
+
     def _timed(self, log: EpisodeLog, kind: str, fn):
         t0 = time.perf_counter()
         out = fn()
@@ -185,7 +198,7 @@ class ProtocolDriver:
             if px is None:
                 break
             log.move_tries += 1
-            r = self._timed(log, "MOVE", lambda px=px: self.c.point("MOVE", *px))
+            r = self._timed(log, "MOVE", lambda px=px: self.c.point("MOVE", *px, **self.move_extra(task)))
             log.statuses.append(r["status"])
             if r["goal_met"]:
                 log.moved = True
@@ -224,6 +237,11 @@ class OracleDriver(ProtocolDriver):
             px = self._goal_pixel("world", log, task)
         return px
 
+    def set_down_pose(self, task: dict) -> str:
+        """The pose the task asks for: flat for the lay-it-flat family, else upright (read from
+        the task's family, as an oracle may)."""
+        return "flat" if task.get("family_key") == FLAT_FAMILY_KEY else "upright"
+
 
 class RandomClickDriver(ProtocolDriver):
     """Clicks uniformly random pixels of the image it is shown (seeded): the floor a driver
@@ -243,6 +261,10 @@ class RandomClickDriver(ProtocolDriver):
 
     def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog):
         return self._pixel(obs)
+
+    def set_down_pose(self, task: dict) -> str:
+        poses = sorted(proto.SET_DOWN_DELTAS)
+        return poses[int(self.rng.integers(len(poses)))]
 
 
 DRIVERS = {"oracle": OracleDriver, "random": RandomClickDriver}

@@ -10,9 +10,12 @@ Algorithm 3) does; what it does stands, right or wrong:
   criterion: the target book is held). With nothing under the point, or the gripper already
   full, the end-effector moves over the point (a new wrist view) when it safely can.
 - place: the held book goes into the shelf slot under the point (nearest within
-  RETREAT_RADIUS_M), in the pose the task asks for; on the table (metric tasks) it is stood on
-  its long edge centred on the point. It is released there, right slot or wrong; a released book
-  is not fetched back.
+  RETREAT_RADIUS_M), in the pose the driver chose (`chosen_set_down`: the held book turned by
+  the MOVE's `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS),
+  never the task's: a driver that does not turn the book as the words ask fails the pose. On
+  the table (metric tasks) it is stood on its long edge centred on the point (a book chosen flat
+  is refused there, no motion). It is released there, right slot or wrong; a released book is
+  not fetched back.
 
 Rotation (SET_TASK's `rotation`): the axes named there are the driver's to choose. Each MOVE's
 `rotation_delta` turns the end-effector from its current orientation about the target book's
@@ -385,8 +388,12 @@ class Episode:
         scene = w.export_scene()
         T_now = w.tcp_pose()
         offset = np.linalg.inv(T_now) @ w.object_pose(held_id)
+        # the oracle's own action (feasibility) sets the book down as the task asks; a MOVE as the driver chose
+        pose = self._pose() if oracle_rotation else chosen_set_down(scene.get(held_id), delta_deg)
         if self.task.answer or not self.task.place_pose:
-            plan, status, why = self._slot_plan(scene, p, held_id, offset, T_now)
+            plan, status, why = self._slot_plan(scene, p, held_id, offset, T_now, pose)
+        elif pose != "upright":
+            plan, status, why = None, "refocus", f"a book is only stood on the table, never laid {pose} (rotation_delta turned it {pose})"
         else:
             plan, status, why = self._table_plan(scene, p, held_id, offset, T_now)
         if plan is None:
@@ -419,15 +426,15 @@ class Episode:
         """How far the book (where it is now) is from the nearest goal region."""
         return self._goal_distance(self.world.export_scene().get(held_id).center)
 
-    def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now):
+    def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now, pose: str):
         slots = sorted(scene.regions, key=lambda r: rel.distance_to_point(r, p))
         if not slots or rel.distance_to_point(slots[0], p) > RETREAT_RADIUS_M:
             return None, "refocus", "no shelf slot at or near the point"
         slot = slots[0]
         status = "success" if rel.point_in_box(p, slot, 0.01) else "retreat"
-        pose = self._pose()
-        # only the pose constraint: the slot is the client's choice, right or wrong
-        pose_check = [c for c in self.task.check if c["type"] == "pose"]
+        # the slot and the pose are the driver's choice, right or wrong: the book only has to stand
+        # (or lie) as the driver chose; the checker judges both afterwards
+        pose_check = [{"type": "pose", "object": held_id, "pose": pose}]
         plan = placement.plan_slot_place(scene, [slot], pose, pose_check, held_id, offset, T_now,
                                          self.adapter.reachable)
         if plan is None:
@@ -461,6 +468,15 @@ class Episode:
             if all(self.adapter.reachable(T) for T in poses):
                 return placement.PlacePlan(poses, T_book, f"table yaw {yaw}"), "success", ""
         return None, "refocus", "no reachable way to stand the book at the point"
+
+
+def chosen_set_down(held, delta_deg) -> str:
+    """The set-down pose a place MOVE asks for: the held book turned by `rotation_delta` (about its
+    own axes, as _delta_rotation reads it), "flat" when its thickness then points nearer the
+    vertical than the horizontal, else "upright"."""
+    Rw = _delta_rotation(held.rotation, delta_deg)
+    turned = held if Rw is None else dataclasses.replace(held, rotation=Rw @ held.rotation)
+    return "flat" if rel.book_tilt_deg(turned) >= 45.0 else "upright"
 
 
 def _standing_rotations(offset) -> list:

@@ -34,6 +34,11 @@ REQUEST_TYPES = ("GET_TASK_LIST", "SET_TASK", "GET_OBSERVATION", "LOCALIZE", "SK
 MAX_MESSAGE_BYTES = 1 << 20          # requests are small maps; anything bigger is not ours (413)
 HARD_MAX_MESSAGE_BYTES = 64 << 20    # a peer sending more is disconnected by ZeroMQ, unanswered
 ROTATION_AXES = ("pitch", "yaw", "roll")   # positions in SET_TASK's `rotation` and MOVE's `rotation_delta`
+# The set-down poses a place MOVE can choose, as the `rotation_delta` that turns a carried book
+# (thickness across the fingers: the book's own y axis) from the way it is held: kept as held it
+# stands upright; rolled a quarter turn about its width (its x axis) it lies flat. The server
+# sets the book down in the pose the turned book is nearer to, whatever the task asks for.
+SET_DOWN_DELTAS = {"upright": (0.0, 0.0, 0.0), "flat": (0.0, 0.0, 90.0)}
 
 
 class ProtocolError(Exception):

@@ -40,6 +40,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import re
 import time
 import uuid
 from datetime import datetime
@@ -139,6 +140,7 @@ class Choice:
     # the first (no reachable grasp), the next MOVE tries the next, as the pipeline's pick does
     alternatives: list = dataclasses.field(default_factory=list)
     program: str | None = None
+    set_down: str = "upright"      # a place: the pose the plan sets the book down in (protocol.SET_DOWN_DELTAS)
     error: str = ""
     perceive_s: float = 0.0
     plan_s: float = 0.0
@@ -191,6 +193,7 @@ class StackPolicy:
         kind = task["action"] if task.get("action") in ("pick", "place") else "auto"
         result = self.planner.plan(scene, task["instruction"], observation=obs, task_kind=kind)
         out.plan_s, out.program = time.perf_counter() - t0, result.program
+        out.set_down = planned_set_down(result.program)
         if not result.ok:
             out.error = f"{result.error['code']}: {result.error['message']}"
             return out
@@ -388,8 +391,9 @@ class StackDriver:
             log.write(f"Moving trial {trial + 1} / {self.move_trials}")
             rec["move_timestamp"].append(_stamp())
             tried.append(choice.pixel)
+            turn = {"rotation_delta": list(proto.SET_DOWN_DELTAS[choice.set_down])} if task["action"] == "place" else {}
             r = self._send(log, "MOVE", reference_uid=content["uid"],
-                           point={"row": choice.pixel[0], "col": choice.pixel[1]})
+                           point={"row": choice.pixel[0], "col": choice.pixel[1]}, **turn)
             d = r["post_state"]["execution"]["details"]
             rec["move"].append({"success": bool(r["goal_met"]), "distance": d["distance"], "status": r.get("status"),
                                 "wrapped_robot_ee_pos": d["wrapped_robot_ee_pos"],
@@ -407,6 +411,12 @@ class StackDriver:
         rec["end_task"].append({"execution": end["post_state"]["execution"],
                                 "localization": end["post_state"].get("localization")})
         self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
+
+
+def planned_set_down(program: str | None) -> str:
+    """The set-down pose the plan's program names: flat when it says `pose=flat`, else upright
+    (a carried book kept as held stands; the server offers no tilted set-down)."""
+    return "flat" if program and re.search(r"\bpose=flat\b", program) else "upright"
 
 
 def _untried(choice: Choice, tried: list, earlier: list = ()) -> Choice:

@@ -245,3 +245,40 @@ def test_the_same_requests_give_the_same_replies(server, items, action):
         return [_text({k: v for k, v in r.items() if k != "update_s"}) for r in s.replies]
 
     assert play() == play()
+
+
+@pytest.fixture(scope="module")
+def flat_item():
+    """The first feasible 'lay it flat' place task of seed 41 (the eighth place task of a
+    60-task sequence over a pool of three scenes)."""
+    from spatial_manip.espire.client import FLAT_FAMILY_KEY
+    from spatial_manip.sim import tasks as gen
+    quiet = io.StringIO()
+    with redirect_stdout(quiet), redirect_stderr(quiet):
+        for task, scene in gen.Generator("place", 60, 41, 3, shelf_stance=feasible.SHELF_STANCE).generate():
+            if task.family_key == FLAT_FAMILY_KEY and feasible.oracle_completes(task, scene)[0]:
+                return task, scene
+    pytest.skip("no feasible lay-it-flat task in seed 41's first 60")
+
+
+@pytest.mark.parametrize("pose, met", [("upright", False), ("flat", True)])
+def test_a_place_move_sets_the_book_down_in_the_pose_the_driver_chose(flat_item, free_port, pose, met):
+    """On the marked slot of a 'lay it flat' task, a MOVE that keeps the book as held (what a
+    client sending no rotation_delta gets) stands it upright: not a success; turned flat, it is."""
+    task, scene = flat_item
+    server = EspireServer([flat_item], server_port=free_port(), client_port=free_port(), verbose=False,
+                          log=lambda *_: None)
+    try:
+        s = Session(server)
+        s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+        s("GET_OBSERVATION", view="world", highlight_goal=True)
+        row, col = _pixel_on(s.episode, s.last_obs, boxes=s.episode.marked[1])
+        r = s("MOVE", reference_uid=s.last_obs, point={"row": row, "col": col},
+              rotation_delta=list(proto.SET_DOWN_DELTAS[pose]))
+        assert r["goal_met"] is met, r["post_state"]["execution"]["details"]
+        assert s("END_TASK")["post_state"]["execution"]["finish_goal"] is met
+        if not met and s.episode.world.held_object_id() is None:       # released: as the driver chose
+            assert rel.book_pose_class(s.episode.world.export_scene().get(task.held)) == "upright"
+        _assert_no_goal_in(s.replies, task, scene)
+    finally:
+        server.close()
