@@ -8,8 +8,6 @@ path written in as movej lines and starts it with command 45; the emulator runs 
 joint_trajectory: the path as one JointTrajectory, checked without ROS (`path_trajectory`) and
 against the MuJoCo consumer of test_trajectory_arm.py (gz-sim's JointTrajectoryController's place).
 """
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -216,28 +214,19 @@ def traj_arm():
         pytest.skip("rclpy / trajectory_msgs not installed")
     pytest.importorskip("mujoco")
     from spatial_manip.control import base  # noqa: F401  (registers the arm backends)
-    from spatial_manip.errors import BackendUnavailableError
     from spatial_manip.registry import make
 
-    proc = subprocess.Popen([sys.executable, str(CONSUMER), CMD_TOPIC, STATE_TOPIC],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    from mujoco_controller import connected, start_controller, stop_controller
+
+    proc = start_controller(str(CONSUMER), CMD_TOPIC, STATE_TOPIC)
     arm = make("arm", "joint_trajectory", command_topic=CMD_TOPIC, state_topic=STATE_TOPIC, model="ur5e",
                tcp_offset=[0.0, 0.0, 0.1559, 0.0, 0.0, -1.5708], connect_timeout_s=40.0, goal_tolerance_rad=0.003,
                node_name="path_trajectory_arm")
     try:
-        try:
-            arm.connect()
-        except BackendUnavailableError:
-            out = proc.stdout.read() if proc.poll() is not None else "(still running)"
-            pytest.fail(f"the MuJoCo consumer did not come up: {out}")
-        yield arm
+        yield connected(arm, proc, "the MuJoCo consumer")
     finally:
         arm.close()
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_controller(proc)
 
 
 @pytest.mark.slow
