@@ -131,9 +131,10 @@ def _tabletop(seed: int, level: str, held: bool) -> Scene:
 def observable(scene: Scene, kind: str) -> bool:
     """ESPIRE A.2's visibility rule on a tabletop scene: every book and reference at least 20 %
     visible in the camera's view, as the planner will look: the arm stowed before a pick,
-    holding its book before a metric placement (it does not put the book down to look). Shelf
-    scenes are not held to it: their tasks name slots, and the book in hand is known from the
-    grasp rather than seen."""
+    holding its book before a metric placement (it does not put the book down to look). A shelf
+    scene is kept whole: its tasks name slots, and the book in hand is known from the grasp
+    rather than seen; only the objects it shows too little of are barred from being named
+    (PoolScene.unseen)."""
     if kind == "shelf":
         return True
     try:
