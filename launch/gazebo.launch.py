@@ -35,7 +35,7 @@ def extrinsics_command(calibration: Path, frame_id: str = "base") -> list[str]:
     """`ros2 topic pub` of the calibrated camera pose, latched (transient local) and reliable,
     the QoS camera_node publishes /camera/extrinsics with and the planner subscribes with."""
     from spatial_manip.geometry.calibration import load_calibration
-    from spatial_manip.geometry.transforms import matrix_to_quat
+    from spatial_manip.transforms import matrix_to_quat
 
     T = load_calibration(calibration).T_base_camera()
     # plain floats: a numpy scalar's repr ("np.float64(...)") is not YAML

@@ -20,12 +20,12 @@ import numpy as np
 
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
-from spatial_manip.geometry.camera import backproject
+from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box
 from spatial_manip.geometry.support import check_support, resting_surface
-from spatial_manip.geometry.transforms import apply, invert, make_transform, quat_to_matrix
+from spatial_manip.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions

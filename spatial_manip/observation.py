@@ -8,7 +8,7 @@ import threading
 
 import numpy as np
 
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.errors import NoObservationError
 
 

@@ -16,9 +16,9 @@ from typing import Iterable, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from spatial_manip.geometry.camera import CameraIntrinsics, project
-from spatial_manip.geometry.transforms import apply, invert, make_transform
-from spatial_manip.geometry.transforms import box_corners as corners_of
+from spatial_manip.camera_model import CameraIntrinsics, project
+from spatial_manip.transforms import apply, invert, make_transform
+from spatial_manip.transforms import box_corners as corners_of
 from spatial_manip.reasoning.orientation import COLOURS
 
 BOX_COLOUR = COLOURS[5]          # cyan: every perceived object

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from spatial_manip.geometry.transforms import box_corners
+from spatial_manip.transforms import box_corners
 
 
 class SceneFormatError(ValueError):

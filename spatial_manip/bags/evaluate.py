@@ -28,8 +28,8 @@ from typing import Callable
 import numpy as np
 
 from spatial_manip.bags.io import BagError, BagReader
-from spatial_manip.geometry import transforms as tf
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip import transforms as tf
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip.task_kinds import TASK_KINDS

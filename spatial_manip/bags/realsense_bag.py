@@ -19,7 +19,7 @@ from PIL import Image
 
 from spatial_manip.bags.io import BagError, BagMessage, BagReader
 from spatial_manip.camera.types import depth_to_mm
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 
 COLOR_TOPIC, COLOR_INFO = "/camera/color/image_raw", "/camera/color/camera_info"
 DEPTH_TOPIC, DEPTH_INFO = "/camera/depth/image_rect_raw", "/camera/depth/camera_info"

@@ -103,7 +103,7 @@ def _place_is_clear(scene, place_pose, held) -> bool:
     from dataclasses import replace
 
     from spatial_manip.geometry.relations import distance
-    from spatial_manip.geometry.transforms import quat_to_matrix
+    from spatial_manip.transforms import quat_to_matrix
 
     if place_pose is None:
         return True

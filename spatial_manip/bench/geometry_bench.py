@@ -19,7 +19,7 @@ import numpy as np
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.boxes import BoxFitError, box_2d_to_box_3d
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject
+from spatial_manip.camera_model import CameraIntrinsics, backproject
 from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.progress import progress
 

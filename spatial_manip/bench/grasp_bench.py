@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-from spatial_manip.geometry.transforms import look_at
+from spatial_manip.camera_model import CameraIntrinsics, backproject
+from spatial_manip.transforms import look_at
 from spatial_manip.bench.grasp_scenes import HAND_PARK, KINDS, build_scene, _quat
 from spatial_manip.grasping.grasp_group import GraspGroup
 

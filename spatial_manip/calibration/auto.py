@@ -16,7 +16,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.transforms import invert, look_at, make_transform
+from spatial_manip.transforms import invert, look_at, make_transform
 
 GOLDEN_ANGLE = math.pi * (3 - math.sqrt(5))    # spreads azimuths evenly whatever their number
 

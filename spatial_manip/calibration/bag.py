@@ -15,7 +15,7 @@ import numpy as np
 
 from spatial_manip.calibration.samples import SampleError, write_samples
 from spatial_manip.bags.io import BagReader
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 
 KEEP_AROUND_S = 0.5
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from spatial_manip.geometry.camera import CameraIntrinsics, project, undistort_points
-from spatial_manip.geometry.transforms import apply, make_transform
+from spatial_manip.camera_model import CameraIntrinsics, project, undistort_points
+from spatial_manip.transforms import apply, make_transform
 
 
 class BoardError(ValueError):

@@ -11,7 +11,7 @@ from spatial_manip.calibration.board import BoardConfig, BoardError, BoardView, 
 from spatial_manip.calibration.result import Bounds, CalibrationReport, to_yaml
 from spatial_manip.calibration.samples import SampleError, SampleSet
 from spatial_manip.calibration.solve import METHODS, MIN_SAMPLES, calibrate_hand_eye, residuals
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.calibration import load_calibration
 
 

@@ -11,8 +11,8 @@ import yaml
 
 from spatial_manip.calibration.board import BoardConfig
 from spatial_manip.calibration.solve import HandEyeSolution, METHODS
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import rotation_angle
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import rotation_angle
 
 
 class CalibrationRejected(ValueError):

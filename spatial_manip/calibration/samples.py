@@ -28,8 +28,8 @@ from typing import Sequence
 import numpy as np
 
 from spatial_manip.control.kinematics import JOINT_NAMES, DH_PRESETS, URKinematics, tcp_offset_matrix
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import invert, rotvec_pose_to_matrix
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import invert, rotvec_pose_to_matrix
 
 DEFAULT_MAX_SKEW_S = 0.02     # half a 25 Hz frame; the arm is still when a sample is taken anyway
 

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.geometry.transforms import apply, invert, make_transform, rotation_angle
+from spatial_manip.transforms import apply, invert, make_transform, rotation_angle
 
 MODES = ("eye_to_hand", "eye_in_hand")
 

@@ -20,7 +20,7 @@ import numpy as np
 from spatial_manip.device import Device
 from spatial_manip.camera.types import (DeviceConfigError, DeviceLostError, NoFrameYetError, RGBDFrame,
                                         StaleFrameError, depth_to_mm)
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 
 log = logging.getLogger(__name__)
 

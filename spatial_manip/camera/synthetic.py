@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from spatial_manip.geometry import transforms as tf
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip import transforms as tf
+from spatial_manip.camera_model import CameraIntrinsics
 
 L515_DEPTH_UNITS_M = 0.00025
 EPOCH_MS = 1_700_000_000_000.0  # recordings use global_time stamps from this instant

@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from spatial_manip.errors import NoObservationError
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 
 

@@ -34,7 +34,7 @@ from spatial_manip.sim.calibration_cell import (CalibrationCell, CellConfig, Q_N
 from spatial_manip.calibration.solve import HandEyeError, METHODS
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import SpatialManipError   # a bag that cannot be read (BagError)
-from spatial_manip.geometry.transforms import apply, make_transform, rotvec_pose_to_matrix
+from spatial_manip.transforms import apply, make_transform, rotvec_pose_to_matrix
 from spatial_manip.paths import config_dir
 
 

@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from spatial_manip.errors import ConfigError, InvalidGoalError, UnreachableError
-from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
+from spatial_manip.transforms import rotvec_pose_to_matrix
 
 JOINT_NAMES = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
                "wrist_1_joint", "wrist_2_joint", "wrist_3_joint")

@@ -37,7 +37,7 @@ from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics, tcp_offset_matrix
 from spatial_manip.errors import (BackendUnavailableError, CanceledError, InvalidGoalError, MotionFailedError,
                                   UnreachableError)
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 
 MAX_STEP_RAD = math.radians(20)    # a larger joint change between two line samples is an IK branch jump
 ROT_TRAVEL_M_PER_RAD = 0.15        # as the sim arm: turning 1 rad costs as long as 15 cm of travel

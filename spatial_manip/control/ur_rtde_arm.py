@@ -51,7 +51,7 @@ from spatial_manip.device import Device
 from spatial_manip.control.base import SafetyStatus
 from spatial_manip.control.ur_rtde_process import LibraryProcess
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
-from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
+from spatial_manip.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
 
 PATH_BLEND_MAX_M = 2.0          # ur_rtde's own bound on a path row's blend (UR_BLEND_MAX)

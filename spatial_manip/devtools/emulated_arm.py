@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.control.kinematics import URKinematics
-from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
+from spatial_manip.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
 
 class _Profile:

@@ -21,12 +21,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PKG = ROOT.name
 
 # Low to high: a component may import its own layer and the layers below it, never above.
-# Entries with a dot are modules that sit below the rest of their package (pure math that imports
-# no project module, so the data types can use them and the package's operations on those types
-# sit above the types).
+# camera_model and transforms are the pure math the data types (observation, scene) are built on;
+# geometry/ holds the operations on those types, above them.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "errors", "registry", "device", "paths", "heap", "progress", "task_kinds", "rendering",
-     "geometry.camera", "geometry.transforms"),
+     "camera_model", "transforms"),
     ("config", "parameters", "program_text", "observation", "scene", "trace"),
     ("geometry",),
     ("camera", "calibration", "bags", "control"),
@@ -117,17 +116,14 @@ def module_name(path: pathlib.Path, root: pathlib.Path = ROOT) -> str:
 
 
 def component(module: str) -> str | None:
-    """The layer table's most specific entry for a project module ("spatial_manip.geometry.boxes"
-    -> "geometry", "spatial_manip.geometry.camera" -> "geometry.camera"), None outside the project."""
+    """The layer table's entry for a project module ("spatial_manip.geometry.boxes" -> "geometry"),
+    None outside the project."""
     parts = module.split(".")
     if parts[0] != PKG or len(parts) < 2:
         return None
-    if len(parts) > 2 and ".".join(parts[1:3]) in _SPLIT:
-        return ".".join(parts[1:3])
     return parts[1]
 
 
-_SPLIT = {name for layer in LAYERS for name in layer if "." in name}
 LAYER_OF = {name: i for i, layer in enumerate(LAYERS) for name in layer}
 
 
@@ -142,7 +138,7 @@ def _targets(node: ast.AST, path: pathlib.Path, root: pathlib.Path) -> list[str]
         module = ".".join(base + ([node.module] if node.module else []))
     else:
         module = node.module or ""
-    # `from spatial_manip.geometry import camera` imports the module spatial_manip.geometry.camera
+    # `from spatial_manip.geometry import boxes` imports the module spatial_manip.geometry.boxes
     subs = [f"{module}.{a.name}" for a in node.names
             if module.startswith(PKG) and _is_module(f"{module}.{a.name}")]
     return subs or [module]
@@ -232,17 +228,6 @@ def cycles(edge_map) -> list[list[str]]:
     return found
 
 
-def package_cycles(imports: list[Import]) -> list[list[str]]:
-    """Cycles at plain package granularity (every file in its subpackage, the layer table's split
-    modules folded back), for comparison with the layer table's components."""
-    folded = collections.defaultdict(list)
-    for (a, b), made_by in edges(imports).items():
-        a, b = a.split(".")[0], b.split(".")[0]
-        if a != b:
-            folded[(a, b)] += made_by
-    return cycles(folded)
-
-
 def layer_breaches(imports: list[Import]) -> list[Import]:
     """Imports of a project module from a lower layer than the imported one (module level or not);
     a component missing from the table is `unlayered`'s finding, not a crash here."""
@@ -273,7 +258,6 @@ def main(argv: list[str]) -> int:
     imports = all_imports()
     verbose = "-v" in argv
     for label, found in (("layer-table components", cycles(edges(imports))),
-                         ("packages", package_cycles(imports)),
                          ("components, in-function imports too", cycles(edges(imports, module_level_only=False)))):
         print(f"cycles between {label} (module-level imports): {len(found)}" if "too" not in label
               else f"cycles between {label}: {len(found)}")

@@ -42,7 +42,7 @@ import numpy as np
 from spatial_manip.control.ur_version import recv_exact, send_message
 from spatial_manip.devtools.emulated_arm import EmulatedArm
 from spatial_manip.devtools.robotiq_emulator import RobotiqEmulator
-from spatial_manip.geometry.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
+from spatial_manip.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
 _SIZES = {"BOOL": "?", "UINT8": "B", "UINT32": "I", "UINT64": "Q", "INT32": "i", "DOUBLE": "d",
           "VECTOR3D": "3d", "VECTOR6D": "6d", "VECTOR6INT32": "6i", "VECTOR6UINT32": "6I"}

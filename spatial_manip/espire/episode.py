@@ -44,7 +44,7 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import quat_to_matrix
+from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim import oracle, placement

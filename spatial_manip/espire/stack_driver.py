@@ -52,9 +52,9 @@ import numpy as np
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
-from spatial_manip.geometry.camera import CameraIntrinsics, project
+from spatial_manip.camera_model import CameraIntrinsics, project
 from spatial_manip.geometry.relations import points_in_box
-from spatial_manip.geometry.transforms import apply, invert, quat_to_matrix
+from spatial_manip.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception import perceive_with_workspace

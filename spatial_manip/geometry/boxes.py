@@ -22,9 +22,9 @@ import numpy as np
 from scipy import ndimage
 from scipy.spatial import ConvexHull, QhullError
 
-from spatial_manip.geometry.camera import pixel_rays, valid_depth_mask
+from spatial_manip.camera_model import pixel_rays, valid_depth_mask
 from spatial_manip.geometry.pointcloud import fit_plane
-from spatial_manip.geometry.transforms import box_corners, rpy_to_matrix
+from spatial_manip.transforms import box_corners, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import SceneObject
 

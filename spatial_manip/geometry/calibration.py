@@ -20,8 +20,8 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.errors import ConfigError
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import make_transform
 from spatial_manip.config import read_yaml
 
 MODES = ("eye_to_hand", "eye_in_hand")

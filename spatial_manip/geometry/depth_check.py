@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.geometry.camera import pixel_rays, project
-from spatial_manip.geometry.transforms import apply, invert
+from spatial_manip.camera_model import pixel_rays, project
+from spatial_manip.transforms import apply, invert
 from spatial_manip.observation import RGBDObservation
 
 GRID = 6               # points per box axis projected into the image (GRID**3, duplicate pixels merged)

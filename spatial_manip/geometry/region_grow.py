@@ -18,7 +18,7 @@ import numpy as np
 from scipy import ndimage
 
 from spatial_manip.geometry.boxes import _points, _ring_points, fit_support_plane
-from spatial_manip.geometry.camera import valid_depth_mask
+from spatial_manip.camera_model import valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 
 

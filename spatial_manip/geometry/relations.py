@@ -31,7 +31,7 @@ from typing import Callable, Iterable, Sequence, Union
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from spatial_manip.geometry.transforms import box_corners
+from spatial_manip.transforms import box_corners
 from spatial_manip.scene import Region, SceneObject, Viewpoint
 
 UP = np.array([0.0, 0.0, 1.0])

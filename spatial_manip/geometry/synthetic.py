@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import look_at
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import look_at
 from spatial_manip.observation import RGBDObservation
 
 

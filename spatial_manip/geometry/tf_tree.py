@@ -19,7 +19,7 @@ import threading
 import numpy as np
 
 from spatial_manip.errors import SpatialManipError
-from spatial_manip.geometry.transforms import invert
+from spatial_manip.transforms import invert
 
 
 class TfLookupError(SpatialManipError):

@@ -19,7 +19,7 @@ import numpy as np
 from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import _corners, book_pose_class, point_in_box
-from spatial_manip.geometry.transforms import rotation_angle, rpy_to_matrix
+from spatial_manip.transforms import rotation_angle, rpy_to_matrix
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.motion.description import TCP_Z, finger_boxes
 

@@ -18,8 +18,8 @@ from scipy.spatial import cKDTree
 
 from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
-from spatial_manip.geometry import transforms as tf
-from spatial_manip.geometry.camera import backproject
+from spatial_manip import transforms as tf
+from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry

@@ -29,8 +29,8 @@ import numpy as np
 from scipy import ndimage
 
 from spatial_manip.geometry import pointcloud as pc
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-from spatial_manip.geometry.transforms import apply
+from spatial_manip.camera_model import CameraIntrinsics, backproject
+from spatial_manip.transforms import apply
 
 
 MEDIAN_NOISE_LEFT = 0.42   # a median of 9 Gaussian samples has ~1.25/3 of one sample's sigma

@@ -6,9 +6,9 @@ from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Vector3
 from sensor_msgs.msg import JointState, PointCloud2
 
 from spatial_manip.control.kinematics import JOINT_NAMES
-from spatial_manip.geometry import transforms as tf
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip import transforms as tf
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import make_transform
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 

@@ -14,9 +14,9 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.boxes import Box3D
-from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
+from spatial_manip.camera_model import pixel_rays, project, valid_depth_mask
 from spatial_manip.geometry.pointcloud import range_tolerance_m
-from spatial_manip.geometry.transforms import apply
+from spatial_manip.transforms import apply
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_names
 from spatial_manip.scene import FIXTURE_CATEGORIES, Region, Scene, SceneObject, Viewpoint

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.geometry.boxes import Box3D, _canonical, leaning_frames, min_area_rect_angle, surface_residual
-from spatial_manip.geometry.camera import pixel_rays, valid_depth_mask
+from spatial_manip.camera_model import pixel_rays, valid_depth_mask
 from spatial_manip.geometry.pointcloud import depth_edge_pixels
-from spatial_manip.geometry.transforms import box_corners
+from spatial_manip.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.labelling import one_name_per_space

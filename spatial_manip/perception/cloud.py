@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spatial_manip.geometry.camera import backproject
-from spatial_manip.geometry.transforms import apply
+from spatial_manip.camera_model import backproject
+from spatial_manip.transforms import apply
 from spatial_manip.observation import RGBDObservation
 
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import look_at, rpy_to_matrix
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import look_at, rpy_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 

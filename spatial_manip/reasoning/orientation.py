@@ -22,8 +22,8 @@ from typing import Callable
 import numpy as np
 
 from spatial_manip.errors import NotUnderstoodError
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject, project
-from spatial_manip.geometry.transforms import apply, invert, look_at
+from spatial_manip.camera_model import CameraIntrinsics, backproject, project
+from spatial_manip.transforms import apply, invert, look_at
 from spatial_manip.scene import Scene, SceneObject
 
 COARSE_STEP_DEG = 45.0

@@ -56,7 +56,7 @@ from spatial_manip.errors import InvalidGoalError, TargetNotFoundError, Unreacha
 from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.support import check_support
-from spatial_manip.geometry.transforms import matrix_to_quat, quat_to_matrix
+from spatial_manip.transforms import matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 

@@ -26,8 +26,8 @@ from spatial_manip.device import Closeable
 from spatial_manip.calibration.board import BoardConfig
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.camera import CameraIntrinsics, project
-from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.camera_model import CameraIntrinsics, project
+from spatial_manip.transforms import apply, invert, make_transform
 from spatial_manip.calibration.samples import write_samples
 from spatial_manip.scene import Scene, Viewpoint
 from spatial_manip.sim import mjcf

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.transforms import matrix_to_quat
 from spatial_manip.program_text import Node, node
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.sim.phrasings import length_words, ordinal, possessive, ref_phrase

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.geometry.transforms import box_corners, make_transform
+from spatial_manip.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
 

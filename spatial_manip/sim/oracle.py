@@ -25,7 +25,7 @@ from scipy.spatial.transform import Rotation, Slerp
 from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import rotation_angle
+from spatial_manip.transforms import rotation_angle
 from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.sim import placement
 from spatial_manip.sim.object_sets import is_everyday

@@ -25,7 +25,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import rotation_angle
+from spatial_manip.transforms import rotation_angle
 from spatial_manip.scene import Region, Scene
 from spatial_manip.sim.checker import check_constraints
 

@@ -26,8 +26,8 @@ import numpy as np
 import yaml
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform, matrix_to_quat
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import make_transform, matrix_to_quat
 from spatial_manip.paths import config_dir
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import assets as A

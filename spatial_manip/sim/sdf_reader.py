@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 from spatial_manip.scene import Region, SceneObject
 
 SM_NS = "https://github.com/spatial-manip/sdf"   # the same namespace sdf_export writes

@@ -28,7 +28,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.errors import ConfigError
 from spatial_manip.geometry.noise import L515Noise
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 
 PROFILES = {"ideal": 0.0, "realistic": 1.0, "harsh": 2.0}      # name -> scale of every noise and error
 EFFECTS = {

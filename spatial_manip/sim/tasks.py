@@ -25,7 +25,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import quat_to_matrix
+from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import families as fam
 from spatial_manip.sim import layouts, object_families, object_scenes, phrasings

@@ -51,8 +51,8 @@ from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
 from spatial_manip.errors import UnreachableError
 from spatial_manip.heap import release_freed_memory
 from spatial_manip.rendering import NO_GL_MESSAGE
-from spatial_manip.geometry.camera import CameraIntrinsics, project
-from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.camera_model import CameraIntrinsics, project
+from spatial_manip.transforms import apply, invert, make_transform
 from spatial_manip.motion.robot import RobotModel, description_paths
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene

@@ -14,9 +14,9 @@ import numpy as np
 from spatial_manip.errors import ErrorCode, NoObservationError, SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry.boxes import Box3D, box_2d_to_box_3d as _fit_box
 from spatial_manip.geometry.calibration import HandEyeCalibration
-from spatial_manip.geometry.camera import pixel_rays, project, valid_depth_mask
+from spatial_manip.camera_model import pixel_rays, project, valid_depth_mask
 from spatial_manip.geometry.region_grow import object_segmentation as _grow
-from spatial_manip.geometry.transforms import apply, invert, matrix_to_pose
+from spatial_manip.transforms import apply, invert, matrix_to_pose
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import colour_names
 from spatial_manip.tools.code_executor import ExecutorLimits, run_code

@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import connected_components
 
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.boxes import min_area_rect_angle
-from spatial_manip.geometry.camera import valid_depth_mask
+from spatial_manip.camera_model import valid_depth_mask
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.base import Detection, FixturePart, SegmentationHints, check_observation
 from spatial_manip.perception.cloud import base_cloud

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.calibration import CalibrationError, HandEyeCalibration
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 from spatial_manip.geometry.tf_tree import TfLookupError, TfTree
 from spatial_manip.motion.robot import description_paths
 

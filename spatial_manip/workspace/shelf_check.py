@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from spatial_manip.geometry.camera import project
+from spatial_manip.camera_model import project
 from spatial_manip.geometry.relations import point_in_box
-from spatial_manip.geometry.transforms import apply, invert
+from spatial_manip.transforms import apply, invert
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.perception.classical import ClassicalSegmenter

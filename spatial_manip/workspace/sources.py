@@ -13,11 +13,11 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.geometry.calibration import HandEyeCalibration
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.bags.evaluate import _image_array, _stamp_ns
 from spatial_manip.bags.io import BagReader
-from spatial_manip.geometry import transforms as tf
+from spatial_manip import transforms as tf
 
 COLOR = "/camera/color/image_raw"
 DEPTH = "/camera/aligned_depth_to_color/image_raw"

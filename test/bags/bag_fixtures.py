@@ -6,7 +6,7 @@ def camera_messages(n=4, seed=0):
     """n pairs of rgb8 + 16UC1 images with camera_info, as rclpy messages (t_ns, topic, msg)."""
     from sensor_msgs.msg import CameraInfo
 
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.nodes.convert import array_to_image, intrinsics_to_camera_info, seconds_to_stamp
 
     rng = np.random.default_rng(seed)

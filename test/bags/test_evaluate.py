@@ -10,7 +10,7 @@ from std_msgs.msg import String
 
 from spatial_manip.bags.evaluate import BagIndex, OfflinePlan, evaluate_bags, format_table
 from spatial_manip.bags.io import BagReader, BagTopicError, BagWriter
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.nodes.convert import array_to_image, intrinsics_to_camera_info, seconds_to_stamp
 
 S = 1_000_000_000

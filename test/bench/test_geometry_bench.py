@@ -7,8 +7,8 @@ import numpy as np
 from spatial_manip.cli import main
 from spatial_manip.bench import geometry_bench as bench
 from spatial_manip.geometry import synthetic as S
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-from spatial_manip.geometry.transforms import apply
+from spatial_manip.camera_model import CameraIntrinsics, backproject
+from spatial_manip.transforms import apply
 
 
 def test_backproject_matches_the_python_loop():

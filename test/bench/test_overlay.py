@@ -6,8 +6,8 @@ import threading
 import numpy as np
 import pytest
 
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import (AXIS_COLOURS, BOX_COLOUR, GRASP_COLOUR, PATH_COLOUR, PLACE_COLOUR, TARGET_COLOUR,
                                    draw_overlay, grasps_to_draw, project_segments)

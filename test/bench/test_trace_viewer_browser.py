@@ -29,7 +29,7 @@ from spatial_manip.bench import runner  # noqa: E402
 from spatial_manip.bench.worker import episode_record  # noqa: E402
 from spatial_manip.bringup.goal_client import GoalReport  # noqa: E402
 from spatial_manip.errors import GraspFailedError  # noqa: E402
-from spatial_manip.geometry.transforms import make_transform  # noqa: E402
+from spatial_manip.transforms import make_transform  # noqa: E402
 from spatial_manip.grasping.grasp_group import GraspGroup  # noqa: E402
 from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown,  # noqa: E402
                                     Verified, validate_goal)
@@ -66,7 +66,7 @@ class ScriptedAgent:
         t = self.task
         place_T = None
         if t["place_pose"]:
-            from spatial_manip.geometry.transforms import quat_to_matrix
+            from spatial_manip.transforms import quat_to_matrix
 
             place_T = make_transform(quat_to_matrix(t["place_pose"]["orientation"]), t["place_pose"]["position"])
         pick_id = t["check"][0]["ids"][0] if t["action"] == "pick" else None

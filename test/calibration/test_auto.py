@@ -9,7 +9,7 @@ from spatial_manip.calibration.guidance import guidance
 from spatial_manip.sim.calibration_cell import Q_NOMINAL
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.transforms import apply, invert, make_transform
+from spatial_manip.transforms import apply, invert, make_transform
 
 MOUNT = np.array([[0.0, -1, 0, 0], [1, 0, 0, -0.09], [0, 0, 1, 0.04], [0, 0, 0, 1]])   # camera beside the flange
 BOARD_CENTER = np.array([0.50, 0.05, 0.0])

@@ -6,8 +6,8 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.calibration.board import BoardConfig, BoardError, detect, load_board_file
 from spatial_manip.calibration.result import pose_error
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import make_transform
 
 INTR = CameraIntrinsics.from_fovy(640, 480, 43.3)
 
@@ -92,7 +92,7 @@ def test_the_shipped_board_file_loads():
 def _distorted(ideal_img: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
     """What a lens with `intr`'s distortion sees: each distorted pixel looks along the ray the
     ideal camera (same K) saw at the undistorted pixel."""
-    from spatial_manip.geometry.camera import undistort_points
+    from spatial_manip.camera_model import undistort_points
 
     u, v = np.meshgrid(np.arange(intr.width), np.arange(intr.height))
     ideal = undistort_points(np.stack([u.ravel(), v.ravel()], axis=1), intr).reshape(intr.height, intr.width, 2)

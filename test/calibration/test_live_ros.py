@@ -156,7 +156,7 @@ def test_automatic_mode_drives_the_arm_through_the_planned_poses(cells, tmp_path
     from spatial_manip.cli import main
     from spatial_manip.control.safety import SafetyEnvelope
     from spatial_manip.geometry.calibration import load_calibration
-    from spatial_manip.geometry.transforms import apply, matrix_to_rotvec_pose, rotvec_pose_to_matrix
+    from spatial_manip.transforms import apply, matrix_to_rotvec_pose, rotvec_pose_to_matrix
 
     cell = cells("eye_in_hand")
     X, Y = cell.truth()

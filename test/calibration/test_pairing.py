@@ -7,8 +7,8 @@ import pytest
 from spatial_manip.calibration.samples import (SampleError, flange_from_joints, load_samples, pair_by_stamp,
                                                write_samples)
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics
-from spatial_manip.geometry.camera import CameraIntrinsics
-from spatial_manip.geometry.transforms import matrix_to_rotvec_pose
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.transforms import matrix_to_rotvec_pose
 
 KIN = URKinematics(**DH_PRESETS["ur5e"])
 

@@ -6,7 +6,7 @@ from scipy.spatial.transform import Rotation
 from spatial_manip.calibration.guidance import guidance
 from spatial_manip.calibration.result import Bounds, pose_error
 from spatial_manip.calibration.solve import METHODS, HandEyeError, calibrate_hand_eye, solve_x
-from spatial_manip.geometry.transforms import invert, make_transform
+from spatial_manip.transforms import invert, make_transform
 
 CENTER = np.array([0.14, 0.10, 0.0])
 

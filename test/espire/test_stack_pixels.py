@@ -3,7 +3,7 @@ the arm refused, on a target an earlier plan listed when the new plan's are all 
 import numpy as np
 
 from spatial_manip.espire.stack_driver import Choice, _carried, _untried, target_pixel
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.scene import SceneObject

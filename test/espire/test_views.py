@@ -2,7 +2,7 @@
 import numpy as np
 
 from spatial_manip.espire import views
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Region
 

@@ -288,7 +288,7 @@ def test_a_place_the_arm_hides_is_answered_on_the_frame_without_a_full_look():
     it from the camera, a full look could not see it either: the release stands at once. In
     view, the frame check leaves it to the full look (None)."""
     from spatial_manip.geometry import synthetic as S
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.scene import Region
     from spatial_manip.sim.world import STOW_Q
 

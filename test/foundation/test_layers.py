@@ -90,15 +90,11 @@ def test_no_import_cycles_between_the_layer_tables_components():
     assert graph.cycles(graph.edges(graph.all_imports())) == []
 
 
-def test_package_and_in_function_cycles_only_shrink():
-    """Left, and why. Packages: geometry/ holds both the layer-0 math its data types use (camera,
-    transforms) and the layer-2 operations on them; ending it moves those two modules out of
-    geometry/ (about 100 importers). In-function: sim/library.py and sim/object_sets.py render the
-    enrollment cell through workspace/sim_cell.py, which imports sim/ (and workspace/shelf.py takes
-    the reach limits from sim/layouts.py)."""
-    imports = graph.all_imports()
-    assert graph.package_cycles(imports) == [["geometry", "observation", "scene"]]
-    assert graph.cycles(graph.edges(imports, module_level_only=False)) == [["sim", "workspace"]]
+def test_in_function_cycles_only_shrink():
+    """Left, and why: sim/library.py and sim/object_sets.py render the enrollment cell through
+    workspace/sim_cell.py, which imports sim/ (and workspace/shelf.py takes the reach limits from
+    sim/layouts.py)."""
+    assert graph.cycles(graph.edges(graph.all_imports(), module_level_only=False)) == [["sim", "workspace"]]
 
 
 def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):

@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import CameraPoses, ObservationBuffer
 
 W, H = 8, 6

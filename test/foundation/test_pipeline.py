@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import GraspFailedError, InvalidGoalError, MotionFailedError, TargetNotFoundError
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,

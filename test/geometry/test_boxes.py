@@ -5,7 +5,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.boxes import BoxFitError, SupportPlane, box_2d_to_box_3d, min_area_rect_angle
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.noise import L515Noise
 
 INTR = CameraIntrinsics.from_fovy(640, 480, 55)

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from spatial_manip.geometry.calibration import CalibrationError, HandEyeCalibration, load_calibration
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject, project, undistort_points
-from spatial_manip.geometry.transforms import rotvec_pose_to_matrix
+from spatial_manip.camera_model import CameraIntrinsics, backproject, project, undistort_points
+from spatial_manip.transforms import rotvec_pose_to_matrix
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config" / "calibration" / "eye_to_hand.example.yaml"
 INFO = {"width": 640, "height": 480, "k": [600.0, 0, 320.5, 0, 602.0, 240.5, 0, 0, 1],

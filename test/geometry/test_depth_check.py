@@ -3,10 +3,10 @@ its box; an empty spot, or the book 5 cm away, does not; nor does the book behin
 import numpy as np
 
 from spatial_manip.geometry import synthetic as S
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.noise import L515Noise
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 
 K = CameraIntrinsics.from_fovy(320, 240, 40.0)
 T_CAM = S.look_at(np.array([-0.2, 0.0, 0.7]), np.array([0.6, 0.0, 0.05]))

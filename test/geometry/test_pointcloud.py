@@ -133,7 +133,7 @@ def test_in_box_along_rays_tests_only_points_near_the_box_and_finds_the_same_one
     changes no answer: random points around a turned box, each with its own allowance."""
     from types import SimpleNamespace
 
-    from spatial_manip.geometry.transforms import rpy_to_matrix
+    from spatial_manip.transforms import rpy_to_matrix
 
     rng = np.random.default_rng(5)
     box = SimpleNamespace(center=np.array([0.8, 0.1, 0.3]), size=np.array([0.3, 0.05, 0.4]),

@@ -4,10 +4,10 @@ import pytest
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.boxes import box_2d_to_box_3d
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.geometry.region_grow import object_segmentation
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 
 INTR = CameraIntrinsics.from_fovy(640, 480, 55)
 

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import BackendUnavailableError, InvalidGoalError
-from spatial_manip.geometry import transforms as tf
+from spatial_manip import transforms as tf
 from spatial_manip.grasping import BACKENDS, GraspProposer  # noqa: F401  (registers the role)
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.registry import make
@@ -129,7 +129,7 @@ def test_every_backend_is_registered():
 def _render_oriented(boxes, T, intr):
     """Camera-frame points and labels (0 table at z = 0, i + 1 box i) of oriented boxes
     [(centre, size, R), ...]: ray casting in each box's own frame."""
-    from spatial_manip.geometry.camera import backproject
+    from spatial_manip.camera_model import backproject
     v, u = np.mgrid[0:intr.height, 0:intr.width]
     rays = np.stack([(u - intr.cx) / intr.fx, (v - intr.cy) / intr.fy, np.ones_like(u, float)], -1).reshape(-1, 3)
     d, o = rays @ T[:3, :3].T, T[:3, 3]
@@ -154,8 +154,8 @@ def test_a_book_tilted_on_a_wedge_is_taken_across_its_thickness_not_by_a_corner(
     half of it cut off by the frame's edge. A pinch entering its corner diagonally closes on an
     edge of something wider (the book widens right beside the pads) and slipped or closed on
     nothing in the simulator; the best grasp must close across the 2.1 cm thickness."""
-    from spatial_manip.geometry.camera import CameraIntrinsics
-    from spatial_manip.geometry.transforms import look_at
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.transforms import look_at
     R = np.array([[-0.356, -0.606, -0.711], [0.935, -0.231, -0.271], [0.0, -0.761, 0.649]])  # width, thickness, length
     U, _, Vt = np.linalg.svd(R)
     R = U @ Vt

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spatial_manip.geometry.camera import CameraIntrinsics, backproject
-from spatial_manip.geometry.transforms import look_at
+from spatial_manip.camera_model import CameraIntrinsics, backproject
+from spatial_manip.transforms import look_at
 
 
 def render_boxes(boxes, *, table_z=0.0, table_half=(0.4, 0.5), T_base_cam=None, intr=None):

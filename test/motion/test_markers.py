@@ -65,7 +65,7 @@ def test_grasp_node_reads_scene_and_joint_state_messages():
     from spatial_manip_interfaces.msg import DetectedObject, Scene
 
     from spatial_manip.control.kinematics import JOINT_NAMES
-    from spatial_manip.geometry import transforms as tf
+    from spatial_manip import transforms as tf
     from spatial_manip.nodes import convert
     from spatial_manip.nodes.convert import joints_from_msg, scene_from_msg
 

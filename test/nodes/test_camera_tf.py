@@ -14,7 +14,7 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.tf_tree import TfLookupError, TfTree
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 
 T_BASE_LINK = make_transform(Rotation.from_euler("xyz", [0.1, 0.6, 2.9]).as_matrix(), [1.0, -0.3, 0.7])
 # realsense2_camera: camera_link -> camera_color_frame (a small offset) -> the optical frame (z forward)

@@ -15,7 +15,7 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry.calibration import HandEyeCalibration, load_calibration
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 from spatial_manip.workspace import cell_tf
 
 HELPERS = Path(__file__).resolve().parents[1] / "helpers"

@@ -14,7 +14,7 @@ from sensor_msgs.msg import CameraInfo, Image, PointCloud2, PointField  # noqa: 
 from spatial_manip_interfaces.msg import DetectedObject, Scene  # noqa: E402
 from spatial_manip_interfaces.srv import ProposeGrasps  # noqa: E402
 
-from spatial_manip.geometry import transforms as tf  # noqa: E402
+from spatial_manip import transforms as tf  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
 from node_process import stop_and_show_log  # noqa: E402

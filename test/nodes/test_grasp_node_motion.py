@@ -21,7 +21,7 @@ from visualization_msgs.msg import Marker, MarkerArray  # noqa: E402
 
 from spatial_manip.control.config import load_home_q  # noqa: E402
 from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
-from spatial_manip.geometry import transforms as tf  # noqa: E402
+from spatial_manip import transforms as tf  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
 from node_process import stop_and_show_log  # noqa: E402

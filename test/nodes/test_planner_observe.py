@@ -10,7 +10,7 @@ import pytest
 
 pytest.importorskip("spatial_manip_interfaces")
 
-from spatial_manip.geometry.camera import CameraIntrinsics  # noqa: E402
+from spatial_manip.camera_model import CameraIntrinsics  # noqa: E402
 from spatial_manip.nodes.planner_ports import frame_of_workspace  # noqa: E402
 from spatial_manip.observation import ObservationBuffer  # noqa: E402
 

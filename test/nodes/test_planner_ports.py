@@ -8,7 +8,7 @@ pytest.importorskip("spatial_manip_interfaces")
 
 from spatial_manip_interfaces.msg import Grasp as GraspMsg, GraspArray  # noqa: E402
 
-from spatial_manip.geometry.transforms import make_transform  # noqa: E402
+from spatial_manip.transforms import make_transform  # noqa: E402
 from spatial_manip.nodes.convert import pose_msg_from_matrix  # noqa: E402
 from spatial_manip.nodes.planner_ports import _grasp_group  # noqa: E402
 

@@ -84,7 +84,7 @@ def test_sim_node_across_processes():
         R, Lb = b.rotation, b.size[2]
         z_app, y_cl = -R[:, 2], R[:, 1]
         Rt = np.column_stack([np.cross(y_cl, z_app), y_cl, z_app])
-        from spatial_manip.geometry.transforms import make_transform
+        from spatial_manip.transforms import make_transform
         from spatial_manip.nodes.convert import pose_stamped
         goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_PICK, gripper_width=float(b.size[1] + 0.03),
                               target=pose_stamped(make_transform(Rt, b.center + R[:, 2] * (Lb / 2 - 0.025)), "base"))

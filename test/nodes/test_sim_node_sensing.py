@@ -18,7 +18,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile
 from std_msgs.msg import String
 
 from spatial_manip.bench.worker import sim_node_sensing
-from spatial_manip.geometry.transforms import invert
+from spatial_manip.transforms import invert
 from spatial_manip.nodes.convert import matrix_from_pose_msg
 from spatial_manip.scene import Scene
 from spatial_manip.sim.layouts import camera_pose

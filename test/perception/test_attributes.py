@@ -135,8 +135,8 @@ def test_a_lower_bound_on_some_sides_pairs_each_side_with_the_expected_side_that
 
 
 def test_only_the_sides_along_the_line_of_sight_or_towards_a_touched_edge_are_lower_bounds():
-    from spatial_manip.geometry.camera import CameraIntrinsics
-    from spatial_manip.geometry.transforms import look_at
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.transforms import look_at
     from spatial_manip.perception.base import lower_bound_sides
 
     T = look_at((0.0, 0.0, 0.5), (1.0, 0.0, 0.5))     # level, looking along +x
@@ -177,7 +177,7 @@ def test_a_refused_name_is_given_when_the_instruction_names_one_of_its_candidate
     from spatial_manip.perception.base import Detection, ExpectedObject, detections_to_scene
     from spatial_manip.perception.labelling import assign_labels, name_from_words
     from spatial_manip.observation import RGBDObservation
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     mask = np.zeros((48, 64), bool)
     mask[10:20, 10:20] = True
     obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
@@ -278,8 +278,8 @@ def test_an_outline_hidden_by_something_nearer_makes_that_side_a_lower_bound():
     of it, measured 6 x 3 x 11 cm: as a whole object it matched nothing (cost 1.1 over a gate of
     0.8) and "the slot immediately to the right of the geosphere sculpture" found none. The side
     that runs behind the nearer thing is only a lower bound, as one that runs out of the image."""
-    from spatial_manip.geometry.camera import CameraIntrinsics
-    from spatial_manip.geometry.transforms import look_at
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.transforms import look_at
     from spatial_manip.perception.base import hidden_edges, lower_bound_sides
 
     depth = np.full((48, 64), 2.0)
@@ -305,7 +305,7 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     1.5 m away from you" found none. The table in front of a foot hides nothing; a wall rising
     above the table in front of it does."""
     from spatial_manip.geometry import synthetic as S
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.perception.base import foot_hidden
     from spatial_manip.perception.planes import known_plane
 
@@ -336,11 +336,11 @@ def test_the_table_in_front_of_a_foot_read_through_l515_noise_hides_nothing():
     name refused, TARGET_NOT_FOUND). The tolerance is 3 sigma of the sensor's range noise at the
     foot's range: a table in front hides nothing on noisy frames, a wall in front still does."""
     from spatial_manip.geometry import synthetic as S
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from scipy.spatial.transform import Rotation
 
     from spatial_manip.geometry.noise import L515Noise
-    from spatial_manip.geometry.transforms import make_transform
+    from spatial_manip.transforms import make_transform
     from spatial_manip.perception.base import foot_hidden
     from spatial_manip.perception.planes import known_plane
 

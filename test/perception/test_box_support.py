@@ -28,7 +28,7 @@ def test_a_book_lying_on_a_pedestal_keeps_its_own_bottom_through_misregistration
     against colour and given the L515's noise: the colour mask holds the pedestal's side and
     the table below the book's edge."""
     from spatial_manip.geometry import synthetic as S
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.geometry.noise import L515Noise
 
     T = S.look_at(np.array([-0.2, 0.0, 0.7]), np.array([0.6, 0.0, 0.05]))

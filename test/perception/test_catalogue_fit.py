@@ -5,7 +5,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.boxes import box_2d_to_box_3d
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.relations import book_tilt_deg
 from spatial_manip.perception.base import Detection, ExpectedObject
 from spatial_manip.perception.catalogue_fit import (CatalogueFitConfig, _fit, complete_from_catalogue,

@@ -49,7 +49,7 @@ def test_a_refused_cluster_lists_further_candidates_the_words_may_choose():
     0.22 and the pillar bookend 0.27 (refused between them) and the cradle 0.32; "take a book
     behind the newton's cradle" found no cradle. A third label within the gate is a candidate too,
     and the words name it."""
-    from spatial_manip.geometry.camera import CameraIntrinsics
+    from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.observation import RGBDObservation
     from spatial_manip.perception.base import detections_to_scene
     from spatial_manip.perception.labelling import name_from_words

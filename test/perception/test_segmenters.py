@@ -238,10 +238,10 @@ def test_a_shelf_wall_read_through_l515_noise_is_the_fixture_and_a_book_beside_a
     whole wall is the fixture, and a book standing against a bookend keeps its points (a
     uniform 1.6 cm margin cut a quarter of it here, and both books of that scene away)."""
     from spatial_manip.geometry import synthetic as S
-    from spatial_manip.geometry.camera import CameraIntrinsics, backproject
+    from spatial_manip.camera_model import CameraIntrinsics, backproject
     from spatial_manip.geometry.noise import L515Noise
     from spatial_manip.geometry.relations import points_in_box
-    from spatial_manip.geometry.transforms import apply
+    from spatial_manip.transforms import apply
     from spatial_manip.perception.base import FixturePart
     from spatial_manip.perception.classical import _on_fixtures
 

@@ -93,7 +93,7 @@ def test_bad_policy_is_a_clear_config_error():
 
 @pytest.mark.parametrize("held_pose", ["upright", "flat"])
 def test_place_without_pose_word_keeps_the_held_pose_class(held_pose):
-    from spatial_manip.geometry.transforms import quat_to_matrix
+    from spatial_manip.transforms import quat_to_matrix
 
     res = _plan("place it 10 cm to the right of the jar", _scene(held_pose=held_pose))
     assert res.ok and "pose=keep" in res.program and "upright" not in res.program

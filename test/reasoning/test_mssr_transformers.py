@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from spatial_manip.geometry.camera import CameraIntrinsics  # noqa: E402
+from spatial_manip.camera_model import CameraIntrinsics  # noqa: E402
 from spatial_manip.geometry.synthetic import look_at  # noqa: E402
 from spatial_manip.observation import RGBDObservation  # noqa: E402
 from spatial_manip.reasoning.examples import table_scene  # noqa: E402

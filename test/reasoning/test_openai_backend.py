@@ -12,7 +12,7 @@ import pytest
 from canned_chat_server import CannedChatServer, call, say, slow, status
 
 from spatial_manip.errors import BackendUnavailableError
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.synthetic import look_at
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.reasoning.examples import held_table_scene, shelf_scene, table_scene

@@ -10,7 +10,7 @@ import numpy as np
 from canned_chat_server import CannedChatServer, call, say
 from PIL import Image
 
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.synthetic import SynthBox, look_at, render
 from spatial_manip.reasoning import orientation as sog
 from spatial_manip.reasoning.examples import TABLE_TOP, table_scene

@@ -61,14 +61,14 @@ def test_slot_place_pose_upright_and_tilted():
     # held book 0.22 m tall stands on the slot floor (0.975 - 0.165)
     assert np.allclose(up.position, [0.9, 0.0, 0.81 + 0.11], atol=1e-6)
     tilt = execute("place(unique(filterAttr$Index2D(2, 2, filterSlot(SHELF))), pose=tilted, tilt_deg=30)", s).place_pose
-    from spatial_manip.geometry.transforms import quat_to_matrix
+    from spatial_manip.transforms import quat_to_matrix
     R = quat_to_matrix(tilt.orientation)
     assert np.degrees(np.arccos(R[2, 2])) == pytest.approx(30.0, abs=1e-6)
 
 
 def test_metric_place_is_boundary_distance():
     from spatial_manip.geometry import relations as rel
-    from spatial_manip.geometry.transforms import quat_to_matrix
+    from spatial_manip.transforms import quat_to_matrix
     from spatial_manip.scene import SceneObject
     s = held_table_scene()
     res = execute("place(metric$Right(0.1, jar, viewer))", s)
@@ -129,7 +129,7 @@ def test_a_perceived_direction_just_outside_its_sector_is_taken_only_when_none_i
 def _perceived_bust(yaw_deg: float, size=(0.30, 0.10, 0.40)):
     """A perceived object known (from the catalogue) to have a front, at (0.8, 0.2), box yawed
     by `yaw_deg`; the viewer stands at the origin looking along +x."""
-    from spatial_manip.geometry.transforms import rpy_to_matrix
+    from spatial_manip.transforms import rpy_to_matrix
     from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
     bust = SceneObject("bust", "bust", "reference", np.array([0.8, 0.2, 0.2]), np.array(size),

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.transforms import quat_to_matrix
+from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.reasoning.examples import held_table_scene
 from spatial_manip.reasoning.program import execute, resting_rotation
 from spatial_manip.scene import SceneObject

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.geometry.synthetic import look_at
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.reasoning.examples import table_scene

@@ -5,7 +5,7 @@ physics."""
 import numpy as np
 import pytest
 
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim.contacts import ContactMonitor
 from spatial_manip.sim.world import HOME_Q, SimConfig, SimWorld

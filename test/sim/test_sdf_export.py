@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spatial_manip.geometry.transforms import box_corners, rotation_angle  # first: sets MUJOCO_GL
+from spatial_manip.transforms import box_corners, rotation_angle  # first: sets MUJOCO_GL
 from spatial_manip.scene import Scene
 from spatial_manip.commands import tasks as tasks_cli
 from spatial_manip.sim import mjcf, sdf_export, sdf_reader

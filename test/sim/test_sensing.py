@@ -14,7 +14,7 @@ from scipy.spatial.transform import Rotation
 
 from spatial_manip.errors import ConfigError
 from spatial_manip.geometry.noise import L515Noise
-from spatial_manip.geometry.transforms import invert
+from spatial_manip.transforms import invert
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim import sensing as S
 from spatial_manip.sim.sensing import EFFECTS, IDEAL, only, sensing_profile

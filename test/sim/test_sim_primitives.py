@@ -4,7 +4,7 @@ import numpy as np
 
 from spatial_manip.control.config import load_kinematics
 from spatial_manip.sim.arm import sim_primitives
-from spatial_manip.geometry.transforms import invert, make_transform, quat_to_matrix
+from spatial_manip.transforms import invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.place_fit import fit_place, slot_entry
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.sim.checker import check_task

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.transforms import make_transform
+from spatial_manip.transforms import make_transform
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim.sensing import only
 from spatial_manip.sim.world import SimConfig, SimWorld, sample_visible_scene

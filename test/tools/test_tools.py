@@ -6,7 +6,7 @@ import pytest
 
 from spatial_manip.geometry import synthetic as S
 from spatial_manip.geometry.calibration import HandEyeCalibration
-from spatial_manip.geometry.camera import CameraIntrinsics
+from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.tools import SCHEMAS, TOOLS, ToolContext, call_tool, openai_tools
 
 INTR = CameraIntrinsics.from_fovy(640, 480, 55)
