@@ -11,9 +11,15 @@ of sampling angles):
      the points between the fingers, measure the width, and rate antipodality (normals at the
      two extremes along the closing axis within the friction cone; halved where the object
      widens right beside the pads: an edge or corner pinched, not a thickness) and centring;
+     with the target's perceived box, a closing axis that runs away from the camera has its far
+     contact hidden: the width and centre reach to where the box ends there (a bottle's back);
   5. pass 2 on the whole scene: the deepest insertion that keeps both fingers (at full opening,
      with their approach path) and the palm free of scene points; too shallow = collision;
   6. score, NMS, sort.
+
+Margins follow the sensor: the opening kept around the object is `noise_sigmas` of the L515's
+range noise at the target's range plus the calibration error (`calibration_m`), and the clearance
+from scene points one sigma plus it; `margin_m` is the floor of both (clean depth).
 """
 from __future__ import annotations
 
@@ -23,7 +29,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from spatial_manip.errors import InvalidGoalError
-from spatial_manip.grasping.base import lims_mask, validate_cloud
+from spatial_manip.grasping.base import ObjectBox, lims_mask, validate_cloud
 from spatial_manip.geometry.pointcloud import SENSOR, estimate_normals, fit_plane, range_tolerance_m, voxel_downsample
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
@@ -38,7 +44,10 @@ class AntipodalConfig:
     closing_angles: int = 8             # family A: closing axis directions in [0, pi)
     approach_angles: int = 8            # family B: approach directions in [0, 2 pi)
     friction_coef: float = 0.6          # friction cone half-angle = atan(mu)
-    margin_m: float = 0.004             # clearance kept from every scene point
+    margin_m: float = 0.004             # least clearance kept around the object and from scene points
+    noise_sigmas: float = 2.0           # the opening's margin: this many sigmas of range noise at the target ...
+    calibration_m: float = 0.002        # ... plus the camera pose's error in a calibrated cell (calibrate --sim: 1-2 mm)
+    hidden_side_cos: float = 0.25       # |closing . view ray| above this: the far contact is behind the object
     approach_path_m: float = 0.05       # free path required behind the palm
     min_grasp_points: int = 6
     min_object_width_m: float = 0.008   # narrower = only one face seen: the far side is unknown
@@ -64,9 +73,12 @@ class AntipodalConfig:
 
     def __post_init__(self):
         for k in ("voxel_m", "scene_voxel_m", "margin_m", "friction_coef", "flank_m", "flank_widen_m", "plane_tol_m",
-                  "contact_band_m"):
+                  "contact_band_m", "noise_sigmas"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
+        if not (self.calibration_m >= 0 and 0 <= self.hidden_side_cos <= 1):
+            raise ValueError(f"antipodal calibration_m must be >= 0 and hidden_side_cos in [0, 1], got "
+                             f"{self.calibration_m}, {self.hidden_side_cos}")
         if self.num_seeds < 1 or self.closing_angles < 1 or self.approach_angles < 1:
             raise ValueError("num_seeds, closing_angles and approach_angles must be >= 1")
         if set(self.weights) != {"antipodal", "approach", "clearance", "centring", "depth"}:
@@ -111,8 +123,10 @@ class AntipodalProposer:
 
     # ------------------------------------------------------------------ public API
     def get_grasp(self, points, colors=None, lims=None, apply_object_mask=True, dense_grasp=False,
-                  collision_detection=True, *, target_mask=None, up=None, object_id: int = -1):
-        """AnyGrasp's call, plus optional `target_mask` (bool per input point) and `up` (camera frame).
+                  collision_detection=True, *, target_mask=None, up=None, object_id: int = -1,
+                  target_box: ObjectBox | None = None):
+        """AnyGrasp's call, plus optional `target_mask` (bool per input point), `up` and
+        `target_box` (the target's perceived box), all in the camera frame.
 
         Without a target mask the target is the points inside `lims`, else (apply_object_mask)
         everything above the support plane, else the whole cloud.
@@ -147,14 +161,16 @@ class AntipodalProposer:
             return self._empty(f"only {len(target)} target points after cropping/masking: nothing to grasp "
                                "(check the target box or mask)"), scene
         normals = estimate_normals(target, cfg.normal_neighbours)
+        fit_margin, clear_margin = self.margins_m(float(np.median(np.linalg.norm(target, axis=1))))
 
         R, origins, seed_of = self._candidates(target, normals, up_vec, rng, dense_grasp)
         if len(R) == 0:
             return self._empty("every candidate approach came from below the support surface"), scene
-        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma)
+        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box)
         if pass1 is None:
-            return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with enough contact points "
-                               "(object too wide, too thin or too sparse)"), scene
+            return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
+                               "to spare each side and enough contact points (object too wide, too thin or too "
+                               "sparse)"), scene
         R, origins, width, antipodal, centring = pass1
         # keep the pass-2 budget for the most promising candidates
         pre = antipodal + centring - np.einsum("ij,j->i", R[:, :, 0], up_vec)
@@ -162,7 +178,7 @@ class AntipodalProposer:
         R, origins, width, antipodal, centring = R[keep], origins[keep], width[keep], antipodal[keep], centring[keep]
 
         if collision_detection:
-            depth, clearance = self._pass2(scene, R, origins)
+            depth, clearance = self._pass2(scene, R, origins, clear_margin)
         else:
             depth, clearance = np.full(len(R), g.max_depth_m), np.ones(len(R))
         valid = depth >= g.min_depth_m
@@ -177,7 +193,7 @@ class AntipodalProposer:
         approach_align = np.clip(0.5 - 0.5 * (R[:, :, 0] @ up_vec), 0.0, 1.0)
         score = (w["antipodal"] * antipodal + w["approach"] * approach_align + w["clearance"] * clearance
                  + w["centring"] * centring + w["depth"] * depth / g.max_depth_m) / sum(w.values())
-        widths = np.clip(width + 2 * cfg.margin_m, 0.0, g.max_width_m)
+        widths = np.clip(width + 2 * fit_margin, 0.0, g.max_width_m)
         gg = GraspGroup.from_parts(scores=score, widths=widths, heights=g.finger_height_m, depths=depth,
                                    rotations=R, translations=origins, object_ids=object_id, note=up_note)
         if lims is not None and target_mask is not None:
@@ -186,6 +202,15 @@ class AntipodalProposer:
         if len(gg) == 0:
             gg = self._empty("no grasp left inside lims")
         return gg, scene
+
+    def margins_m(self, range_m: float) -> tuple[float, float]:
+        """(the opening's margin each side of the object, the clearance from scene points) for a
+        target at `range_m` from the camera: the sensor's range noise there and the calibration
+        error, never below margin_m."""
+        cfg = self.config
+        sigma = float(SENSOR.sigma_m(range_m))
+        return (max(cfg.margin_m, cfg.noise_sigmas * sigma + cfg.calibration_m),
+                max(cfg.margin_m, sigma + cfg.calibration_m))
 
     # ------------------------------------------------------------------ steps
     @staticmethod
@@ -247,9 +272,12 @@ class AntipodalProposer:
         q = np.matmul(cloud[idx] - origins[:, None, :], R)
         return q, valid, idx
 
-    def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0):
+    def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0, fit_margin_m: float | None = None,
+               box: ObjectBox | None = None):
         """Pass 1 on the target; `sigma_m`, the sensor's range noise there, widens the contact band
-        so that noise is not a thin contact (the edge-pinch test keeps flank_widen_m: see there)."""
+        so that noise is not a thin contact (the edge-pinch test keeps flank_widen_m: see there).
+        The object must fit the opening with `fit_margin_m` each side; `box` completes hidden far
+        sides (see _complete_hidden_side)."""
         cfg, g = self.config, self.gripper
         tree = cKDTree(target)
         radius = g.max_width_m + g.max_depth_m
@@ -277,15 +305,19 @@ class AntipodalProposer:
         count = inside.sum(axis=1)
         ymin = np.where(inside, y, np.inf).min(axis=1)
         ymax = np.where(inside, y, -np.inf).max(axis=1)
-        width = ymax - ymin
+        seen_width = ymax - ymin
+        margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
+        lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax)
+        width = hi_end - lo_end
         # a width below min_object_width_m means one visible face and a hidden far side: unsafe
-        ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * cfg.margin_m) & np.isfinite(x0) \
-            & (width >= cfg.min_object_width_m) & ~truncated
+        ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * margin) & np.isfinite(x0) \
+            & (seen_width >= cfg.min_object_width_m) & ~truncated
         if not ok.any():
             return None
         R, origins, q, inside, idx, valid = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok]
         x0, ymin, ymax, width, count = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok]
-        ymid = (ymin + ymax) / 2
+        lo_end, hi_end = lo_end[ok], hi_end[ok]
+        ymid = (lo_end + hi_end) / 2
         new_origins = origins + R[:, :, 0] * x0[:, None] + R[:, :, 1] * ymid[:, None]
         # antipodality: normals at both extremes within the friction cone of the closing axis
         cos_cone = np.cos(np.arctan(cfg.friction_coef))
@@ -299,6 +331,9 @@ class AntipodalProposer:
         point = np.where(ny >= cos_cone, 1.0, np.where(ny < cfg.rim_cos, 0.5, 0.0))
         s_lo = np.where(lo, point, 0).sum(1) / np.maximum(lo.sum(1), 1) * self._contact_length(q[..., 2], lo)
         s_hi = np.where(hi, point, 0).sum(1) / np.maximum(hi.sum(1), 1) * self._contact_length(q[..., 2], hi)
+        # a contact the box puts behind what the camera saw is unseen: a rim's credit, no more
+        s_lo = np.where(lo_end < ymin - band, np.minimum(s_lo, 0.5), s_lo)
+        s_hi = np.where(hi_end > ymax + band, np.minimum(s_hi, 0.5), s_hi)
         antipodal = 0.5 * (s_lo + s_hi)
         # the object widening right beside the pads (past the fingertips, or just above/below the
         # pad's height) by more than flank_widen_m means the pads close on an edge or a corner of
@@ -325,20 +360,42 @@ class AntipodalProposer:
             + 0.7 * (1 - (dist - dist.min()) / spread)
         return R, new_origins, width, antipodal, centring
 
+    def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax):
+        """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates
+        whose closing axis runs away from the camera (|closing . view| > hidden_side_cos): there the
+        far contact is on the object's hidden back, and the seen points end short of it (a bottle
+        seen from the front is half its diameter deep). Closing across the view, both contacts
+        are on the silhouette and seen: kept as measured."""
+        g = self.gripper
+        a, c = R[:, :, 0], R[:, :, 1]
+        with np.errstate(invalid="ignore"):
+            ymid = (ymin + ymax) / 2
+            measured = np.isfinite(x0) & np.isfinite(ymid)
+            centre = origins + a * np.where(measured, x0 + g.max_depth_m / 2, 0.0)[:, None] \
+                + c * np.where(measured, ymid, 0.0)[:, None]
+        s_in, s_out = box.chords(centre, c)
+        cv = np.einsum("ij,ij->i", c, _unit(centre))
+        hidden = measured & np.isfinite(s_in) & (np.abs(cv) > self.config.hidden_side_cos)
+        # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
+        hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
+        lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)
+        return lo, hi
+
     def _contact_length(self, z: np.ndarray, band: np.ndarray) -> np.ndarray:
         """How much of the pad's height the extreme points cover: an edge across the pad gives 1,
         a corner poking into it much less (corner pinches twist out)."""
         zr = np.where(band, z, -np.inf).max(1) - np.where(band, z, np.inf).min(1)
         return np.clip(np.nan_to_num(zr, neginf=0.0, posinf=0.0) / (0.8 * self.gripper.finger_height_m), 0.0, 1.0)
 
-    def _pass2(self, scene, R, origins):
-        """Deepest collision-free insertion per candidate, and a clearance score in [0, 1].
+    def _pass2(self, scene, R, origins, margin_m: float | None = None):
+        """Deepest collision-free insertion per candidate keeping `margin_m` (default margin_m)
+        from scene points, and a clearance score in [0, 1].
 
         Fine query around the fingers (finger and palm-face limits), coarse query around the palm
         and its approach path (palm limit). Fingers ride at full opening, as on the way in.
         """
         cfg, g = self.config, self.gripper
-        m, a = cfg.margin_m, R[:, :, 0]
+        m, a = (cfg.margin_m if margin_m is None else margin_m), R[:, :, 0]
         half_w = g.max_width_m / 2 + g.finger_thickness_m
         lo_x, hi_x = g.min_depth_m - g.finger_length_m, g.max_depth_m
         fine_r = float(np.linalg.norm([(hi_x - lo_x) / 2, half_w, g.palm_height_m / 2])) + m

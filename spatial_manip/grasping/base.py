@@ -1,6 +1,7 @@
 """The `GraspProposer` protocol (AnyGrasp's call signature) and the input checks every backend shares."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -23,6 +24,33 @@ class GraspProposer(Protocol):
 
     def get_grasp(self, points, colors, lims=None, apply_object_mask=True, dense_grasp=False,
                   collision_detection=True, **kw) -> tuple[GraspGroup, np.ndarray]: ...
+
+
+@dataclass(frozen=True)
+class ObjectBox:
+    """The target's perceived box in the proposer's (camera) frame: centre, full size and
+    rotation (columns = box axes). The camera sees an object's front only; the box (fitted by
+    perception, completed from the enrolled object's size) says how far it reaches behind."""
+
+    center: np.ndarray
+    size: np.ndarray
+    rotation: np.ndarray
+
+    def chords(self, points: np.ndarray, directions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Where each line `points[i] + s * directions[i]` (unit directions) enters and leaves the
+        box: (s_in, s_out), NaN for a line that misses it."""
+        p = (np.asarray(points, float) - self.center) @ self.rotation
+        d = np.asarray(directions, float) @ self.rotation
+        half = np.asarray(self.size, float) / 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t1, t2 = (-half - p) / d, (half - p) / d
+        parallel = np.abs(d) < 1e-12
+        # a line parallel to a slab is inside it everywhere or nowhere
+        lo = np.where(parallel, np.where(np.abs(p) <= half, -np.inf, np.inf), np.minimum(t1, t2))
+        hi = np.where(parallel, np.where(np.abs(p) <= half, np.inf, -np.inf), np.maximum(t1, t2))
+        s_in, s_out = lo.max(axis=1), hi.min(axis=1)
+        miss = ~(s_in < s_out)
+        return np.where(miss, np.nan, s_in), np.where(miss, np.nan, s_out)
 
 
 def validate_cloud(points, colors=None, *, min_points: int = MIN_POINTS) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:

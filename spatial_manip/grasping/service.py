@@ -20,7 +20,9 @@ from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip import transforms as tf
 from spatial_manip.camera_model import backproject
+from spatial_manip.geometry.pointcloud import depth_edge_pixels
 from spatial_manip.geometry.relations import points_in_box
+from spatial_manip.grasping.base import ObjectBox
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import TARGET_ID, MotionCheck, MotionReport
@@ -100,6 +102,9 @@ class GraspService:
             cfg = self.config
             s = cfg.pixel_stride
             depth = np.asarray(depth_m, np.float32)
+            # a depth edge's flying pixels (returns strewn between an object and what is behind it)
+            # are neither target nor obstacle: beside a bottle they stood where the fingers go
+            depth = np.where(depth_edge_pixels(depth), np.float32(0.0), depth)
             if s > 1:
                 depth = depth[::s, ::s]
                 intrinsics = intrinsics.scaled(depth.shape[1], depth.shape[0])
@@ -116,7 +121,7 @@ class GraspService:
                     ErrorCode.TARGET_NOT_FOUND)
             context = _Context(scene, _as_object(box), q_now)
             return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0,
-                                 scene_base=pts_base, context=context)
+                                 scene_base=pts_base, context=context, box_cam=_in_camera(box, T_base_cam))
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:  # a bug: reported, never raised into the node
@@ -150,10 +155,10 @@ class GraspService:
         return TargetBox(c, s, R.reshape(3, 3), box.object_id)
 
     def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0, scene_base=None,
-                 context: "_Context | None" = None) -> GraspResult:
+                 context: "_Context | None" = None, box_cam: ObjectBox | None = None) -> GraspResult:
         cfg = self.config
         up_cam = np.asarray(T_base_cam)[:3, :3].T @ np.array([0.0, 0.0, 1.0])
-        kw = {"up": up_cam}
+        kw = {"up": up_cam, "target_box": box_cam}
         if target_mask is not None:
             kw["target_mask"] = target_mask
         gg, _ = self.proposer.get_grasp(pts_cam, None, **kw)
@@ -255,6 +260,13 @@ class _Context:
     target: SceneObject
     q_now: object
     cloud: bool = True
+
+
+def _in_camera(box: TargetBox, T_base_cam) -> ObjectBox:
+    """The target box (base frame) in the camera frame, where proposers work."""
+    T_cam_base = tf.invert(np.asarray(T_base_cam, float))
+    return ObjectBox(tf.apply(T_cam_base, box.center[None])[0], np.asarray(box.size, float),
+                     T_cam_base[:3, :3] @ box.rotation)
 
 
 def _as_object(box: TargetBox) -> SceneObject:

@@ -171,3 +171,60 @@ def test_a_book_tilted_on_a_wedge_is_taken_across_its_thickness_not_by_a_corner(
     closing = T[:3, :3] @ gg.rotation_matrices[0][:, 1]
     assert abs(closing @ R[:, 1]) > np.cos(np.deg2rad(30)), (closing @ R, gg.widths[0])
     assert gg.widths[0] < 0.04
+
+
+# --- margins that follow the sensor, and the hidden far side (issue 38) -------------------------------------------
+
+TALL = ((0.5, 0.0, 0.075), (0.03, 0.03, 0.15))      # a 3 cm wide, 15 cm tall bottle-like block
+
+
+def _finger_clearance_m(gg_base, truth) -> np.ndarray:
+    """How far each grasp's open fingers (at its width) stay outside the true box, along its closing line."""
+    from spatial_manip.grasping.base import ObjectBox
+    box = ObjectBox(np.asarray(truth[0], float), np.asarray(truth[1], float), np.eye(3))
+    centres = gg_base.translations + gg_base.approaches * gg_base.depths[:, None]
+    closing = np.stack([g.closing_axis for g in gg_base])
+    s_in, s_out = box.chords(centres, closing)
+    return gg_base.widths / 2 - np.maximum(np.abs(np.nan_to_num(s_in)), np.abs(np.nan_to_num(s_out)))
+
+
+def test_the_box_completes_a_far_side_the_camera_does_not_see(proposer):
+    """Seen from low and to the side, a tall block shows two faces; closing along the view ray,
+    its far contact is hidden. With the perceived box the opening reaches past it by the margin."""
+    from spatial_manip.grasping.base import ObjectBox
+    pts, lab, T, up = box_scene([TALL], T_base_cam=tf.look_at((0.2, -0.3, 0.13), TALL[0]))
+    T_cam = tf.invert(T)
+    box = ObjectBox(tf.apply(T_cam, np.array([TALL[0]]))[0], np.array(TALL[1]), T_cam[:3, :3])
+    gg, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up, target_box=box)
+    assert len(gg) > 0, gg.note
+    clearance = _finger_clearance_m(_in_base(gg, T), TALL)
+    fit_margin, _ = proposer.margins_m(float(np.median(np.linalg.norm(pts[lab == 1], axis=1))))
+    assert clearance.min() >= fit_margin - 0.002, clearance.min()
+
+
+def test_margins_follow_the_range_noise_and_calibration(proposer):
+    near_fit, near_clear = proposer.margins_m(0.3)
+    far_fit, far_clear = proposer.margins_m(1.5)
+    cfg = proposer.config
+    assert near_fit >= cfg.margin_m and near_clear >= cfg.margin_m
+    assert far_fit > near_fit and far_clear > near_clear and far_fit > far_clear
+    # 2 sigma of the L515's noise at 1.5 m (4.9 mm) plus the calibration error
+    assert far_fit == pytest.approx(2 * (0.0015 + 0.0015 * 1.5 ** 2) + cfg.calibration_m)
+
+
+def test_a_wider_margin_refuses_an_object_that_only_just_fits():
+    """A 7.4 cm block fits the 8.5 cm opening with 4 mm a side, not with 9 mm (a lying book's width)."""
+    wide = ((0.5, 0.0, 0.02), (0.074, 0.2, 0.04))
+    pts, lab, T, up = box_scene([wide])
+    tight = make("grasp", "antipodal", noise_sigmas=1e-9, calibration_m=0.0)
+    gg, _ = tight.get_grasp(pts, None, target_mask=lab == 1, up=up)
+    across = [g for g in _in_base(gg, T) if abs(g.closing_axis[0]) > 0.9]
+    assert across, "with 4 mm a side the block's 7.4 cm width is graspable"
+    wary = make("grasp", "antipodal", calibration_m=0.006)
+    gg, _ = wary.get_grasp(pts, None, target_mask=lab == 1, up=up)
+    assert not [g for g in _in_base(gg, T) if abs(g.closing_axis[0]) > 0.9]
+
+
+def test_config_refuses_a_negative_calibration_error():
+    with pytest.raises(ValueError, match="calibration_m"):
+        make("grasp", "antipodal", calibration_m=-0.001)
