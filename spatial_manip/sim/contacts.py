@@ -36,7 +36,7 @@ Names (the "bodies" of an event). MuJoCo geoms map to scene ids through SimWorld
 (mjcf.py): a book's body "obj:<id>" and every static object's geoms "obj:<id>:<k>" -> "<id>"; the
 world's "floor" geom -> "floor"; the robot's stand "robot_stand" -> robot; any other geom of a
 robot body -> that body's link name ("wrist_3_link", "gripper_left_pad", ...), classed as
-"gripper" when the name starts with mjcf.GRIPPER_PREFIX and "arm" otherwise. The event's
+"gripper" or "arm" by SimWorld.robot_parts (the arm's fixed base is "arm" here). The event's
 "kind" says which robot side touched: "arm", "gripper" or "held".
 
 Cost: one pass over `data.contact` per physics step in plain Python over per-geom lists built
@@ -53,7 +53,6 @@ from typing import Iterable
 import numpy as np
 
 from spatial_manip.scene import SUPPORT_CATEGORIES
-from spatial_manip.sim import mjcf
 
 PLACE_CONTACT_PHASES = frozenset({"descend", "open", "retreat"})
 IDLE_PHASE = "idle"
@@ -138,10 +137,9 @@ class ContactMonitor:
                     cls[g], name = _ROBOT, "robot_stand"
                 else:
                     name = gname or f"geom_{g}"
-            else:
-                bname = m.body(b).name
-                cls[g] = _GRIPPER if bname.startswith(mjcf.GRIPPER_PREFIX) else _ARM
-                name = bname
+            else:       # the robot's (world.robot_parts): its fixed base counts as the arm
+                cls[g] = _GRIPPER if w.robot_parts[b] == "gripper" else _ARM
+                name = m.body(b).name
             names.append(name)
         # plain lists, indexed by geom id (sampling runs in Python: see _held)
         self._cls, self._names = cls.tolist(), names

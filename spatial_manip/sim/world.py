@@ -183,6 +183,7 @@ class SimWorld:
         self._pad_geoms = {g for g in range(m.ngeom) if m.geom_bodyid[g] in self._pads}
         self._body_of = {oid: m.body(f"obj:{oid}").id for oid in self.meta.dynamic_ids}
         self._id_of_body = {b: oid for oid, b in self._body_of.items()}
+        self.robot_parts = self._robot_parts()
         self._q_limits = np.array([m.jnt_range[j] for j in self._arm_jnt])
         # geom -> segmentation index (position of the object in scene.objects), -1 robot / floor
         index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
@@ -244,7 +245,7 @@ class SimWorld:
         d.qpos[self._arm_qadr] = q
         d.ctrl[self._arm_act] = q
         mujoco.mj_forward(m, d)
-        robot = set(range(m.nbody)) - set(self._id_of_body) - {0}
+        robot = self.robot_parts
         for i in range(d.ncon):
             b1, b2 = m.geom_bodyid[d.contact[i].geom1], m.geom_bodyid[d.contact[i].geom2]
             if (b1 in robot or b2 in robot) and d.contact[i].dist < -1e-3:
@@ -256,9 +257,8 @@ class SimWorld:
         the arm where _arm_contact posed it. The gripper holds the held object: only the arm's
         links are kept clear of that one."""
         m, d = self.model, self.data
-        root = m.jnt_bodyid[self._arm_jnt[0]]
-        moving = [b for b in range(1, m.nbody) if self._descends_from(b, root)]
-        links = {b for b in moving if not m.body(b).name.startswith(mjcf.GRIPPER_PREFIX)}
+        moving = {b for b, part in self.robot_parts.items() if part != "base"}
+        links = {b for b, part in self.robot_parts.items() if part == "arm"}
         held = {self._body_of[o.id] for o in self.scene.objects if o.held and o.id in self._body_of}
         solid = [g for g in range(m.ngeom) if m.geom_contype[g] | m.geom_conaffinity[g]]
         for g2 in (g for g in range(m.ngeom) if m.geom_bodyid[g] in self._id_of_body):
@@ -267,6 +267,17 @@ class SimWorld:
                 if mujoco.mj_geomDistance(m, d, g1, g2, clearance_m, None) < clearance_m:
                     return m.body(m.geom_bodyid[g1]).name, m.body(m.geom_bodyid[g2]).name
         return None
+
+    def _robot_parts(self) -> dict[int, str]:
+        """The robot's bodies (every body but the world and the scene's objects) by part: "gripper"
+        (named with mjcf.GRIPPER_PREFIX), "arm" (the links the arm's joints move), "base" (its
+        fixed mount). The one classification of the robot's parts, for the start checks here and
+        sim.contacts.ContactMonitor."""
+        m = self.model
+        root = m.jnt_bodyid[self._arm_jnt[0]]
+        return {b: "gripper" if m.body(b).name.startswith(mjcf.GRIPPER_PREFIX)
+                else "arm" if self._descends_from(b, root) else "base"
+                for b in range(1, m.nbody) if b not in self._id_of_body}
 
     def _descends_from(self, body: int, root: int) -> bool:
         while body > 0:

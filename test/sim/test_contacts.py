@@ -129,3 +129,13 @@ def test_the_step_hook_runs_once_per_physics_step_and_changes_no_physics():
         n = round((hooked.data.time - t0) / hooked.model.opt.timestep)
         assert len(calls) == n
         assert np.array_equal(plain.data.qpos, hooked.data.qpos) and plain.data.time == hooked.data.time
+
+
+def test_the_robots_parts_are_classified_once_for_every_check(world):
+    """SimWorld.robot_parts is the one classification the start checks and the monitor use: every
+    body but the world and the scene's objects, the gripper by name, the arm by its joints."""
+    m, parts = world.model, world.robot_parts
+    by_name = {m.body(b).name: part for b, part in parts.items()}
+    assert by_name["base"] == "base" and by_name["wrist_3_link"] == "arm" and by_name["forearm_link"] == "arm"
+    assert by_name["gripper_left_pad"] == "gripper" and "obj:book_1" not in by_name
+    assert set(parts) == set(range(1, m.nbody)) - {m.body("obj:book_1").id}
