@@ -45,9 +45,9 @@ class AnyGraspProposer:
 
     def get_grasp(self, points, colors=None, lims=None, apply_object_mask=True, dense_grasp=False,
                   collision_detection=True, *, target_mask=None, up=None, object_id: int = -1,
-                  target_box=None):
-        """AnyGrasp's own call; `target_mask` keeps the grasps near the target (`up` and
-        `target_box` are for the geometric backend, ignored here)."""
+                  target_box=None, obstacles=None):
+        """AnyGrasp's own call; `target_mask` keeps the grasps near the target (`up`,
+        `target_box` and `obstacles` are for the geometric backend, ignored here)."""
         pts, cols, ok = validate_cloud(points, colors)
         cols = np.zeros_like(pts, np.float32) if cols is None else np.asarray(cols, np.float32)
         gg, cloud = self._net.get_grasp(pts.astype(np.float32), cols, lims=lims, apply_object_mask=apply_object_mask,

@@ -176,9 +176,9 @@ class ContactGraspNetProposer:
 
     def get_grasp(self, points, colors=None, lims=None, apply_object_mask=True, dense_grasp=False,
                   collision_detection=True, *, target_mask=None, up=None, object_id: int = -1,
-                  target_box=None):
-        """AnyGrasp's call plus `target_mask` and `up`, as `antipodal` (`target_box` is antipodal's
-        alone: the network completes hidden sides from what it learned). `dense_grasp` keeps every
+                  target_box=None, obstacles=None):
+        """AnyGrasp's call plus `target_mask` and `up`, as `antipodal` (`target_box` and `obstacles`
+        are antipodal's alone: the network completes hidden sides from what it learned). `dense_grasp` keeps every
         grasp above the threshold (no top_k cut). CGN's confidence already reflects collisions with
         the scene it sees; `collision_detection` adds no separate check."""
         import torch

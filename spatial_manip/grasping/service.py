@@ -44,6 +44,10 @@ class ServiceConfig:
     # along the kinematic chain, must be clear of the scene cloud: a low sideways grasp that the
     # fingers fit can still put the wrist into the table. Needs `kinematics`; 0 turns it off.
     link_radius_m: float = 0.05
+    # the cell's fixtures (the scene's `support` boxes: pedestals, wedges, holders) as solid
+    # obstacles for the fingers, sampled this finely: under a lying book the camera cannot see
+    # whether the pedestal or air is where the lower finger goes. 0 turns it off.
+    fixture_spacing_m: float = 0.01
     reference_q: tuple | None = None               # joints the arm starts from (its home/ready)
 
     def __post_init__(self):
@@ -52,6 +56,8 @@ class ServiceConfig:
             raise ValueError(f"workspace box must be 3 mins below 3 maxes, got {self.workspace_min_m} {self.workspace_max_m}")
         if self.pixel_stride < 1 or self.max_grasps < 1:
             raise ValueError("pixel_stride and max_grasps must be >= 1")
+        if not (np.isfinite(self.fixture_spacing_m) and (self.fixture_spacing_m == 0 or self.fixture_spacing_m >= 0.002)):
+            raise ValueError(f"fixture_spacing_m must be 0 (off) or at least 0.002 m, got {self.fixture_spacing_m}")
         if not (np.isfinite(self.link_radius_m) and self.link_radius_m >= 0):
             raise ValueError(f"link_radius_m must be >= 0 metres (0: no link check), got {self.link_radius_m}")
         if self.reference_q is not None and (np.shape(self.reference_q) != (6,)
@@ -120,8 +126,10 @@ class GraspService:
                     f"(centre {np.round(box.center, 3).tolist()}): is it in view, and is the extrinsics right?",
                     ErrorCode.TARGET_NOT_FOUND)
             context = _Context(scene, _as_object(box), q_now)
+            fixtures = tf.apply(tf.invert(np.asarray(T_base_cam, float)), self._fixture_points(scene, box))
             return self._propose(pts_cam[near], target[near], T_base_cam, box.object_id, max_grasps, t0,
-                                 scene_base=pts_base, context=context, box_cam=_in_camera(box, T_base_cam))
+                                 scene_base=pts_base, context=context, box_cam=_in_camera(box, T_base_cam),
+                                 fixtures_cam=fixtures)
         except SpatialManipError as e:
             return GraspResult(GraspGroup(frame_id="base"), e.code.value, e.message, time.perf_counter() - t0)
         except Exception as e:  # a bug: reported, never raised into the node
@@ -155,10 +163,11 @@ class GraspService:
         return TargetBox(c, s, R.reshape(3, 3), box.object_id)
 
     def _propose(self, pts_cam, target_mask, T_base_cam, name, max_grasps, t0, scene_base=None,
-                 context: "_Context | None" = None, box_cam: ObjectBox | None = None) -> GraspResult:
+                 context: "_Context | None" = None, box_cam: ObjectBox | None = None,
+                 fixtures_cam: np.ndarray | None = None) -> GraspResult:
         cfg = self.config
         up_cam = np.asarray(T_base_cam)[:3, :3].T @ np.array([0.0, 0.0, 1.0])
-        kw = {"up": up_cam, "target_box": box_cam}
+        kw = {"up": up_cam, "target_box": box_cam, "obstacles": fixtures_cam}
         if target_mask is not None:
             kw["target_mask"] = target_mask
         gg, _ = self.proposer.get_grasp(pts_cam, None, **kw)
@@ -185,6 +194,30 @@ class GraspService:
             return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}{note}", dt, name, report)
         return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms{note}", dt,
                            name, report)
+
+    def _fixture_points(self, scene, box: TargetBox) -> np.ndarray:
+        """(N, 3) base-frame points filling the scene's fixtures (category `support`) near the
+        target, on a fixture_spacing_m grid, outside the target's own box."""
+        step = self.config.fixture_spacing_m
+        if scene is None or step <= 0:
+            return np.zeros((0, 3))
+        reach = np.abs(box.rotation) @ (box.size / 2) + self.config.scene_margin_m
+        lo, hi = box.center - reach, box.center + reach
+        parts = []
+        for o in scene.objects:
+            if o.category != "support" or o.id == box.object_id:
+                continue
+            c, size, R = (np.asarray(v, float) for v in (o.center, o.size, o.rotation))
+            ext = np.abs(R) @ (size / 2)
+            if np.any(c + ext < lo) or np.any(c - ext > hi):
+                continue
+            axes = [np.linspace(-h, h, max(2, int(np.ceil(2 * h / step)) + 1)) for h in size / 2]
+            if np.prod([len(a) for a in axes]) > 200_000:      # a plinth, not a pedestal: its faces are seen
+                continue
+            grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3) @ R.T + c
+            keep = np.all((grid >= lo) & (grid <= hi), axis=1) & ~points_in_box(grid, box)
+            parts.append(grid[keep])
+        return np.concatenate(parts) if parts else np.zeros((0, 3))
 
     def _motion_on(self, context) -> bool:
         return (self.motion is not None and self.motion.config.enabled and context is not None
