@@ -1,17 +1,13 @@
 """Packaging a ROS 2 lab can install (issue 39): rosdep and colcon find both packages when given
 both paths, package.xml declares every ROS package and every Python library with a rosdep key
 that the code imports, and the runtime requirements are split from the extras with pins that
-resolve for Python 3.10, 3.11 and 3.12."""
+resolve for Python 3.10, 3.11 and 3.12 (requirements.lock, checked against the files here)."""
 import ast
-import hashlib
-import os
-import re
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from spatial_manip.devtools import pins
 
 ROOT = Path(__file__).resolve().parents[2]
 ROS_PACKAGES = {"rclpy", "rcl_interfaces", "builtin_interfaces", "ament_index_python", "std_msgs", "geometry_msgs",
@@ -27,12 +23,22 @@ def _imports(folders=("spatial_manip", "launch")) -> set[str]:
     names = set()
     for folder in folders:
         for f in (ROOT / folder).rglob("*.py"):
-            for node in ast.walk(ast.parse(f.read_text())):
+            for node in _import_statements(ast.parse(f.read_text()).body):
                 if isinstance(node, ast.Import):
                     names |= {a.name.split(".")[0] for a in node.names}
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                elif node.module and not node.level:
                     names.add(node.module.split(".")[0])
     return names
+
+
+def _import_statements(body: list[ast.stmt]):
+    """The import statements among `body` and the statements nested in it: imports are statements,
+    so the walk skips the expressions (a full ast.walk of the tree took 8 s on a loaded machine)."""
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            yield from _import_statements(getattr(node, field, None) or [])
 
 
 def test_both_packages_are_found_when_both_paths_are_named():
@@ -74,75 +80,33 @@ def test_runtime_requirements_leave_models_benchmark_and_tests_to_the_extras():
     assert all(f"requirements-{x}.txt" in setup for x in ("models", "bench", "test"))   # make setup installs them
 
 
-# A resolution is a pure function of the requirement files, the target Python, pip and the indexes it
-# reads: kept per machine, so only a change to one of those (or a day passing, for the public index)
-# pays pip's 1-3 minutes per Python again. Delete the folder to force a fresh resolution.
-RESOLVED_PINS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "spatial_manip" / "resolved_pins"
-RESOLVE_AGAIN_AFTER_S = 24 * 3600
-
-
-def _fingerprint(location: str, h) -> None:
-    """What pip reads at a local index or find-links location: each project's index page, or a
-    folder's file names and sizes, or a file's (constraints) text."""
-    path = Path(location.removeprefix("file://"))
-    if path.is_file():
-        h.update(path.read_bytes())
-    elif path.is_dir():
-        pages = sorted(path.glob("*/index.html"))
-        for f in pages or sorted(path.iterdir()):
-            h.update(f.read_bytes() if pages else f"{f.name}:{f.stat().st_size}".encode())
-
-
 @pytest.fixture(scope="module")
-def pip_setup() -> str:
-    """pip's version, its configuration (indexes, find-links, constraints, from files and the
-    environment) and the contents of the local indexes it names, as one digest."""
-    pip = lambda *args: subprocess.run([sys.executable, "-m", "pip", *args], capture_output=True, text=True,  # noqa: E731
-                                       check=True).stdout
-    config = pip("config", "list")
-    h = hashlib.sha256((pip("--version") + config).encode())
-    for value in re.findall(r"='([^']*)'", config):
-        for location in value.split():
-            if location.startswith(("file://", "/")):
-                _fingerprint(location, h)
-    return h.hexdigest()
+def lock() -> dict[str, dict[str, str]]:
+    digest, locked = pins.read_lock()
+    assert digest == pins.requirements_digest(), (
+        "expected requirements.lock to be resolved from the requirement files as they are, but they changed since: "
+        "run `python -m spatial_manip.devtools.pins` (a few minutes) and commit requirements.lock")
+    assert sorted(locked) == sorted(pins.PYTHONS), f"expected a section per Python {pins.PYTHONS}, got {sorted(locked)}"
+    return locked
 
 
-def _resolved_before(key: str) -> str | None:
-    stamp = RESOLVED_PINS / key
-    if stamp.exists() and time.time() - stamp.stat().st_mtime < RESOLVE_AGAIN_AFTER_S:
-        return stamp.read_text()
-    return None
-
-
-def _remember(key: str, would_install: str) -> None:
-    RESOLVED_PINS.mkdir(parents=True, exist_ok=True)
-    part = RESOLVED_PINS / f"{key}.{os.getpid()}"
-    part.write_text(would_install)
-    part.replace(RESOLVED_PINS / key)          # whole or absent, when two runs resolve at once
-
-
-def _normalised(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("python", ["3.10", "3.11", "3.12"])
-def test_runtime_requirements_resolve_for_each_python(python, tmp_path, pip_setup):
+@pytest.mark.parametrize("python", pins.PYTHONS)
+def test_every_requirement_is_met_by_the_pins_locked_for_each_python(python, lock):
     """What a Humble (3.10), Kilted-wheel (3.11) or Jazzy (3.12) machine would install: the runtime
-    requirements together with every extra `make setup` adds (a set that resolves together also
-    resolves alone, so the robot PC's runtime-only install is covered)."""
-    paths = [ROOT / f"requirements{x}.txt" for x in ("", "-models", "-bench", "-test")]
-    key = hashlib.sha256("".join([python, pip_setup, *(p.read_text() for p in paths)]).encode()).hexdigest()
-    would_install = _resolved_before(key)
-    if would_install is None:
-        files = [arg for p in paths for arg in ("-r", str(p))]
-        r = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--python-version",
-                            python, "--only-binary=:all:", *files, "--target", str(tmp_path / "t"),
-                            "--disable-pip-version-check"], capture_output=True, text=True, timeout=600)
-        assert r.returncode == 0 and "Would install" in r.stdout, (r.stdout + r.stderr)[-2000:]
-        would_install = next(line for line in r.stdout.splitlines() if line.startswith("Would install"))
-        _remember(key, would_install)
-    chosen = {_normalised(token.rsplit("-", 1)[0]) for token in would_install.split()[2:]}
-    missing = {_normalised(n) for p in paths for n in _requirement_names(p)} - chosen
-    assert not missing, f"pip did not choose {sorted(missing)} for Python {python}: {would_install[:500]}"
+    requirements together with every extra `make setup` adds, as pip resolved them when the files
+    last changed (the resolution itself, minutes of pip per Python, is `python -m
+    spatial_manip.devtools.pins --check`). Every requirement line must name a locked package at a
+    version it allows."""
+    from packaging.requirements import Requirement      # pytest's own dependency
+
+    chosen, unmet = lock[python], []
+    for name, line in pins.requirement_lines():
+        if line.startswith("-"):
+            continue                                     # an option (index, constraint) line
+        req = Requirement(line)
+        if req.marker and not req.marker.evaluate({"python_version": python, "python_full_version": f"{python}.0"}):
+            continue
+        version = chosen.get(pins.normalised(req.name))
+        if version is None or not req.specifier.contains(version, prereleases=True):
+            unmet.append(f"{name}: {line} (locked: {version or 'absent'})")
+    assert not unmet, f"requirements.lock does not meet these for Python {python}: {unmet}"
