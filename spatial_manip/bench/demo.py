@@ -24,6 +24,9 @@ DEFAULT_INSTRUCTION = "pick the leftmost book lying flat and place it 15 cm to t
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instruction", default=DEFAULT_INSTRUCTION, help="what to ask (default: %(default)r)")
     p.add_argument("--seed", type=int, default=0, help="first scene seed to try (deterministic)")
+    p.add_argument("--noise-seed", type=int, default=None,
+                   help="seed of the sensing profile's draws (depth noise, calibration and arm errors) on the "
+                        "same scene (default: the scene's seed)")
     p.add_argument("--graph", default="sim", help="graph to launch (default: sim)")
     p.add_argument("--timeout", type=float, default=150.0, help="seconds allowed for the goal")
     p.add_argument("--dry-run", action="store_true", help="plan only; the arm does not move")
@@ -131,9 +134,13 @@ def run(args) -> int:
     from spatial_manip.bringup.launcher import Launcher
 
     profile = sensing.from_args(args)
+    if args.noise_seed is not None and not 0 <= args.noise_seed < 2 ** 32:
+        raise SystemExit(f"--noise-seed must be in 0..{2 ** 32 - 1} (a reset's seed), got {args.noise_seed}")
     seed, scene = find_scene(args.instruction, args.seed)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
-    print(f"[demo] sensing profile: {profile.label}; segmenter {args.segmenter}; catalogue {args.catalogue}")
+    noise_seed = seed if args.noise_seed is None else args.noise_seed
+    print(f"[demo] sensing profile: {profile.label} (draws of seed {noise_seed}); segmenter {args.segmenter}; "
+          f"catalogue {args.catalogue}")
     launcher = Launcher(load_graph(args.graph), params={"planner_node": {"segmenter": args.segmenter},
                                                        "sim_node": {**sim_node_sensing(profile),
                                                                     "catalogue": args.catalogue}}, grace_s=5.0)
@@ -142,13 +149,13 @@ def run(args) -> int:
     waiter.start()
     t0 = time.monotonic()
     try:
-        return _run_goal(args, scene, seed, t0, profile.label)
+        return _run_goal(args, scene, noise_seed, t0, profile.label)
     finally:
         launcher.request_stop()
         waiter.join(timeout=20)
 
 
-def _run_goal(args, scene, seed: int, t0: float, sensing_label: str) -> int:
+def _run_goal(args, scene, noise_seed: int, t0: float, sensing_label: str) -> int:
     from spatial_manip.bench.trace_page import render_trace
     from spatial_manip.bench.worker import WorkspaceRevision
     from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
@@ -162,7 +169,8 @@ def _run_goal(args, scene, seed: int, t0: float, sensing_label: str) -> int:
             return 2
         planner_revision.wait(bool, timeout_s=10.0)      # the planner's revision before the reset
         before = planner_revision.value
-        res = wait_future(reset.call_async(ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=seed)), 60.0)
+        request = ResetTask.Request(scene_json=json.dumps(scene.to_dict()), seed=noise_seed)
+        res = wait_future(reset.call_async(request), 60.0)
         if res is None or not res.success:
             print(f"[demo] reset failed: {getattr(res, 'message', 'no answer')}", file=sys.stderr)
             return 2

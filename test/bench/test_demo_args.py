@@ -1,0 +1,19 @@
+"""`spatial-manip demo`'s arguments, checked before anything starts (no ROS, no simulator)."""
+import argparse
+
+import pytest
+
+from spatial_manip.bench import demo
+
+
+def _args(*argv):
+    p = argparse.ArgumentParser()
+    demo.add_arguments(p)
+    return p.parse_args(list(argv))
+
+
+def test_the_noise_seed_defaults_to_the_scene_seed_and_is_a_reset_seed():
+    assert _args().noise_seed is None
+    assert _args("--noise-seed", "7").noise_seed == 7
+    with pytest.raises(SystemExit, match="--noise-seed must be in 0..4294967295"):
+        demo.run(_args("--noise-seed", "-1"))
