@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 from spatial_manip.workspace.shelf import capture_shelf
-from spatial_manip.workspace.sim_cell import render_cell, shelf_accuracy, shelf_cell
+from spatial_manip.sim.capture_cell import render_cell, shelf_accuracy, shelf_cell
 
 
 def run_one(layout: str, seed: int, noise_seed: int = 0) -> dict:

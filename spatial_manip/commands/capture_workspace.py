@@ -27,7 +27,7 @@ from spatial_manip.perception import SegmentationHints
 from spatial_manip.workspace.capture import CaptureConfig, capture_workspace, merge_into, select_fixtures
 from spatial_manip.workspace.shelf import capture_shelf
 from spatial_manip.bench.shelf_bench import scene_line
-from spatial_manip.workspace.sim_cell import accuracy_report, shelf_accuracy
+from spatial_manip.sim.capture_cell import accuracy_report, shelf_accuracy
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.scene import Scene
 from spatial_manip.workspace import sources
-from spatial_manip.workspace.sim_cell import clear_shelf, demo_cell, fixtures_only, render_cell, shelf_cell
+from spatial_manip.sim.capture_cell import clear_shelf, demo_cell, fixtures_only, render_cell, shelf_cell
 
 
 SIM_CELL_HELP = ("render MuJoCo's cell (a scene file, cleared of movable objects; default: the demo cell; "

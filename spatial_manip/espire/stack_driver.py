@@ -61,7 +61,7 @@ from spatial_manip.perception import perceive_with_workspace
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
 from spatial_manip.sim.library import catalogue_workspace
 from spatial_manip.workspace.shelf_check import occupied_span
-from spatial_manip.workspace.sim_cell import clear_shelf, fixtures_only
+from spatial_manip.sim.capture_cell import clear_shelf, fixtures_only
 
 OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's client saves them as files
 NO_ROTATION = [None, None, None]

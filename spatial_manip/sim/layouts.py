@@ -33,6 +33,7 @@ import numpy as np
 from spatial_manip.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
+from spatial_manip.workspace.reach import REACH_M, wrist_reaches
 
 TABLE_FRONT_X = 0.25             # robot base to the table's front edge
 TABLE_TOP_Z = 0.0
@@ -43,8 +44,6 @@ SPACING_M = 0.05                 # ESPIRE: keep 5 cm between objects where possi
 PEDESTAL_H = 0.07                # room under a flat book's overhang for the lower finger
 FLAT_OVERHANG = 0.06
 TILT_OVERHANG = 0.08
-SHOULDER = np.array([0.0, 0.0, 0.163])   # UR5e shoulder, for the slot reachability flag
-REACH_M = 0.80
 SHELF_LAYOUTS = ("panels", "grid", "combo")
 UP = np.array([0.0, 0.0, 1.0])
 
@@ -319,7 +318,7 @@ class ShelfStance:
     def reaches(self, y: float, z_floor: float, z_ceiling: float) -> bool:
         z = min(z_floor + self.wrist_above_floor_m, z_ceiling - 0.05)
         wrist = np.array([self.front_x + 0.06 - 0.156, y, z])
-        return bool(np.linalg.norm(wrist - SHOULDER) <= self.reach_m)
+        return wrist_reaches(wrist, self.reach_m)
 
 
 SHELF_STANCES = {

@@ -23,9 +23,11 @@ from spatial_manip.paths import resolve_config
 from spatial_manip.perception.attributes import book_size_class
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene, SceneObject, Viewpoint, workspace_description
 from spatial_manip.sim import assets as A
+from spatial_manip.sim.capture_cell import TABLE_FRONT_X, TABLE_SIZE, _rz, fixtures_only, render_cell
 from spatial_manip.sim.layouts import _support
 from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
 from spatial_manip.sim.object_sets import EVERYDAY_MODELS, model_for
+from spatial_manip.workspace.enroll import Library, measure_object
 
 CATALOGUES = ("library", "episode")
 DEFAULT_LIBRARY = "library/sim_assets.json"       # under config/ (paths.resolve_config)
@@ -57,8 +59,6 @@ def enrollable_keys() -> list[str]:
 def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
     """(the cell with the one object `key` placed alone, that object's true SceneObject, what the
     enrolling person says: name, category, has_front, id)."""
-    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
-
     tl, tw, th = TABLE_SIZE
     plinths = []
     if key.startswith("book:"):
@@ -85,8 +85,6 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
 
 def _cell_with(obj: SceneObject, extra_objects: list) -> tuple[Scene, SceneObject]:
     """The enrollment cell: the table, `extra_objects` (a plinth), `obj`, the enrolling camera."""
-    from spatial_manip.workspace.sim_cell import TABLE_FRONT_X, TABLE_SIZE, _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
-
     tl, tw, th = TABLE_SIZE
     table = SceneObject("table", "table", "table", [TABLE_FRONT_X + tl / 2, 0.0, -th / 2], TABLE_SIZE, _rz(math.pi),
                         oriented=True, extra={"asset": "table"})
@@ -131,8 +129,6 @@ def everyday_enrollment_scene(model) -> tuple[Scene, SceneObject]:
 
 def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float) -> tuple[SceneObject, SceneObject]:
     """The asset on a plinth in the middle of the area the generator stands distant ones in."""
-    from spatial_manip.workspace.sim_cell import _rz  # workspace/ imports sim/: at the top, a sim<->workspace cycle
-
     r = 0.5 * math.hypot(spec.size_m[0], spec.size_m[1])
     x = table_back_x + 0.10 + r + PLINTH_AREA_DEPTH_M / 2
     R = _rz(math.pi)
@@ -156,10 +152,6 @@ def measured_extents(size_m) -> np.ndarray:
 
 def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True):
     """Place `key` alone in MuJoCo, render, measure: (Measurement, observation, true object)."""
-    # workspace/ imports sim/: at the top, a sim<->workspace cycle
-    from spatial_manip.workspace.enroll import measure_object
-    from spatial_manip.workspace.sim_cell import fixtures_only, render_cell
-
     scene, obj, said = enrollment_scene(key)
     obs = render_cell(scene, depth_noise=depth_noise, seed=seed)
     m = measure_object(obs, fixtures_only(scene), name=said["name"], category=said["category"],
@@ -209,6 +201,4 @@ def library_for(catalogue: str, path: str | Path | None = None):
 
 
 def load_default_library(path: str | Path | None = None):
-    from spatial_manip.workspace.enroll import Library  # workspace/ imports sim/: at the top, a sim<->workspace cycle
-
     return Library.load(path or resolve_config(DEFAULT_LIBRARY))

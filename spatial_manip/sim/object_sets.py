@@ -255,7 +255,7 @@ def seen_colours(model: ObjectModel) -> tuple:
     shading and reflections turn a white porcelain mug gray and a pure blue bottle purple."""
     from spatial_manip.perception.attributes import colour_names
     from spatial_manip.sim.library import everyday_enrollment_scene
-    from spatial_manip.workspace.sim_cell import render_cell
+    from spatial_manip.sim.capture_cell import render_cell
 
     scene, obj = everyday_enrollment_scene(model)
     obs = render_cell(scene, depth_noise=False)

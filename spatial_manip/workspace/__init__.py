@@ -5,5 +5,6 @@ nodes/live_observation.py).
     capture.py   table plane + extent, fixture boxes -> Scene (the planner's workspace file)
     check.py     a workspace file vs a new observation: what moved, what is missing
     sources.py   saved observations (.npz) and rosbag2 input
-    sim_cell.py  the MuJoCo cell and its ground truth, for --sim and the tests
+    reach.py     which shelf slots the arm reaches (the generator's rule too)
+The MuJoCo cell to capture and its ground truth (--sim, the tests) is sim/capture_cell.py.
 """

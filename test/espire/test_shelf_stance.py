@@ -9,6 +9,7 @@ import pytest
 from spatial_manip.espire import feasible
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim import tasks as gen
+from spatial_manip.workspace.reach import SHOULDER
 
 
 def _flags(scene) -> dict:
@@ -64,7 +65,7 @@ def test_the_server_arm_puts_the_book_into_the_farthest_flagged_slot():
     def reach(r):
         z_floor = r.center[2] - r.size[2] / 2
         wrist = np.array([st.front_x + 0.06 - 0.156, r.center[1], min(z_floor + 0.16, z_floor + r.size[2] - 0.05)])
-        return float(np.linalg.norm(wrist - L.SHOULDER))
+        return float(np.linalg.norm(wrist - SHOULDER))
 
     slot = max((r for r in scene.regions if r.extra["reachable"]), key=reach)
     assert reach(slot) > 0.9          # well beyond the bench flag's 0.80 m

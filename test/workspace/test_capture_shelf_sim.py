@@ -20,7 +20,7 @@ from spatial_manip.perception.classical import ClassicalSegmenter
 from spatial_manip.scene import Scene
 from spatial_manip.workspace.check import check_workspace
 from spatial_manip.workspace.shelf import Band, capture_shelf, continue_hidden
-from spatial_manip.workspace.sim_cell import render_cell, shelf_accuracy, shelf_cell
+from spatial_manip.sim.capture_cell import render_cell, shelf_accuracy, shelf_cell
 
 CM = 0.01
 # grid 1: 5 rows of 2, fully in view; combo 3: rows of 1, 3, 3, 2 slots, its lower dividers

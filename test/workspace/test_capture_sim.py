@@ -13,7 +13,7 @@ from spatial_manip.perception.classical import ClassicalSegmenter
 from spatial_manip.scene import Scene
 from spatial_manip.workspace.capture import WorkspaceCaptureError, capture_workspace, merge_into, select_fixtures
 from spatial_manip.workspace.check import check_workspace
-from spatial_manip.workspace.sim_cell import accuracy_report, demo_cell, render_cell
+from spatial_manip.sim.capture_cell import accuracy_report, demo_cell, render_cell
 from spatial_manip.workspace.sources import load_observation, save_observation
 
 CM = 0.01

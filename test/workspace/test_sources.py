@@ -10,7 +10,7 @@ import yaml
 
 from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.workspace.capture import capture_workspace
-from spatial_manip.workspace.sim_cell import accuracy_report, demo_cell, render_cell
+from spatial_manip.sim.capture_cell import accuracy_report, demo_cell, render_cell
 from spatial_manip.workspace.sources import observation_from_bag
 
 COLOR, DEPTH, INFO = "/camera/color/image_raw", "/camera/aligned_depth_to_color/image_raw", "/camera/color/camera_info"
