@@ -12,7 +12,9 @@ from spatial_manip.camera_model import pixel_rays, project
 from spatial_manip.transforms import apply, invert
 from spatial_manip.observation import RGBDObservation
 
-GRID = 6               # points per box axis projected into the image (GRID**3, duplicate pixels merged)
+GRID = 10              # points per box axis projected into the image (GRID**3, duplicate pixels merged): a
+                       # book 2.3 m away covers ~40x60 pixels, and 6 per axis gave it under 40 distinct ones
+CORE_MIN = 0.3         # a core keeps at least this share of the box's extent along each axis
 
 
 @dataclass(frozen=True)
@@ -29,15 +31,19 @@ class DepthEvidence:
         return self.inside / told if told else 0.0
 
 
-def depth_evidence(obs: RGBDObservation, T_box: np.ndarray, size, *, grow_m: float, lift_m: float) -> DepthEvidence:
-    """Each pixel onto which the box's interior projects, by where its depth point lies: inside
+def depth_evidence(obs: RGBDObservation, T_box: np.ndarray, size, *, grow_m: float, lift_m: float,
+                   core_m: float = 0.0) -> DepthEvidence:
+    """Each pixel onto which the box's interior projects (its core `core_m` in from every face,
+    keeping at least CORE_MIN of it: an object set down a little off its pose, or seen through a
+    calibration's error from afar, still covers its core), by where its depth point lies: inside
     the box grown by `grow_m` and at least `lift_m` above its lowest corner (the surface under
     the object is not the object), beyond the box along its ray (an absent object shows what is
     behind or under it), or nearer (hidden). Pixels without depth count nowhere."""
     T_box, half = np.asarray(T_box, float), np.asarray(size, float) / 2
+    core = np.maximum(half - core_m, CORE_MIN * half)
     ticks = (np.arange(GRID) + 0.5) / GRID * 2 - 1
     unit = np.stack(np.meshgrid(ticks, ticks, ticks, indexing="ij"), axis=-1).reshape(-1, 3)
-    in_cam = apply(invert(obs.T_base_cam), apply(T_box, unit * half))
+    in_cam = apply(invert(obs.T_base_cam), apply(T_box, unit * core))
     uv, inside = project(in_cam, obs.intrinsics)
     pixels, first = np.unique(np.round(uv[inside]).astype(int), axis=0, return_index=True)
     if not len(pixels):

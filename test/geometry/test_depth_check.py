@@ -48,3 +48,23 @@ def test_something_in_front_hides_it_and_says_nothing_either_way():
     there, gone = _evidence(_frame((BOOK[:3, 3], SIZE), board)), _evidence(_frame(board))
     assert there.in_front > 0 and there.share_seen() > 0.9 and there.inside >= 30
     assert gone.share_seen() < 0.2 and gone.behind > 0
+
+
+def test_a_core_asks_only_the_pixels_a_book_set_down_a_little_off_still_covers():
+    """Seen from 2.4 m (a far shelf), a book set down 3 cm along its width off its pose leaves the
+    edge pixels of its planned box seeing past it; the box's core, 2 cm in from each face, is
+    still all book. An empty place and a book 8 cm off stay unconfirmed."""
+    turned = make_transform(np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), [0.6, 0.0, 0.11])
+    far = S.look_at(np.array([-1.6, 0.3, 1.0]), np.array([0.6, 0.0, 0.05]))
+
+    def seen(offset_m, core_m):
+        obs = S.render(K, far, [S.SynthBox(np.array([0.6, offset_m, 0.11]), SIZE, turned[:3, :3], (90, 90, 90))])
+        obs.depth_m = L515Noise().apply(obs.depth_m, np.random.default_rng(0))
+        return depth_evidence(obs, turned, SIZE, grow_m=0.02, lift_m=0.01, core_m=core_m)
+
+    assert seen(0.03, 0.0).share_seen() < 0.8
+    core = seen(0.03, 0.02)
+    assert core.share_seen() > 0.85 and core.inside >= 30
+    assert seen(0.08, 0.02).share_seen() < 0.7
+    empty = S.render(K, far, [])
+    assert depth_evidence(empty, turned, SIZE, grow_m=0.02, lift_m=0.01, core_m=0.02).inside == 0
