@@ -52,8 +52,15 @@ EMPTY_MAX_OCCUPANCY = 0.05      # a slot is empty below 5 % occupancy
 FULL_MIN_OCCUPANCY = 0.95       # ... and full from 95 %; in between it is partly occupied
 OCCUPANCY_TIE = 0.02            # occupancies within 2 points tie for "emptiest"
 ADJACENT_GAP_M = 0.05           # "immediately left of X" on a table: 5 cm boundary gap
-SMALL_MAX_M = 0.18              # size classes by longest side when the scene gives none
-LARGE_MIN_M = 0.26
+# A book's size class (ESPIRE supplementary Table 20): ranges of its (length, width, thickness).
+BOOK_SIZE_RANGES_M = {
+    "small": ((0.175, 0.188), (0.108, 0.130), (0.015, 0.018)),
+    "medium": ((0.216, 0.250), (0.140, 0.176), (0.020, 0.025)),
+    "large": ((0.254, 0.305), (0.203, 0.241), (0.037, 0.040)),
+}
+# How far a side may fall outside its range and still count when no sensor error is given
+# (perception passes its sensor's error at the book's range: attributes.book_size_tolerance_m).
+BOOK_TOLERANCE_M = (0.015, 0.015, 0.006)
 
 
 class Frame(str, enum.Enum):
@@ -446,16 +453,59 @@ def is_about(measured_m: float, stated_m: float) -> bool:
 
 
 def size_class(o) -> str | None:
-    """'small' | 'medium' | 'large': the scene's own class when it gives one, else by the longest
-    side; None for a region or an object seen only in part (its size is a lower bound)."""
+    """'small' | 'medium' | 'large': the scene's own class when it gives one (the generator's truth,
+    or perception's measurement within its sensor's error), else the class whose ESPIRE ranges the
+    box is nearest (`nearest_book_class`); None for a region or an object seen only in part (its
+    size is a lower bound)."""
     if not isinstance(o, SceneObject):
         return None
     if o.size_class:
         return o.size_class.lower()
     if o.extra.get("truncated"):
         return None
-    longest = float(max(o.size))
-    return "small" if longest < SMALL_MAX_M else "large" if longest > LARGE_MIN_M else "medium"
+    return nearest_book_class(o.size)
+
+
+def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M, at_least: bool = False) -> str | None:
+    """ESPIRE's book size class of a box of these dimensions (any order: a book lying flat and one
+    standing get the same class), or None when no class holds every side within `tolerance_m`
+    (length, width, thickness). `at_least`: the dimensions are a lower bound (the book runs past
+    the image's edge), so the class is the only one that can hold them, or None when more can."""
+    dims, tol = np.sort(np.asarray(size_m, float).reshape(3))[::-1], np.asarray(tolerance_m, float)
+    if at_least:
+        fits = [name for name, ranges in BOOK_SIZE_RANGES_M.items()
+                if np.all(dims <= np.array([r[1] for r in ranges]) + tol)]
+        return fits[0] if len(fits) == 1 else None
+    return book_class_of_sides(dims, tolerance_m=tol)
+
+
+def nearest_book_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str:
+    """The class whose ranges a box's sides (any order) are nearest, each side's distance outside
+    its range counted in units of its tolerance: a box no class holds (a book measured in part)
+    still has a nearest class, where a single side (the longest) would misread a 18.6 cm small
+    book as medium."""
+    dims, tol = np.sort(np.asarray(size_m, float).reshape(3))[::-1], np.asarray(tolerance_m, float)
+    return min(_class_excess(dims, tol).items(), key=lambda kv: float((kv[1] / tol).sum()))[0]
+
+
+def book_class_of_sides(sides_m, *, tolerance_m=BOOK_TOLERANCE_M) -> str | None:
+    """The class whose first len(sides) ranges (length, width[, thickness]) hold the sides (longest
+    first) within the tolerance, nearest first; None when none does. For a cover seen face-on."""
+    dims = np.sort(np.asarray(sides_m, float).ravel())[::-1]
+    tol = np.asarray(tolerance_m, float)[:len(dims)]
+    inside = {n: e for n, e in _class_excess(dims, tol).items() if np.all(e <= tol)}
+    return min(inside, key=lambda n: float((inside[n] / tol).sum())) if inside else None
+
+
+def _class_excess(dims: np.ndarray, tol: np.ndarray) -> dict:
+    """Per class, how far each of the sides (longest first) lies outside its range, metres."""
+    n = len(dims)
+    out = {}
+    for name, ranges in BOOK_SIZE_RANGES_M.items():
+        lo = np.array([r[0] for r in ranges[:n]])
+        hi = np.array([r[1] for r in ranges[:n]])
+        out[name] = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
+    return out
 
 
 def is_empty(region: Region) -> bool:
@@ -587,8 +637,13 @@ def half_extent_along(x, direction) -> float:
 
 def object_height(x) -> float:
     """'How high' an item is: an object's own height (the h of its [l, w, h] size, i.e. along its
-    own up axis, whatever its pose); a region's vertical extent."""
+    own up axis, whatever its pose; a book's long side); a region's vertical extent."""
     if isinstance(x, SceneObject):
+        if x.category == "book":
+            # a book's height is its long side whether it stands or lies ("a book 29 cm high"): a
+            # generated book has it on z, a perceived box has z vertical as seen (a flat book's
+            # thickness): canonical_axes' rule
+            return float(np.max(x.size))
         return float(x.size[2])
     return float(_top(x) - _bottom(x))
 

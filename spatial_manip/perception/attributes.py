@@ -4,8 +4,8 @@ Colour has one definition, in CIELAB (`colour_names`): each pixel is named by it
 its chroma relative to its lightness, which shading and the cell's lighting change far less than
 brightness, and an object is named by its pixels' votes (a two-coloured object gets two names).
 Enrollment, the library, detections, catalogue matching and the planner's lexicon all use it.
-Book size classes are ESPIRE's (supplementary Table 20), applied to the box's dimensions sorted
-longest first, so a book lying flat and one standing on a shelf get the same class.
+Book size classes are ESPIRE's (supplementary Table 20, geometry.relations.book_size_class),
+measured within the sensor's error at the book's range (`book_size_tolerance_m`).
 """
 from __future__ import annotations
 
@@ -13,14 +13,23 @@ import itertools
 
 import numpy as np
 
-# ESPIRE Table 20, metres: (length, width, thickness) ranges of the book assets.
-BOOK_SIZE_RANGES_M = {
-    "small": ((0.175, 0.188), (0.108, 0.130), (0.015, 0.018)),
-    "medium": ((0.216, 0.250), (0.140, 0.176), (0.020, 0.025)),
-    "large": ((0.254, 0.305), (0.203, 0.241), (0.037, 0.040)),
-}
-# How far a measured dimension may fall outside a range and still count (depth noise, voxels).
-BOOK_TOLERANCE_M = (0.015, 0.015, 0.006)
+from spatial_manip.geometry.pointcloud import range_tolerance_m
+# A book's size class is a spatial word, defined once in the geometry core (ESPIRE Table 20).
+from spatial_manip.geometry.relations import (BOOK_SIZE_RANGES_M, BOOK_TOLERANCE_M,  # noqa: F401
+                                              book_class_of_sides, book_size_class)
+
+# A measured side's error is the sensor's range error (3 sigma of the L515 at the book's range: a
+# flat book's top reads 6 mm high on average at 1.3 m, 11 mm at worst, on seeds 51-53), or the
+# fixed floor below, whichever is larger: voxels and edge pixels cost the cover sides more.
+BOOK_SIDE_SIGMAS = 3.0
+
+
+def book_size_tolerance_m(range_m: float) -> np.ndarray:
+    """How far each side of a book measured at `range_m` from the camera (length, width,
+    thickness) may fall outside its class's range: the sensor's error there, at least
+    BOOK_TOLERANCE_M."""
+    return np.array([float(range_tolerance_m(range_m, sigmas=BOOK_SIDE_SIGMAS, floor_m=f)) for f in BOOK_TOLERANCE_M])
+
 
 COLOUR_NAMES = ("red", "orange", "yellow", "green", "cyan", "blue", "purple", "pink",
                 "brown", "black", "white", "gray")
@@ -177,42 +186,12 @@ def _chroma_dist(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.linalg.norm(na - nb) * 2.0 + 0.3 * abs(a.mean() - b.mean()))
 
 
-def book_size_class(size_m, *, tolerance_m=BOOK_TOLERANCE_M, at_least: bool = False) -> str | None:
-    """ESPIRE's book size class of a box of these dimensions (any order), or None when it is
-    not book-shaped within the tolerance. `at_least`: the dimensions are a lower bound (the book
-    runs past the image's edge), so the class is the only one that can hold them, or None when
-    more than one can."""
-    dims = np.asarray(size_m, float).reshape(3)
-    if not at_least:
-        return _nearest_book_class(dims, tolerance_m)
-    dims, tol = np.sort(dims)[::-1], np.asarray(tolerance_m, float)
-    fits = [name for name, ranges in BOOK_SIZE_RANGES_M.items()
-            if np.all(dims <= np.array([r[1] for r in ranges]) + tol)]
-    return fits[0] if len(fits) == 1 else None
-
-
 def book_thickness_for_cover(length_m: float, width_m: float, *, tolerance_m=BOOK_TOLERANCE_M) -> float | None:
     """The middle of ESPIRE's thickness range for the size class whose cover (length x width)
     these are, or None when no class's cover matches within the tolerance. For a book seen only
     face-on, whose thickness the camera cannot measure."""
-    name = _nearest_book_class(np.array([length_m, width_m], float), tolerance_m)
+    name = book_class_of_sides([length_m, width_m], tolerance_m=tolerance_m)
     return None if name is None else float(np.mean(BOOK_SIZE_RANGES_M[name][2]))
-
-
-def _nearest_book_class(dims, tolerance_m) -> str | None:
-    """The class whose first len(dims) ranges (length, width[, thickness]) the dimensions, sorted
-    longest first, fall in or nearest, each within its tolerance; None when none does."""
-    dims = np.sort(dims)[::-1]
-    n = len(dims)
-    tol = np.asarray(tolerance_m, float)[:n]
-    best, best_excess = None, np.inf
-    for name, ranges in BOOK_SIZE_RANGES_M.items():
-        lo = np.array([r[0] for r in ranges[:n]])
-        hi = np.array([r[1] for r in ranges[:n]])
-        excess = np.maximum(lo - dims, 0) + np.maximum(dims - hi, 0)
-        if np.all(excess <= tol) and (excess / tol).sum() < best_excess:
-            best, best_excess = name, float((excess / tol).sum())
-    return best
 
 
 # What a shortfall costs, relative to an excess, when the measured size is only a lower bound.
