@@ -9,13 +9,20 @@ Algorithm 3) does; what it does stands, right or wrong:
   one) and lifted. A wrong book stays in the gripper: the trial and the episode fail (ESPIRE's
   criterion: the target book is held). With nothing under the point, or the gripper already
   full, the end-effector moves over the point (a new wrist view) when it safely can.
-- place: the held book goes into the shelf slot under the point (nearest within
-  RETREAT_RADIUS_M), in the pose the driver chose (`chosen_set_down`: the held book turned by
-  the MOVE's `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS),
-  never the task's: a driver that does not turn the book as the words ask fails the pose. On
-  the table (metric tasks) it is stood on its long edge centred on the point (a book chosen flat
-  is refused there, no motion). It is released there, right slot or wrong; a released book is
-  not fetched back.
+- place: the held book is set down where the point is, as ESPIRE's end-effector goes to the
+  clicked point (`_slot_plan`): in the shelf slot the point lies in, across the slot at the
+  point (shifted only as far as the book and the opening fingers need), never snapped to a
+  slot's free middle nor to a slot nearby; a point on what already stands in a slot sets nothing
+  down. The pose is the one the driver chose (`chosen_set_down`: the held book turned by the
+  MOVE's `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS),
+  never the task's, and ESPIRE's criteria want the pose the words ask for, upright when they
+  name none (`espire_criteria`). On the table (metric tasks) it is stood on its long edge
+  centred on the point (a book chosen flat is refused there, no motion). It is released there,
+  right slot or wrong; a released book is not fetched back.
+
+Every trial counts (LOCALIZING_TRIALS, MOVING_TRIALS: ESPIRE's budget, held by the server): a
+MOVE the arm cannot make at the point leaves the world as it was (the book still in hand, as in
+ESPIRE's Figure 10, where the next trial succeeds) and is one of the five.
 
 Rotation (SET_TASK's `rotation`): the axes named there are the driver's to choose. Each MOVE's
 `rotation_delta` turns the end-effector from its current orientation about the target book's
@@ -27,7 +34,7 @@ trial with no motion, never a silent fallback.
 Replies never name the goal: no object or slot ids, no goal coordinates, no checker messages;
 `goal_met`, `status`, the distance ESPIRE's analyze reads, and what the arm did.
 `status` follows what ESPIRE's reflective driver reads: "success" (acted at the point),
-"retreat" (acted at the nearest book or slot, not at the point itself), "refocus" (nothing to
+"retreat" (a pick acted at the nearest book, not at the point itself), "refocus" (nothing to
 act on at the point: at most the end-effector moved over it).
 """
 from __future__ import annotations
@@ -54,12 +61,20 @@ from spatial_manip.sim.sensing import IDEAL, SensingProfile
 from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
-RETREAT_RADIUS_M = 0.05     # a point this close to a book / slot still selects it ("retreat")
+RETREAT_RADIUS_M = 0.05     # a pick's point this close to a book still selects it ("retreat")
+SLOT_MARGIN_M = 0.01        # a place's point this close to a slot's box is in it (its floor, its back panel)
 LIFT_M = 0.10
 HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
 OPEN_M = 0.085
 MAX_KEPT_OBSERVATIONS = 8   # current observations kept for LOCALIZE / MOVE references
 ROTATION_TOL_DEG = 10.0     # ESPIRE A.4's angle tolerance
+# ESPIRE's trial budget per episode (its client's config.yaml: localizing_trials 3, moving_trials 5;
+# Algorithms 2 and 3 loop "for i = 1 to N"). A failed trial is one of them whatever it did: a MOVE
+# the arm cannot make at the point is answered as a failed trial, as ESPIRE's Figure 10 shows one
+# ("moved", not successful, the book still in hand for the next). The server holds the budget so
+# that no driver can turn refused moves into unlimited guesses.
+LOCALIZING_TRIALS = 3
+MOVING_TRIALS = 5
 
 
 @dataclasses.dataclass
@@ -93,6 +108,7 @@ class Episode:
             # look with the arm folded away, as the generator checked visibility (tasks.observable)
             self.world.pose_arm(STOW_Q)
             self.world.step(int(0.2 / self.world.model.opt.timestep))
+        self.criteria = espire_criteria(task)
         self.color_name, self.color_rgb = views.highlight_color(scene)
         self.marked = self._choose_marked()
         self.version = 0                  # bumped by every MOVE: older observations are stale
@@ -133,7 +149,7 @@ class Episode:
 
     def goal_met(self) -> bool:
         """ESPIRE's criteria on the world as it is, and the driver's rotation within tolerance."""
-        ok = check_task(self.task.to_dict(), self.world.export_scene(), self.initial).success
+        ok = check_task(self.criteria, self.world.export_scene(), self.initial).success
         return bool(ok) and self.rotation_ok is not False
 
     def _choose_marked(self) -> tuple[list[str], list]:
@@ -157,7 +173,9 @@ class Episode:
             # the arm holding the book stands in front of the shelf: mark a slot the camera sees
             obs = views.render(self.world, "world")
             seen = {r.id: round(_seen_fraction(obs, r), 1) for r in fits}
-            return [], [min(fits, key=lambda r: (-seen[r.id], rel.distance(r, scene.robot)))]
+            boxes = [min(fits, key=lambda r: (-seen[r.id], rel.distance(r, scene.robot)))]
+        if t.action != "pick" and boxes and boxes[0].kind == "slot":
+            return [], [placement_area(boxes[0])]
         return ids, boxes
 
     def _pose(self) -> str:
@@ -200,7 +218,10 @@ class Episode:
             self._views[view] = (self.version, obs, encoded)
         return obs, encoded
 
-    def localize(self, kept: Kept, row: int, col: int) -> dict:
+    def localize(self, kept: Kept, row: int, col: int, req_uid: str = "") -> dict:
+        if self.localize_attempts >= LOCALIZING_TRIALS:
+            raise proto.ProtocolError(proto.CONFLICT, f"all {LOCALIZING_TRIALS} localizing trials of this task are used "
+                                      "(ESPIRE's budget); send SKIP_LOCALIZATION or go on to MOVE", req_uid)
         self.localize_attempts += 1
         ids, boxes = self.goal()
         mask = views.goal_mask(kept.obs, ids, boxes)
@@ -217,10 +238,13 @@ class Episode:
         return {"goal_met": self.localization == "met", "post_state": {"localization": {"details": {
             "skipped": True, "attempts": self.localize_attempts, "state": self.localization}}}}
 
-    def move(self, kept: Kept, row: int, col: int, delta_deg: list) -> dict:
+    def move(self, kept: Kept, row: int, col: int, delta_deg: list, req_uid: str = "") -> dict:
         t0 = time.perf_counter()
         if self.goal_met():     # nothing left to do: the driver's loop may still send a MOVE
             act = Action("success", "none", "the goal is already met; END_TASK ends the task", 0.0)
+        elif self.moves >= MOVING_TRIALS:
+            raise proto.ProtocolError(proto.CONFLICT, f"all {MOVING_TRIALS} moving trials of this task are used "
+                                      "(ESPIRE's budget); send END_TASK", req_uid)
         else:
             p = views.pixel_point(kept.obs, row, col)
             seg = kept.obs.segmentation
@@ -238,6 +262,7 @@ class Episode:
                    "wrapped_robot_ee_ori": _r([q[3], q[0], q[1], q[2]]), "action": act.did,
                    "holding": self.world.held_object_id() is not None, "message": act.message,
                    "rotation_error_deg": None if act.rotation_error_deg is None else round(act.rotation_error_deg, 1)}
+        details["trial"], details["trials_left"] = self.moves, MOVING_TRIALS - self.moves
         return {"goal_met": self.goal_met(), "status": act.status,
                 "post_state": {"execution": {"details": details}, "env_state": self.env_state()}}
 
@@ -427,19 +452,30 @@ class Episode:
         return self._goal_distance(self.world.export_scene().get(held_id).center)
 
     def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now, pose: str):
-        slots = sorted(scene.regions, key=lambda r: rel.distance_to_point(r, p))
-        if not slots or rel.distance_to_point(slots[0], p) > RETREAT_RADIUS_M:
-            return None, "refocus", "no shelf slot at or near the point"
-        slot = slots[0]
-        status = "success" if rel.point_in_box(p, slot, 0.01) else "retreat"
+        """The book set down where the point is, as ESPIRE's end-effector goes to the clicked
+        point: in the slot the point lies in (SLOT_MARGIN_M: a point on its floor or back panel
+        counts), across the slot at the point's own position, shifted only as far as the book
+        and the opening fingers need to clear what already stands there. A point on the books,
+        bookends or ornaments in the slot, or beside every slot, sets nothing down."""
+        slot = next((r for r in scene.regions if rel.point_in_box(p, r, SLOT_MARGIN_M)), None)
+        if slot is None:
+            return None, "refocus", "the point is not inside a shelf slot"
+        lo, hi = free_span(slot)
+        if not lo - SLOT_MARGIN_M <= p[1] <= hi + SLOT_MARGIN_M:
+            return None, "refocus", "the point is on what already stands in the slot, not on its free part"
+        room = across_room(scene.get(held_id).size, pose)
+        if hi - lo < room:
+            return None, "refocus", f"the book does not fit {pose} into the free part of the slot at the point"
+        y = float(np.clip(p[1], lo + room / 2, hi - room / 2))
+        at = placement_area(slot, (y - room / 2, y + room / 2))
         # the slot and the pose are the driver's choice, right or wrong: the book only has to stand
         # (or lie) as the driver chose; the checker judges both afterwards
         pose_check = [{"type": "pose", "object": held_id, "pose": pose}]
-        plan = placement.plan_slot_place(scene, [slot], pose, pose_check, held_id, offset, T_now,
+        plan = placement.plan_slot_place(scene, [at], pose, pose_check, held_id, offset, T_now,
                                          self.adapter.reachable)
         if plan is None:
             return None, "refocus", f"no reachable way to put the book {pose} into the slot at the point"
-        return plan, status, ""
+        return plan, "success", ""
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
@@ -468,6 +504,46 @@ class Episode:
             if all(self.adapter.reachable(T) for T in poses):
                 return placement.PlacePlan(poses, T_book, f"table yaw {yaw}"), "success", ""
         return None, "refocus", "no reachable way to stand the book at the point"
+
+
+def espire_criteria(task: Task) -> dict:
+    """The task as ESPIRE scores it: a book put on the shelf must also stand as the words ask,
+    upright when they name no pose (ESPIRE's place prompt: "the book in your hand should be
+    placed in the vertical manner"; A.4: the tilt within 10 degrees of the expected one). The
+    generator names the pose only when the family is about it, so without this a book laid flat
+    in a right slot would count, and a driver turning the book at random would lose nothing."""
+    d = task.to_dict()
+    kinds = {c["type"] for c in d["check"]}
+    if "in_regions" in kinds and "pose" not in kinds:
+        book = next(c["object"] for c in d["check"] if c["type"] == "in_regions")
+        d["check"] = list(d["check"]) + [{"type": "pose", "object": book, "pose": "upright"}]
+    return d
+
+
+def free_span(slot: Region) -> tuple[float, float]:
+    """(lo, hi) world y of the part of a slot nothing stands in (the generator's `free_y`)."""
+    lo, hi = slot.extra.get("free_y", [slot.center[1] - slot.size[1] / 2, slot.center[1] + slot.size[1] / 2])
+    return float(lo), float(hi)
+
+
+def across_room(size, pose: str) -> float:
+    """Metres across a slot a held book of `size` (W, H, L) needs in `pose`, as the generator's
+    fit test measures it (tasks._fits): upright, its thickness and the opening fingers; flat,
+    its length (it slides in width first)."""
+    _, H, L = (float(v) for v in size)
+    return L + 0.04 if pose == "flat" else H + 0.07
+
+
+def placement_area(slot: Region, span: tuple[float, float] | None = None) -> Region:
+    """The part of a slot a book is set down in: the slot's whole depth and height over the
+    `span` across it (default its free span), as a slot region (the placement's input and what
+    the highlighted views mark: ESPIRE marks the placement area, not the slot's contents)."""
+    lo, hi = span if span is not None else free_span(slot)
+    area = dataclasses.replace(slot, center=np.array(slot.center, float), size=np.array(slot.size, float),
+                               extra=dict(slot.extra))
+    area.center[1], area.size[1] = (lo + hi) / 2, hi - lo
+    area.extra["free_y"] = [lo, hi]
+    return area
 
 
 def chosen_set_down(held, delta_deg) -> str:

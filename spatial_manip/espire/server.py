@@ -239,9 +239,9 @@ class EspireServer:
         h, w = kept.obs.depth_m.shape
         row, col = proto.pixel(req.content, req.uid, h, w)
         if req.type == "LOCALIZE":
-            return ep.localize(kept, row, col)
+            return ep.localize(kept, row, col, req.uid)
         delta = proto.rotation_delta(req.content, req.uid)
-        content = ep.move(kept, row, col, delta)
+        content = ep.move(kept, row, col, delta, req.uid)
         content["update_s"] = round(ep.update_s[-1], 4)
         self.stats.updates.append(ep.update_s[-1])
         return content

@@ -52,6 +52,7 @@ import numpy as np
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
+from spatial_manip.espire.episode import placement_area
 from spatial_manip.camera_model import CameraIntrinsics, project
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.transforms import apply, invert, quat_to_matrix
@@ -203,7 +204,9 @@ class StackPolicy:
         elif result.targets:
             for tid in result.targets:
                 slot = next((r for r in scene.regions if r.id == tid), None)
-                px = target_pixel(obs, box=slot) if slot is not None else target_pixel(obs, box=scene.get(tid), upper=True)
+                # a slot is clicked on its free part: the server sets the book down where the point is
+                px = (target_pixel(obs, box=placement_area(slot)) if slot is not None
+                      else target_pixel(obs, box=scene.get(tid), upper=True))
                 if px is not None:
                     out.alternatives.append((tid, px))
             out.target, out.pixel = out.alternatives[0] if out.alternatives else (result.targets[0], None)

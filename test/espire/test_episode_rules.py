@@ -15,11 +15,14 @@ import pytest
 from spatial_manip.espire import feasible
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
-from spatial_manip.espire.episode import ROTATION_TOL_DEG, Episode, _axis_offsets_deg
+from spatial_manip.espire.episode import (LOCALIZING_TRIALS, MOVING_TRIALS, ROTATION_TOL_DEG, Episode,
+                                          _axis_offsets_deg, across_room, free_span, placement_area)
 from spatial_manip.espire.server import EspireServer
+from spatial_manip.espire.stack_driver import target_pixel
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.sim import oracle
+from spatial_manip.sim.tasks import feasible_slots
 
 # MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -80,13 +83,12 @@ def _pixel_on(ep: Episode, uid: str, ids=(), boxes=()) -> tuple[int, int]:
     """A pixel of the kept observation `uid` on the given objects / boxes, the one nearest their
     middle (what a driver that knows the answer would click)."""
     obs = ep.kept[uid].obs
+    if boxes:       # a slot: where the camera sees into it, nearest its middle (as our stack clicks it)
+        px = target_pixel(obs, box=boxes[0])
+        p = views.pixel_point(obs, *px) if px is not None else None
+        assert p is not None and rel.point_in_box(p, boxes[0], 0.01), "the target is not in view"
+        return px
     mask = views.goal_mask(obs, list(ids), list(boxes))
-    if boxes:       # a slot: where the camera sees into it
-        rows, cols = np.nonzero(mask)
-        mask = np.zeros_like(mask)
-        for r, c in zip(rows, cols):
-            p = views.pixel_point(obs, r, c)
-            mask[r, c] = p is not None and any(rel.point_in_box(p, b, 0.0) for b in boxes)
     rows, cols = np.nonzero(mask)
     assert len(rows), "the target is not in view"
     k = int(np.argmin((rows - rows.mean()) ** 2 + (cols - cols.mean()) ** 2))
@@ -167,12 +169,14 @@ def test_a_right_pick_is_met_and_a_later_move_does_not_abort_the_episode(server,
 
 
 def _to_a_wrong_slot(s: Session, task, scene) -> dict:
-    """MOVE the held book at the wrong slots in view, nearest the robot first, until one takes
-    it (the generator keeps only place tasks with a wrong slot the book can go to); the reply."""
+    """MOVE the held book at the free part of the wrong slots in view it fits, nearest the robot
+    first, until one takes it (the generator keeps only place tasks with a wrong slot the book can
+    go to); the reply."""
     wrong = []
-    for slot in sorted((r for r in scene.regions if r.id not in task.answer), key=lambda r: rel.distance(r, scene.robot)):
-        try:
-            wrong.append(_pixel_on(s.episode, s.last_obs, boxes=[slot]))
+    fits = feasible_slots(scene, [r.id for r in scene.regions if r.id not in task.answer], "upright")
+    for slot in sorted(fits, key=lambda r: rel.distance(r, scene.robot)):
+        try:       # on its free part: a point on what stands in a slot sets nothing down
+            wrong.append(_pixel_on(s.episode, s.last_obs, boxes=[placement_area(slot)]))
         except AssertionError:
             continue
     r = None
@@ -282,3 +286,88 @@ def test_a_place_move_sets_the_book_down_in_the_pose_the_driver_chose(flat_item,
         _assert_no_goal_in(s.replies, task, scene)
     finally:
         server.close()
+
+
+def test_a_placed_book_stands_where_the_point_is_not_at_the_slots_free_middle(server, items):
+    """ESPIRE's end-effector goes to the clicked point: on the marked slot's free part, the book
+    is set down across the slot at the point (shifted only as far as it needs to clear what
+    stands there), upright as held: the task is met."""
+    task, scene = items["place"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    ep = s.episode
+    area = ep.marked[1][0]
+    obs = ep.kept[s.last_obs].obs
+    rows, cols = np.nonzero(views.goal_mask(obs, [], [area]))
+    pts = [(r, c, views.pixel_point(obs, r, c)) for r, c in zip(rows, cols)]
+    pts = [(r, c, p) for r, c, p in pts if p is not None and rel.point_in_box(p, area, 0.0)]
+    want = area.center[1] - 0.06          # 6 cm off the free part's middle (its far ends are out of reach)
+    row, col, p = min(pts, key=lambda t: abs(t[2][1] - want))
+    r = s.click("MOVE", (row, col))
+    assert r["goal_met"], r["post_state"]["execution"]["details"]
+    slot = next(g for g in scene.regions if g.id in task.answer and rel.point_in_box(p, g, 0.01))
+    lo, hi = free_span(slot)
+    room = across_room(scene.get(task.held).size, "upright")
+    book = ep.world.export_scene().get(task.held)
+    assert abs(book.center[1] - np.clip(p[1], lo + room / 2, hi - room / 2)) < 0.015, (book.center, p, lo, hi)
+    assert abs(book.center[1] - area.center[1]) > 0.04               # not the middle
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def test_a_point_on_what_stands_in_a_slot_or_off_every_slot_sets_nothing_down(server, items):
+    task, scene = items["place"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    ep = s.episode
+    obs = ep.kept[s.last_obs].obs
+    taken = [o for o in scene.objects if o.extra.get("in_region") and not o.held]
+    if not taken:
+        pytest.skip("no slot of this scene holds anything")
+    r = s.click("MOVE", _pixel_on(ep, s.last_obs, [taken[0].id]))
+    d = r["post_state"]["execution"]["details"]
+    assert d["action"] == "none" and d["holding"] and "free part" in d["message"], d
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    mask = np.zeros(obs.depth_m.shape, bool)
+    for g in scene.regions:
+        mask |= views.goal_mask(obs, [], [g])
+    off = np.argwhere(~mask & (obs.depth_m > 0))
+    r = s.click("MOVE", off[len(off) // 2])
+    d = r["post_state"]["execution"]["details"]
+    assert d["action"] == "none" and d["holding"] and not r["goal_met"], d
+    assert d["trial"] == 2 and d["trials_left"] == MOVING_TRIALS - 2        # refused moves are trials too
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def test_trials_beyond_espires_budget_are_refused_and_the_episode_still_ends(server, items):
+    task, scene = items["place"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=False)
+    for _ in range(LOCALIZING_TRIALS):
+        assert "goal_met" in s.click("LOCALIZE", (0, 0))
+    over = s.click("LOCALIZE", (0, 0))
+    assert over["code"] == proto.CONFLICT and "localizing trials" in over["info"]
+    for _ in range(MOVING_TRIALS):
+        s("GET_OBSERVATION", view="world", highlight_goal=True)
+        assert s.click("MOVE", (0, 0))["post_state"]["execution"]["details"]["action"] == "none"   # the sky
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    over = s.click("MOVE", (0, 0))
+    assert over["code"] == proto.CONFLICT and "END_TASK" in over["info"]
+    assert s("END_TASK")["post_state"]["execution"]["finish_goal"] is False
+
+
+def test_a_book_laid_flat_in_a_right_slot_fails_when_the_words_ask_no_pose(server, items):
+    """ESPIRE's place prompt: the book is placed 'in the vertical manner' unless the task says
+    otherwise; the generator names no pose for this task, ESPIRE's criteria still want upright."""
+    task, scene = items["place"]
+    assert not any(c["type"] == "pose" for c in task.check)
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    row, col = _pixel_on(s.episode, s.last_obs, boxes=s.episode.marked[1])
+    r = s("MOVE", reference_uid=s.last_obs, point={"row": row, "col": col},
+          rotation_delta=list(proto.SET_DOWN_DELTAS["flat"]))
+    assert not r["goal_met"], r["post_state"]["execution"]["details"]
+    assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
