@@ -114,6 +114,27 @@ def _skip_plane_draws(rng: np.random.Generator, n_points: int, sample_size: int 
     rng.integers(0, n_sub, size=(hypotheses, 3))
 
 
+class _SeenSpace:
+    """What the camera (at the origin) saw along each ray: a point is occluded when a scene point
+    lies on (nearly) its ray, nearer the camera by more than the range noise; a point no return
+    lies near in direction is unknown, counted occluded."""
+
+    def __init__(self, scene: np.ndarray, sigma_m: float, voxel_m: float = 0.006):
+        rng_ = np.linalg.norm(scene, axis=1)
+        ok = rng_ > 1e-6
+        self.range = rng_[ok]
+        self.tree = cKDTree(scene[ok] / self.range[:, None])
+        self.tol_m = max(2 * sigma_m, 0.005)
+        self.voxel_m = voxel_m
+
+    def occluded(self, points: np.ndarray) -> np.ndarray:
+        r = np.linalg.norm(points, axis=1)
+        angle = 1.5 * self.voxel_m / np.maximum(r, 1e-6)
+        hits = self.tree.query_ball_point(points / np.maximum(r, 1e-6)[:, None], angle)
+        return np.array([len(h) == 0 or bool(np.any(self.range[h] < ri - self.tol_m)) for h, ri in zip(hits, r)],
+                        bool)
+
+
 class AntipodalProposer:
     """Geometric grasp proposer; see the module docstring. Build with `make("grasp", "antipodal", ...)`."""
 
@@ -168,7 +189,8 @@ class AntipodalProposer:
         R, origins, seed_of = self._candidates(target, normals, up_vec, rng, dense_grasp)
         if len(R) == 0:
             return self._empty("every candidate approach came from below the support surface"), scene
-        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box)
+        seen = None if target_box is None else _SeenSpace(scene, sigma)
+        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen)
         if pass1 is None:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
                                "to spare each side and enough contact points (object too wide, too thin or too "
@@ -276,7 +298,7 @@ class AntipodalProposer:
         return q, valid, idx
 
     def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0, fit_margin_m: float | None = None,
-               box: ObjectBox | None = None):
+               box: ObjectBox | None = None, seen: "_SeenSpace | None" = None):
         """Pass 1 on the target; `sigma_m`, the sensor's range noise there, widens the contact band
         so that noise is not a thin contact (the edge-pinch test keeps flank_widen_m: see there).
         The object must fit the opening with `fit_margin_m` each side; `box` completes hidden far
@@ -310,7 +332,8 @@ class AntipodalProposer:
         ymax = np.where(inside, y, -np.inf).max(axis=1)
         seen_width = ymax - ymin
         margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
-        lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax)
+        lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax,
+                                                                                     seen)
         width = hi_end - lo_end
         # a width below min_object_width_m means one visible face and a hidden far side: unsafe
         ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * margin) & np.isfinite(x0) \
@@ -365,12 +388,13 @@ class AntipodalProposer:
             + 0.7 * (1 - (dist - dist.min()) / spread)
         return R, new_origins, width, antipodal, centring
 
-    def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax):
+    def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None):
         """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates
-        whose closing axis runs away from the camera (|closing . view| > hidden_side_cos): there the
-        far contact is on the object's hidden back, and the seen points end short of it (a bottle
-        seen from the front is half its diameter deep). Closing across the view, both contacts
-        are on the silhouette and seen: kept as measured."""
+        whose closing axis runs away from the camera (|closing . view| > hidden_side_cos) and whose
+        space just past the far end is hidden behind a seen surface: there the far contact is on
+        the object's hidden back, and the seen points end short of it (a bottle seen from the
+        front is half its diameter deep). Closing across the view, both contacts are on the
+        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured."""
         g = self.gripper
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
@@ -381,6 +405,10 @@ class AntipodalProposer:
         s_in, s_out = box.chords(centre, c)
         cv = np.einsum("ij,ij->i", c, _unit(centre))
         hidden = measured & np.isfinite(s_in) & (np.abs(cv) > self.config.hidden_side_cos)
+        if seen is not None and hidden.any():
+            far_end = np.where(cv > 0, ymax, ymin) + np.sign(cv) * 2 * self.config.voxel_m
+            probe = centre + c * (np.where(measured, far_end, 0.0) - np.where(measured, ymid, 0.0))[:, None]
+            hidden[hidden] = seen.occluded(probe[hidden])
         # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
         hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
         lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)

@@ -228,3 +228,19 @@ def test_a_wider_margin_refuses_an_object_that_only_just_fits():
 def test_config_refuses_a_negative_calibration_error():
     with pytest.raises(ValueError, match="calibration_m"):
         make("grasp", "antipodal", calibration_m=-0.001)
+
+
+def test_a_bowls_rim_is_not_completed_to_the_far_side_of_its_box(proposer):
+    """Past a thin wall the camera sees into the bowl (free space, not a hidden back): the rim
+    pinch keeps its measured width with the bowl's box given."""
+    from spatial_manip.grasping.base import ObjectBox
+    x, w, t, h = 0.5, 0.14, 0.006, 0.05
+    parts = [((x, 0.0, 0.003), (w, w, 0.006)),
+             ((x - w / 2 + t / 2, 0.0, h / 2), (t, w, h)), ((x + w / 2 - t / 2, 0.0, h / 2), (t, w, h)),
+             ((x, -w / 2 + t / 2, h / 2), (w - 2 * t, t, h)), ((x, w / 2 - t / 2, h / 2), (w - 2 * t, t, h))]
+    pts, lab, T, up = box_scene(parts)
+    T_cam = tf.invert(T)
+    box = ObjectBox(tf.apply(T_cam, np.array([[x, 0.0, h / 2]]))[0], np.array([w, w, h]), T_cam[:3, :3])
+    gg, _ = proposer.get_grasp(pts, None, target_mask=lab >= 1, up=up, target_box=box)
+    rims = [g for g in _in_base(gg, T) if g.width < 0.035]
+    assert len(rims) >= 3, _in_base(gg, T).widths
