@@ -5,8 +5,8 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
     server = ArmActionServer(node, arm, gripper, primitives)   # after arm.connect()
 
 - action `/spatial_manip/arm_motion` (ArmMotion): PICK / PLACE / HOME / WAYPOINTS through
-  `MotionPrimitives` (transits planned around the goal's `scene_json`, every command passing
-  the SafetyEnvelope first); feedback per phase; one
+  `MotionPrimitives` (transits planned around the goal's `scene` and `obstacle_cloud`, every
+  command passing the SafetyEnvelope first); feedback per phase; one
   goal at a time (others are rejected); cancel sets an Event that makes the primitives call
   `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions.
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
@@ -22,8 +22,8 @@ timer run while a goal executes.
 """
 from __future__ import annotations
 
+import math
 import threading
-import json
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
@@ -40,7 +40,7 @@ from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, Spa
 from spatial_manip.nodes import convert
 from spatial_manip.motion.arm_plans import scene_world
 from spatial_manip.motion.markers import motion_markers
-from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.scene import Scene
 from spatial_manip_interfaces.action import ArmMotion
 
 ACTION_NAME = "spatial_manip/arm_motion"
@@ -61,6 +61,34 @@ def gripper_width(value: float, max_width_m: float) -> float:
     if not (0.0 <= width <= max_width_m):
         raise InvalidGoalError(f"gripper_width must be within 0..{max_width_m} m, got {width}")
     return width
+
+
+def goal_scene(req, frame_id: str) -> Scene | None:
+    """The goal's scene to plan around, with its obstacle cloud where the motion planner reads
+    it (`extra["cloud"]`, motion.obstacle_map's form); None when the goal has no object, no
+    floor and no cloud. A malformed one is INVALID_GOAL, before the arm moves."""
+    cloud = req.obstacle_cloud
+    n_points = cloud.width * cloud.height
+    if not (req.scene.objects or req.scene.ground_known or n_points):
+        return None
+    for what, header in (("scene", req.scene.header), ("obstacle_cloud", cloud.header)):
+        if header.frame_id not in ("", frame_id):
+            raise InvalidGoalError(f"the goal's {what} must be in frame {frame_id!r}, got "
+                                   f"{header.frame_id!r}; transform it first")
+    for name in ("cloud_voxel_m", "cloud_clearance_m"):
+        value = float(getattr(req, name))
+        if not (math.isfinite(value) and value >= 0.0):
+            raise InvalidGoalError(f"{name} must be a finite length >= 0 m, got {value}")
+    try:
+        scene = convert.scene_from_msg(req.scene)
+        if n_points:
+            scene.extra["cloud"] = {"points": convert.cloud_to_points(cloud),
+                                    "clearance_m": float(req.cloud_clearance_m)}
+            if req.cloud_voxel_m > 0:     # else the planner's default
+                scene.extra["cloud"]["voxel_m"] = float(req.cloud_voxel_m)
+    except ValueError as e:      # SceneFormatError names the object and the key
+        raise InvalidGoalError(f"the goal's scene cannot be planned around: {e}") from e
+    return scene
 
 
 class ArmActionServer:
@@ -144,10 +172,11 @@ class ArmActionServer:
             wait_connected = getattr(self.arm, "wait_connected", None)
             if wait_connected is not None:  # a reconnect in progress: wait briefly, else say why not
                 wait_connected()
-            outcome = self._run(goal_handle.request, feedback, cancel)
+            scene = goal_scene(goal_handle.request, self.frame_id)
+            outcome = self._run(goal_handle.request, scene, feedback, cancel)
             result.success, result.object_held = True, bool(outcome.object_held)
             result.tcp_path = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in outcome.tcp_path]
-            self._publish_markers(goal_handle.request.scene_json, outcome.tcp_path)
+            self._publish_markers(scene, outcome.tcp_path)
             goal_handle.succeed()
         except CanceledError as e:
             result.error_code, result.message = ErrorCode.CANCELED.value, str(e)
@@ -171,10 +200,9 @@ class ArmActionServer:
             pass  # no pose from a disconnected arm: the error code already says why
         return result
 
-    def _run(self, req, feedback, cancel):
+    def _run(self, req, scene: Scene | None, feedback, cancel):
         p = self.primitives
-        common = dict(speed_scale=float(req.speed_scale), progress=feedback, cancel=cancel,
-                      scene=self._scene(req.scene_json))
+        common = dict(speed_scale=float(req.speed_scale), progress=feedback, cancel=cancel, scene=scene)
         if req.motion == ArmMotion.Goal.MOTION_HOME:
             return p.home(**common)
         if req.motion == ArmMotion.Goal.MOTION_WAYPOINTS:
@@ -196,27 +224,16 @@ class ArmActionServer:
             return p.place(T, approach_m=approach, retreat_m=lift, **common)
         raise InvalidGoalError(f"unknown motion {req.motion}; use MOTION_PICK=1, PLACE=2, HOME=3, WAYPOINTS=4")
 
-    def _publish_markers(self, scene_json: str, tcp_path) -> None:
+    def _publish_markers(self, scene: Scene | None, tcp_path) -> None:
         """What the motion was planned around and the TCP's planned way (drawing must never fail
-        the goal: a bad scene was refused before the motion anyway)."""
+        the goal)."""
         try:
             header = PoseStamped().header
             header.frame_id, header.stamp = self.frame_id, self._stamp()
-            world = scene_world(self._scene(scene_json))
+            world = scene_world(scene)
             self.marker_pub.publish(motion_markers(world, np.asarray(tcp_path, float), header, ns="arm_motion"))
         except Exception as e:  # noqa: BLE001
             self.node.get_logger().warning(f"arm motion markers not published: {type(e).__name__}: {e}")
-
-    @staticmethod
-    def _scene(text: str):
-        """The goal's scene to plan around (None when empty); a malformed one is INVALID_GOAL."""
-        if not text:
-            return None
-
-        try:
-            return Scene.from_dict(json.loads(text))
-        except (json.JSONDecodeError, SceneFormatError, TypeError, ValueError, KeyError) as e:
-            raise InvalidGoalError(f"scene_json is not a spatial_manip scene: {e}") from e
 
     @staticmethod
     def _matrix(pose) -> np.ndarray:

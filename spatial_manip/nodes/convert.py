@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 from geometry_msgs.msg import Point, Pose, PoseStamped, Quaternion, Vector3
-from sensor_msgs.msg import JointState, PointCloud2
+from sensor_msgs.msg import JointState, PointCloud2, PointField
 
 from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip import transforms as tf
 from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.transforms import make_transform
-from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.scene import Scene
 
 
 def pose_msg_from_matrix(T: np.ndarray) -> Pose:
@@ -114,10 +114,10 @@ def seconds_to_stamp(t: float):
 
 
 def scene_to_msg(scene, frame_id: str = "base", stamp=None):
-    """core Scene -> spatial_manip_interfaces/Scene (what the grasp node and RViz read)."""
-    from spatial_manip_interfaces.msg import DetectedObject, PlacementRegion
-    from spatial_manip_interfaces.msg import Scene as SceneMsg
-
+    """core Scene -> spatial_manip_interfaces/Scene: what the grasp node, the arm server and RViz
+    read. Carries what a motion plans around too: fixtures' part boxes, a held object's grasp,
+    supports, slots and the floor (scene_from_msg reads them back)."""
+    from spatial_manip_interfaces.msg import PlacementRegion, Scene as SceneMsg
 
     msg = SceneMsg()
     msg.header.frame_id = frame_id
@@ -125,16 +125,29 @@ def scene_to_msg(scene, frame_id: str = "base", stamp=None):
         msg.header.stamp = stamp
     for vp, field_name in ((scene.viewer, "viewer"), (scene.robot, "robot")):
         setattr(msg, field_name, pose_msg_from_matrix(make_transform(_look_rotation(vp.forward), vp.position)))
-    for o in scene.objects:
-        msg.objects.append(DetectedObject(
-            id=o.id, label=o.label, category=o.category, pose=pose_msg_from_matrix(make_transform(o.rotation, o.center)),
-            size=vector3(o.size), score=float(o.extra.get("score", 1.0)), oriented=bool(o.oriented),
-            size_class=o.size_class or "", held=bool(o.held)))
+    msg.objects = [_object_to_msg(o) for o in scene.objects]
     for r in scene.regions:
         msg.regions.append(PlacementRegion(
             id=r.id, kind=r.kind, row=int(r.row), col=int(r.col),
             pose=pose_msg_from_matrix(make_transform(r.rotation, r.center)), size=vector3(r.size),
             occupancy=float(r.occupancy)))
+    if "ground_z" in scene.extra:
+        msg.ground_known, msg.ground_z = True, float(scene.extra["ground_z"])
+    return msg
+
+
+def _object_to_msg(o):
+    from spatial_manip_interfaces.msg import Box, DetectedObject
+
+    msg = DetectedObject(
+        id=o.id, label=o.label, category=o.category, pose=pose_msg_from_matrix(make_transform(o.rotation, o.center)),
+        size=vector3(o.size), score=float(o.extra.get("score", 1.0)), oriented=bool(o.oriented),
+        size_class=o.size_class or "", held=bool(o.held), supports=str(o.extra.get("supports") or ""),
+        in_region=str(o.extra.get("in_region") or ""))
+    msg.parts = [Box(pose=pose_msg_from_matrix(make_transform(p.get("rotation", np.eye(3)), p["center"])),
+                     size=vector3(p["size"])) for p in o.extra.get("parts") or []]
+    if "T_object_tcp" in o.extra:
+        msg.grasp_known, msg.tcp_in_object = True, pose_msg_from_matrix(np.asarray(o.extra["T_object_tcp"], float))
     return msg
 
 
@@ -160,19 +173,56 @@ def cloud_to_points(msg: PointCloud2) -> np.ndarray:
     return np.stack([raw["x"], raw["y"], raw["z"]], axis=1).astype(np.float64)
 
 
+def points_to_cloud(points, frame_id: str, stamp=None) -> PointCloud2:
+    """(N, 3) points -> an unorganised PointCloud2 of float32 x, y, z (what RViz shows)."""
+    pts = np.ascontiguousarray(np.asarray(points, float).reshape(-1, 3), dtype="<f4")
+    msg = PointCloud2(height=1, width=len(pts), point_step=12, row_step=12 * len(pts), is_bigendian=False,
+                      is_dense=bool(np.all(np.isfinite(pts))), data=pts.tobytes(),
+                      fields=[PointField(name=k, offset=4 * i, datatype=PointField.FLOAT32, count=1)
+                              for i, k in enumerate("xyz")])
+    msg.header.frame_id = frame_id
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
+
+
 def scene_from_msg(msg) -> Scene:
-    """spatial_manip_interfaces/Scene -> core Scene (boxes, ids, categories, held flags): what the
-    motion check builds its collision world from."""
+    """spatial_manip_interfaces/Scene -> core Scene, checked as a scene file is
+    (`Scene.from_dict`: SceneFormatError naming the object; a bad pose is a ValueError)."""
     def viewpoint(pose):
         T = matrix_from_pose_msg(pose)
-        return Viewpoint(T[:3, 3], T[:3, 0])
+        return {"position": T[:3, 3], "forward": T[:3, 0]}
 
-    objects = []
-    for o in msg.objects:
-        T = matrix_from_pose_msg(o.pose)
-        objects.append(SceneObject(o.id, o.label, o.category, T[:3, 3], [o.size.x, o.size.y, o.size.z], T[:3, :3],
-                                   oriented=bool(o.oriented), size_class=o.size_class or None, held=bool(o.held)))
-    return Scene(viewer=viewpoint(msg.viewer), robot=viewpoint(msg.robot), objects=objects)
+    scene = {"viewer": viewpoint(msg.viewer), "robot": viewpoint(msg.robot),
+             "objects": [_object_dict(o) for o in msg.objects], "regions": [_region_dict(r) for r in msg.regions]}
+    if msg.ground_known:
+        scene["ground_z"] = float(msg.ground_z)
+    return Scene.from_dict(scene)
+
+
+def _box_dict(pose, size) -> dict:
+    T = matrix_from_pose_msg(pose)
+    return {"center": T[:3, 3].tolist(), "size": [size.x, size.y, size.z], "rotation": T[:3, :3].tolist()}
+
+
+def _object_dict(o) -> dict:
+    d = {"id": o.id, "label": o.label, "category": o.category, **_box_dict(o.pose, o.size),
+         "oriented": bool(o.oriented), "held": bool(o.held)}
+    if o.size_class:
+        d["size_class"] = o.size_class
+    if o.parts:
+        d["parts"] = [_box_dict(p.pose, p.size) for p in o.parts]
+    for key in ("supports", "in_region"):
+        if getattr(o, key):
+            d[key] = getattr(o, key)
+    if o.grasp_known:
+        d["T_object_tcp"] = matrix_from_pose_msg(o.tcp_in_object).tolist()
+    return d
+
+
+def _region_dict(r) -> dict:
+    return {"id": r.id, "kind": r.kind, "row": int(r.row), "col": int(r.col), **_box_dict(r.pose, r.size),
+            "occupancy": float(r.occupancy)}
 
 
 def joints_from_msg(msg: JointState):

@@ -30,7 +30,8 @@ from spatial_manip.errors import (ArmLostError, CanceledError, ErrorCode, Motion
                                   SpatialManipError, StageTimeoutError)
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.nodes.convert import (camera_info_to_intrinsics, image_to_array, joints_from_msg,
-                                         matrix_from_pose_msg, pose_stamped, scene_to_msg, stamp_to_seconds)
+                                         matrix_from_pose_msg, points_to_cloud, pose_stamped, scene_to_msg,
+                                         stamp_to_seconds)
 from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.futures import wait_future
 from spatial_manip.nodes.runner import ActionClient
@@ -186,10 +187,13 @@ class PlannerPorts:
     def publish_scene(self, scene: Scene) -> None:
         self.scene_pub.publish(scene_to_msg(scene, "base", self.node.get_clock().now().to_msg()))
 
-    def observe(self, cancel: threading.Event) -> RGBDObservation:
+    def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation:
+        """`arrived_after_s`: a frame that arrived since this (monotonic) shows the table as it is
+        now (None: only one that arrives after the question does)."""
         timeout = float(self.p["observation_timeout_s"])
         since_s = self._workspace_since_stamp_s
-        obs, refused_stamp_s = frame_of_workspace(self.buffer, since_s, timeout_s=timeout, cancel=cancel)
+        obs, refused_stamp_s = frame_of_workspace(self.buffer, since_s, timeout_s=timeout, cancel=cancel,
+                                                  arrived_after_s=arrived_after_s)
         if obs is None:
             if cancel.is_set():
                 raise CanceledError("the goal was canceled while waiting for the camera")
@@ -341,21 +345,35 @@ def _arm_goal(request: MotionRequest) -> ArmMotion.Goal:
         d = request.approach_direction
         goal.approach_direction = Vector3(x=float(d[0]), y=float(d[1]), z=float(d[2]))
     if request.scene is not None:
-        goal.scene_json = json.dumps(request.scene.to_dict())
+        _put_scene(goal, request.scene)
     goal.target_id = request.target_id
     return goal
 
 
+def _put_scene(goal: ArmMotion.Goal, scene: Scene) -> None:
+    """The scene the motion plans around as the goal's typed fields: the boxes as a Scene message,
+    the obstacle map the agent keeps in `extra["cloud"]` (motion.obstacle_map) as a PointCloud2."""
+    cloud = scene.extra.get("cloud")
+    goal.scene = scene_to_msg(scene, "base")
+    if cloud:
+        goal.obstacle_cloud = points_to_cloud(np.asarray(cloud["points"], float).reshape(-1, 3), "base")
+        goal.cloud_voxel_m = float(cloud.get("voxel_m", 0.0))
+        goal.cloud_clearance_m = float(cloud.get("clearance_m", 0.0))
+
+
 def frame_of_workspace(buffer: ObservationBuffer, since_stamp_s: float, *, timeout_s: float,
-                       cancel: threading.Event) -> tuple[RGBDObservation | None, float | None]:
-    """A frame that arrives after the question and was stamped at or after `since_stamp_s` (when
-    the workspace in use came), or None after `timeout_s`; with the stamp of the last frame refused
-    as older (None: none was). Arrival alone is not enough: one already queued may show the world
-    before a reset or an arm motion that has just finished (one camera period of latency), and a
-    frame of the old scene still queued in the subscription (images keep 2) can arrive after the
-    reset's acknowledgement. A frame stamped 0 (a driver that stamps none) cannot be told apart."""
+                       cancel: threading.Event, arrived_after_s: float | None = None
+                       ) -> tuple[RGBDObservation | None, float | None]:
+    """A frame that arrives after the question (or after `arrived_after_s`, monotonic: the caller
+    knows nothing moved since, so the newest frame already there serves at once) and was stamped
+    at or after `since_stamp_s` (when the workspace in use came), or None after `timeout_s`; with
+    the stamp of the last frame refused as older (None: none was). Arrival alone is not enough: one
+    already queued may show the world before a reset or an arm motion that has just finished (one
+    camera period of latency), and a frame of the old scene still queued in the subscription
+    (images keep 2) can arrive after the reset's acknowledgement. A frame stamped 0 (a driver that
+    stamps none) cannot be told apart."""
     deadline, refused = time.monotonic() + timeout_s, None
-    asked = time.monotonic()
+    asked = time.monotonic() if arrived_after_s is None else min(arrived_after_s, time.monotonic())
     while (left := deadline - time.monotonic()) > 0:
         obs = buffer.wait_pair(timeout_s=left, newer_than_s=asked, now=time.monotonic, cancel=cancel)
         if obs is None or obs.stamp_s <= 0 or obs.stamp_s >= since_stamp_s:
