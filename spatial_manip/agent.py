@@ -134,7 +134,8 @@ class MotionResult:
 class Ports(Protocol):
     """The agent's I/O. Each may raise a SpatialManipError (CanceledError, StageTimeoutError, ...)."""
 
-    def observe(self, cancel: threading.Event) -> RGBDObservation: ...
+    # a frame that arrived since `arrived_after_s` (monotonic) may serve; None: one after the question
+    def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation: ...
     def workspace(self) -> tuple[Scene | None, SegmentationHints | None]: ...   # the latest description
     def publish_scene(self, scene: Scene) -> None: ...       # what grasp proposal and viewers see
     def propose_grasps(self, target_id: str, max_grasps: int) -> GraspGroup: ...   # base frame, best first
@@ -233,8 +234,10 @@ class Agent:
         self.ports.stop_motion()
 
     # --- perceive -----------------------------------------------------------------------------
-    def observe(self, cancel: threading.Event) -> RGBDObservation:
-        return self.ports.observe(cancel)
+    def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation:
+        if arrived_after_s is None:         # ports that never serve an earlier frame need not know the argument
+            return self.ports.observe(cancel)
+        return self.ports.observe(cancel, arrived_after_s=arrived_after_s)
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides

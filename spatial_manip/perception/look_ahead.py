@@ -30,6 +30,10 @@ EXPOSURE_MARGIN_S = 0.25
 # as the world changes (a sim reset right after a goal) would be stale, and a goal that comes
 # while it runs waits for it (the segmenter runs one look at a time) and then looks again
 IDLE_SETTLE_S = 2.0
+# a goal's look may take a frame that arrived up to this long before it asked, when the arm stood
+# still since (EXPOSURE_MARGIN_S before that frame): the newest frame already there shows the table
+# as it is, and waiting for the next one cost a camera period (0.2-1.4 s under load, issue 42)
+EARLIEST_FRAME_S = 1.0
 POLL_S = 0.05               # how often the idle loop watches the joints and the workspace
 
 
@@ -77,7 +81,8 @@ class GoalLook:
 
 
 class LookStages(Protocol):
-    def observe(self, cancel: threading.Event) -> RGBDObservation: ...
+    # a frame that arrived since `arrived_after_s` (monotonic) may serve; None: one after the question
+    def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation: ...
     def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived: ...   # the words, if asked for
 
 
@@ -151,7 +156,7 @@ class LookAhead:
             why = self.stale_because(latest, words, at_s=arrived)
             if why is None:
                 return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh", waited)
-            look = self._take(cancel, words)
+            look = self._take(cancel, words, early=True)     # a goal waits for it: a frame already there will do
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited)
 
     def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
@@ -176,15 +181,32 @@ class LookAhead:
             return "the arm moved since (or just before) the last look"
         return None
 
-    def _take(self, cancel: threading.Event, instruction: str = "") -> Look:
-        """Observe a frame asked for now and perceive it (for `instruction`'s words, if given);
-        the caller holds the lock."""
-        asked, workspace = self._clock(), self._workspace()
-        obs = self.stages.observe(cancel)
+    def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False) -> Look:
+        """Observe a frame asked for now (`early`: one already there when nothing moved since it
+        came, `_earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
+        holds the lock. An early look counts as asked for at the earliest arrival allowed, so its age
+        is never understated."""
+        started, workspace = self._clock(), self._workspace()
+        earliest = self._earliest_frame_s() if early else None
+        if earliest is None:
+            obs = self.stages.observe(cancel)
+        else:
+            obs = self.stages.observe(cancel, arrived_after_s=earliest)
         seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
-        look = Look(seen, asked, self._clock() - asked, workspace, instruction)
+        look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction)
         self._latest = look
         return look
+
+    def _earliest_frame_s(self) -> float | None:
+        """How early a frame may have arrived and still show the table as it is now: EXPOSURE_MARGIN_S
+        after the arm last moved, at most EARLIEST_FRAME_S before now; None (only a frame that arrives
+        after the question) while the arm's motion is not known. A new workspace (a reset) is the
+        ports' to judge, by the frames' stamps (planner_ports.frame_of_workspace)."""
+        self.arm.poll()
+        if not self.arm.known or self.arm.moved_at_s is None:
+            return None
+        now = self._clock()
+        return min(now, max(self.arm.moved_at_s + EXPOSURE_MARGIN_S, now - EARLIEST_FRAME_S))
 
     # --- while idle ------------------------------------------------------------------------------
     def idle_look(self, cancel: threading.Event) -> Look | None:

@@ -69,3 +69,24 @@ def test_a_file_workspace_and_an_unstamped_camera_take_the_first_frame_after_the
         obs, refused = frame_of_workspace(buf, since_s, timeout_s=10.0, cancel=threading.Event())
         sender.join()
         assert obs is not None and obs.stamp_s == stamp_s and refused is None
+
+
+def test_a_frame_already_there_serves_at_once_when_nothing_moved_since_it_came_but_never_an_old_scenes():
+    """arrived_after_s (issue 42): the caller knows the arm stood still since, so the newest frame
+    already in the buffer is the answer, without a camera period's wait; the workspace's stamp
+    rule still holds for it."""
+    buf = _buffer()
+    before = time.monotonic()
+    _frame(buf, WORKSPACE_CAME_S + 0.5)
+    t0 = time.monotonic()
+    obs, refused = frame_of_workspace(buf, WORKSPACE_CAME_S, timeout_s=10.0, cancel=threading.Event(),
+                                      arrived_after_s=before)
+    assert obs is not None and obs.stamp_s == WORKSPACE_CAME_S + 0.5 and refused is None
+    assert time.monotonic() - t0 < 1.0                 # no wait for another frame (margin for a loaded machine)
+    old = _buffer()
+    _frame(old, WORKSPACE_CAME_S - 0.5)                # the old scene's, already there
+    sender = _send_later(old, (0.3, WORKSPACE_CAME_S + 0.2))
+    obs, refused = frame_of_workspace(old, WORKSPACE_CAME_S, timeout_s=10.0, cancel=threading.Event(),
+                                      arrived_after_s=before)
+    sender.join()
+    assert obs is not None and obs.stamp_s == WORKSPACE_CAME_S + 0.2 and refused == WORKSPACE_CAME_S - 0.5

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError, NoObservationError
-from spatial_manip.perception.look_ahead import EXPOSURE_MARGIN_S, IDLE_SETTLE_S, LookAhead, LookAheadConfig
+from spatial_manip.perception.look_ahead import (EARLIEST_FRAME_S, EXPOSURE_MARGIN_S, IDLE_SETTLE_S, LookAhead,
+                                                 LookAheadConfig)
 
 HOME = np.zeros(6)
 
@@ -27,8 +28,10 @@ class CountedStages:
 
     def __init__(self, clock: Clock, perceive_s: float = 0.5):
         self.clock, self.perceive_s, self.looks = clock, perceive_s, 0
+        self.arrived_after: list = []       # each observe's earliest arrival allowed (None: after the question)
 
-    def observe(self, cancel):
+    def observe(self, cancel, arrived_after_s=None):
+        self.arrived_after.append(arrived_after_s)
         return f"frame {self.looks + 1}"
 
     def perceive(self, obs):
@@ -56,8 +59,10 @@ def test_a_fresh_look_is_reused_with_its_age(cell):
     clock.t += 1.0
     again = looks.for_goal(threading.Event())
     assert again.reused and again.seen == first.seen and stages.looks == 1
-    assert again.age_s == pytest.approx(1.5)          # from when the frame was asked for
-    assert again.trace_fields() == {"reused": True, "age_s": 1.5, "reason": "fresh", "waited_s": 0.0}
+    # from the earliest the frame may have arrived: the arm stood still, so one up to
+    # EARLIEST_FRAME_S before the question served
+    assert again.age_s == pytest.approx(EARLIEST_FRAME_S + 1.5)
+    assert again.trace_fields() == {"reused": True, "age_s": EARLIEST_FRAME_S + 1.5, "reason": "fresh", "waited_s": 0.0}
 
 
 def test_an_old_look_is_taken_again(cell):
@@ -65,7 +70,7 @@ def test_an_old_look_is_taken_again(cell):
     looks.for_goal(threading.Event())
     clock.t += 3.0
     goal = looks.for_goal(threading.Event())
-    assert not goal.reused and stages.looks == 2 and "3.50 s old when the goal came (limit 3 s)" in goal.reason
+    assert not goal.reused and stages.looks == 2 and "4.50 s old when the goal came (limit 3 s)" in goal.reason
 
 
 def test_an_arm_motion_since_the_look_makes_it_stale_even_if_the_arm_came_back(cell):
@@ -213,7 +218,7 @@ def test_the_idle_loop_warns_once_per_kind_of_failure_and_keeps_going():
     calls, warnings, stop = [], [], threading.Event()
 
     class FailingStages(CountedStages):
-        def observe(self, cancel):
+        def observe(self, cancel, arrived_after_s=None):
             calls.append(1)
             if len(calls) >= 3:
                 stop.set()
@@ -242,3 +247,33 @@ def test_homing_runs_before_the_judgement_and_a_motion_it_makes_stales_the_look(
         state["q"] = HOME + 0.5             # the arm went home from elsewhere
     goal = looks.for_goal(threading.Event(), prepare=home)
     assert not goal.reused and "arm moved" in goal.reason and stages.looks == 2
+
+
+def test_a_goal_takes_a_frame_already_there_when_the_arm_stood_still_since_it_came(cell):
+    """Issue 42: waiting for the next frame cost a camera period (0.2-1.4 s under load). A goal's
+    look may take one that arrived since EXPOSURE_MARGIN_S after the arm last moved, at most
+    EARLIEST_FRAME_S before the question; idle looks and a look right after a motion ask anew."""
+    clock, state, stages, looks = cell
+    asked = clock.t
+    looks.for_goal(threading.Event())
+    assert stages.arrived_after == [pytest.approx(asked - EARLIEST_FRAME_S)]
+    state["q"] = HOME + 0.01                           # the arm moves ...
+    looks.arm.poll()
+    moved = clock.t
+    clock.t += 0.5                                     # ... and has stood still for 0.5 s
+    looks.for_goal(threading.Event())
+    assert stages.arrived_after[-1] == pytest.approx(moved + EXPOSURE_MARGIN_S)
+    state["q"] = HOME.copy()
+    looks.arm.poll()
+    clock.t += EXPOSURE_MARGIN_S / 2                   # it moved just now: only a frame after the question
+    looks.for_goal(threading.Event())
+    assert stages.arrived_after[-1] == pytest.approx(clock.t - stages.perceive_s)
+    clock.t += 10.0
+    assert looks.idle_look(threading.Event()) is not None and stages.arrived_after[-1] is None
+
+
+def test_without_the_arms_joints_a_goal_asks_for_a_frame_after_the_question():
+    clock = Clock()
+    stages = CountedStages(clock)
+    LookAhead(stages, LookAheadConfig(max_age_s=3.0), clock=clock).for_goal(threading.Event())
+    assert stages.arrived_after == [None]
