@@ -118,21 +118,21 @@ def _brown_inverse(xy_target: np.ndarray, d, iterations: int = 20) -> np.ndarray
 
 def undistort_normalized(xy_distorted: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
     """Ideal normalised coordinates (x/z, y/z) of distorted normalised coordinates."""
-    xy = np.asarray(xy_distorted, float).reshape(-1, 2)
-    if not intr.has_distortion:
-        return xy
-    if intr.distortion_model == "inverse_brown_conrady":
-        return _brown(xy, intr.distortion)
-    return _brown_inverse(xy, intr.distortion)
+    return _through_distortion(xy_distorted, intr, distort=False)
 
 
 def distort_normalized(xy_ideal: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
-    xy = np.asarray(xy_ideal, float).reshape(-1, 2)
+    return _through_distortion(xy_ideal, intr, distort=True)
+
+
+def _through_distortion(xy, intr: CameraIntrinsics, *, distort: bool) -> np.ndarray:
+    """Brown's formula distorts plumb_bob coordinates; librealsense's inverse_brown_conrady model
+    is the other way round (its formula undistorts), so each direction is the other's inverse."""
+    xy = np.asarray(xy, float).reshape(-1, 2)
     if not intr.has_distortion:
         return xy
-    if intr.distortion_model == "inverse_brown_conrady":
-        return _brown_inverse(xy, intr.distortion)
-    return _brown(xy, intr.distortion)
+    formula_distorts = intr.distortion_model != "inverse_brown_conrady"
+    return _brown(xy, intr.distortion) if distort == formula_distorts else _brown_inverse(xy, intr.distortion)
 
 
 def undistort_points(pixels: np.ndarray, intr: CameraIntrinsics) -> np.ndarray:
