@@ -33,6 +33,9 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from spatial_manip.paths import resolve_config
+from spatial_manip.perception.attributes import colour_names
+
 # Words of a model's file name -> its category (first match wins, whole words only). A folder whose names match none of these gets category "object".
 CATEGORY_WORDS: tuple = (
     ("mug", "mug"), ("cup", "mug"), ("bowl", "bowl"), ("ramekin", "bowl"), ("plate", "plate"),
@@ -169,8 +172,6 @@ def measure(xml: str | Path) -> ObjectModel:
     decodes the textures (up to 4096 px square) and renders the object (~3 s), so results are
     looked up first in the shipped measurements (config/objects/libero_models.json) and the user's
     cache (~/.cache/spatial_manip), keyed by the files' content (_cache_key)."""
-    from spatial_manip.paths import resolve_config
-
     xml = Path(xml).resolve()
     key = _cache_key(xml)
     cache = _cache_path()
@@ -194,8 +195,6 @@ def measure(xml: str | Path) -> ObjectModel:
 def ship_measurements() -> Path:
     """Write the objects suite's LIBERO models' measurements to config/ (run after changing
     measure() or EVERYDAY_MODELS: python -m spatial_manip.sim.object_sets)."""
-    from spatial_manip.paths import resolve_config
-
     root = libero_root()
     if root is None:
         raise ObjectSetError("install requirements-bench.txt's LIBERO-PRO wheels first")
@@ -253,9 +252,9 @@ def seen_colours(model: ObjectModel) -> tuple:
     pixels (the simulator's own segmentation) in the enrollment cell's image, standing alone on
     the table, clean sensing. A texture's raw mean is not what the camera sees: the scene's lights,
     shading and reflections turn a white porcelain mug gray and a pure blue bottle purple."""
-    from spatial_manip.perception.attributes import colour_names
-    from spatial_manip.sim.library import everyday_enrollment_scene
+    # sim/library imports this module at its top, and so does sim/world, which capture_cell imports
     from spatial_manip.sim.capture_cell import render_cell
+    from spatial_manip.sim.library import everyday_enrollment_scene
 
     scene, obj = everyday_enrollment_scene(model)
     obs = render_cell(scene, depth_noise=False)

@@ -108,7 +108,6 @@ LATE_IMPORTS_LEFT = {
     "bench/demo.py", "bench/latency.py",
     "espire/feasible.py", "espire/stack_driver.py", "espire/views.py",
     "perception/box.py", "perception/catalogue_fit.py",
-    "sim/object_sets.py",
 }
 
 
