@@ -294,11 +294,16 @@ def book_tilt_deg(obj: SceneObject) -> float:
     return 90.0 - math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
 
 
-def has_tilt(obj: SceneObject, stated_deg: float) -> bool:
-    """'tilted about N degrees': a book's tilt from upright (any other object's tilt from its
-    own up) within TILT_TOL_DEG of the stated angle."""
-    tilt = book_tilt_deg(obj) if obj.category == "book" else tilt_deg(obj)
-    return abs(tilt - float(stated_deg)) <= TILT_TOL_DEG
+def object_tilt_deg(obj: SceneObject) -> float:
+    """The tilt 'tilted N degrees' speaks of: a book's from upright, any other object's from its
+    own up."""
+    return book_tilt_deg(obj) if obj.category == "book" else tilt_deg(obj)
+
+
+def has_tilt(obj: SceneObject, stated_deg: float, slack_deg: float = 0.0) -> bool:
+    """'tilted about N degrees': the object's tilt (`object_tilt_deg`) within TILT_TOL_DEG of the
+    stated angle (widened by `slack_deg`: a perceived tilt's error, not the definition)."""
+    return abs(object_tilt_deg(obj) - float(stated_deg)) <= TILT_TOL_DEG + slack_deg
 
 
 # --- placement poses --------------------------------------------------------------------------

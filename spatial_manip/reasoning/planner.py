@@ -16,8 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
 from spatial_manip.registry import make, register_role
-from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PlacePose, ProgramResult,
-                                             assume_visible_fronts, execute)
+from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_TILT_SLACK_DEG, PlacePose,
+                                             ProgramResult, assume_visible_fronts, execute)
 from spatial_manip.scene import Scene
 from spatial_manip.task_kinds import PLANNER_TASK_KINDS
 from spatial_manip.reasoning import compound
@@ -165,7 +165,8 @@ class ProgramPlanner:
             program_text = str(parsed.program)
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
-            res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
+            res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
+                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
             if parsed.reference:
                 # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS

@@ -36,7 +36,7 @@ from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.tools import TOOLS as RGBD_TOOLS, ToolContext
 from spatial_manip.program_text import Node, Sym, parse_program
-from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, execute
+from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_TILT_SLACK_DEG, execute
 
 REFERENCE_IDS = ("viewer", "robot")
 _STOP = {"the", "a", "an", "of", "on", "in", "to", "and", "object", "objects", "all", "any", "every"}
@@ -320,7 +320,8 @@ class ToolSet:
             raise ToolCallError(f"the program names {unknown}, which are not in the scene; ids: "
                                 f"{', '.join(self.known_ids())}")
         try:
-            res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG)
+            res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
+                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
         except TargetNotFoundError as e:
             return {"program": str(tree), "targets": [], "note": str(e)}
         return {"program": str(tree), "action": res.action, "targets": res.targets,

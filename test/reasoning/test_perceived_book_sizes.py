@@ -111,3 +111,45 @@ def test_a_book_seen_in_part_is_classed_by_what_was_measured_not_by_its_catalogu
     # the only class that can hold a measured part is its class
     thick = _detection("b", [0.4, 0.0, 0.1], [0.1, 0.1, 0.1], edge, measured_box={"size": [0.2, 0.15, 0.044]})
     assert perceived_book_class(thick, CAMERA) == "large"
+
+
+def _seen(id, center, size, R, size_class) -> SceneObject:
+    return SceneObject(id, "book", "book", center, size, np.asarray(R, float), size_class=size_class)
+
+
+def _leaning(id, center, size, tilt_deg, size_class=None) -> SceneObject:
+    """A book box leaning `tilt_deg` from upright about its width axis (x)."""
+    a = np.radians(tilt_deg)
+    return _seen(id, center, size, [[1.0, 0.0, 0.0], [0.0, np.cos(a), -np.sin(a)], [0.0, np.sin(a), np.cos(a)]],
+                 size_class)
+
+
+def test_a_perceived_tilt_just_outside_its_band_is_taken_only_when_none_is_inside():
+    """pick-52-00010, 'grab a book leaning roughly 45 degrees': the small book leaning 47.5 degrees
+    on its wedge was perceived at 55 (a wedge hides its foot), outside 'about 45' (+-10 degrees),
+    the others upright or flat: TARGET_NOT_FOUND. On a perceived scene the nearest within a
+    measured tilt's error is taken; the generator and checker keep the band."""
+    from spatial_manip.errors import TargetNotFoundError
+    from spatial_manip.reasoning.program import PERCEIVED_TILT_SLACK_DEG, execute
+
+    flat = [[-0.998, -0.0639, 0.0], [0.0639, -0.998, 0.0], [0.0, 0.0, 1.0]]
+    scene = Scene(VIEWER, ROBOT, [      # the episode's perceived books, as traced (5-degree tilt steps)
+        _seen("book_pink_small", [0.5011, 0.3328, 0.0806], [0.1808, 0.1153, 0.0234],
+              [[-0.80155, -0.20618, 0.56125], [0.16889, -0.97851, -0.11826], [0.573576436351046, 0.0, 0.8191520442889919]],
+              "small"),
+        _seen("book_cyan_medium", [0.5372, -0.2863, 0.1378], [0.1519, 0.0295, 0.2284],
+              [[0.9131, -0.4077, 0.0], [0.4077, 0.9131, 0.0], [0.0, 0.0, 1.0]], "medium"),
+        _seen("book_white_medium", [0.5703, 0.0509, 0.0845], [0.2207, 0.142, 0.029], flat, "medium"),
+        _seen("book_black_small", [0.58, 0.563, 0.0946], [0.111, 0.0189, 0.1891],
+              [[-0.95, -0.3123, 0.0], [0.3123, -0.95, 0.0], [0.0, 0.0, 1.0]], "small")], [], {})
+    assert rel.object_tilt_deg(scene.get("book_pink_small")) == pytest.approx(55.0)
+    text = "pick(unique(filterOri$TiltDegree(45.0, filterBook(TABLE))))"
+    with pytest.raises(TargetNotFoundError):
+        execute(text, scene)                                      # the definition: +-10 degrees
+    res = execute(text, scene, tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
+    assert res.targets == ["book_pink_small"] and any("the nearest within" in t.get("node", "") for t in res.trace)
+    plan = ProgramPlanner().plan(scene, "grab a book leaning roughly 45 degrees")
+    assert plan.ok and plan.targets == ["book_pink_small"], plan.error
+    # a book inside the band wins over a nearer-looking one outside it
+    scene.objects.append(_leaning("book_grey_small", [0.4, -0.5, 0.08], [0.115, 0.023, 0.181], 36.0, "small"))
+    assert execute(text, scene, tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG).targets == ["book_grey_small"]
