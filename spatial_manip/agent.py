@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, fields, replace
 from types import SimpleNamespace
 from typing import Callable, Protocol
@@ -198,7 +199,10 @@ class Agent:
         self._workspace_seen: Scene | None = None
         self._holding: InHand | None = None
         self._known: Scene | None = None                # the latest look, updated by what we moved since
-        self._cloud: ObstacleMap | None = None          # that look's depth as an obstacle map
+        # that look's depth as an obstacle map, built beside the goal's reasoning and grasping (0.3-1.1 s
+        # a look under load, issue 42): only an arm motion needs it (`_obstacles`)
+        self._cloud: Future | None = None
+        self._mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="obstacle_map")
         self._seen_from: tuple[np.ndarray, np.ndarray | None] | None = None   # that look's camera position, arm joints
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
@@ -275,7 +279,7 @@ class Agent:
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
-        self._known, self._cloud = scene, cloud_map(masked)
+        self._known, self._cloud = scene, self._mapper.submit(cloud_map, masked)
         self._seen_from = (np.asarray(obs.T_base_cam, float)[:3, 3], q)
         return Perceived(observation=obs, scene=scene)     # the look as the camera gave it
 
@@ -289,7 +293,7 @@ class Agent:
             fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
             return ws.with_objects(fixtures) if fixtures else None
         if self._cloud is not None:     # what the boxes do not explain is avoided too (the arm server drops the rest)
-            scene = replace(scene, extra={**scene.extra, "cloud": self._cloud.as_extra()})
+            scene = replace(scene, extra={**scene.extra, "cloud": self._cloud.result().as_extra()})
         others = [o for o in scene.objects if o.id != self._held_id and not o.held]
         held = scene.get(self._held_id) if self._held_id in scene.ids() else None
         if held is None or self._in_hand is None:
