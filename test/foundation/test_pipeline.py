@@ -1,4 +1,5 @@
 """The ROS-free pipeline with a unit-test agent: stage order, feedback, cancel, retries."""
+import json
 import threading
 
 import numpy as np
@@ -11,6 +12,7 @@ from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,
                                     validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.trace import Trace
 
 
 class FakeAgent:
@@ -288,3 +290,24 @@ def test_a_set_down_the_first_fresh_frame_confirms_is_not_perceived_again():
     assert after_place == ["observe", "verify_on_frame"]
     out, after_place = pick_and_place(FakeAgent())          # not confirmed: a full look, then verify
     assert out.success and after_place == ["observe", "observe", "perceive", "verify"]
+
+
+def test_the_trace_images_are_drawn_beside_the_stages_and_all_written_when_the_result_comes(tmp_path, monkeypatch):
+    """Issue 42: the observation and the overlays are drawn on a thread of their own while the
+    goal goes on; the trace is finished (and the result given) only once every one is written."""
+    agent = FakeAgent()
+    p = InstructionPipeline(agent, trace_dir=str(tmp_path / "goal"))
+    drawing = []
+    image = Trace.image
+
+    def noting_image(trace, name, rgb, caption=""):
+        drawing.append(threading.current_thread().name)
+        return image(trace, name, rgb, caption)
+
+    monkeypatch.setattr(Trace, "image", noting_image)
+    out = p.run(validate_goal("pick the book", "pick"), threading.Event())
+    trace = json.loads((tmp_path / "goal" / "trace.json").read_text())
+    names = [i["name"] for i in trace["images"]]
+    assert out.success and names == ["observation", "overlay_decision", "overlay_grasp"]
+    assert all((tmp_path / "goal" / i["file"]).is_file() for i in trace["images"])
+    assert drawing and all(name.startswith("trace_images") for name in drawing)
