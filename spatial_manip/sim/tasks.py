@@ -29,7 +29,7 @@ from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.scene import Region, Scene, SceneObject
 from spatial_manip.sim import families as fam
 from spatial_manip.sim import layouts, object_families, object_scenes, phrasings
-from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld, visibility_shortfall
+from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld, out_of_view, visibility_shortfall
 
 LEVELS = ("easy", "medium", "hard")
 GOLDEN_STEPS = {"pick": 4, "place": 4, "metric": 4,   # approach, descend, close/open, lift/retreat
@@ -156,12 +156,28 @@ def reset_problem(scene: Scene, seed: int = 0) -> str | None:
     as /sim/reset_task does, here with START_CLEARANCE_M to spare), on the scene as the bench
     ships it (a JSON round trip), so the generator and the sim node cannot disagree on what
     resets."""
-    sent = Scene.from_dict(json.loads(json.dumps(scene.to_dict())))
     try:
-        with SimWorld(sent, config=SimConfig(start_clearance_m=START_CLEARANCE_M), seed=seed):   # renderer built lazily: never here
+        with _reset_world(scene, seed):   # renderer built lazily: never here
             return None
     except (SpatialManipError, ValueError) as e:
         return str(e)
+
+
+def reset_problem_and_shortfall(scene: Scene, seed: int = 0) -> tuple[str | None, dict]:
+    """reset_problem's answer and, when the reset works, visibility_shortfall's (the held book not
+    held to it, the arm where the scene starts) counted in that same world: a scene that starts
+    holding a book needs both, and building its MuJoCo world is most of either's time."""
+    try:
+        world = _reset_world(scene, seed)
+    except (SpatialManipError, ValueError) as e:
+        return str(e), {}
+    with world:
+        return None, visibility_shortfall(world.scene, held_min_visible=0.0, world=world)
+
+
+def _reset_world(scene: Scene, seed: int) -> SimWorld:
+    sent = Scene.from_dict(json.loads(json.dumps(scene.to_dict())))
+    return SimWorld(sent, config=SimConfig(width=320, height=240, start_clearance_m=START_CLEARANCE_M), seed=seed)
 
 
 POOL_KINDS = {"tabletop": 1, "shelf": 2, "metric": 3, "objects": 4, "objects-held": 5}   # seed streams
@@ -191,11 +207,18 @@ def make_pool(kind: str, seed: int, n: int, shelf_stance: str = "bench") -> list
             # a scene the sim node cannot reset to would lose its episodes (issue 20). An arm at
             # home above an empty table is reset by observable() (visibility_shortfall builds the
             # SimWorld); an arm that starts holding a book near others is reset here, with room
-            # for the sensing profile's arm errors
-            starts_holding = kind == "shelf" or scene.held_object() is not None
-            if not observable(scene, kind) or (starts_holding and reset_problem(scene, s) is not None):
-                continue
-            unseen = frozenset(visibility_shortfall(scene, held_min_visible=0.0)) if kind == "shelf" else frozenset()
+            # for the sensing profile's arm errors, and its visibility counted in the same world
+            if kind != "shelf" and scene.held_object() is None:
+                if not observable(scene, kind):
+                    continue
+                unseen = frozenset()
+            else:
+                if kind != "shelf" and out_of_view(scene, held_min_visible=0.0):
+                    continue            # the cheap rejection first, as observable() makes it
+                problem, short = reset_problem_and_shortfall(scene, s)
+                if problem is not None or (kind != "shelf" and short):
+                    continue            # a shelf scene is kept whole (observable): its unseen are barred
+                unseen = frozenset(short) if kind == "shelf" else frozenset()
             out.append(PoolScene(kind, s, level, scene, unseen))
             break
     return out

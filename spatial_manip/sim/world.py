@@ -39,6 +39,7 @@ import math
 import os
 import threading
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
 
@@ -651,21 +652,35 @@ def _watched(o) -> bool:
 
 
 def visibility_shortfall(scene: Scene, *, min_visible: float = 0.2, held_min_visible: float = 0.5,
-                         arm_q=None, config: SimConfig | None = None) -> dict:
+                         arm_q=None, config: SimConfig | None = None, world: SimWorld | None = None) -> dict:
     """{id: fraction seen} of the books and references seen less than ESPIRE requires from the
     camera: `min_visible` of each object's pixels, `held_min_visible` for the book in the gripper.
-    The arm is at `arm_q` (None: the scene's initial pose). Raises UnreachableError when the
-    scene's initial arm pose is not reachable."""
+    The arm is at `arm_q` (None: the scene's initial pose). `world`: one already built for
+    `scene` to count in (sim.tasks checks a reset in it first) instead of building another.
+    Raises UnreachableError when the scene's initial arm pose is not reachable."""
     cfg = config or SimConfig(width=320, height=240)     # a coarser image is enough to count pixels
-    need = {o.id: (held_min_visible if o.held else min_visible) for o in scene.objects if _watched(o)}
-    outside = {o.id: 0.0 for o in scene.objects if need.get(o.id, 0) > 0 and _outside_image(o, scene, cfg)}
+    need = _visibility_needed(scene, min_visible, held_min_visible)
+    outside = out_of_view(scene, min_visible=min_visible, held_min_visible=held_min_visible, config=cfg)
     if outside:          # answered without building the world: most rejected draws end here
         return outside
-    with SimWorld(scene, config=cfg) as w:
+    with (nullcontext(world) if world is not None else SimWorld(scene, config=cfg)) as w:
         if arm_q is not None:
             w.pose_arm(arm_q)
         vis = w.visible_fractions(need)
     return {oid: round(v, 2) for oid, v in vis.items() if v < need[oid]}
+
+
+def out_of_view(scene: Scene, *, min_visible: float = 0.2, held_min_visible: float = 0.5,
+                config: SimConfig | None = None) -> dict:
+    """{id: 0.0} of the watched objects whose box falls outside the camera's image: visibility_shortfall's
+    answer when there are any, found without building a world."""
+    cfg = config or SimConfig(width=320, height=240)
+    need = _visibility_needed(scene, min_visible, held_min_visible)
+    return {o.id: 0.0 for o in scene.objects if need.get(o.id, 0) > 0 and _outside_image(o, scene, cfg)}
+
+
+def _visibility_needed(scene: Scene, min_visible: float, held_min_visible: float) -> dict:
+    return {o.id: (held_min_visible if o.held else min_visible) for o in scene.objects if _watched(o)}
 
 
 def _image_corners(obj, scene: Scene, cfg: SimConfig) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ import pytest
 from spatial_manip.errors import UnreachableError
 from spatial_manip.scene import Scene
 from spatial_manip.sim import layouts, tasks
-from spatial_manip.sim.world import SimWorld
+from spatial_manip.sim.world import SimWorld, visibility_shortfall
 
 # the scene of place-5-00013 before the generator checked resets: an easy ("panels") shelf whose
 # initial TCP pose folds the upper arm into the wrist
@@ -22,6 +22,17 @@ def test_reset_problem_says_what_the_sim_reset_refuses():
     assert problem is not None and "initial arm pose collides (upper_arm_link with wrist_2_link)" in problem
     neighbour = layouts.sample_shelf(np.random.default_rng(COLLIDING_SHELF_SEED + 1), layout="panels")
     assert tasks.reset_problem(neighbour) is None
+
+
+
+def test_one_world_answers_the_reset_and_the_visibility_count():
+    """make_pool's check of a scene that starts holding a book: the reset's answer and the
+    visibility count from one world are those of the two separate checks."""
+    colliding = layouts.sample_shelf(np.random.default_rng(COLLIDING_SHELF_SEED), layout="panels")
+    assert tasks.reset_problem_and_shortfall(colliding) == (tasks.reset_problem(colliding), {})
+    shelf = layouts.sample_shelf(np.random.default_rng(1366652486), layout="grid")
+    problem, short = tasks.reset_problem_and_shortfall(shelf, seed=3)
+    assert problem is None and short == visibility_shortfall(shelf, held_min_visible=0.0) and short
 
 
 @pytest.mark.slow   # about 30 s: generation plus one MuJoCo world per task
