@@ -50,6 +50,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sensing.add_arguments(p)
 
 
+class MotionTimes:
+    """The first and last times joint readings showed the arm moving: a reading more than
+    MOTION_RAD from the reference (the first reading, then each one that moved), so a slow motion
+    counts too; comparing each reading with the one before missed it (at 30 readings a second a
+    slow transit moves under MOTION_RAD between two, and the first motion was seen late)."""
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        self._reference, self.first, self.last = None, None, None
+
+    def note(self, q: np.ndarray, now: float) -> None:
+        if self._reference is None:
+            self._reference = q
+        elif np.max(np.abs(q - self._reference)) > MOTION_RAD:
+            self.first = self.first or now
+            self.last, self._reference = now, q
+
+
 class MotionWatch:
     """The times at which /joint_states first and last showed the arm moving since `arm()`."""
 
@@ -58,25 +78,24 @@ class MotionWatch:
         from sensor_msgs.msg import JointState
 
         self._lock = threading.Lock()
-        self._reference = None
-        self.first = self.last = None
+        self._times = MotionTimes()
         node.create_subscription(JointState, "/joint_states", self._on_state, qos_profile_sensor_data)
+
+    @property
+    def first(self) -> float | None:
+        return self._times.first
+
+    @property
+    def last(self) -> float | None:
+        return self._times.last
 
     def arm(self) -> None:
         with self._lock:
-            self._reference, self.first, self.last = None, None, None
+            self._times.reset()
 
     def _on_state(self, msg) -> None:
-        q = np.asarray(msg.position[:6], float)
-        now = time.monotonic()
         with self._lock:
-            if self._reference is None:
-                self._reference = q
-                return
-            if np.max(np.abs(q - self._reference)) > MOTION_RAD:
-                self.first = self.first or now
-                self.last = now
-            self._reference = q
+            self._times.note(np.asarray(msg.position[:6], float), time.monotonic())
 
 
 def stage_durations(marks: list[tuple[float, str]], t_end: float) -> dict[str, float]:

@@ -1,5 +1,7 @@
 """The latency bench's arithmetic: stage durations from feedback marks, and the summary."""
-from spatial_manip.bench.latency import stage_durations, summarize
+import numpy as np
+
+from spatial_manip.bench.latency import MOTION_RAD, MotionTimes, stage_durations, summarize
 
 
 def test_stage_durations_sum_repeated_stages_and_end_at_the_result():
@@ -64,3 +66,16 @@ def test_a_negative_think_time_is_refused_before_anything_runs(tmp_path, capsys)
     assert latency.run(p.parse_args(["--out", str(tmp_path), "--think-s", "-1"])) == 2
     assert "--think-s must be within 0..60 s, got -1" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_slow_motion_counts_from_when_it_has_moved_the_threshold_in_all():
+    """Each reading moves 0.3 of MOTION_RAD: comparing neighbours never saw it move."""
+    times = MotionTimes()
+    q = np.zeros(6)
+    for k in range(12):
+        times.note(q + k * 0.3 * MOTION_RAD * np.eye(6)[0], now=float(k))
+    for k in range(12, 15):
+        times.note(q + 11 * 0.3 * MOTION_RAD * np.eye(6)[0], now=float(k))    # standing still
+    assert (times.first, times.last) == (4.0, 8.0)     # 1.2 and 2.4 x MOTION_RAD from the start
+    times.reset()
+    assert times.first is None and times.last is None
