@@ -382,4 +382,20 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
             d.size_class = book_size_class(box.size)
         changed.append(d.id)
     one_name_per_space(detections)
+    _id_the_unnamed(detections)
     return changed
+
+
+def _id_the_unnamed(detections) -> None:
+    """A fresh "object_<k>" id for each detection one_name_per_space left unnamed (it clears the
+    id): two such in one look shared the id '' and the planner's scene refused them, an INTERNAL
+    error ending the goal (pick-52-00015 at 4fafae7)."""
+    taken = {d.id for d in detections if d.id}
+    k = 0
+    for d in detections:
+        if d.id:
+            continue
+        while f"object_{k}" in taken:
+            k += 1
+        d.id = f"object_{k}"
+        taken.add(d.id)

@@ -199,3 +199,34 @@ def test_a_leaning_book_read_through_l515_flying_pixels_still_gets_its_catalogue
     assert _fit(obs, mask, base_cloud(obs, mask)[0], large, measured, _Plane(), CatalogueFitConfig()) is None
     fit = fit_catalogue_box(obs, mask, large, measured=measured, plane=_Plane())
     assert fit is not None and _centre_err(fit, book) < 0.035
+
+
+def test_pieces_left_unnamed_after_the_catalogue_fit_each_get_their_own_id():
+    """pick-52-00015 (realistic, at 4fafae7): one_name_per_space left two pieces unnamed in one look,
+    clearing both ids to '', and the planner's scene refused the duplicate: an INTERNAL error
+    ended the goal. Each unnamed piece gets a fresh object_<k> id; named ones keep theirs."""
+    from spatial_manip.geometry.boxes import Box3D
+    from spatial_manip.observation import RGBDObservation
+    from spatial_manip.perception.base import detections_to_scene
+
+    def named(id, label, size, centre, n_points):
+        box = Box3D(np.asarray(centre, float), np.asarray(size, float), np.eye(3), "yaw", 500, 500, 1.0, 0.001)
+        mask = np.zeros((48, 64), bool)
+        mask[20:24, 20:24] = True
+        return Detection(id, label, "reference", mask, 0.5, box, (90, 80, 60),
+                         extra={"n_points": n_points, "matched": id})
+
+    bust = named("marble_bust", "marble bust", (0.5, 0.46, 0.53), (1.62, -0.31, 0.29), 6763)
+    bust_side = named("floor_lamp_1", "floor lamp", (0.46, 0.46, 0.46), (1.65, -0.41, 0.33), 2738)
+    mirror = named("cheval_mirror", "cheval mirror", (0.4, 0.42, 0.5), (1.6, 0.4, 0.3), 5000)
+    mirror_side = named("floor_lamp_2", "floor lamp", (0.38, 0.4, 0.46), (1.62, 0.38, 0.3), 1500)
+    taken = named("object_0", "object", (0.06, 0.06, 0.07), (0.7, 0.1, 0.03), 300)
+    dets = [bust, bust_side, mirror, mirror_side, taken]
+    obs = RGBDObservation(rgb=np.zeros((48, 64, 3), np.uint8), depth_m=np.ones((48, 64), np.float32),
+                          intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
+    complete_from_catalogue(obs, dets, [], planes=[])
+    assert bust_side.label == mirror_side.label == "object"
+    ids = [d.id for d in dets]
+    assert ids[:3:2] == ["marble_bust", "cheval_mirror"] and ids[4] == "object_0"
+    assert len(set(ids)) == len(ids) and all(ids), ids
+    assert {o.id for o in detections_to_scene(dets, obs).objects} == set(ids)
