@@ -35,7 +35,8 @@ from spatial_manip.perception.cluster import Voxels, components, split_by_colour
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.labelling import assign_labels, match_cost
 from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
-                                             support_of, surface_image, with_known_planes)
+                                             settled_on_depth, support_of, surface_image,
+                                             with_known_planes)
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +98,8 @@ class ClassicalSegmenter:
         planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
                                        max_tilt_deg=cfg.plane_max_tilt_deg, camera_m=obs.T_base_cam[:3, 3])
         hints = hints or SegmentationHints()
-        known = [known_plane(*s) for s in hints.supports] + _fixture_tops(hints.fixtures)
+        known = [settled_on_depth(k, cloud, obs.T_base_cam[:3, 3])
+                 for k in [known_plane(*s) for s in hints.supports] + _fixture_tops(hints.fixtures)]
         if known:
             planes = with_known_planes(planes, known)
         self.last_planes = planes
