@@ -292,7 +292,7 @@ class InstructionPipeline:
                     regions=[r.to_dict() for r in scene.regions])
 
         self._enter(Stage.REASONING, f"interpreting: {goal.instruction!r}", attempt, goal, trace, cancel)
-        decision = self.agent.reason(seen, goal, reflection, trace)
+        decision = self.agent.reason(seen, goal, reflection, _DrawnTrace(trace, self._draw))
         self._decision = decision
         outcome.target_ids = list(decision.target_ids)
         outcome.target_pose = decision.place_pose if decision.place_pose is not None else \
@@ -468,6 +468,21 @@ class InstructionPipeline:
         trace.stage(Stage.REFLECTING.value, reflection.summary)
         trace.event("reflection", **reflection.to_dict())
         return reflection
+
+
+class _DrawnTrace:
+    """The goal's trace as a stage sees it: the images it adds go to the pipeline's drawing thread,
+    in order with the pipeline's own (two threads adding images to one trace would race for a
+    file name, and the viewer shows them in order)."""
+
+    def __init__(self, trace: Trace, draw):
+        self._trace, self._draw = trace, draw
+
+    def image(self, name: str, rgb: np.ndarray, caption: str = "") -> None:
+        self._draw(self._trace.image, name, np.array(rgb, copy=True), caption)
+
+    def __getattr__(self, attr):
+        return getattr(self._trace, attr)
 
 
 def _with_notes(message: str, decision: Decision) -> str:
