@@ -70,6 +70,7 @@ def test_smoke_variants_agree_with_the_executor():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)      # minutes of pure Python, like the whole-suite case below
 def test_all_variants_agree_with_the_executor():
     checked, wrong = _variant_disagreements("all", 90, seed=3)      # a 30-scene pool per kind
     assert checked > 3000
@@ -106,5 +107,6 @@ def test_smoke_suite_equivalence():
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)      # 218 s alone at load 10; it hit the default 300 s at load 15
 def test_whole_suite_equivalence():
     assert _check_suite("all", 300, seed=0) == 300
