@@ -7,12 +7,12 @@ import argparse
 import importlib
 import re
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from concurrent_runs import ConcurrentRuns, selected_params
 from spatial_manip.cli import SUBCOMMANDS
 from spatial_manip.devtools import docs_reference
 
@@ -124,11 +124,23 @@ def test_every_documented_command_is_run_or_says_why_not(capsys):
               f"{len(commands) - ran} need a cell or are benchmarks")
 
 
+@pytest.fixture(scope="module")
+def command_runs(request, tmp_path_factory):
+    """Each selected RUN_HERE command, started together, each in its own scratch folder: command -> folder."""
+    runs, folders = ConcurrentRuns(), {}
+    for command in selected_params(request, "test_documented_command_runs", "command"):
+        folders[command] = tmp_path_factory.mktemp("user")
+        runs.start(command, [sys.executable, "-m", "spatial_manip.cli", *shlex.split(command)[1:]],
+                   cwd=folders[command], timeout=300)
+    yield runs, folders
+    runs.close()
+
+
 @pytest.mark.parametrize("command", RUN_HERE)
-def test_documented_command_runs(command, tmp_path):
+def test_documented_command_runs(command, command_runs):
     assert any(c == command for _, c in documented_commands()), f"`{command}` is no longer documented"
-    argv = [sys.executable, "-m", "spatial_manip.cli", *shlex.split(command)[1:]]
-    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    runs, folders = command_runs
+    done, tmp_path = runs.result(command), folders[command]
     assert done.returncode == 0, f"`{command}` failed: {done.stderr[-2000:]}"
     assert "Traceback" not in done.stderr
     out = [a for a in shlex.split(command) if a.startswith("/tmp/")]

@@ -8,6 +8,8 @@ import zlib
 
 import pytest
 
+from concurrent_runs import ConcurrentRuns, selected_params
+
 CLI = [sys.executable, "-m", "spatial_manip.cli"]
 SIM_NODE = [sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args"]
 
@@ -91,10 +93,21 @@ CASES = {
 SLOW = {"sim_node scene_file=/etc/passwd", "sim_node camera_rate_hz=0"}     # a node's imports: 5-10 s each
 
 
+@pytest.fixture(scope="module")
+def runs(request, tmp_path_factory):
+    """Every selected case's command, started together (each in its own folder)."""
+    runs = ConcurrentRuns()
+    for name in selected_params(request, "test_bad_input_is_one_line_and_an_exit_status", "name"):
+        folder = tmp_path_factory.mktemp("case")
+        runs.start(name, CASES[name][0](folder), timeout=120, cwd=folder)
+    yield runs
+    runs.close()
+
+
 @pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n for n in CASES])
-def test_bad_input_is_one_line_and_an_exit_status(name, tmp_path):
-    make_argv, status, words = CASES[name]
-    p = subprocess.run(make_argv(tmp_path), capture_output=True, text=True, timeout=120, cwd=tmp_path)
+def test_bad_input_is_one_line_and_an_exit_status(name, runs):
+    _, status, words = CASES[name]
+    p = runs.result(name)
     assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
     lines = [line for line in p.stderr.splitlines() if line.strip()]
     assert p.returncode == status and len(lines) == 1 and words in lines[0], (p.returncode, p.stderr[-3000:])
