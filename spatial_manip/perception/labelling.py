@@ -177,15 +177,24 @@ def one_name_per_object(detections: list[Detection], entries: dict) -> None:
 
 def one_name_per_space(detections: list[Detection]) -> None:
     """After the catalogue boxes are posed: two named objects cannot fill one space. When
-    SHARED_SPACE of the smaller named box lies inside another named box, the detection seen
-    with under half the other's points is a piece of it and is left unnamed (a distant bust's
-    side, named a floor lamp whose catalogue box grew around it over the bust's: pick-82-00005)."""
+    SHARED_SPACE of a named box lies inside another named box, it is a piece of that object and
+    is left unnamed if it was seen with under half the other's points (a distant bust's side,
+    named a floor lamp whose catalogue box grew around it over the bust's: pick-82-00005), or if
+    the other's box is not as much inside it (contained, not containing) and it was seen with
+    under twice the other's points (a distant cheval mirror in two pieces, its frame's flat face
+    named the copper scale inside the mirror's box: place-82-00001). A piece seen far better than
+    the box around it keeps its name: that box is the extrapolation."""
     named = sorted((d for d in detections if "matched" in d.extra), key=_point_count, reverse=True)
-    for k, piece in enumerate(named):
-        for whole in named[:k]:
-            if "matched" not in whole.extra or 2 * _point_count(piece) >= _point_count(whole):
+    for piece in named:
+        for whole in named:
+            if whole is piece or "matched" not in whole.extra or "matched" not in piece.extra:
                 continue
-            if _share_inside(piece.box, whole.box) >= SHARED_SPACE:
+            if _share_inside(piece.box, whole.box) < SHARED_SPACE:
+                continue
+            fewer = 2 * _point_count(piece) < _point_count(whole)
+            contained = (_point_count(piece) < 2 * _point_count(whole)
+                         and _share_inside(whole.box, piece.box) < SHARED_SPACE)
+            if fewer or contained:
                 _unname(piece, f"a piece of {whole.label} ({whole.id}): its {piece.label} box would fill "
                                f"the same space")
                 break

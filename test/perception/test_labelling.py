@@ -125,3 +125,20 @@ def test_a_piece_is_not_compared_with_a_larger_piece_already_left_unnamed():
     dets = [face, strip, far_mug]
     one_name_per_object(dets, entries)
     assert strip.label == "object" and far_mug.label == "mug"
+
+
+def test_a_named_box_inside_another_named_box_is_a_piece_of_it_unless_seen_far_better():
+    """place-82-00001 (realistic): a distant cheval mirror is found in two pieces; its frame's flat
+    face (3300 points, more than the 2300 of the piece named the mirror) took the copper scale's
+    name, and that box lies three quarters inside the mirror's while the mirror's hardly lies in it.
+    The contained box is the piece. A mug seen with five times the points of a grown box around it
+    keeps its name: the grown box is the extrapolation, and it is not the one inside."""
+    from spatial_manip.perception.labelling import one_name_per_space
+    mirror = _named("cheval mirror", (0.32, 0.30, 0.33), (1.266, 1.299, -0.665), 2270)
+    face = _named("copper scale", (0.42, 0.04, 0.31), (1.252, 1.322, -0.637), 3315)
+    one_name_per_space([mirror, face])
+    assert face.label == "object" and "cheval mirror" in face.extra["piece_of"] and mirror.label == "cheval mirror"
+    mug = _named("mug", (0.11, 0.09, 0.10), (0.6, 0.0, 0.05), 3000)
+    grown = _named("floor lamp", (0.5, 0.5, 0.5), (0.65, 0.0, 0.2), 600)
+    one_name_per_space([mug, grown])
+    assert mug.label == "mug"
