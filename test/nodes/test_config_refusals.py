@@ -7,65 +7,104 @@ from pathlib import Path
 
 import pytest
 
+from concurrent_runs import ConcurrentRuns, selected_params
+
 pytest.importorskip("rclpy")
 
 PARAMS = Path(__file__).resolve().parents[2] / "config" / "params"
+ENV = {**os.environ, "ROS_DOMAIN_ID": "57"}
 
 
-def refusal(node: str, *ros_args: str) -> str:
+def _node(node: str, *ros_args: str) -> list[str]:
+    return [sys.executable, "-m", f"spatial_manip.nodes.{node}", "--ros-args", *ros_args]
+
+
+def _run(argv: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(argv, capture_output=True, text=True, timeout=90, env=ENV)
+
+
+def refusal(done: subprocess.CompletedProcess) -> str:
     """The node's output; it must have exited 1 with one refusal line as its last."""
-    proc = subprocess.run([sys.executable, "-m", f"spatial_manip.nodes.{node}", "--ros-args", *ros_args],
-                          capture_output=True, text=True, timeout=90, env={**os.environ, "ROS_DOMAIN_ID": "57"})
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == 1 and "Traceback" not in out, out
+    out = done.stdout + done.stderr
+    assert done.returncode == 1 and "Traceback" not in out, out
     assert "refused to start: " in out.strip().splitlines()[-1], out
     return out
 
 
-def test_arm_node_refuses_a_speed_cap_over_the_robots_own(tmp_path):
+def _speed_cap(t: Path):
     """25 m/s under a 50 m/s cap started, then failed INTERNAL 'not within [0;3]' at the first motion."""
-    arm = tmp_path / "arm.yaml"
+    arm = t / "arm.yaml"
     arm.write_text((PARAMS / "arm.yaml").read_text().replace("  speed_m_s: 0.25", "  speed_m_s: 25.0")
                    .replace("max_tcp_speed_m_s: 0.5", "max_tcp_speed_m_s: 50.0"))
-    out = refusal("arm_node", "-p", f"config_file:={arm}")
-    assert all(n in out for n in [str(arm), "max_tcp_speed_m_s", "50.0", "3.0"]), out
+    return _node("arm_node", "-p", f"config_file:={arm}"), [str(arm), "max_tcp_speed_m_s", "50.0", "3.0"]
 
 
-def test_grasp_node_refuses_a_wrong_type(tmp_path):
-    grasp = tmp_path / "grasp.yaml"
+def _grasp_type(t: Path):
+    grasp = t / "grasp.yaml"
     grasp.write_text((PARAMS / "grasp.yaml").read_text().replace("    max_width_m: 0.085", "    max_width_m: wide"))
-    out = refusal("grasp_node", "-p", f"config_file:={grasp}")
-    assert all(n in out for n in [str(grasp), "max_width_m", "'wide'"]), out
+    return _node("grasp_node", "-p", f"config_file:={grasp}"), [str(grasp), "max_width_m", "'wide'"]
 
 
-def test_planner_node_refuses_a_misspelt_segmenter_at_start_up():
+def _segmenter(t: Path):
     """It was found only at the first goal."""
-    out = refusal("planner_node", "-p", "segmenter:=clasical")
-    assert all(n in out for n in ["segmenter", "'clasical'", "classical"]), out
+    return _node("planner_node", "-p", "segmenter:=clasical"), ["segmenter", "'clasical'", "classical"]
 
 
-def test_planner_node_reads_perception_yaml_and_refuses_an_unknown_key(tmp_path):
-    perception = tmp_path / "perception.yaml"
+def _perception_key(t: Path):
+    perception = t / "perception.yaml"
     perception.write_text((PARAMS / "perception.yaml").read_text().replace("plane_inlier_m: 0.008", "plane_inlier: 0.008"))
-    out = refusal("planner_node", "-p", f"perception_config_file:={perception}")
-    assert all(n in out for n in [str(perception), "segmenter.classical", "plane_inlier", "0.008"]), out
+    return (_node("planner_node", "-p", f"perception_config_file:={perception}"),
+            [str(perception), "segmenter.classical", "plane_inlier", "0.008"])
 
 
-def test_sim_node_refuses_an_unknown_parameter_of_its_params_file(tmp_path):
+def _sim_params_file(t: Path):
     """A misspelt name in a ROS params file is ignored by ROS (sim.yaml's own speed_mps was)."""
-    params = tmp_path / "sim.yaml"
+    params = t / "sim.yaml"
     params.write_text("sim_node:\n  ros__parameters:\n    camera_rte_hz: 5.0\n")
-    out = refusal("sim_node", "--params-file", str(params))
-    assert all(n in out for n in [str(params), "camera_rte_hz", "5.0", "camera_rate_hz"]), out
+    return _node("sim_node", "--params-file", str(params)), [str(params), "camera_rte_hz", "5.0", "camera_rate_hz"]
 
 
-def test_cell_tf_node_refuses_a_calibration_in_millimetres(tmp_path):
-    """It declared its parameters its own way and turned a bad calibration into INVALID_GOAL."""
-    cal = tmp_path / "cell.yaml"
+def _calibration_mm(t: Path):
+    """cell_tf_node declared its parameters its own way and turned a bad calibration into INVALID_GOAL."""
+    cal = t / "cell.yaml"
     cal.write_text("T_base_camera: {translation: [1200, 0, 800], rotation_xyzw: [0, 0, 0, 1]}\n")
-    out = refusal("cell_tf_node", "-p", f"calibration_file:={cal}")
-    assert all(n in out for n in [str(cal), "translation", "1200"]), out
-    assert "unknown parameter calibraton_file" in refusal("cell_tf_node", "-p", f"calibraton_file:={cal}")
+    return _node("cell_tf_node", "-p", f"calibration_file:={cal}"), [str(cal), "translation", "1200"]
+
+
+def _calibration_misspelt(t: Path):
+    cal = t / "cell.yaml"
+    cal.write_text("T_base_camera: {translation: [1.2, 0, 0.8], rotation_xyzw: [0, 0, 0, 1]}\n")
+    return _node("cell_tf_node", "-p", f"calibraton_file:={cal}"), ["unknown parameter calibraton_file"]
+
+
+# case -> (argv and the words the refusal names, from a scratch folder)
+CASES = {
+    "arm_node: a speed cap over the robot's own": _speed_cap,
+    "grasp_node: a wrong type": _grasp_type,
+    "planner_node: a misspelt segmenter, at start-up": _segmenter,
+    "planner_node: an unknown key of perception.yaml": _perception_key,
+    "sim_node: an unknown parameter of its params file": _sim_params_file,
+    "cell_tf_node: a calibration in millimetres": _calibration_mm,
+    "cell_tf_node: a misspelt parameter name": _calibration_misspelt,
+}
+
+
+@pytest.fixture(scope="module")
+def started(request, tmp_path_factory):
+    """Every selected case's node, started together: case -> the words its refusal must name."""
+    runs, words = ConcurrentRuns(), {}
+    for case in selected_params(request, "test_a_node_refuses_a_bad_configuration_at_start_up", "case"):
+        argv, words[case] = CASES[case](tmp_path_factory.mktemp("case"))
+        runs.start(case, argv, timeout=90, env=ENV)
+    yield runs, words
+    runs.close()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_node_refuses_a_bad_configuration_at_start_up(case, started):
+    runs, words = started
+    out = refusal(runs.result(case))
+    assert all(w in out for w in words[case]), out
 
 
 def test_arm_node_refuses_a_model_preset_the_controller_contradicts():
@@ -78,7 +117,8 @@ def test_arm_node_refuses_a_model_preset_the_controller_contradicts():
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert emu.stdout.readline().strip() == "[ur-emulator] ready"
-        out = refusal("arm_node", "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1", "-p", "ur_type:=ur5")
+        out = refusal(_run(_node("arm_node", "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1",
+                                  "-p", "ur_type:=ur5")))
     finally:
         emu.terminate()
         emu.wait(10)
