@@ -99,12 +99,15 @@ class EspireProtocolClient:
 
 
 def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
-                   depth: np.ndarray | None = None) -> tuple[int, int] | None:
+                   depth: np.ndarray | None = None, camera: tuple | None = None) -> tuple[int, int] | None:
     """(row, col) at the centre of the largest box the server drew: the pixels where the
     highlighted image differs from the plain one of the same state. With `depth`, the pixel
     nearest the centre among those inside the box at least as far as the box's median depth:
     a placement area seen past an occluder (the arm holding the book stands in front of the
-    shelf) is clicked where the camera sees into it."""
+    shelf) is clicked where the camera sees into it. With `camera` (K, T_base_camera, as the
+    observation gives them), of those the one whose point lies nearest the robot's base across
+    (|y|): the box outline is wider than the area it marks (the camera sees its back past its
+    front), and the far side of a wide shelf is beyond the arm."""
     diff = np.any(plain_rgb != highlighted_rgb, axis=2)
     labels, n = ndimage.label(diff)
     if n == 0:
@@ -117,6 +120,12 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
         return int(centre[0]), int(centre[1])
     inner = depth[r0 + 4:r1 - 3, c0 + 4:c1 - 3]          # inside the outline
     rr, cc = np.nonzero(inner >= np.median(inner[inner > 0]) if (inner > 0).any() else inner >= 0)
+    if camera is not None and len(rr):
+        K, T = camera
+        z = inner[rr, cc]
+        y = T[1, :3] @ np.vstack([(cc + c0 + 4 - K[0, 2]) / K[0, 0] * z, (rr + r0 + 4 - K[1, 2]) / K[1, 1] * z, z]) + T[1, 3]
+        near = np.abs(y) <= np.abs(y).min() + 0.01          # the side nearest the base, then nearest the centre
+        rr, cc = rr[near], cc[near]
     k = int(np.argmin((rr + r0 + 4 - centre[0]) ** 2 + (cc + c0 + 4 - centre[1]) ** 2))
     return int(rr[k] + r0 + 4), int(cc[k] + c0 + 4)
 
@@ -225,7 +234,8 @@ class OracleDriver(ProtocolDriver):
         high = self.observe(log, view, True)      # the last observation: a MOVE refers to it
         place = task.get("family_key", "").startswith("place:")    # shelf slots, not the table
         depth = proto.decode_f32(plain["depth"], plain["shape"]["row"], plain["shape"]["col"]) if place else None
-        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth)
+        camera = (proto.decode_f32(plain["intrinsic"], 3, 3), proto.decode_f32(plain["extrinsic"], 4, 4)) if place else None
+        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth, camera)
 
     def localize_pixel(self, obs: dict, task: dict):
         high = self.c.observe("world", True)

@@ -174,8 +174,9 @@ class Episode:
             obs = views.render(self.world, "world")
             seen = {r.id: round(_seen_fraction(obs, r), 1) for r in fits}
             boxes = [min(fits, key=lambda r: (-seen[r.id], rel.distance(r, scene.robot)))]
-        if t.action != "pick" and boxes and boxes[0].kind == "slot":
-            return [], [placement_area(boxes[0])]
+        held = scene.held_object()
+        if t.action != "pick" and boxes and boxes[0].kind == "slot" and held is not None:
+            return [], [set_down_area(boxes[0], held.size, self._pose())]
         return ids, boxes
 
     def _pose(self) -> str:
@@ -544,6 +545,16 @@ def placement_area(slot: Region, span: tuple[float, float] | None = None) -> Reg
     area.center[1], area.size[1] = (lo + hi) / 2, hi - lo
     area.extra["free_y"] = [lo, hi]
     return area
+
+
+def set_down_area(slot: Region, size, pose: str) -> Region:
+    """Where in a slot a held book of `size` goes in `pose`: the middle of the slot's free part,
+    as wide as the book and the opening fingers need (what the highlighted views mark, ESPIRE's
+    "placement area", and where the feasibility oracle sets the book down). A wide shelf's free
+    part reaches beyond the arm, so its middle, not all of it, is marked."""
+    lo, hi = free_span(slot)
+    mid, room = (lo + hi) / 2, across_room(size, pose)
+    return placement_area(slot, (mid - room / 2, mid + room / 2))
 
 
 def chosen_set_down(held, delta_deg) -> str:

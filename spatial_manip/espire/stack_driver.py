@@ -52,7 +52,7 @@ import numpy as np
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
-from spatial_manip.espire.episode import placement_area
+from spatial_manip.espire.episode import placement_area, set_down_area
 from spatial_manip.camera_model import CameraIntrinsics, project
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.transforms import apply, invert, quat_to_matrix
@@ -204,8 +204,9 @@ class StackPolicy:
         elif result.targets:
             for tid in result.targets:
                 slot = next((r for r in scene.regions if r.id == tid), None)
-                # a slot is clicked on its free part: the server sets the book down where the point is
-                px = (target_pixel(obs, box=placement_area(slot)) if slot is not None
+                # a slot is clicked in the middle of its free part (the server sets the book down where
+                # the point is; a wide shelf's free part reaches beyond the arm)
+                px = (target_pixel(obs, box=_free_middle(slot, scene, out.set_down)) if slot is not None
                       else target_pixel(obs, box=scene.get(tid), upper=True))
                 if px is not None:
                     out.alternatives.append((tid, px))
@@ -248,6 +249,13 @@ def with_perceived_occupancy(scene: Scene) -> Scene:
             slot.extra["free_y"] = [float(ys[0]), float(ys[1])]
         regions.append(slot)
     return Scene(scene.viewer, scene.robot, list(scene.objects), regions, dict(scene.extra))
+
+
+def _free_middle(slot, scene: Scene, pose: str):
+    """The book-wide middle of a perceived slot's free part (episode.set_down_area), or its whole
+    free part when the stack does not know the book in its gripper."""
+    held = scene.held_object()
+    return set_down_area(slot, held.size, pose) if held is not None else placement_area(slot)
 
 
 def _slot_ids(scene: Scene, ids) -> list[str]:
