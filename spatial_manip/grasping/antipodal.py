@@ -434,10 +434,11 @@ class AntipodalProposer:
 
     def _pad_shift(self, box: ObjectBox, R, origins, margin_m: float) -> np.ndarray:
         """How far to slide each grasp along its pads' height axis so that the pads lie on the
-        object with `margin_m` to spare each side (by `box`), at most a pad's height: a pad at a
-        book's corner, or hanging past a lying book's edge, closes on air once the cloud is a few
-        millimetres off (an L515's misregistration moves it ~1 cm at 1.2 m). 0 where the box
-        leaves no room or the line misses it."""
+        object with `margin_m` to spare each side (by `box`), at most two pads' heights: a pad at
+        a book's corner, or hanging past a lying book's edge, closes on air or turns the book once
+        the cloud is a few millimetres off (an L515's misregistration moves it ~1 cm at 1.2 m; at
+        1.6 m the margin alone is 13 mm, so one pad's height was too short a slide). 0 where the
+        box leaves no room or the line misses it."""
         h = self.gripper.finger_height_m
         pads = origins + R[:, :, 0] * (self.gripper.max_depth_m / 2)
         z_in, z_out = box.chords(pads, R[:, :, 2])
@@ -445,7 +446,7 @@ class AntipodalProposer:
             lo, hi = z_in + h / 2 + margin_m, z_out - h / 2 - margin_m
             shift = np.where(lo <= hi, np.clip(0.0, lo, hi), 0.0)
         shift = np.nan_to_num(shift)
-        return np.where(np.abs(shift) <= h, shift, 0.0)
+        return np.where(np.abs(shift) <= 2 * h, shift, 0.0)
 
     def _contact_length(self, z: np.ndarray, band: np.ndarray) -> np.ndarray:
         """How much of the pad's height the extreme points cover: an edge across the pad gives 1,
