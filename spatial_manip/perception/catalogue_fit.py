@@ -305,7 +305,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     settles it; how much of a box the depth sees through does not, since a bicycle sculpture or a
     frame fills its box no more than a book's box fills a mug's. Returns {id: catalogue box (or
     None)} of the detections it named, for complete_from_catalogue."""
-    from spatial_manip.perception.labelling import rename
+    from spatial_manip.perception.labelling import refuse, rename
     from spatial_manip.perception.planes import plane_under
 
     cfg = config or CatalogueFitConfig()
@@ -333,6 +333,13 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
             continue                      # both or neither hold it, or the name given stands
         win = holds.index(True)
         e, other = by_id[ids[win]], by_id[ids[1 - win]]
+        if other.category == "book" and e.category != "book":
+            # books standing together outgrow any one book's box: too large for a book is not yet
+            # the other object, so a book's name gives way to a refusal (the words may choose)
+            if runner_up:
+                refuse(d, [e, other], f"the {other.label}'s catalogue box cannot hold what the depth shows, "
+                                      f"the {e.label}'s can, but books standing together outgrow one book's")
+            continue
         rename(detections, d, e, f"the {other.label}'s catalogue box cannot hold what the depth shows; the {e.label}'s can")
         settled[d.id] = _fit_either(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg, edges())
     return settled

@@ -219,6 +219,19 @@ def _unname(d: Detection, why: str) -> None:
     d.extra["piece_of"] = why
 
 
+def refuse(d: Detection, entries, why: str) -> None:
+    """Leave named `d` unnamed between `entries` (ExpectedObjects, best first), which become its
+    candidates for the instruction's words (name_from_words); `why` goes to
+    `extra["refused_by_depth"]`. Its id is cleared for a fresh one."""
+    d.label, d.category, d.id, d.size_class = "object", "object", "", None
+    d.score = min(d.score, 0.5)
+    for key in ("matched", "keep_id", "runner_up"):
+        d.extra.pop(key, None)
+    d.extra["refused"] = " or ".join(e.label for e in entries)
+    d.extra["candidates"] = [_candidate(e) for e in entries]
+    d.extra["refused_by_depth"] = why
+
+
 def _candidate(e: ExpectedObject) -> dict:
     return {"label": e.label, "category": e.category, "id": e.id or ""}
 

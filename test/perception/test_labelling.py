@@ -142,3 +142,16 @@ def test_a_named_box_inside_another_named_box_is_a_piece_of_it_unless_seen_far_b
     grown = _named("floor lamp", (0.5, 0.5, 0.5), (0.65, 0.0, 0.2), 600)
     one_name_per_space([mug, grown])
     assert mug.label == "mug"
+
+
+def test_a_refused_detection_keeps_its_candidates_for_the_words_and_loses_its_name():
+    """pick-83-00006 (realistic): a teddy bear named a book, whose box could not hold it; books
+    standing together outgrow one book's box too, so the depth refuses rather than renames, and
+    the instruction's words ("between the teddy bear and ...") may still name it."""
+    from spatial_manip.perception.labelling import refuse
+    d = _named("book", (0.12, 0.09, 0.16), (0.6, 0.1, 0.08), 1200)
+    d.id, d.category = "book_brown_large", "book"
+    refuse(d, [ExpectedObject("teddy bear", "reference", (0.12, 0.09, 0.16), id="teddy_bear"),
+               ExpectedObject("book", "book", (0.22, 0.05, 0.28), id="book_brown_large")], "why")
+    assert (d.label, d.category, d.id) == ("object", "object", "")
+    assert [c["label"] for c in d.extra["candidates"]] == ["teddy bear", "book"] and "matched" not in d.extra
