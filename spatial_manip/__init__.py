@@ -1,8 +1,11 @@
 """spatial_manip: spatial-instruction pick and place.
 
-Layers: a ROS-free core (geometry, tools, perception, reasoning, grasping, control, sim, bench,
-bags), thin rclpy adapters in `nodes`, and `bringup` for starting graphs with or without
-`ros2 launch`. Only `nodes` and `bringup` touch ROS.
+Layers: a ROS-free core built on `camera_model`, `transforms`, `observation` and `scene` (geometry,
+tools, perception, reasoning, grasping, motion, control, sim, bags, ...), thin rclpy adapters in
+`nodes`, and above them the tools no core package imports: `bringup` (graphs, with or without
+`ros2 launch`), `commands`, `bench` and `devtools`. ROS is imported by `nodes`, `bringup`, the
+tools that drive a graph, and in the core only by the arm backend for the UR ROS driver
+(control/trajectory_arm.py and fjt_arm.py, when that backend is chosen).
 """
 __version__ = "0.1.0"
 
