@@ -55,6 +55,9 @@ FRAME_LIFT_M = 0.01           # ... and this far above its bottom (the surface u
 FRAME_SLOT_CORE_M = 0.02      # in a slot, only the pixels of its box's core (this far in from each face) are asked:
                               # verify needs it in the slot, and a book seen from 2.3 m lands a centimetre or two off
                               # its silhouette (seed 72's book_8: 72 inside, 40 beyond at its edges; its core 0.85 in)
+FRAME_CORE_M = 0.01           # elsewhere, the core 1 cm in (verify allows 3 cm): a 1.6 cm book set down upright a few
+                              # mm off showed the table past its planned side on 100 of 431 pixels (test_agent_e2e's
+                              # held book, share 0.77); its core 0.96
 PLACE_SEEN_MIN = 0.5          # a set-down object less visible than this past the arm is not judged by the look
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
 
@@ -557,7 +560,7 @@ class Agent:
             return None
         put = placed.set_down
         seen = depth_evidence(obs, put.object_pose, put.size, grow_m=FRAME_GROW_M, lift_m=FRAME_LIFT_M,
-                              core_m=FRAME_SLOT_CORE_M if put.slot is not None else 0.0)
+                              core_m=FRAME_SLOT_CORE_M if put.slot is not None else FRAME_CORE_M)
         if seen.inside < FRAME_MIN_PIXELS or seen.share_seen() < FRAME_SEEN_MIN:
             # hidden behind the arm's own body: a full look would not see it either
             q = self.ports.joint_positions()
