@@ -153,3 +153,19 @@ def test_a_perceived_tilt_just_outside_its_band_is_taken_only_when_none_is_insid
     # a book inside the band wins over a nearer-looking one outside it
     scene.objects.append(_leaning("book_grey_small", [0.4, -0.5, 0.08], [0.115, 0.023, 0.181], 36.0, "small"))
     assert execute(text, scene, tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG).targets == ["book_grey_small"]
+
+
+def test_a_perceived_tilt_two_steps_off_its_band_is_not_taken():
+    """pick-54-00009 (at 70d86d9), 'pick up a book at a tilt of about 60 degrees': the book leaning
+    58.8 degrees was named the teddy bear, and the flat black book, read at 80, was taken with a
+    10-degree slack: a wrong grasp and 14 contacts. The slack is one step of the fit's tilt search."""
+    from spatial_manip.errors import TargetNotFoundError
+    from spatial_manip.reasoning.program import PERCEIVED_TILT_SLACK_DEG, execute
+
+    scene = Scene(VIEWER, ROBOT, [
+        _leaning("book_black_small", [0.487, 0.293, 0.086], [0.115, 0.023, 0.181], 80.0, "small"),
+        _leaning("book_orange_large", [0.589, -0.046, 0.097], [0.217, 0.046, 0.276], 85.0, "large")], [], {})
+    with pytest.raises(TargetNotFoundError):
+        execute("pick(unique(filterOri$TiltDegree(60.0, filterBook(TABLE))))", scene,
+                tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
+    assert not ProgramPlanner().plan(scene, "pick up a book at a tilt of about 60 degrees").ok
