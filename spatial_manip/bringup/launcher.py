@@ -67,6 +67,11 @@ class Launcher:
                 self.out.flush()
         stream.close()
 
+    def pid_of(self, name: str) -> int:
+        """The process id of the started node `name` (a fault test kills this one, never another
+        graph's node of the same name)."""
+        return next(r.proc.pid for r in self._running if r.spec.name == name)
+
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> None:
         cmds = [(s, [find_executable(s), *s.arguments, *s.ros_args(self.params.get(s.name))])

@@ -4,7 +4,6 @@ gets a result within seconds, naming what happened."""
 import dataclasses
 import os
 import signal
-import subprocess
 import threading
 import time
 
@@ -30,9 +29,10 @@ class _KillSimMidMotion:
     soon as /joint_states (which the simulator publishes) shows the joints leaving where they
     were. A fixed delay either lands before the arm takes the goal or after a short pick ends."""
 
-    def __init__(self, node):
+    def __init__(self, node, sim_pid: int):
         from sensor_msgs.msg import JointState
 
+        self.sim_pid = sim_pid
         self.joints, self.at, self._armed = None, None, None
         node.create_subscription(JointState, "/joint_states", self._on_joints, 10)
 
@@ -40,17 +40,12 @@ class _KillSimMidMotion:
         self.joints = list(msg.position[:6])
         if self._armed is not None and self.at is None and \
                 max(abs(a - b) for a, b in zip(self.joints, self._armed)) > 0.02:
-            _kill_sim()
+            os.kill(self.sim_pid, signal.SIGKILL)
             self.at = time.monotonic()
 
     def on_feedback(self, fb):
         if fb.stage == "moving" and self._armed is None and self.joints is not None:
             self._armed = list(self.joints)
-
-
-def _kill_sim():
-    pid = int(subprocess.check_output(["pgrep", "-f", "-n", "bin/sim_node"]).split()[0])
-    os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -59,11 +54,11 @@ def graph_log(tmp_path):
         yield f
 
 
-def _send_once_ready(log, killed: dict):
+def _send_once_ready(log, killed: dict, sim_pid: int):
     """Send the goal once the simulator serves the arm (a goal sent earlier fails to perceive)."""
     assert wait_for(lambda: "sim_node ready" in open(log.name).read(), 90), open(log.name).read()[-3000:]
     with client_node() as node:
-        killer = _KillSimMidMotion(node)
+        killer = _KillSimMidMotion(node, sim_pid)
         report = send_goal(node, GOAL, max_attempts=1, timeout_s=60, server_timeout_s=60,
                            on_feedback=killer.on_feedback)
     if killer.at is not None:
@@ -81,7 +76,7 @@ def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float
     waiter.start()
     killed = {}
     try:
-        report = _send_once_ready(graph_log, killed)
+        report = _send_once_ready(graph_log, killed, launcher.pid_of("sim_node"))
     finally:
         launcher.request_stop()
         waiter.join(20)
