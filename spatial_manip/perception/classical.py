@@ -25,13 +25,15 @@ from scipy.spatial import cKDTree
 
 from spatial_manip.geometry import pointcloud as pc
 from spatial_manip.geometry.relations import points_in_box
+from spatial_manip.geometry.noise import L515Noise
+from spatial_manip.geometry.pointcloud import SENSOR
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import main_colour, mean_rgb
 from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
                                           check_observation, lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
-from spatial_manip.perception.cluster import Voxels, components, split_by_colour, stands_out_of_noise
+from spatial_manip.perception.cluster import Voxels, components, frame_noise, split_by_colour, stands_out_of_noise
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.labelling import assign_labels, match_cost
 from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
@@ -136,8 +138,10 @@ class ClassicalSegmenter:
 
             limits = _size_limits(cfg, hints.expected)
 
+            noise = frame_noise(cloud, planes, obs.T_base_cam[:3, 3])     # this frame's, not the nominal
+
             def detect(members):
-                return self._detection(obs, vox, members, pts, uv, support, height, planes, limits)
+                return self._detection(obs, vox, members, pts, uv, support, height, planes, limits, noise)
 
             clusters = self._clusters(vox, hints.fixtures, foot_hidden)
             detections = self._merge_pieces(clusters, [detect(c) for c in clusters], vox.centres, detect,
@@ -266,7 +270,8 @@ class ClassicalSegmenter:
         below = near[(vox.height[near] < bottom) & (vox.height[near] > bottom - cfg.max_support_gap_m)]
         return any(vox.height[comp == c].min() <= cfg.max_support_gap_m for c in np.unique(comp[below]))
 
-    def _detection(self, obs, vox, members, pts, uv, support, height, planes, limits) -> Detection | None:
+    def _detection(self, obs, vox, members, pts, uv, support, height, planes, limits,
+                   noise: L515Noise = SENSOR) -> Detection | None:
         cfg = self.config
         max_extent_m, max_height_m = limits
         in_cluster = np.zeros(len(vox.counts), bool)
@@ -280,7 +285,7 @@ class ClassicalSegmenter:
         h = plane.height(p)
         if np.percentile(h, 99) > max_height_m:
             return None
-        if not stands_out_of_noise(p, h, obs.T_base_cam[:3, 3]):
+        if not stands_out_of_noise(p, h, obs.T_base_cam[:3, 3], sensor=noise):
             return None          # a speck of the plane's own depth noise at its range (cluster.py)
         if _reaches_plane_above(p, plane, planes):
             return None          # a shelf's side panel or back wall, not an object

@@ -91,6 +91,30 @@ def vertical_noise_m(points: np.ndarray, camera: np.ndarray, sensor: L515Noise =
     return sensor.sigma_m(rng) * np.abs(ray[:, 2]) / rng
 
 
+def frame_noise(points: np.ndarray, planes, camera: np.ndarray, *, sensor: L515Noise = SENSOR,
+                band_sigmas: float = 10.0, min_points: int = 200, min_scale: float = 1.5) -> L515Noise:
+    """The sensor's noise as this frame has it: `sensor` scaled by the spread of the support
+    planes' own points about them (the median absolute deviation of their heights, in units of
+    each point's nominal vertical noise, within `band_sigmas` of the plane), never below nominal.
+    A harsher camera (or the harsh sensing profile, twice the noise) raises the bar a speck must
+    clear, which the nominal model alone left at half its height. A spread under `min_scale` is
+    the nominal model's own misfit, not a noisier camera (1.0-1.25 on realistic frames of seeds
+    81-83, 1.7-1.9 on harsh ones), and keeps nominal. `planes`: objects with
+    `height(points)` and `covers(points)` (perception.planes.Plane)."""
+    pts = np.asarray(points, float)
+    ratios = []
+    sigma = np.maximum(vertical_noise_m(pts, camera, sensor), 1e-6) if len(pts) else np.zeros(0)
+    for plane in planes:
+        r = plane.height(pts) / sigma
+        keep = plane.covers(pts) & (np.abs(r) < band_sigmas)
+        ratios.append(r[keep] - np.median(r[keep]) if keep.any() else r[:0])
+    r = np.concatenate(ratios) if ratios else np.zeros(0)
+    if len(r) < min_points:
+        return sensor
+    scale = 1.4826 * float(np.median(np.abs(r)))
+    return sensor.scaled(scale) if scale >= min_scale else sensor
+
+
 def stands_out_of_noise(points: np.ndarray, height_m: np.ndarray, camera: np.ndarray, *,
                         sigmas: float = NOISE_SIGMAS, sensor: L515Noise = SENSOR) -> bool:
     """Whether a cluster (its base-frame `points` and their `height_m` above their support plane)
