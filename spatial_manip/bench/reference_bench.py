@@ -69,6 +69,8 @@ class TaskResult:
     error: str = ""
     named: int = 0            # movable detections given a catalogue name
     wrong_names: list = field(default_factory=list)   # "given->true" for each named one that is another object
+    books: int = 0            # movable detections called "book" (named after a library book or book-shaped)
+    stray_books: list = field(default_factory=list)   # "book->true" for each where no book stands
     perceive_s: float = 0.0
     associate_s: float = 0.0  # the naming laps of the segmenter (labels, catalogue fit); 0 if it reports none
 
@@ -263,13 +265,21 @@ def needed_outcomes(results: list[TaskResult]) -> dict[str, int]:
 def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
     """Named detections (a catalogue label, not the book/object fallback) whose centre lies in
     no true movable object's box (grown by the gate) of that label: each is a wrong name
-    ("given->true object there", or "->nothing")."""
+    ("given->true object there", or "->nothing"). Detections called "book" are counted apart
+    (`books`), with those whose centre lies in no true book (`stray_books`): a shelf board's
+    noise read as a row of lying books is no wrong catalogue name, yet makes an empty slot full."""
     objects = [o for o in truth.objects if o.category not in ("shelf", "table", "support", "floor")]
 
     def inside(point, o):
         local = (np.asarray(point, float) - o.center) @ np.asarray(o.rotation, float)
         return bool(np.all(np.abs(local) <= np.asarray(o.size, float) / 2 + gate_m))
     for d in movable:
+        if d.label == "book" and d.category == "book":
+            res.books += 1
+            there = [o for o in objects if inside(d.center, o)]
+            if not any(o.category == "book" for o in there):
+                res.stray_books.append(f"book->{there[0].label if there else 'nothing'}")
+            continue
         if d.label in ("object", "book") and d.category != "reference":
             continue
         res.named += 1
@@ -311,6 +321,8 @@ def summary(results: list[TaskResult]) -> str:
         kinds[v.split(":")[0]] = kinds.get(v.split(":")[0], 0) + 1
     named = sum(r.named for r in results)
     wrong = [w for r in results for w in r.wrong_names]
+    books = sum(r.books for r in results)
+    stray = [w for r in results for w in r.stray_books]
     times = [r.perceive_s for r in results if r.perceive_s]
     naming = [r.associate_s for r in results if r.associate_s]
     need = needed_outcomes(results)
@@ -325,6 +337,8 @@ def summary(results: list[TaskResult]) -> str:
             f"{dict(sorted(kinds.items()))}; planner errors {errors}\n"
             f"named detections {named}: wrong {len(wrong)} ({100 * len(wrong) / max(named, 1):.1f}%) "
             f"{dict(Counter(wrong).most_common())}\n"
+            f"detections called book {books}: where no book stands {len(stray)} "
+            f"({100 * len(stray) / max(books, 1):.1f}%) {dict(Counter(stray).most_common())}\n"
             f"needed objects in view {visible}: named {need['named']}, left unnamed {need['unnamed']} "
             f"({100 * need['unnamed'] / visible:.1f}%), misnamed {need['misnamed']}, not found {need['not_found']}; "
             f"unseen {need['unseen']}\n"
