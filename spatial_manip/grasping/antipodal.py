@@ -186,14 +186,14 @@ class AntipodalProposer:
             return self._empty(f"only {len(target)} target points after cropping/masking: nothing to grasp "
                                "(check the target box or mask)"), scene
         normals = estimate_normals(target, cfg.normal_neighbours)
-        fit_margin, clear_margin = self.margins_m(float(np.median(np.linalg.norm(target, axis=1))))
+        seen_noise = min(sigma, self._plane_noise_m(plane, support))
+        fit_margin, clear_margin = self.margins_m(float(np.median(np.linalg.norm(target, axis=1))), seen_noise)
 
         R, origins, seed_of = self._candidates(target, normals, up_vec, rng, dense_grasp)
         if len(R) == 0:
             return self._empty("every candidate approach came from below the support surface"), scene
         seen = None if target_box is None else _SeenSpace(scene, sigma)
-        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen,
-                            min(sigma, self._plane_noise_m(plane, support)))
+        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen, seen_noise)
         if pass1 is None:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
                                "to spare each side and enough contact points (object too wide, too thin or too "
@@ -239,15 +239,18 @@ class AntipodalProposer:
             return 0.0
         return float(np.sqrt(np.mean(plane.distance(support[plane.inliers]) ** 2)))
 
-    def margins_m(self, range_m: float) -> tuple[float, float]:
+    def margins_m(self, range_m: float, seen_noise_m: float | None = None) -> tuple[float, float]:
         """(the opening's margin each side of the object, the clearance from scene points) for a
         target at `range_m` from the camera, never below margin_m. The opening's follows the
         sensor's range noise there and the calibration error. The clearance takes the calibration
         error only: scene points already scatter the noise toward the fingers (the nearest of a
         noisy face lies ~2 sigma in front of it), and another sigma on top of that left a lying
-        book's 4 cm overhang 2 cm of pinch."""
+        book's 4 cm overhang 2 cm of pinch. `seen_noise_m`, the noise the frame shows (its
+        support plane's scatter), caps the model's: a clean render keeps the 4 mm floor."""
         cfg = self.config
         sigma = float(SENSOR.sigma_m(range_m))
+        if seen_noise_m is not None:
+            sigma = min(sigma, float(seen_noise_m))
         return (max(cfg.margin_m, cfg.noise_sigmas * sigma + cfg.calibration_m),
                 max(cfg.margin_m, cfg.calibration_m))
 
