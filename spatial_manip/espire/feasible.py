@@ -15,6 +15,7 @@ import io
 from contextlib import redirect_stderr, redirect_stdout
 
 from spatial_manip.errors import SpatialManipError
+from spatial_manip.espire.episode import Episode
 from spatial_manip.sim import tasks as gen
 from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
@@ -49,8 +50,6 @@ def oracle_completes(task, scene, sensing: SensingProfile = IDEAL) -> tuple[bool
 
 
 def _oracle_once(task, scene, sensing: SensingProfile) -> tuple[bool, str]:
-    from spatial_manip.espire.episode import Episode
-
     quiet = io.StringIO()
     try:
         with redirect_stdout(quiet), redirect_stderr(quiet):    # MuJoCo's model-compiler notes

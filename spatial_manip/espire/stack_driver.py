@@ -58,8 +58,10 @@ from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.transforms import apply, invert, quat_to_matrix
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.perception import perceive_with_workspace
+from spatial_manip.perception import make_segmenter, perceive_with_workspace
+from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene
+from spatial_manip.sim import tasks as sim_tasks
 from spatial_manip.sim.library import catalogue_workspace
 from spatial_manip.workspace.shelf_check import occupied_span
 from spatial_manip.sim.capture_cell import clear_shelf, fixtures_only
@@ -160,9 +162,6 @@ class StackPolicy:
         """`scenes`: task id -> the task's scene file (load_scenes), of which only the cell
         configuration is used (`cell_configuration`, with `library` as the catalogue); None: no
         cell knowledge."""
-        from spatial_manip.perception import make_segmenter
-        from spatial_manip.reasoning.planner import make_planner
-
         if scenes is not None and library is None:
             raise ValueError("a cell configuration needs the enrolled library as its catalogue "
                              "(spatial_manip.sim.library.load_default_library())")
@@ -277,8 +276,6 @@ def _with_held(scene: Scene, ws: Scene, T_tcp: np.ndarray | None) -> Scene:
 def load_scenes(tasks_jsonl: str) -> dict:
     """task id -> its scene, for StackPolicy's cell configuration (only its workspace
     description is ever used: fixtures, slots, a catalogue without positions)."""
-    from spatial_manip.sim import tasks as sim_tasks
-
     return {t.id: Scene.load(p) for t, p in sim_tasks.load(tasks_jsonl)}
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from spatial_manip.camera_model import project
-from spatial_manip.transforms import apply, invert, make_transform
+from spatial_manip.transforms import apply, box_corners, invert, make_transform
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.sim import mjcf
 
@@ -104,7 +104,6 @@ def box_mask(obs: RGBDObservation, box) -> np.ndarray:
 
 
 def _corners(box) -> np.ndarray:
-    from spatial_manip.transforms import box_corners
     return box_corners(box.center, box.size, box.rotation)
 
 
