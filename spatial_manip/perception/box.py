@@ -8,8 +8,10 @@ from scipy import ndimage
 from spatial_manip.geometry.boxes import Box3D, BoxFitConfig, BoxFitError, SupportPlane, box_2d_to_box_3d
 from spatial_manip.geometry.pointcloud import depth_edge_pixels
 from spatial_manip.observation import RGBDObservation
+from spatial_manip.perception.attributes import BOOK_SIZE_RANGES_M, book_size_class, book_thickness_for_cover, colour_name, mean_rgb
+from spatial_manip.perception.base import Detection
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.perception.planes import Plane
+from spatial_manip.perception.planes import Plane, plane_under
 
 SUPPORT_GAP_M = 0.05       # an object whose lowest point is this close to a plane rests on it
 # A mask made on the colour image holds a border of what lies behind the object (an L515's depth and
@@ -81,8 +83,6 @@ def complete_leaning_book(box: Box3D, camera_position: np.ndarray) -> bool:
     """A tilted slab seen face-on shows only its cover: its measured thickness is ~0, and the
     fit sits on the visible face. When the cover matches one of ESPIRE's book sizes, give the
     box that class's thickness, grown away from the camera (the hidden side). True if changed."""
-    from spatial_manip.perception.attributes import BOOK_SIZE_RANGES_M, book_thickness_for_cover
-
     thin = int(np.argmin(box.size))
     min_thickness = min(r[2][0] for r in BOOK_SIZE_RANGES_M.values())
     if box.size[thin] >= min_thickness:
@@ -110,10 +110,6 @@ def detection_from_mask(obs: RGBDObservation, mask: np.ndarray, planes, *, id: s
                         category: str, score: float, backend: str):
     """A Detection (3D box on the plane under it, mean colour, book size class) for one mask,
     or None when the box cannot be fitted. Shared by the segmenters that produce masks."""
-    from spatial_manip.perception.attributes import book_size_class, colour_name, mean_rgb
-    from spatial_manip.perception.base import Detection
-    from spatial_manip.perception.planes import plane_under
-
     # the plane under the object's own points: one point of background or a flying pixel below
     # the table put the table above the object's lowest point (31 of 86 objects under realistic
     # sensing got the floor or no plane; 1 with these)

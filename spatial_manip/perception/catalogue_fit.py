@@ -33,7 +33,9 @@ from spatial_manip.geometry.pointcloud import depth_edge_pixels
 from spatial_manip.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
-from spatial_manip.perception.labelling import one_name_per_space
+from spatial_manip.perception.attributes import book_size_class
+from spatial_manip.perception.labelling import one_name_per_space, refuse, rename
+from spatial_manip.perception.planes import plane_under
 
 
 @dataclass(frozen=True)
@@ -305,9 +307,6 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     settles it; how much of a box the depth sees through does not, since a bicycle sculpture or a
     frame fills its box no more than a book's box fills a mug's. Returns {id: catalogue box (or
     None)} of the detections it named, for complete_from_catalogue."""
-    from spatial_manip.perception.labelling import refuse, rename
-    from spatial_manip.perception.planes import plane_under
-
     cfg = config or CatalogueFitConfig()
     by_id = {e.id: e for e in expected or () if e.id and e.size_m is not None}
     settled = {}
@@ -363,9 +362,6 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
     catalogue entry (same id) lists a size its catalogue box, posed on the depth, when the
     measured box disagrees with that size. Returns the ids whose boxes changed; each keeps its
     measured box in `extra["measured_box"]`."""
-    from spatial_manip.perception.attributes import book_size_class
-    from spatial_manip.perception.planes import plane_under
-
     cfg = config or CatalogueFitConfig()
     settled = settle_names_by_depth(obs, detections, expected, planes, cfg)
     edges = _LazyEdges(obs)

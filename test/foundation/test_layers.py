@@ -106,7 +106,6 @@ def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):
 # explained yet: all were being edited by other engineers when the rest moved (issue 41).
 LATE_IMPORTS_LEFT = {
     "bench/demo.py", "bench/latency.py",
-    "perception/box.py", "perception/catalogue_fit.py",
 }
 
 
