@@ -28,6 +28,7 @@ import numpy as np
 from spatial_manip.bench.runner import prepare_tasks
 from spatial_manip.bench.sim_session import sim_session
 from spatial_manip.bench.worker import WorkspaceRevision
+from spatial_manip.bringup.goal_client import send_goal, wait_future
 from spatial_manip.sim import sensing
 
 MOTION_RAD = 2e-3          # a joint change larger than this is arm motion (the sim's settle noise is far below)
@@ -119,7 +120,6 @@ def look_of(trace_path: str) -> dict | None:
 
 
 def time_goal(node, task, reset, revision, watch, think_s: float = 0.0) -> dict:
-    from spatial_manip.bringup.goal_client import send_goal, wait_future
     from spatial_manip_interfaces.srv import ResetTask
 
     res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps(task),
