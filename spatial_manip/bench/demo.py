@@ -12,9 +12,23 @@ import sys
 import threading
 import time
 
+from dataclasses import replace
+
 import numpy as np
 
+from spatial_manip.bench.trace_page import render_trace
+from spatial_manip.bench.worker import WorkspaceRevision, sim_node_sensing
+from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
+from spatial_manip.bringup.graph import load_graph
+from spatial_manip.bringup.launcher import Launcher
+from spatial_manip.errors import SpatialManipError
+from spatial_manip.geometry.relations import book_pose_class, distance
+from spatial_manip.reasoning.compound import plan_compound
+from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.sim import sensing
+from spatial_manip.sim.layouts import sample_tabletop
+from spatial_manip.sim.world import SimConfig, SimWorld
+from spatial_manip.transforms import quat_to_matrix
 
 # Words whose meaning hangs on nothing assumed: a rubik's cube has no front, so "to the right of"
 # is the camera's right, which is where a person looking at the trace sees the book land.
@@ -55,12 +69,6 @@ def find_scene(instruction: str, seed: int, tries: int = 1500, min_visible: floa
     which the books it is about (the target and those lying in the same pose) and the references
     it names are at least `min_visible` visible from the camera, so the demo asks something a
     camera can answer in the world it shows."""
-    from spatial_manip.geometry.relations import book_pose_class
-    from spatial_manip.errors import SpatialManipError
-    from spatial_manip.reasoning.compound import plan_compound
-    from spatial_manip.reasoning.planner import make_planner
-    from spatial_manip.sim.layouts import sample_tabletop
-    from spatial_manip.sim.world import SimConfig, SimWorld
 
     planner = make_planner("program")
 
@@ -103,11 +111,6 @@ def find_scene(instruction: str, seed: int, tries: int = 1500, min_visible: floa
 def _place_is_clear(scene, place_pose, held) -> bool:
     """The place pose is within easy reach and its footprint has PLACE_CLEAR_M of free table
     around it, so the demo shows the words, not a crowded set-down."""
-    from dataclasses import replace
-
-    from spatial_manip.geometry.relations import distance
-    from spatial_manip.transforms import quat_to_matrix
-
     if place_pose is None:
         return True
     position = np.asarray(place_pose.position, float)
@@ -127,11 +130,7 @@ def _place_is_clear(scene, place_pose, held) -> bool:
 
 
 def run(args) -> int:
-    from spatial_manip.bench.worker import sim_node_sensing
-    from spatial_manip.bringup.graph import load_graph
-
     signal.signal(signal.SIGINT, signal.default_int_handler)     # Ctrl-C cancels the goal (see goal_cli)
-    from spatial_manip.bringup.launcher import Launcher
 
     profile = sensing.from_args(args)
     if args.noise_seed is not None and not 0 <= args.noise_seed < 2 ** 32:
@@ -156,10 +155,7 @@ def run(args) -> int:
 
 
 def _run_goal(args, scene, noise_seed: int, t0: float, sensing_label: str) -> int:
-    from spatial_manip.bench.trace_page import render_trace
-    from spatial_manip.bench.worker import WorkspaceRevision
-    from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
-    from spatial_manip_interfaces.srv import ResetTask
+    from spatial_manip_interfaces.srv import ResetTask  # built by colcon: absent where only the CLI's help is read
 
     with spinning_node("spatial_manip_demo") as node:
         reset = node.create_client(ResetTask, "/sim/reset_task")
