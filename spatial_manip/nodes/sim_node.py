@@ -142,6 +142,8 @@ class SimNode(Node):
             try:
                 self.publish_camera()
             except Exception as e:  # keep the camera alive through a transient failure, but say so
+                if not self.context.ok():
+                    return      # the graph is stopping: Ctrl-C shut the context down before this thread
                 self.get_logger().error(f"camera render failed: {e}")
             self._stop.wait(max(0.0, period - (time.monotonic() - t0)))
         self.world.close()
