@@ -6,6 +6,7 @@ import contextlib
 import threading
 import time
 import uuid
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -148,6 +149,27 @@ def _accepted(client, sent, running: dict, timeout_s: float):
     return None
 
 
+_clients_lock = threading.Lock()
+_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # node -> {action name: client}
+
+
+def _action_client(node, action_name: str):
+    """One ExecuteInstruction client per node and action name, kept for the node's life. A
+    client destroyed after each goal while another thread spins the node can hand the executor
+    a freed handle ('action client pointer is invalid'): its spin thread dies and every later
+    goal hangs (a bench worker at b468744, after 7 of 16 place episodes)."""
+    # ROS (rclpy through nodes.runner, the action types) only when a goal is sent
+    from spatial_manip.nodes.runner import ActionClient
+
+    from spatial_manip_interfaces.action import ExecuteInstruction
+
+    with _clients_lock:
+        per_node = _clients.setdefault(node, {})
+        if action_name not in per_node:
+            per_node[action_name] = ActionClient(node, ExecuteInstruction, action_name)
+        return per_node[action_name]
+
+
 def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool = False,
               max_attempts: int = 0, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
               on_feedback: Callable | None = None, cancel_after_s: float | None = None,
@@ -156,66 +178,62 @@ def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool
     `max_attempts` 0 leaves the server's configured default. Ctrl-C while the goal runs cancels
     it and waits for the server's answer, so the arm is stopped before the caller exits
     (`report.interrupted`)."""
-    # ROS (rclpy through nodes.runner, the action types) only when a goal is sent
+    # ROS (the action types) only when a goal is sent
     from action_msgs.msg import GoalStatus
-    from spatial_manip.nodes.runner import ActionClient
 
     from spatial_manip_interfaces.action import ExecuteInstruction
 
-    client = ActionClient(node, ExecuteInstruction, action_name)
+    client = _action_client(node, action_name)
+    if not client.wait_for_server(timeout_sec=server_timeout_s):
+        raise TimeoutError(f"no ExecuteInstruction server at {action_name} within {server_timeout_s:g} s")
+    goal = ExecuteInstruction.Goal(instruction=instruction, task_kind=KINDS.get(kind, kind) if isinstance(kind, str) else kind,
+                                   dry_run=dry_run, max_attempts=max_attempts)
+    report = GoalReport(accepted=False)
+    t0 = time.monotonic()
+    running: dict = {}      # the goal's id and when its first feedback came
+
+    watch = ServerWatch(client)
+
+    def fb(msg):
+        watch.heard()
+        running.setdefault("goal_id", msg.goal_id)
+        running.setdefault("since", time.monotonic())
+        report.feedback.append(msg.feedback)
+        if on_feedback:
+            on_feedback(msg.feedback)
+
+    sent = client.send_goal_async(goal, feedback_callback=fb)
     try:
-        if not client.wait_for_server(timeout_sec=server_timeout_s):
-            raise TimeoutError(f"no ExecuteInstruction server at {action_name} within {server_timeout_s:g} s")
-        goal = ExecuteInstruction.Goal(instruction=instruction, task_kind=KINDS.get(kind, kind) if isinstance(kind, str) else kind,
-                                       dry_run=dry_run, max_attempts=max_attempts)
-        report = GoalReport(accepted=False)
-        t0 = time.monotonic()
-        running: dict = {}      # the goal's id and when its first feedback came
-
-        watch = ServerWatch(client)
-
-        def fb(msg):
-            watch.heard()
-            running.setdefault("goal_id", msg.goal_id)
-            running.setdefault("since", time.monotonic())
-            report.feedback.append(msg.feedback)
-            if on_feedback:
-                on_feedback(msg.feedback)
-
-        sent = client.send_goal_async(goal, feedback_callback=fb)
-        try:
-            handle = _accepted(client, sent, running, server_timeout_s)
-        except KeyboardInterrupt:
-            # the server may have taken the goal already (its feedback can come before the
-            # answer): learn whether it did, so a running goal is canceled, never left behind
-            report.interrupted = True
-            handle = _wait_ignoring_interrupts(sent, CANCEL_WAIT_S)
-        if handle is None or not handle.accepted:
-            report.status = "rejected"
-            return report
-        report.accepted = True
-        result_future = handle.get_result_async()
-        try:
-            if report.interrupted:
-                raise KeyboardInterrupt
-            if cancel_after_s is not None:
-                time.sleep(cancel_after_s)
-                wait_future(handle.cancel_goal_async(), 10.0)
-            res = _wait_result(result_future, timeout_s, watch)
-        except KeyboardInterrupt:
-            report.interrupted = True
-            res = _cancel_and_wait(handle, result_future, watch)
-        except ServerLost as e:
-            report.elapsed_s, report.status, report.error = time.monotonic() - t0, "server_lost", str(e)
-            return report
-        report.elapsed_s = time.monotonic() - t0
-        if res is None:
-            report.status, report.error = "timeout", f"no result within {timeout_s:g} s; the goal was canceled"
-            wait_future(handle.cancel_goal_async(), 5.0)
-            return report
-        report.result = res.result
-        report.status = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
-                         GoalStatus.STATUS_CANCELED: "canceled"}.get(res.status, str(res.status))
+        handle = _accepted(client, sent, running, server_timeout_s)
+    except KeyboardInterrupt:
+        # the server may have taken the goal already (its feedback can come before the
+        # answer): learn whether it did, so a running goal is canceled, never left behind
+        report.interrupted = True
+        handle = _wait_ignoring_interrupts(sent, CANCEL_WAIT_S)
+    if handle is None or not handle.accepted:
+        report.status = "rejected"
         return report
-    finally:
-        client.destroy()
+    report.accepted = True
+    result_future = handle.get_result_async()
+    try:
+        if report.interrupted:
+            raise KeyboardInterrupt
+        if cancel_after_s is not None:
+            time.sleep(cancel_after_s)
+            wait_future(handle.cancel_goal_async(), 10.0)
+        res = _wait_result(result_future, timeout_s, watch)
+    except KeyboardInterrupt:
+        report.interrupted = True
+        res = _cancel_and_wait(handle, result_future, watch)
+    except ServerLost as e:
+        report.elapsed_s, report.status, report.error = time.monotonic() - t0, "server_lost", str(e)
+        return report
+    report.elapsed_s = time.monotonic() - t0
+    if res is None:
+        report.status, report.error = "timeout", f"no result within {timeout_s:g} s; the goal was canceled"
+        wait_future(handle.cancel_goal_async(), 5.0)
+        return report
+    report.result = res.result
+    report.status = {GoalStatus.STATUS_SUCCEEDED: "succeeded", GoalStatus.STATUS_ABORTED: "aborted",
+                     GoalStatus.STATUS_CANCELED: "canceled"}.get(res.status, str(res.status))
+    return report
