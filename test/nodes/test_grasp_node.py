@@ -17,7 +17,7 @@ from spatial_manip_interfaces.srv import ProposeGrasps  # noqa: E402
 from spatial_manip import transforms as tf  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
-from node_process import stop_and_show_log  # noqa: E402
+from node_process import grasp_node_still_joining, stop_and_show_log  # noqa: E402
 
 BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
 
@@ -70,7 +70,7 @@ def wait_until_observed(node, client, pubs, frame, timeout=20.0):
         pubs["info"].publish(frame[1])
         rclpy.spin_once(node, timeout_sec=0.1)
         res = call(node, client, ProposeGrasps.Request(target_id="block_1", max_grasps=1))
-        if res.error_code != "NO_OBSERVATION":
+        if not grasp_node_still_joining(res):
             return
     pytest.fail(f"grasp_node saw no complete observation in {timeout} s: {res.message}")
 

@@ -24,7 +24,7 @@ from spatial_manip.control.kinematics import JOINT_NAMES  # noqa: E402
 from spatial_manip import transforms as tf  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
-from node_process import stop_and_show_log  # noqa: E402
+from node_process import grasp_node_still_joining, stop_and_show_log  # noqa: E402
 
 BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
 TOPICS = {"depth": (Image, "/camera/aligned_depth_to_color/image_raw"),
@@ -64,7 +64,7 @@ def graph():
 
 
 def ask(node, client, pubs, frame, joints=None, timeout=20.0):
-    """Publish the frame (and joints) until the node answers something other than NO_OBSERVATION."""
+    """Publish the frame (and joints) until the node has seen the frame and the latched scene."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pubs["depth"].publish(frame[0])
@@ -78,7 +78,7 @@ def ask(node, client, pubs, frame, joints=None, timeout=20.0):
         rclpy.spin_until_future_complete(node, fut, timeout_sec=30)
         assert fut.done(), "no reply from grasp_node"
         res = fut.result()
-        if res.error_code != "NO_OBSERVATION" and (joints is None or "motion check skipped" not in res.message):
+        if not grasp_node_still_joining(res) and (joints is None or "motion check skipped" not in res.message):
             return res
     pytest.fail(f"grasp_node saw no complete observation in {timeout} s: {res.message}")
 
