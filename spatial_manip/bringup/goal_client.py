@@ -36,7 +36,10 @@ def spinning_node(name: str, *, threads: int = 2):
         yield node
     finally:
         ex.shutdown()
-        spinner.join(timeout=5.0)
+        # the node is destroyed only once the spin thread is out of its wait set (or clearly
+        # stuck): destroying it under a waiting executor fails there with 'action client
+        # pointer is invalid' (seen with a 5 s join on a loaded CI machine)
+        spinner.join(timeout=30.0)
         node.destroy_node()
         rclpy.try_shutdown(context=ctx)
 
