@@ -271,12 +271,15 @@ class Agent:
             hints = base.with_instruction(instruction)
         if self._segmenter is None:
             self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
+        t0 = time.perf_counter()
         q, masked = self.ports.joint_positions(), obs
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
             masked = without_arm(obs, self._arm_reach().planner.robot, q)
         else:
             q = None
+        t1 = time.perf_counter()
         scene = perceive_with_workspace(self._segmenter, masked, ws, hints)
+        t2 = time.perf_counter()
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
         if self._held_id is not None:
@@ -284,7 +287,11 @@ class Agent:
         self.ports.publish_scene(scene)
         self._known, self._cloud = scene, self._mapper.submit(cloud_map, masked)
         self._seen_from = (np.asarray(obs.T_base_cam, float)[:3, 3], q)
-        return Perceived(observation=obs, scene=scene)     # the look as the camera gave it
+        laps = getattr(self._segmenter, "last_timing_s", None) or {}
+        timing = {"mask_arm": t1 - t0, "segment": t2 - t1, **{f"segment.{k}": v for k, v in laps.items()},
+                  "after": time.perf_counter() - t2}
+        return Perceived(observation=obs, scene=scene,     # the look as the camera gave it
+                         timing_s={k: round(v, 3) for k, v in timing.items()})
 
     def _obstacles(self, scene: Scene | None = None) -> Scene | None:
         """What an arm motion must avoid: `scene` (default: the latest look, with what was set

@@ -103,6 +103,7 @@ class Perceived:
 
     observation: RGBDObservation
     scene: Scene
+    timing_s: dict = field(default_factory=dict)   # perceiving's parts, seconds (for the trace; issue 42)
 
 
 @dataclass(frozen=True)
@@ -390,7 +391,8 @@ class InstructionPipeline:
 
         look = self.looks.for_goal(cancel, goal.instruction, prepare=home)
         trace.event("look", **look.trace_fields(), home_s=round(marks["homed"] - marks["home"], 3),
-                    look_s=round(time.monotonic() - marks["homed"], 3))
+                    look_s=round(time.monotonic() - marks["homed"], 3),
+                    **({} if look.reused else {"perceive_s": look.seen.timing_s}))
         return look.seen
 
     def _look_after(self, placed: Placed, decision: Decision, cancel: threading.Event, trace: Trace,

@@ -63,6 +63,7 @@ class Look:
     took_s: float            # how long observing and perceiving it took
     workspace: object        # the workspace description it was perceived in (compared by identity)
     instruction: str = ""    # the words it was perceived for (only when the segmenter asks for them)
+    observe_s: float = 0.0   # of `took_s`, waiting for the frame
 
 
 @dataclass(frozen=True)
@@ -74,10 +75,12 @@ class GoalLook:
     age_s: float
     reason: str
     waited_s: float = 0.0    # for an idle look under way when the goal came
+    observe_s: float = 0.0   # a look taken now: how long it waited for its frame
 
     def trace_fields(self) -> dict:
-        return {"reused": self.reused, "age_s": round(self.age_s, 3), "reason": self.reason,
-                "waited_s": round(self.waited_s, 3)}
+        fields = {"reused": self.reused, "age_s": round(self.age_s, 3), "reason": self.reason,
+                  "waited_s": round(self.waited_s, 3)}
+        return fields if self.reused else {**fields, "observe_s": round(self.observe_s, 3)}
 
 
 class LookStages(Protocol):
@@ -157,7 +160,7 @@ class LookAhead:
             if why is None:
                 return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh", waited)
             look = self._take(cancel, words, early=True)     # a goal waits for it: a frame already there will do
-            return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited)
+            return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited, look.observe_s)
 
     def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
         """Why `look` may not be reused now for `instruction`, its age taken at `at_s` (default
@@ -192,8 +195,10 @@ class LookAhead:
             obs = self.stages.observe(cancel)
         else:
             obs = self.stages.observe(cancel, arrived_after_s=earliest)
+        observed = self._clock()
         seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
-        look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction)
+        look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction,
+                    observed - started)
         self._latest = look
         return look
 
