@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -60,3 +61,12 @@ def wait_for(predicate, timeout_s: float, poll_s: float = 0.05) -> bool:
             return True
         time.sleep(poll_s)
     return False
+
+
+def launched_pid(log_text: str, node: str) -> int:
+    """The pid the launcher logged for `node` ("started NODE (pid N)"): this graph's node, never
+    another test's or another user's of the same name, as a search by name would find."""
+    found = re.findall(rf"started {re.escape(node)} \(pid (\d+)\)", log_text)
+    assert found, f"the launcher never said it started {node}; its log: {log_text}"
+    return int(found[-1])
+

@@ -3,15 +3,16 @@ the node started by the pip-only launcher."""
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 
-from ros_helpers import client_node, launched, wait_for
+from ros_helpers import client_node, launched, launched_pid, wait_for
 from spatial_manip.bringup.goal_client import send_goal
 
 pytestmark = pytest.mark.ros
-OBS_TIMEOUT_S = 1.5
+# long enough that a cancel or a second goal sent while a goal perceives lands within it on a loaded
+# machine (it was 1.5 s: a cancel 0.5 s in left 1 s for the request to cross processes)
+OBS_TIMEOUT_S = 4.0
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def test_no_camera_gives_no_observation_in_time_with_feedback(graph):
     report = send_goal(node, "pick the leftmost book", timeout_s=15)
     assert report.result.error_code == "NO_OBSERVATION"
     assert "colour image" in report.result.message
-    assert OBS_TIMEOUT_S - 0.1 <= report.elapsed_s < OBS_TIMEOUT_S + 2.0
+    assert OBS_TIMEOUT_S - 0.1 <= report.elapsed_s < OBS_TIMEOUT_S + 6.0    # + the goal's round trips under load
     assert [f.stage for f in report.feedback][:1] == ["perceiving"]
     assert os.path.isfile(report.result.trace_path)
 
@@ -77,17 +78,19 @@ def test_cancel_is_honoured(graph):
     report = send_goal(node, "pick the leftmost book", timeout_s=15, cancel_after_s=0.5)
     assert report.status == "canceled", report.result
     assert report.result.error_code == "CANCELED"
-    assert report.elapsed_s < OBS_TIMEOUT_S + 1.0
+    assert report.elapsed_s < OBS_TIMEOUT_S, "the cancel did not end the goal before its observation timeout"
 
 
 def test_second_goal_is_refused_while_one_runs(graph):
     import threading
 
     node, _, _ = graph
-    first = {}
-    t = threading.Thread(target=lambda: first.update(r=send_goal(node, "pick the leftmost book", timeout_s=15)))
+    first, perceiving = {}, threading.Event()
+    t = threading.Thread(target=lambda: first.update(r=send_goal(node, "pick the leftmost book", timeout_s=15,
+                                                                 on_feedback=lambda fb: perceiving.set())))
     t.start()
-    time.sleep(0.4)
+    # the first goal runs once its feedback comes (a fixed sleep could send the second before it)
+    assert perceiving.wait(15), "the first goal sent no feedback"
     second = send_goal(node, "pick the rightmost book", timeout_s=15)
     t.join()
     assert second.result.error_code == "BUSY"
@@ -99,8 +102,7 @@ def test_killing_a_required_node_stops_the_launcher_and_names_it(tmp_path):
     log = tmp_path / "launch.log"
     with launched("planner", log_path=log) as proc:
         assert wait_for(lambda: "ready" in log.read_text(), 20), log.read_text()
-        pid = int(subprocess.check_output(["pgrep", "-f", "-n", "bin/planner_node"]).split()[0])
-        os.kill(pid, signal.SIGKILL)
+        os.kill(launched_pid(log.read_text(), "planner_node"), signal.SIGKILL)
         assert proc.wait(15) != 0
     text = log.read_text()
     assert "required node planner_node died" in text
