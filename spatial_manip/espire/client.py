@@ -130,6 +130,59 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     return int(rr[k] + r0 + 4), int(cc[k] + c0 + 4)
 
 
+DEPTH_STEP_M = 0.02        # a jump this large between neighbouring pixels parts two surfaces
+
+
+def book_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: np.ndarray, camera: tuple,
+                      top_share: float = 0.3) -> tuple[int, int] | None:
+    """(row, col) on the book the server marked for picking. The box is drawn tight around the
+    book's visible silhouette, so the book is the surface inside it (pixels parted by no depth
+    jump) that reaches the most of the box's four sides, the largest of those; a book in front
+    of it or the table behind reach fewer. Of that surface, the pixel nearest the box's centre
+    among its highest `top_share` (the book stands above the wedge or holder it may touch).
+    The server grasps only at a point on the book, and the box's centre alone can fall on an
+    occluder or a support."""
+    box = _largest_box(plain_rgb, highlighted_rgb)
+    if box is None:
+        return None
+    r0, r1, c0, c1 = box
+    d = depth[r0:r1 + 1, c0:c1 + 1].astype(float)
+    valid = np.isfinite(d) & (d > 0)
+    jump = np.zeros_like(valid)
+    jump[1:, :] |= np.abs(np.diff(d, axis=0)) > DEPTH_STEP_M
+    jump[:-1, :] |= np.abs(np.diff(d, axis=0)) > DEPTH_STEP_M
+    jump[:, 1:] |= np.abs(np.diff(d, axis=1)) > DEPTH_STEP_M
+    jump[:, :-1] |= np.abs(np.diff(d, axis=1)) > DEPTH_STEP_M
+    labels, n = ndimage.label(valid & ~jump)
+    if n == 0:
+        return (r0 + r1) // 2, (c0 + c1) // 2
+    edge = 2
+    sides = [labels[:edge], labels[-edge:], labels[:, :edge], labels[:, -edge:]]
+    reach = [sum(k in set(np.unique(side)) for side in sides) for k in range(1, n + 1)]
+    sizes = ndimage.sum(np.ones_like(d), labels, range(1, n + 1))
+    best = max(range(n), key=lambda i: (reach[i], sizes[i])) + 1
+    rr, cc = np.nonzero(labels == best)
+    z = d[rr, cc]
+    rr, cc = rr + r0, cc + c0
+    K, T = camera
+    height = T[2, :3] @ np.vstack([(cc - K[0, 2]) / K[0, 0] * z, (rr - K[1, 2]) / K[1, 1] * z, z]) + T[2, 3]
+    top = height >= np.quantile(height, 1.0 - top_share)
+    rr, cc = rr[top], cc[top]
+    k = int(np.argmin((rr - (r0 + r1) / 2) ** 2 + (cc - (c0 + c1) / 2) ** 2))
+    return int(rr[k]), int(cc[k])
+
+
+def _largest_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(r0, r1, c0, c1) of the largest box outline the server drew (where the images differ)."""
+    diff = np.any(plain_rgb != highlighted_rgb, axis=2)
+    labels, n = ndimage.label(diff)
+    if n == 0:
+        return None
+    sizes = ndimage.sum(diff, labels, range(1, n + 1))
+    rows, cols = np.nonzero(labels == int(np.argmax(sizes)) + 1)
+    return int(rows.min()), int(rows.max()), int(cols.min()), int(cols.max())
+
+
 @dataclass
 class EpisodeLog:
     task_id: str
@@ -232,14 +285,20 @@ class OracleDriver(ProtocolDriver):
     def _goal_pixel(self, view: str, log: EpisodeLog, task: dict):
         plain = self.observe(log, view, False)
         high = self.observe(log, view, True)      # the last observation: a MOVE refers to it
-        place = task.get("family_key", "").startswith("place:")    # shelf slots, not the table
-        depth = proto.decode_f32(plain["depth"], plain["shape"]["row"], plain["shape"]["col"]) if place else None
-        camera = (proto.decode_f32(plain["intrinsic"], 3, 3), proto.decode_f32(plain["extrinsic"], 4, 4)) if place else None
-        return goal_box_pixel(proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"]), depth, camera)
+        depth = proto.decode_f32(plain["depth"], plain["shape"]["row"], plain["shape"]["col"])
+        camera = (proto.decode_f32(plain["intrinsic"], 3, 3), proto.decode_f32(plain["extrinsic"], 4, 4))
+        rgb = proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"])
+        if task.get("family_key", "").startswith("place:"):    # shelf slots, not the table
+            return goal_box_pixel(*rgb, depth, camera)
+        return book_pixel_in_box(*rgb, depth, camera)
 
     def localize_pixel(self, obs: dict, task: dict):
         high = self.c.observe("world", True)
-        return goal_box_pixel(proto.decode_png(obs["rgb"]), proto.decode_png(high["rgb"]))
+        rgb = proto.decode_png(obs["rgb"]), proto.decode_png(high["rgb"])
+        if task.get("family_key", "").startswith("place:"):
+            return goal_box_pixel(*rgb)
+        depth = proto.decode_f32(obs["depth"], obs["shape"]["row"], obs["shape"]["col"])
+        return book_pixel_in_box(*rgb, depth, (proto.decode_f32(obs["intrinsic"], 3, 3), proto.decode_f32(obs["extrinsic"], 4, 4)))
 
     def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog):
         px = self._goal_pixel(view, log, task)

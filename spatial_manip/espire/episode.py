@@ -4,11 +4,13 @@ The point-based action: the pixel of a MOVE is lifted to the 3D point under it (
 observation's depth and camera), and the arm acts there, as ESPIRE's execution loop (supplementary,
 Algorithm 3) does; what it does stands, right or wrong:
 
-- pick: the book under the point (or the nearest within RETREAT_RADIUS_M) is grasped the way
-  the ground-truth oracle grasps it (top edge of an upright book, the overhanging end of a lying
-  one) and lifted. A wrong book stays in the gripper: the trial and the episode fail (ESPIRE's
-  criterion: the target book is held). With nothing under the point, or the gripper already
-  full, the end-effector moves over the point (a new wrist view) when it safely can.
+- pick: the book the point lands on (the pixel's own object, never a book merely near it) is
+  grasped the way the ground-truth oracle grasps it (top edge of an upright book, the
+  overhanging end of a lying one) and lifted. A wrong book stays in the gripper: the trial and
+  the episode fail (ESPIRE's criterion: the target book is held). With no book under the point,
+  or the gripper already full, the end-effector moves over the point (a new wrist view) when it
+  safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
+  region".
 - place: the held book is set down where the point is, as ESPIRE's end-effector goes to the
   clicked point (`_slot_plan`): in the shelf slot the point lies in, across the slot at the
   point (shifted only as far as the book and the opening fingers need), never snapped to a
@@ -34,8 +36,7 @@ trial with no motion, never a silent fallback.
 Replies never name the goal: no object or slot ids, no goal coordinates, no checker messages;
 `goal_met`, `status`, the distance ESPIRE's analyze reads, and what the arm did.
 `status` follows what ESPIRE's reflective driver reads: "success" (acted at the point),
-"retreat" (a pick acted at the nearest book, not at the point itself), "refocus" (nothing to
-act on at the point: at most the end-effector moved over it).
+"refocus" (nothing to act on at the point: at most the end-effector moved over it).
 """
 from __future__ import annotations
 
@@ -61,7 +62,6 @@ from spatial_manip.sim.sensing import IDEAL, SensingProfile
 from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
-RETREAT_RADIUS_M = 0.05     # a pick's point this close to a book still selects it ("retreat")
 SLOT_MARGIN_M = 0.01        # a place's point this close to a slot's box is in it (its floor, its back panel)
 LIFT_M = 0.10
 HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
@@ -87,7 +87,7 @@ class Kept:
 @dataclasses.dataclass
 class Action:
     """What one MOVE did; `goal_met` is filled in from the world afterwards."""
-    status: str               # success | retreat | refocus
+    status: str               # success | refocus
     did: str                  # grasp | place | hover | none
     message: str
     distance: float
@@ -336,10 +336,10 @@ class Episode:
         if w.held_object_id() is not None:      # a wrong book stays in the hand
             return self._hover(p, "the gripper already holds a book", grip_empty=False)
         scene = w.export_scene()
-        book, status = self._pick_target(scene, p, clicked)
+        book = self._pick_target(scene, clicked)
         if book is None:
-            return self._hover(p, "no book at or near the point")
-        return self._grasp(scene, book, status, delta_deg)
+            return self._hover(p, "no book at the point")
+        return self._grasp(scene, book, "success", delta_deg)
 
     def _grasp(self, scene: Scene, book, status: str, delta_deg, oracle_rotation: bool = False) -> Action:
         w = self.world
@@ -367,16 +367,12 @@ class Episode:
         which the arm clears itself (what the primitives' planner will ask)."""
         return self.adapter.reachable(T, T_from) and self._arm.reaches(back_off(T, 0.10), T)
 
-    def _pick_target(self, scene: Scene, p, clicked: str | None):
+    @staticmethod
+    def _pick_target(scene: Scene, clicked: str | None):
+        """The book the clicked pixel shows, if any: a point beside a book selects nothing (no
+        snapping to the nearest one), as ESPIRE grasps only at a point on the book."""
         books = {o.id: o for o in scene.objects if o.category == "book" and not o.held}
-        if clicked in books:
-            return books[clicked], "success"
-        if p is None:
-            return None, "refocus"
-        near = sorted(books.values(), key=lambda o: rel.distance_to_point(o, p))
-        if near and rel.distance_to_point(near[0], p) <= RETREAT_RADIUS_M:
-            return near[0], "retreat"
-        return None, "refocus"
+        return books.get(clicked)
 
     def _hover(self, p, why: str, grip_empty: bool = True) -> Action:
         """Nothing to act on at the point: the end-effector goes over it (a straight, checked

@@ -11,6 +11,7 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
+from scipy import ndimage
 
 from spatial_manip.espire import feasible
 from spatial_manip.espire import protocol as proto
@@ -165,6 +166,34 @@ def test_a_right_pick_is_met_and_a_later_move_does_not_abort_the_episode(server,
     assert again["goal_met"] and again["post_state"]["execution"]["details"]["action"] == "none"
     assert again["post_state"]["execution"]["details"]["wrapped_robot_ee_pos"] == ee
     assert s("END_TASK")["post_state"]["execution"]["finish_goal"]
+    _assert_no_goal_in(s.replies, task, scene)
+
+
+def _pixel_beside(ep: Episode, uid: str, book_id: str) -> tuple[int, int]:
+    """A pixel 2-6 px off the book's silhouette that shows no book (the table or a support
+    within a few centimetres of it): the point of a driver that clicked just beside it."""
+    obs = ep.kept[uid].obs
+    mask = views.goal_mask(obs, [book_id], [])
+    ring = ndimage.binary_dilation(mask, iterations=6) & ~ndimage.binary_dilation(mask, iterations=2)
+    book_ids = {o.id for o in ep.world.export_scene().objects if o.category == "book"}
+    books = [i for i, oid in obs.segment_ids.items() if oid in book_ids]
+    ring &= ~np.isin(obs.segmentation, books) & (obs.depth_m > 0)
+    rows, cols = np.nonzero(ring)
+    assert len(rows), "nothing beside the book in view"
+    return int(rows[0]), int(cols[0])
+
+
+def test_a_pick_point_beside_the_book_grasps_nothing(server, items):
+    """ESPIRE grasps at a point on the book; a point beside it only moves the arm (no snapping
+    to the nearest book)."""
+    task, scene = items["pick"]
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    r = s.click("MOVE", _pixel_beside(s.episode, s.last_obs, task.answer[0]))
+    d = r["post_state"]["execution"]["details"]
+    assert r["status"] == "refocus" and d["action"] in ("hover", "none") and not d["holding"], d
+    assert s.episode.world.held_object_id() is None and not r["goal_met"]
     _assert_no_goal_in(s.replies, task, scene)
 
 
