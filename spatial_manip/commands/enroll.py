@@ -9,7 +9,8 @@
 The workspace file says what the cell's fixtures are; everything else in view is the object. Its
 size (oriented box), colour signature and shape class are measured; re-enrolling a name replaces
 its entry. `--sim` places the object in MuJoCo's cell (names, categories and fronts from the
-asset list) and prints the measurement's error against the asset's true size.
+asset list; each object with a front is set down facing the camera) and prints the measurement's
+error against the asset's true size.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from spatial_manip.scene import Scene, SceneObject
 from spatial_manip.commands.cell_look import add_source_arguments, observation_from_args
 from spatial_manip.overlay import draw_overlay
 from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
-from spatial_manip.workspace.enroll import Library, measure_object
+from spatial_manip.workspace.enroll import FACINGS, Library, measure_object
 
 SIM_ALL = "all"
 
@@ -36,6 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--front", dest="front", action="store_true", default=False,
                    help="the object has a front (a clock, a bust); --no-front (default) when not")
     p.add_argument("--no-front", dest="front", action="store_false")
+    p.add_argument("--facing", choices=FACINGS, default="camera",
+                   help="with --front: which way the object was set down facing, as the camera sees it (default "
+                        "camera); its front signature lets perception tell which way it faces in a scene")
     p.add_argument("--overlay", metavar="PNG", help="write the image with the measured box, size and colours")
     # not required: --remove needs no look
     add_source_arguments(p, required=False, sim={
@@ -60,7 +64,7 @@ def run(args) -> int:
 
     obs = observation_from_args(args)
     m = measure_object(obs, Scene.load(args.workspace), name=args.name, category=args.category,
-                       has_front=args.front, seed=args.seed)
+                       has_front=args.front, facing=args.facing, seed=args.seed)
     _store(args, library, m, obs)
     return 0
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence, Union
 
 import numpy as np
@@ -307,6 +307,18 @@ def has_tilt(obj: SceneObject, stated_deg: float, slack_deg: float = 0.0) -> boo
 
 
 # --- placement poses --------------------------------------------------------------------------
+def turned_to_face(obj: SceneObject, front, why: str) -> SceneObject:
+    """`obj` oriented with its front (+x) on the vertical box side nearest the horizontal
+    direction `front`, its box's sizes following its axes; `why` goes to `extra["front"]`
+    (measured, or assumed: reasoning.program.front_assumed reads it)."""
+    R, size = np.asarray(obj.rotation, float), np.asarray(obj.size, float)
+    up = int(np.argmax(np.abs(R.T @ UP)))
+    sides = [(sign * R[:, k], k) for k in range(3) if k != up for sign in (1.0, -1.0)]
+    side, k = max(sides, key=lambda s: float(s[0] @ horizontal(front)))
+    return replace(obj, rotation=upright_frame(side), size=np.array([size[k], size[3 - up - k], size[up]]),
+                   oriented=True, extra={**obj.extra, "front": why})
+
+
 def facing_viewer(viewer: Viewpoint) -> np.ndarray:
     """Rotation of something set down facing the viewer: its +x (front) points back at them."""
     return upright_frame(-horizontal(viewer.forward))

@@ -19,6 +19,7 @@ from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.transforms import apply
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import book_size_class, book_size_tolerance_m, colour_names
+from spatial_manip.perception.front import orient_measured_fronts
 from spatial_manip.scene import FIXTURE_CATEGORIES, Region, Scene, SceneObject, Viewpoint
 
 # Furniture and scenery: never an object a segmenter reports, nor one it is told to expect.
@@ -417,7 +418,8 @@ def perceive_with_workspace(segmenter: "Segmenter", obs: RGBDObservation, worksp
     `spatial-manip evaluate`, the ESPIRE stack driver): the workspace's catalogue names and sizes
     the objects (segmenter hints; `hints` if already made from it), its fixtures and regions are
     taken as configured, a segment of a fixture is not a new object, and its oriented objects
-    have a front. Without a workspace the segmenter names what it finds and keeps fixtures as
+    have a front, measured from its shape where the library enrolled a front signature
+    (perception/front.py). Without a workspace the segmenter names what it finds and keeps fixtures as
     objects. `hints` may carry the instruction (`SegmentationHints.with_instruction`)."""
     if workspace is None:
         return detections_to_scene(segmenter.segment(obs, hints=hints), obs)
@@ -425,5 +427,7 @@ def perceive_with_workspace(segmenter: "Segmenter", obs: RGBDObservation, worksp
     fixture_ids = {o.id for o in fixtures}
     hints = hints if hints is not None else SegmentationHints.from_scene(workspace)
     detections = [d for d in segmenter.segment(obs, hints=hints) if d.id not in fixture_ids]
-    return detections_to_scene(detections, obs, regions=workspace.regions, extra_objects=fixtures,
-                               fronts=[o.id for o in workspace.objects if o.oriented])
+    scene = detections_to_scene(detections, obs, regions=workspace.regions, extra_objects=fixtures,
+                                fronts=[o.id for o in workspace.objects if o.oriented])
+    signatures = {o.id: o.extra["front_signature"] for o in workspace.objects if o.extra.get("front_signature")}
+    return orient_measured_fronts(scene, detections, obs, signatures) if signatures else scene

@@ -462,7 +462,8 @@ def assume_visible_fronts(scene: Scene) -> tuple[Scene, list[str]]:
     """The scene with a front assumed for each object known to have one whose front is not
     known (`extra["has_front"]`, e.g. perceived): the side of its box that faces the viewer most
     directly. A front is grounded from the image (MSSR), so one the camera cannot see could not
-    be grounded either; and objects set out on display face the room. Returns the scene and the
+    be grounded either; and objects set out on display face the room. Perception turns those whose
+    front it measured (perception/front.py); why it could not is kept in the note. Returns the scene and the
     ids given an assumed front (for the trace)."""
     objects, assumed = [], []
     for o in scene.objects:
@@ -485,12 +486,9 @@ def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject |
         to_viewer = rel.horizontal(np.asarray(viewer_position, float) - o.center)
     except ValueError:
         return None
-    R, size = np.asarray(o.rotation, float), np.asarray(o.size, float)
-    up = int(np.argmax(np.abs(R.T @ rel.UP)))
-    sides = [(sign * R[:, k], k) for k in range(3) if k != up for sign in (1.0, -1.0)]
-    front, k = max(sides, key=lambda side: float(side[0] @ to_viewer))
-    return replace(o, rotation=rel.upright_frame(front), size=np.array([size[k], size[3 - up - k], size[up]]), oriented=True,
-                   extra={**o.extra, "front": "assumed: the side facing the camera"})
+    unmeasured = o.extra.get("front_unmeasured")
+    return rel.turned_to_face(o, to_viewer, "assumed: the side facing the camera" +
+                              (f" (not measured: {unmeasured})" if unmeasured else ""))
 
 
 def _finish_pose(scene: Scene, xy, base_z: float, R: np.ndarray) -> PlacePose:

@@ -67,7 +67,8 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
         obj, said = _everyday(key[len(OBJECT_PREFIX):])
     elif key in A.ASSETS and A.ASSETS[key].kind in ("near", "distant"):
         spec = A.ASSETS[key]
-        said = {"name": spec.label, "category": "reference", "has_front": spec.oriented, "id": key}
+        # set down facing the camera (sim/capture_cell's pi turn puts its front toward the enrolling camera)
+        said = {"name": spec.label, "category": "reference", "has_front": spec.oriented, "id": key, "facing": "camera"}
         if spec.kind == "near":
             centre = [NEAR_SPOT[0], NEAR_SPOT[1], spec.size_m[2] / 2]
             obj = SceneObject(key, spec.label, "reference", centre, spec.size_m, _rz(math.pi), oriented=spec.oriented,
@@ -155,7 +156,7 @@ def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True):
     scene, obj, said = enrollment_scene(key)
     obs = render_cell(scene, depth_noise=depth_noise, seed=seed)
     m = measure_object(obs, fixtures_only(scene), name=said["name"], category=said["category"],
-                       has_front=said["has_front"], object_id=said["id"], seed=seed)
+                       has_front=said["has_front"], facing=said.get("facing", "camera"), object_id=said["id"], seed=seed)
     return m, obs, obj
 
 
@@ -183,7 +184,7 @@ def catalogue_workspace(scene: Scene, T_base_tcp=None, *, catalogue: str = "libr
 def library_object(entry) -> SceneObject:
     """A library entry as a catalogue SceneObject (no pose: it must be perceived)."""
     extra = {"catalogue": True, "rgb": list(entry.rgb), "placement": entry.placement, "colours": list(entry.colours),
-             "shape": entry.shape}
+             "shape": entry.shape, **({"front_signature": entry.front} if entry.has_front and entry.front else {})}
     size_class = None
     if entry.category == "book":
         size_class = book_size_class(entry.size_m)

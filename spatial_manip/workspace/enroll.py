@@ -8,9 +8,13 @@ measures the rest from the camera:
   `colour_names`, the one definition detections and the planner use), the main one first (a
   two-coloured object has two), and the main material's median RGB;
 - its shape class: box, cylinder, sphere or irregular, from how its visible cloud fills its box;
-- where it stands: on the work surface ("near") or beyond it ("distant", a plinth behind the table).
+- where it stands: on the work surface ("near") or beyond it ("distant", a plinth behind the table);
+- for an object with a front, which way it faces: the person sets it down facing the camera (or
+  says which way it faces, as the camera sees it), and the stack records its front signature
+  (perception/front.py: the footprint side the front is on and its top's profile from back to
+  front), from which perception measures which way it faces in a scene.
 
-    entry = measure_object(obs, workspace, name="teddy bear", has_front=True)
+    entry = measure_object(obs, workspace, name="armento rider", has_front=True, facing="camera")
     library = Library.load(path); library.put(entry); library.save(path)
 
 The library file is what the planner's catalogue reads (`spatial_manip/sim/library.py` turns it
@@ -34,10 +38,13 @@ from spatial_manip.scene import Scene
 from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.classical import ClassicalSegmenter
 from spatial_manip.perception.cloud import base_cloud
+from spatial_manip.perception.front import front_signature
+from spatial_manip.geometry import relations as rel
 
 LIBRARY_FORMAT = "spatial_manip.library/1"
 SHAPES = ("box", "cylinder", "sphere", "irregular")
 PLACEMENTS = ("near", "distant")
+FACINGS = ("camera", "away", "left", "right")    # which way an object with a front faces, as the camera sees it
 MAX_OBJECT_SIDE_M = 1.2   # larger than this is furniture, not an object to enroll
 
 
@@ -58,6 +65,7 @@ class LibraryEntry:
     shape: str
     has_front: bool = False
     placement: str = "near"
+    front: dict = field(default_factory=dict)    # its front signature (perception/front.py) when it has a front
     extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
@@ -142,8 +150,13 @@ class Measurement:
 
 
 def measure_object(obs: RGBDObservation, workspace: Scene, *, name: str, category: str = "object",
-                   has_front: bool = False, object_id: str | None = None, seed: int = 0) -> Measurement:
-    """Measure the one object standing in `obs` beside the fixtures of `workspace`."""
+                   has_front: bool = False, facing: str = "camera", object_id: str | None = None,
+                   seed: int = 0) -> Measurement:
+    """Measure the one object standing in `obs` beside the fixtures of `workspace`; `facing` says
+    which way an object with a front was set down (FACINGS, as the camera sees it)."""
+    if facing not in FACINGS:
+        raise ValueError(f"facing must be one of {FACINGS} (which way the object's front points, as the camera "
+                         f"sees it), got {facing!r}")
     hints = SegmentationHints.from_scene(workspace)
     # nothing expected: the object is unknown
     hints = SegmentationHints(fixtures=hints.fixtures, supports=hints.supports, work_areas=hints.work_areas)
@@ -167,8 +180,19 @@ def measure_object(obs: RGBDObservation, workspace: Scene, *, name: str, categor
     entry = LibraryEntry(id=object_id or entry_id(name), name=name, category=category,
                          size_m=tuple(det.box.size), rgb=rgb, colours=names,
                          shape=shape_class(pts, det.box), has_front=has_front, placement=placement,
+                         front=front_signature(obs, mask, det.box, facing_direction(obs, det.box.center, facing))
+                         if has_front else {},
                          extra={"truncated": bool(det.truncated)})
     return Measurement(entry, mask, det.box, len(pieces), others)
+
+
+def facing_direction(obs: RGBDObservation, centre, facing: str) -> np.ndarray:
+    """The horizontal direction (base frame) an object at `centre` faces when the person says it
+    faces `facing` as the camera sees it: toward the camera, away, or to the camera's left/right."""
+    T = np.asarray(obs.T_base_cam, float)
+    to_camera = rel.horizontal(T[:3, 3] - np.asarray(centre, float))
+    camera_right = np.cross(-to_camera, rel.UP)
+    return {"camera": to_camera, "away": -to_camera, "right": camera_right, "left": -camera_right}[facing]
 
 
 PIECE_GAP_M = 0.05    # how far past a surface's footprint a piece of what stands on it may reach
