@@ -48,6 +48,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
+from scipy import ndimage
 
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
@@ -70,6 +71,7 @@ OBS_KEYS = ("rgb", "depth", "intrinsic", "extrinsic")   # binary: ESPIRE's clien
 NO_ROTATION = [None, None, None]
 TRIED_PX = 4           # a pixel this close to one already tried is the same choice: stop retrying
 METRIC_NEAR_M = 0.03   # a metric place's pixel: a surface point this close (across) to the position
+INNER_PX = 3           # a target's pixel lies this far inside the image region of its points (see _inner)
 
 
 # --- observation -> RGBDObservation -----------------------------------------------------------
@@ -119,7 +121,7 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
             top = sel & (pts[:, 2] >= float(np.asarray(box.center, float)[2]))
             sel = top if top.any() else sel
         if sel.any():
-            cand = uv[sel]
+            cand = _inner(uv[sel], obs.depth_m.shape)
             ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
             k = int(np.argmin(np.sum((cand - ref) ** 2, axis=1)))
             return int(cand[k, 1]), int(cand[k, 0])
@@ -132,6 +134,17 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
         if d[k] <= METRIC_NEAR_M:
             return int(uv[below][k, 1]), int(uv[below][k, 0])
     return _projection(obs, p)
+
+
+def _inner(uv: np.ndarray, shape: tuple, erode_px: int = INNER_PX) -> np.ndarray:
+    """The pixels (u, v) at least `erode_px` inside the image region they form, when some are:
+    the server acts only at a point on the object (no snapping to a book beside the point), and
+    a pixel at the region's edge can show the table or the support just past the box's margin."""
+    region = np.zeros(shape, bool)
+    region[uv[:, 1], uv[:, 0]] = True
+    inner = ndimage.binary_erosion(region, iterations=erode_px)
+    keep = inner[uv[:, 1], uv[:, 0]]
+    return uv[keep] if keep.any() else uv
 
 
 # --- perception + planning ------------------------------------------------------------------

@@ -2,7 +2,7 @@
 the arm refused, on a target an earlier plan listed when the new plan's are all tried."""
 import numpy as np
 
-from spatial_manip.espire.stack_driver import Choice, _carried, _untried, target_pixel
+from spatial_manip.espire.stack_driver import INNER_PX, Choice, _carried, _untried, target_pixel
 from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
@@ -70,3 +70,14 @@ def test_a_new_plans_pixel_for_a_target_replaces_the_earlier_one():
     replan = Choice(pixel=(70, 70), target="book_b", alternatives=[("book_b", (70, 70))])
     assert _untried(replan, [(70, 70)], earlier).pixel == (10, 10)      # a was never tried
     assert _untried(replan, [(70, 70), (10, 10)], earlier).pixel is None   # b's old pixel is not retried
+
+
+def test_a_books_pixel_lies_inside_the_region_its_points_form_not_on_its_edge():
+    """The upper half of the box shows as a strip under 2 px tall nearest the centre (5.0-5.5
+    cm) and a band above (7-10 cm, about 10 px): the pixel is taken INNER_PX inside a region of
+    its points, in the band, not on the strip's edge where the next pixel is the support."""
+    obs = _facing_a_wall(gap_z=(0.055, 0.07))
+    book = SceneObject("book_1", "book", "book", [1.0, 0.0, 0.05], [0.04, 0.2, 0.10])
+    px = target_pixel(obs, box=book, upper=True)
+    assert 0.07 <= _height_at(obs, px) <= 0.10, px
+    assert all(obs.depth_m[r, px[1]] > 0 for r in range(px[0] - INNER_PX, px[0] + INNER_PX + 1)), px
