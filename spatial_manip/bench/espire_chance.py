@@ -19,8 +19,8 @@ stays the same while nothing moves. Over ESPIRE's budget of MOVING_TRIALS:
     P(success) = s_world + m_world * s_ego * (1 + m_ego + ... + m_ego ** (MOVING_TRIALS - 2))
 
 Each pixel is classified with the server's own rule (`Episode._slot_plan`: the slot under the
-point, its free part, the fit and the arm's reach), the plan cached per slot, 1 cm across it and
-pose; the motion planner itself is not run, so a set-down it would refuse counts as made (this
+point, its free part, the fit and the arm's reach), the plan made once per slot, pose and 2 cm
+across it; the motion planner itself is not run, so a set-down it would refuse counts as made (this
 overstates r and s alike). The combinatorial prior beside it assumes every slot equally likely:
 |answer| / |slots| times the share of poses the words accept.
 
@@ -40,11 +40,13 @@ from spatial_manip.espire import views
 from spatial_manip.espire.client import FLAT_FAMILY_KEY
 from spatial_manip.espire.episode import MOVING_TRIALS, SLOT_MARGIN_M, Episode, free_span
 from spatial_manip.geometry import relations as rel
+from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.scene import Scene
 from spatial_manip.sim import tasks
 
 PIXEL_STRIDE = 4          # every 4th pixel of each row and column: 160 x 120 points per view
 POSES = sorted(proto.SET_DOWN_DELTAS)
+Y_BIN_M = 0.02          # set-down plans are made once per slot, pose and 2 cm across the slot
 
 
 @dataclasses.dataclass
@@ -88,9 +90,9 @@ class PixelOutcomes:
         self._plans: dict = {}
 
     def _sets_down(self, slot, y: float, pose: str) -> bool:
-        key = (slot.id, round(y, 2), pose)
+        key = (slot.id, round(y / Y_BIN_M), pose)
         if key not in self._plans:
-            p = np.array([slot.center[0], y, slot.center[2]])
+            p = np.array([slot.center[0], round(y / Y_BIN_M) * Y_BIN_M, slot.center[2]])
             plan, _, _ = self.ep._slot_plan(self.scene, p, self.held, self.offset, self.T_now, pose)
             self._plans[key] = plan is not None
         return self._plans[key]
@@ -99,16 +101,19 @@ class PixelOutcomes:
         obs = views.render(self.ep.world, view)
         answer, want = set(self.ep.task.answer), wanted_pose(self.ep.task)
         counts = {"success": 0.0, "released": 0.0, "nothing": 0.0}
-        rows, cols = obs.depth_m.shape
-        pixels = [(r, c) for r in range(PIXEL_STRIDE // 2, rows, PIXEL_STRIDE)
-                  for c in range(PIXEL_STRIDE // 2, cols, PIXEL_STRIDE)]
-        for r, c in pixels:
-            p = views.pixel_point(obs, r, c)
-            slot = None if p is None else next(
-                (s for s in self.scene.regions if rel.point_in_box(p, s, SLOT_MARGIN_M)), None)
+        sample = np.zeros(obs.depth_m.shape, bool)
+        sample[PIXEL_STRIDE // 2::PIXEL_STRIDE, PIXEL_STRIDE // 2::PIXEL_STRIDE] = True
+        total = int(sample.sum())
+        pts, _ = base_cloud(obs, sample & np.isfinite(obs.depth_m) & (obs.depth_m > 0))
+        slot_of = np.full(len(pts), -1)
+        for i, region in reversed(list(enumerate(self.scene.regions))):     # the first region wins, as in _slot_plan
+            slot_of[rel.points_in_box(pts, region, SLOT_MARGIN_M)] = i
+        for p, i in zip(pts, slot_of):
+            slot = self.scene.regions[i] if i >= 0 else None
             for pose in POSES:            # the random driver's pose: each equally likely
                 counts[self._outcome(slot, p, pose, answer, want)] += 1.0 / len(POSES)
-        return TrialShares(**{k: v / len(pixels) for k, v in counts.items()})
+        counts["nothing"] += total - len(pts)          # no depth: nothing under the pixel
+        return TrialShares(**{k: v / total for k, v in counts.items()})
 
     def _outcome(self, slot, p, pose: str, answer: set, want: str) -> str:
         if slot is None:
