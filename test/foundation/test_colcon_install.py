@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from node_process import stop
+from ros_helpers import private_domain_id
 
 pytestmark = [pytest.mark.slow, pytest.mark.ros, pytest.mark.timeout(600)]
 pytest.importorskip("rclpy")
@@ -79,7 +80,7 @@ def _shell(install: Path, command: str, env_extra: dict | None = None, **popen):
     libs = [d for d in os.environ.get("LD_LIBRARY_PATH", "").split(":") if d and d != repo_lib]
     base.update(AMENT_PREFIX_PATH=str(venv) if not os.environ.get("ROS_DISTRO") else os.environ.get("AMENT_PREFIX_PATH", ""),
                 LD_LIBRARY_PATH=":".join(libs), PATH=f"{venv / 'bin'}:{os.environ['PATH']}",
-                PYTHONUNBUFFERED="1", ROS_DOMAIN_ID="73")
+                PYTHONUNBUFFERED="1", ROS_DOMAIN_ID=str(private_domain_id()))
     extra = " ".join(f"{k}={v}:${k};" for k, v in (env_extra or {}).items())   # prepended after the install's
     script = f"set +u; source {install}/setup.bash; export {extra} " if extra else f"set +u; source {install}/setup.bash; "
     return subprocess.Popen(["bash", "-c", script + command], env=base, **popen)

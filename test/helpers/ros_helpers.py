@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import re
 import signal
 import subprocess
@@ -69,4 +70,12 @@ def launched_pid(log_text: str, node: str) -> int:
     found = re.findall(rf"started {re.escape(node)} \(pid (\d+)\)", log_text)
     assert found, f"the launcher never said it started {node}; its log: {log_text}"
     return int(found[-1])
+
+
+def private_domain_id() -> int:
+    """A ROS domain for one test's processes alone, never the run's own: drawn afresh (a fixed
+    number is shared by every run on the machine, and the global RNG may have been seeded by an
+    earlier test), so concurrent runs and the run's other nodes stay out of its graph."""
+    run = int(os.environ.get("ROS_DOMAIN_ID") or 0)
+    return random.SystemRandom().choice([d for d in range(1, 102) if d != run])
 

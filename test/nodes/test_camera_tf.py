@@ -13,6 +13,7 @@ import pytest
 import yaml
 from scipy.spatial.transform import Rotation
 
+from ros_helpers import private_domain_id
 from spatial_manip.geometry.tf_tree import TfLookupError, TfTree
 from spatial_manip.transforms import make_transform
 
@@ -21,7 +22,7 @@ T_BASE_LINK = make_transform(Rotation.from_euler("xyz", [0.1, 0.6, 2.9]).as_matr
 T_LINK_COLOR = make_transform(np.eye(3), [0.0, 0.015, 0.0])
 T_COLOR_OPTICAL = make_transform(Rotation.from_euler("zyx", [-np.pi / 2, 0, -np.pi / 2]).as_matrix(), [0, 0, 0])
 T_UR_BASELINK_BASE = make_transform(Rotation.from_euler("z", np.pi).as_matrix(), [0, 0, 0])   # UR's base_link -> base
-DOMAIN = 73        # /tf_static is one topic for every test on the machine: this test keeps to its own domain
+DOMAIN = private_domain_id()   # /tf_static is one topic for every test on the machine: this test keeps to its own domain
 
 
 def _realsense(tree):

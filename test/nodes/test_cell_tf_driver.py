@@ -10,6 +10,8 @@ import time
 import pytest
 import yaml
 
+from ros_helpers import private_domain_id
+
 pytestmark = [pytest.mark.ros]
 rclpy = pytest.importorskip("rclpy")
 
@@ -32,7 +34,7 @@ def test_a_running_robot_state_publisher_keeps_cell_tf_to_the_calibration(tmp_pa
     cal = tmp_path / "cell.yaml"
     cal.write_text(yaml.safe_dump({"mode": "eye_to_hand", "T_base_camera": {"translation": [1.0, 0.0, 0.8],
                                                                             "rotation_xyzw": [0, 0, 0, 1]}}))
-    env = {**os.environ, **tf2_msgs_env(), "PYTHONUNBUFFERED": "1", "ROS_DOMAIN_ID": "71"}
+    env = {**os.environ, **tf2_msgs_env(), "PYTHONUNBUFFERED": "1", "ROS_DOMAIN_ID": str(private_domain_id())}
     driver = subprocess.Popen([sys.executable, "-c", DRIVER, "60"], env=env, stdout=subprocess.PIPE, text=True)
     node = None
     try:

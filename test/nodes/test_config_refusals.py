@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 
 from concurrent_runs import ConcurrentRuns, selected_params
+from ros_helpers import private_domain_id
 
 pytest.importorskip("rclpy")
 
 PARAMS = Path(__file__).resolve().parents[2] / "config" / "params"
-ENV = {**os.environ, "ROS_DOMAIN_ID": "57"}
+ENV = {**os.environ, "ROS_DOMAIN_ID": str(private_domain_id())}
 
 
 def _node(node: str, *ros_args: str) -> list[str]:

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 
+from ros_helpers import private_domain_id
 from spatial_manip.parameters import NODE_PARAMETERS, SIM_STOW_Q, markdown
 
 
@@ -122,7 +123,7 @@ def test_planner_node_stops_on_sigint_with_use_sim_time_and_no_clock(tmp_path):
 
     proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.planner_node", "--ros-args",
                              "-p", "use_sim_time:=true", "-p", f"trace_dir:={tmp_path}"], cwd=tmp_path,
-                            env={**os.environ, "ROS_DOMAIN_ID": "74", "PYTHONUNBUFFERED": "1"},
+                            env={**os.environ, "ROS_DOMAIN_ID": str(private_domain_id()), "PYTHONUNBUFFERED": "1"},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         for line in proc.stdout:

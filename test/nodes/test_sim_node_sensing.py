@@ -17,6 +17,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from std_msgs.msg import String
 
+from ros_helpers import private_domain_id
 from spatial_manip.bench.worker import sim_node_sensing
 from spatial_manip.transforms import invert
 from spatial_manip.nodes.convert import matrix_from_pose_msg
@@ -24,7 +25,7 @@ from spatial_manip.scene import Scene
 from spatial_manip.sim.layouts import camera_pose
 from spatial_manip.sim.sensing import sensing_profile
 
-DOMAIN = 62
+DOMAIN = private_domain_id()      # its own graph: no other run's sim_node answers
 
 
 @pytest.mark.ros

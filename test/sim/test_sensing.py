@@ -12,6 +12,7 @@ import pytest
 from scipy import ndimage
 from scipy.spatial.transform import Rotation
 
+from ros_helpers import private_domain_id
 from spatial_manip.errors import ConfigError
 from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.transforms import invert
@@ -179,7 +180,7 @@ def test_sim_node_refuses_an_unknown_effect_at_start_naming_the_parameter():
     pytest.importorskip("rclpy")
     proc = subprocess.run([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
                            "-p", "sensing:=realistic", "-p", "sensing_off:=calibraton"],
-                          check=False, capture_output=True, text=True, timeout=90, env={**os.environ, "ROS_DOMAIN_ID": "58"})
+                          check=False, capture_output=True, text=True, timeout=90, env={**os.environ, "ROS_DOMAIN_ID": str(private_domain_id())})
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1 and "Traceback" not in out, out
     assert "sensing_off" in out and "'calibraton'" in out and "refused to start" in out, out
