@@ -403,7 +403,11 @@ class InstructionPipeline:
         t0 = time.monotonic()
         self.agent.clear_view(cancel)
         t1 = time.monotonic()
-        obs = self.agent.observe(cancel)
+        # a frame already there serves when it came EXPOSURE_MARGIN_S after the arm last moved: the
+        # arm server answers a motion some time after the arm stops, and waiting for the next frame
+        # cost up to a camera period and a render more (0.5-1.5 s under load)
+        earliest = self.looks.earliest_frame_s()
+        obs = self.agent.observe(cancel) if earliest is None else self.agent.observe(cancel, arrived_after_s=earliest)
         confirmed = self.agent.verify_on_frame(placed, obs)
         if confirmed is None:
             return self._look(cancel, trace, goal, clear=False), None

@@ -186,11 +186,11 @@ class LookAhead:
 
     def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False) -> Look:
         """Observe a frame asked for now (`early`: one already there when nothing moved since it
-        came, `_earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
+        came, `earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
         holds the lock. An early look counts as asked for at the earliest arrival allowed, so its age
         is never understated."""
         started, workspace = self._clock(), self._workspace()
-        earliest = self._earliest_frame_s() if early else None
+        earliest = self.earliest_frame_s() if early else None
         if earliest is None:
             obs = self.stages.observe(cancel)
         else:
@@ -202,7 +202,7 @@ class LookAhead:
         self._latest = look
         return look
 
-    def _earliest_frame_s(self) -> float | None:
+    def earliest_frame_s(self) -> float | None:
         """How early a frame may have arrived and still show the table as it is now: EXPOSURE_MARGIN_S
         after the arm last moved, at most EARLIEST_FRAME_S before now; None (only a frame that arrives
         after the question) while the arm's motion is not known. A new workspace (a reset) is the

@@ -292,6 +292,49 @@ def test_a_set_down_the_first_fresh_frame_confirms_is_not_perceived_again():
     assert out.success and after_place == ["observe", "observe", "perceive", "verify"]
 
 
+def test_the_frame_after_a_set_down_may_be_one_already_there_once_the_arm_stood_still():
+    """Issue 42: the arm server answers a motion some time after the arm stops; a frame that came
+    EXPOSURE_MARGIN_S after the arm last moved (at most EARLIEST_FRAME_S before the question) shows
+    the set-down, so the check need not wait for the next one. An arm seen moving just now, or
+    joints not known (the default looks): only a frame after the question."""
+    from spatial_manip.perception.look_ahead import EARLIEST_FRAME_S, LookAhead
+
+    now, q = [100.0], [np.zeros(6)]
+
+    class Asked(FakeAgent):
+        def __init__(self, arm_moves_in_place: bool):
+            super().__init__()
+            self.arm_moves_in_place = arm_moves_in_place
+
+        def observe(self, cancel, arrived_after_s=None):
+            self.calls.append(("observe", arrived_after_s))
+            return super().observe(cancel)
+
+        def place(self, decision, set_down, cancel):
+            now[0] += 5.0                        # the place took 5 s ...
+            if self.arm_moves_in_place:
+                q[0] = q[0] + 0.1                # ... and the arm moved, seen only now
+            return super().place(decision, set_down, cancel)
+
+        def verify_on_frame(self, placed, obs):
+            return Verified(True, "", "seen")
+
+        def reason(self, seen, goal, reflection, trace):
+            return Decision("pick_and_place", ("book_1",), pick_id="book_1", place_pose=np.eye(4))
+
+    def after_place(arm_moves: bool, joints=True):
+        agent = Asked(arm_moves)
+        looks = LookAhead(agent, joints=(lambda: q[0]) if joints else (lambda: None), clock=lambda: now[0])
+        out = InstructionPipeline(agent, looks=looks).run(
+            validate_goal("pick the book and place it on the left", "auto"), threading.Event())
+        assert out.success
+        return agent.calls[agent.calls.index("place") + 1]
+
+    assert after_place(arm_moves=False) == ("observe", now[0] - EARLIEST_FRAME_S)   # still since the goal came
+    assert after_place(arm_moves=True) == ("observe", now[0])                       # moved just now
+    assert after_place(arm_moves=False, joints=False) == ("observe", None)
+
+
 def test_the_trace_images_are_drawn_beside_the_stages_and_all_written_when_the_result_comes(tmp_path, monkeypatch):
     """Issue 42: the observation and the overlays are drawn on a thread of their own while the
     goal goes on; the trace is finished (and the result given) only once every one is written."""
