@@ -34,11 +34,13 @@ def _call(node, client, req, timeout_s=60):
     return fut.result()
 
 
+@pytest.mark.ros
 @pytest.mark.slow
-def test_sim_node_across_processes():
+def test_sim_node_across_processes(tmp_path):
+    log = open(tmp_path / "sim_node.log", "w")    # a file, not a pipe nobody reads that could fill and block the node
     proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
                              "-p", "width:=320", "-p", "height:=240", "-p", "camera_rate_hz:=4.0", "-p", "seed:=1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=log, stderr=subprocess.STDOUT, text=True)
     rclpy.init()
     node = rclpy.create_node("sim_node_test")
     got: dict = {}
@@ -113,7 +115,7 @@ def test_sim_node_across_processes():
         target = goal.target.pose.position
         assert len(way) > 3 and np.allclose(way[-2], [target.x, target.y, target.z], atol=1e-6)
         assert way[-1][2] > way[-2][2]
-        assert _spin_until(node, lambda: bool(markers), 10)       # and for RViz: the same way as a line strip
+        assert _spin_until(node, lambda: bool(markers), 30)       # and for RViz: the same way as a line strip
         strips = [m for m in markers[-1].markers if m.ns == "arm_motion/path"]
         assert len(strips) == 1 and len(strips[0].points) == len(way)
         r = _call(node, check, CheckSuccess.Request())
@@ -132,6 +134,8 @@ def test_sim_node_across_processes():
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
+        log.close()
 
 
 def test_a_malformed_home_pose_is_refused_at_start_naming_the_parameter():
