@@ -27,25 +27,31 @@ def _sim_graph(sim_required: bool):
 class _KillSimMidMotion:
     """SIGKILL the simulator once the arm is really moving: after the goal's "moving" stage, as
     soon as /joint_states (which the simulator publishes) shows the joints leaving where they
-    were. A fixed delay either lands before the arm takes the goal or after a short pick ends."""
+    were. A fixed delay either lands before the arm takes the goal or after a short pick ends.
+    The joints it measures from are the first it has once "moving" came: on a loaded machine the
+    subscription may match only after that feedback."""
 
     def __init__(self, node, sim_pid: int):
         from sensor_msgs.msg import JointState
 
         self.sim_pid = sim_pid
-        self.joints, self.at, self._armed = None, None, None
+        self.joints, self.at, self._armed, self._moving = None, None, None, False
         node.create_subscription(JointState, "/joint_states", self._on_joints, 10)
 
     def _on_joints(self, msg):
         self.joints = list(msg.position[:6])
+        if self._moving and self._armed is None:
+            self._armed = list(self.joints)
         if self._armed is not None and self.at is None and \
                 max(abs(a - b) for a, b in zip(self.joints, self._armed)) > 0.02:
             os.kill(self.sim_pid, signal.SIGKILL)
             self.at = time.monotonic()
 
     def on_feedback(self, fb):
-        if fb.stage == "moving" and self._armed is None and self.joints is not None:
-            self._armed = list(self.joints)
+        if fb.stage == "moving" and not self._moving:
+            self._moving = True
+            if self.joints is not None:
+                self._armed = list(self.joints)
 
 
 @pytest.fixture

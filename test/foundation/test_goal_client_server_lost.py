@@ -83,9 +83,10 @@ def test_a_server_killed_mid_goal_is_noticed_within_seconds(server, monkeypatch)
 
 
 def test_a_live_server_is_not_lost_and_its_goals_are_not_canceled_by_the_watch(server, monkeypatch):
-    monkeypatch.setattr(goal_client, "SERVER_LOST_S", 2.0)
+    # 3 s (was 2): a loaded machine can starve the server's process of the CPU for a second or two
+    monkeypatch.setattr(goal_client, "SERVER_LOST_S", 3.0)
     name, start = server
-    start(goal_s=5.0)     # longer than the watch's limit, with no feedback meanwhile: only probes answer
+    start(goal_s=6.0)     # longer than the watch's limit, with no feedback meanwhile: only probes answer
     with client_node() as node:
         report = goal_client.send_goal(node, "pick the book", timeout_s=60, server_timeout_s=20, action_name=name)
     assert report.status == "succeeded", (report.status, report.error)
