@@ -22,7 +22,9 @@ Each pixel is classified with the server's own rule (`Episode._slot_plan`: the s
 point, its free part, the fit and the arm's reach), the plan made once per slot, pose and 2 cm
 across it; the motion planner itself is not run, so a set-down it would refuse counts as made (this
 overstates r and s alike). The combinatorial prior beside it assumes every slot equally likely:
-|answer| / |slots| times the share of poses the words accept.
+|answer| / |slots| times the share of poses the words accept. Both are also given for a random
+clicker that always sends the pose the words ask for (upright unless they lay it flat, as
+ESPIRE's place prompt says): the pose draw halves our random driver's chance, not ESPIRE's.
 
     python -m spatial_manip.bench.espire_chance DIR/tasks.jsonl [...]
 """
@@ -64,8 +66,12 @@ class Chance:
     slots: int
     world: TrialShares
     ego: TrialShares
-    expected: float       # P(success) over the trial budget
+    expected: float       # P(success) over the trial budget, the pose drawn at random (our random driver)
     prior: float          # |answer| / |slots| * share of accepted poses
+    world_kept: TrialShares   # the same with the pose the words ask for on every MOVE (a random clicker
+    ego_kept: TrialShares     # that keeps the book upright, as ESPIRE's place prompt tells it to)
+    expected_kept: float
+    prior_kept: float
 
 
 def expected_success(world: TrialShares, ego: TrialShares, trials: int = MOVING_TRIALS) -> float:
@@ -97,10 +103,11 @@ class PixelOutcomes:
             self._plans[key] = plan is not None
         return self._plans[key]
 
-    def shares(self, view: str) -> TrialShares:
+    def shares(self, view: str) -> tuple[TrialShares, TrialShares]:
+        """(shares with the pose drawn at random, shares with the pose the words ask for)."""
         obs = views.render(self.ep.world, view)
         answer, want = set(self.ep.task.answer), wanted_pose(self.ep.task)
-        counts = {"success": 0.0, "released": 0.0, "nothing": 0.0}
+        by_pose = {pose: {"success": 0.0, "released": 0.0, "nothing": 0.0} for pose in POSES}
         sample = np.zeros(obs.depth_m.shape, bool)
         sample[PIXEL_STRIDE // 2::PIXEL_STRIDE, PIXEL_STRIDE // 2::PIXEL_STRIDE] = True
         total = int(sample.sum())
@@ -110,10 +117,13 @@ class PixelOutcomes:
             slot_of[rel.points_in_box(pts, region, SLOT_MARGIN_M)] = i
         for p, i in zip(pts, slot_of):
             slot = self.scene.regions[i] if i >= 0 else None
-            for pose in POSES:            # the random driver's pose: each equally likely
-                counts[self._outcome(slot, p, pose, answer, want)] += 1.0 / len(POSES)
-        counts["nothing"] += total - len(pts)          # no depth: nothing under the pixel
-        return TrialShares(**{k: v / total for k, v in counts.items()})
+            for pose in POSES:
+                by_pose[pose][self._outcome(slot, p, pose, answer, want)] += 1.0
+        for counts in by_pose.values():
+            counts["nothing"] += total - len(pts)          # no depth: nothing under the pixel
+        drawn = {k: sum(c[k] for c in by_pose.values()) / len(POSES) / total for k in by_pose[want]}
+        kept = {k: v / total for k, v in by_pose[want].items()}
+        return TrialShares(**drawn), TrialShares(**kept)
 
     def _outcome(self, slot, p, pose: str, answer: set, want: str) -> str:
         if slot is None:
@@ -131,12 +141,13 @@ def chance_of(task, scene: Scene) -> Chance:
     ep = Episode(task, scene, [None, None, None])
     try:
         outcomes = PixelOutcomes(ep)
-        world, ego = outcomes.shares("world"), outcomes.shares("ego")
+        (world, world_kept), (ego, ego_kept) = outcomes.shares("world"), outcomes.shares("ego")
     finally:
         ep.close()
     slots = [r for r in scene.regions if r.kind == "slot"]
-    prior = len(task.answer) / max(len(slots), 1) / len(POSES)
-    return Chance(task.id, task.family, len(task.answer), len(slots), world, ego, expected_success(world, ego), prior)
+    prior_kept = len(task.answer) / max(len(slots), 1)
+    return Chance(task.id, task.family, len(task.answer), len(slots), world, ego, expected_success(world, ego),
+                  prior_kept / len(POSES), world_kept, ego_kept, expected_success(world_kept, ego_kept), prior_kept)
 
 
 def main(argv=None) -> int:
@@ -151,10 +162,13 @@ def main(argv=None) -> int:
             out.append(ch)
             print(f"{ch.task_id:16s} {ch.family:28s} answer {ch.answer:2d}/{ch.slots:2d}  prior {ch.prior:5.1%}  "
                   f"world s {ch.world.success:5.1%} r {ch.world.released:5.1%}  ego s {ch.ego.success:5.1%} "
-                  f"r {ch.ego.released:5.1%}  expected {ch.expected:5.1%}", flush=True)
+                  f"r {ch.ego.released:5.1%}  expected {ch.expected:5.1%}  | pose kept: prior {ch.prior_kept:5.1%} "
+                  f"expected {ch.expected_kept:5.1%}", flush=True)
     if out:
         print(f"{len(out)} place tasks: expected random-click success {np.mean([c.expected for c in out]):.1%} "
-              f"(sum {sum(c.expected for c in out):.2f} tasks); combinatorial prior {np.mean([c.prior for c in out]):.1%}")
+              f"(sum {sum(c.expected for c in out):.2f} tasks), combinatorial prior {np.mean([c.prior for c in out]):.1%}; "
+              f"a random clicker keeping the pose the words ask for: {np.mean([c.expected_kept for c in out]):.1%} "
+              f"(sum {sum(c.expected_kept for c in out):.2f}), prior {np.mean([c.prior_kept for c in out]):.1%}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump([dataclasses.asdict(c) for c in out], f, indent=1)
