@@ -81,11 +81,12 @@ def test_balanced_counts(big):
 
 
 def test_deterministic_for_a_seed():
-    a = tasks.generate("smoke", 10, seed=5, pool_size=6)
-    b = tasks.generate("smoke", 10, seed=5, pool_size=6)
+    # 3-scene pools: building a pool scene's MuJoCo world and render is nearly all the time
+    a = tasks.generate("smoke", 10, seed=5, pool_size=3)
+    b = tasks.generate("smoke", 10, seed=5, pool_size=3)
     assert [t.to_dict() for t, _ in a] == [t.to_dict() for t, _ in b]
     assert [s.to_dict() for _, s in a] == [s.to_dict() for _, s in b]
-    c = tasks.generate("smoke", 10, seed=6, pool_size=6)
+    c = tasks.generate("smoke", 10, seed=6, pool_size=3)
     assert [t.to_dict() for t, _ in a] != [t.to_dict() for t, _ in c]
 
 
@@ -98,7 +99,7 @@ def test_unknown_suite_and_bad_count():
 
 def test_cli_writes_tasks_and_scenes(tmp_path):
     from spatial_manip.cli import main
-    assert main(["tasks", "--suite", "smoke", "--count", "8", "--seed", "2", "--out", str(tmp_path), "--pool", "6"]) in (0, 1)
+    assert main(["tasks", "--suite", "smoke", "--count", "8", "--seed", "2", "--out", str(tmp_path), "--pool", "3"]) in (0, 1)
     lines = (tmp_path / "tasks.jsonl").read_text().splitlines()
     assert len(lines) == 8
     for (t, path) in tasks.load(tmp_path / "tasks.jsonl"):
