@@ -9,6 +9,7 @@ import time
 import pytest
 import rclpy
 from geometry_msgs.msg import PoseStamped
+from rclpy.duration import Duration
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from std_msgs.msg import String
@@ -51,6 +52,12 @@ def record(out, *topics, storage="sqlite3"):
 def wait_recorder_subscribed(node, pub, proc, timeout_s=15):
     assert spin_for(node, timeout_s, lambda: pub.get_subscription_count() > 0 or proc.poll() is not None)
     assert proc.poll() is None, proc.communicate(timeout=5)[0]
+
+
+def assert_recorder_has_them(pub, timeout_s=30):
+    """Every message published has reached the recorder's reader: a matched publisher does not
+    mean a delivered message, and a fixed 1-2 s wait can end before they came on a loaded machine."""
+    assert pub.wait_for_all_acked(Duration(seconds=timeout_s)), f"the recorder acknowledged not all within {timeout_s} s"
 
 
 def test_latched_topic_published_before_the_recorder_saw_its_publisher(tmp_path, node):
@@ -97,6 +104,7 @@ def test_sigkilled_recording_is_repaired_with_every_message(tmp_path, node, stor
         for i in range(60):
             pub.publish(String(data=f"message {i}"))
             spin_for(node, 0.01)
+        assert_recorder_has_them(pub)
         spin_for(node, 2.0)  # > the 0.5 s flush period: everything is on disk
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -128,6 +136,7 @@ def test_sigterm_finishes_the_bag_without_a_traceback(tmp_path, node):
         wait_recorder_subscribed(node, pub, proc)
         for i in range(10):
             pub.publish(String(data=str(i)))
+        assert_recorder_has_them(pub)
         spin_for(node, 1.0)
     finally:
         proc.send_signal(signal.SIGTERM)
