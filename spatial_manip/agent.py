@@ -21,7 +21,7 @@ import numpy as np
 
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
-from spatial_manip.camera_model import backproject
+from spatial_manip.camera_model import backproject, project
 from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.pointcloud import depth_edge_pixels, range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box, points_in_box
@@ -92,13 +92,44 @@ def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) ->
     ARM_DEPTH_M, not 0: below any camera's range, so no point, but still nearer than what the
     arm hides, so an object it cuts off is known to be hidden there, not to end there (with 0,
     a geosphere in a shelf slot behind the stowed arm lost its name, place-8-00014)."""
-    pts, uv = backproject(obs.depth_m, obs.intrinsics)
+    roi = _pixels_near(obs, robot.bounding_spheres(q, margin_m))
+    if roi is not None and not roi.any():
+        return obs
+    pts, uv = backproject(obs.depth_m, obs.intrinsics, mask=roi)
     on = robot.points_on(apply(obs.T_base_cam, pts), q, margin_m)
     if not np.any(on):
         return obs
     depth = np.array(obs.depth_m, dtype=np.float32, copy=True)
     depth[uv[on, 1], uv[on, 0]] = ARM_DEPTH_M
     return replace(obs, depth_m=depth)
+
+
+ROI_MARGIN_PX = 2    # _pixels_near: rounding, and a depth pixel's footprint
+
+
+def _pixels_near(obs: RGBDObservation, spheres) -> np.ndarray | None:
+    """The pixels onto which any of `spheres` ((centre, radius), base frame) may project: the union
+    of the image rectangles around the projected corners of each sphere's cube (a convex body in
+    front of the camera projects inside its corners' hull). None (every pixel) when a sphere
+    reaches behind or into the camera, or the lens is distorted. Backprojecting and testing only these pixels made
+    masking the arm 5-10x cheaper when it stands at home, out of the view or at its edge (0.25-1.1 s
+    a realistic look at load 9-14, issue 42)."""
+    if obs.intrinsics.has_distortion:
+        return None          # a distortion model may fold a point far outside the view into it
+    h, w = np.shape(obs.depth_m)[:2]
+    roi = np.zeros((h, w), bool)
+    cube = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float)
+    T_cam_base = invert(np.asarray(obs.T_base_cam, float))
+    for centre, radius in spheres:
+        corners = apply(T_cam_base, np.asarray(centre, float) + radius * cube)
+        if np.any(corners[:, 2] <= 0.01):
+            return None
+        uv, _ = project(corners, obs.intrinsics)
+        (u0, v0), (u1, v1) = np.floor(uv.min(axis=0)) - ROI_MARGIN_PX, np.ceil(uv.max(axis=0)) + ROI_MARGIN_PX
+        if u1 < 0 or v1 < 0 or u0 >= w or v0 >= h:
+            continue
+        roi[max(int(v0), 0):min(int(v1), h - 1) + 1, max(int(u0), 0):min(int(u1), w - 1) + 1] = True
+    return roi
 
 
 def _tcp_poses(grasps: GraspGroup) -> list[np.ndarray]:

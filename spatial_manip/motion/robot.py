@@ -93,16 +93,10 @@ class RobotModel:
         """Which points lie on the arm at joints q: inside one of its collision bodies grown by
         margin_m (a camera in the cell sees the arm; those points must not block the arm's own
         moves). The margin covers depth noise and an octree's voxel rounding."""
-        import pinocchio as pin
-
         pts = np.asarray(pts, float).reshape(-1, 3)
-        data, gdata = self.model.createData(), pin.GeometryData(self.geom)
-        pin.updateGeometryPlacements(self.model, data, self.geom, gdata, np.asarray(q, float))
-        bodies = list(zip(self.geom.geometryObjects, gdata.oMg))
+        bodies, spheres = self._bodies(q, margin_m)
         # only points inside the box around every body's bounding sphere can be on the arm: one
         # pass over a whole image instead of one per body (the arm covers a small part of a view)
-        spheres = [(M.translation + M.rotation @ c, r + margin_m)
-                   for (c, r), M in ((_bounding_sphere(g.geometry), M) for g, M in bodies)]
         lo = np.min([c - r for c, r in spheres], axis=0)
         hi = np.max([c + r for c, r in spheres], axis=0)
         near = np.flatnonzero(np.all((pts >= lo) & (pts <= hi), axis=1))
@@ -114,6 +108,24 @@ class RobotModel:
             local = (near_pts[mine] - M.translation) @ M.rotation       # the body's frame (cylinder axis = z)
             hit[near[mine]] |= _inside_grown(g.geometry, local, margin_m)
         return hit
+
+
+    def bounding_spheres(self, q, margin_m: float) -> list[tuple[np.ndarray, float]]:
+        """(centre, radius) in the base frame of a sphere around each collision body at joints q,
+        grown by margin_m: nothing of the arm lies outside them (a camera's pixels that see none of
+        them need no test, agent.without_arm)."""
+        return self._bodies(q, margin_m)[1]
+
+    def _bodies(self, q, margin_m: float):
+        """[(geometry object, its placement)] at joints q, and their bounding spheres grown by margin_m."""
+        import pinocchio as pin
+
+        data, gdata = self.model.createData(), pin.GeometryData(self.geom)
+        pin.updateGeometryPlacements(self.model, data, self.geom, gdata, np.asarray(q, float))
+        bodies = list(zip(self.geom.geometryObjects, gdata.oMg))
+        spheres = [(M.translation + M.rotation @ c, r + margin_m)
+                   for (c, r), M in ((_bounding_sphere(g.geometry), M) for g, M in bodies)]
+        return bodies, spheres
 
 
 def _bounding_sphere(geometry) -> tuple[np.ndarray, float]:

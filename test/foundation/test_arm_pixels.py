@@ -80,3 +80,22 @@ def test_joints_that_are_not_the_arms_six_leave_the_look_as_it_is(look):
     perceive, _, _ = look
     whole, _ = perceive(_AllJoints)
     assert _behind_the_base(whole)
+
+
+@pytest.mark.parametrize("reach", [np.zeros(6), np.array([0.6, -0.4, 0.7, -0.3, 0.5, 0.0])])
+def test_testing_only_the_pixels_near_the_arm_clears_the_same_pixels(look, monkeypatch, reach):
+    """Issue 42: masking tests only the pixels the arm's bounding spheres project onto (5-10x
+    cheaper with the arm at home); the pixels it clears are exactly those of a test of every pixel,
+    with the arm stowed at the view's edge and reaching over the table."""
+    import spatial_manip.agent as agent_module
+
+    perceive, obs, _ = look
+    _, agent = perceive(_Ports)
+    robot, q = agent._arm_reach().planner.robot, STOW_Q + reach
+    roi = agent_module._pixels_near(obs, robot.bounding_spheres(q, agent_module.ARM_SEEN_M))
+    near = without_arm(obs, robot, q)
+    monkeypatch.setattr(agent_module, "_pixels_near", lambda obs, spheres: None)
+    every = without_arm(obs, robot, q)
+    assert roi is not None and not roi.all()
+    assert np.count_nonzero(every.depth_m == ARM_DEPTH_M) > 100
+    np.testing.assert_array_equal(near.depth_m, every.depth_m)
