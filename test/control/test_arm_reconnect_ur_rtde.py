@@ -27,6 +27,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
 from emulator_ports import dashboard, ports_free  # noqa: E402
+from ros_helpers import stop_spinning  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
@@ -91,7 +92,8 @@ def stack():
     node = rclpy.create_node("arm_reconnect_test")
     executor = MultiThreadedExecutor(num_threads=2)
     executor.add_node(node)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
     client = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
     try:
         if not client.wait_for_server(timeout_sec=20.0):
@@ -106,7 +108,7 @@ def stack():
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
-        executor.shutdown()
+        stop_spinning(executor, spinner)      # before the node (and its action client) goes
         node.destroy_node()
         rclpy.try_shutdown()
 

@@ -79,3 +79,12 @@ def private_domain_id() -> int:
     run = int(os.environ.get("ROS_DOMAIN_ID") or 0)
     return random.SystemRandom().choice([d for d in range(1, 102) if d != run])
 
+
+def stop_spinning(executor, spinner, timeout_s: float = 30.0) -> None:
+    """Shut down an executor spun by the thread `spinner` and wait for that thread to leave its
+    wait set, before the caller destroys the node: a node (an action or service client above all)
+    destroyed under a waiting executor fails there ('action client pointer is invalid') and can
+    crash the test process (goal_client.spinning_node does the same)."""
+    executor.shutdown()
+    spinner.join(timeout_s)
+

@@ -25,7 +25,7 @@ from std_msgs.msg import Empty  # noqa: E402
 
 from emulator_ports import dashboard, ports_free  # noqa: E402
 from node_process import stop  # noqa: E402
-from ros_helpers import wait_for  # noqa: E402
+from ros_helpers import stop_spinning, wait_for  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
@@ -73,7 +73,7 @@ def stack():
         # teardown that raised here would leave rclpy initialised for every later test
         stop(node)
         stop(emu)
-        executor.shutdown()
+        stop_spinning(executor, spin)
         client_node.destroy_node()
         rclpy.try_shutdown()
 

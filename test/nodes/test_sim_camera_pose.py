@@ -26,6 +26,7 @@ from spatial_manip.observation import ObservationBuffer  # noqa: E402
 from spatial_manip.scene import Scene, Viewpoint  # noqa: E402
 from spatial_manip.sim import layouts as L  # noqa: E402
 from node_process import stop_and_show_log  # noqa: E402
+from ros_helpers import stop_spinning  # noqa: E402
 
 POSE_DELAY_S = 0.6
 VIEWERS = (((-0.751, -0.384, 0.542), (0.845, 0.276, -0.458)), ((-0.791, 0.327, 0.756), (0.809, -0.023, -0.588)))
@@ -82,7 +83,7 @@ def test_the_first_frame_after_a_reset_is_seen_through_the_new_camera_pose():
             gap = np.linalg.norm(obs.T_base_cam[:3, 3] - viewer[0])
             assert gap < 0.01, f"reset {k}: the frame was paired with a camera {gap:.2f} m from the scene's"
     finally:
-        executor.shutdown()
+        stop_spinning(executor, spinner)
         node.destroy_node()
         rclpy.shutdown()
         stop_and_show_log(proc)
