@@ -21,7 +21,7 @@ import numpy as np
 
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
-from spatial_manip.camera_model import backproject, project
+from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.depth_check import depth_evidence
 from spatial_manip.geometry.pointcloud import depth_edge_pixels, range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box, points_in_box
@@ -109,26 +109,34 @@ ROI_MARGIN_PX = 2    # _pixels_near: rounding, and a depth pixel's footprint
 
 def _pixels_near(obs: RGBDObservation, spheres) -> np.ndarray | None:
     """The pixels onto which any of `spheres` ((centre, radius), base frame) may project: the union
-    of the image rectangles around the projected corners of each sphere's cube (a convex body in
-    front of the camera projects inside its corners' hull). None (every pixel) when a sphere
-    reaches behind or into the camera, or the lens is distorted. Backprojecting and testing only these pixels made
-    masking the arm 5-10x cheaper when it stands at home, out of the view or at its edge (0.25-1.1 s
-    a realistic look at load 9-14, issue 42)."""
+    of the bounding rectangles of their silhouettes (along each image axis, between the two planes
+    through the camera that touch the sphere). None (every pixel) when a sphere reaches into the
+    camera's plane or the lens is distorted; a sphere wholly behind the camera is never seen.
+    Backprojecting and testing only these pixels cut masking the arm at home, 42% of the realistic
+    view's pixels near it, from 0.35-0.65 s to 0.31-0.35 s a look at load 21 (issue 42); an arm
+    out of view costs nothing."""
     if obs.intrinsics.has_distortion:
         return None          # a distortion model may fold a point far outside the view into it
     h, w = np.shape(obs.depth_m)[:2]
     roi = np.zeros((h, w), bool)
-    cube = np.array([[i, j, k] for i in (-1, 1) for j in (-1, 1) for k in (-1, 1)], float)
     T_cam_base = invert(np.asarray(obs.T_base_cam, float))
+    K = obs.intrinsics
     for centre, radius in spheres:
-        corners = apply(T_cam_base, np.asarray(centre, float) + radius * cube)
-        if np.any(corners[:, 2] <= 0.01):
+        c = apply(T_cam_base, np.asarray(centre, float)[None])[0]
+        if c[2] + radius <= 0:
+            continue
+        if c[2] - radius <= 0.01:
             return None
-        uv, _ = project(corners, obs.intrinsics)
-        (u0, v0), (u1, v1) = np.floor(uv.min(axis=0)) - ROI_MARGIN_PX, np.ceil(uv.max(axis=0)) + ROI_MARGIN_PX
+        span = []
+        for along, f, principal in ((c[0], K.fx, K.cx), (c[1], K.fy, K.cy)):
+            mid, half = np.arctan2(along, c[2]), np.arcsin(radius / np.hypot(along, c[2]))
+            span.append((f * np.tan(mid - half) + principal - ROI_MARGIN_PX, f * np.tan(mid + half) + principal
+                         + ROI_MARGIN_PX))
+        (u0, u1), (v0, v1) = span
         if u1 < 0 or v1 < 0 or u0 >= w or v0 >= h:
             continue
-        roi[max(int(v0), 0):min(int(v1), h - 1) + 1, max(int(u0), 0):min(int(u1), w - 1) + 1] = True
+        roi[max(int(np.floor(v0)), 0):min(int(np.ceil(v1)), h - 1) + 1,
+            max(int(np.floor(u0)), 0):min(int(np.ceil(u1)), w - 1) + 1] = True
     return roi
 
 
