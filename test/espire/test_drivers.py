@@ -59,5 +59,5 @@ def test_random_clicks_play_every_episode_to_its_end(served):
     assert len(server.stats.episodes) == before + 2          # every episode reached END_TASK
     for lg in logs:
         assert 1 <= lg.move_tries <= 5 and len(lg.statuses) == lg.move_tries
-        assert set(lg.statuses) <= {"success", "retreat", "refocus"}
+        assert set(lg.statuses) <= {"success", "refocus"}
         assert isinstance(lg.finish_goal, bool) and lg.finish_goal == lg.moved
