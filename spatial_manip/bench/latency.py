@@ -183,6 +183,22 @@ def looks_reused(records: list[dict]) -> str:
         if told else "no trace said whether its look was reused"
 
 
+def where_looks_went(records: list[dict]) -> str:
+    """The median of each part of the looks the goals took (their traces' `observe_s` and
+    `perceive_s`: waiting for the frame, masking the arm, the segmenter's own laps), in seconds;
+    "" when no trace said (an older revision's)."""
+    taken = [r["look"] for r in records if r.get("look") and not r["look"].get("reused")]
+    parts: dict[str, list[float]] = {}
+    for look in taken:
+        for name, value in {"observe": look.get("observe_s"), **(look.get("perceive_s") or {})}.items():
+            if isinstance(value, (int, float)):
+                parts.setdefault(name, []).append(float(value))
+    if not parts:
+        return ""
+    medians = ", ".join(f"{name} {np.median(values):.2f}" for name, values in parts.items())
+    return f"where {len(taken)} looks taken went (median s): {medians}"
+
+
 def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
     """{measure: (median, p95, n)} over the records that have it."""
     out = {}
@@ -265,4 +281,6 @@ def run(args) -> int:
     print_table(summarize(current), summarize(baseline) if baseline else None,
                 (ok, sum(bool(r.get("success")) for r in baseline) if baseline else None, len(current)))
     print(f"current: {looks_reused(current)}")
+    if where_looks_went(current):
+        print(f"current: {where_looks_went(current)}")
     return 0

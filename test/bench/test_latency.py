@@ -79,3 +79,14 @@ def test_a_slow_motion_counts_from_when_it_has_moved_the_threshold_in_all():
     assert (times.first, times.last) == (4.0, 8.0)     # 1.2 and 2.4 x MOTION_RAD from the start
     times.reset()
     assert times.first is None and times.last is None
+
+
+def test_where_the_looks_taken_went_is_the_median_of_each_part():
+    from spatial_manip.bench.latency import where_looks_went
+
+    taken = [{"look": {"reused": False, "observe_s": obs, "perceive_s": {"mask_arm": 0.3, "segment": seg}}}
+             for obs, seg in ((0.0, 3.0), (1.0, 4.0), (0.5, 2.0))]
+    records = taken + [{"look": {"reused": True, "age_s": 1.0}}, {"id": "old revision"}]
+    assert where_looks_went(records) == ("where 3 looks taken went (median s): observe 0.50, mask_arm 0.30, "
+                                         "segment 3.00")
+    assert where_looks_went([{"look": {"reused": True}}, {}]) == ""
