@@ -39,6 +39,7 @@ import spatial_manip.grasping  # noqa: F401  (registers the role)
 SAME_POSITION_M = 0.01       # two top grasps within this and SAME_ANGLE_DEG are the same grasp
 SAME_ANGLE_DEG = 20.0
 APPROACH_M = 0.10            # pre-grasp back-off and lift, as the pick's
+OPEN_EXTRA_M = 0.02          # the agent opens this much wider than the grasp's width
 
 
 def make_service() -> GraspService:
@@ -67,17 +68,17 @@ def frames_of(world, n_frames: int):
 
 
 def holds(world, scene, seed: int, tcp: np.ndarray, width_m: float, target_id: str) -> bool:
-    """Whether the grasp at `tcp` lifts `target_id` 10 cm in the simulator, from a fresh reset:
-    above the pre-grasp, down the approach, close, straight up (a simple path, not the motion
+    """Whether the grasp at `tcp` lifts `target_id` 10 cm in the simulator, from a fresh reset
+    with the arm at home: above the pre-grasp, down the approach, open as the agent opens,
+    close, straight up (a simple path, not the motion
     planner's: this measures the grasp, not the path)."""
     world.reset(scene, seed)
-    if scene.held_object() is None:
-        world.pose_arm(STOW_Q)
+    world.pose_arm(np.asarray(load_home_q(), float))     # where a pick starts, above the table
     pre = back_off(tcp, APPROACH_M)
     try:
         if not world.move_tcp(_raised(pre, APPROACH_M)) or not world.move_tcp(pre):
             return False
-        world.set_gripper(width_m)
+        world.set_gripper(width_m + OPEN_EXTRA_M)
         world.move_tcp(tcp, speed_mps=0.05)
         world.close_gripper()
         world.move_tcp(_raised(tcp, APPROACH_M), speed_mps=0.05)
