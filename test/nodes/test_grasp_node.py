@@ -19,6 +19,7 @@ from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
 from node_process import grasp_node_still_joining, stop_and_show_log  # noqa: E402
 
+pytestmark = pytest.mark.ros      # grasp_node in its own process, over DDS
 BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
 
 
@@ -60,7 +61,7 @@ def graph():
         stop_and_show_log(proc)
 
 
-def wait_until_observed(node, client, pubs, frame, timeout=20.0):
+def wait_until_observed(node, client, pubs, frame, timeout=60.0):     # a loaded machine
     """Matched publishers do not mean delivered messages: latched extrinsics and the scene can
     reach the node after the service is up. Keep publishing the frame until the node stops
     answering NO_OBSERVATION, so the tests below start from a node that has seen everything."""

@@ -26,6 +26,7 @@ from spatial_manip.nodes import convert  # noqa: E402
 from synthetic import render_boxes  # noqa: E402
 from node_process import grasp_node_still_joining, stop_and_show_log  # noqa: E402
 
+pytestmark = pytest.mark.ros      # grasp_node in its own process, over DDS
 BOX = ((0.5, 0.0, 0.04), (0.05, 0.06, 0.08))
 TOPICS = {"depth": (Image, "/camera/aligned_depth_to_color/image_raw"),
           "info": (CameraInfo, "/camera/aligned_depth_to_color/camera_info"),
@@ -63,7 +64,7 @@ def graph():
         stop_and_show_log(proc)
 
 
-def ask(node, client, pubs, frame, joints=None, timeout=20.0):
+def ask(node, client, pubs, frame, joints=None, timeout=60.0):     # a loaded machine
     """Publish the frame (and joints) until the node has seen the frame and the latched scene."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -96,7 +97,7 @@ def test_with_joint_states_grasps_are_checked_and_markers_published(graph):
     assert res.success, res.message
     assert "motion check: " in res.message and " checked, " in res.message
     assert 1 <= len(res.grasps.grasps) <= 2
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not any(_path(m) for m in markers):
         rclpy.spin_once(node, timeout_sec=0.1)
     arr = next(m for m in reversed(markers) if _path(m))
