@@ -47,12 +47,27 @@ def launched(graph: str, *overrides: str, log_path=None):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
             try:
-                proc.wait(15)
+                proc.wait(30)
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+                _kill_with_its_nodes(proc)
         if log_path:
             out.close()
+
+
+def _kill_with_its_nodes(launcher: subprocess.Popen) -> None:
+    """SIGKILL a launcher that did not stop, and the nodes it started: each runs in a session of
+    its own, so killing the launcher's group alone would leave them serving the next tests."""
+    import psutil
+
+    try:
+        nodes = psutil.Process(launcher.pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        nodes = []
+    os.killpg(launcher.pid, signal.SIGKILL)
+    for p in nodes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            p.kill()
+    launcher.wait()
 
 
 def wait_for(predicate, timeout_s: float, poll_s: float = 0.05) -> bool:
