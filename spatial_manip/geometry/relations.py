@@ -45,8 +45,7 @@ FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's
 UPRIGHT_MIN_TILT_DEG = 70.0     # standing upright: the book's long side near vertical
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
 RANK_TIE_M = 0.01               # values within 1 cm share a rank
-APPROX_MIN_TOL_M = 0.03         # "around 20 cm", "about 1.5 m": at least +-3 cm (ESPIRE A.4)
-APPROX_REL_TOL = 0.10           # ... or +-10 % of the stated value, whichever is larger
+APPROX_TOL_M = 0.03             # "around 20 cm", "about 1.5 m": +-3 cm whatever the value (ESPIRE A.4)
 TILT_TOL_DEG = 10.0             # "a tilt of about 30 degrees": +-10 deg (ESPIRE A.4)
 EMPTY_MAX_OCCUPANCY = 0.05      # a slot is empty below 5 % occupancy
 FULL_MIN_OCCUPANCY = 0.95       # ... and full from 95 %; in between it is partly occupied
@@ -460,8 +459,10 @@ def distance(a: Placeable, b: Placeable) -> float:
 
 # --- "about", sizes and occupancy -------------------------------------------------------------
 def approx_tolerance_m(value_m: float) -> float:
-    """Half-width of the band that "about value" accepts."""
-    return max(APPROX_MIN_TOL_M, APPROX_REL_TOL * abs(value_m))
+    """Half-width of the band that "about value" accepts: ESPIRE's "within +-3 cm of the expected
+    distance" (A.4), the same for 20 cm as for 1.5 m (a relative band, +-15 cm at 1.5 m, let a
+    task accept more objects or slots than ESPIRE's checker does)."""
+    return APPROX_TOL_M
 
 
 def is_about(measured_m: float, stated_m: float) -> bool:
