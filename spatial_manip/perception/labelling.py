@@ -23,6 +23,12 @@ FALLBACK_LABEL_COST = 0.15   # see assign_labels
 # that fits two objects about equally is left unnamed rather than guessed (the planner then says
 # it does not see the object, which a person can fix; a wrong name moves the wrong object).
 NAME_MARGIN = 0.08
+# A name is given only when it fits at most this well (match_cost; the gate, max_cost, is wider):
+# a cluster that fits its best entry worse is a piece too small or too hidden to tell, and a
+# weak name was wrong more often than right on distant pieces (a floor lamp's 22 cm shaft named
+# the marble bust at 0.79, a 5 cm piece of a book the bottle at 0.61; reference_bench, seeds
+# 81-83, realistic). It is refused with its candidates, which the instruction's words may name.
+SURE_COST = 0.5
 # A refused detection lists at most this many candidates (one entry per label, best first) for the
 # instruction's words to choose from (name_from_words).
 MAX_CANDIDATES = 4
@@ -94,11 +100,13 @@ def placement_fits(det: Detection, exp: ExpectedObject, work_areas) -> bool:
 
 
 def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.8,
-                  work_areas=(), name_margin: float = NAME_MARGIN) -> list[Detection]:
+                  work_areas=(), name_margin: float = NAME_MARGIN, sure_cost: float = SURE_COST) -> list[Detection]:
     """Label detections in place from `expected` (one-to-one, minimum total cost, where each
-    stands as `placement_fits`; a name another label fits within `name_margin` is refused),
-    then fall back to "book" for book-shaped clusters on a work surface and "object" otherwise;
-    set book size classes and ids."""
+    stands as `placement_fits`, leaving a detection unnamed costing `max_cost`; a name another
+    label fits within `name_margin` is refused, and a detection whose best fit within `max_cost`
+    is weaker than `sure_cost` (a book's excepted) is left unnamed, their candidates kept for
+    the instruction's words), then fall back to "book" for book-shaped clusters on a work surface and "object"
+    otherwise; set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
         cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
@@ -108,25 +116,39 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         # a cluster that fits a leaning book and another object about equally is that object in
         # the assignment (not in the gate).
         fallback = np.array([FALLBACK_LABEL_COST if e.category == "book" else 0.0 for e in expected])
-        gated = np.where(cost <= max_cost, cost + fallback, _UNMATCHED)
-        rows, cols = linear_sum_assignment(gated)
+        # A fit weaker than sure_cost names nothing, and takes no entry from a detection that fits
+        # it better. A book entry keeps the gate: a book-shaped cluster is called "book" anyway.
+        books = np.array([e.category == "book" for e in expected])
+        sure = (cost <= max_cost) & (books | (cost <= sure_cost))
+        gated = np.where(sure, cost + fallback, _UNMATCHED)
+        rows, cols = _assign_or_leave(gated, max_cost)
         # an entry the assignment gave to another detection is accounted for: no rival
-        taken = {int(c) for r, c in zip(rows, cols) if gated[r, c] < _UNMATCHED}
+        taken = {int(c) for c in cols}
+        taker = dict(zip(cols, rows))
+        for r in sorted(set(range(len(detections))) - set(rows)):
+            _refuse_weak(detections[r], np.where(cost[r] <= max_cost, cost[r], _UNMATCHED), expected, taken,
+                         sure_cost)
         for r, c in zip(rows, cols):
-            if gated[r, c] >= _UNMATCHED:
-                continue
             # on the match cost alone: the assignment's fallback cost says a book entry left over is
             # cheap, not that the cluster looks less like a book (a book on its wedge fits the
             # pillar bookend of a library about as well as a book)
             within = np.where(cost[r] <= max_cost, cost[r], _UNMATCHED)
-            rival = _rival(within, expected, c, taken - {int(c)})
-            if rival is not None and within[rival] + name_margin <= cost[r, c]:
-                # the fallback cost decides near-ties only: a book entry that fits clearly better
-                # than the object the assignment chose is the name (a black book leaning on its
-                # wedge fits its entry 0.12 and the bicycle sculpture 0.22: pick-53-00011)
+            # ... by a detection that fits it at least as well: a scrap that took a painting's
+            # entry does not make the painting, which fits it better, another painting. (A book's
+            # entry stays taken: a library lists many books alike, and a white newton's cradle
+            # fits the white book's entry a standing white book took.)
+            held = {k for k in taken if books[k] or k not in taker or cost[taker[k], k] <= cost[r, k]}
+            better = _rival(within, expected, c, taken - {int(c)})
+            if better is not None and within[better] + name_margin <= cost[r, c]:
+                # the fallback cost decides near-ties only: a book entry (no other detection's)
+                # that fits clearly better than the object the assignment chose is the name (a black
+                # book leaning on its wedge fits its entry 0.12 and the bicycle sculpture 0.22:
+                # pick-53-00011)
                 taken.discard(int(c))
-                taken.add(int(rival))
-                c, rival = rival, _rival(within, expected, rival, taken - {int(rival)})
+                taken.add(int(better))
+                held = (held - {int(c)}) | {int(better)}
+                c = better
+            rival = _rival(within, expected, c, held - {int(c)})
             if rival is not None and within[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
                 detections[r].extra["candidates"] = [_candidate(expected[k])
@@ -148,6 +170,34 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             d.size_class = book_size_class(d.box.size, at_least=d.truncated)
     unique_ids(detections)
     return detections
+
+
+def _assign_or_leave(gated: np.ndarray, unnamed_cost: float) -> tuple[list[int], list[int]]:
+    """The minimum-cost one-to-one assignment of detections (rows) to entries (columns of `gated`,
+    _UNMATCHED where an entry is out of the gate) in which leaving a detection unnamed costs
+    `unnamed_cost`: the rows named and their entries. Without that choice every detection the
+    gate allows must take some entry, and a stray piece that fits one entry only takes it from
+    the object that fits it far better, which then takes a worse name (a distant decorative disk
+    named a floor lamp while the disk's entry went to a 10 cm piece of it, pick-81-00007; a
+    painting named after its neighbour while its own entry went to a 7 cm scrap, place-82-00001)."""
+    n, m = gated.shape
+    leave = np.full((n, n), _UNMATCHED)
+    np.fill_diagonal(leave, unnamed_cost)
+    rows, cols = linear_sum_assignment(np.hstack([gated, leave]))
+    named = [(int(r), int(c)) for r, c in zip(rows, cols) if c < m and gated[r, c] < _UNMATCHED]
+    return [r for r, _ in named], [c for _, c in named]
+
+
+def _refuse_weak(d: Detection, within: np.ndarray, expected, taken, sure_cost: float) -> None:
+    """Leave `d` unnamed with the entries it fits within the gate (`within` < _UNMATCHED, best
+    first, one per label, not `taken`) as its candidates, when it fits them all more weakly than
+    `sure_cost` (a detection whose good fits other detections took has no candidates)."""
+    shown = _further(within, expected, (), taken)
+    if not shown or within[shown[0]] <= sure_cost:
+        return
+    d.extra["refused"] = f"{expected[shown[0]].label} (a weak fit: cost {within[shown[0]]:.2f})"
+    d.extra["weak_fit"] = True
+    d.extra["candidates"] = [_candidate(expected[k]) for k in shown]
 
 
 def one_name_per_object(detections: list[Detection], entries: dict) -> None:

@@ -389,7 +389,9 @@ def test_a_book_shaped_piece_beyond_the_work_surface_is_not_a_book():
                          (118, 118, 115), extra={"lower_bound_sides": [True, True, False]})
     seen = [piece()]
     assign_labels(seen, hints.expected, work_areas=hints.work_areas)
-    assert seen[0].label == "marble bust"
+    # a 0.67 fit is too weak to name (labelling.SURE_COST): left unnamed, the bust its candidate
+    # for the words ("a slot less than 1.5 m from the marble bust": labelling.name_from_words)
+    assert seen[0].label == "object" and seen[0].extra["candidates"][0]["label"] == "marble bust"
     unlisted = [piece()]
     assign_labels(unlisted, [], work_areas=hints.work_areas)
     assert unlisted[0].label == "object"                     # book-shaped, but off the shelf
