@@ -398,6 +398,7 @@ class Agent:
         scene, named = name_from_words(scene, goal.instruction)
         if named:
             trace.event("named_by_words", notes=named)
+            self.ports.publish_scene(scene)     # the grasp service finds the target under its new id
 
         def plan_one(sc, text, kind):
             result = self._planner.plan(sc, text, observation=obs, task_kind=kind)

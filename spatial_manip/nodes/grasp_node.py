@@ -46,6 +46,7 @@ from spatial_manip.registry import make
 
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
 EXTRINSICS_WAIT_S = 1.0    # how long a request waits for a depth image whose pose agrees (then goes on as is)
+SCENE_WAIT_S = 3.0         # for a scene holding the requested id, published just before the request
 DEPTH_KEEP = 5             # recent depth images kept, to pair one with its own camera pose
 
 
@@ -223,6 +224,18 @@ class GraspNode(Node):
                 return depth, info, T, scene
             time.sleep(0.02)
 
+    def _scene_holding(self, target_id: str, scene):
+        """The latest scene, waiting up to SCENE_WAIT_S for one that holds `target_id` when it
+        does not: the latched scene and the request travel apart, so a scene published just
+        before the request (a look, or a detection the instruction's words named) can arrive after
+        it."""
+        deadline = time.monotonic() + SCENE_WAIT_S
+        while not (scene and any(o.id == target_id for o in scene.objects)) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            with self._lock:
+                scene = self.scene
+        return scene
+
     def _handle(self, request) -> tuple[GraspResult, object]:
         depth, info, T_base_cam, scene = self._inputs()
         if T_base_cam is None:
@@ -246,6 +259,7 @@ class GraspNode(Node):
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
                                f"no depth image or camera_info yet on {self.p['depth_topic']}"), None
         if request.target_id:
+            scene = self._scene_holding(request.target_id, scene)
             obj = next((o for o in (scene.objects if scene else []) if o.id == request.target_id), None)
             if obj is None:
                 known = [o.id for o in scene.objects] if scene else []

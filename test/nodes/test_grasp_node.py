@@ -196,3 +196,38 @@ def test_a_depth_image_is_read_through_its_own_camera_pose(graph):
         extr.publish(convert.pose_stamped(T, "base"))        # back to the fixture's fixed calibration
         for pub in (extr, depth_pub, info_pub):
             node.destroy_publisher(pub)
+
+
+def test_a_request_waits_for_a_scene_that_holds_its_target(graph):
+    """pick-63-00015 (objects bench): the planner named a detection after the instruction's words
+    (object_1 -> yellow_bowl), published that scene and asked for grasps at once; the request
+    outran the latched scene and got TARGET_NOT_FOUND. A scene holding the id, arriving 0.3 s
+    after the request, is waited for."""
+    node, client, T, proc = graph
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    pub = node.create_publisher(Scene, "/spatial_manip/scene", latched)
+
+    def scene_with(object_id):
+        obj = DetectedObject(id=object_id, label="block", category="reference",
+                             pose=convert.pose_msg_from_matrix(tf.make_transform(t=BOX[0])), size=convert.vector3(BOX[1]))
+        msg = Scene(objects=[obj], viewer=convert.pose_msg_from_matrix(T))
+        msg.header.frame_id = "base"
+        return msg
+
+    try:
+        fut = client.call_async(ProposeGrasps.Request(target_id="renamed_block", max_grasps=1))
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 0.3:
+            rclpy.spin_once(node, timeout_sec=0.05)
+        pub.publish(scene_with("renamed_block"))
+        rclpy.spin_until_future_complete(node, fut, timeout_sec=30)
+        res = fut.result()
+        assert res.success, res.message
+        assert all(g.object_name == "renamed_block" for g in res.grasps.grasps)
+    finally:
+        pub.publish(scene_with("block_1"))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and call(node, client, ProposeGrasps.Request(target_id="block_1",
+                                                                                       max_grasps=1)).error_code == "TARGET_NOT_FOUND":
+            rclpy.spin_once(node, timeout_sec=0.1)
+        node.destroy_publisher(pub)
