@@ -181,6 +181,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
               "its fixed joints); off by itself when a robot_state_publisher already publishes the description"),
         Param("joint_states_topic", "joint_states", "the arm's joints"),
         Param("description_topic", "robot_description", "where the URDF is published (latched)"),
+        Param("driver_discovery_s", 3.0, "how long after start to look for a robot_state_publisher (the UR "
+              "driver's) already publishing the description before publishing the robot too", (0.1, 120.0)),
         Param("camera_mount_frame", "", "publish the calibration as base -> this frame (realsense2_camera's "
               "camera_link), computed through the camera driver's own static frames down to the calibrated "
               "optical frame, so the optical frame keeps one parent; \"\": base -> the optical frame itself"),

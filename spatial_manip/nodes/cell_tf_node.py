@@ -36,7 +36,6 @@ from spatial_manip.paths import resolve_user_file
 from spatial_manip.workspace import cell_tf
 from spatial_manip.workspace.cell_tf import CameraMount
 
-DISCOVERY_S = 3.0    # how long to look for a robot_state_publisher before publishing the robot ourselves
                      # (0.6 s were needed on a loaded 2-core machine; 1.5 s missed it once)
 
 
@@ -67,8 +66,9 @@ def transform_stamped(parent: str, child: str, T, stamp):
 class CellTfNode(Node):
     def __init__(self):
         super().__init__("cell_tf_node")
-        self._discovery_deadline = time.monotonic() + DISCOVERY_S   # discovery runs from the node's creation
+        started = time.monotonic()          # discovery runs from the node's creation
         self.p = declare_parameters(self)   # spatial_manip/parameters.py
+        self._discovery_deadline = started + float(self.p["driver_discovery_s"])
         if not self.p["calibration_file"]:
             raise ConfigError("cell_tf_node needs the calibration_file parameter (spatial-manip calibrate --out)")
         # a CalibrationError is a ConfigError: spin_node prints it as a one-line refusal
@@ -114,7 +114,7 @@ class CellTfNode(Node):
     def _driver_publishes_the_robot(self) -> bool:
         """Whether another node (the UR driver's robot_state_publisher) already publishes the
         robot description: then its TF is the arm's, and a second copy would give every link two
-        parents. Waits until DISCOVERY_S after the node's creation for the graph to be discovered."""
+        parents. Waits until driver_discovery_s after the node's creation for the graph to be discovered."""
         while time.monotonic() < self._discovery_deadline:
             if self.count_publishers(self.p["description_topic"]) > 0:
                 self.get_logger().info(f"{self.p['description_topic']} already has a publisher (a robot_state_publisher):"

@@ -40,7 +40,9 @@ def test_a_running_robot_state_publisher_keeps_cell_tf_to_the_calibration(tmp_pa
     try:
         assert driver.stdout.readline().strip() == "driver up"
         node = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.cell_tf_node", "--ros-args",
-                                 "-p", f"calibration_file:={cal}"], env=env,
+                                 "-p", f"calibration_file:={cal}",
+                                 # discovery took over the default 3 s on a loaded machine; found, it stops looking
+                                 "-p", "driver_discovery_s:=30.0"], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         lines, deadline = [], time.monotonic() + 60
         while time.monotonic() < deadline and not any("static TF" in line for line in lines):
