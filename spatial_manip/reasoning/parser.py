@@ -604,7 +604,7 @@ class InstructionParser:
         leftover = [w for w in rest.split() if w not in _FILLER]
         named = [w for w in leftover if w in refs.ids and w not in ("refviewer", "refrobot")]
         leftover = [w for w in leftover if w not in named]
-        unknown_refs = sorted({w[4:].replace("_", " ") for w in leftover + [str(a) for c in clauses for a in c.args]
+        unknown_refs = sorted({_without_possessive(w[4:].replace("_", " ")) for w in leftover + [str(a) for c in clauses for a in c.args]
                                if isinstance(w, str) and w.startswith("unk_")})
         if unknown_refs:
             raise TargetNotFoundError(
@@ -1123,3 +1123,8 @@ def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
 def parse_instruction(scene: Scene, text: str, task_kind: str = "auto") -> Node:
     """The program for an instruction on a scene (raises a SpatialManipError subclass when it cannot)."""
     return InstructionParser(scene).parse(text, task_kind).program
+
+
+def _without_possessive(name: str) -> str:
+    """"teddy bear's" -> "teddy bear": the object the person named, for a not-found message."""
+    return re.sub(r"'s?$", "", name)

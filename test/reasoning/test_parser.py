@@ -117,6 +117,12 @@ def test_unknown_object_lists_scene():
     assert res.error["code"] == "TARGET_NOT_FOUND" and "ceramic jar" in res.error["message"]
 
 
+def test_an_unknown_owner_is_named_without_its_possessive():
+    # ESPIRE pick-43-00011: "a book on the teddy bear's right" with no teddy bear seen
+    res = make_planner("program").plan(TABLE, "pick up a book on the teddy bear's right, from its own point of view")
+    assert res.error["code"] == "TARGET_NOT_FOUND" and "'teddy bear' is not in the scene" in res.error["message"]
+
+
 def test_plan_cli_json(tmp_path):
     scene = tmp_path / "table.json"
     TABLE.save(scene)
