@@ -108,13 +108,10 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     observation gives them), of those the one whose point lies nearest the robot's base across
     (|y|): the box outline is wider than the area it marks (the camera sees its back past its
     front), and the far side of a wide shelf is beyond the arm."""
-    diff = np.any(plain_rgb != highlighted_rgb, axis=2)
-    labels, n = ndimage.label(diff)
-    if n == 0:
+    box = _largest_box(plain_rgb, highlighted_rgb)
+    if box is None:
         return None
-    sizes = ndimage.sum(diff, labels, range(1, n + 1))
-    rows, cols = np.nonzero(labels == int(np.argmax(sizes)) + 1)
-    r0, r1, c0, c1 = rows.min(), rows.max(), cols.min(), cols.max()
+    r0, r1, c0, c1 = box
     centre = ((r0 + r1) // 2, (c0 + c1) // 2)
     if depth is None or r1 - r0 < 8 or c1 - c0 < 8:
         return int(centre[0]), int(centre[1])
