@@ -18,7 +18,7 @@ from scipy.optimize import linear_sum_assignment
 
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception import SegmentationHints, make_segmenter
-from spatial_manip.perception.base import SUPPORT_CATEGORIES
+from spatial_manip.perception.base import UNREPORTED_CATEGORIES
 from spatial_manip.perception.synthetic import SyntheticObject, default_objects, render_tabletop
 from spatial_manip.scene import Scene
 
@@ -94,7 +94,7 @@ def run(*, backends: Sequence[str] = ("classical",), frames=None, repeats: int =
 
 
 def _score(fig: BackendFigures, dets, scene: Scene, gate_m: float) -> None:
-    truth = [o for o in scene.objects if o.category not in SUPPORT_CATEGORIES]
+    truth = [o for o in scene.objects if o.category not in UNREPORTED_CATEGORIES]
     fig.expected += len(truth)
     if not dets or not truth:
         fig.false_positives += len(dets)

@@ -25,7 +25,7 @@ from spatial_manip.scene import FIXTURE_CATEGORIES, Region, Scene, SceneObject, 
 # Furniture and scenery: never an object a segmenter reports, nor one it is told to expect.
 FURNITURE_CATEGORIES = ("table", "shelf", "floor", "wall", "robot")
 # Also never reported, but expected (so a cluster matching a book's pedestal is known and dropped).
-SUPPORT_CATEGORIES = FURNITURE_CATEGORIES + ("support",)
+UNREPORTED_CATEGORIES = FURNITURE_CATEGORIES + ("support",)
 
 
 @dataclass
@@ -268,7 +268,7 @@ class SegmentationHints:
                            colour=_scene_colour(o), id=o.id, placement=_placement(o))
             # the held object is known from the grasp (the agent adds it), never a segment to
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
-            for o in scene.objects if (include_support or o.category not in SUPPORT_CATEGORIES) and not o.held)
+            for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)
         work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
         fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for part in _fixture_parts(o))

@@ -29,7 +29,7 @@ from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.geometry.pointcloud import SENSOR
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import main_colour, mean_rgb
-from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
+from spatial_manip.perception.base import (UNREPORTED_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
                                           check_observation, lower_bound_sides)
 from spatial_manip.perception.box import object_box, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
@@ -150,7 +150,7 @@ class ClassicalSegmenter:
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
         assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas,
                       name_margin=cfg.name_margin)
-        detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
+        detections = [d for d in detections if d.category not in UNREPORTED_CATEGORIES]
         timer.lap("labels")
         if cfg.catalogue_fit:
             complete_from_catalogue(obs, detections, hints.expected, planes)

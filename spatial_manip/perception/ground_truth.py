@@ -9,7 +9,7 @@ import numpy as np
 
 from spatial_manip.errors import NoObservationError
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.base import (SUPPORT_CATEGORIES, Detection, SegmentationHints,
+from spatial_manip.perception.base import (UNREPORTED_CATEGORIES, Detection, SegmentationHints,
                                            check_observation)
 from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
@@ -20,7 +20,7 @@ from spatial_manip.perception.planes import fit_horizontal_planes
 @dataclass(kw_only=True)
 class GroundTruthConfig:
     min_pixels: int = 30                 # smaller visible segments are dropped (mostly occluded)
-    skip_categories: tuple = SUPPORT_CATEGORIES
+    skip_categories: tuple = UNREPORTED_CATEGORIES
     plane_stride_px: int = 4             # pixel stride of the cloud the support planes are fit on
     catalogue_fit: bool = True           # an object seen in part gets its catalogue box (catalogue_fit.py)
     seed: int = 0

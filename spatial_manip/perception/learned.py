@@ -20,7 +20,7 @@ import numpy as np
 from spatial_manip.errors import BackendUnavailableError
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES
-from spatial_manip.perception.base import SUPPORT_CATEGORIES, Detection, SegmentationHints, check_observation
+from spatial_manip.perception.base import UNREPORTED_CATEGORIES, Detection, SegmentationHints, check_observation
 from spatial_manip.perception.box import detection_from_mask
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.labelling import unique_ids
@@ -119,7 +119,7 @@ class LearnedSegmenter:
                                       score=score, backend="learned")
             if det is not None:
                 detections.append(det)
-        detections = [d for d in detections if d.category not in SUPPORT_CATEGORIES]
+        detections = [d for d in detections if d.category not in UNREPORTED_CATEGORIES]
         unique_ids(detections)
         return detections
 
