@@ -283,25 +283,37 @@ def test_an_empty_place_in_full_view_or_seen_from_unknown_joints_still_fails():
         assert (v.success, v.category) == (False, "not_in_region") and v.message.startswith("no object is seen in")
 
 
+def _stowed_agent() -> Agent:
+    """An agent on the sim's arm, standing stowed (out of the camera's way)."""
+    from spatial_manip.sim.world import STOW_Q
+
+    class ArmStowed(FakePorts):
+        def joint_positions(self):
+            return np.array(STOW_Q)
+
+    return Agent(ArmStowed(), AgentConfig(arm_backend="sim"))
+
+
+def _book_set_down_in_a_slot() -> Placed:
+    """book_3 (15 x 3 x 22 cm) set down in slot_r2c1 of a shelf."""
+    from spatial_manip.scene import Region
+    slot = Region("slot_r2c1", "slot", center=[0.97, 0.044, 0.065], size=[0.44, 1.6, 0.577])
+    T = np.eye(4)
+    T[:3, 3] = [0.89, 0.044, -0.11]
+    return Placed(set_down=SetDown(object_id="book_3", object_pose=T, tcp_pose=T,
+                                   size=np.array([0.15, 0.03, 0.22]), slot=slot))
+
+
 def test_a_place_the_arm_hides_is_answered_on_the_frame_without_a_full_look():
     """Issue 42: when the frame's depth cannot confirm a set-down and the arm's own body hides
     it from the camera, a full look could not see it either: the release stands at once. In
     view, the frame check leaves it to the full look (None)."""
     from spatial_manip.geometry import synthetic as S
     from spatial_manip.camera_model import CameraIntrinsics
-    from spatial_manip.scene import Region
-    from spatial_manip.sim.world import STOW_Q
 
-    class ArmHome(FakePorts):
-        def joint_positions(self):
-            return np.array(STOW_Q)
-
-    slot = Region("slot_r2c1", "slot", center=[0.97, 0.044, 0.065], size=[0.44, 1.6, 0.577])
-    T = np.eye(4)
-    T[:3, 3] = [0.89, 0.044, -0.11]
-    placed = Placed(set_down=SetDown(object_id="book_3", object_pose=T, tcp_pose=T,
-                                     size=np.array([0.15, 0.03, 0.22]), slot=slot))
-    agent = Agent(ArmHome(), AgentConfig(arm_backend="sim"))
+    placed = _book_set_down_in_a_slot()
+    T = placed.set_down.object_pose
+    agent = _stowed_agent()
     K = CameraIntrinsics.from_fovy(160, 120, 43.3)
     behind = S.render(K, S.look_at(np.array([-1.335, -0.091, 0.59]), T[:3, 3]), [], table_z=-0.22)
     v = agent.verify_on_frame(placed, behind)               # the slot is empty in this frame, and hidden
@@ -318,18 +330,9 @@ def test_a_slot_place_off_its_own_pixels_is_confirmed_by_the_depth_that_arrived_
     frame, leaves it to the full look (None)."""
     from spatial_manip.geometry import synthetic as S
     from spatial_manip.camera_model import CameraIntrinsics
-    from spatial_manip.scene import Region
-    from spatial_manip.sim.world import STOW_Q
 
-    class ArmHome(FakePorts):
-        def joint_positions(self):
-            return np.array(STOW_Q)
-
-    slot = Region("slot_r2c1", "slot", center=[0.97, 0.044, 0.065], size=[0.44, 1.6, 0.577])
-    T = np.eye(4)
-    T[:3, 3] = [0.89, 0.044, -0.11]
-    size = np.array([0.15, 0.03, 0.22])
-    placed = Placed(set_down=SetDown(object_id="book_3", object_pose=T, tcp_pose=T, size=size, slot=slot))
+    placed = _book_set_down_in_a_slot()
+    T, size = placed.set_down.object_pose, placed.set_down.size
     K = CameraIntrinsics.from_fovy(640, 480, 43.3)
     camera = S.look_at(np.array([-1.335, -1.2, 0.59]), T[:3, 3])      # the slot in full view
 
@@ -338,7 +341,7 @@ def test_a_slot_place_off_its_own_pixels_is_confirmed_by_the_depth_that_arrived_
         return S.render(K, camera, books, table_z=-0.22)
 
     def verdict(after):
-        agent = Agent(ArmHome(), AgentConfig(arm_backend="sim"))
+        agent = _stowed_agent()
         agent._seen_frame = frame()                 # the look before the place: the slot empty
         return agent.verify_on_frame(placed, after)
 
