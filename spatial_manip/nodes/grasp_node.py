@@ -224,19 +224,21 @@ class GraspNode(Node):
                 return depth, info, T, scene
             time.sleep(0.02)
 
-    def _scene_holding(self, target_id: str, scene):
-        """The latest scene, waiting up to SCENE_WAIT_S for one that holds `target_id` when it
-        does not: the latched scene and the request travel apart, so a scene published just
-        before the request (a look, or a detection the instruction's words named) can arrive after
-        it."""
+    def _await_scene_holding(self, target_id: str) -> None:
+        """Wait up to SCENE_WAIT_S for a scene that holds `target_id`: the latched scene and the
+        request travel apart, so a scene published just before the request (a look, or a
+        detection the instruction's words named) can arrive after it. Done before `_inputs`, so
+        the depth image is matched to the camera of the scene the request is answered from."""
         deadline = time.monotonic() + SCENE_WAIT_S
-        while not (scene and any(o.id == target_id for o in scene.objects)) and time.monotonic() < deadline:
-            time.sleep(0.02)
+        while time.monotonic() < deadline:
             with self._lock:
-                scene = self.scene
-        return scene
+                if self.scene is not None and any(o.id == target_id for o in self.scene.objects):
+                    return
+            time.sleep(0.02)
 
     def _handle(self, request) -> tuple[GraspResult, object]:
+        if request.target_id:
+            self._await_scene_holding(request.target_id)
         depth, info, T_base_cam, scene = self._inputs()
         if T_base_cam is None:
             what = "for the latest depth image (one per frame, stamped like it)" if self.poses.per_frame else "yet"
@@ -259,7 +261,6 @@ class GraspNode(Node):
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
                                f"no depth image or camera_info yet on {self.p['depth_topic']}"), None
         if request.target_id:
-            scene = self._scene_holding(request.target_id, scene)
             obj = next((o for o in (scene.objects if scene else []) if o.id == request.target_id), None)
             if obj is None:
                 known = [o.id for o in scene.objects] if scene else []
