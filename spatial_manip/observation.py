@@ -32,6 +32,9 @@ class RGBDObservation:
 
 
 POSE_STAMP_TOL_S = 1e-6     # one frame's stamp, as two messages of one header carry it (ExactTime)
+# frames that came after the newest stamped pose, none with a pose of its own, before that pose is
+# taken for a fixed calibration stamped once (a per-frame source would have sent theirs by then)
+FRAMES_TO_CALL_A_POSE_FIXED = 3
 
 
 class CameraPoses:
@@ -42,6 +45,10 @@ class CameraPoses:
     frame pairs only with the pose of its own stamp: topics are not ordered against each other,
     and after a reset the new scene's first frame can come before its pose, which the newest pose
     (the previous episode's) would have misplaced by the distance the camera moved (pick-51-00002).
+    Until then a stamped pose is not known to be fixed: a node that has just joined holds only the
+    latched pose of a frame it never saw, and the demo's first goal read the new scene's first
+    frame through the start-up scene's camera, 66 cm off. So a frame waits for its own pose until
+    FRAMES_TO_CALL_A_POSE_FIXED frames newer than the newest stamped pose have come without one.
     Not thread-safe: the caller holds its own lock."""
 
     def __init__(self, *, keep: int = 20):
@@ -72,8 +79,16 @@ class CameraPoses:
 
     def for_frame(self, stamp_s: float) -> np.ndarray | None:
         """The pose valid when the frame stamped `stamp_s` was taken, or None: none yet, or a
-        per-frame source whose pose of that frame has not come (yet)."""
-        return self._own(stamp_s) if self.per_frame else self.latest
+        per-frame source (or one not yet known to be fixed) whose pose of that frame has not come."""
+        if self.per_frame:
+            return self._own(stamp_s)
+        if self._stamped and not self._stamped_is_fixed():
+            return None
+        return self.latest
+
+    def _stamped_is_fixed(self) -> bool:
+        newest = self._stamped[-1][0]
+        return sum(f > newest + POSE_STAMP_TOL_S for f in self._frames) >= FRAMES_TO_CALL_A_POSE_FIXED
 
     def _own(self, stamp_s: float) -> np.ndarray | None:
         return next((T for s, T in reversed(self._stamped) if abs(s - stamp_s) <= POSE_STAMP_TOL_S), None)

@@ -50,6 +50,31 @@ def test_a_new_frame_waits_for_its_own_pose_and_never_takes_the_previous_episode
     assert obs is not None and obs.stamp_s == 12.0 and np.allclose(obs.T_base_cam, NEW)
 
 
+def test_a_node_that_just_joined_waits_for_the_first_frames_own_pose():
+    """The demo at 78df932: the planner held only the start-up scene's latched pose, of a frame it
+    never saw, when the reset's first frame came ahead of its pose; it was read through the old
+    camera (66 cm off) and the place was refused as off the table."""
+    buf = _buffer()
+    buf.set_extrinsics(OLD, 10.0)           # latched: its frame was published before we subscribed
+    asked = _now()
+    _frame(buf, 12.0, asked + 1e-3)         # the new scene's first frame; its pose is on the way
+    assert buf.wait_pair(timeout_s=0.1, newer_than_s=asked, now=_now) is None
+    threading.Timer(0.05, buf.set_extrinsics, (NEW, 12.0)).start()
+    obs = buf.wait_pair(timeout_s=2.0, newer_than_s=asked, now=_now)
+    assert obs is not None and obs.stamp_s == 12.0 and np.allclose(obs.T_base_cam, NEW)
+    assert buf.poses.per_frame
+
+
+def test_a_calibration_stamped_once_is_called_fixed_after_a_few_frames_without_their_own():
+    poses = CameraPoses()
+    poses.add(OLD, 5.0)
+    poses.note_frame(10.0)
+    assert poses.for_frame(10.0) is None    # it may yet be a per-frame source's
+    for s in (10.2, 10.4):
+        poses.note_frame(s)
+    assert not poses.per_frame and np.allclose(poses.for_frame(10.4), OLD)
+
+
 def test_an_older_frame_keeps_its_own_pose_when_a_newer_pose_has_come():
     buf = _buffer()
     asked = _now()
