@@ -119,3 +119,21 @@ def test_a_bad_calibration_file_is_refused_naming_file_key_and_value(tmp_path, o
     assert str(path) in e.value.message and "\n" not in e.value.message
     for name in names:
         assert name in e.value.message
+
+
+@pytest.mark.parametrize("model", ["plumb_bob", "inverse_brown_conrady"])
+def test_distortion_agrees_with_opencv(model):
+    """The polynomial written out for speed is OpenCV's; the inverse is OpenCV's own."""
+    import cv2
+
+    intr = CameraIntrinsics.from_camera_info({**INFO, "distortion_model": model})
+    rng = np.random.default_rng(1)
+    p = np.stack([rng.uniform(-0.3, 0.3, 100), rng.uniform(-0.2, 0.2, 100), rng.uniform(0.5, 1.5, 100)], 1)
+    d = np.asarray(intr.distortion)
+    if model == "plumb_bob":            # the polynomial distorts: project through OpenCV's camera
+        expected, _ = cv2.projectPoints(p, np.zeros(3), np.zeros(3), intr.K, d)
+        np.testing.assert_allclose(project(p, intr)[0], expected.reshape(-1, 2), atol=1e-6)
+    else:                               # the polynomial undistorts: OpenCV undistorts its inverse
+        uv, _ = project(p, intr)
+        ideal = cv2.projectPoints(p, np.zeros(3), np.zeros(3), intr.K, None)[0].reshape(-1, 2)
+        np.testing.assert_allclose(undistort_points(uv, intr), ideal, atol=1e-6)
