@@ -24,7 +24,7 @@ def description_paths(model: str = "ur5e", mount: str = "eye_to_hand") -> tuple[
     urdf, srdf = urdf_dir() / f"{stem}.urdf", urdf_dir() / f"{stem}.srdf"
     if not urdf.is_file() or not srdf.is_file():
         raise InvalidGoalError(f"robot description {urdf} (and .srdf) not found; "
-                               "regenerate it with `python -m spatial_manip.motion.description`")
+                               "regenerate it with `python -m spatial_manip.devtools.write_urdf`")
     return urdf, srdf
 
 

@@ -41,7 +41,7 @@ def test_urdf_fk_equals_analytic_dh_fk(model, mount):
 def test_committed_urdf_is_what_the_generator_writes(model, mount):
     urdf, _ = description_paths(model, mount)
     assert urdf.read_text() == D.urdf_text(model, mount, D.cell_camera()), \
-        "urdf/ is stale: run `python -m spatial_manip.motion.description`"
+        "urdf/ is stale: run `python -m spatial_manip.devtools.write_urdf`"
 
 
 def _debian_check_urdf() -> str:
