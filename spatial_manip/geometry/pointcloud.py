@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import ndimage
 
 from spatial_manip.geometry.noise import L515Noise
 
@@ -49,8 +50,6 @@ def depth_edge_pixels(depth_m: np.ndarray, *, min_jump_m: float = 0.02, sigmas: 
     noise explains there (`sigmas` standard deviations at the pixel's range, never below
     min_jump_m): the ring at a depth discontinuity, where a sensor's returns mix the surfaces in
     front and behind (flying pixels)."""
-    from scipy import ndimage
-
     depth = np.asarray(depth_m, float)
     valid = depth > 0
     near = ndimage.minimum_filter(np.where(valid, depth, np.inf), size=3, mode="nearest")
