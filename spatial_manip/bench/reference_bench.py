@@ -20,6 +20,9 @@ Perception's own figures, against the simulator's ground truth (which only this 
 
     python -m spatial_manip.bench.reference_bench --suite place --seeds 4 5 --count 16 [--sensing realistic]
 
+`--suite objects` scores the everyday-object suite's first looks the same way (its place tasks by
+the checks the set-down pose alone decides: set_down_holds).
+
 The catalogue is the enrolled library (`--catalogue library`, config/library/sim_assets.json: every
 asset the generator places, most absent) unless `--catalogue episode` (this episode's objects with
 true sizes: the old diagnostic). Over every named detection it also counts wrong names (the label
@@ -49,6 +52,7 @@ from spatial_manip.pipeline import GoalRequest
 from spatial_manip.scene import Scene
 from spatial_manip.sim import sensing
 from spatial_manip.sim import tasks as T
+from spatial_manip.sim.checker import check_constraints
 from spatial_manip.sim.library import catalogue_workspace, library_for
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
 from spatial_manip.trace import Trace
@@ -69,6 +73,7 @@ class TaskResult:
     error: str = ""
     named: int = 0            # movable detections given a catalogue name
     wrong_names: list = field(default_factory=list)   # "given->true" for each named one that is another object
+    wrong_details: list = field(default_factory=list)  # per wrong name: where, how large, what is there (_wrong_detail)
     books: int = 0            # movable detections called "book" (named after a library book or book-shaped)
     stray_books: list = field(default_factory=list)   # "book->true" for each where no book stands
     perceive_s: float = 0.0
@@ -191,7 +196,7 @@ def perceive_look(look: FirstLook, segmenter_config: dict, res: TaskResult, *, g
 def score_perception(res: TaskResult, seen: Scene, look: FirstLook, gate_m: float = GATE_M) -> None:
     """Wrong names over the scene's named detections, and how each object the task needs came out."""
     movable = [o for o in seen.objects if not o.held and o.category not in ("shelf", "table", "support")]
-    _count_wrong_names(res, movable, look.truth, gate_m)
+    _count_wrong_names(res, movable, look.truth, gate_m, np.asarray(look.obs.T_base_cam, float)[:3, 3])
     for gid in look.refs:
         g = look.truth.get(gid)
         gate = max(gate_m, SIZE_GATE * float(np.max(g.size)))   # a tall plant seen in part: its centre moves
@@ -226,11 +231,32 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         o = seen.get(decision.pick_id) if decision.pick_id else None
         res.correct = o is not None and any(
             np.linalg.norm(o.center - truth.get(a).center) <= gate_m for a in task.answer)
-    else:
+    elif task.answer:
         slot = slot_at(seen, decision.place_pose)
         res.correct = slot is not None and slot.id in task.answer or any(t in task.answer for t in decision.target_ids)
+    else:
+        res.correct = set_down_holds(task, truth, decision.place_pose)
     return res
 
+
+PLACE_POSE_CHECKS = ("direction", "distance", "in_area", "in_regions")   # what a set-down's pose alone decides
+
+
+def set_down_holds(task, truth: Scene, place_pose) -> bool:
+    """Whether the held object set down at `place_pose` (the planner's, from what it saw) meets the
+    task's checks that its pose alone decides, against the true scene: a place with no slot to
+    choose (the objects suite's "to the right of the alarm clock")."""
+    held = truth.held_object()
+    checks = [c for c in getattr(task, "check", ()) if c.get("type") in PLACE_POSE_CHECKS]
+    if held is None or place_pose is None or not checks:
+        return False
+    pose = np.asarray(place_pose, float)
+    placed = replace(held, center=pose[:3, 3], rotation=pose[:3, :3], held=False)
+    final = truth.with_objects([placed if o.id == held.id else o for o in truth.objects])
+    return check_constraints(checks, final).success
+
+
+SUITES = ("pick", "place", "objects")     # the generator's suites whose first looks this bench scores
 
 ASSOCIATION_LAPS = ("labels", "catalogue")   # the classical segmenter's laps that name, not find
 
@@ -262,7 +288,7 @@ def needed_outcomes(results: list[TaskResult]) -> dict[str, int]:
     return out
 
 
-def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
+def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float, camera) -> None:
     """Named detections (a catalogue label, not the book/object fallback) whose centre lies in
     no true movable object's box (grown by the gate) of that label: each is a wrong name
     ("given->true object there", or "->nothing"). Detections called "book" are counted apart
@@ -286,6 +312,18 @@ def _count_wrong_names(res: TaskResult, movable, truth, gate_m: float) -> None:
         there = [o for o in objects if inside(d.center, o)]
         if not any(o.label == d.label for o in there):
             res.wrong_names.append(f"{d.label}->{there[0].label if there else 'nothing'}")
+            res.wrong_details.append(_wrong_detail(d, there[0] if there else None, camera))
+
+
+def _wrong_detail(d, true, camera) -> dict:
+    """What a wrong name's breakdown by cause reads: the detection's place, size and view, and the
+    true object there (its category, and whether it stands on the work surface or a shelf)."""
+    return {"id": d.id, "given": d.label, "given_category": d.category,
+            "true": true.label if true else None, "true_category": true.category if true else None,
+            "true_id": true.id if true else None,
+            "center": np.round(d.center, 3).tolist(), "size": np.round(d.size, 3).tolist(),
+            "range_m": round(float(np.linalg.norm(np.asarray(d.center) - np.asarray(camera, float))), 3),
+            "mask_area_px": d.extra.get("mask_area_px"), "truncated": d.extra.get("truncated")}
 
 
 def run(suite: str, seeds, count: int, *, gate_m: float = GATE_M, progress=print,
@@ -352,7 +390,7 @@ def _ms(seconds: list, q: float = 50) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", default="place", choices=["pick", "place"])
+    ap.add_argument("--suite", default="place", choices=SUITES)
     ap.add_argument("--seeds", type=int, nargs="+", default=[4, 5])
     ap.add_argument("--count", type=int, default=16, help="tasks per seed")
     ap.add_argument("--gate-cm", type=float, default=100 * GATE_M, help="centre error allowed")
