@@ -293,8 +293,17 @@ class SimWorld:
         return list(mjcf.ARM_JOINTS) + [GRIPPER_JOINT_NAME]
 
     def joint_positions(self) -> np.ndarray:
-        with self.lock:
+        """The arm's joints and the gripper's opening; while a motion (or a reset) holds the world,
+        as its last control period left them, without waiting for it: a real arm reports its
+        joints while it moves, and the arm server's state readers waited out whole motions and
+        frames for the lock (issue 42)."""
+        if not self.lock.acquire(blocking=False):
+            q, width, _ = self._state
+            return np.r_[q, width]
+        try:
             return np.r_[self.data.qpos[self._arm_qadr], self.gripper_width()]
+        finally:
+            self.lock.release()
 
     def gripper_width(self) -> float:
         """Opening between the pads, metres (from the driver joint: 0 rad open, ~0.8 rad closed)."""
@@ -302,9 +311,20 @@ class SimWorld:
         return float(np.clip(GRIPPER_MAX_WIDTH_M * (1.0 - a / 0.8), 0.0, GRIPPER_MAX_WIDTH_M))
 
     def tcp_pose(self) -> np.ndarray:
-        """The TCP pose as the controller reports it: the nominal model at the arm's joints."""
-        with self.lock:
+        """The TCP pose as the controller reports it: the nominal model at the arm's joints (while a
+        motion holds the world, at its last control period's, as `joint_positions`)."""
+        if not self.lock.acquire(blocking=False):
+            return self._state[2].copy()
+        try:
             return self._nominal_tcp(self.data.qpos[self._arm_qadr])
+        finally:
+            self.lock.release()
+
+    def _note_state(self) -> None:
+        """Keep the arm's state for readers that come while the world is held (the caller holds
+        the lock): after every physics call and every pose set without physics."""
+        q = self.data.qpos[self._arm_qadr].copy()
+        self._state = (q, self.gripper_width(), self._nominal_tcp(q))
 
     def actual_tcp_pose(self) -> np.ndarray:
         """Where the simulated arm's TCP really is (differs from tcp_pose under the profile's
@@ -370,11 +390,12 @@ class SimWorld:
     def _mj_step(self, n: int) -> None:
         if not self.step_callbacks:
             mujoco.mj_step(self.model, self.data, n)
-            return
-        for _ in range(n):
-            mujoco.mj_step(self.model, self.data)
-            for fn in tuple(self.step_callbacks):
-                fn(self)
+        else:
+            for _ in range(n):
+                mujoco.mj_step(self.model, self.data)
+                for fn in tuple(self.step_callbacks):
+                    fn(self)
+        self._note_state()
 
     def _ik(self, T: np.ndarray, q0: np.ndarray, iters: int = 100) -> np.ndarray | None:
         """DLS from q0; if that is stuck (limits, wrist flips), DLS from each analytic UR solution
@@ -566,38 +587,33 @@ class SimWorld:
             r.close()
         # a renderer from another thread cannot be closed here; its context goes with the process
 
-    def _render_seg(self, r) -> np.ndarray:
-        r.enable_segmentation_rendering()
-        try:
-            r.update_scene(self.data, camera=self._cam)
-            seg = r.render()
-        finally:
-            r.disable_segmentation_rendering()
-        geom = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), seg[..., 0], -1)
-        out = np.full(geom.shape, -1, np.int32)
-        ok = geom >= 0
-        out[ok] = self._geom_seg[geom[ok]]
-        return out, geom
+    def _render_seg(self, r) -> tuple[np.ndarray, np.ndarray]:
+        r.update_scene(self.data, camera=self._cam)
+        return _seg_of(r, self._geom_seg)
 
     def render(self) -> RGBDObservation:
+        """One frame. The world is locked only while its state is copied into the renderer's scene:
+        drawing it and the sensor's effects hold up no motion and no state reading (under load a
+        frame took 0.3-1 s, and the arm server's joint readings waited that long, issue 42)."""
         with self.lock:
             r = self._get_renderer()
             r.update_scene(self.data, camera=self._cam)
-            rgb = r.render().copy()
-            r.enable_depth_rendering()
-            try:
-                r.update_scene(self.data, camera=self._cam)
-                depth = r.render().astype(np.float32)
-            finally:
-                r.disable_depth_rendering()
-            seg, geom = self._render_seg(r)
-            depth[(geom < 0) | (depth >= 0.99 * self.model.vis.map.zfar * self.model.stat.extent)] = 0.0
-            depth = self.sensing.shift_depth(depth)      # registered to colour a few pixels off
-            if self.sensing.depth_noise is not None:
-                depth = self.sensing.depth_noise.apply(depth, self.rng)
-            return RGBDObservation(rgb=rgb, depth_m=depth, intrinsics=self.intrinsics, T_base_cam=self.T_base_cam,
-                                   stamp_s=float(self.data.time), segmentation=seg,
-                                   segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
+            sensing, rng, geom_seg = self.sensing, self.rng, self._geom_seg
+            zfar = 0.99 * self.model.vis.map.zfar * self.model.stat.extent
+            frame = dict(intrinsics=self.intrinsics, T_base_cam=self.T_base_cam, stamp_s=float(self.data.time),
+                         segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
+        rgb = r.render().copy()
+        r.enable_depth_rendering()
+        try:
+            depth = r.render().astype(np.float32)
+        finally:
+            r.disable_depth_rendering()
+        seg, geom = _seg_of(r, geom_seg)
+        depth[(geom < 0) | (depth >= zfar)] = 0.0
+        depth = sensing.shift_depth(depth)      # registered to colour a few pixels off
+        if sensing.depth_noise is not None:
+            depth = sensing.depth_noise.apply(depth, rng)
+        return RGBDObservation(rgb=rgb, depth_m=depth, segmentation=seg, **frame)
 
     def pose_arm(self, q) -> None:
         """Put the arm at joints `q` instantly, without moving anything else (to look from a pose)."""
@@ -608,6 +624,7 @@ class SimWorld:
             self.data.qpos[self._arm_qadr] = q
             self.data.ctrl[self._arm_act] = q
             mujoco.mj_forward(self.model, self.data)
+            self._note_state()
 
     def visible_fractions(self, ids=None) -> dict:
         """Seen pixels / the object's pixels per object: those it would cover rendered alone (every
@@ -643,6 +660,20 @@ class SimWorld:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _seg_of(r: mujoco.Renderer, geom_seg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(object index by `geom_seg`, geom) per pixel of the scene `r` was last updated with."""
+    r.enable_segmentation_rendering()
+    try:
+        seg = r.render()
+    finally:
+        r.disable_segmentation_rendering()
+    geom = np.where(seg[..., 1] == int(mujoco.mjtObj.mjOBJ_GEOM), seg[..., 0], -1)
+    out = np.full(geom.shape, -1, np.int32)
+    ok = geom >= 0
+    out[ok] = geom_seg[geom[ok]]
+    return out, geom
 
 
 def _watched(o) -> bool:

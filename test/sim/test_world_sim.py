@@ -123,3 +123,28 @@ def test_pose_arm_refuses_malformed_joints_and_leaves_the_arm_where_it_was():
             with pytest.raises(ValueError, match="6 finite angles"):
                 w.pose_arm(bad)
         assert np.array_equal(w.joint_positions(), before)
+
+
+def test_the_arm_state_is_read_while_a_motion_holds_the_world(table_world):
+    """Issue 42: the arm server's state readers waited out whole motions for the world's lock, so
+    /joint_states showed a motion only once its first segment was over. Read from another thread
+    while move_joints runs, the joints are the last control period's: between start and goal."""
+    import threading
+
+    w = table_world
+    start = w.joint_positions()[:6]
+    goal = start + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 1.2])    # the wrist alone: clear of everything
+    readings, moving = [], threading.Thread(target=w.move_joints, args=(goal,), kwargs={"speed_rad_s": 0.3})
+    moving.start()
+    while moving.is_alive():
+        if not w.lock.acquire(blocking=False):              # the motion holds the world
+            readings.append((w.joint_positions()[:6], w.tcp_pose()))
+        else:
+            w.lock.release()
+    moving.join()
+    assert readings, "the motion never held the world while it was read"
+    midway = [q for q, _ in readings if 0.05 < q[5] - start[5] < 1.15]
+    assert midway, f"no reading between start and goal among {len(readings)}"
+    q, T = readings[len(readings) // 2]
+    assert np.allclose(T[:3, 3], w.tcp_pose()[:3, 3], atol=0.05)   # the wrist turns the TCP in place, about
+    w.move_joints(start)
