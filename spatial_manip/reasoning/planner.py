@@ -16,7 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
 from spatial_manip.registry import make, register_role
-from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_TILT_SLACK_DEG, PlacePose,
+from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_FACE_ERROR_M, PERCEIVED_TILT_SLACK_DEG, PlacePose,
                                              ProgramResult, assume_visible_fronts, execute)
 from spatial_manip.scene import Scene
 from spatial_manip.task_kinds import PLANNER_TASK_KINDS
@@ -166,7 +166,7 @@ class ProgramPlanner:
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
             res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
+                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
             if parsed.reference:
                 # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS

@@ -56,6 +56,7 @@ from spatial_manip.errors import InvalidGoalError, TargetNotFoundError, Unreacha
 from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
+from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.support import check_support
 from spatial_manip.transforms import matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
@@ -69,6 +70,9 @@ PERCEIVED_DIRECTION_SLACK_DEG = 10.0
 # may read a step off: pick-52-00010's book leaning 47.5 degrees read 55. Two steps (10) were too
 # many: pick-54-00009's flat book read 80 was taken for 'about 60' (a wrong grasp, 14 contacts).
 PERCEIVED_TILT_SLACK_DEG = LEAN_STEP_DEG
+# The least error of a perceived box's face: the L515's depth and colour disagree by 2-5 px (about
+# 1 cm at the cell's 1-1.5 m); farther away 3 sigma of its range noise is more (range_tolerance_m).
+PERCEIVED_FACE_ERROR_M = 0.01
 
 
 # --- results -----------------------------------------------------------------------------------
@@ -96,9 +100,20 @@ Item = Any  # SceneObject | Region
 
 
 class _Eval:
-    def __init__(self, scene: Scene, direction_slack_deg: float = 0.0, tilt_slack_deg: float = 0.0):
+    def __init__(self, scene: Scene, direction_slack_deg: float = 0.0, tilt_slack_deg: float = 0.0,
+                 face_error_m: float = 0.0):
         self.scene, self.direction_slack_deg, self.tilt_slack_deg = scene, float(direction_slack_deg), float(tilt_slack_deg)
+        self.face_error_m = float(face_error_m)
         self.trace: list[dict] = []
+
+    def measure_error_m(self, x) -> float:
+        """How far a perceived box's face may lie from the object's: 3 sigma of the sensor's range
+        noise at the box's range from the camera (the viewer), at least `face_error_m`; 0 on an exact
+        scene (face_error_m 0) and for a viewpoint."""
+        if self.face_error_m <= 0.0 or not isinstance(x, (SceneObject, Region)):
+            return 0.0
+        reach = float(np.linalg.norm(rel.position_of(x) - self.scene.viewer.position))
+        return float(range_tolerance_m(reach, sigmas=3.0, floor_m=self.face_error_m))
 
     # references ---------------------------------------------------------------------------
     def ref(self, s) -> SceneObject | Region | Viewpoint:
@@ -241,7 +256,8 @@ def op_attr(ev: _Eval, n: Node):
         v = _num(a[0], f"{r} in metres")
         axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
         meas = rel.object_height if r == "Height" else (lambda o: rel.object_width(o, axes))
-        return [o for o in ev.set_(a[1]) if rel.is_about(meas(o), v)]
+        # a side seen in part may be longer than measured, by up to what the image cut off
+        return _about(ev, n, ev.set_(a[1]), v, lambda o: (meas(o), meas(o) + _hidden_m(o)), ev.measure_error_m)
     if r in ("Empty", "NonEmpty", "Emptiest"):
         items = [o for o in ev.set_(a[0]) if isinstance(o, Region)]
         if r == "Empty":
@@ -292,14 +308,50 @@ def op_dist(ev: _Eval, n: Node):
         return [o for o in items if o is not ref and lo <= rel.distance(o, ref) <= hi]
     v = _num(a[0], "a distance in metres")
     items, ref = ev.set_(a[1]), ev.ref(a[2])
+    items = [o for o in items if o is not ref]
+    if r == "EqualTo":
+        # an object seen in part may reach nearer the reference than its box, by what is hidden
+        return _about(ev, n, items, v, lambda o: (rel.distance(o, ref) - _hidden_m(o), rel.distance(o, ref)),
+                      lambda o: ev.measure_error_m(o) + ev.measure_error_m(ref))
     test: Callable[[float], bool] = {
         "LessThan": lambda d: d < v,
         "MoreThan": lambda d: d > v,
-        "EqualTo": lambda d: rel.is_about(d, v),
     }.get(r)
     if test is None:
         raise InvalidGoalError(f"unknown distance filter {r!r}")
     return [o for o in items if o is not ref and test(rel.distance(o, ref))]
+
+
+def _about(ev: _Eval, n: Node, items: list, stated: float, interval: Callable, error_m: Callable) -> list:
+    """"about N" (`rel.is_about`) over measured lengths: each item's `interval(item)` (low, high)
+    holds its true length (one value when it is seen whole). Those whose interval meets the band,
+    nearest N first (any of them satisfies the words; the first is the likeliest). When none does
+    on a perceived scene, the one nearest N by less than its measurement's error (`error_m`)
+    beyond the band: ESPIRE's +-3 cm band is narrower than two noisy box faces (pick-51-00007's
+    book 88.6 cm from the cube measured 84.5)."""
+    def miss(o) -> float:         # how far the interval lies outside "exactly N"
+        lo, hi = interval(o)
+        return max(lo - stated, stated - hi, 0.0)
+    band = rel.approx_tolerance_m(stated)
+    hits = sorted((o for o in items if miss(o) <= band), key=miss)
+    if hits or ev.face_error_m <= 0.0:
+        return hits
+    near = sorted((o for o in items if miss(o) <= band + error_m(o)), key=lambda o: (miss(o) - band) / error_m(o))[:1]
+    ev.trace.append({"node": f"{n} (none inside the band; the nearest within its measurement's error of it)",
+                     "ids": [o.id for o in near],
+                     "off_by_m": [round(miss(o) - band, 4) for o in near]})
+    return near
+
+
+def _hidden_m(o) -> float:
+    """How much longer than its box an object seen only in part (cut by the image's edge) may be:
+    up to the longest book for a book, as long again for anything else; 0 when seen whole."""
+    if not (isinstance(o, SceneObject) and o.extra.get("truncated")):
+        return 0.0
+    longest = float(np.max(o.size))
+    if o.category == "book":
+        return max(0.0, max(r[0][1] for r in rel.BOOK_SIZE_RANGES_M.values()) - longest)
+    return longest
 
 
 _PART = {"Left": "left", "Right": "right", "Front": "front", "Behind": "back", "Upper": "upper", "Lower": "lower"}
@@ -327,7 +379,7 @@ def op_ori(ev: _Eval, n: Node):
     r, a = n.rel, n.args
     if r in ("Flat", "Vertical", "Tilted"):
         want = {"Flat": "flat", "Vertical": "upright", "Tilted": "tilted"}[r]
-        return [o for o in ev.set_(a[0]) if isinstance(o, SceneObject) and rel.book_pose_class(o) == want]
+        return [o for o in ev.set_(a[0]) if isinstance(o, SceneObject) and rel.seen_book_pose_class(o) == want]
     if r == "TiltDegree":
         v = _num(a[0], "a tilt in degrees")
         items = [o for o in ev.set_(a[1]) if isinstance(o, SceneObject)]
@@ -571,19 +623,20 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
 
 # --- entry point -------------------------------------------------------------------------------
 def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0.0,
-            tilt_slack_deg: float = 0.0) -> ProgramResult:
+            tilt_slack_deg: float = 0.0, face_error_m: float = 0.0) -> ProgramResult:
     """Evaluate a program on a scene. Raises TargetNotFoundError when the answer set is empty
     (the message names the step where the candidates ran out), InvalidGoalError on a malformed
     program. `direction_slack_deg`: for a perceived scene, a left/right/front/behind filter that
     finds nothing inside its sector takes what lies within this many degrees of it;
     `tilt_slack_deg`: a 'tilted about N degrees' filter that finds nothing inside its band takes
-    the object nearest it within this many degrees (the task generator and checker keep the
-    exact sectors and bands)."""
+    the object nearest it within this many degrees; `face_error_m`: the least error of a
+    perceived box's face, by which (growing with range) an 'about N cm' that finds nothing inside
+    its band may miss it (the task generator and checker keep the exact sectors and bands)."""
     if isinstance(program, str):
         program = parse_program(program)
     if not isinstance(program, Node) or program.op not in ("pick", "place"):
         raise InvalidGoalError(f"a program's root must be pick(...) or place(...), got {program}")
-    ev = _Eval(scene, direction_slack_deg, tilt_slack_deg)
+    ev = _Eval(scene, direction_slack_deg, tilt_slack_deg, face_error_m)
     pose = _name(program.kw("pose", Sym("upright" if program.op == "place" else "keep")))
     tilt = float(program.kw("tilt_deg", DEFAULT_TILT_DEG if pose == "tilted" else 0.0))
     if pose not in ("upright", "flat", "tilted", "keep"):

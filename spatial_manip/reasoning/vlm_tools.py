@@ -36,7 +36,7 @@ from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.tools import TOOLS as RGBD_TOOLS, ToolContext
 from spatial_manip.program_text import Node, Sym, parse_program
-from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_TILT_SLACK_DEG, execute
+from spatial_manip.reasoning.program import PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_FACE_ERROR_M, PERCEIVED_TILT_SLACK_DEG, execute
 
 REFERENCE_IDS = ("viewer", "robot")
 _STOP = {"the", "a", "an", "of", "on", "in", "to", "and", "object", "objects", "all", "any", "every"}
@@ -283,7 +283,7 @@ class ToolSet:
                "front": _r(rel.horizontal(x.front)) if x.oriented else None,
                "tilt_deg": _r(rel.tilt_deg(x), 1)}
         if x.category == "book":
-            out.update(pose=rel.book_pose_class(x), book_tilt_deg=_r(rel.book_tilt_deg(x), 1))
+            out.update(pose=rel.seen_book_pose_class(x), book_tilt_deg=_r(rel.book_tilt_deg(x), 1))
         return out
 
     def _relative(self, object_id: str, reference_id: str, frame: str = "viewer") -> dict:
@@ -321,7 +321,7 @@ class ToolSet:
                                 f"{', '.join(self.known_ids())}")
         try:
             res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG)
+                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
         except TargetNotFoundError as e:
             return {"program": str(tree), "targets": [], "note": str(e)}
         return {"program": str(tree), "action": res.action, "targets": res.targets,
