@@ -23,7 +23,7 @@ from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.depth_check import depth_evidence
-from spatial_manip.geometry.pointcloud import depth_edge_pixels, range_tolerance_m
+from spatial_manip.geometry.pointcloud import depth_edge_pixels, preload_point_cloud_library, range_tolerance_m
 from spatial_manip.geometry.relations import _corners, point_in_box, points_in_box
 from spatial_manip.geometry.support import check_support, resting_surface
 from spatial_manip.transforms import apply, invert, make_transform, quat_to_matrix
@@ -253,6 +253,7 @@ class Agent:
         self._mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="obstacle_map")
         self._seen_from: tuple[np.ndarray, np.ndarray | None] | None = None   # that look's camera position, arm joints
         self._seen_frame: RGBDObservation | None = None   # that look's frame as the camera gave it
+        self._building = threading.RLock()     # the segmenter and the arm's model are built once (`prepare`)
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
 
@@ -315,8 +316,7 @@ class Agent:
         if instruction:
             base = hints if hints is not None else SegmentationHints.from_scene(ws) if ws is not None else SegmentationHints()
             hints = base.with_instruction(instruction)
-        if self._segmenter is None:
-            self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
+        segmenter = self._perception()
         t0 = time.perf_counter()
         q, masked = self.ports.joint_positions(), obs
         if q is not None and np.shape(q) == (6,) and np.all(np.isfinite(q)):   # the arm is no object on the table
@@ -324,7 +324,7 @@ class Agent:
         else:
             q = None
         t1 = time.perf_counter()
-        scene = perceive_with_workspace(self._segmenter, masked, ws, hints)
+        scene = perceive_with_workspace(segmenter, masked, ws, hints)
         t2 = time.perf_counter()
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})
@@ -333,7 +333,7 @@ class Agent:
         self.ports.publish_scene(scene)
         self._known, self._cloud = scene, self._mapper.submit(cloud_map, masked)
         self._seen_from, self._seen_frame = (np.asarray(obs.T_base_cam, float)[:3, 3], q), obs
-        laps = getattr(self._segmenter, "last_timing_s", None) or {}
+        laps = getattr(segmenter, "last_timing_s", None) or {}
         timing = {"mask_arm": t1 - t0, "segment": t2 - t1, **{f"segment.{k}": v for k, v in laps.items()},
                   "after": time.perf_counter() - t2}
         return Perceived(observation=obs, scene=scene,     # the look as the camera gave it
@@ -375,12 +375,28 @@ class Agent:
             held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
         return scene.with_objects(with_held(others, held))
 
+    def _perception(self):
+        """The segmenter (built on first use)."""
+        with self._building:
+            if self._segmenter is None:
+                self._segmenter = make_segmenter(self.config.segmenter, **self._segmenter_config)
+            return self._segmenter
+
+    def prepare(self) -> None:
+        """Build now what the first look would build: the segmenter, the arm's model (its pixels are
+        masked) and the point-cloud library the segmenter loads on first use. The first goal's look
+        paid 2-3 s more than the next ones for them (issue 42); a node calls this at start-up."""
+        self._perception()
+        self._arm_reach()
+        preload_point_cloud_library()
+
     # --- reason -------------------------------------------------------------------------------
     def _arm_reach(self):
         """The arm's model for the place-pose checks and the arm's pixels (built on first use)."""
-        if self._reach is None:
-            self._reach = arm_reach(self.config.arm_config_file, self.config.arm_backend)
-        return self._reach
+        with self._building:
+            if self._reach is None:
+                self._reach = arm_reach(self.config.arm_config_file, self.config.arm_backend)
+            return self._reach
 
     def _make_planner(self):
         name = self.config.planner

@@ -29,6 +29,15 @@ def _o3d():
     return o3d
 
 
+def preload_point_cloud_library() -> None:
+    """Import open3d now, at a node's start-up, so that the first request needing it does not wait
+    for it (1-3 s on a loaded machine); nothing when it is missing (its first user says so)."""
+    try:
+        _o3d()
+    except ImportError:
+        pass
+
+
 def to_open3d(points: np.ndarray):
     """An open3d PointCloud of (N, 3) points (cast to float64 first: the float32 path is slow)."""
     o3d = _o3d()

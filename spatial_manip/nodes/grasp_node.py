@@ -31,6 +31,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
 from spatial_manip.control.config import arm_overrides, load_arm_config, load_home_q, load_kinematics
 from spatial_manip.errors import ErrorCode
+from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
@@ -87,7 +88,7 @@ class GraspNode(Node):
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
-        _import_request_libraries()
+        preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -318,15 +319,6 @@ class GraspNode(Node):
             m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for seg in segs for p in seg]
             arr.markers.append(m)
         return arr
-
-
-def _import_request_libraries() -> None:
-    """Import now what the first request would otherwise import: the proposers' point-cloud
-    library (open3d, seconds on a busy machine) would be paid by the first goal's grasping."""
-    try:
-        import open3d  # noqa: F401
-    except ImportError:          # the proposer that needs it says so on its request
-        pass
 
 
 def main(args=None) -> int:

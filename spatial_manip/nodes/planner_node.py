@@ -72,6 +72,9 @@ class PlannerNode(Node):
         self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,
                                         args=(self._may_look_ahead, self._stop_looking, self.get_logger().warn))
         self._looker.start()
+        # the segmenter, the arm's model and the point-cloud library, built beside start-up rather
+        # than by the first goal's look (which waits for this if it comes first)
+        threading.Thread(target=self._prepare, name="prepare", daemon=True).start()
         self._stopping = False
         self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
@@ -80,6 +83,13 @@ class PlannerNode(Node):
             goal_callback=lambda _goal: GoalResponse.ACCEPT,
             cancel_callback=self._on_cancel, callback_group=self.group)
         self.get_logger().info(f"ready: {ACTION_NAME}")
+
+    def _prepare(self) -> None:
+        try:
+            self.agent.prepare()
+        except Exception as e:  # the first goal builds them again, and says what fails
+            self.get_logger().warn(f"could not prepare perception at start-up ({type(e).__name__}: {e}); "
+                                   "the first goal's look will")
 
     def _may_look_ahead(self) -> bool:
         """No goal runs and the camera's images, intrinsics and pose have all come."""

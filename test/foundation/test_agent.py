@@ -350,3 +350,16 @@ def test_a_slot_place_off_its_own_pixels_is_confirmed_by_the_depth_that_arrived_
     assert "pixels of depth arrived there within 15 cm of its set-down" in v.message
     assert verdict(frame()) is None                  # nothing arrived
     assert verdict(frame([0.0, 0.35, 0.0])) is None  # arrived in the slot, but far from where it was set down
+
+
+def test_prepare_builds_what_the_first_look_would_once():
+    """Issue 42: the first goal's look paid 2-3 s more than the next for building the segmenter and
+    the arm's model and loading open3d; a node prepares them at start-up, and a look uses those."""
+    import sys
+
+    agent = Agent(FakePorts(), AgentConfig(segmenter="classical"))
+    agent.prepare()
+    segmenter, reach = agent._perception(), agent._arm_reach()
+    assert "open3d" in sys.modules and reach.planner.robot is not None
+    agent.prepare()
+    assert agent._perception() is segmenter and agent._arm_reach() is reach
