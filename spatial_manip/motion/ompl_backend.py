@@ -27,6 +27,8 @@ class OmplPlanner:
 
     def __init__(self, robot: RobotModel, envelope: SafetyEnvelope, config: MotionConfig):
         from ompl import util as ou
+        import toppra.algorithm  # noqa: F401  the timing's library, loaded here (1-2 s) and not by the first
+        #                          plan: the first pick's plan took 2 s against 0.2-1 s for the next (issue 42)
 
         ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan
         self.robot, self.envelope, self.config = robot, envelope, config
