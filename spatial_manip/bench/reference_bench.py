@@ -227,6 +227,7 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         res.error = e.code.value if hasattr(e.code, "value") else str(e.code)
         return res
     res.planned = True
+    seen = decision.scene if decision.scene is not None else seen   # with what the words named (name_from_words)
     if task.action == "pick":
         o = seen.get(decision.pick_id) if decision.pick_id else None
         res.correct = o is not None and any(
