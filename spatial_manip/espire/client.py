@@ -127,6 +127,37 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     return int(rr[k] + r0 + 4), int(cc[k] + c0 + 4)
 
 
+SHELF_DEPTH_M = 0.45       # points nearer the camera than this in front of the box's farthest are not in the slot
+
+
+def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: np.ndarray,
+                     camera: tuple) -> tuple[int, int] | None:
+    """(row, col) of the lowest point the camera sees in the placement area the server marked,
+    in the middle third of the box across: the server releases the book with its bottom at the
+    clicked point's height, so a click high on the slot's back panel drops it. Points in front
+    of the slot (the arm and the book it holds) do not count. None when nothing is in view."""
+    box = _largest_box(plain_rgb, highlighted_rgb)
+    if box is None:
+        return None
+    r0, r1, c0, c1 = box
+    third = (c1 - c0) // 6
+    rr, cc = np.mgrid[r0 + 4:r1 - 3, (c0 + c1) // 2 - third:(c0 + c1) // 2 + third + 1]
+    rr, cc = rr.ravel(), cc.ravel()
+    z = depth[rr, cc].astype(float)
+    ok = np.isfinite(z) & (z > 0)
+    rr, cc, z = rr[ok], cc[ok], z[ok]
+    if len(z) == 0:
+        return None
+    K, T = camera
+    pts = (T[:3, :3] @ np.vstack([(cc - K[0, 2]) / K[0, 0] * z, (rr - K[1, 2]) / K[1, 1] * z, z])).T + T[:3, 3]
+    inside = pts[:, 0] >= pts[:, 0].max() - SHELF_DEPTH_M
+    rr, cc, pts = rr[inside], cc[inside], pts[inside]
+    low = pts[:, 2] <= pts[:, 2].min() + 0.015
+    rr, cc = rr[low], cc[low]
+    k = int(np.argmin(np.abs(cc - (c0 + c1) / 2)))
+    return int(rr[k]), int(cc[k])
+
+
 DEPTH_STEP_M = 0.02        # a jump this large between neighbouring pixels parts two surfaces
 
 
@@ -286,7 +317,7 @@ class OracleDriver(ProtocolDriver):
         camera = (proto.decode_f32(plain["intrinsic"], 3, 3), proto.decode_f32(plain["extrinsic"], 4, 4))
         rgb = proto.decode_png(plain["rgb"]), proto.decode_png(high["rgb"])
         if task.get("family_key", "").startswith("place:"):    # shelf slots, not the table
-            return goal_box_pixel(*rgb, depth, camera)
+            return low_pixel_in_box(*rgb, depth, camera)
         return book_pixel_in_box(*rgb, depth, camera)
 
     def localize_pixel(self, obs: dict, task: dict):

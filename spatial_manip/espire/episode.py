@@ -11,16 +11,19 @@ Algorithm 3) does; what it does stands, right or wrong:
   or the gripper already full, the end-effector moves over the point (a new wrist view) when it
   safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
   region".
-- place: the held book is set down where the point is, as ESPIRE's end-effector goes to the
-  clicked point (`_slot_plan`): in the shelf slot the point lies in, across the slot at the
-  point (shifted only as far as the book and the opening fingers need), never snapped to a
-  slot's free middle nor to a slot nearby; a point on what already stands in a slot sets nothing
-  down. The pose is the one the driver chose (`chosen_set_down`: the held book turned by the
-  MOVE's `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS),
-  never the task's, and ESPIRE's criteria want the pose the words ask for, upright when they
-  name none (`espire_criteria`). On the table (metric tasks) it is stood on its long edge
-  centred on the point (a book chosen flat is refused there, no motion). It is released there,
-  right slot or wrong; a released book is not fetched back.
+- place: the held book is released at the point, as ESPIRE's end-effector goes to the clicked
+  point and places there (`_slot_plan`): the middle of its bottom at the point's height and
+  across the slot at the point, carried in from the front as far as the arm sets a book down
+  in a slot, never through the slot's floor. Nothing is centred, fitted into a slot's free part
+  or moved to a nearby slot: a point high on a slot's back panel lets the book fall from there,
+  a point off every slot releases it on whatever the point is on (if the arm reaches it), and
+  where the book then ends is physics' answer, judged by ESPIRE's criteria. A point where the
+  book would run into the shelf's frame or into what stands there sets nothing down. The pose is
+  the one the driver chose (`chosen_set_down`: the held book turned by the MOVE's
+  `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS), never the
+  task's, and ESPIRE's criteria want the pose the words ask for, upright when they name none
+  (`espire_criteria`). On the table (metric tasks) it is stood on its long edge centred on the
+  point (a book chosen flat is refused there, no motion). A released book is not fetched back.
 
 Every trial counts (LOCALIZING_TRIALS, MOVING_TRIALS: ESPIRE's budget, held by the server): a
 MOVE the arm cannot make at the point leaves the world as it was (the book still in hand, as in
@@ -63,6 +66,8 @@ from spatial_manip.sim.tasks import Task, feasible_slots
 from spatial_manip.sim.world import STOW_Q
 
 SLOT_MARGIN_M = 0.01        # a place's point this close to a slot's box is in it (its floor, its back panel)
+BACK_GAP_M = 0.005          # a book carried in towards a slot's back panel stops this short of it
+TOUCH_M = 0.002             # boxes may overlap this much before the book is said to run into them
 LIFT_M = 0.10
 HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
 OPEN_M = 0.085
@@ -312,11 +317,21 @@ class Episode:
             book = self.world.export_scene().get(ids[0])
             self._grasp(self.world.export_scene(), book, "success", [0.0, 0.0, 0.0], oracle_rotation=True)
         else:
-            p = boxes[0].center.copy()
-            if boxes[0].id == "goal_area":        # a metric area lies on the table: its top
-                p[2] -= 0.005
-            self._move_place(p, [0.0, 0.0, 0.0], oracle_rotation=True)
+            self._move_place(self._goal_point(boxes[0]), [0.0, 0.0, 0.0], oracle_rotation=True)
         return self.goal_met()
+
+    def _goal_point(self, area: Region) -> np.ndarray:
+        """The point the oracle clicks in a marked area: on a metric area its top; in a slot, on
+        its floor, in the middle across and as far in as the generator's set-down puts the book
+        (placement.slot_candidates: an upright book's back edge SLOT_INSET_M inside the front, a
+        flat one's gripped edge over the front edge), so that the book released there stands
+        where the task was checked feasible."""
+        corners = rel._corners(area)
+        if area.id == "goal_area":
+            return np.asarray(area.center, float) - [0.0, 0.0, 0.005]
+        width = float(self.world.export_scene().get(self.world.held_object_id()).size[0])
+        inset = -placement.FINGERTIP_M if self._pose() == "flat" else placement.SLOT_INSET_M
+        return np.array([float(corners[:, 0].min()) + inset + width / 2, area.center[1], float(corners[:, 2].min())])
 
     # --- rotation -----------------------------------------------------------------------------
     def _with_rotation(self, poses: list, R_frame: np.ndarray, centre, delta_deg, oracle_rotation: bool = False):
@@ -449,30 +464,44 @@ class Episode:
         return self._goal_distance(self.world.export_scene().get(held_id).center)
 
     def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now, pose: str):
-        """The book set down where the point is, as ESPIRE's end-effector goes to the clicked
-        point: in the slot the point lies in (SLOT_MARGIN_M: a point on its floor or back panel
-        counts), across the slot at the point's own position, shifted only as far as the book
-        and the opening fingers need to clear what already stands there. A point on the books,
-        bookends or ornaments in the slot, or beside every slot, sets nothing down."""
+        """The book released at the point, as ESPIRE's end-effector goes to the clicked 3-D point
+        and places there: the held book (in the pose the MOVE chose) with the middle of its
+        bottom at the point's height (never below a slot's floor) and across at the point; in a
+        slot, carried in from the front as far as the generator sets a book down (the arm reaches
+        no deeper; placement.slot_candidates), elsewhere over the point. Nothing is centred,
+        fitted into a free part or moved to a slot's middle: a point high on a back panel drops
+        the book from there, and where it ends is physics' answer, which ESPIRE's criteria judge.
+        A point where the book would run into the shelf's frame or into what stands at the
+        point, or that the arm cannot reach, sets nothing down."""
+        size = np.asarray(scene.get(held_id).size, float)
         slot = next((r for r in scene.regions if rel.point_in_box(p, r, SLOT_MARGIN_M)), None)
-        if slot is None:
-            return None, "refocus", "the point is not inside a shelf slot"
-        lo, hi = free_span(slot)
-        if not lo - SLOT_MARGIN_M <= p[1] <= hi + SLOT_MARGIN_M:
-            return None, "refocus", "the point is on what already stands in the slot, not on its free part"
-        room = across_room(scene.get(held_id).size, pose)
-        if hi - lo < room:
-            return None, "refocus", f"the book does not fit {pose} into the free part of the slot at the point"
-        y = float(np.clip(p[1], lo + room / 2, hi - room / 2))
-        at = placement_area(slot, (y - room / 2, y + room / 2))
-        # the slot and the pose are the driver's choice, right or wrong: the book only has to stand
-        # (or lie) as the driver chose; the checker judges both afterwards
-        pose_check = [{"type": "pose", "object": held_id, "pose": pose}]
-        plan = placement.plan_slot_place(scene, [at], pose, pose_check, held_id, offset, T_now,
-                                         self.adapter.reachable)
-        if plan is None:
-            return None, "refocus", f"no reachable way to put the book {pose} into the slot at the point"
-        return plan, "success", ""
+        inv_off = np.linalg.inv(offset)
+        tried = []
+        for R in _set_down_frames(pose, offset):
+            half = np.abs(R) @ (size / 2)                   # the book's half extents along x, y, z
+            c = np.array([p[0], p[1], p[2] + half[2] + placement.DROP_M])
+            if slot is not None:        # carried in as far as the generator's set-down; never through the floor
+                corners = rel._corners(slot)
+                inset = -placement.FINGERTIP_M if pose == "flat" else placement.SLOT_INSET_M
+                c[0] = float(corners[:, 0].min()) + inset + half[0]
+                c[2] = max(c[2], float(corners[:, 2].min()) + half[2] + placement.DROP_M)
+            T_book = np.eye(4)
+            T_book[:3, :3], T_book[:3, 3] = R, c
+            if _runs_into(scene, held_id, c, half, slot):
+                tried.append("into")
+                continue
+            T_tcp = T_book @ inv_off
+            pre_dx = float(c[0] - half[0]) - (_shelf_front_x(scene, c[0] - half[0]) - 2 * half[0] - 0.03)
+            shifts = (np.array([-max(pre_dx, 0.05), 0, 0.015]), np.array([-0.10 - placement.FINGERTIP_M, 0, 0.0]))
+            poses = [T_tcp.copy(), T_tcp, T_tcp.copy()]
+            poses[0][:3, 3] += shifts[0]
+            poses[2][:3, 3] += shifts[1]
+            if all(self.adapter.reachable(T, a) for T, a in zip(poses, [T_now] + poses[:-1])):
+                return placement.PlacePlan(poses, T_book, f"at the point {pose}"), "success", ""
+            tried.append("reach")
+        if tried and all(t == "into" for t in tried):
+            return None, "refocus", f"the book {pose} at the point would run into the shelf or what stands there"
+        return None, "refocus", f"no reachable way to put the book {pose} at the point"
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
@@ -561,6 +590,46 @@ def chosen_set_down(held, delta_deg) -> str:
     turned = held if Rw is None else dataclasses.replace(held, rotation=Rw @ held.rotation)
     return "flat" if rel.book_tilt_deg(turned) >= 45.0 else "upright"
 
+
+
+def _set_down_frames(pose: str, offset) -> list:
+    """Rotations of the held book set down `pose` ("upright": its length up; "flat": its
+    thickness up) with the gripper on the robot's side (-x), as the shelf is reached from the front."""
+    ex, ey, ez = np.eye(3)
+    axes = (ex, ez, ey) if pose == "flat" else (ex, ey, ez)
+    p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
+    return [R for R in placement.signed_frames(axes) if (R @ p_tcp_in_book)[0] <= -0.01]
+
+
+def _half_extents(obj) -> np.ndarray:
+    return np.abs(np.asarray(obj.rotation, float)) @ (np.asarray(obj.size, float) / 2)
+
+
+def _runs_into(scene: Scene, held_id: str, c, half, slot) -> bool:
+    """Whether the book's box at centre `c` (half extents `half`, world-aligned) would pass
+    through something: another object; in a slot, its side walls or the board above it; outside
+    every slot, the shelf's frame."""
+    lo, hi = c - half + TOUCH_M, c + half - TOUCH_M
+    for o in scene.objects:
+        if o.id == held_id or o.held or o.category in ("table", "shelf"):
+            continue
+        h = _half_extents(o)
+        if np.all(lo < o.center + h) and np.all(hi > o.center - h):
+            return True
+    if slot is not None:
+        corners = rel._corners(slot)
+        return bool(lo[1] < corners[:, 1].min() or hi[1] > corners[:, 1].max() or hi[2] > corners[:, 2].max())
+    for shelf in scene.by_category("shelf"):
+        h = _half_extents(shelf)
+        if np.all(lo < shelf.center + h) and np.all(hi > shelf.center - h):
+            return True
+    return False
+
+
+def _shelf_front_x(scene: Scene, default: float) -> float:
+    """The x of the shelf's front face (the approach starts in front of it)."""
+    shelves = scene.by_category("shelf")
+    return min((float(s.center[0] - _half_extents(s)[0]) for s in shelves), default=default - 0.05)
 
 def _standing_rotations(offset) -> list:
     """(yaw deg, R) of the held book stood on the edge the gripper holds (gripper on top)."""
