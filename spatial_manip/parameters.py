@@ -64,6 +64,11 @@ CAMERA_TF = (
           "publishes the rest)"),
 )
 
+# best effort matches any driver, but a large image lost in one fragment is lost whole: on a
+# loaded machine grasp_node heard no depth image for 7 s of the demo (realistic, noise seed 1)
+IMAGE_QOS = Param("image_qos", "sensor_data", "image subscriptions' QoS: sensor_data (best effort, matches any "
+                  "driver) or reliable", choices=("sensor_data", "reliable"))
+
 # What a camera publisher (camera_node, or sim_node's rendered camera) names its topics and frame:
 # realsense2_camera's names, so either feeds the planner.
 CAMERA_OUTPUTS = (
@@ -89,8 +94,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("tcp_topic", "tcp_pose_broadcaster/pose", "the arm's TCP pose, as the UR driver publishes it"),
         Param("joint_states_topic", "joint_states", "the arm's joints: its own pixels are left out of each look"),
         Param("segmentation_topic", "sim/segmentation", "simulator segmentation (the ground_truth segmenter only)"),
-        Param("image_qos", "sensor_data", "image subscriptions' QoS: sensor_data (best effort, matches any "
-              "driver) or reliable", choices=("sensor_data", "reliable")),
+        IMAGE_QOS,
         Param("observation_timeout_s", 5.0, "how long a goal waits for a synchronized RGB-D pair", POSITIVE, runtime=True),
         Param("max_skew_s", 0.05, "colour/depth stamps further apart are not a pair", NON_NEGATIVE),
         Param("segmenter", DEFAULT_SEGMENTER, "perception backend (\"\": perception.yaml's)"),
@@ -126,6 +130,7 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("backend", "", "grasp proposer: antipodal | contact_graspnet | anygrasp (\"\": grasp.yaml's)"),
         Param("depth_topic", "camera/aligned_depth_to_color/image_raw", "depth aligned to colour (16UC1 mm)"),
         Param("depth_info_topic", "camera/aligned_depth_to_color/camera_info", "its intrinsics"),
+        IMAGE_QOS,
         Param("extrinsics_topic", "camera/extrinsics", "base<-camera pose (latched PoseStamped); a fallback, "
               "ignored once TF joins tf_base_frame and tf_camera_frame"),
         *CAMERA_TF,

@@ -72,7 +72,7 @@ class GraspNode(Node):
         group = ReentrantCallbackGroup()
         # sensor data: best effort matches any publisher (realsense2_camera's SENSOR_DATA, the UR
         # driver, camera_node reliable:=false); a reliable subscription never hears a best-effort one
-        sensor = qos_profile_sensor_data
+        sensor = QoSProfile(depth=2) if p["image_qos"] == "reliable" else qos_profile_sensor_data
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
         self.create_subscription(Image, p["depth_topic"], self._on_depth, sensor, callback_group=group)
         self.create_subscription(CameraInfo, p["depth_info_topic"], self._on_info, sensor, callback_group=group)
