@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from typing import Callable, Protocol
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
@@ -66,6 +67,8 @@ ARRIVED_MIN_PIXELS = 60       # ... on at least this many pixels: two realistic 
                               # differed so on at most 23 in one whole slot (seed 71's place scenes); a book set
                               # down in a top slot on 158-250
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
+HOME_SAME_M = 0.001           # a TCP this close to where the last home motion left it (and turned by less than
+HOME_SAME_RAD = 0.005         # this) is still at home: no motion is sent
 
 MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 
@@ -178,6 +181,7 @@ class MotionResult:
     message: str = ""
     error_code: str = ""
     tcp_path: tuple = ()        # the TCP's planned way, base frame ((x, y, z), ...): drawn on the trace
+    final_pose: np.ndarray | None = None   # the TCP's 4x4 pose when the motion ended, base frame (None: not said)
 
 
 class Ports(Protocol):
@@ -253,6 +257,7 @@ class Agent:
         self._mapper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="obstacle_map")
         self._seen_from: tuple[np.ndarray, np.ndarray | None] | None = None   # that look's camera position, arm joints
         self._seen_frame: RGBDObservation | None = None   # that look's frame as the camera gave it
+        self._home_tcp: np.ndarray | None = None      # the TCP pose where the last home motion left the arm
         self._building = threading.RLock()     # the segmenter and the arm's model are built once (`prepare`)
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
             self._planner = self._make_planner()
@@ -299,6 +304,8 @@ class Agent:
         visibility, so it is logged and perceiving goes on."""
         if not self.config.home_before_perceiving or self.held_id() is not None:
             return
+        if self._still_home():
+            return
         if not self.ports.arm_ready():
             self._warn_once("home", "no arm action server: perceiving with the arm where it is")
             return
@@ -309,6 +316,18 @@ class Agent:
             return
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
+        self._home_tcp = result.final_pose if result.success else None
+
+    def _still_home(self) -> bool:
+        """Whether the TCP is where the last home motion left it: a goal after a reset or a pick then
+        sends no home motion that would not move the arm (its round trip cost 0.1-3 s under load,
+        before the look; issue 42)."""
+        T = self.ports.tcp_pose()
+        if self._home_tcp is None or T is None or np.shape(T) != (4, 4):
+            return False
+        turned = np.linalg.norm(Rotation.from_matrix(self._home_tcp[:3, :3].T @ np.asarray(T)[:3, :3]).as_rotvec())
+        return bool(np.linalg.norm(np.asarray(T)[:3, 3] - self._home_tcp[:3, 3]) <= HOME_SAME_M
+                    and turned <= HOME_SAME_RAD)
 
     def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived:
         """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them)."""

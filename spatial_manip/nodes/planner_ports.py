@@ -230,7 +230,8 @@ class PlannerPorts:
         self.goal_cancel = cancel
         result = self._run_arm(_arm_goal(request), cancel)
         return MotionResult(success=result.success, object_held=result.object_held, message=result.message,
-                            error_code=result.error_code, tcp_path=tuple((p.x, p.y, p.z) for p in result.tcp_path))
+                            error_code=result.error_code, tcp_path=tuple((p.x, p.y, p.z) for p in result.tcp_path),
+                            final_pose=_final_pose(result))
 
     def _run_arm(self, goal, cancel: threading.Event):
         if cancel.is_set():       # before anything is sent: nothing to stop
@@ -324,6 +325,17 @@ class PlannerPorts:
 
     def close(self) -> None:
         self.stop_motion()
+
+
+def _final_pose(result) -> np.ndarray | None:
+    """The motion's final TCP pose, when the arm server said it (in base; a result without one
+    leaves the pose at the message's default, an all-zero quaternion)."""
+    if result.final_pose.header.frame_id != "base":
+        return None
+    try:
+        return matrix_from_pose_msg(result.final_pose.pose)
+    except ValueError:
+        return None
 
 
 def _grasp_group(msg) -> GraspGroup:

@@ -363,3 +363,26 @@ def test_prepare_builds_what_the_first_look_would_once():
     assert "open3d" in sys.modules and reach.planner.robot is not None
     agent.prepare()
     assert agent._perception() is segmenter and agent._arm_reach() is reach
+
+
+def test_no_home_motion_is_sent_while_the_tcp_is_where_the_last_one_left_it():
+    """Issue 42: every goal after a reset or a pick sent a home motion that did not move the arm,
+    an action round trip before the look. Sent again once the TCP has left home (by 1 mm)."""
+    home = np.eye(4)
+    home[:3, 3] = [0.1, -0.4, 0.6]
+
+    class AtHome(FakePorts):
+        tcp = home
+
+        def tcp_pose(self):
+            return self.tcp
+
+    ports = AtHome([MotionResult(success=True, final_pose=home)] * 3)
+    agent = Agent(ports)
+    agent.clear_view(threading.Event())
+    agent.clear_view(threading.Event())
+    assert [r.kind for r in ports.requests] == [MOTION_HOME]
+    ports.tcp = home.copy()
+    ports.tcp[0, 3] += 0.002
+    agent.clear_view(threading.Event())
+    assert [r.kind for r in ports.requests] == [MOTION_HOME, MOTION_HOME]
