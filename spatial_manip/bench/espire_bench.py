@@ -7,7 +7,8 @@ The oracle clicks the goal box the server draws (the ceiling the server and its 
 random driver clicks uniform random pixels (the floor). On place tasks each MOVE also carries the
 pose the driver sets the book down in (protocol.SET_DOWN_DELTAS), which the server executes: the
 oracle sends the one the task asks for, the random driver a random one. Neither is a VLM. The
-server sets the book down where the point is and holds ESPIRE's trial budget (episode.py)."""
+server releases the book at the point (physics says where it ends) and holds ESPIRE's trial
+budget (episode.py)."""
 from __future__ import annotations
 
 import os
@@ -105,8 +106,8 @@ def _rate(logs: list, action: str, attr: str) -> str:
 
 def report(logs: dict, wall_s: float, what: str) -> str:
     every = [lg for v in logs.values() for lg in v]
-    lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]; a place MOVE sets the book down "
-              f"where its point is, in the pose its driver chose; ESPIRE's budget of 3 LOCALIZE and 5 MOVE): {len(every)} episodes "
+    lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]; a place MOVE releases the book "
+              f"at its point, in the pose its driver chose; ESPIRE's budget of 3 LOCALIZE and 5 MOVE): {len(every)} episodes "
               f"in {wall_s:.1f} s = {3600 * len(every) / max(wall_s, 1e-9):.0f} episodes/hour (one client at a time)"),
              f"  {'driver':<22} {'pick: localized':>16} {'pick: finish_goal':>18} {'place: localized':>17} {'place: finish_goal':>19}"]
     for name, lgs in logs.items():

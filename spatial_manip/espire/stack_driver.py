@@ -72,6 +72,7 @@ NO_ROTATION = [None, None, None]
 TRIED_PX = 4           # a pixel this close to one already tried is the same choice: stop retrying
 METRIC_NEAR_M = 0.03   # a metric place's pixel: a surface point this close (across) to the position
 INNER_PX = 3           # a target's pixel lies this far inside the image region of its points (see _inner)
+LOWEST_BAND_M = 0.015  # a slot is clicked among the points it shows within this of its lowest
 
 
 # --- observation -> RGBDObservation -----------------------------------------------------------
@@ -103,13 +104,16 @@ def _projection(obs: RGBDObservation, p) -> tuple[int, int] | None:
     return int(round(uv[0, 1])), int(round(uv[0, 0]))
 
 
-def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = False) -> tuple[int, int] | None:
+def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = False,
+                 lowest: bool = False) -> tuple[int, int] | None:
     """(row, col) where the camera sees the target: among pixels whose 3D point lies in `box`
     (an object or a slot, 1 cm margin), the one nearest the box centre's projection, so that the
     server's point-based action lands on it (a slot is clicked where the camera sees into it, not
     on the held book in front of it); `upper`: only the box's upper half where it shows, since a
     perceived book's box takes in the pedestal, holder or ramp it rests on, whose pixels are not
-    the book (4 of 24 first pixels on seeds 41-43 fell on a support). For a `point` (a metric
+    the book (4 of 24 first pixels on seeds 41-43 fell on a support); `lowest`: only the lowest
+    points it sees in the box (a slot: the server releases the held book with its bottom at the
+    clicked point's height, so a point high on the back panel drops it). For a `point` (a metric
     place position), the surface pixel under it (nearest across, not above it). Falls back to the
     plain projection; None when the target is outside the image."""
     valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
@@ -120,6 +124,8 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
         if upper and sel.any():
             top = sel & (pts[:, 2] >= float(np.asarray(box.center, float)[2]))
             sel = top if top.any() else sel
+        if lowest and sel.any():
+            sel &= pts[:, 2] <= pts[sel, 2].min() + LOWEST_BAND_M
         if sel.any():
             cand = _inner(uv[sel], obs.depth_m.shape)
             ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
@@ -218,7 +224,7 @@ class StackPolicy:
                 slot = next((r for r in scene.regions if r.id == tid), None)
                 # a slot is clicked in the middle of its free part (the server sets the book down where
                 # the point is; a wide shelf's free part reaches beyond the arm)
-                px = (target_pixel(obs, box=_free_middle(slot, scene, out.set_down)) if slot is not None
+                px = (target_pixel(obs, box=_free_middle(slot, scene, out.set_down), lowest=True) if slot is not None
                       else target_pixel(obs, box=scene.get(tid), upper=True))
                 if px is not None:
                     out.alternatives.append((tid, px))

@@ -48,6 +48,16 @@ def test_the_upper_half_falls_back_to_the_whole_box_when_only_its_lower_half_sho
     assert px is not None and _height_at(obs, px) < 0.05
 
 
+def test_a_slot_is_clicked_at_the_lowest_points_it_shows_where_a_released_book_stands():
+    obs = _facing_a_wall(gap_z=(0.0, 0.0))
+    slot = SceneObject("slot_r1c1", "slot", "slot", [1.0, 0.0, 0.20], [0.4, 0.3, 0.30])
+    middle = target_pixel(obs, box=slot)
+    low = target_pixel(obs, box=slot, lowest=True)
+    assert abs(_height_at(obs, middle) - 0.20) < 0.02             # the back panel's middle
+    assert _height_at(obs, low) < 0.05 + 0.016                    # the slot's lowest visible points
+    assert abs(low[1] - middle[1]) <= 1                           # across, still its middle
+
+
 def test_a_refused_target_falls_back_on_an_earlier_plans_untried_targets():
     first = Choice(pixel=(10, 10), target="book_a", alternatives=[("book_a", (10, 10)), ("book_b", (50, 50)),
                                                                   ("book_c", (90, 90))])
