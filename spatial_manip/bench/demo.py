@@ -13,6 +13,7 @@ import threading
 import time
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 
@@ -129,6 +130,26 @@ def _place_is_clear(scene, place_pose, held) -> bool:
     return all(distance(placed, o) >= PLACE_CLEAR_M for o in others)
 
 
+def set_down_truth(trace_path: str, final_state: dict) -> str:
+    """One line on how far, by the simulator's truth after the goal (which the planner never
+    sees), the set-down object rests from the place the planner chose (the last decision with a
+    place pose before the last set-down in the trace; a table place keeps its x-y), so a user can
+    tell a set-down that drifted from one the check misread."""
+    events = json.loads(Path(trace_path).read_text()).get("events", [])
+    last = max((i for i, e in enumerate(events) if e.get("kind") == "placed"), default=None)
+    if last is None:
+        return "set-down (the simulator's truth): nothing was set down"
+    decision = next((e for e in reversed(events[:last]) if e.get("kind") == "decision" and e.get("place_pose")), None)
+    placed_id = events[last].get("placed_id")
+    obj = next((o for o in final_state.get("objects", []) if o.get("id") == placed_id), None)
+    if decision is None or obj is None:
+        return f"set-down (the simulator's truth): {placed_id} has no place pose or no final state"
+    want = np.asarray(decision["place_pose"], float)[:2, 3]
+    miss = float(np.linalg.norm(np.asarray(obj["center"], float)[:2] - want))
+    return (f"set-down (the simulator's truth, never seen by the planner): {placed_id} rests {miss * 100:.1f} cm "
+            "from the planned place")
+
+
 def run(args) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)     # Ctrl-C cancels the goal (see goal_cli)
 
@@ -155,10 +176,11 @@ def run(args) -> int:
 
 
 def _run_goal(args, scene, noise_seed: int, t0: float, sensing_label: str) -> int:
-    from spatial_manip_interfaces.srv import ResetTask  # built by colcon: absent where only the CLI's help is read
+    from spatial_manip_interfaces.srv import CheckSuccess, ResetTask  # built by colcon: absent where only the CLI's help is read
 
     with spinning_node("spatial_manip_demo") as node:
         reset = node.create_client(ResetTask, "/sim/reset_task")
+        final_state = node.create_client(CheckSuccess, "/sim/check_success")
         planner_revision = WorkspaceRevision(node)
         if not reset.wait_for_service(timeout_sec=60.0):
             print("[demo] the sim node did not come up within 60 s", file=sys.stderr)
@@ -188,6 +210,9 @@ def _run_goal(args, scene, noise_seed: int, t0: float, sensing_label: str) -> in
               f"(sensing {sensing_label})")
         print(f"[demo]   {r.message}")
         if r.trace_path:
+            truth = wait_future(final_state.call_async(CheckSuccess.Request()), 20.0)
+            if truth is not None and truth.final_state_json:
+                print(f"[demo] {set_down_truth(r.trace_path, json.loads(truth.final_state_json))}")
             page = render_trace(r.trace_path, sensing=sensing_label)
             print(f"[demo] trace page: {page}")
         print(f"[demo] finished in {time.monotonic() - t0:.1f} s")
