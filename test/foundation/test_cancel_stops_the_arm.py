@@ -24,7 +24,9 @@ def test_every_cancel_leaves_the_arm_standing_still(tmp_path):
     seed, scene = find_scene(DEFAULT_INSTRUCTION, cancel_soak.SCENE_SEED)
     records = []
     with open(tmp_path / "graph.log", "w") as log:
-        graph = Graph("sim", {"planner_node": {"trace_dir": str(tmp_path / "traces")}}, log)
+        # the simulator's own segmentation: this tests cancelling, not reading a noisy frame
+        graph = Graph("sim", {"planner_node": {"trace_dir": str(tmp_path / "traces"), "segmenter": "ground_truth"},
+                              "sim_node": {"catalogue": "episode"}}, log)
         try:
             with client_node() as node:
                 records = cancel_soak.run_cancels(node, scene, DEFAULT_INSTRUCTION, PLAN, settle_s=0.6, seed=seed,

@@ -75,8 +75,10 @@ def _send_once_ready(log, killed: dict, sim_pid: int):
 def _run_and_kill_sim(graph_log, tmp_path, *, sim_required: bool, grace_s: float, arm_lost_after_s: float):
     """Start the sim graph, send the goal, SIGKILL the simulator in the middle of the first
     motion, and return (the goal's report, when the simulator was killed)."""
-    planner = {"trace_dir": str(tmp_path / "traces"), "arm_lost_after_s": arm_lost_after_s}
-    launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s, params={"planner_node": planner})
+    # the simulator's own segmentation: this tests losing the arm, not reading a noisy frame
+    planner = {"trace_dir": str(tmp_path / "traces"), "arm_lost_after_s": arm_lost_after_s, "segmenter": "ground_truth"}
+    launcher = Launcher(_sim_graph(sim_required), out=graph_log, grace_s=grace_s,
+                        params={"planner_node": planner, "sim_node": {"catalogue": "episode"}})
     launcher.start()
     waiter = threading.Thread(target=launcher.wait, daemon=True)
     waiter.start()
