@@ -124,6 +124,10 @@ def _graspable_other(ep: Episode) -> str:
 def _assert_no_goal_in(replies: list, task, scene) -> None:
     goal_ids = set(task.answer)
     goal_points = [scene.get(i).center for i in task.answer]
+    held = scene.held_object()
+    if task.action == "place" and held is not None:      # and the placement areas the views mark
+        goal_points += [set_down_area(scene.get(i), held.size, pose).center for i in task.answer
+                        for pose in ("upright", "flat")]
     for r in replies:
         text = _text(r)
         for gid in goal_ids:
