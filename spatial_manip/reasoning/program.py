@@ -324,18 +324,20 @@ def op_dist(ev: _Eval, n: Node):
 
 def _about(ev: _Eval, n: Node, items: list, stated: float, interval: Callable, error_m: Callable) -> list:
     """"about N" (`rel.is_about`) over measured lengths: each item's `interval(item)` (low, high)
-    holds its true length (one value when it is seen whole). Those whose interval meets the band,
-    nearest N first (any of them satisfies the words; the first is the likeliest). When none does
-    on a perceived scene, the one nearest N by less than its measurement's error (`error_m`)
-    beyond the band: ESPIRE's +-3 cm band is narrower than two noisy box faces (pick-51-00007's
-    book 88.6 cm from the cube measured 84.5)."""
+    holds its true length (one value when it is seen whole). Those whose interval meets the band:
+    on an exact scene in its order, on a perceived one nearest N first (any of them satisfies the
+    words; the first is the likeliest). When none does on a perceived scene, the one nearest N by
+    less than its measurement's error (`error_m`) beyond the band: ESPIRE's +-3 cm band is narrower
+    than two noisy box faces (pick-51-00007's book 88.6 cm from the cube measured 84.5)."""
     def miss(o) -> float:         # how far the interval lies outside "exactly N"
         lo, hi = interval(o)
         return max(lo - stated, stated - hi, 0.0)
     band = rel.approx_tolerance_m(stated)
-    hits = sorted((o for o in items if miss(o) <= band), key=miss)
-    if hits or ev.face_error_m <= 0.0:
+    hits = [o for o in items if miss(o) <= band]
+    if ev.face_error_m <= 0.0:
         return hits
+    if hits:
+        return sorted(hits, key=miss)
     near = sorted((o for o in items if miss(o) <= band + error_m(o)), key=lambda o: (miss(o) - band) / error_m(o))[:1]
     ev.trace.append({"node": f"{n} (none inside the band; the nearest within its measurement's error of it)",
                      "ids": [o.id for o in near],
