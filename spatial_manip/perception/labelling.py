@@ -44,6 +44,11 @@ WORK_AREA_MARGIN_M = 0.10
 PIECE_SHARE = 0.5
 # Two named boxes sharing this share of the smaller's volume are one object (one_name_per_space).
 SHARED_SPACE = 0.5
+# A detection whose measured box lies this share inside a larger detection's box, grown by
+# WITHIN_GROW_M (a voxel, a book's page edge and the depth's noise there), is a part of that
+# object's space and takes no catalogue name of its own (parts_in_space).
+WITHIN_SHARE = 0.9
+WITHIN_GROW_M = 0.02
 
 
 def match_cost(det: Detection, exp: ExpectedObject) -> float:
@@ -109,8 +114,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
     otherwise; set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
-        cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
-                         for d in detections])
+        parts = parts_in_space(detections)
+        cost = np.array([[_UNMATCHED if i in parts else match_cost(d, e) if placement_fits(d, e, work_areas)
+                          else _UNMATCHED for e in expected] for i, d in enumerate(detections)])
         # A book entry left unmatched costs the planner little (a book-shaped cluster is called
         # "book" anyway, below); an object the catalogue lists once is lost without its label. So
         # a cluster that fits a leaning book and another object about equally is that object in
@@ -200,6 +206,26 @@ def _refuse_weak(d: Detection, within: np.ndarray, expected, taken, sure_cost: f
     d.extra["candidates"] = [_candidate(expected[k]) for k in shown]
 
 
+def parts_in_space(detections: list[Detection]) -> set[int]:
+    """Indices of the detections that lie in a larger detection's space (WITHIN_SHARE of the box
+    inside the other's, grown by WITHIN_GROW_M; larger = seen with more points): a piece of one
+    object cut from it (a book's page block, which the colour split cuts from its cover, named a
+    bowl by its size: pick-84-00002, pick-86-00006), not an object beside it. Each is marked with
+    where it lies (`extra["part_of_space"]`); a book-shaped one is still called "book"."""
+    order = sorted(range(len(detections)), key=lambda i: _point_count(detections[i]), reverse=True)
+    parts = set()
+    for k, i in enumerate(order):
+        piece = detections[i]
+        for j in order[:k]:
+            whole = detections[j]
+            if _share_inside(piece.box, whole.box, WITHIN_GROW_M) >= WITHIN_SHARE:
+                parts.add(i)
+                piece.extra["part_of_space"] = (f"inside the box of a detection of {_point_count(whole)} points at "
+                                                f"{np.round(whole.box.center, 2).tolist()}")
+                break
+    return parts
+
+
 def one_name_per_object(detections: list[Detection], entries: dict) -> None:
     """Leave unnamed a named piece that is a piece of a larger named detection: one object found
     in two pieces (a distant painting's face and its easel's foot, a picture and the flying pixels
@@ -250,12 +276,12 @@ def one_name_per_space(detections: list[Detection]) -> None:
                 break
 
 
-def _share_inside(box, other, steps: int = 5) -> float:
-    """The share of `box`'s volume (a grid of steps^3 points) inside `other`."""
+def _share_inside(box, other, margin_m: float = 0.0, steps: int = 5) -> float:
+    """The share of `box`'s volume (a grid of steps^3 points) inside `other` grown by `margin_m`."""
     t = (np.arange(steps) + 0.5) / steps - 0.5
     grid = np.stack(np.meshgrid(t, t, t, indexing="ij"), -1).reshape(-1, 3) * np.asarray(box.size, float)
     points = grid @ np.asarray(box.rotation, float).T + np.asarray(box.center, float)
-    return float(np.mean(points_in_box(points, other)))
+    return float(np.mean(points_in_box(points, other, margin_m)))
 
 
 def _point_count(d: Detection) -> int:

@@ -225,3 +225,29 @@ def test_an_entry_taken_by_a_detection_that_fits_it_worse_is_still_a_rival():
     assign_labels([slab, scrap], [mona, magi])
     assert slab.label == "object" and {c["id"] for c in slab.extra["candidates"][:2]} == {"mona_lisa",
                                                                                           "adoration_of_the_magi"}
+
+
+def test_a_piece_inside_a_larger_detections_box_takes_no_catalogue_name_and_one_beside_it_does():
+    """pick-86-00006 (realistic): the colour split cut a lying blue book's beige page block
+    (5 x 2 x 0.7 cm) from its cover, and the piece was named the yellow bowl (0.48). A piece lying
+    in a larger detection's space is a part of that object; the same piece beside the book, where
+    a bowl may stand, keeps its name."""
+    from spatial_manip.perception.labelling import parts_in_space
+    bowl = (0.1028, 0.0691, 0.0467)
+    expected = [ExpectedObject("bowl", "bowl", bowl, (244, 218, 134), id="yellow_bowl"),
+                ExpectedObject("book", "book", (0.181, 0.115, 0.023), (33, 81, 254), id="book_blue_small")]
+
+    def detections(piece_at):
+        cover, piece = np.zeros((48, 64), bool), np.zeros((48, 64), bool)
+        cover[10:30, 10:40], piece[30:34, 10:14] = True, True
+        return [Detection("", "object", "object", cover, 0.5, _tilted_slab((0.181, 0.115, 0.023), 0, (0.57, 0.11, 0.09)),
+                          (33, 81, 254), extra={"n_points": 519}),
+                Detection("", "object", "object", piece, 0.5, _tilted_slab(bowl, 0, piece_at), (244, 218, 134),
+                          extra={"n_points": 142})]
+    inside = detections((0.60, 0.12, 0.09))
+    assert parts_in_space(inside) == {1}
+    assign_labels(inside, expected)
+    assert inside[0].id == "book_blue_small" and inside[1].label == "object" and "part_of_space" in inside[1].extra
+    beside = detections((0.57, 0.30, 0.09))
+    assign_labels(beside, expected)
+    assert [d.id for d in beside] == ["book_blue_small", "yellow_bowl"]
