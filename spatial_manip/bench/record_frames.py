@@ -28,7 +28,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from spatial_manip.bench.reference_bench import FirstLook, _quiet_stderr, first_look
+from spatial_manip.bench.reference_bench import SUITES, FirstLook, _quiet_stderr, first_look
 from spatial_manip.scene import Scene
 from spatial_manip.sim import sensing
 from spatial_manip.sim import tasks as T
@@ -66,7 +66,7 @@ def load(folder: str | Path) -> tuple[FirstLook, dict]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", required=True, choices=["pick", "place"])
+    ap.add_argument("--suite", required=True, choices=SUITES)
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--count", type=int, required=True, help="tasks the generator makes for the seed (as the bench's)")
     ap.add_argument("--only", nargs="+", required=True, help="the task ids to record (e.g. pick-52-00005)")
