@@ -375,7 +375,8 @@ def summary(results: list[TaskResult]) -> str:
             f"{sum(r.refs_ok for r in results)}/{len(results)}; referenced objects {len(refs)}: "
             f"{dict(sorted(kinds.items()))}; planner errors {errors}\n"
             f"named detections {named}: wrong {len(wrong)} ({100 * len(wrong) / max(named, 1):.1f}%) "
-            f"{dict(Counter(wrong).most_common())}\n"
+            f"{dict(Counter(wrong).most_common())}; by cause "
+            f"{dict(Counter(wrong_name_cause(d) for r in results for d in r.wrong_details).most_common())}\n"
             f"detections called book {books}: where no book stands {len(stray)} "
             f"({100 * len(stray) / max(books, 1):.1f}%) {dict(Counter(stray).most_common())}\n"
             f"needed objects in view {visible}: named {need['named']}, left unnamed {need['unnamed']} "
@@ -383,6 +384,19 @@ def summary(results: list[TaskResult]) -> str:
             f"unseen {need['unseen']}\n"
             f"associator {_ms(naming)} median per frame (p95 {_ms(naming, 95)}); "
             f"perception {_ms(times)} median per frame")
+
+
+def wrong_name_cause(detail: dict) -> str:
+    """What a wrong name (`_wrong_detail`) was, by what stands there: nothing (a sliver, a fixture's
+    piece, noise), a book named as a catalogue object, an object named as a library book, or an
+    object confused with another seen in part or whole."""
+    if detail["true"] is None:
+        return "where nothing stands"
+    if detail["true_category"] == "book":
+        return "a book named as an object"
+    if detail["given_category"] == "book":
+        return "an object named as a book"
+    return "objects confused, seen in part" if detail["truncated"] else "objects confused, seen whole"
 
 
 def _ms(seconds: list, q: float = 50) -> str:

@@ -35,6 +35,7 @@ def test_a_wrong_name_records_what_stands_there_and_how_far_it_was_seen():
     (detail,) = res.wrong_details
     assert (detail["given"], detail["true"], detail["true_category"]) == ("bowl", "book", "book")
     assert detail["range_m"] == 1.0 and detail["size"] == [0.12, 0.12, 0.05]
+    assert "by cause {'a book named as an object': 1}" in reference_bench.summary([res])
 
 
 def test_a_set_down_with_no_slot_is_judged_by_the_checks_its_pose_decides():
