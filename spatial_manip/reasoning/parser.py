@@ -1109,11 +1109,11 @@ def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
     if (parsed.program.op != "pick" or not ref or ref.get("determiner") != "the" or ref.get("plural")
             or ref.get("choice") or len(targets) <= 1):
         return
-    phrase = ref["phrase"]
-    rest = re.sub(r"^(?:the|teh)\s+", "", phrase, flags=re.I)
-    if rest == phrase:                      # no "the" found in the user's words: a generic phrase
-        rest = "book"
-        phrase = "the book"
+    # the user's words from their "the" on ("pick up the brown carton": "the brown carton", where
+    # the message once said "the book"); a generic phrase when they wrote no "the"
+    the = re.search(r"\b(?:the|teh)\s+(.+)$", ref["phrase"], flags=re.I)
+    rest = the.group(1) if the else "object"
+    phrase = f"the {rest}"
     article = "an" if rest[:1].lower() in "aeiou" else "a"
     raise AmbiguousError(
         f'"{phrase}" matches {len(targets)} objects ({", ".join(targets)}); say which, e.g. "the leftmost '

@@ -49,6 +49,17 @@ def test_ambiguity_message_quotes_the_words_and_suggests_a_choice():
     assert '"the leftmost book lying flat"' in msg and '"a book lying flat"' in msg
 
 
+def test_ambiguity_message_quotes_the_users_noun_whatever_the_category():
+    """objects-65-00010: two cartons both read brown; the refusal named "the book"."""
+    scene = two_flat()
+    for o in scene.objects:
+        if o.id in ("b_small_flat", "b_med_flat"):
+            o.label = o.category = "carton"
+    msg = plan(scene, "pick up the carton lying flat").error["message"]
+    assert msg.startswith('"the carton lying flat" matches 2 objects ('), msg
+    assert '"a carton lying flat"' in msg and "book" not in msg, msg
+
+
 @pytest.mark.parametrize("text", ["pick a book lying flat", "pick any book lying flat", "take one of the flat books",
                                   "take the flat books", "grab whichever flat book", "take a flat-lying book"])
 def test_indefinite_or_plural_takes_any(text):
