@@ -127,21 +127,25 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     return int(rr[k] + r0 + 4), int(cc[k] + c0 + 4)
 
 
-SHELF_DEPTH_M = 0.45       # points nearer the camera than this in front of the box's farthest are not in the slot
+SLOT_DEPTH_M = 0.44        # the shelf's slots are this deep (front face to back panel)
+LOW_BAND_M = 0.015         # the lowest points a slot shows: within this of the lowest
 
 
 def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: np.ndarray,
                      camera: tuple) -> tuple[int, int] | None:
     """(row, col) of the lowest point the camera sees in the placement area the server marked,
-    in the middle third of the box across: the server releases the book with its bottom at the
-    clicked point's height, so a click high on the slot's back panel drops it. Points in front
-    of the slot (the arm and the book it holds) do not count. None when nothing is in view."""
+    the one nearest the area's middle across: the server releases the book with its bottom at
+    the clicked point's height, so a click high on the slot's back panel drops it, and one off
+    the area's middle may be beyond the arm. The box is the outline of the area's image, wider
+    than the area on the side the camera sees it from: the area's middle across (y) is where
+    the rays through the box's left and right edges bound it in both its front and its back
+    plane (`_area_middle_y`). Points in front of the slot (the arm and the book it holds) do not
+    count. None when nothing is in view."""
     box = _largest_box(plain_rgb, highlighted_rgb)
     if box is None:
         return None
     r0, r1, c0, c1 = box
-    third = (c1 - c0) // 6
-    rr, cc = np.mgrid[r0 + 4:r1 - 3, (c0 + c1) // 2 - third:(c0 + c1) // 2 + third + 1]
+    rr, cc = np.mgrid[r0 + 4:r1 - 3, c0 + 4:c1 - 3]
     rr, cc = rr.ravel(), cc.ravel()
     z = depth[rr, cc].astype(float)
     ok = np.isfinite(z) & (z > 0)
@@ -150,12 +154,31 @@ def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: 
         return None
     K, T = camera
     pts = (T[:3, :3] @ np.vstack([(cc - K[0, 2]) / K[0, 0] * z, (rr - K[1, 2]) / K[1, 1] * z, z])).T + T[:3, 3]
-    inside = pts[:, 0] >= pts[:, 0].max() - SHELF_DEPTH_M
+    x_back = float(pts[:, 0].max())
+    inside = pts[:, 0] >= x_back - SLOT_DEPTH_M - 0.01
     rr, cc, pts = rr[inside], cc[inside], pts[inside]
-    low = pts[:, 2] <= pts[:, 2].min() + 0.015
-    rr, cc = rr[low], cc[low]
-    k = int(np.argmin(np.abs(cc - (c0 + c1) / 2)))
+    low = pts[:, 2] <= pts[:, 2].min() + LOW_BAND_M
+    rr, cc, pts = rr[low], cc[low], pts[low]
+    y_mid = _area_middle_y(K, T, float(np.median(rr)), c0, c1, x_back)
+    k = int(np.argmin(np.abs(pts[:, 1] - y_mid))) if y_mid is not None else int(np.argmin(np.abs(cc - (c0 + c1) / 2)))
     return int(rr[k]), int(cc[k])
+
+
+def _area_middle_y(K: np.ndarray, T: np.ndarray, row: float, c0: int, c1: int, x_back: float) -> float | None:
+    """The middle across (world y) of a slot-deep box whose image spans columns c0..c1 at `row`:
+    each edge column's ray meets the box's front and back planes; the box lies inside both
+    planes' spans, and touches each edge in one of them, so it spans their overlap."""
+    spans = []
+    for x in (x_back - SLOT_DEPTH_M, x_back):
+        ys = []
+        for col in (c0, c1):
+            d = T[:3, :3] @ np.array([(col - K[0, 2]) / K[0, 0], (row - K[1, 2]) / K[1, 1], 1.0])
+            if abs(d[0]) < 1e-9:
+                return None
+            ys.append(float(T[1, 3] + (x - T[0, 3]) / d[0] * d[1]))
+        spans.append(sorted(ys))
+    lo, hi = max(s[0] for s in spans), min(s[1] for s in spans)
+    return (lo + hi) / 2 if lo <= hi else None
 
 
 DEPTH_STEP_M = 0.02        # a jump this large between neighbouring pixels parts two surfaces

@@ -2,8 +2,9 @@
 server grasps only at a point on the book, and a marked book's box can hold an occluder in front
 of it or the support it leans on (pick-42-00010 and pick-42-00002 of the ESPIRE bench)."""
 import numpy as np
+import pytest
 
-from spatial_manip.espire.client import book_pixel_in_box
+from spatial_manip.espire.client import SLOT_DEPTH_M, _area_middle_y, book_pixel_in_box
 
 K = np.array([[500.0, 0, 80], [0, 500.0, 60], [0, 0, 1]])
 # camera looking straight down from 2 m: depth d means height 2 - d
@@ -41,3 +42,19 @@ def test_no_box_drawn_gives_no_pixel():
     depth = np.full((120, 160), 2.0)
     plain = np.zeros((120, 160, 3), np.uint8)
     assert book_pixel_in_box(plain, plain.copy(), depth, (K, T_DOWN)) is None
+
+
+def test_a_slot_seen_from_the_side_is_clicked_in_its_middle_across_not_the_outlines():
+    """The marked area's outline is wider than the area on the side the camera sees it from
+    (place-47-00001: the outline's middle column fell 3 cm beyond the area, out of the arm's
+    reach); the middle across comes from where the edges' rays bound the area's front and back."""
+    K_wide = np.array([[300.0, 0, 160], [0, 300.0, 120], [0, 0, 1]])
+    T_ALONG_X = np.eye(4)
+    T_ALONG_X[:3, :3] = np.column_stack([[0, -1.0, 0], [0, 0, -1.0], [1.0, 0, 0]])    # optical z along +x
+    front, back, y0, y1, z_floor = 1.0, 1.0 + SLOT_DEPTH_M, -0.6, -0.5, -0.1
+    corners = np.array([[x, y, z] for x in (front, back) for y in (y0, y1) for z in (z_floor, z_floor + 0.3)])
+    cam = corners @ T_ALONG_X[:3, :3]                   # world -> camera (the camera sits at the origin)
+    cols = K_wide[0, 2] + K_wide[0, 0] * cam[:, 0] / cam[:, 2]
+    c0, c1 = int(np.floor(cols.min())), int(np.ceil(cols.max()))
+    assert abs((c0 + c1) / 2 - (K_wide[0, 2] + K_wide[0, 0] * 0.55 / 1.22)) > 5          # the outline's middle is off
+    assert _area_middle_y(K_wide, T_ALONG_X, 170.0, c0, c1, back) == pytest.approx(-0.55, abs=0.01)
