@@ -54,10 +54,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="what the simulator tells the planner about the objects: episode (this scene's "
                         "objects, a diagnostic a lab does not have; what the ground_truth segmenter needs) or "
                         "library (the enrolled library of every asset, config/library/sim_assets.json)")
-    # ideal until the stack holds this scene under realistic sensing (issue 36): with the L515's noise,
-    # calibration and arm errors the pick or the set-down of this demo still fails; the benchmark,
-    # the oracle and sim_node run realistic by default, and `--sensing realistic` shows it here
-    sensing.add_arguments(p, default="ideal")
+    # realistic, as the benchmark, the oracle and sim_node (issue 36): the L515's noise, calibration and
+    # arm errors; `--sensing ideal` renders clean depth with an exact camera pose and the nominal arm
+    sensing.add_arguments(p, default="realistic")
 
 
 REACH_M = 0.70   # horizontal reach kept for the demo's place pose (UR5e: 0.85 m, less the approach)

@@ -17,7 +17,11 @@ def test_the_demo_succeeds_and_its_trace_shows_the_set_down(tmp_path):
     demo = "\n".join(line for line in run.stdout.splitlines() if line.startswith("[demo]"))
     assert run.returncode == 0, demo + "\n" + run.stderr[-3000:]
     assert "result: success=True" in demo
-    assert re.search(r"placed within \d+\.\d cm of the computed pose", demo), demo
+    # the planner's own check (a distance, or the frame's depth filling the set-down box), then the
+    # simulator's truth after the goal: the book rests within the check's 4 cm of the planned place
+    assert re.search(r"placed within \d+\.\d cm of the computed pose|seen at the computed pose", demo), demo
+    rests = re.search(r"rests (\d+\.\d) cm from the planned place", demo)
+    assert rests and float(rests.group(1)) < 4.0, demo
     page = Path(re.search(r"trace page: (\S+)", demo).group(1))
     page = page if page.is_absolute() else tmp_path / page
     html = page.read_text()
