@@ -129,6 +129,7 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
 
 SLOT_DEPTH_M = 0.44        # the shelf's slots are this deep (front face to back panel)
 LOW_BAND_M = 0.015         # the lowest points a slot shows: within this of the lowest
+BOTTOM_INSET_PX = 10
 
 
 def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: np.ndarray,
@@ -145,7 +146,9 @@ def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: 
     if box is None:
         return None
     r0, r1, c0, c1 = box
-    rr, cc = np.mgrid[r0 + 4:r1 - 3, c0 + 4:c1 - 3]
+    # BOTTOM_INSET_PX: the outline's bottom rows can show the underside of the slot's floor board
+    # (a slot above the camera), lower than anything in the slot
+    rr, cc = np.mgrid[r0 + 4:r1 - BOTTOM_INSET_PX, c0 + 4:c1 - 3]
     rr, cc = rr.ravel(), cc.ravel()
     z = depth[rr, cc].astype(float)
     ok = np.isfinite(z) & (z > 0)

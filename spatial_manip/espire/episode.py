@@ -54,6 +54,7 @@ from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
+from spatial_manip.espire.client import low_pixel_in_box
 from spatial_manip.geometry import relations as rel
 from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.motion.arm_plans import ArmReach
@@ -317,21 +318,27 @@ class Episode:
             book = self.world.export_scene().get(ids[0])
             self._grasp(self.world.export_scene(), book, "success", [0.0, 0.0, 0.0], oracle_rotation=True)
         else:
-            self._move_place(self._goal_point(boxes[0]), [0.0, 0.0, 0.0], oracle_rotation=True)
+            p = self._goal_point(boxes[0]) if boxes[0].id == "goal_area" else self._oracle_click()
+            if p is None:
+                return False
+            self._move_place(p, [0.0, 0.0, 0.0], oracle_rotation=True)
         return self.goal_met()
 
-    def _goal_point(self, area: Region) -> np.ndarray:
-        """The point the oracle clicks in a marked area: on a metric area its top; in a slot, on
-        its floor, in the middle across and as far in as the generator's set-down puts the book
-        (placement.slot_candidates: an upright book's back edge SLOT_INSET_M inside the front, a
-        flat one's gripped edge over the front edge), so that the book released there stands
-        where the task was checked feasible."""
-        corners = rel._corners(area)
-        if area.id == "goal_area":
-            return np.asarray(area.center, float) - [0.0, 0.0, 0.005]
-        width = float(self.world.export_scene().get(self.world.held_object_id()).size[0])
-        inset = -placement.FINGERTIP_M if self._pose() == "flat" else placement.SLOT_INSET_M
-        return np.array([float(corners[:, 0].min()) + inset + width / 2, area.center[1], float(corners[:, 2].min())])
+    def _oracle_click(self):
+        """The point the oracle driver clicks on the highlighted world view (client.low_pixel_in_box:
+        the lowest point the marked area shows, in its middle across), or None: a task is feasible
+        when the oracle, seeing what a driver sees, can put the book in (a tall book in a slot
+        above the world camera, whose floor it cannot see, would be dropped from too high)."""
+        obs = views.render(self.world, "world")
+        ids, boxes = self.marked
+        high = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
+        px = low_pixel_in_box(obs.rgb, high, obs.depth_m, (obs.intrinsics.K, obs.T_base_cam))
+        return views.pixel_point(obs, *px) if px is not None else None
+
+    @staticmethod
+    def _goal_point(area: Region) -> np.ndarray:
+        """The point the oracle aims at on a metric area: its top (the table under it)."""
+        return np.asarray(area.center, float) - [0.0, 0.0, 0.005]
 
     # --- rotation -----------------------------------------------------------------------------
     def _with_rotation(self, poses: list, R_frame: np.ndarray, centre, delta_deg, oracle_rotation: bool = False):

@@ -4,9 +4,11 @@ ESPIRE filters its instances with cuRobo so that every task can be done by its r
 the arm cannot do scores every driver as failing, and a benchmark of impossible tasks measures
 the arm, not the driver. Here each candidate from the task generator is played once, in its own
 world, by the oracle's action on the goal through the same Episode code a MOVE runs (grasp the
-marked book, or set the held book down in the marked placement area (the book-wide middle of
-the slot's free part, episode.set_down_area) / on the metric area, with the nominal
-rotation; a pick once per answer book), and kept only when ESPIRE's criteria then hold. Same seed, same kept tasks.
+marked book; or release the held book at the point the oracle driver clicks on the highlighted
+world view (the lowest point the marked placement area shows, in its middle across: a tall book
+in a slot above the world camera cannot be put in from what the camera sees) / on the metric
+area, with the nominal rotation; a pick once per answer book), and kept only when ESPIRE's
+criteria then hold. Same seed, same kept tasks.
 """
 from __future__ import annotations
 
