@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bench.sim_session import sim_session
 from spatial_manip.bench.worker import WorkspaceRevision
 from spatial_manip.bringup.goal_client import send_goal, wait_future
@@ -41,7 +42,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="pick", help="task suite the goals are drawn from")
     p.add_argument("--seed", type=int, default=40, help="task seed")
     p.add_argument("--segmenter", default="classical")
-    p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the bench's own graph")
+    p.add_argument("--domain", type=int, default=None, help="ROS_DOMAIN_ID of the bench's own graph (the baseline's "
+                   "is the next one; default: two free ones no other measurement on this machine holds)")
     p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
     p.add_argument("--think-s", type=float, default=0.0,
                    help="seconds between a reset and its goal, as a person looks at the table and types (0: at "
@@ -266,6 +268,7 @@ def run(args) -> int:
               f"sensing (realistic), so it cannot be compared under {profile.label!r}; drop --baseline or the "
               "--sensing/--sensing-off options", file=sys.stderr)
         return 2
+    args.domain = hold_domains(2, first=args.domain)[0]
     os.environ["ROS_DOMAIN_ID"] = str(args.domain)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import socket
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bench.worker import default_catalogue, exit_on_sigterm, run_worker
 from spatial_manip.cli import output_dir, positive_int
 from spatial_manip.parameters import DEFAULT_SEGMENTER
@@ -108,8 +108,8 @@ def needs_run(rec: dict | None) -> bool:
 
 
 def _domain_ids(k: int) -> list[int]:
-    base = random.SystemRandom().randint(1, 100 - k)
-    return [base + i for i in range(k)]
+    """`k` ROS domains no other measurement on this machine holds, held until this run ends."""
+    return hold_domains(k)
 
 
 def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int,

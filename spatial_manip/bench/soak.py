@@ -22,6 +22,7 @@ import numpy as np
 import psutil
 
 from spatial_manip.bench.runner import prepare_tasks
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
 from spatial_manip.bench.worker import WorkspaceRevision, _run_episode
 from spatial_manip.perception import segmenter_names
@@ -44,7 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default="all", help="task suite the goals are drawn from")
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--segmenter", default="classical")
-    p.add_argument("--domain", type=int, default=77, help="ROS_DOMAIN_ID of the soak's own graph")
+    p.add_argument("--domain", type=int, default=None, help="ROS_DOMAIN_ID of the soak's own graph (default: one "
+                   "no other measurement on this machine holds)")
     p.add_argument("--report-every", type=int, default=REPORT_EVERY,
                    help="goals between the tables of every node's RSS, fds and threads (default %(default)s)")
     p.add_argument("--out", required=True, help="output directory (tasks, soak.csv, soak.png)")
@@ -187,7 +189,7 @@ def run(args) -> int:
     problem = argument_problem(args)
     if problem:
         return refuse("soak", problem)
-    out = prepare_output(args.out, args.domain)
+    out = prepare_output(args.out, hold_domains(1, first=args.domain)[0])
     profile = sensing.from_args(args)
     print(f"[soak] generating {args.goals} {args.suite} tasks (seed {args.seed}), sensing {profile.label}", flush=True)
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]

@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
 from spatial_manip.bench.worker import WorkspaceRevision
@@ -248,7 +249,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--settle", type=float, default=1.0, help="seconds of joint states after each answer")
     p.add_argument("--segmenter", default="ground_truth",
                    help="planner_node's perception (default %(default)s: a diagnostic; see above)")
-    p.add_argument("--domain", type=int, default=78, help="ROS_DOMAIN_ID of the soak's own graph")
+    p.add_argument("--domain", type=int, default=None, help="ROS_DOMAIN_ID of the soak's own graph (default: one "
+                   "no other measurement on this machine holds)")
     p.add_argument("--out", required=True, help="output directory (cancels.csv, graph.log)")
     sensing.add_arguments(p)
 
@@ -259,7 +261,7 @@ def run(args) -> int:
     if args.segmenter not in segmenter_names():
         return refuse("cancel-soak", f"unknown --segmenter {args.segmenter!r}; choose one of "
                                      f"{', '.join(segmenter_names())}")
-    out = prepare_output(args.out, args.domain)
+    out = prepare_output(args.out, hold_domains(1, first=args.domain)[0])
     profile = sensing.from_args(args)
     seed, scene = find_scene(DEFAULT_INSTRUCTION, args.seed)
     print(f"[cancel-soak] scene seed {seed}, sensing {profile.label}, segmenter {args.segmenter}, "
