@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 from pathlib import Path
-from spatial_manip.bench.worker import Graph, sim_node_sensing
+from spatial_manip.bench.worker import Graph, default_catalogue, sim_node_sensing
 from spatial_manip.bringup.goal_client import spinning_node
 
 
@@ -35,10 +35,12 @@ def prepare_output(out: str, domain: int) -> Path:
 
 def graph_params(out: Path, segmenter: str, profile) -> dict:
     """The sim graph's parameters: the planner's perception and its trace folder under `out`,
-    the simulator's sensing profile (None: sim_node's default)."""
-    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")}}
+    the catalogue that perception goes with (default_catalogue), the simulator's sensing profile
+    (None: sim_node's default)."""
+    params = {"planner_node": {"segmenter": segmenter, "trace_dir": str(out / "traces")},
+              "sim_node": {"catalogue": default_catalogue(segmenter)}}
     if profile is not None:
-        params["sim_node"] = sim_node_sensing(profile)
+        params["sim_node"].update(sim_node_sensing(profile))
     return params
 
 

@@ -91,7 +91,8 @@ def test_inline_values_keep_their_types(graph_launch):
     """`-p arm_backend:=sim` is a string, a number a number: launch_ros must declare the same."""
     _, nodes, _ = build(graph_launch, "sim")
     planner = next(p for p in nodes["planner_node"]["parameters"] if isinstance(p, dict))
-    assert planner["segmenter"] == "ground_truth" and planner["arm_backend"] == "sim"
+    assert planner["arm_backend"] == "sim" and planner["arm_lost_after_s"] == 10.0
+    assert "segmenter" not in planner      # the default: the simulator's segmentation only by name
     grasp = next(p for p in nodes["grasp_node"]["parameters"] if isinstance(p, dict))
     assert Path(grasp["config_file"]).is_file()
 
