@@ -26,6 +26,7 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry.relations import book_pose_class, distance
 from spatial_manip.reasoning.compound import plan_compound
 from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.scene import Scene
 from spatial_manip.sim import sensing
 from spatial_manip.sim.layouts import sample_tabletop
 from spatial_manip.sim.world import SimConfig, SimWorld
@@ -129,24 +130,38 @@ def _place_is_clear(scene, place_pose, held) -> bool:
     return all(distance(placed, o) >= PLACE_CLEAR_M for o in others)
 
 
-def set_down_truth(trace_path: str, final_state: dict) -> str:
+def set_down_truth(trace_path: str, final_state: dict, start: Scene | None = None) -> str:
     """One line on how far, by the simulator's truth after the goal (which the planner never
     sees), the set-down object rests from the place the planner chose (the last decision with a
     place pose before the last set-down in the trace; a table place keeps its x-y), so a user can
-    tell a set-down that drifted from one the check misread."""
+    tell a set-down that drifted from one the check misread. Perception's ids are the library's
+    (book_green_small), not the simulator's (book_3): an id the simulator does not know is its
+    object that moved furthest from `start`, the scene the demo reset to."""
     events = json.loads(Path(trace_path).read_text()).get("events", [])
     last = max((i for i, e in enumerate(events) if e.get("kind") == "placed"), default=None)
     if last is None:
         return "set-down (the simulator's truth): nothing was set down"
     decision = next((e for e in reversed(events[:last]) if e.get("kind") == "decision" and e.get("place_pose")), None)
     placed_id = events[last].get("placed_id")
-    obj = next((o for o in final_state.get("objects", []) if o.get("id") == placed_id), None)
+    objects = final_state.get("objects", [])
+    obj = next((o for o in objects if o.get("id") == placed_id), None)
+    if obj is None and start is not None and objects:
+        obj = max(objects, key=lambda o: _moved_m(o, start))
+        placed_id = f"{placed_id} ({obj.get('id')} in the simulator)"
     if decision is None or obj is None:
         return f"set-down (the simulator's truth): {placed_id} has no place pose or no final state"
     want = np.asarray(decision["place_pose"], float)[:2, 3]
     miss = float(np.linalg.norm(np.asarray(obj["center"], float)[:2] - want))
     return (f"set-down (the simulator's truth, never seen by the planner): {placed_id} rests {miss * 100:.1f} cm "
             "from the planned place")
+
+
+def _moved_m(final: dict, start: Scene) -> float:
+    """How far the simulator's object `final` (its final state) lies from where it started."""
+    before = next((o for o in start.objects if o.id == final.get("id")), None)
+    if before is None or final.get("center") is None:
+        return 0.0
+    return float(np.linalg.norm(np.asarray(final["center"], float) - np.asarray(before.center, float)))
 
 
 def run(args) -> int:
@@ -211,7 +226,7 @@ def _run_goal(args, scene, noise_seed: int, t0: float, sensing_label: str) -> in
         if r.trace_path:
             truth = wait_future(final_state.call_async(CheckSuccess.Request()), 20.0)
             if truth is not None and truth.final_state_json:
-                print(f"[demo] {set_down_truth(r.trace_path, json.loads(truth.final_state_json))}")
+                print(f"[demo] {set_down_truth(r.trace_path, json.loads(truth.final_state_json), scene)}")
             page = render_trace(r.trace_path, sensing=sensing_label)
             print(f"[demo] trace page: {page}")
         print(f"[demo] finished in {time.monotonic() - t0:.1f} s")
