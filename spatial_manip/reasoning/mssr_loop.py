@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
+from PIL import Image
 
 from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialManipError,
                                   TargetNotFoundError)
@@ -437,8 +438,6 @@ def run_tools(model: ChatModel, scene: Scene, instruction: str, tools: ToolSet, 
 # --- entry point ---------------------------------------------------------------------------------
 def image_data_url(rgb: np.ndarray, max_side_px: int = 1024) -> str:
     """An RGB image as a PNG data URL (downscaled so its longer side is at most max_side_px)."""
-    from PIL import Image
-
     img = Image.fromarray(np.ascontiguousarray(rgb).astype(np.uint8))
     size = downscaled_size(img.width, img.height, max_side_px)   # the size vlm_coords assumes was sent
     if size != img.size:

@@ -20,6 +20,8 @@ import re
 from typing import Callable
 
 import numpy as np
+from PIL import Image, ImageDraw
+from scipy.spatial.transform import Rotation
 
 from spatial_manip.errors import NotUnderstoodError
 from spatial_manip.camera_model import CameraIntrinsics, backproject, project
@@ -60,8 +62,6 @@ def _project_world(points: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntri
 def draw_arrows(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics, anchor: np.ndarray,
                 directions: list[np.ndarray], length_m: float) -> np.ndarray:
     """Numbered arrows from `anchor` along each world direction, drawn on a copy of `rgb`."""
-    from PIL import Image, ImageDraw
-
     img = Image.fromarray(np.ascontiguousarray(rgb).astype(np.uint8)).convert("RGB")
     draw = ImageDraw.Draw(img)
     (o,), _ = _project_world(anchor, T_base_cam, intr)
@@ -90,8 +90,6 @@ def draw_arrows(rgb: np.ndarray, T_base_cam: np.ndarray, intr: CameraIntrinsics,
 def canonical_camera(T_base_cam: np.ndarray, anchor: np.ndarray) -> np.ndarray:
     """The raised virtual camera (pose in base): the real camera rotated about the anchor by
     RAISE_DEG around (camera->object) x up, then aimed at the anchor."""
-    from scipy.spatial.transform import Rotation
-
     c = T_base_cam[:3, 3]
     v = anchor - c
     up = np.array([0.0, 0.0, 1.0])
@@ -112,8 +110,6 @@ def canonical_camera(T_base_cam: np.ndarray, anchor: np.ndarray) -> np.ndarray:
 def render_canonical(observation, T_virt: np.ndarray, scale: float = 0.5) -> np.ndarray:
     """The observation's coloured depth cloud seen from T_virt (point splatting with a z-buffer,
     rendered at `scale` and enlarged so the gaps between splats close)."""
-    from PIL import Image
-
     intr = observation.intrinsics
     H, W = intr.height, intr.width
     small = CameraIntrinsics(max(1, round(W * scale)), max(1, round(H * scale)), intr.fx * scale,

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 import importlib.util
 
+from PIL import Image
+
 from spatial_manip.errors import BackendUnavailableError, SpatialManipError
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
 from spatial_manip.reasoning.planner import PlanResult
@@ -153,8 +155,6 @@ def _image_only_processor_class(tf, path: str | None):
 
 
 def _image(url: str, max_side: int):
-    from PIL import Image
-
     if not url.startswith("data:"):
         raise SpatialManipError(f"the transformers backend takes data-URL images only, got {url[:40]!r}", "INTERNAL")
     img = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("RGB")

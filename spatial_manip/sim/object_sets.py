@@ -32,6 +32,7 @@ from pathlib import Path
 
 import mujoco
 import numpy as np
+from PIL import Image
 
 from spatial_manip.paths import resolve_config
 from spatial_manip.perception.attributes import colour_names
@@ -422,8 +423,6 @@ def _texture_pixels(file: str) -> tuple:
     """(width, height, 3, RGB bytes) of a PNG texture, at most TEXTURE_MAX_PX on a side: the scanned
     models carry 4096 px textures that take MuJoCo ~1 s each to decode on every scene built, while
     an object covers at most ~200 px of the camera's 640 x 480 image. Decoded once per process."""
-    from PIL import Image
-
     with Image.open(file) as im:
         im = im.convert("RGB")
         if max(im.size) > TEXTURE_MAX_PX:
