@@ -484,7 +484,7 @@ class Episode:
         slot = next((r for r in scene.regions if rel.point_in_box(p, r, SLOT_MARGIN_M)), None)
         inv_off = np.linalg.inv(offset)
         tried = []
-        for R in _set_down_frames(pose, offset):
+        for R in placement.slot_frames(pose, offset):
             half = np.abs(R) @ (size / 2)                   # the book's half extents along x, y, z
             c = np.array([p[0], p[1], p[2] + half[2] + placement.DROP_M])
             if slot is not None:        # carried in as far as the generator's set-down; never through the floor
@@ -499,10 +499,8 @@ class Episode:
                 continue
             T_tcp = T_book @ inv_off
             pre_dx = float(c[0] - half[0]) - (_shelf_front_x(scene, c[0] - half[0]) - 2 * half[0] - 0.03)
-            shifts = (np.array([-max(pre_dx, 0.05), 0, 0.015]), np.array([-0.10 - placement.FINGERTIP_M, 0, 0.0]))
-            poses = [T_tcp.copy(), T_tcp, T_tcp.copy()]
-            poses[0][:3, 3] += shifts[0]
-            poses[2][:3, 3] += shifts[1]
+            poses = placement.approach_poses(T_tcp, np.array([-max(pre_dx, 0.05), 0, 0.015]),
+                                             np.array([-0.10 - placement.FINGERTIP_M, 0, 0.0]))
             if all(self.adapter.reachable(T, a) for T, a in zip(poses, [T_now] + poses[:-1])):
                 return placement.PlacePlan(poses, T_book, f"at the point {pose}"), "success", ""
             tried.append("reach")
@@ -582,7 +580,7 @@ def placement_area(slot: Region, span: tuple[float, float] | None = None) -> Reg
 def set_down_area(slot: Region, size, pose: str) -> Region:
     """Where in a slot a held book of `size` goes in `pose`: the middle of the slot's free part,
     as wide as the book and the opening fingers need (what the highlighted views mark, ESPIRE's
-    "placement area", and where the feasibility oracle sets the book down). A wide shelf's free
+    "placement area"; the feasibility oracle clicks its lowest point in view). A wide shelf's free
     part reaches beyond the arm, so its middle, not all of it, is marked."""
     lo, hi = free_span(slot)
     mid, room = (lo + hi) / 2, across_room(size, pose)
@@ -596,16 +594,6 @@ def chosen_set_down(held, delta_deg) -> str:
     Rw = _delta_rotation(held.rotation, delta_deg)
     turned = held if Rw is None else dataclasses.replace(held, rotation=Rw @ held.rotation)
     return "flat" if rel.book_tilt_deg(turned) >= 45.0 else "upright"
-
-
-
-def _set_down_frames(pose: str, offset) -> list:
-    """Rotations of the held book set down `pose` ("upright": its length up; "flat": its
-    thickness up) with the gripper on the robot's side (-x), as the shelf is reached from the front."""
-    ex, ey, ez = np.eye(3)
-    axes = (ex, ez, ey) if pose == "flat" else (ex, ey, ez)
-    p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
-    return [R for R in placement.signed_frames(axes) if (R @ p_tcp_in_book)[0] <= -0.01]
 
 
 def _half_extents(obj) -> np.ndarray:
@@ -637,6 +625,7 @@ def _shelf_front_x(scene: Scene, default: float) -> float:
     """The x of the shelf's front face (the approach starts in front of it)."""
     shelves = scene.by_category("shelf")
     return min((float(s.center[0] - _half_extents(s)[0]) for s in shelves), default=default - 0.05)
+
 
 def _standing_rotations(offset) -> list:
     """(yaw deg, R) of the held book stood on the edge the gripper holds (gripper on top)."""

@@ -61,6 +61,22 @@ def signed_frames(axes: tuple) -> list[np.ndarray]:
     return out
 
 
+def slot_frames(pose: str, offset: np.ndarray) -> list[np.ndarray]:
+    """Rotations of a held book set down in a shelf slot `pose` ("upright": its length up;
+    "flat": its thickness up) with the gripper on the robot's side (-x): a shelf is reached from
+    the front. `offset`: the book's pose in the TCP frame."""
+    ex, ey, ez = np.eye(3)
+    axes = (ex, ez, ey) if pose == "flat" else (ex, ey, ez)
+    p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
+    return [R for R in signed_frames(axes) if (R @ p_tcp_in_book)[0] <= -0.01]
+
+
+def approach_poses(T_tcp: np.ndarray, pre: np.ndarray, retreat: np.ndarray) -> list[np.ndarray]:
+    """The TCP's pre-place, place and retreat poses: `T_tcp` shifted by `pre` and by `retreat`
+    (base frame), its orientation kept."""
+    return [_T(T_tcp[:3, :3], T_tcp[:3, 3] + pre), T_tcp, _T(T_tcp[:3, :3], T_tcp[:3, 3] + retreat)]
+
+
 def _extent(R: np.ndarray, size: np.ndarray, axis) -> float:
     return float(np.abs(R.T @ np.asarray(axis, float)) @ (size / 2))
 
@@ -87,7 +103,7 @@ def _choose(cands: Iterable[tuple], offset, T_now, reachable: Callable, band=Non
         scored.append((rotation_angle(T_tcp[:3, :3], T_now[:3, :3]), T_book, T_tcp, pre, retreat, label))
     scored.sort(key=lambda s: s[0])
     for _, T_book, T_tcp, pre, retreat, label in scored:
-        poses = [_T(T_tcp[:3, :3], T_tcp[:3, 3] + pre), T_tcp, _T(T_tcp[:3, :3], T_tcp[:3, 3] + retreat)]
+        poses = approach_poses(T_tcp, pre, retreat)
         if all(reachable(p, a) for p, a in zip(poses, [T_now] + poses[:-1])):
             return PlacePlan(poses, T_book, label, band)
     return None
@@ -96,16 +112,12 @@ def _choose(cands: Iterable[tuple], offset, T_now, reachable: Callable, band=Non
 # --- shelf ---------------------------------------------------------------------------------------
 def slot_candidates(scene: Scene, slot: Region, size: np.ndarray, pose: str, offset: np.ndarray) -> list:
     """(T_book, pre-place shift, retreat shift, label) for one slot."""
-    ex, ey, ez = np.eye(3)
-    axes = (ex, ez, ey) if pose == "flat" else (ex, ey, ez)
+    ex, _, ez = np.eye(3)
     corners = rel._corners(slot)
     x_front, floor = float(corners[:, 0].min()), float(corners[:, 2].min())
     lo, hi = slot.extra.get("free_y", [slot.center[1] - slot.size[1] / 2, slot.center[1] + slot.size[1] / 2])
-    p_tcp_in_book = -(offset[:3, :3].T @ offset[:3, 3])
     out = []
-    for R in signed_frames(axes):
-        if (R @ p_tcp_in_book)[0] > -0.01:          # the gripper must be on the robot's side
-            continue
+    for R in slot_frames(pose, offset):
         hx, hz = _extent(R, size, ex), _extent(R, size, ez)
         back = x_front - FINGERTIP_M if pose == "flat" else x_front + SLOT_INSET_M
         c = np.array([back + hx, (lo + hi) / 2, floor + hz + DROP_M])
