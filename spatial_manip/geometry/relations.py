@@ -414,6 +414,15 @@ def point_in_box(point, box: Boxlike, margin_m: float = 0.0) -> bool:
     return bool(points_in_box(point, box, margin_m)[0])
 
 
+def share_inside(box, other, margin_m: float = 0.0, steps: int = 5) -> float:
+    """The share of `box`'s volume (a grid of steps^3 points) inside `other` grown by `margin_m`
+    (both oriented boxes: anything with `center`, `size` and `rotation`)."""
+    t = (np.arange(steps) + 0.5) / steps - 0.5
+    grid = np.stack(np.meshgrid(t, t, t, indexing="ij"), -1).reshape(-1, 3) * np.asarray(box.size, float)
+    points = grid @ np.asarray(box.rotation, float).T + np.asarray(box.center, float)
+    return float(np.mean(points_in_box(points, other, margin_m)))
+
+
 def points_in_box(points, box, margin_m: float = 0.0) -> np.ndarray:
     """Which of the (N, 3) world points lie inside an oriented box (anything with `center`,
     `size` and `rotation`), grown by `margin_m` on every side."""
@@ -579,7 +588,6 @@ def rank_select(items: Sequence, key: Callable[[object], float], rank: int = 1,
 
 
 SAME_OBJECT_OVERLAP = 0.5       # half the smaller box inside the other: one solid, boxed twice
-_BOX_SAMPLES = np.stack(np.meshgrid(*[np.linspace(-0.4, 0.4, 5)] * 3, indexing="ij"), -1).reshape(-1, 3)
 
 
 def same_object(a, b) -> bool:
@@ -592,8 +600,7 @@ def same_object(a, b) -> bool:
     if np.linalg.norm(a.center - b.center) > (np.linalg.norm(a.size) + np.linalg.norm(b.size)) / 2:
         return False
     small, big = sorted((a, b), key=lambda o: float(np.prod(o.size)))
-    samples = small.center + (_BOX_SAMPLES * small.size) @ np.asarray(small.rotation, float).T
-    return float(points_in_box(samples, big).mean()) >= SAME_OBJECT_OVERLAP
+    return share_inside(small, big) >= SAME_OBJECT_OVERLAP
 
 
 def lateral(x, axes: FrameAxes) -> float:

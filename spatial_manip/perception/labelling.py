@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from spatial_manip.geometry.relations import points_in_box
+from spatial_manip.geometry.relations import share_inside
 from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, colour_distance,
                                                   size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
@@ -218,7 +218,7 @@ def parts_in_space(detections: list[Detection]) -> set[int]:
         piece = detections[i]
         for j in order[:k]:
             whole = detections[j]
-            if _share_inside(piece.box, whole.box, WITHIN_GROW_M) >= WITHIN_SHARE:
+            if share_inside(piece.box, whole.box, WITHIN_GROW_M) >= WITHIN_SHARE:
                 parts.add(i)
                 piece.extra["part_of_space"] = (f"inside the box of a detection of {_point_count(whole)} points at "
                                                 f"{np.round(whole.box.center, 2).tolist()}")
@@ -265,23 +265,15 @@ def one_name_per_space(detections: list[Detection]) -> None:
         for whole in named:
             if whole is piece or "matched" not in whole.extra or "matched" not in piece.extra:
                 continue
-            if _share_inside(piece.box, whole.box) < SHARED_SPACE:
+            if share_inside(piece.box, whole.box) < SHARED_SPACE:
                 continue
             fewer = 2 * _point_count(piece) < _point_count(whole)
             contained = (_point_count(piece) < 2 * _point_count(whole)
-                         and _share_inside(whole.box, piece.box) < SHARED_SPACE)
+                         and share_inside(whole.box, piece.box) < SHARED_SPACE)
             if fewer or contained:
                 _unname(piece, f"a piece of {whole.label} ({whole.id}): its {piece.label} box would fill "
                                f"the same space")
                 break
-
-
-def _share_inside(box, other, margin_m: float = 0.0, steps: int = 5) -> float:
-    """The share of `box`'s volume (a grid of steps^3 points) inside `other` grown by `margin_m`."""
-    t = (np.arange(steps) + 0.5) / steps - 0.5
-    grid = np.stack(np.meshgrid(t, t, t, indexing="ij"), -1).reshape(-1, 3) * np.asarray(box.size, float)
-    points = grid @ np.asarray(box.rotation, float).T + np.asarray(box.center, float)
-    return float(np.mean(points_in_box(points, other, margin_m)))
 
 
 def _point_count(d: Detection) -> int:

@@ -319,7 +319,7 @@ def op_dist(ev: _Eval, n: Node):
     }.get(r)
     if test is None:
         raise InvalidGoalError(f"unknown distance filter {r!r}")
-    return [o for o in items if o is not ref and test(rel.distance(o, ref))]
+    return [o for o in items if test(rel.distance(o, ref))]
 
 
 def _about(ev: _Eval, n: Node, items: list, stated: float, interval: Callable, error_m: Callable) -> list:
