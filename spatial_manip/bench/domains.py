@@ -43,7 +43,7 @@ def hold_domains(k: int, *, first: int | None = None) -> list[int]:
     this process until it exits or `release` is called; a clear error when they are not free."""
     if k < 1:
         raise ValueError(f"hold_domains needs at least 1 domain, got {k}")
-    starts = [first] if first is not None else list(BENCH_DOMAINS)[: len(BENCH_DOMAINS) - k + 1]
+    starts = [first] if first is not None else range(BENCH_DOMAINS.start, BENCH_DOMAINS.stop - k + 1)
     for start in starts:
         taken = []
         for d in range(start, start + k):
