@@ -81,21 +81,34 @@ def stack():
 def run_goal(client, goal, *, cancel_after_phase=None, on_feedback=None, timeout_s=30.0):
     feedback, done = [], threading.Event()
     holder = {}
+    lock = threading.Lock()
+
+    def cancel_once_both_known():
+        # the feedback that asks for the cancel can arrive before the goal's acceptance has
+        # reached this thread (CI saw it: a KeyError in the spin thread that killed the executor
+        # and every later goal with it), so whichever of the two comes second sends the cancel
+        if "cancel" in holder and "handle" in holder and "cancel_sent" not in holder:
+            holder["cancel_sent"] = True
+            holder["handle"].cancel_goal_async()
 
     def fb(msg):
         feedback.append((time.monotonic(), msg.feedback.phase))
         if on_feedback:
             on_feedback(msg.feedback.phase)
-        if cancel_after_phase and msg.feedback.phase == cancel_after_phase and "cancel" not in holder:
-            holder["cancel"] = time.monotonic()
-            holder["handle"].cancel_goal_async()
+        if cancel_after_phase and msg.feedback.phase == cancel_after_phase:
+            with lock:
+                holder.setdefault("cancel", time.monotonic())
+                cancel_once_both_known()
 
     fut = client.send_goal_async(goal, feedback_callback=fb)
     t0 = time.monotonic()
     while not fut.done():
         assert time.monotonic() - t0 < 30, "goal not answered"     # margin for a loaded machine
         time.sleep(0.01)
-    holder["handle"] = fut.result()
+    with lock:
+        holder["handle"] = fut.result()
+        if holder["handle"].accepted:
+            cancel_once_both_known()
     assert holder["handle"].accepted
     res_fut = holder["handle"].get_result_async()
     res_fut.add_done_callback(lambda _: done.set())
