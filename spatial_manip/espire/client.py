@@ -251,6 +251,12 @@ class EpisodeLog:
     update_s: list = field(default_factory=list)       # server-reported environment updates
     wall_s: float = 0.0
 
+    @property
+    def localized_and_finished(self) -> bool:
+        """ESPIRE's analyze, "Localizing and moving and finish_goal success": the episode counts
+        only when a LOCALIZE hit an answer too."""
+        return self.localized and self.moved and self.finish_goal
+
 
 class ProtocolDriver:
     """ESPIRE's episode flow (BaseDriver, without reflection): SET_TASK; localize on the plain
@@ -269,15 +275,15 @@ class ProtocolDriver:
     def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog) -> tuple[int, int] | None:
         raise NotImplementedError
 
-    def set_down_pose(self, task: dict) -> str:
-        """The pose a place MOVE sets the book down in (a key of protocol.SET_DOWN_DELTAS)."""
-        raise NotImplementedError
+    def set_down_pose(self, task: dict) -> str | None:
+        """The pose a place MOVE sets the book down in (a key of protocol.SET_DOWN_DELTAS), or None:
+        no `rotation_delta`, as ESPIRE's stock driver sends none (the book goes down as held)."""
+        return None
 
     def move_extra(self, task: dict) -> dict:
         """A place MOVE's `rotation_delta`: the pose the driver chose (the server executes it)."""
-        if task["action"] != "place":
-            return {}
-        return {"rotation_delta": list(proto.SET_DOWN_DELTAS[self.set_down_pose(task)])}
+        pose = self.set_down_pose(task) if task["action"] == "place" else None
+        return {} if pose is None else {"rotation_delta": list(proto.SET_DOWN_DELTAS[pose])}
 
     def _timed(self, log: EpisodeLog, kind: str, fn):
         t0 = time.perf_counter()
@@ -368,7 +374,9 @@ class OracleDriver(ProtocolDriver):
 
 class RandomClickDriver(ProtocolDriver):
     """Clicks uniformly random pixels of the image it is shown (seeded): the floor a driver
-    that understands nothing reaches."""
+    that understands nothing reaches through ESPIRE's stock client, which sends no
+    `rotation_delta` (so the book goes down upright, as held; a random pose would halve the
+    floor on the upright tasks, below what a random clicker gets through ESPIRE's client)."""
 
     name = "random"
 
@@ -384,10 +392,6 @@ class RandomClickDriver(ProtocolDriver):
 
     def move_pixel(self, view: str, obs: dict, task: dict, log: EpisodeLog):
         return self._pixel(obs)
-
-    def set_down_pose(self, task: dict) -> str:
-        poses = sorted(proto.SET_DOWN_DELTAS)
-        return poses[int(self.rng.integers(len(poses)))]
 
 
 DRIVERS = {"oracle": OracleDriver, "random": RandomClickDriver}
