@@ -36,11 +36,25 @@ COLOUR_NAMES = ("red", "orange", "yellow", "green", "cyan", "blue", "purple", "p
 
 
 def mean_rgb(rgb: np.ndarray, mask: np.ndarray) -> tuple:
-    """Median colour (0-255) over the mask: the median ignores specular highlights and edges."""
-    px = rgb[np.asarray(mask, bool)]
+    """Median colour (0-255) over the mask: the median ignores specular highlights and edges.
+    Pixels with some channels but not all at the sensor's maximum are left out when at least
+    MIN_UNCLIPPED_SHARE of the mask is not: a clipped channel has lost the colour's hue (a
+    yellow cube's lit top reads (255, 255, 40) where its material is (242, 204, 25), and a
+    library enrolled from above listed that top, which a side view of the cube never matched;
+    the demo's rubik's cube was named the yellow carton), while a white pixel clipped in all
+    three is still white."""
+    px = np.asarray(rgb)[np.asarray(mask, bool)].reshape(-1, 3)
     if px.size == 0:
         return (0.0, 0.0, 0.0)
-    return tuple(float(c) for c in np.median(px.reshape(-1, 3), axis=0))
+    at_max = px >= CLIPPED_LEVEL
+    hue_lost = at_max.any(axis=1) & ~at_max.all(axis=1)
+    if np.count_nonzero(~hue_lost) >= MIN_UNCLIPPED_SHARE * len(px):
+        px = px[~hue_lost]
+    return tuple(float(c) for c in np.median(px, axis=0))
+
+
+CLIPPED_LEVEL = 254          # a channel this high (0-255) is at the sensor's maximum
+MIN_UNCLIPPED_SHARE = 0.2    # mean_rgb keeps clipped pixels when fewer unclipped ones remain
 
 
 # --- colour names --------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from spatial_manip.perception.attributes import book_size_class, colour_distance, colour_name, colour_names, size_mismatch
+from spatial_manip.perception.attributes import (book_size_class, colour_distance, colour_name, colour_names, mean_rgb,
+                                                  size_mismatch)
 
 
 @pytest.mark.parametrize("rgb,name", [
@@ -45,6 +46,19 @@ def test_one_colour_for_one_pixel_and_for_an_object_of_that_pixel():
     """The single-colour name and the object's names are one definition (CIELAB)."""
     for rgb in [(220, 30, 25), (0, 0, 255), (40, 98, 255), (140, 50, 180), (235, 235, 230), (214, 199, 154)]:
         assert colour_names(np.array([rgb] * 10)) == [colour_name(rgb)]
+
+
+def test_a_pixel_clipped_in_some_channels_says_nothing_of_the_hue():
+    # a yellow cube's lit top clipped to (255, 255, 40) and its side unclipped: the material is the side's
+    top, side = (255, 255, 40), (174, 147, 18)
+    rgb = np.array([[top] * 6 + [side] * 4], np.uint8)
+    assert mean_rgb(rgb, np.ones(rgb.shape[:2], bool)) == (174.0, 147.0, 18.0)
+    # white clipped in all three channels stays white, and a cover clipped nearly everywhere keeps its pixels
+    white = np.array([[(255, 255, 255)] * 6 + [(200, 200, 200)] * 4], np.uint8)
+    assert mean_rgb(white, np.ones(white.shape[:2], bool)) == (255.0, 255.0, 255.0)
+    cover = np.array([[top] * 9 + [side]], np.uint8)
+    assert mean_rgb(cover, np.ones(cover.shape[:2], bool)) == (255.0, 255.0, 40.0)
+
 
 
 @pytest.mark.parametrize("rgb,name", [((0, 0, 255), "blue"), ((0, 0, 128), "blue"), ((60, 60, 255), "blue"),
