@@ -41,7 +41,7 @@ from spatial_manip.perception import SegmentationHints, make_segmenter, perceive
 from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, Verified
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
-from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection
+from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection, keep_described
 from spatial_manip.scene import FIXTURE_CATEGORIES as FIXTURES
 from spatial_manip.scene import Scene
 from spatial_manip.trace import Trace
@@ -734,15 +734,12 @@ def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decis
         place_T = make_transform(quat_to_matrix(place.place_pose.orientation), place.place_pose.position)
     pick_ids = list(pick.targets) if pick else []
     notes = [n for r in (pick, place) if r is not None for n in r.notes]
-    if reflection is not None:
+    if reflection is not None and pick is not None:
         # the words were said about the table before any attempt touched it: of what they
         # describe now, what they described then (a failed grasp's push can tie or reorder a
-        # rank); objects whose grasps all failed go last
-        named = [i for i in pick_ids if i in reflection.named_ids]
-        if named and len(named) < len(pick_ids):
-            notes.append(f"kept to {', '.join(named)} of {', '.join(pick_ids)}: the words described "
-                         f"{', '.join(reflection.named_ids)} before the first attempt moved anything")
-            pick_ids = named
+        # rank), or a refusal; objects whose grasps all failed go last
+        pick_ids, kept_note = keep_described(reflection, scene, pick_ids)
+        notes += [kept_note] if kept_note else []
         pick_ids.sort(key=lambda i: i in reflection.failed_grasp_ids)
     pick_id = pick_ids[0] if pick_ids else None
     program = " ; ".join(r.program for r in (pick, place) if r is not None and r.program)

@@ -468,6 +468,7 @@ class InstructionPipeline:
         d, tried = self._decision, self._set_down
         reflection = reflect(error, attempt=attempt, holding=self.agent.held_id(),
                              pick_id=d.pick_id if d else None, pick_targets=d.pick_targets if d else (),
+                             scene=d.scene if d else None,
                              tried_place_pose=tried.object_pose if tried else None, previous=previous)
         self.feedback(Stage.REFLECTING, f"attempt {attempt} failed ({error.code.value}): {reflection.summary}",
                       min(1.0, (attempt - 1 + STAGE_PROGRESS[Stage.REFLECTING]) / goal.max_attempts), attempt)

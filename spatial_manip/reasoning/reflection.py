@@ -8,7 +8,11 @@ redo, decided by what is in the gripper.
   attempt re-perceives and plans the PICK again; objects whose grasps all failed go last, and of
   the objects the words describe on the new look, those they described on the first look come
   first (`named_ids`): a failed grasp pushes what it touched, and a rank or distance that tied or
-  changed only because of that push must not hand the pick to another object.
+  changed only because of that push must not hand the pick to another object. When none of them
+  is among what the words describe on the new look, the retry refuses (`keep_described`): the
+  object the words meant is gone or no longer read as such, and the newcomers are objects the
+  words did not describe on the untouched table (objects-63-00013: the first look's only mug
+  fell out of its name, which the new look gave a mug 0.7 m away, and the retry took that one).
 
 The pipeline calls `reflect` after each retryable failure and hands the result to the reasoning
 port; the trace records it. Nothing here moves the arm or reads the clock.
@@ -19,10 +23,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.errors import ErrorCode, SpatialManipError
+from spatial_manip.errors import ErrorCode, SpatialManipError, TargetNotFoundError
 
 RETRY_PLACE = "place"
 RETRY_PICK = "pick"
+# How far a failed grasp may push or tip the object it touched. An object under the same name
+# farther than this from where the first look saw it is another one, which the new look's
+# perception gave that name (objects-63-00013: 0.7 m away).
+PUSHED_MAX_M = 0.12
 
 
 @dataclass(frozen=True)
@@ -34,6 +42,9 @@ class Reflection:
     failed_grasp_ids: tuple[str, ...] = ()         # objects whose grasps failed, every attempt so far
     failed_place_poses: tuple[np.ndarray, ...] = ()   # 4x4 object poses whose set-down failed
     named_ids: tuple[str, ...] = ()                # the pick's candidates on the first look (the untouched table)
+    # where the first look saw each of named_ids (None where unknown, or once an attempt carried
+    # the object away: a place that failed after the pick)
+    named_centres: tuple[tuple[float, float, float] | None, ...] = ()
 
     @property
     def retry(self) -> str:
@@ -53,21 +64,68 @@ class Reflection:
                 "holding": self.holding, "retry": self.retry, "summary": self.summary,
                 "failed_grasp_ids": list(self.failed_grasp_ids),
                 "failed_place_poses": [np.asarray(T).tolist() for T in self.failed_place_poses],
-                "named_ids": list(self.named_ids)}
+                "named_ids": list(self.named_ids),
+                "named_centres": [None if c is None else [round(v, 4) for v in c] for c in self.named_centres]}
 
 
 def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick_id: str | None = None,
             tried_place_pose: np.ndarray | None = None, previous: Reflection | None = None,
-            pick_targets=()) -> Reflection:
+            pick_targets=(), scene=None) -> Reflection:
     """The reflection on attempt `attempt`, which failed with `error` while trying to pick
-    `pick_id` (of `pick_targets`, every object the words described) and/or set the held object
-    down at `tried_place_pose`; `holding` is what the gripper holds now. History (failed grasps
-    and place poses, and the first look's candidates) carries over from `previous`."""
-    named = tuple(previous.named_ids) if previous and previous.named_ids else tuple(pick_targets)
+    `pick_id` (of `pick_targets`, every object the words described, on `scene`, the look it was
+    planned on) and/or set the held object down at `tried_place_pose`; `holding` is what the
+    gripper holds now. History (failed grasps and place poses, and the first look's candidates and
+    where they stood) carries over from `previous`."""
+    if previous and previous.named_ids:
+        named, centres = tuple(previous.named_ids), tuple(previous.named_centres)
+    else:
+        named = tuple(pick_targets)
+        centres = tuple(_centre(scene, i) for i in named)
+    if tried_place_pose is not None or holding:
+        centres = (None,) * len(named)          # the object was carried: where it stood says nothing now
     grasps = tuple(previous.failed_grasp_ids) if previous else ()
     places = tuple(previous.failed_place_poses) if previous else ()
     if error.code == ErrorCode.GRASP_FAILED and pick_id and pick_id not in grasps:
         grasps += (pick_id,)
     if holding and tried_place_pose is not None:
         places += (np.asarray(tried_place_pose, float),)
-    return Reflection(attempt, error.code.value, error.message, holding, grasps, places, named)
+    return Reflection(attempt, error.code.value, error.message, holding, grasps, places, named, centres)
+
+
+def keep_described(reflection: Reflection, scene, pick_ids: list[str]) -> tuple[list[str], str | None]:
+    """Of the objects the words describe on a retry's new look (`pick_ids`, the planner's answer on
+    `scene`), those they described on the first look: the same name, no farther than PUSHED_MAX_M
+    from where the first look saw it. Returns (the ids kept, a note when some were dropped).
+    Raises TargetNotFoundError when none is left: what the words meant is gone or no longer read
+    as such, and taking another object would take one the words did not describe."""
+    if not reflection.named_ids:
+        return list(pick_ids), None
+    seen_at = dict(zip(reflection.named_ids, reflection.named_centres))
+    kept, moved = [], []
+    for i in pick_ids:
+        if i not in seen_at:
+            continue
+        now = _centre(scene, i)
+        if seen_at[i] is not None and now is not None and np.linalg.norm(now - np.asarray(seen_at[i])) > PUSHED_MAX_M:
+            moved.append(f"{i} ({np.linalg.norm(now - np.asarray(seen_at[i])):.2f} m from where it stood)")
+            continue
+        kept.append(i)
+    first = ", ".join(reflection.named_ids)
+    if not kept:
+        why = f"; the name is now on another object: {', '.join(moved)}" if moved else ""
+        raise TargetNotFoundError(
+            f"on the first look the words described {first}; on this look they describe "
+            f"{', '.join(pick_ids) or 'nothing'}, none of them that object{why}: refusing to take an object "
+            "the words did not describe; look at the table and ask again")
+    note = None
+    if len(kept) < len(pick_ids):
+        note = (f"kept to {', '.join(kept)} of {', '.join(pick_ids)}: the words described {first} "
+                "before the first attempt moved anything")
+    return kept, note
+
+
+def _centre(scene, obj_id: str) -> np.ndarray | None:
+    """Where `scene` holds object `obj_id`, or None (no scene, or not in it)."""
+    if scene is None or obj_id not in scene.ids():
+        return None
+    return np.asarray(scene.get(obj_id).center, float)
