@@ -14,6 +14,9 @@ A frame is a folder named after its task:
         --sensing realistic --why "the white book leaning on its wedge was named the brown mug" \\
         --out test/perception/frames
 
+`--demo-noise-seed N` records the first look of `spatial-manip demo`'s scene instead (its default
+instruction, the noise draws of seed N), as a task whose answer is the book the words pick.
+
 test/perception/test_recorded_frames.py perceives each frame with the agent's perceive stage and
 scores it as `reference_bench` scores a live task.
 """
@@ -64,18 +67,46 @@ def load(folder: str | Path) -> tuple[FirstLook, dict]:
     return look, meta
 
 
+def demo_task(noise_seed: int, seed: int = 0):
+    """(task, scene) of `spatial-manip demo`'s default: its scene (demo.find_scene from `seed`),
+    the instruction, the book it picks and the reference it names, drawn with `noise_seed`."""
+    from spatial_manip.bench import demo              # the demo's client pulls in the ROS graph's modules
+    from spatial_manip.reasoning.compound import plan_compound
+    from spatial_manip.reasoning.planner import make_planner
+
+    scene_seed, scene = demo.find_scene(demo.DEFAULT_INSTRUCTION, seed)
+    planner = make_planner("program")
+    pick, place = plan_compound(scene, demo.DEFAULT_INSTRUCTION, "auto",
+                                lambda sc, text, kind: planner.plan(sc, text, task_kind=kind))
+    named = [o.id for o in scene.objects if o.category == "reference" and o.label in demo.DEFAULT_INSTRUCTION]
+    task = SimpleNamespace(id=f"demo-{scene_seed}-noise{noise_seed}", suite="demo", action="pick",
+                           instruction=demo.DEFAULT_INSTRUCTION, program=f"pick and place by {', '.join(named)}",
+                           answer=list(pick.targets), scene_seed=int(noise_seed))
+    return task, scene
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", required=True, choices=SUITES)
-    ap.add_argument("--seed", type=int, required=True)
-    ap.add_argument("--count", type=int, required=True, help="tasks the generator makes for the seed (as the bench's)")
-    ap.add_argument("--only", nargs="+", required=True, help="the task ids to record (e.g. pick-52-00005)")
+    ap.add_argument("--suite", choices=SUITES)
+    ap.add_argument("--seed", type=int)
+    ap.add_argument("--count", type=int, help="tasks the generator makes for the seed (as the bench's)")
+    ap.add_argument("--only", nargs="+", default=[], help="the task ids to record (e.g. pick-52-00005)")
+    ap.add_argument("--demo-noise-seed", type=int, help="record the demo scene's first look with these noise draws "
+                                                        "instead of generated tasks")
     ap.add_argument("--catalogue", choices=("library", "episode"), default="library")
     ap.add_argument("--why", required=True, help="what this frame shows: the rule it motivated or the wrong name")
     ap.add_argument("--out", default="test/perception/frames")
     sensing.add_arguments(ap, default="realistic")
     args = ap.parse_args(argv)
     profile = sensing.from_args(args)
+    command = "python -m spatial_manip.bench.record_frames " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
+    if args.demo_noise_seed is not None:
+        task, scene = demo_task(args.demo_noise_seed)
+        look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile)
+        print(record(look, args.out, sensing_label=profile.label, why=args.why, command=command))
+        return 0
+    if not (args.suite and args.seed is not None and args.count and args.only):
+        ap.error("give --suite, --seed, --count and --only (the generated tasks to record), or --demo-noise-seed")
     with _quiet_stderr():
         items = {t.id: (t, s) for t, s in T.generate(args.suite, args.count, args.seed)}
     unknown = sorted(set(args.only) - set(items))
@@ -83,7 +114,6 @@ def main(argv=None) -> int:
         print(f"record_frames: {', '.join(unknown)} not among the {args.count} {args.suite} tasks of seed {args.seed} "
               f"({', '.join(sorted(items))}): give the task's seed and a --count past its index", file=sys.stderr)
         return 2
-    command = "python -m spatial_manip.bench.record_frames " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     for task_id in args.only:
         task, scene = items[task_id]
         look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile)
