@@ -7,7 +7,8 @@ The oracle clicks the goal box the server draws (the ceiling the server and its 
 random driver clicks uniform random pixels (the floor). On place tasks the oracle's MOVE also
 carries the pose the task asks for (protocol.SET_DOWN_DELTAS), which the server executes; the
 random driver sends no `rotation_delta`, as ESPIRE's stock client does. Neither is a VLM. The
-server releases the book at the point (physics says where it ends) and holds ESPIRE's trial
+server sets the book down only at a point on the placement area it marks (ESPIRE places only "on
+the target area"), releases it there (physics says where it ends) and holds ESPIRE's trial
 budget (episode.py). Success is given as ESPIRE's `analyze` prints it both ways: the goal met at
 END_TASK ("finish_goal") and only where a LOCALIZE hit an answer too ("localized & goal"); the
 supplementary does not say which of the two Table 9 reports."""
@@ -108,8 +109,8 @@ def _rate(logs: list, action: str, attr: str) -> str:
 
 def report(logs: dict, wall_s: float, what: str) -> str:
     every = [lg for v in logs.values() for lg in v]
-    lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]; a place MOVE releases the book "
-              f"at its point, in the pose its driver chose; ESPIRE's budget of 3 LOCALIZE and 5 MOVE): {len(every)} episodes "
+    lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]; a place MOVE sets the book "
+              f"down only on the marked placement area, at its point, in the pose its driver chose; ESPIRE's budget of 3 LOCALIZE and 5 MOVE): {len(every)} episodes "
               f"in {wall_s:.1f} s = {3600 * len(every) / max(wall_s, 1e-9):.0f} episodes/hour (one client at a time)")]
     cols = [(a, k, f"{a}: {label}") for a in ("pick", "place")
             for k, label in (("localized", "localized"), ("finish_goal", "finish_goal"), ("localized_and_finished", "localized & goal"))]

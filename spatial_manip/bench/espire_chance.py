@@ -14,12 +14,14 @@ Localization: a LOCALIZE is met when the pixel lies on an answer slot (`Episode.
 with a share `a` of the world view on answers, P(localized) = 1 - (1 - a) ** LOCALIZING_TRIALS.
 
 Execution (A.4: the book's centre in an answer slot and its tilt within 10 degrees of the one
-the words ask for, upright when they name none): the server releases the book at the clicked 3-D
-point (episode.py), so one MOVE ends in one of three ways, shares of the view's pixels:
+the words ask for, upright when they name none): the server sets the book down only at a point on
+the placement area the highlighted view marks, as ESPIRE places only "on the target area", and
+releases it at that 3-D point (episode.py), so one MOVE ends in one of three ways, shares of the
+view's pixels:
 
     s  the book goes into an answer slot in the pose the words ask for  -> success, episode over
-    r  the book is released anywhere else                               -> failure, episode over
-    m  nothing is set down                                              -> the next trial
+    r  it is released on the marked area but falls or tilts out of it  -> failure, episode over
+    m  nothing is set down (a point off the marked area, or unreachable) -> the next trial
 
     P(moved) = s_world + m_world * s_ego * (1 + m_ego + ... + m_ego ** (MOVING_TRIALS - 2))
 

@@ -11,7 +11,10 @@ Algorithm 3) does; what it does stands, right or wrong:
   or the gripper already full, the end-effector moves over the point (a new wrist view) when it
   safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
   region".
-- place: the held book is released at the point, as ESPIRE's end-effector goes to the clicked
+- place: a point off the placement area the highlighted views mark sets nothing down (the arm
+  holding the book does not move; a failed trial), as ESPIRE's execution prompt has it: the robot
+  places only at a point "on the target area", elsewhere it only moves its end-effector. On the
+  area the held book is released at the point, as ESPIRE's end-effector goes to the clicked
   point and places there (`_slot_plan`): the middle of its bottom at the point's height and
   across the slot at the point, carried in from the front as far as the arm sets a book down
   in a slot, never through the slot's floor. Nothing is centred, fitted into a slot's free part
@@ -429,6 +432,9 @@ class Episode:
         if p is None:
             return Action("refocus", "none", "no depth at the point (background); the arm did not move",
                           self._book_distance(held_id))
+        if self.task.answer and not self._on_marked_area(p):
+            return Action("refocus", "none", "the point is off the placement area the highlighted view marks: nothing "
+                          "was set down and the arm did not move", self._book_distance(held_id))
         scene = w.export_scene()
         T_now = w.tcp_pose()
         offset = np.linalg.inv(T_now) @ w.object_pose(held_id)
@@ -447,6 +453,15 @@ class Episode:
             return Action("refocus", "none", "the rotation asked for is out of the arm's reach; the arm did not move",
                           self._book_distance(held_id), err)
         return self._place_along(poses, held_id, status, err)
+
+    def _on_marked_area(self, p) -> bool:
+        """Whether a shelf place's point lies on the placement area the highlighted views mark:
+        ESPIRE places only there ("If the predicted target point lies on the target area, the
+        robot will attempt to directly place the book at that location. If the predicted point
+        lies on another object or a free-space region, the robot will move its end-effector to
+        the indicated position": its execution prompt, supplementary Figure 4b for picks)."""
+        _, boxes = self.marked
+        return bool(boxes) and rel.point_in_box(p, boxes[0], SLOT_MARGIN_M)
 
     def _place_along(self, poses, held_id: str, status: str, err) -> Action:
         """The robot's place primitive (planned transit, the envelope, the planner's collision
