@@ -132,6 +132,11 @@ def _everyday(t: str) -> str:
     return t
 
 
+# "next to / beside / by the X" about an object (not "by the left side", "by 5 cm")
+_NEXT_TO = re.compile(r"\b(?:next to|beside|by) (?=(?:the |a |an )(?!(?:the )?(?:left|right|front|back|far|near|top|"
+                      r"bottom|upper|lower)\b))")
+
+
 def normalise(text: str) -> str:
     t = " " + text.lower().strip() + " "
     t = t.replace("’", "'").replace("°", " degrees ")
@@ -578,6 +583,8 @@ class InstructionParser:
         self.spelling_notes: list[str] = []
         self._group: tuple | None = None
         self._the_slot_vertical = False
+        self._next_to = False
+        self._verb = "pick"
 
     def _vocabulary(self, scene_words: set[str]) -> set[str]:
         """Every word the parser reads that is not a scene word (the corrector prefers those)."""
@@ -596,6 +603,9 @@ class InstructionParser:
         phrases = scene_phrases(self.scene, lex)
         scene_words = {w for p in phrases for w in p.split()}
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
+        # "the mug next to the clock" reads as the one closest to it (normalise), and says it is
+        # beside it: a pick takes it only when it is (filterDist$NextTo)
+        self._next_to = bool(_NEXT_TO.search(" " + text.lower() + " "))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
         t = _between_a_pair(_mark_references(t, refs, phrases, lex), refs)
@@ -761,6 +771,7 @@ class InstructionParser:
         return all(o.category == "book" for o in self.scene.objects if o.id in ids)
 
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
+        self._verb = action
         frame = next((c for c in clauses if c.kind == "frame"), None)
         where = next((c for c in clauses if c.kind == "where"), None)
         _check_contradictions(clauses, self._ref_label)
@@ -841,6 +852,8 @@ class InstructionParser:
             k = a[0] if a and a[0] else None
             if c.rel in ("Closest", "Farthest"):
                 ref = self._ref(a[1])
+                if c.rel == "Closest" and self._next_to and self._verb == "pick" and not (k and k > 1):
+                    return node("filterDist", "NextTo", s, ref)
                 return (node("filterDist", "Rank" + c.rel, k, s, ref) if k and k > 1
                         else node("filterDist", c.rel, s, ref))
             owner = self._super_owner(frame, where)

@@ -90,3 +90,20 @@ def test_about_n_takes_the_book_nearest_n_first():
     program = "pick(unique(filterDist$EqualTo(0.3, filterBook(TABLE), cube)))"
     assert execute(program, scene, face_error_m=0.01).targets == ["b30", "b29", "b32"]
     assert execute(program, scene).targets == ["b29", "b30", "b32"], "an exact scene keeps its order (the generator's)"
+
+
+def test_the_one_next_to_a_reference_is_not_taken_from_across_the_table():
+    """objects-63-00007 'could you get me the mug next to the alarm clock?' (realistic, f8ef35d): the
+    mug beside the clock was an unnamed detection, and the one named mug, 0.7 m from the clock, was
+    taken. "Next to" is the closest one, a hand's width or two away at most: the far one is refused."""
+    clock = SceneObject("alarm_clock", "alarm clock", "reference", [0.547, 0.454, 0.087], [0.13, 0.067, 0.167], np.eye(3))
+    far_mug = SceneObject("white_mug", "mug", "mug", [0.439, -0.374, 0.058], [0.099, 0.098, 0.109], np.eye(3))
+    unnamed = SceneObject("object_1", "object", "object", [0.537, 0.239, 0.057], [0.1, 0.085, 0.108], np.eye(3))
+    scene = Scene(VIEWER, ROBOT, [clock, far_mug, unnamed], [], {})
+    plan = ProgramPlanner().plan(scene, "could you get me the mug next to the alarm clock?")
+    assert plan.error and plan.error["code"] == "TARGET_NOT_FOUND", plan.targets
+    assert "white_mug 0.75 m from it, is not next to it" in plan.error["message"]
+    near_mug = SceneObject("red_mug", "mug", "mug", [0.55, 0.16, 0.058], [0.1, 0.09, 0.11], np.eye(3))   # 18 cm
+    plan = ProgramPlanner().plan(scene.with_objects([clock, far_mug, near_mug]), "grab the mug beside the alarm clock")
+    assert plan.ok and plan.targets == ["red_mug"], plan.error
+    assert "NextTo" in plan.program
