@@ -490,7 +490,7 @@ class Agent:
         errors = []
         for g, T_tcp in list(zip(grasps, tcps))[: self.config.max_grasp_tries]:
             request = MotionRequest(kind=MOTION_PICK, target=T_tcp,
-                                    gripper_width_m=float(min(gripper.max_width_m, g.width + 0.02)),
+                                    gripper_width_m=float(gripper.opening_m(g.width)),
                                     lift_height_m=lift_height_for(obj.size),
                                     scene=self._obstacles(decision.scene), target_id=decision.pick_id)
             result = self.ports.run_motion(request, cancel)

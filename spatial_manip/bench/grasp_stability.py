@@ -39,7 +39,6 @@ import spatial_manip.grasping  # noqa: F401  (registers the role)
 SAME_POSITION_M = 0.01       # two top grasps within this and SAME_ANGLE_DEG are the same grasp
 SAME_ANGLE_DEG = 20.0
 APPROACH_M = 0.10            # pre-grasp back-off and lift, as the pick's
-OPEN_EXTRA_M = 0.02          # the agent opens this much wider than the grasp's width
 
 
 def make_service() -> GraspService:
@@ -67,7 +66,7 @@ def frames_of(world, n_frames: int):
     return out
 
 
-def holds(world, scene, seed: int, tcp: np.ndarray, width_m: float, target_id: str) -> bool:
+def holds(world, scene, seed: int, tcp: np.ndarray, opening_m: float, target_id: str) -> bool:
     """Whether the grasp at `tcp` lifts `target_id` 10 cm in the simulator, from a fresh reset
     with the arm at home: above the pre-grasp, down the approach, open as the agent opens,
     close, straight up (a simple path, not the motion
@@ -78,7 +77,7 @@ def holds(world, scene, seed: int, tcp: np.ndarray, width_m: float, target_id: s
     try:
         if not world.move_tcp(_raised(pre, APPROACH_M)) or not world.move_tcp(pre):
             return False
-        world.set_gripper(width_m + OPEN_EXTRA_M)
+        world.set_gripper(opening_m)
         world.move_tcp(tcp, speed_mps=0.05)
         world.close_gripper()
         world.move_tcp(_raised(tcp, APPROACH_M), speed_mps=0.05)
@@ -114,7 +113,8 @@ def measure_task(service, task, scene, profile, n_frames: int, execute: bool = F
             tcp = service.gripper.tcp_poses(res.grasps.matrices()[:1], res.grasps.depths[:1])[0]
             tops.append((tcp[:3, 3], res.grasps.rotation_matrices[0]))
             if execute:
-                held.append(holds(world, scene, int(task.scene_seed), tcp, float(res.grasps.widths[0]), target.id))
+                opening = float(service.gripper.opening_m(res.grasps.widths[0]))     # as the agent opens
+                held.append(holds(world, scene, int(task.scene_seed), tcp, opening, target.id))
     finally:
         world.close()
     found = [t for t in tops if t is not None]

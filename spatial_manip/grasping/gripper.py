@@ -20,11 +20,25 @@ DEFAULT_GRASP_TO_TCP = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
 
 @dataclass(frozen=True, kw_only=True)
 class GripperGeometry:
-    """Boxes of a parallel-jaw gripper in the grasp frame, metres.
+    """Boxes of a parallel-jaw gripper in the grasp frame, metres, measured back from the
+    fingertips (at x = depth) with the fingers open to `opening_m(width)`, as the arm opens
+    them on the way in.
 
-    Fingers: x in [depth - finger_length_m, depth], |y| in [w/2, w/2 + finger_thickness_m],
-    |z| <= finger_height_m / 2. Palm: behind the fingers' root, |y| <= w/2 + thickness,
-    |z| <= palm_height_m / 2, palm_length_m long along -x.
+    Fingers: x in [depth - finger_length_m, depth], |y| in [o/2, o/2 + finger_thickness_m],
+    |z| <= finger_height_m / 2. Knuckles (the linkage driving each finger, beside and behind
+    its root): from knuckle_offset_m behind the tips, knuckle_length_m long, |y| in
+    [o/2, knuckle_reach(o)], |z| <= palm_height_m / 2. Palm (between the fingers' roots: the
+    inner links and the base's front plate): from finger_length_m behind the tips, |y| <= o/2 +
+    finger_thickness_m, |z| <= palm_height_m / 2. Base: from base_offset_m behind the tips to
+    the palm's back (finger_length_m + palm_length_m), |y| <= base_width_m / 2,
+    |z| <= base_height_m / 2.
+
+    The defaults are the Robotiq 2F-85 as the simulator's MuJoCo Menagerie model measures
+    (its collision meshes, TCP at the `pinch` site; 2F-85 datasheet: 85 mm stroke, about 150 mm
+    across the open fingers): the knuckles reach 74 mm out fully open and 62 mm closed, 19 mm
+    either side of the pads' plane, from 27 mm behind the tips; the base is 84 x 76 mm from
+    100 to 160 mm behind them. A model smaller than the real body let mugs' low side grasps
+    through: the base and knuckles met the table and the approach stopped 4-7 cm short.
     """
 
     name: str = "robotiq_2f85"
@@ -33,15 +47,25 @@ class GripperGeometry:
     finger_length_m: float = 0.045
     finger_thickness_m: float = 0.012
     finger_height_m: float = 0.022
-    palm_length_m: float = 0.08
-    palm_height_m: float = 0.06
+    palm_length_m: float = 0.115
+    palm_height_m: float = 0.038
+    knuckle_offset_m: float = 0.027
+    knuckle_length_m: float = 0.083
+    knuckle_reach_m: float = 0.074          # |y| of the knuckles' outer face, fingers fully open
+    knuckle_reach_closed_m: float = 0.062   # ... and closed
+    base_offset_m: float = 0.10
+    base_width_m: float = 0.084
+    base_height_m: float = 0.076
+    open_margin_m: float = 0.02             # the arm opens the fingers this much wider than the grasp's width
     max_depth_m: float = 0.035
     min_depth_m: float = 0.012
     grasp_to_tcp_rotation: tuple = DEFAULT_GRASP_TO_TCP
 
     def __post_init__(self):
         for k in ("max_width_m", "finger_length_m", "finger_thickness_m", "finger_height_m",
-                  "palm_length_m", "palm_height_m", "max_depth_m", "min_depth_m"):
+                  "palm_length_m", "palm_height_m", "knuckle_offset_m", "knuckle_length_m", "knuckle_reach_m",
+                  "knuckle_reach_closed_m", "base_offset_m", "base_width_m", "base_height_m", "open_margin_m",
+                  "max_depth_m", "min_depth_m"):
             v = getattr(self, k)
             if not (isinstance(v, (int, float)) and np.isfinite(v) and v > 0):
                 raise ValueError(f"gripper {k} must be a positive number of metres, got {v!r}")
@@ -51,12 +75,28 @@ class GripperGeometry:
             raise ValueError("min_width_m must be in [0, max_width_m)")
         if self.min_depth_m > self.max_depth_m or self.max_depth_m > self.finger_length_m:
             raise ValueError("need min_depth_m <= max_depth_m <= finger_length_m")
+        if self.knuckle_reach_closed_m > self.knuckle_reach_m:
+            raise ValueError(f"knuckle_reach_closed_m ({self.knuckle_reach_closed_m}) must not exceed knuckle_reach_m "
+                             f"({self.knuckle_reach_m}): the knuckles swing in as the fingers close")
+        if self.base_offset_m > self.finger_length_m + self.palm_length_m:
+            raise ValueError(f"base_offset_m ({self.base_offset_m}) must lie within the palm (finger_length_m + "
+                             f"palm_length_m = {self.finger_length_m + self.palm_length_m})")
         try:
             R = np.asarray(self.grasp_to_tcp_rotation, float)
         except (TypeError, ValueError):
             R = np.zeros(0)            # ragged or not numbers: refused below with the value
         if R.shape != (3, 3) or not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) < 0:
             raise ValueError(f"grasp_to_tcp_rotation must be a proper 3x3 rotation, got {self.grasp_to_tcp_rotation}")
+
+    def opening_m(self, widths) -> np.ndarray:
+        """How far apart the fingers ride on the way in to grasps of these widths."""
+        return np.minimum(self.max_width_m, np.asarray(widths, float) + self.open_margin_m)
+
+    def knuckle_reach(self, openings) -> np.ndarray:
+        """|y| of the knuckles' outer face with the fingers this far apart (linear between the
+        closed and open reaches: the Menagerie model's 62-74 mm within 2 mm)."""
+        share = np.clip(np.asarray(openings, float) / self.max_width_m, 0.0, 1.0)
+        return self.knuckle_reach_closed_m + share * (self.knuckle_reach_m - self.knuckle_reach_closed_m)
 
     @property
     def R_grasp_tcp(self) -> np.ndarray:
