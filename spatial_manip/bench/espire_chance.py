@@ -14,14 +14,14 @@ Localization: a LOCALIZE is met when the pixel lies on an answer slot (`Episode.
 with a share `a` of the world view on answers, P(localized) = 1 - (1 - a) ** LOCALIZING_TRIALS.
 
 Execution (A.4: the book's centre in an answer slot and its tilt within 10 degrees of the one
-the words ask for, upright when they name none): the server sets the book down only at a point on
-the placement area the highlighted view marks, as ESPIRE places only "on the target area", and
-releases it at that 3-D point (episode.py), so one MOVE ends in one of three ways, shares of the
-view's pixels:
+the words ask for, upright when they name none): the server sets the book down only at a pixel inside the
+box the highlighted view draws around the placement area, as ESPIRE places only "on the target
+area", and releases it at that pixel's 3-D point (episode.py), so one MOVE ends in one of three
+ways, shares of the view's pixels:
 
     s  the book goes into an answer slot in the pose the words ask for  -> success, episode over
-    r  it is released on the marked area but falls or tilts out of it  -> failure, episode over
-    m  nothing is set down (a point off the marked area, or unreachable) -> the next trial
+    r  it is released in the box but ends elsewhere or tilted           -> failure, episode over
+    m  nothing is set down (a pixel outside the box, or no way there)   -> the next trial
 
     P(moved) = s_world + m_world * s_ego * (1 + m_ego + ... + m_ego ** (MOVING_TRIALS - 2))
 
@@ -102,12 +102,13 @@ class PixelOutcomes:
             mujoco.mj_forward(m, d)
         ep.moves, ep.rotation_ok, ep.motions.held = 0, None, None
 
-    def outcome(self, p) -> str:
-        """success | released | nothing for a place MOVE at base-frame point p with no rotation_delta."""
-        if p is None:
+    def outcome(self, p, on_area: bool) -> str:
+        """success | released | nothing for a place MOVE at base-frame point p (its pixel inside the
+        drawn box or not) with no rotation_delta."""
+        if p is None or not on_area:
             return "nothing"
         self._restore()
-        act = self.ep._move_place(p, list(proto.SET_DOWN_DELTAS["upright"]))
+        act = self.ep._move_place(p, list(proto.SET_DOWN_DELTAS["upright"]), on_area=True)
         if act.did != "place":
             return "nothing"
         return "success" if self.ep.goal_met() else "released"
@@ -118,7 +119,8 @@ class PixelOutcomes:
         h, w = obs.depth_m.shape
         counts = {"success": 0, "released": 0, "nothing": 0}
         for _ in range(PIXELS_PER_VIEW):
-            counts[self.outcome(views.pixel_point(obs, int(self.rng.integers(h)), int(self.rng.integers(w))))] += 1
+            row, col = int(self.rng.integers(h)), int(self.rng.integers(w))
+            counts[self.outcome(views.pixel_point(obs, row, col), self.ep.in_marked_box(obs, row, col))] += 1
         self._restore()
         return TrialShares(**{k: v / PIXELS_PER_VIEW for k, v in counts.items()})
 

@@ -11,10 +11,10 @@ Algorithm 3) does; what it does stands, right or wrong:
   or the gripper already full, the end-effector moves over the point (a new wrist view) when it
   safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
   region".
-- place: a point off the placement area the highlighted views mark sets nothing down (the arm
-  holding the book does not move; a failed trial), as ESPIRE's execution prompt has it: the robot
-  places only at a point "on the target area", elsewhere it only moves its end-effector. On the
-  area the held book is released at the point, as ESPIRE's end-effector goes to the clicked
+- place: a pixel outside the box the highlighted views draw around the placement area sets
+  nothing down (the arm holding the book does not move; a failed trial), as ESPIRE's execution
+  prompt has it: the robot places only at a point "on the target area", elsewhere it only moves
+  its end-effector. Inside the box the held book is released at the point, as ESPIRE's end-effector goes to the clicked
   point and places there (`_slot_plan`): the middle of its bottom at the point's height and
   across the slot at the point, carried in from the front as far as the arm sets a book down
   in a slot, never through the slot's floor. Nothing is centred, fitted into a slot's free part
@@ -259,7 +259,10 @@ class Episode:
             p = views.pixel_point(kept.obs, row, col)
             seg = kept.obs.segmentation
             clicked = kept.obs.segment_ids.get(int(seg[row, col])) if seg is not None else None
-            act = self._move_pick(p, clicked, delta_deg) if self.task.action == "pick" else self._move_place(p, delta_deg)
+            if self.task.action == "pick":
+                act = self._move_pick(p, clicked, delta_deg)
+            else:
+                act = self._move_place(p, delta_deg, on_area=self.in_marked_box(kept.obs, row, col))
             self.moves += 1
             self._invalidate()
         self.update_s.append(time.perf_counter() - t0)
@@ -324,7 +327,8 @@ class Episode:
             p = self._goal_point(boxes[0]) if boxes[0].id == "goal_area" else self._oracle_click()
             if p is None:
                 return False
-            self._move_place(p, [0.0, 0.0, 0.0], oracle_rotation=True)
+            # the oracle's pixel lies inside the drawn box (client.low_pixel_in_box looks only there)
+            self._move_place(p, [0.0, 0.0, 0.0], on_area=True, oracle_rotation=True)
         return self.goal_met()
 
     def _oracle_click(self):
@@ -424,7 +428,9 @@ class Episode:
         return min((_distance_to_goal(g, point) for g in goal), default=0.0)
 
     # --- place --------------------------------------------------------------------------------
-    def _move_place(self, p, delta_deg, oracle_rotation: bool = False) -> Action:
+    def _move_place(self, p, delta_deg, *, on_area: bool, oracle_rotation: bool = False) -> Action:
+        """`on_area`: the clicked pixel lies inside the box the highlighted view draws around the
+        placement area (`in_marked_box`); a shelf place is made only there."""
         w = self.world
         held_id = w.held_object_id()
         if held_id is None:                 # released already: the book stays where it was sent
@@ -432,9 +438,9 @@ class Episode:
         if p is None:
             return Action("refocus", "none", "no depth at the point (background); the arm did not move",
                           self._book_distance(held_id))
-        if self.task.answer and not self._on_marked_area(p):
-            return Action("refocus", "none", "the point is off the placement area the highlighted view marks: nothing "
-                          "was set down and the arm did not move", self._book_distance(held_id))
+        if self.task.answer and not on_area:
+            return Action("refocus", "none", "the pixel is outside the box the highlighted view draws around the "
+                          "placement area: nothing was set down and the arm did not move", self._book_distance(held_id))
         scene = w.export_scene()
         T_now = w.tcp_pose()
         offset = np.linalg.inv(T_now) @ w.object_pose(held_id)
@@ -454,14 +460,14 @@ class Episode:
                           self._book_distance(held_id), err)
         return self._place_along(poses, held_id, status, err)
 
-    def _on_marked_area(self, p) -> bool:
-        """Whether a shelf place's point lies on the placement area the highlighted views mark:
-        ESPIRE places only there ("If the predicted target point lies on the target area, the
-        robot will attempt to directly place the book at that location. If the predicted point
-        lies on another object or a free-space region, the robot will move its end-effector to
-        the indicated position": its execution prompt, supplementary Figure 4b for picks)."""
-        _, boxes = self.marked
-        return bool(boxes) and rel.point_in_box(p, boxes[0], SLOT_MARGIN_M)
+    def in_marked_box(self, obs, row: int, col: int) -> bool:
+        """Whether a pixel of `obs` lies inside the box the highlighted view draws around the marked
+        placement area: ESPIRE places only there ("If the predicted target point lies on the target
+        area, the robot will attempt to directly place the book at that location. If the predicted
+        point lies on another object or a free-space region, the robot will move its end-effector
+        to the indicated position": its execution prompt, supplementary Figure 4b for picks). The
+        driver sees the box, so the box, not the area's 3-D extent, is what counts."""
+        return views.in_box(views.mask_box(views.goal_mask(obs, *self.marked)), row, col)
 
     def _place_along(self, poses, held_id: str, status: str, err) -> Action:
         """The robot's place primitive (planned transit, the envelope, the planner's collision

@@ -149,13 +149,26 @@ def highlight_color(scene) -> tuple[str, tuple]:
     return next((c for c in HIGHLIGHT_COLORS if c[0] not in used), HIGHLIGHT_COLORS[0])
 
 
+def mask_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """(r0, r1, c0, c1), inclusive, of the axis-aligned box around a mask (what the highlighted
+    views draw), or None for an empty mask."""
+    rows, cols = np.nonzero(mask)
+    if not len(rows):
+        return None
+    return int(rows.min()), int(rows.max()), int(cols.min()), int(cols.max())
+
+
+def in_box(box: tuple[int, int, int, int] | None, row: int, col: int) -> bool:
+    return box is not None and box[0] <= row <= box[1] and box[2] <= col <= box[3]
+
+
 def draw_goal_boxes(rgb: np.ndarray, masks: list[np.ndarray], rgb_color: tuple) -> np.ndarray:
     """A copy of `rgb` with an axis-aligned box outline around each non-empty mask."""
     img = Image.fromarray(rgb)
     draw = ImageDraw.Draw(img)
     for m in masks:
-        rows, cols = np.nonzero(m)
-        if len(rows):
-            draw.rectangle([int(cols.min()), int(rows.min()), int(cols.max()), int(rows.max())],
-                           outline=tuple(rgb_color), width=BOX_LINE_PX)
+        box = mask_box(m)
+        if box is not None:
+            r0, r1, c0, c1 = box
+            draw.rectangle([c0, r0, c1, r1], outline=tuple(rgb_color), width=BOX_LINE_PX)
     return np.asarray(img)

@@ -1,7 +1,7 @@
 """ESPIRE's rules on one episode, in-process over the server's request handler (no sockets):
 replies never name the goal, a MOVE's consequences stand (a wrong book stays held; a book is set
-down only on the placement area the highlighted view marks, as ESPIRE places only "on the target
-area"), a MOVE after the goal is met and a second END_TASK are
+down only at a pixel inside the box the highlighted view draws around the placement area, as ESPIRE
+places only "on the target area"), a MOVE after the goal is met and a second END_TASK are
 answered, SET_TASK's rotation is scored, and the same requests give the same replies."""
 import dataclasses
 import io
@@ -216,21 +216,25 @@ def test_a_pick_point_beside_the_book_grasps_nothing(server, items):
 
 
 def _to_a_wrong_slot(s: Session, task, scene) -> dict:
-    """MOVE the held book at the free part of a wrong slot in view it fits (nearest the robot, low
-    on its free part, where a book released there would stand); the reply."""
+    """MOVE the held book at the free part of a wrong slot in view it fits, outside the box the
+    highlighted view draws (nearest the robot, low on its free part, where a book released there
+    would stand); the reply."""
+    ep = s.episode
     fits = feasible_slots(scene, [r.id for r in scene.regions if r.id not in task.answer], "upright")
     for slot in sorted(fits, key=lambda r: rel.distance(r, scene.robot)):
         try:
-            area = set_down_area(slot, scene.get(task.held).size, "upright")
-            return s.click("MOVE", _low_point_in(s.episode, s.last_obs, area)[:2])
+            row, col, _ = _low_point_in(ep, s.last_obs, set_down_area(slot, scene.get(task.held).size, "upright"))
         except ValueError:
             continue
-    pytest.skip("no wrong slot the book fits is in view")
+        if not ep.in_marked_box(ep.kept[s.last_obs].obs, row, col):
+            return s.click("MOVE", (row, col))
+    pytest.skip("no wrong slot the book fits is in view outside the drawn box")
 
 
 def test_a_book_sent_to_a_wrong_slot_is_not_set_down_and_the_trial_counts(server, items):
-    """ESPIRE places only at a point on the target area its highlighted view marks; elsewhere
-    (a wrong slot too) nothing is set down, and the trial is one of the five."""
+    """ESPIRE places only at a point on the target area its highlighted view marks (inside the box
+    drawn around it); elsewhere (a wrong slot too) nothing is set down, and the trial is one of
+    the five."""
     task, scene = items["place"]
     s = Session(server)
     s("SET_TASK", task_id=task.id, rotation=[None, None, None])
@@ -239,7 +243,7 @@ def test_a_book_sent_to_a_wrong_slot_is_not_set_down_and_the_trial_counts(server
     r = _to_a_wrong_slot(s, task, scene)
     d = r["post_state"]["execution"]["details"]
     assert not r["goal_met"] and d["action"] == "none" and d["holding"], d
-    assert "placement area the highlighted view marks" in d["message"] and d["trials_left"] == MOVING_TRIALS - 1
+    assert "outside the box the highlighted view draws" in d["message"] and d["trials_left"] == MOVING_TRIALS - 1
     assert ep.world.held_object_id() == task.held                  # still in the gripper
     assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
     _assert_no_goal_in(s.replies, task, scene)
@@ -372,8 +376,8 @@ def test_a_point_on_what_stands_in_a_slot_or_off_every_slot_sets_nothing_down(se
         pytest.skip("no slot of this scene holds anything")
     r = s.click("MOVE", _pixel_on(ep, s.last_obs, [taken[0].id]))     # the held book would pass through it
     d = r["post_state"]["execution"]["details"]
-    # off the marked area, or on it where the book would pass through what stands there
-    assert d["action"] == "none" and d["holding"] and ("run into" in d["message"] or "marks" in d["message"]), d
+    # outside the drawn box, or inside it where the book would pass through what stands there
+    assert d["action"] == "none" and d["holding"] and ("run into" in d["message"] or "outside the box" in d["message"]), d
     s("GET_OBSERVATION", view="world", highlight_goal=True)
     mask = np.zeros(obs.depth_m.shape, bool)
     for g in scene.regions:

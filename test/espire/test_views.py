@@ -49,3 +49,13 @@ def test_a_goal_box_is_drawn_around_the_mask_only():
     rows, cols = np.nonzero(changed)
     assert (rows.min(), rows.max(), cols.min(), cols.max()) == (10, 19, 15, 29)
     assert not changed[15, 22]                  # the outline, not a filled box
+
+
+def test_a_click_counts_as_on_the_marked_area_inside_the_box_drawn_around_its_mask():
+    mask = np.zeros((10, 12), bool)
+    mask[2, 3] = mask[5, 7] = True
+    box = views.mask_box(mask)
+    assert box == (2, 5, 3, 7)                          # r0, r1, c0, c1: the drawn rectangle
+    assert views.in_box(box, 4, 4) and views.in_box(box, 5, 7)
+    assert not views.in_box(box, 6, 4) and not views.in_box(box, 3, 8)
+    assert views.mask_box(np.zeros((4, 4), bool)) is None and not views.in_box(None, 0, 0)
