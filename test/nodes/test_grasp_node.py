@@ -122,7 +122,7 @@ def test_cloud_request_in_millimetres_is_refused_with_a_reason(graph):
 def test_a_request_waits_for_extrinsics_that_agree_with_the_scene(graph):
     """pick-22-00003 (bench): a reset's new scene can reach grasp_node before its new extrinsics;
     a depth image read through the old ones found 0 points in the target's box. Extrinsics that
-    disagree with the scene's camera are waited for (up to a second), here arriving 0.3 s late."""
+    disagree with the scene's camera are waited for (up to EXTRINSICS_WAIT_S), here arriving 0.3 s late."""
     node, client, T, proc = graph
     latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
     extr = node.create_publisher(PoseStamped, "/camera/extrinsics", latched)
