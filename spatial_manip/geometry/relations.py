@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence, Union
 import numpy as np
 from scipy.optimize import lsq_linear
 
+from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.transforms import box_corners
 from spatial_manip.scene import Region, SceneObject, Viewpoint
 
@@ -489,9 +490,37 @@ def approx_tolerance_m(value_m: float) -> float:
     return APPROX_TOL_M
 
 
-def is_about(measured_m: float, stated_m: float) -> bool:
-    """'about 20 cm': the measured length within the stated length's tolerance band."""
-    return abs(float(measured_m) - float(stated_m)) <= approx_tolerance_m(stated_m)
+def length_off_m(measured, stated_m: float) -> float:
+    """How far a measured length lies from exactly `stated_m`: `measured` is a value, or a (low,
+    high) interval that holds the true length (an object seen in part may be longer than its box)."""
+    low, high = (measured, measured) if np.ndim(measured) == 0 else measured
+    return max(float(low) - float(stated_m), float(stated_m) - float(high), 0.0)
+
+
+def about_miss_m(measured, stated_m: float, error_m: float = 0.0) -> float:
+    """How far a measured length (`length_off_m`'s value or interval) lies beyond the band of
+    "about stated_m" (`approx_tolerance_m`) widened by the measurement's error `error_m`; 0 when it
+    meets it. With no error, ESPIRE's band: what the task generator and the checker use."""
+    return max(length_off_m(measured, stated_m) - approx_tolerance_m(stated_m) - float(error_m), 0.0)
+
+
+def is_about(measured, stated_m: float, error_m: float = 0.0) -> bool:
+    """'about 20 cm': the measured length within the stated length's tolerance band, widened by the
+    measurement's error `error_m` (a perceived box's; 0 on an exact scene)."""
+    return about_miss_m(measured, stated_m, error_m) <= 0.0
+
+
+FACE_ERROR_SIGMAS = 3.0         # how many sigmas of the sensor's range noise a box face may be off
+
+
+def face_error_m(x, viewer_position, floor_m: float) -> float:
+    """How far a perceived box's face may lie from the object's: FACE_ERROR_SIGMAS of the depth
+    sensor's range noise at the box's range from the camera (`viewer_position`), at least `floor_m`
+    (what misregistration alone moves a face); 0 on an exact scene (floor_m 0) and for a point."""
+    if floor_m <= 0.0 or not isinstance(x, (SceneObject, Region)):
+        return 0.0
+    reach = float(np.linalg.norm(position_of(x) - np.asarray(viewer_position, float)))
+    return float(range_tolerance_m(reach, sigmas=FACE_ERROR_SIGMAS, floor_m=floor_m))
 
 
 def size_class(o) -> str | None:

@@ -52,11 +52,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from spatial_manip.errors import InvalidGoalError, TargetNotFoundError, UnreachableError
+from spatial_manip.errors import AmbiguousError, InvalidGoalError, TargetNotFoundError, UnreachableError
 from spatial_manip.reasoning import lexicon
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
-from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.geometry.support import check_support
 from spatial_manip.transforms import matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
@@ -71,7 +70,7 @@ PERCEIVED_DIRECTION_SLACK_DEG = 10.0
 # many: pick-54-00009's flat book read 80 was taken for 'about 60' (a wrong grasp, 14 contacts).
 PERCEIVED_TILT_SLACK_DEG = LEAN_STEP_DEG
 # The least error of a perceived box's face: the L515's depth and colour disagree by 2-5 px (about
-# 1 cm at the cell's 1-1.5 m); farther away 3 sigma of its range noise is more (range_tolerance_m).
+# 1 cm at the cell's 1-1.5 m); farther away 3 sigma of its range noise is more (relations.face_error_m).
 PERCEIVED_FACE_ERROR_M = 0.01
 
 
@@ -107,13 +106,9 @@ class _Eval:
         self.trace: list[dict] = []
 
     def measure_error_m(self, x) -> float:
-        """How far a perceived box's face may lie from the object's: 3 sigma of the sensor's range
-        noise at the box's range from the camera (the viewer), at least `face_error_m`; 0 on an exact
-        scene (face_error_m 0) and for a viewpoint."""
-        if self.face_error_m <= 0.0 or not isinstance(x, (SceneObject, Region)):
-            return 0.0
-        reach = float(np.linalg.norm(rel.position_of(x) - self.scene.viewer.position))
-        return float(range_tolerance_m(reach, sigmas=3.0, floor_m=self.face_error_m))
+        """How far a perceived box's face may lie from the object's (`rel.face_error_m`, at least
+        `face_error_m`); 0 on an exact scene (face_error_m 0) and for a viewpoint."""
+        return rel.face_error_m(x, self.scene.viewer.position, self.face_error_m)
 
     # references ---------------------------------------------------------------------------
     def ref(self, s) -> SceneObject | Region | Viewpoint:
@@ -351,23 +346,28 @@ def _about(ev: _Eval, n: Node, items: list, stated: float, interval: Callable, e
     """"about N" (`rel.is_about`) over measured lengths: each item's `interval(item)` (low, high)
     holds its true length (one value when it is seen whole). Those whose interval meets the band:
     on an exact scene in its order, on a perceived one nearest N first (any of them satisfies the
-    words; the first is the likeliest). When none does on a perceived scene, the one nearest N by
-    less than its measurement's error (`error_m`) beyond the band: ESPIRE's +-3 cm band is narrower
-    than two noisy box faces (pick-51-00007's book 88.6 cm from the cube measured 84.5)."""
-    def miss(o) -> float:         # how far the interval lies outside "exactly N"
-        lo, hi = interval(o)
-        return max(lo - stated, stated - hi, 0.0)
-    band = rel.approx_tolerance_m(stated)
-    hits = [o for o in items if miss(o) <= band]
+    words; the first is the likeliest). When none does on a perceived scene, the one that meets it
+    widened by its measurement's error (`error_m`, `rel.is_about`): ESPIRE's +-3 cm band is
+    narrower than two noisy box faces (pick-51-00007's book 88.6 cm from the cube measured 84.5).
+    Two such whose misses differ by less than that error are not told apart by the measurement:
+    AMBIGUOUS, naming both, rather than a guess."""
+    hits = [o for o in items if rel.is_about(interval(o), stated)]
     if ev.face_error_m <= 0.0:
         return hits
     if hits:
-        return sorted(hits, key=miss)
-    near = sorted((o for o in items if miss(o) <= band + error_m(o)), key=lambda o: (miss(o) - band) / error_m(o))[:1]
+        return sorted(hits, key=lambda o: rel.length_off_m(interval(o), stated))
+    band = rel.approx_tolerance_m(stated)
+    near = sorted((o for o in items if rel.is_about(interval(o), stated, error_m(o))),
+                  key=lambda o: rel.about_miss_m(interval(o), stated) / error_m(o))
+    misses = [rel.about_miss_m(interval(o), stated) for o in near]
     ev.trace.append({"node": f"{n} (none inside the band; the nearest within its measurement's error of it)",
-                     "ids": [o.id for o in near],
-                     "off_by_m": [round(miss(o) - band, 4) for o in near]})
-    return near
+                     "ids": [o.id for o in near[:1]], "off_by_m": [round(m, 4) for m in misses]})
+    if len(near) > 1 and misses[1] - misses[0] <= max(error_m(near[0]), error_m(near[1])):
+        said = ", ".join(f"{o.id} ({rel.length_off_m(interval(o), stated) * 100:.1f} cm off)" for o in near[:2])
+        raise AmbiguousError(
+            f"nothing measures within {band * 100:.0f} cm of {stated * 100:.0f} cm; {said} are both that far within "
+            "the depth sensor's error, which cannot tell them apart: say which (e.g. by colour or position)")
+    return near[:1]
 
 
 def _hidden_m(o) -> float:

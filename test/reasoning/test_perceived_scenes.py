@@ -107,3 +107,18 @@ def test_the_one_next_to_a_reference_is_not_taken_from_across_the_table():
     plan = ProgramPlanner().plan(scene.with_objects([clock, far_mug, near_mug]), "grab the mug beside the alarm clock")
     assert plan.ok and plan.targets == ["red_mug"], plan.error
     assert "NextTo" in plan.program
+
+
+def test_about_n_refuses_two_books_the_sensor_cannot_tell_apart():
+    """With nothing inside ESPIRE's band on a perceived scene, two books both within their boxes'
+    measurement error of it, whose misses differ by less than that error, are not told apart by the
+    measurement: AMBIGUOUS naming both; one clearly nearer is taken."""
+    from spatial_manip.errors import AmbiguousError
+    ref = SceneObject("cube", "rubik's cube", "reference", [0.5, 0.0, 0.03], [0.06, 0.06, 0.06], np.eye(3))
+    a = _book("a", [0.5, 0.03 + 0.340 + 0.015, 0.1], [0.15, 0.03, 0.2])       # 34.0 cm from the cube
+    b = _book("b", [0.5, -(0.03 + 0.345 + 0.015), 0.1], [0.15, 0.03, 0.2])    # 34.5 cm
+    program = "pick(unique(filterDist$EqualTo(0.3, filterBook(TABLE), cube)))"   # band 27-33 cm
+    with pytest.raises(AmbiguousError, match=r"a \(4.0 cm off\), b \(4.5 cm off\)"):
+        execute(program, Scene(VIEWER, ROBOT, [ref, a, b], [], {}), face_error_m=0.01)
+    far_b = _book("b", [0.5, -(0.03 + 0.37 + 0.015), 0.1], [0.15, 0.03, 0.2])  # 37 cm: outside its error
+    assert execute(program, Scene(VIEWER, ROBOT, [ref, a, far_b], [], {}), face_error_m=0.01).targets == ["a"]
