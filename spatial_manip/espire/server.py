@@ -222,6 +222,12 @@ class EspireServer:
         if req.type == "GET_TASK_LIST":     # read-only: any client may list the tasks
             return {"tasks": [self._task_entry(t) for t, _ in self.tasks.values()]}
         session = self._claim(req)
+        try:
+            return self._answer(session, req)
+        finally:    # silence counts from the reply: a client cannot speak while its request runs
+            session.last_seen = time.monotonic()
+
+    def _answer(self, session: Session, req: proto.Request) -> dict:
         if req.type == "SET_TASK":
             return self._set_task(session, req)
         ep = session.episode
