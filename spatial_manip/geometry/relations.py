@@ -599,6 +599,31 @@ def rank_select(items: Sequence, key: Callable[[object], float], rank: int = 1,
     within `tie` of each other share a rank, so 'the second leftmost' is well defined when two
     objects are level; so do two boxes of one object (`same_object`), which counted apart would
     push every later rank one place on."""
+    groups = _rank_groups(items, key, rank, descending, tie)
+    if rank > len(groups):
+        return []
+    return [items[i] for i in sorted(groups[rank - 1])]
+
+
+def rank_margin(items: Sequence, key: Callable[[object], float], rank: int = 1,
+                descending: bool = False, tie: float = RANK_TIE_M) -> tuple[float, list]:
+    """How clearly rank `rank` (as `rank_select` groups them) is told from its neighbouring ranks:
+    the least difference of `key` between its items and the next or previous rank's, and that
+    neighbour's items; (inf, []) when it has no neighbour or the rank is empty."""
+    groups = _rank_groups(items, key, rank, descending, tie)
+    if rank > len(groups):
+        return math.inf, []
+    mine = [key(items[i]) for i in groups[rank - 1]]
+    best, near = math.inf, []
+    for other in (rank - 2, rank):
+        if 0 <= other < len(groups):
+            gap = min(abs(a - key(items[j])) for a in mine for j in groups[other])
+            if gap < best:
+                best, near = gap, [items[j] for j in sorted(groups[other])]
+    return best, near
+
+
+def _rank_groups(items: Sequence, key, rank: int, descending: bool, tie: float) -> list[list[int]]:
     if rank < 1:
         raise ValueError(f"ranks start at 1, got {rank}")
     vals = sorted(((key(x), i) for i, x in enumerate(items)), reverse=descending)
@@ -611,9 +636,7 @@ def rank_select(items: Sequence, key: Callable[[object], float], rank: int = 1,
             groups[-1].append(i)
         else:
             groups.append([i])
-    if rank > len(groups):
-        return []
-    return [items[i] for i in sorted(groups[rank - 1])]
+    return groups
 
 
 SAME_OBJECT_OVERLAP = 0.5       # half the smaller box inside the other: one solid, boxed twice

@@ -289,14 +289,12 @@ def _relative_size(items: list, r: str) -> list:
 
 def op_dist(ev: _Eval, n: Node):
     r, a = n.rel, n.args
-    if r in ("Closest", "Farthest"):
-        items, ref = ev.set_(a[0]), ev.ref(a[1])
+    if r in ("Closest", "Farthest", "RankClosest", "RankFarthest"):
+        k, rest = (_rank(a[0]), a[1:]) if r.startswith("Rank") else (1, a)
+        items, ref = ev.set_(rest[0]), ev.ref(rest[1])
         items = [o for o in items if o is not ref]
-        return (rel.closest if r == "Closest" else rel.farthest)(items, ref)
-    if r in ("RankClosest", "RankFarthest"):
-        k, items, ref = _rank(a[0]), ev.set_(a[1]), ev.ref(a[2])
-        items = [o for o in items if o is not ref]
-        return (rel.closest if r == "RankClosest" else rel.farthest)(items, ref, k)
+        picked = (rel.closest if "Closest" in r else rel.farthest)(items, ref, k)
+        return _told_apart(ev, n, picked, items, lambda o: rel.distance(o, ref), k, "Farthest" in r)
     if r == "Range":
         lo, hi = sorted((_num(a[0], "a distance"), _num(a[1], "a distance")))
         items, ref = ev.set_(a[2]), ev.ref(a[3])
@@ -324,6 +322,23 @@ def op_dist(ev: _Eval, n: Node):
 # width or two away (the paraphrase set's kitchen: a mug 22 cm from the bottle); across the table
 # (objects-63-00007: 0.7 m) it is not what the words describe.
 NEXT_TO_SAID_MAX_M = 0.30
+
+
+def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, rank: int, descending: bool) -> list:
+    """`picked`, the items at rank `rank` of `key` (`rel.rank_select`), when the measurement tells
+    them from the next rank: on a perceived scene, ranks whose values differ by less than the boxes'
+    measurement error (`ev.measure_error_m`) are not told apart by it, and the answer would be a
+    guess: AMBIGUOUS naming both. An exact scene keeps the ranks as they are."""
+    if ev.face_error_m <= 0.0 or not picked:
+        return picked
+    gap, near = rel.rank_margin(items, key, rank, descending)
+    error = max((ev.measure_error_m(o) for o in picked + near), default=0.0)
+    if near and gap < error:
+        raise AmbiguousError(
+            f"{', '.join(o.id for o in picked)} and {', '.join(o.id for o in near)} differ by {gap * 100:.1f} cm in "
+            f"{n.rel}, less than the depth sensor's error there ({error * 100:.1f} cm), so which comes first is "
+            "a guess: say which (e.g. by colour or size)")
+    return picked
 
 
 def _next_to(ev: _Eval, n: Node, items: list, ref) -> list:
@@ -394,7 +409,8 @@ def op_rel(ev: _Eval, n: Node):
         k, rest = (_rank(a[0]), a[1:]) if r.startswith("Rank") else (1, a)
         items = ev.set_(rest[0])
         axes = ev.frame(rest[1] if len(rest) > 1 else Sym("viewer"))
-        return (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
+        picked = (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
+        return _told_apart(ev, n, picked, items, lambda o: rel.lateral(o, axes), k, "Right" in r)
     if r == "Between":
         items, o1, o2 = ev.set_(a[0]), ev.ref(a[1]), ev.ref(a[2])
         return [o for o in items if o is not o1 and o is not o2

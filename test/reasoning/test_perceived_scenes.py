@@ -122,3 +122,22 @@ def test_about_n_refuses_two_books_the_sensor_cannot_tell_apart():
         execute(program, Scene(VIEWER, ROBOT, [ref, a, b], [], {}), face_error_m=0.01)
     far_b = _book("b", [0.5, -(0.03 + 0.37 + 0.015), 0.1], [0.15, 0.03, 0.2])  # 37 cm: outside its error
     assert execute(program, Scene(VIEWER, ROBOT, [ref, a, far_b], [], {}), face_error_m=0.01).targets == ["a"]
+
+
+def test_a_rank_the_sensor_cannot_tell_from_the_next_is_ambiguous_on_a_perceived_scene():
+    """'the leftmost book' of two books 1.2 cm apart across the view, one behind the other: more than a shared rank's 1 cm,
+    less than the boxes' measurement error at their 1.4 m (1.3 cm); a perceived scene refuses to guess, an
+    exact one (the generator's) keeps the order; 5 cm apart is told apart on both."""
+    from spatial_manip.errors import AmbiguousError
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=VIEWER)
+    a = _book("a", [0.5, 0.30, 0.1], [0.15, 0.03, 0.2])
+    b = _book("b", a.center + 0.25 * axes.forward + 0.012 * axes.right, [0.15, 0.03, 0.2])   # one behind the other
+    program = "pick(unique(filterRel$LeftMost(filterBook(TABLE), viewer)))"
+    scene = Scene(VIEWER, ROBOT, [a, b], [], {})
+    assert abs(rel.lateral(a, axes) - rel.lateral(b, axes)) > rel.RANK_TIE_M
+    with pytest.raises(AmbiguousError, match=r"differ by 1\.\d cm in LeftMost"):
+        execute(program, scene, face_error_m=0.01)
+    assert len(execute(program, scene).targets) == 1
+    apart = _book("b", [0.5, 0.25, 0.1], [0.15, 0.03, 0.2])
+    seen = execute(program, Scene(VIEWER, ROBOT, [a, apart], [], {}), face_error_m=0.01).targets
+    assert seen == execute(program, Scene(VIEWER, ROBOT, [a, apart], [], {})).targets
