@@ -45,6 +45,7 @@ class Reflection:
     # where the first look saw each of named_ids (None where unknown, or once an attempt carried
     # the object away: a place that failed after the pick)
     named_centres: tuple[tuple[float, float, float] | None, ...] = ()
+    named_categories: tuple[str | None, ...] = ()      # and what each was read as (a book, a mug)
 
     @property
     def retry(self) -> str:
@@ -77,10 +78,11 @@ def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick
     gripper holds now. History (failed grasps and place poses, and the first look's candidates and
     where they stood) carries over from `previous`."""
     if previous and previous.named_ids:
-        named, centres = tuple(previous.named_ids), tuple(previous.named_centres)
+        named, centres, kinds = previous.named_ids, previous.named_centres, previous.named_categories
     else:
         named = tuple(pick_targets)
-        centres = tuple(_centre(scene, i) for i in named)
+        centres = tuple(None if c is None else tuple(float(v) for v in c) for c in (_centre(scene, i) for i in named))
+        kinds = tuple(scene.get(i).category if scene is not None and i in scene.ids() else None for i in named)
     if tried_place_pose is not None or holding:
         centres = (None,) * len(named)          # the object was carried: where it stood says nothing now
     grasps = tuple(previous.failed_grasp_ids) if previous else ()
@@ -89,39 +91,48 @@ def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick
         grasps += (pick_id,)
     if holding and tried_place_pose is not None:
         places += (np.asarray(tried_place_pose, float),)
-    return Reflection(attempt, error.code.value, error.message, holding, grasps, places, named, centres)
+    return Reflection(attempt, error.code.value, error.message, holding, grasps, places, named, centres, kinds)
 
 
 def keep_described(reflection: Reflection, scene, pick_ids: list[str]) -> tuple[list[str], str | None]:
     """Of the objects the words describe on a retry's new look (`pick_ids`, the planner's answer on
-    `scene`), those they described on the first look: the same name, no farther than PUSHED_MAX_M
-    from where the first look saw it. Returns (the ids kept, a note when some were dropped).
-    Raises TargetNotFoundError when none is left: what the words meant is gone or no longer read
-    as such, and taking another object would take one the words did not describe."""
+    `scene`), those they described on the first look (`_now`: found where the first look saw them,
+    under whatever name the new look gives them). Returns (the ids kept, a note when some were
+    dropped). Raises TargetNotFoundError when none is left: what the words meant is gone or no
+    longer read as such, and taking another object would take one the words did not describe."""
     if not reflection.named_ids:
         return list(pick_ids), None
-    seen_at = dict(zip(reflection.named_ids, reflection.named_centres))
-    kept, moved = [], []
-    for i in pick_ids:
-        if i not in seen_at:
-            continue
-        now = _centre(scene, i)
-        if seen_at[i] is not None and now is not None and np.linalg.norm(now - np.asarray(seen_at[i])) > PUSHED_MAX_M:
-            moved.append(f"{i} ({np.linalg.norm(now - np.asarray(seen_at[i])):.2f} m from where it stood)")
-            continue
-        kept.append(i)
+    now = {_now(scene, i, c, k) for i, c, k in zip(reflection.named_ids, reflection.named_centres,
+                                                   reflection.named_categories or (None,) * len(reflection.named_ids))}
+    now.discard(None)
+    kept = [i for i in pick_ids if i in now]
     first = ", ".join(reflection.named_ids)
     if not kept:
-        why = f"; the name is now on another object: {', '.join(moved)}" if moved else ""
+        found = f" (found now as {', '.join(sorted(now))})" if now else " (not found near where it stood)"
         raise TargetNotFoundError(
-            f"on the first look the words described {first}; on this look they describe "
-            f"{', '.join(pick_ids) or 'nothing'}, none of them that object{why}: refusing to take an object "
-            "the words did not describe; look at the table and ask again")
+            f"on the first look the words described {first}{found}; on this look they describe "
+            f"{', '.join(pick_ids) or 'nothing'}: refusing to take an object the words did not describe; "
+            "look at the table and ask again")
     note = None
     if len(kept) < len(pick_ids):
         note = (f"kept to {', '.join(kept)} of {', '.join(pick_ids)}: the words described {first} "
                 "before the first attempt moved anything")
     return kept, note
+
+
+def _now(scene, obj_id: str, centre, category: str | None) -> str | None:
+    """The id on `scene` of the object the first look saw as `obj_id` at `centre`: the object of its
+    category nearest to where it stood, within PUSHED_MAX_M (a new look may name one book
+    book_blue_small and then book_blue_medium, pick-59-00007); by name alone when where it stood is
+    unknown (carried off); None when nothing of its kind is near there (objects-63-00013: its name
+    was on a mug 0.7 m away)."""
+    if centre is None or scene is None:
+        return obj_id
+    at = np.asarray(centre, float)
+    near = [(float(np.linalg.norm(o.center - at)), o.id) for o in scene.objects
+            if category is None or o.category == category]
+    near = [(d, i) for d, i in near if d <= PUSHED_MAX_M]
+    return min(near)[1] if near else None
 
 
 def _centre(scene, obj_id: str) -> np.ndarray | None:
