@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -17,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bench.trace_page import render_trace
-from spatial_manip.bench.worker import WorkspaceRevision, sim_node_sensing
+from spatial_manip.bench.worker import WorkspaceRevision, default_catalogue, sim_node_sensing
 from spatial_manip.bringup.goal_client import send_goal, spinning_node, wait_future
 from spatial_manip.bringup.graph import load_graph
 from spatial_manip.bringup.launcher import Launcher
@@ -49,12 +51,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attempts", type=int, default=0,
                    help="attempts, with reflection between them (default 0: the planner's configured default)")
     p.add_argument("--segmenter", default="ground_truth",
-                   help="perception backend: ground_truth (the simulator's segmentation; boxes still come "
-                        "from depth) or classical (no simulator knowledge)")
-    p.add_argument("--catalogue", default="episode", choices=("episode", "library"),
-                   help="what the simulator tells the planner about the objects: episode (this scene's "
-                        "objects, a diagnostic a lab does not have; what the ground_truth segmenter needs) or "
-                        "library (the enrolled library of every asset, config/library/sim_assets.json)")
+                   help="perception backend: ground_truth (the default for now, a diagnostic the header labels: "
+                        "the simulator's segmentation; boxes still come from depth) or classical (what a lab has: "
+                        "no simulator knowledge)")
+    p.add_argument("--catalogue", default=None, choices=("episode", "library"),
+                   help="what the simulator tells the planner about the objects: episode (this scene's objects, a "
+                        "diagnostic a lab does not have; the default with --segmenter ground_truth) or library (the "
+                        "enrolled library of every asset, config/library/sim_assets.json; the default otherwise)")
+    p.add_argument("--domain", type=int, default=None,
+                   help="ROS_DOMAIN_ID of the demo's graph and client (default: ROS_DOMAIN_ID when set, else a "
+                        "free domain held alone on this machine, as the benchmarks hold theirs)")
     # realistic, as the benchmark, the oracle and sim_node (issue 36): the L515's noise, calibration and
     # arm errors; `--sensing ideal` renders clean depth with an exact camera pose and the nominal arm
     sensing.add_arguments(p, default="realistic")
@@ -164,20 +170,47 @@ def _moved_m(final: dict, start: Scene) -> float:
     return float(np.linalg.norm(np.asarray(final["center"], float) - np.asarray(before.center, float)))
 
 
+def own_domain(requested: int | None) -> int:
+    """The ROS domain the demo's graph and its client run in: the one asked for, else
+    ROS_DOMAIN_ID when the user set it (to watch the demo from RViz), else a free domain held
+    alone on this machine (bench/domains.py). Two demos on one machine in the default domain
+    answered each other's goals ('another instruction is running', another demo's trace)."""
+    if requested is None and os.environ.get("ROS_DOMAIN_ID", "").strip():
+        return int(os.environ["ROS_DOMAIN_ID"])
+    if requested is not None and not 0 <= requested <= 232:
+        raise SystemExit(f"[demo] --domain must be a ROS domain id in 0..232, got {requested}")
+    try:
+        domain = hold_domains(1, first=requested)[0]
+    except RuntimeError as e:
+        raise SystemExit(f"[demo] {e}") from e
+    os.environ["ROS_DOMAIN_ID"] = str(domain)      # before rclpy.init and before the graph starts
+    return domain
+
+
+def perception_label(segmenter: str, catalogue: str) -> str:
+    """What the demo's perception was told, said plainly: a simulator-fed run is a diagnostic."""
+    label = f"segmenter {segmenter}; catalogue {catalogue}"
+    if segmenter == "ground_truth" or catalogue == "episode":
+        return label + " (DIAGNOSTIC: the simulator's own segmentation or object list, which a lab does not have)"
+    return label + " (what a lab has: no simulator knowledge, the enrolled library)"
+
+
 def run(args) -> int:
     signal.signal(signal.SIGINT, signal.default_int_handler)     # Ctrl-C cancels the goal (see goal_cli)
 
     profile = sensing.from_args(args)
     if args.noise_seed is not None and not 0 <= args.noise_seed < 2 ** 32:
         raise SystemExit(f"--noise-seed must be in 0..{2 ** 32 - 1} (a reset's seed), got {args.noise_seed}")
+    domain = own_domain(args.domain)
     seed, scene = find_scene(args.instruction, args.seed)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
     noise_seed = seed if args.noise_seed is None else args.noise_seed
-    print(f"[demo] sensing profile: {profile.label} (draws of seed {noise_seed}); segmenter {args.segmenter}; "
-          f"catalogue {args.catalogue}")
+    catalogue = args.catalogue or default_catalogue(args.segmenter)
+    print(f"[demo] sensing profile: {profile.label} (draws of seed {noise_seed}); {perception_label(args.segmenter, catalogue)}; "
+          f"ROS domain {domain}")
     launcher = Launcher(load_graph(args.graph), params={"planner_node": {"segmenter": args.segmenter},
                                                        "sim_node": {**sim_node_sensing(profile),
-                                                                    "catalogue": args.catalogue}}, grace_s=5.0)
+                                                                    "catalogue": catalogue}}, grace_s=5.0)
     launcher.start()
     waiter = threading.Thread(target=lambda: setattr(launcher, "exit_code", launcher.wait()), daemon=True)
     waiter.start()

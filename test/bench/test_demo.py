@@ -17,6 +17,9 @@ def test_the_demo_succeeds_and_its_trace_shows_the_set_down(tmp_path):
     demo = "\n".join(line for line in run.stdout.splitlines() if line.startswith("[demo]"))
     assert run.returncode == 0, demo + "\n" + run.stderr[-3000:]
     assert "result: success=True" in demo
+    # the header says which perception ran, and labels the simulator-fed one a diagnostic (issue 37)
+    assert re.search(r"segmenter (ground_truth; catalogue episode \(DIAGNOSTIC|classical; catalogue library \(what a lab)",
+                     demo), demo
     # the planner's own check (a distance, or the frame's depth filling the set-down box), then the
     # simulator's truth after the goal: the book rests within the check's 4 cm of the planned place
     assert re.search(r"placed within \d+\.\d cm of the computed pose|seen at the computed pose", demo), demo
