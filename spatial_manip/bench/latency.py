@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 
 from spatial_manip.bench.runner import prepare_tasks
 from spatial_manip.bench.domains import hold_domains
+from spatial_manip.bench.revisions import worktree
 from spatial_manip.bench.sim_session import sim_session
 from spatial_manip.bench.worker import WorkspaceRevision
 from spatial_manip.bringup.goal_client import send_goal, wait_future
@@ -234,25 +234,15 @@ def print_table(current: dict, baseline: dict | None, successes: tuple[int, int 
 
 def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> list[dict]:
     """The same tasks timed on `revision`'s code, in a temporary git worktree run by this venv."""
-    root = Path(__file__).resolve().parents[2]
-    with tempfile.TemporaryDirectory(prefix="latency-baseline-") as tmp:
-        tree = Path(tmp) / "tree"
-        subprocess.run(["git", "-C", str(root), "worktree", "add", "--detach", str(tree), revision],
-                       check=True, capture_output=True)
-        try:
-            # the tree first; the rest of the path kept (the built interfaces: without them the tree's
-            # spatial_manip_interfaces/ source folder imports as an empty namespace package)
-            path = os.pathsep.join(p for p in (str(tree), os.environ.get("PYTHONPATH", "")) if p)
-            env = dict(os.environ, PYTHONPATH=path, ROS_DOMAIN_ID=str(args.domain + 1))
-            script = ("import json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
-                      "t=[json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()];"
-                      "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]))))")
-            (out / "baseline").mkdir(exist_ok=True)
-            subprocess.run([sys.executable, "-c", script, str(tasks_file), args.segmenter, str(out / "baseline")],
-                           cwd=tree, env=env, check=True)
-            return json.loads((out / "baseline" / "records.json").read_text())
-        finally:
-            subprocess.run(["git", "-C", str(root), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    with worktree(revision) as (tree, env):
+        env["ROS_DOMAIN_ID"] = str(args.domain + 1)
+        script = ("import json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
+                  "t=[json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()];"
+                  "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]))))")
+        (out / "baseline").mkdir(exist_ok=True)
+        subprocess.run([sys.executable, "-c", script, str(tasks_file), args.segmenter, str(out / "baseline")],
+                       cwd=tree, env=env, check=True)
+        return json.loads((out / "baseline" / "records.json").read_text())
 
 
 def run(args) -> int:
