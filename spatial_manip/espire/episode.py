@@ -198,10 +198,7 @@ class Episode:
         t0 = time.perf_counter()
         obs, encoded = self._render(view)
         if highlight not in encoded:
-            rgb = obs.rgb
-            if highlight:
-                ids, boxes = self.marked
-                rgb = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
+            rgb = self.highlighted(obs) if highlight else obs.rgb
             encoded[highlight] = proto.encode_png(rgb), proto.encode_f32(obs.depth_m)
         self._keep(uid, Kept(view, obs, self.version))
         h, w = obs.depth_m.shape
@@ -212,6 +209,10 @@ class Episode:
                    "extrinsic_frame": "T_base_camera: camera (x right, y down, z forward) to robot base"}
         self.update_s.append(time.perf_counter() - t0)
         return content
+
+    def highlighted(self, obs) -> np.ndarray:
+        """`obs`'s colour image with the box a highlighted view draws around what is marked."""
+        return views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, *self.marked)], self.color_rgb)
 
     def _render(self, view: str) -> tuple:
         """(observation, its encodings by highlight) of `view` as the world is now. Only a MOVE
@@ -337,9 +338,7 @@ class Episode:
         when the oracle, seeing what a driver sees, can put the book in (a tall book in a slot
         above the world camera, whose floor it cannot see, would be dropped from too high)."""
         obs = views.render(self.world, "world")
-        ids, boxes = self.marked
-        high = views.draw_goal_boxes(obs.rgb, [views.goal_mask(obs, ids, boxes)], self.color_rgb)
-        px = low_pixel_in_box(obs.rgb, high, obs.depth_m, (obs.intrinsics.K, obs.T_base_cam))
+        px = low_pixel_in_box(obs.rgb, self.highlighted(obs), obs.depth_m, (obs.intrinsics.K, obs.T_base_cam))
         return views.pixel_point(obs, *px) if px is not None else None
 
     @staticmethod
