@@ -81,8 +81,9 @@ def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick
         named, centres, kinds = previous.named_ids, previous.named_centres, previous.named_categories
     else:
         named = tuple(pick_targets)
-        centres = tuple(None if c is None else tuple(float(v) for v in c) for c in (_centre(scene, i) for i in named))
-        kinds = tuple(scene.get(i).category if scene is not None and i in scene.ids() else None for i in named)
+        seen = [scene.get(i) if scene is not None and i in scene.ids() else None for i in named]
+        centres = tuple(None if o is None else tuple(float(v) for v in o.center) for o in seen)
+        kinds = tuple(None if o is None else o.category for o in seen)
     if tried_place_pose is not None or holding:
         centres = (None,) * len(named)          # the object was carried: where it stood says nothing now
     grasps = tuple(previous.failed_grasp_ids) if previous else ()
@@ -133,10 +134,3 @@ def _now(scene, obj_id: str, centre, category: str | None) -> str | None:
             if category is None or o.category == category]
     near = [(d, i) for d, i in near if d <= PUSHED_MAX_M]
     return min(near)[1] if near else None
-
-
-def _centre(scene, obj_id: str) -> np.ndarray | None:
-    """Where `scene` holds object `obj_id`, or None (no scene, or not in it)."""
-    if scene is None or obj_id not in scene.ids():
-        return None
-    return np.asarray(scene.get(obj_id).center, float)
