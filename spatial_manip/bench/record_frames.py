@@ -32,6 +32,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from spatial_manip.bench.reference_bench import SUITES, FirstLook, _quiet_stderr, first_look
+from spatial_manip.reasoning.compound import plan_compound
+from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.scene import Scene
 from spatial_manip.sim import sensing
 from spatial_manip.sim import tasks as T
@@ -71,12 +73,10 @@ def demo_task(noise_seed: int, seed: int = 0):
     """(task, scene) of `spatial-manip demo`'s default: its scene (demo.find_scene from `seed`),
     the instruction, the book it picks and the reference it names, drawn with `noise_seed`."""
     from spatial_manip.bench import demo              # the demo's client pulls in the ROS graph's modules
-    from spatial_manip.reasoning.compound import plan_compound
-    from spatial_manip.reasoning.planner import make_planner
 
     scene_seed, scene = demo.find_scene(demo.DEFAULT_INSTRUCTION, seed)
     planner = make_planner("program")
-    pick, place = plan_compound(scene, demo.DEFAULT_INSTRUCTION, "auto",
+    pick, _ = plan_compound(scene, demo.DEFAULT_INSTRUCTION, "auto",
                                 lambda sc, text, kind: planner.plan(sc, text, task_kind=kind))
     named = [o.id for o in scene.objects if o.category == "reference" and o.label in demo.DEFAULT_INSTRUCTION]
     task = SimpleNamespace(id=f"demo-{scene_seed}-noise{noise_seed}", suite="demo", action="pick",
