@@ -52,8 +52,15 @@ def _ops() -> dict:
         fit = boxes.fit_support_plane(p, np.random.default_rng(0))
         return None if fit is None else (np.asarray(fit.normal, float), float(fit.d), int(fit.inliers))
 
+    perception = importlib.import_module("spatial_manip.perception")
+    importlib.import_module("spatial_manip.grasping")       # registers the "grasp" role
     return {"layer": layer, "intrinsics": cam.CameraIntrinsics, "backproject": cam.backproject,
-            "voxel": voxel, "normals": normals, "plane": plane, "support": support}
+            "voxel": voxel, "normals": normals, "plane": plane, "support": support,
+            "observation": importlib.import_module("spatial_manip.observation").RGBDObservation,
+            "scene": importlib.import_module("spatial_manip.scene").Scene, "hints": perception.SegmentationHints,
+            # built once: the stages' times are of their calls, as a running node makes them
+            "segmenter": perception.make_segmenter("classical"),
+            "proposer": importlib.import_module("spatial_manip.registry").make("grasp", "antipodal")}
 
 
 def _timed(fn, repeats: int):
@@ -73,21 +80,13 @@ def _plane_json(fit):
 
 
 def _stages(d, ws_path: Path, ops: dict):
-    """The classical segmenter and the antipodal proposer, as this tree builds them."""
-    importlib.import_module("spatial_manip.grasping")       # registers the "grasp" role
-    from spatial_manip.observation import RGBDObservation
-    from spatial_manip.perception import SegmentationHints, make_segmenter
-    from spatial_manip.registry import make
-    from spatial_manip.scene import Scene
-
+    """The classical segmenter's and the antipodal proposer's calls on this frame."""
     w, h = (int(v) for v in d["size"])
-    obs = RGBDObservation(d["rgb"], d["depth_m"], ops["intrinsics"].from_K(d["K"], w, h), d["T_base_cam"])
-    hints = SegmentationHints.from_scene(Scene.load(ws_path))
-    segmenter = make_segmenter("classical")
-    proposer = make("grasp", "antipodal")
-    return ((lambda: segmenter.segment(obs, hints=hints)),
-            (lambda: proposer.get_grasp(d["points_cam"], d["colors_cam"], target_mask=d["target_mask"],
-                                        up=d["up_cam"])))
+    obs = ops["observation"](d["rgb"], d["depth_m"], ops["intrinsics"].from_K(d["K"], w, h), d["T_base_cam"])
+    hints = ops["hints"].from_scene(ops["scene"].load(ws_path))
+    return ((lambda: ops["segmenter"].segment(obs, hints=hints)),
+            (lambda: ops["proposer"].get_grasp(d["points_cam"], d["colors_cam"], target_mask=d["target_mask"],
+                                               up=d["up_cam"])))
 
 
 def probe_frame(npz: Path, ws_path: Path, ops: dict, repeats: int) -> dict:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.bench import record_frames
+from spatial_manip.bench.perception_bench import matched_centre_errors
 from spatial_manip.bench.reference_bench import SUITES, _quiet_stderr, first_look
 from spatial_manip.bench.revisions import REPO_ROOT, worktree
 from spatial_manip.camera_model import backproject
@@ -83,19 +84,6 @@ def run_tree(env: dict | None, cwd: Path, inputs: Path, out: Path, repeats: int)
     return json.loads(out.read_text())
 
 
-def _matched(found: list, truth: list) -> int:
-    """Truth centres with a detection within the gate (one-to-one, greedy by distance)."""
-    if not found or not truth:
-        return 0
-    dist = np.linalg.norm(np.asarray(found)[:, None] - np.asarray(truth)[None], axis=2)
-    hits = 0
-    while dist.size and dist.min() <= MATCH_GATE_M:
-        i, j = np.unravel_index(np.argmin(dist), dist.shape)
-        hits += 1
-        dist[i, :], dist[:, j] = np.inf, np.inf
-    return hits
-
-
 def _plane_gap(a: dict | None, b: dict | None) -> tuple[float, float] | None:
     """(degrees between the normals, mm between the offsets), normals taken the same way up."""
     if a is None or b is None:
@@ -133,7 +121,7 @@ def report(current: dict, baseline: dict, inputs: Path, revision: str) -> str:
     lines.append(f"  normals: median {np.median(angles):.2f} deg apart, {np.mean(angles > 10) * 100:.1f}% more than 10 deg")
     for label, rows in (("hand-written", rows_b), ("layer", rows_c)):
         truth = [json.loads((inputs / f"{r['frame']}.truth.json").read_text()) for r in rows]
-        found = sum(_matched(r["detections"], t) for r, t in zip(rows, truth))
+        found = sum(len(matched_centre_errors(r["detections"], t, MATCH_GATE_M)) for r, t in zip(rows, truth))
         dets = sum(len(r["detections"]) for r in rows)
         picks = [r["grasps"] for r in rows if r["grasps"] is not None]
         lines.append(f"  {label:<13} segment: {found}/{sum(map(len, truth))} objects the task needs found (half in view"

@@ -99,12 +99,21 @@ def _score(fig: BackendFigures, dets, scene: Scene, gate_m: float) -> None:
     if not dets or not truth:
         fig.false_positives += len(dets)
         return
-    dist = np.linalg.norm(np.array([d.box.center for d in dets])[:, None] - np.array([o.center for o in truth])[None], axis=2)
+    errors = matched_centre_errors([d.box.center for d in dets], [o.center for o in truth], gate_m)
+    fig.found += len(errors)
+    fig.false_positives += len(dets) - len(errors)
+    fig.centre_errors_m.extend(errors.tolist())
+
+
+def matched_centre_errors(found, truth, gate_m: float) -> np.ndarray:
+    """Found centres matched one-to-one to true ones (the assignment of least total distance),
+    the distances of the pairs within `gate_m`."""
+    if not len(found) or not len(truth):
+        return np.empty(0)
+    dist = np.linalg.norm(np.asarray(found, float)[:, None] - np.asarray(truth, float)[None], axis=2)
     rows, cols = linear_sum_assignment(dist)
-    ok = dist[rows, cols] <= gate_m
-    fig.found += int(ok.sum())
-    fig.false_positives += len(dets) - int(ok.sum())
-    fig.centre_errors_m.extend(dist[rows[ok], cols[ok]].tolist())
+    pair = dist[rows, cols]
+    return pair[pair <= gate_m]
 
 
 def format_report(result: dict) -> str:

@@ -6,6 +6,7 @@ import pytest
 
 from spatial_manip.bench import cloud_layer_probe as probe
 from spatial_manip.bench import cloud_layer_timing as timing
+from spatial_manip.bench.perception_bench import matched_centre_errors
 from spatial_manip.bench.revisions import worktree
 
 
@@ -21,8 +22,8 @@ def test_planes_compare_the_same_way_up_whatever_sign_each_fit_chose():
 def test_each_truth_centre_is_matched_by_at_most_one_detection_within_the_gate():
     truth = [[0.5, 0.0, 0.1], [0.5, 0.3, 0.1]]
     found = [[0.51, 0.0, 0.1], [0.52, 0.0, 0.1], [0.9, 0.3, 0.1]]
-    assert timing._matched(found, truth) == 1          # two near the first, none near the second
-    assert timing._matched([], truth) == 0
+    assert len(matched_centre_errors(found, truth, timing.MATCH_GATE_M)) == 1   # two near the first, none near the second
+    assert len(matched_centre_errors([], truth, timing.MATCH_GATE_M)) == 0
 
 
 def test_the_probe_finds_this_trees_layer_and_its_operations_answer_on_a_plane():
