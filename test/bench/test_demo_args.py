@@ -17,3 +17,10 @@ def test_the_noise_seed_defaults_to_the_scene_seed_and_is_a_reset_seed():
     assert _args("--noise-seed", "7").noise_seed == 7
     with pytest.raises(SystemExit, match="--noise-seed must be in 0..4294967295"):
         demo.run(_args("--noise-seed", "-1"))
+
+
+def test_the_demo_takes_the_users_ros_domain_and_refuses_one_out_of_range(monkeypatch):
+    monkeypatch.setenv("ROS_DOMAIN_ID", "42")
+    assert demo.own_domain(None) == 42                # set by the user (to watch it from RViz): kept
+    with pytest.raises(SystemExit, match=r"--domain must be a ROS domain id in 0\.\.232, got 300"):
+        demo.own_domain(300)

@@ -20,6 +20,9 @@ GRASP = (Path(__file__).resolve().parents[2] / "config" / "params" / "grasp.yaml
     ("  backend: antipodal ", "  backend: antipodl ", ["grasp.backend", "'antipodl'", "contact_graspnet"]),
     ("    num_seeds: 96", "    num_seeds: [96", ["not valid YAML", "line"]),
     ("[0.0, 1.0, 0.0], [-1.0", "[0.0, 1.0], [-1.0", ["grasp_to_tcp_rotation", "[0.0, 1.0]"]),
+    ("    knuckle_reach_closed_m: 0.062", "    knuckle_reach_closed_m: 0.09", ["knuckle_reach_closed_m (0.09)", "knuckle_reach_m"]),
+    ("    base_offset_m: 0.10", "    base_offset_m: 0.30", ["base_offset_m (0.3)", "palm_length_m"]),
+    ("    open_margin_m: 0.02", "    open_margin_m: -0.02", ["open_margin_m", "-0.02"]),
 ])
 def test_a_bad_grasp_yaml_is_refused_naming_file_key_and_value(tmp_path, old, new, names):
     path = tmp_path / "grasp.yaml"
