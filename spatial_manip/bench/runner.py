@@ -107,15 +107,10 @@ def needs_run(rec: dict | None) -> bool:
     return rec is None or rec.get("failure_category") == "episode_error"
 
 
-def _domain_ids(k: int) -> list[int]:
-    """`k` ROS domains no other measurement on this machine holds, held until this run ends."""
-    return hold_domains(k)
-
-
 def run_local(chunks: list[list[dict]], out: Path, segmenter: str, total: int, done: int,
               sensing: SensingProfile, goal_timeout_s: float = 120.0, catalogue: str = "library") -> None:
     procs = []
-    for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
+    for i, (chunk, dom) in enumerate(zip(chunks, hold_domains(len(chunks)))):
         if not chunk:
             continue
         cf = out / "todo" / f"w{i}.jsonl"     # not under episodes/: only results live there
@@ -180,7 +175,7 @@ def run_ray(chunks: list[list[dict]], out: Path, segmenter: str, sensing: Sensin
         work = ray.remote(num_cpus=1)(ray_chunk)
         stamp = int(time.time())
         planned = {}
-        for i, (chunk, dom) in enumerate(zip(chunks, _domain_ids(len(chunks)))):
+        for i, (chunk, dom) in enumerate(zip(chunks, hold_domains(len(chunks)))):
             if chunk:
                 path = out / "episodes" / f"r{i}.{stamp}.jsonl"
                 planned[work.remote(chunk, dom, str(path), segmenter, str(out / f"worker{i}.log"),
