@@ -56,7 +56,10 @@ def frame_inputs(look, out: Path) -> None:
     pts_base = pts_cam @ T[:3, :3].T + T[:3, 3]
     colors = obs.rgb[uv[:, 1], uv[:, 0]].astype(np.float32) / 255.0
     answer = list(look.task.answer or [])
-    target = look.truth.get(answer[0]) if answer and answer[0] in look.truth.ids() else None
+    # only a pick's answer is an object to grasp: a place's is a shelf slot, and its box masked the
+    # shelf's boards as a "pick target" (the two recorded place frames' 'no grasp' of 10/12)
+    picked = look.task.action == "pick" and answer and answer[0] in look.truth.ids()
+    target = look.truth.get(answer[0]) if picked else None
     mask = points_in_box(pts_base, target, 0.005) if target is not None else np.zeros(len(pts_base), bool)
     np.savez(out.with_suffix(".npz"), rgb=obs.rgb, depth_m=obs.depth_m, K=intr.K, size=np.array([intr.width, intr.height]),
              T_base_cam=T, distortion=np.array(DISTORTION), points_base=pts_base,
