@@ -4,11 +4,12 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after] [--verbose] [--json]
+    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after|everyday3] [--verbose] [--json]
 
 (`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
-`--set everyday2_after`: more of them, written after the reader was changed for everyday2.)
+`--set everyday2_after`: more of them, written after the reader was changed for everyday2;
+`--set everyday3`: `paraphrase_everyday3.py`, held out, on a counter, a desk and a shelf of mixed objects.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).
@@ -489,6 +490,13 @@ def _everyday_after() -> list:
     return EVERYDAY_AFTER
 
 
+def _everyday3_set() -> tuple[list, dict]:
+    """The `everyday3` set and its scenes (held out: written before the reader changed for it)."""
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday3 import everyday3_set
+    return everyday3_set()
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     # late: that module imports this one's helpers at its top
@@ -553,7 +561,7 @@ def run_case(scene: Scene, text: str, exp: Expect, planner=None) -> Outcome:
 
 def evaluate(cases=None, planner=None) -> tuple[dict, list[tuple[str, str, Outcome]]]:
     cases = CASES if cases is None else cases
-    builders = {**SCENES, **_object_set()[1], **_everyday_set()[1]}
+    builders = {**SCENES, **_object_set()[1], **_everyday_set()[1], **_everyday3_set()[1]}
     scenes = {k: builders[k]() for k in {c[0] for c in cases}}
     rows = [(k, text, run_case(scenes[k], text, exp, planner)) for k, text, exp in cases]
     n = len(rows)
@@ -571,14 +579,16 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="print every instruction and its outcome")
     ap.add_argument("--failures", action="store_true", help="print only instructions not understood")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after"], default="all",
+    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3"],
+                    default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
                          "everyday2 (the everyday forms of issue 38; everyday2_after: written after the reader's "
-                         "change for them)")
+                         "change for them); everyday3: a held-out set on a counter, a desk and a shelf of mixed objects)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
-             "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after()}[args.set]
+             "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after(),
+             "everyday3": _everyday3_set()[0]}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))
