@@ -107,9 +107,10 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("max_grasp_tries", 5, "top-k grasps tried before GRASP_FAILED", (1, 100), runtime=True),
         Param("home_before_perceiving", True, "move the arm out of view before each look (unless holding)", runtime=True),
         Param("look_max_age_s", 3.0, "a goal reasons at once on the newest look when it is younger than this and "
-              "the arm has not moved since; an older look is taken again (0: every goal takes its own)", (0.0, 60.0)),
-        Param("look_cpu_share", 0.0, "while no goal runs, the planner looks ahead with at most this share of one "
-              "core (0: no idle looks; worth it where a look takes well under look_max_age_s)", (0.0, 1.0)),
+              "the arm has not moved since; an older look only when a new frame's depth shows the table unchanged, "
+              "else it is taken again (0: every goal takes its own)", (0.0, 60.0)),
+        Param("look_cpu_share", 0.5, "while no goal runs, the planner looks ahead (after the arm stops or the table "
+              "changes) with at most this share of one core (0: no idle looks)", (0.0, 1.0)),
         Param("arm_config_file", "", "arm.yaml for the place-pose IK check (\"\": the default file)"),
         Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
         Param("arm_action", "spatial_manip/arm_motion", "the ArmMotion action server (arm_node or sim_node)"),

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 import numpy as np
+from scipy import ndimage
 
 from spatial_manip.errors import ConfigError, SpatialManipError
+from spatial_manip.geometry.pointcloud import depth_edge_pixels, range_tolerance_m
 from spatial_manip.heap import release_freed_memory
 from spatial_manip.observation import RGBDObservation
 
@@ -35,15 +37,28 @@ IDLE_SETTLE_S = 2.0
 # as it is, and waiting for the next one cost a camera period (0.2-1.4 s under load, issue 42)
 EARLIEST_FRAME_S = 1.0
 POLL_S = 0.05               # how often the idle loop watches the joints and the workspace
+# A look older than the freshness limit is still reused, up to UNCHANGED_LIMIT_S, when a new frame's
+# depth shows the table unchanged (`depth_changes`): the arm unmoved and the workspace the same, the
+# depth tells whether anything else moved, where a fixed age only guessed. A pixel changed when its
+# depth moved by more than CHANGE_SIGMAS of the sensor's error at that range (CHANGE_FLOOR_M at least),
+# away from depth edges; isolated pixels are noise (a 3x3 opening drops them), and more than
+# CHANGED_MAX_PIXELS left is a change (an object 3 cm wide at 1.5 m covers ~100 pixels of a 640x480 view)
+UNCHANGED_LIMIT_S = 60.0
+CHANGE_SIGMAS = 5.0
+CHANGE_FLOOR_M = 0.01
+CHANGED_MAX_PIXELS = 40
+CAMERA_SAME_M = 0.005       # two frames from camera poses farther apart than this are not compared
+CHECK_EVERY_S = 1.0         # while idle, an aged look's table is checked for changes this often
 
 
 @dataclass(frozen=True, kw_only=True)
 class LookAheadConfig:
-    max_age_s: float = 0.0        # a look older than this is taken again (0: every goal takes its own)
-    # idle looks use at most this share of one core (0: none). Off by default: on a loaded 2-core
-    # machine a look takes 5-25 s, longer than any sensible freshness limit, and the first goal
-    # after start-up waited for an idle look of the world before the first reset
-    cpu_share: float = 0.0
+    # a look older than this is reused only when a new frame's depth shows the table unchanged
+    # (`depth_changes`, up to UNCHANGED_LIMIT_S), else taken again (0: every goal takes its own)
+    max_age_s: float = 0.0
+    # idle looks use at most this share of one core (0: none). A look takes about 2 s now (5-25 s
+    # once, when this was off by default); after it, only a cheap change test runs while idle
+    cpu_share: float = 0.5
 
     def __post_init__(self):
         if not (isinstance(self.max_age_s, (int, float)) and 0.0 <= self.max_age_s <= 60.0):
@@ -64,6 +79,7 @@ class Look:
     workspace: object        # the workspace description it was perceived in (compared by identity)
     instruction: str = ""    # the words it was perceived for (only when the segmenter asks for them)
     observe_s: float = 0.0   # of `took_s`, waiting for the frame
+    frame: RGBDObservation | None = None    # the frame it perceived (a later one is compared with it)
 
 
 @dataclass(frozen=True)
@@ -159,7 +175,17 @@ class LookAhead:
             why = self.stale_because(latest, words, at_s=arrived)
             if why is None:
                 return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh", waited)
-            look = self._take(cancel, words, early=True)     # a goal waits for it: a frame already there will do
+            obs = None
+            if self._only_aged(latest, words, at_s=arrived) and (earliest := self.earliest_frame_s()) is not None:
+                # a frame already there tells whether the table changed; if it did, it is the one looked at
+                obs = self.stages.observe(cancel, arrived_after_s=earliest)
+                changes = depth_changes(latest.frame, obs)
+                if changes is not None and changes <= CHANGED_MAX_PIXELS:
+                    return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s,
+                                    f"unchanged: {changes} pixels' depth moved since it (at most {CHANGED_MAX_PIXELS})",
+                                    waited)
+                why += f"; and the table changed since ({'not comparable' if changes is None else f'{changes} pixels'})"
+            look = self._take(cancel, words, early=True, obs=obs)     # a goal waits for it: a frame already there will do
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited, look.observe_s)
 
     def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
@@ -172,6 +198,18 @@ class LookAhead:
         age = (self._clock() if at_s is None else at_s) - look.asked_at_s
         if age > self.config.max_age_s:
             return f"the last look was {age:.2f} s old when the goal came (limit {self.config.max_age_s:g} s)"
+        return self._moved_since(look, instruction)
+
+    def _only_aged(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> bool:
+        """Whether `look` is stale only by its age, and young enough (UNCHANGED_LIMIT_S) that a
+        new frame's depth may show it still holds."""
+        if look is None or look.frame is None or self.config.max_age_s <= 0:
+            return False
+        age = (self._clock() if at_s is None else at_s) - look.asked_at_s
+        return age <= UNCHANGED_LIMIT_S and self._moved_since(look, instruction) is None
+
+    def _moved_since(self, look: Look, instruction: str = "") -> str | None:
+        """What, other than its age, stales `look`: other words, a new workspace, an arm motion."""
         if look.instruction != instruction:
             return "the segmenter looks for the instruction's words, and the last look was for others"
         if self._workspace() is not look.workspace:
@@ -184,21 +222,22 @@ class LookAhead:
             return "the arm moved since (or just before) the last look"
         return None
 
-    def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False) -> Look:
+    def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False,
+              obs: RGBDObservation | None = None) -> Look:
         """Observe a frame asked for now (`early`: one already there when nothing moved since it
         came, `earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
         holds the lock. An early look counts as asked for at the earliest arrival allowed, so its age
-        is never understated."""
+        is never understated. `obs`: a frame just observed so (for a change test), perceived as is."""
         started, workspace = self._clock(), self._workspace()
         earliest = self.earliest_frame_s() if early else None
-        if earliest is None:
+        if obs is None and earliest is None:
             obs = self.stages.observe(cancel)
-        else:
+        elif obs is None:
             obs = self.stages.observe(cancel, arrived_after_s=earliest)
         observed = self._clock()
         seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
         look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction,
-                    observed - started)
+                    observed - started, frame=obs)
         self._latest = look
         return look
 
@@ -216,7 +255,9 @@ class LookAhead:
     # --- while idle ------------------------------------------------------------------------------
     def idle_look(self, cancel: threading.Event) -> Look | None:
         """One look while no goal runs, when the newest one is stale or half its freshness limit
-        old, at most at the CPU share's rate; None when none was due (or a goal holds the lock)."""
+        old, at most at the CPU share's rate; None when none was due (or a goal holds the lock). A
+        look stale only by its age is checked on a new frame instead, every CHECK_EVERY_S, and
+        taken again only when the table changed."""
         self.poll()
         now = self._clock()
         if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or self.words_matter or now < self._next_idle_s:
@@ -229,7 +270,14 @@ class LookAhead:
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            look = self._take(cancel)
+            obs = None
+            if self._only_aged(latest):
+                obs = self.stages.observe(cancel)
+                changes = depth_changes(latest.frame, obs)
+                if changes is not None and changes <= CHANGED_MAX_PIXELS:
+                    self._next_idle_s = self._clock() + CHECK_EVERY_S
+                    return None
+            look = self._take(cancel, obs=obs)
         finally:
             self._lock.release()
         # the next idle look waits so that looking takes at most `cpu_share` of the time
@@ -257,3 +305,19 @@ class LookAhead:
                     warned.add(kind)
                     warn(f"looking ahead while idle failed ({kind}): {text}; goals look for themselves")
                 self._next_idle_s = self._clock() + 1.0
+
+
+def depth_changes(before: RGBDObservation | None, after: RGBDObservation) -> int | None:
+    """How many pixels' depth changed from `before` to `after` beyond the sensor's noise (see
+    CHANGE_SIGMAS), isolated ones left out; None when the two cannot be compared (no earlier frame,
+    another image size, or another camera pose)."""
+    if before is None or np.shape(before.depth_m) != np.shape(after.depth_m):
+        return None
+    T0, T1 = np.asarray(before.T_base_cam, float), np.asarray(after.T_base_cam, float)
+    if np.linalg.norm(T0[:3, 3] - T1[:3, 3]) > CAMERA_SAME_M or np.max(np.abs(T0[:3, :3] - T1[:3, :3])) > 1e-3:
+        return None
+    d0, d1 = np.asarray(before.depth_m, np.float32), np.asarray(after.depth_m, np.float32)
+    steady = (d0 > 0) & (d1 > 0) & ~(depth_edge_pixels(d0) | depth_edge_pixels(d1))
+    moved = steady & (np.abs(d0 - d1) > range_tolerance_m(np.minimum(d0, d1), sigmas=CHANGE_SIGMAS,
+                                                          floor_m=CHANGE_FLOOR_M))
+    return int(ndimage.binary_opening(moved, structure=np.ones((3, 3), bool)).sum())

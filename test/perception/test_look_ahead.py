@@ -1,18 +1,34 @@
-"""A goal reuses the newest look only while it is fresh (issue 42): younger than the limit, in the
-same workspace, the arm unmoved since; idle looks keep to their CPU share. A fake clock and
-counted stages (a unit test's double): the look's contents do not matter here, only which is used."""
+"""A goal reuses the newest look only while it is fresh (issue 42): younger than the limit, or
+older with a new frame's depth unchanged, in the same workspace, the arm unmoved since; idle looks
+keep to their CPU share. A fake clock and counted stages (a unit test's double): the look's contents
+do not matter here, only which is used; the frames are small depth images of a flat table."""
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError, NoObservationError
-from spatial_manip.perception.look_ahead import (EARLIEST_FRAME_S, EXPOSURE_MARGIN_S, IDLE_SETTLE_S, LookAhead,
-                                                 LookAheadConfig)
+from spatial_manip.perception.look_ahead import (CHANGED_MAX_PIXELS, CHECK_EVERY_S, EARLIEST_FRAME_S,
+                                                 EXPOSURE_MARGIN_S, IDLE_SETTLE_S, UNCHANGED_LIMIT_S, LookAhead,
+                                                 LookAheadConfig, depth_changes)
 
 HOME = np.zeros(6)
+
+
+def table_frame(depth: np.ndarray | None = None, camera_x: float = 0.0):
+    """A frame as depth_changes reads it: a 60x80 depth image (a flat table 1.2 m away) and its camera pose."""
+    T = np.eye(4)
+    T[0, 3] = camera_x
+    return SimpleNamespace(depth_m=np.full((60, 80), 1.2, np.float32) if depth is None else depth, T_base_cam=T)
+
+
+def with_object(rows=slice(20, 32), cols=slice(30, 42), nearer_m=0.05):
+    depth = table_frame().depth_m.copy()
+    depth[rows, cols] -= nearer_m
+    return depth
 
 
 class Clock:
@@ -29,15 +45,16 @@ class CountedStages:
     def __init__(self, clock: Clock, perceive_s: float = 0.5):
         self.clock, self.perceive_s, self.looks = clock, perceive_s, 0
         self.arrived_after: list = []       # each observe's earliest arrival allowed (None: after the question)
+        self.depth = table_frame().depth_m  # what the camera sees now
 
     def observe(self, cancel, arrived_after_s=None):
         self.arrived_after.append(arrived_after_s)
-        return f"frame {self.looks + 1}"
+        return table_frame(self.depth.copy())
 
     def perceive(self, obs):
         self.looks += 1
         self.clock.t += self.perceive_s
-        return obs            # stands for the Perceived record
+        return f"look {self.looks}"   # stands for the Perceived record
 
 
 @pytest.fixture
@@ -65,12 +82,39 @@ def test_a_fresh_look_is_reused_with_its_age(cell):
     assert again.trace_fields() == {"reused": True, "age_s": EARLIEST_FRAME_S + 1.5, "reason": "fresh", "waited_s": 0.0}
 
 
-def test_an_old_look_is_taken_again(cell):
+def test_an_old_look_is_taken_again_when_the_table_changed_on_the_frame_that_showed_it(cell):
     clock, _, stages, looks = cell
     looks.for_goal(threading.Event())
     clock.t += 3.0
+    stages.depth = with_object()                      # someone put a box down
     goal = looks.for_goal(threading.Event())
     assert not goal.reused and stages.looks == 2 and "4.50 s old when the goal came (limit 3 s)" in goal.reason
+    assert "the table changed since (100 pixels)" in goal.reason
+    assert len(stages.arrived_after) == 2             # the frame the change showed on is the one perceived
+
+
+def test_an_old_look_is_reused_while_a_new_frame_shows_the_table_unchanged(cell):
+    clock, _, stages, looks = cell
+    first = looks.for_goal(threading.Event())
+    clock.t += 20.0
+    noisy = table_frame().depth_m.copy()
+    noisy[5, 5] += 0.3                                 # a lone pixel that flickered is no change
+    stages.depth = noisy
+    goal = looks.for_goal(threading.Event())
+    assert goal.reused and goal.seen == first.seen and stages.looks == 1
+    assert goal.reason == f"unchanged: 0 pixels' depth moved since it (at most {CHANGED_MAX_PIXELS})"
+    clock.t += UNCHANGED_LIMIT_S                      # too old to trust however still the table looks
+    assert not looks.for_goal(threading.Event()).reused and stages.looks == 2
+
+
+def test_the_change_test_counts_only_what_moved_beyond_the_sensors_noise():
+    flat = table_frame()
+    assert depth_changes(flat, table_frame(with_object(nearer_m=0.005))) == 0      # within the noise at 1.2 m
+    assert depth_changes(flat, table_frame(with_object())) == 100   # a 12x12-pixel box 5 cm high, its edge ring left out
+    assert depth_changes(flat, table_frame(with_object(nearer_m=-0.05))) == 100   # ... or taken away
+    assert depth_changes(None, flat) is None
+    assert depth_changes(flat, table_frame(camera_x=0.02)) is None                 # another camera pose
+    assert depth_changes(flat, table_frame(np.full((30, 40), 1.2, np.float32))) is None
 
 
 def test_an_arm_motion_since_the_look_makes_it_stale_even_if_the_arm_came_back(cell):
@@ -124,7 +168,7 @@ def test_unknown_joints_and_a_zero_limit_never_reuse():
     assert "reuse is off" in off.for_goal(threading.Event()).reason
 
 
-def test_idle_looks_keep_to_their_cpu_share_and_refresh_at_half_the_limit(cell):
+def test_idle_looks_keep_to_their_cpu_share_and_look_again_only_when_the_table_changed(cell):
     clock, _, stages, looks = cell
     assert looks.idle_look(threading.Event()) is not None           # none yet: look
     # it took 0.5 s at a share of 0.5: the next waits 0.5 s, and is not due before 1.5 s of age
@@ -133,7 +177,15 @@ def test_idle_looks_keep_to_their_cpu_share_and_refresh_at_half_the_limit(cell):
     clock.t += 0.5
     assert looks.idle_look(threading.Event()) is None               # 1.4 s old: still fresh enough
     clock.t += 0.2
+    checks = len(stages.arrived_after)
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 1   # unchanged on a new frame
+    assert len(stages.arrived_after) == checks + 1
+    clock.t += CHECK_EVERY_S / 2
+    assert looks.idle_look(threading.Event()) is None and len(stages.arrived_after) == checks + 1   # not due yet
+    clock.t += CHECK_EVERY_S
+    stages.depth = with_object()
     assert looks.idle_look(threading.Event()) is not None and stages.looks == 2
+    assert len(stages.arrived_after) == checks + 2                  # the changed frame itself was perceived
     goal = looks.for_goal(threading.Event())
     assert goal.reused and stages.looks == 2
 
