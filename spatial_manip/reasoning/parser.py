@@ -78,6 +78,8 @@ def _number_words(t: str) -> str:
 # carry no spatial meaning but contain "you"/"me" (otherwise read as the viewer).
 _NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are|it|its|they|their|them|way)\b)"   # "the way it faces" names nothing
 _NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a name of one to three words after "the"
+# followed by an object (not "by the left side", "by 5 cm")
+_ABOUT_AN_OBJECT = r" (?=(?:the |a |an |you\b|me\b|it\b)(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))"
 _EVERYDAY = [(re.compile(p), r) for p, r in [
     # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
     (r"\b(?:u+m+|u+h+m*|e+r+m*|h+m+)\b", " "), (r"\bi (?:guess|think|suppose|reckon|believe)\b", " "),
@@ -118,8 +120,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
     (r"\b(?:i (?:would like|want|need|wanna)|(?:give|hand|pass|bring|fetch|get|grab) me)\b", "take"),
-    (r"\b(?:right|just|immediately|directly) next to\b", "dnext to"), (r"\b(?:next to|beside|near|by) (?=(?:the |a |an |you\b|me\b|it\b)"
-     r"(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))", "closest to "),
+    # "next to / beside / by X" is a relation of its own (`relations.next_to`); "near X" the closest to it
+    (r"\b(?:right|just|immediately|directly) (?:next to|beside)\b", "dnextto"),
+    (r"\b(?:next to|beside|by)" + _ABOUT_AN_OBJECT, "nextto "), (r"\bnear" + _ABOUT_AN_OBJECT, "closest to "),
     (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"), (r"\bleaning over\b", "leaning"),
     (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"), (r"\bslot (it|this)\b", r"put \1"),
 ]]
@@ -130,11 +133,6 @@ def _everyday(t: str) -> str:
     for rx, rep in _EVERYDAY:
         t = rx.sub(rep, t)
     return t
-
-
-# "next to / beside / by the X" about an object (not "by the left side", "by 5 cm")
-_NEXT_TO = re.compile(r"\b(?:next to|beside|by) (?=(?:the |a |an )(?!(?:the )?(?:left|right|front|back|far|near|top|"
-                      r"bottom|upper|lower)\b))")
 
 
 def normalise(text: str) -> str:
@@ -254,7 +252,9 @@ def correct_spelling(t: str, scene_words: set[str], known: set[str]) -> tuple[st
 
 # --- references ------------------------------------------------------------------------------
 _CONTAINERS = ("table", "shelf")
-_THE_SLOT_VERTICAL = re.compile(r" the (?:slot|spot|place) (?:that is |which is )?(?:above|over|below|under|beneath|underneath) ")
+# "a slot above the globe" is any higher slot; "(the slot) above the globe" is the one in its column
+_ANY_SLOT_VERTICAL = re.compile(r" (?:(?:a|an|any|some) (?:[a-z]+ )?(?:slot|spot|place)|(?:slots|spots|places)) "
+                                r"(?:that is |which is |that are |which are )?(?:above|over|below|under|beneath|underneath|higher|lower) ")
 
 
 @dataclass
@@ -361,7 +361,7 @@ FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|vi
 
 @dataclass
 class Clause:
-    kind: str          # attr | pose | part | super | dist | dir | between | metric | frame | verb | noun
+    kind: str          # attr | pose | part | super | dist | next | dir | between | metric | frame | verb | noun
     rel: str
     args: tuple = ()
     pos: int = 0
@@ -460,7 +460,7 @@ RULES: list[tuple[str, object]] = [
     # direct (immediate) relations
     (r"(?:immediately|directly|right|just) (?:to the |to |on the |on )?(left|right) (?:side )?of " + R,
      _c("dir", "Direct", g(1), g(2))),
-    (r"dnext to " + R + r" on (?:the|its|their|possviewer|" + P[1:-1] + r") (left|right)",
+    (r"dnextto " + R + r" on (?:the|its|their|possviewer|" + P[1:-1] + r") (left|right)",
      _c("dir", "Direct", lambda m: m.group(2), g(1))),
     (r"(?:immediately|directly|right|just) (above|over|below|under|beneath|underneath) " + R,
      _c("dir", "DirectV", g(1), g(2))),
@@ -494,6 +494,8 @@ RULES: list[tuple[str, object]] = [
     (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
     (r"rank(\d+)(?=\s+(?:[a-z]+\s+){0,2}(?:slots?|spots?)\b)", _c("super", "LeftMost", g(1, int))),  # "top shelf, 2nd slot"
     # "next to the book": a book on the table or shelf as the reference (AMBIGUOUS when several, _ref)
+    (r"d?nextto (?:the |a |an )?book\b", _c("next", "NextTo", ANY_BOOK)),
+    (r"d?nextto " + R, _c("next", "NextTo", g(1))),
     (K + r"(?:closest|nearest)(?: (?:book|slot|one))? (?:to|from) (?:the |a |an )?book\b", _c("super", "Closest", g(1, int), ANY_BOOK)),
     (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:(?:to|from) )?" + R + ")?",
      _c("super", "Closest", g(1, int), g(2))),
@@ -582,9 +584,7 @@ class InstructionParser:
         self.frame_notes: list[dict] = []
         self.spelling_notes: list[str] = []
         self._group: tuple | None = None
-        self._the_slot_vertical = False
-        self._next_to = False
-        self._verb = "pick"
+        self._any_slot_vertical = False
 
     def _vocabulary(self, scene_words: set[str]) -> set[str]:
         """Every word the parser reads that is not a scene word (the corrector prefers those)."""
@@ -603,9 +603,6 @@ class InstructionParser:
         phrases = scene_phrases(self.scene, lex)
         scene_words = {w for p in phrases for w in p.split()}
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
-        # "the mug next to the clock" reads as the one closest to it (normalise), and says it is
-        # beside it: a pick takes it only when it is (filterDist$NextTo)
-        self._next_to = bool(_NEXT_TO.search(" " + text.lower() + " "))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
         t = _between_a_pair(_mark_references(t, refs, phrases, lex), refs)
@@ -635,7 +632,7 @@ class InstructionParser:
             raise NotUnderstoodError(f"found no action, object or place in {text.strip()!r}; say e.g. "
                                      "'take the leftmost book' or 'put it in an empty slot'")
         self._refs = refs
-        self._the_slot_vertical = bool(_THE_SLOT_VERTICAL.search(t))
+        self._any_slot_vertical = bool(_ANY_SLOT_VERTICAL.search(t))
         action = self._action(clauses, task_kind)
         if action == "place":
             named = [w for w in named if not self._names_the_held(refs, w)]   # "put the bottle down by X"
@@ -644,7 +641,8 @@ class InstructionParser:
         self._group = refs.groups[named[0]] if named and named[0] in refs.groups else None
         self._named = refs.ids[named[0]] if named and self._group is None else None
         prog = self._compose(action, clauses)
-        reference = target_reference(text, t, clauses) if self._named is None and prog.op == "pick" else {}
+        reference = (target_reference(text, t, clauses) if self._named is None and prog.op == "pick" else
+                     slot_reference(t, clauses) if "filterSlot" in str(prog) else {})
         return Parsed(prog, clauses, leftover, reference)
 
     # ------------------------------------------------------------------------------------------
@@ -753,6 +751,7 @@ class InstructionParser:
         toks = [c.args[1] for c in clauses if c.kind == "dir" and len(c.args) > 1]
         toks += [t for c in clauses if c.kind == "between" for t in c.args[:2]]
         toks += [c.args[1] for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1:] and c.args[1]]
+        toks += [c.args[0] for c in clauses if c.kind == "next"]
         refs = [self._ref(t).name for t in toks]
         if not refs or any(r in ("viewer", "robot") for r in refs):
             return False
@@ -771,7 +770,6 @@ class InstructionParser:
         return all(o.category == "book" for o in self.scene.objects if o.id in ids)
 
     def _compose(self, action: str, clauses: list[Clause]) -> Node:
-        self._verb = action
         frame = next((c for c in clauses if c.kind == "frame"), None)
         where = next((c for c in clauses if c.kind == "where"), None)
         _check_contradictions(clauses, self._ref_label)
@@ -809,7 +807,7 @@ class InstructionParser:
             base = node("filterSlot", None, "SHELF")
         s = base
         container = Sym("SHELF" if use_slots else "TABLE")
-        order = {"attr": 0, "pose": 1, "part": 2, "between": 3, "dir": 4, "dist": 5, "super": 6}
+        order = {"attr": 0, "pose": 1, "part": 2, "between": 3, "dir": 4, "dist": 5, "next": 5, "super": 6}
         for c in sorted((c for c in clauses if c.kind in order), key=lambda c: (order[c.kind], c.pos)):
             if c.kind == "pose" and action == "place":
                 continue        # a pose in a placement says how to place, not which slot
@@ -839,6 +837,9 @@ class InstructionParser:
             return node("filterRel", _side(c.rel), s, container)
         if c.kind == "between":
             return node("filterRel", "Between", s, self._ref(a[0]), self._ref(a[1]))
+        if c.kind == "next":
+            ref = self._ref(a[0])        # "the book next to you" is the one closest to you
+            return node("filterDist", "Closest" if ref.name in ("viewer", "robot") else "NextTo", s, ref)
         if c.kind == "dist":
             if c.rel == "Range":
                 return node("filterDist", "Range", a[0], a[1], s, self._ref(a[2]))
@@ -852,8 +853,6 @@ class InstructionParser:
             k = a[0] if a and a[0] else None
             if c.rel in ("Closest", "Farthest"):
                 ref = self._ref(a[1])
-                if c.rel == "Closest" and self._next_to and self._verb == "pick" and not (k and k > 1):
-                    return node("filterDist", "NextTo", s, ref)
                 return (node("filterDist", "Rank" + c.rel, k, s, ref) if k and k > 1
                         else node("filterDist", c.rel, s, ref))
             owner = self._super_owner(frame, where)
@@ -898,8 +897,8 @@ class InstructionParser:
             ref = self._ref(a[1])
             return node("filterOri", "ClockPosition", a[0], s, ref, self._owner(ref, frame, f"{a[0]} o'clock"))
         word, ref = a[0], self._ref(a[1])
-        if kind == "Vert" and "filterSlot" in str(s) and self._the_slot_vertical:
-            kind = "DirectV"    # "the slot above the globe" is the one in its column ("a slot above": any higher)
+        if kind == "Vert" and "filterSlot" in str(s) and not self._any_slot_vertical:
+            kind = "DirectV"    # "(the slot) above the globe" is the one in its column ("a slot above": any higher)
         if kind == "Vert" and word == "under" and "filterSlot" not in str(s):
             kind = "DirectV"    # "the book under the mug" on a table: the one it rests on, not any lower object
         if kind == "Vert" and word == "under":
@@ -947,9 +946,10 @@ class InstructionParser:
         e = next((c for c in clauses if c.kind == "dist" and c.rel == "EqualTo"), None)
         if e is not None:
             return node("place", None, node("metric", "Near", e.args[0], self._ref(e.args[1])), **kw)
-        near = next((c for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1]), None)
+        near = next((c.args[0] for c in clauses if c.kind == "next"), None) or next(
+            (c.args[1] for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1]), None)
         if near is not None:      # "next to the mug", "near the mug": beside it, on its freest side
-            return node("place", None, node("metric", "Near", rel.ADJACENT_GAP_M, self._ref(near.args[1])), **kw)
+            return node("place", None, node("metric", "Near", rel.ADJACENT_GAP_M, self._ref(near)), **kw)
         if not self.scene.regions:
             raise InvalidGoalError("the instruction does not say where to place the book, and the scene has no "
                                    "shelf slots; say e.g. '10 cm to the right of the jar'")
@@ -1072,24 +1072,25 @@ _HEAD_SINGULAR = {"book", "one", "object", "item", "thing"}
 _HEAD_PLURAL = {"books", "ones", "objects", "items", "things"}
 _PARTITIVE = {"one", "any", "either", "some", "each", "among", "of"}   # "one of the", "any of the", "among the"
 _NP_BARRIER = ({"from", "on", "in", "at", "of", "to", "with", "and", "then", "up", "down", "off", "into", "onto",
-                "between", "behind", "near", "is", "are", "it", "them"}
+                "between", "behind", "near", "nextto", "dnextto", "is", "are", "it", "them"}
                | set(re.findall(r"[a-z]+", PICK_VERBS + " " + PLACE_VERBS)))
 _CHOICE = ("super",)        # clause kinds that choose among candidates (superlatives and ranks)
 _THE_PHRASE = re.compile(r"\b(?:the|teh)\s+(?:[\w'-]+\s+){0,4}?(?:books?|ones?|objects?|items?|things?)\b", re.I)
 _POLITE_TAIL = re.compile(r"(?:[\s,;.!?]+(?:please|pls|plz|thanks|thank you|thx|cheers|for me|now))+[\s,;.!?]*$", re.I)
 
 
-def _determiner(t: str) -> tuple[str | None, bool]:
+def _determiner(t: str, singular=_HEAD_SINGULAR, plurals=_HEAD_PLURAL, groups=True) -> tuple[str | None, bool]:
     """(determiner, plural) of the target noun phrase in the normalised, reference-marked text:
     the first head noun ("book", "one", "books"...) and the article before it, over its
     premodifiers ("the small flat book", "the rank2 leftmost book"). "one of the books", a bare
     "one" ("grab one that is lying down") and "any" are indefinite; a plural head is plural. With
-    no head noun, the first article of the text."""
+    no head noun, the first article of the text. `singular`, `plurals`: the head nouns (a slot's
+    for a place); `groups`: whether a group of scene objects (refnps, refnpp) is a head."""
     words = t.split()
     for i, w in enumerate(words):
-        if w not in _HEAD_SINGULAR and w not in _HEAD_PLURAL and not w.startswith(("refnps", "refnpp")):
+        if w not in singular and w not in plurals and not (groups and w.startswith(("refnps", "refnpp"))):
             continue
-        plural = w in _HEAD_PLURAL or w.startswith("refnpp")
+        plural = w in plurals or w.startswith("refnpp")
         j = i - 1
         while j >= 0 and words[j] not in _NP_BARRIER and words[j] not in ("the", "this", "that") \
                 and words[j] not in _INDEFINITE:
@@ -1115,12 +1116,30 @@ def target_reference(text: str, t: str, clauses: list[Clause]) -> dict:
             "choice": any(c.kind in _CHOICE for c in clauses), "phrase": phrase}
 
 
+_SLOT_HEADS, _SLOT_HEADS_PLURAL = {"slot", "spot", "place", "space", "gap"}, {"slots", "spots", "places", "spaces", "gaps"}
+
+
+def slot_reference(t: str, clauses: list[Clause]) -> dict:
+    """How a place into shelf slots refers to its slot: "the (empty) spot ...", and a slot named by
+    its relation to one thing ("next to the jar", "between the jar and the mug"), promise one slot;
+    "a slot", "slots", "on the top shelf" may take any. A superlative chooses ("the emptiest slot")."""
+    det, plural = _determiner(t, _SLOT_HEADS, _SLOT_HEADS_PLURAL, groups=False)
+    if not any(w in _SLOT_HEADS | _SLOT_HEADS_PLURAL for w in t.split()):
+        det = "the" if any(c.kind in ("next", "between") for c in clauses) else None
+    return {"determiner": det, "plural": plural, "choice": any(c.kind in _CHOICE for c in clauses), "slot": True}
+
+
 def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
     """Raise AmbiguousError when a pick says "the X" (one object), several objects are X, and no
-    word chooses between them. Called on the executed answer set, before anything moves."""
+    word chooses between them, or a place promises one slot (`slot_reference`) that several fit.
+    Called on the executed answer set, before anything moves."""
     ref = parsed.reference
-    if (parsed.program.op != "pick" or not ref or ref.get("determiner") != "the" or ref.get("plural")
-            or ref.get("choice") or len(targets) <= 1):
+    if not ref or ref.get("determiner") != "the" or ref.get("plural") or ref.get("choice") or len(targets) <= 1:
+        return
+    if ref.get("slot"):
+        raise AmbiguousError(f"the words name one place and {len(targets)} slots fit them ({', '.join(targets)}); "
+                             "say which, e.g. 'the left one' or 'row 1, column 2'")
+    if parsed.program.op != "pick":
         return
     # the user's words from their "the" on ("pick up the brown carton": "the brown carton", where
     # the message once said "the book"); a generic phrase when they wrote no "the"

@@ -317,13 +317,6 @@ def op_dist(ev: _Eval, n: Node):
     return [o for o in items if test(rel.distance(o, ref))]
 
 
-# How far people still say "the mug next to the bottle" of the one closest to it: the generator
-# says it only within relations.NEXT_TO_MAX_M (10 cm), but a person picks the nearest one a hand's
-# width or two away (the paraphrase set's kitchen: a mug 22 cm from the bottle); across the table
-# (objects-63-00007: 0.7 m) it is not what the words describe.
-NEXT_TO_SAID_MAX_M = 0.30
-
-
 def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, rank: int, descending: bool) -> list:
     """`picked`, the items at rank `rank` of `key` (`rel.rank_select`), when the measurement tells
     them from the next rank: on a perceived scene, ranks whose values differ by less than the boxes'
@@ -342,18 +335,16 @@ def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, ra
 
 
 def _next_to(ev: _Eval, n: Node, items: list, ref) -> list:
-    """"the mug next to the clock": the one closest to it (`rel.closest`), and only when it lies
-    within NEXT_TO_SAID_MAX_M of it (boundary to boundary, by up to the two boxes' measurement
-    error on a perceived scene). The closest one far away is not what the words describe: a mug
-    perception did not name may be the one beside the clock (objects-63-00007 took a named mug
-    0.7 m from it)."""
-    nearest = rel.closest(items, ref)
-    beside = [o for o in nearest if rel.distance(o, ref) - _hidden_m(o)
-              <= NEXT_TO_SAID_MAX_M + ev.measure_error_m(o) + ev.measure_error_m(ref)]
-    if nearest and not beside:
-        far = ", ".join(f"{o.id} {rel.distance(o, ref):.2f} m" for o in nearest)
+    """"the mug next to the clock", "the slot beside the jar": `rel.next_to`, an object within
+    rel.NEXT_TO_SAID_MAX_M of the reference by up to the two boxes' measurement error on a perceived
+    scene. The closest one far away is not what the words describe: a mug perception did not name
+    may be the one beside the clock (objects-63-00007 took a named mug 0.7 m from it)."""
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
+    beside = rel.next_to(items, ref, axes, lambda o: _hidden_m(o) + ev.measure_error_m(o) + ev.measure_error_m(ref))
+    if items and not beside and not isinstance(items[0], Region):
+        far = ", ".join(f"{o.id} {rel.distance(o, ref):.2f} m" for o in rel.closest(items, ref))
         ev.trace.append({"node": f"{n} (the closest, {far} from it, is not next to it: within "
-                                 f"{NEXT_TO_SAID_MAX_M * 100:.0f} cm)", "ids": []})
+                                 f"{rel.NEXT_TO_SAID_MAX_M * 100:.0f} cm)", "ids": []})
     return beside
 
 

@@ -22,7 +22,7 @@ def plan(scene_key, text):
 
 @pytest.mark.parametrize("text,normalised", [
     ("ok so um, put it like 15 cm behind the mug I guess", "put it about d0.15 behind the mug"),
-    ("umm just put it next to the banana I think", "just put it closest to the banana"),
+    ("umm just put it next to the banana I think", "just put it nextto the banana"),
     ("so like, put it down ok", "put it down"),
     ("right, so, grab me the red book", "take the red book"),
     ("grab the book the radio is facing", "grab the book in front of the radio"),
@@ -35,7 +35,7 @@ def plan(scene_key, text):
     ("row 2, spot 4", "row 2 column 4"),
     ("take the book that's on its side", "take the book that is lying flat"),
     ("umm put it right in front of the bottle", "put it in front of the bottle"),
-    ("grab the mug by the green bottle", "grab the mug closest to the green bottle"),
+    ("grab the mug by the green bottle", "grab the mug nextto the green bottle"),
     ("the bowl on your right please", "the bowl rightmost please"),
     ("take a book to your left", "take a book to your left"),     # ESPIRE's sector relation, unchanged
 ])

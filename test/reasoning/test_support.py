@@ -191,7 +191,8 @@ def test_next_to_the_book_with_two_books_on_the_shelf_is_ambiguous_naming_them()
     res = PLANNER.plan(_shelf_with_books(0.40, -0.45), "put it next to the book")
     assert res.error["code"] == "AMBIGUOUS" and "['bk1', 'bk2']" in res.error["message"], res.error
     res = PLANNER.plan(_shelf_with_books(0.40), "put it next to the book")
-    assert res.ok and res.program == "place(unique(filterDist$Closest(filterSlot(SHELF), bk1)), pose=keep)"
+    assert res.ok and res.program == "place(unique(filterDist$NextTo(filterSlot(SHELF), bk1)), pose=keep)"
+    assert res.targets == ["slot_r1c2"], "the slot beside the book's, not the one it stands in (r1c1)"
 
 
 def _table_and_shelf():
@@ -212,7 +213,7 @@ def _table_and_shelf():
     ("take the tilted book and put it in a slot behind the mug",
      "place(unique(filterOri$Behind(filterSlot(SHELF), mug, viewer)), pose=keep)"),
     ("take the tilted book and put it next to the alarm clock",          # the clock stands in a slot
-     "place(unique(filterDist$Closest(filterSlot(SHELF), clock2)), pose=keep)"),
+     "place(unique(filterDist$NextTo(filterSlot(SHELF), clock2)), pose=keep)"),
 ])
 def test_a_place_beside_something_on_the_table_stays_on_the_table_unless_a_slot_is_named(text, place):
     res = PLANNER.plan(_table_and_shelf(), text)
