@@ -16,6 +16,7 @@ import collections
 import sys
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
@@ -35,6 +36,7 @@ from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
+from spatial_manip.grasps_ahead import GraspsAhead, Job, load_grasps_ahead_config
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
@@ -44,6 +46,7 @@ from spatial_manip.nodes.runner import spin_node
 from spatial_manip.observation import CameraPoses
 from spatial_manip.paths import params_file
 from spatial_manip.registry import make
+from spatial_manip.scene import FIXTURE_CATEGORIES
 
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
 # how long a request waits for a depth image whose pose agrees (then goes on as is): a simulator's pose per
@@ -52,7 +55,7 @@ CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same came
 EXTRINSICS_WAIT_S = 3.0
 SCENE_WAIT_S = 3.0         # for a scene holding the requested id, published just before the request
 DEPTH_KEEP = 5             # recent depth images kept, to pair one with its own camera pose
-
+AHEAD_POLL_S = 0.1         # how often the proposing-ahead thread asks whether a job is due
 
 
 class GraspNode(Node):
@@ -92,6 +95,13 @@ class GraspNode(Node):
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
+        # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42);
+        # one proposal at a time, a request's or the thread's: the motion check's planner is not shared
+        self.ahead = GraspsAhead(load_grasps_ahead_config(p["config_file"] or params_file("grasp.yaml")))
+        self._computing = threading.Lock()
+        self._stop = threading.Event()
+        self._ahead_thread = threading.Thread(target=self._propose_ahead, name="grasps_ahead", daemon=True)
+        self._ahead_thread.start()
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
     # ---- inputs ------------------------------------------------------------------------------
@@ -123,6 +133,7 @@ class GraspNode(Node):
         if q is not None:
             with self._lock:
                 self.joints, self.joints_at = q, time.monotonic()
+            self.ahead.note_joints(q)
 
     def _q_now(self):
         """The arm's current joints, or None when none arrived or the latest is older than
@@ -160,6 +171,7 @@ class GraspNode(Node):
     def _on_scene(self, msg):
         with self._lock:
             self.scene = msg
+        self.ahead.new_scene(msg, [o.id for o in msg.objects if o.category not in FIXTURE_CATEGORIES and not o.held])
 
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):
@@ -241,8 +253,60 @@ class GraspNode(Node):
             time.sleep(0.02)
 
     def _handle(self, request) -> tuple[GraspResult, object]:
+        """A request's answer: the grasps proposed ahead on this look from these joints, if there
+        are, else proposed now."""
         if request.target_id:
             self._await_scene_holding(request.target_id)
+            self.ahead.asked(int(request.max_grasps))
+        with self._computing:
+            hit = self.ahead.take(self.scene, request.target_id, int(request.max_grasps)) if request.target_id else None
+            if hit is not None:
+                (result, stamp), age_s = hit
+                return replace(result, message=f"{result.message}; proposed ahead on this look from these joints, "
+                                               f"{age_s:.2f} s before the request"), stamp
+            return self._propose_now(request)
+
+    def _propose_ahead(self) -> None:
+        """The thread that proposes grasps ahead (GraspsAhead's jobs) until the node closes."""
+        warned: list[str] = []
+        while not self._stop.wait(AHEAD_POLL_S):
+            if self.ahead.next_job() is None:
+                continue
+            with self._computing:
+                job = self.ahead.next_job()     # again: a request or a new look may have come while this waited
+                if job is not None:
+                    self._run_ahead(job, warned)
+
+    def _run_ahead(self, job: Job, warned: list[str]) -> None:
+        """Propose for one job and hand the result back. Never raises (it runs on a thread of its
+        own): a failure is logged once and the job dropped; the request proposes for itself."""
+        result, keep = None, False
+        try:
+            known_joints = self._q_now() is not None
+            result = self._propose_now(ProposeGrasps.Request(target_id=job.object_id, max_grasps=job.max_grasps))
+            keep = known_joints and self._depends_only_on_look(result[0])
+        except Exception as e:
+            if not warned:
+                warned.append(type(e).__name__)
+                self.get_logger().warning(f"proposing grasps ahead failed ({type(e).__name__}: {e}); "
+                                          "requests propose for themselves")
+        try:
+            self.ahead.put(job, result, keep)
+        except Exception:  # bookkeeping only
+            pass
+
+    @staticmethod
+    def _depends_only_on_look(result: GraspResult) -> bool:
+        """A result a request on the same look from the same joints would get too: grasps, or none
+        that hold, with the motion check made (not skipped for want of joints)."""
+        checked = result.motion is None or not result.motion.skipped
+        return checked and (result.success or result.error_code == ErrorCode.GRASP_FAILED.value)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._ahead_thread.join(timeout=2.0)
+
+    def _propose_now(self, request) -> tuple[GraspResult, object]:
         depth, info, T_base_cam, scene = self._inputs()
         if T_base_cam is None:
             what = "for the latest depth image (one per frame, stamped like it)" if self.poses.per_frame else "yet"
@@ -325,7 +389,7 @@ class GraspNode(Node):
 
 
 def main(args=None) -> int:
-    return spin_node(GraspNode, args=args, threads=None)
+    return spin_node(GraspNode, args=args, threads=None, close=lambda n: n.close())
 
 
 if __name__ == "__main__":

@@ -111,3 +111,29 @@ def test_with_joint_states_grasps_are_checked_and_markers_published(graph):
 
 def _path(arr: MarkerArray) -> list:
     return [m for m in arr.markers if m.ns == "motion/path" and m.type == Marker.LINE_STRIP]
+
+
+def test_a_request_after_a_quiet_spell_is_answered_with_the_grasps_proposed_ahead(graph):
+    """Issue 42: once the scene, the arm and the requests have been quiet for grasp.yaml's
+    ahead.quiet_s (1.5 s), grasp_node proposes the scene's objects' grasps before a request asks,
+    and the request is answered with them (the reply says so). Each round publishes the frame and
+    the joints for 6 s without asking, then asks; a loaded machine may need several rounds."""
+    node, client, pubs, frame, _ = graph
+    joints = JointState(name=list(JOINT_NAMES), position=[float(v) for v in load_home_q()])
+    deadline, res = time.monotonic() + 120.0, None
+    while time.monotonic() < deadline:
+        quiet_until = time.monotonic() + 6.0
+        while time.monotonic() < quiet_until:
+            pubs["depth"].publish(frame[0])
+            pubs["info"].publish(frame[1])
+            pubs["joints"].publish(joints)
+            rclpy.spin_once(node, timeout_sec=0.1)
+        fut = client.call_async(ProposeGrasps.Request(target_id="block_1", max_grasps=2))
+        rclpy.spin_until_future_complete(node, fut, timeout_sec=30)
+        assert fut.done(), "no reply from grasp_node"
+        res = fut.result()
+        if "proposed ahead" in res.message:
+            break
+    assert res is not None and res.success, res.message if res else "no reply"
+    assert "proposed ahead on this look from these joints" in res.message and " checked, " in res.message, res.message
+    assert 1 <= len(res.grasps.grasps) <= 2

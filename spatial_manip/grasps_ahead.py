@@ -1,0 +1,135 @@
+"""Grasps proposed ahead (issue 42): while the planner reasons on its newest look, or waits for a
+person to speak, grasp_node proposes (and motion-checks) the grasps of every graspable object of
+that look, one at a time, so that a pick's grasp request is answered at once. A result serves only
+the look it was made on (the scene message it answered from, by identity) and the arm's joints it
+was checked from: a new look or any arm motion throws every result away. Proposing ahead waits
+until the scene, the arm and the requests have been quiet for `quiet_s`, so it never competes with
+the request of a goal that reasons at once on a look just taken; a request always goes first.
+
+ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
+own; what a result is (a grasping.service.GraspResult) does not matter here."""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Hashable
+
+import numpy as np
+
+from spatial_manip.config import build, read_yaml, section
+from spatial_manip.errors import ConfigError
+from spatial_manip.perception.look_ahead import ARM_STILL_TOL_RAD
+
+
+@dataclass(frozen=True, kw_only=True)
+class GraspsAheadConfig:
+    enabled: bool = True
+    quiet_s: float = 1.5        # the scene, the arm and the requests quiet this long before proposing ahead
+    max_grasps: int = 15        # grasps asked for ahead, until a request says how many it wants (the planner: 5 x 3)
+
+    def __post_init__(self):
+        if not (isinstance(self.quiet_s, (int, float)) and 0.0 <= self.quiet_s <= 60.0):
+            raise ConfigError(f"grasp.ahead.quiet_s must be within 0..60 s, got {self.quiet_s!r}")
+        if not (isinstance(self.max_grasps, int) and 1 <= self.max_grasps <= 1000):
+            raise ConfigError(f"grasp.ahead.max_grasps must be an integer within 1..1000, got {self.max_grasps!r}")
+
+
+def load_grasps_ahead_config(path: str | Path) -> GraspsAheadConfig:
+    """The `grasp.ahead` section of grasp.yaml (absent: the defaults); a ConfigError naming the
+    file, key and value."""
+    data = read_yaml(path)
+    where = f"{path}: grasp"
+    return build(GraspsAheadConfig, section(data.get("grasp", data), "ahead", where, required=False), f"{where}.ahead")
+
+
+@dataclass(frozen=True)
+class Job:
+    """One object to propose grasps for ahead, and what held when it was handed out."""
+
+    scene: Any                  # the scene message (compared by identity)
+    object_id: str
+    max_grasps: int
+    arm_moved_at_s: float | None
+
+
+class GraspsAhead:
+    def __init__(self, config: GraspsAheadConfig = GraspsAheadConfig(), clock=time.monotonic):
+        self.config, self._clock = config, clock
+        self._lock = threading.Lock()
+        self._scene: Hashable | None = None
+        self._scene_since_s = clock()
+        self._ids: list[str] = []       # the graspable objects of the newest look
+        self._todo: list[str] = []
+        self._done: dict[tuple[str, int], tuple[Any, float]] = {}    # (id, max_grasps) -> (result, when made)
+        self._asked_at_s = -np.inf
+        self._arm_ref: np.ndarray | None = None
+        self._arm_moved_at_s: float | None = None
+        self.max_grasps = config.max_grasps
+
+    def new_scene(self, scene, object_ids) -> None:
+        """A new look: what was proposed for the last one goes; `object_ids` (the graspable ones) are to do."""
+        with self._lock:
+            self._scene, self._scene_since_s = scene, self._clock()
+            self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []
+            self._todo, self._done = list(self._ids), {}
+
+    def note_joints(self, q) -> None:
+        """The arm's joints as heard: a motion beyond ARM_STILL_TOL_RAD since the reference throws
+        every result away (each was checked from where the arm stood) and nothing more is proposed
+        for this look (the planner looks again after a motion)."""
+        q = np.asarray(q, float)
+        if np.shape(q) != (6,) or not np.all(np.isfinite(q)):
+            return
+        with self._lock:
+            if self._arm_ref is None:
+                self._arm_ref, self._arm_moved_at_s = q, self._clock()
+            elif float(np.max(np.abs(q - self._arm_ref))) > ARM_STILL_TOL_RAD:
+                self._arm_ref, self._arm_moved_at_s = q, self._clock()
+                self._todo, self._done = [], {}
+
+    def asked(self, max_grasps: int) -> None:
+        """A request came: proposing ahead holds back for `quiet_s`, and from now on asks for as many
+        grasps (the look's objects are to do again for that number, unless the arm moved since it)."""
+        with self._lock:
+            self._asked_at_s = self._clock()
+            if max_grasps > 0 and int(max_grasps) != self.max_grasps:
+                self.max_grasps = int(max_grasps)
+                if self._todo or self._done:
+                    self._todo = list(self._ids)
+
+    def next_job(self) -> Job | None:
+        """The next object to propose for, once the scene, the arm and the requests have been quiet
+        for `quiet_s` (the joints known); None when there is none or it is too soon."""
+        with self._lock:
+            if not self._todo or self._arm_moved_at_s is None:
+                return None
+            quiet_since = max(self._scene_since_s, self._asked_at_s, self._arm_moved_at_s)
+            if self._clock() - quiet_since < self.config.quiet_s:
+                return None
+            return Job(self._scene, self._todo[0], self.max_grasps, self._arm_moved_at_s)
+
+    def put(self, job: Job, result, keep: bool = True) -> None:
+        """A job's result, kept when the scene is still the newest, the arm has not moved since the
+        job was handed out and `keep` (a result that depends on nothing but the look and the joints);
+        the job is done either way."""
+        with self._lock:
+            if job.scene is not self._scene:
+                return
+            if job.object_id in self._todo:
+                self._todo.remove(job.object_id)
+            if keep and job.arm_moved_at_s == self._arm_moved_at_s:
+                self._done[(job.object_id, job.max_grasps)] = (result, self._clock())
+
+    def take(self, scene, object_id: str, max_grasps: int) -> tuple[Any, float] | None:
+        """(the result proposed ahead for `object_id` on `scene`, seconds since it was made), or None."""
+        with self._lock:
+            if scene is not self._scene or self._scene is None:
+                return None
+            hit = self._done.get((object_id, int(max_grasps)))
+            return None if hit is None else (hit[0], self._clock() - hit[1])
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._todo)

@@ -1,0 +1,142 @@
+"""Grasps proposed ahead (issue 42) serve only the look and the joints they were made for: a new
+look or any arm motion throws them away, and proposing ahead waits until the scene, the arm and
+the requests are quiet. A fake clock; the results are plain strings (what they are does not matter)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from spatial_manip.errors import ConfigError
+from spatial_manip.grasps_ahead import GraspsAhead, GraspsAheadConfig, load_grasps_ahead_config
+from spatial_manip.paths import params_file
+
+HOME = np.zeros(6)
+QUIET_S = 1.5
+
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+@pytest.fixture
+def ahead():
+    clock = Clock()
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=QUIET_S, max_grasps=15), clock=clock)
+    cache.note_joints(HOME)
+    return clock, cache
+
+
+def run_all(cache: GraspsAhead, clock: Clock) -> list[str]:
+    """Work through the jobs as grasp_node's thread does, each answered 'grasps of <id>'."""
+    done = []
+    while (job := cache.next_job()) is not None:
+        cache.put(job, f"grasps of {job.object_id}")
+        done.append(job.object_id)
+        clock.t += 0.5
+    return done
+
+
+def test_every_object_of_a_quiet_look_is_proposed_for_once_and_a_request_takes_its_result(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1", "mug_1", "book_1"])
+    assert cache.next_job() is None                     # the look just came: a goal may ask at once
+    clock.t += QUIET_S
+    assert run_all(cache, clock) == ["book_1", "mug_1"] and cache.pending() == 0
+    result, age = cache.take(look, "mug_1", 15)
+    assert result == "grasps of mug_1" and age == pytest.approx(0.5)
+    assert cache.take(look, "mug_1", 5) is None         # asked for another number of grasps
+    assert cache.take(object(), "mug_1", 15) is None    # another look (an equal one is still another)
+
+
+def test_a_new_look_throws_the_last_ones_results_away(ahead):
+    clock, cache = ahead
+    first = object()
+    cache.new_scene(first, ["book_1"])
+    clock.t += QUIET_S
+    run_all(cache, clock)
+    second = object()
+    cache.new_scene(second, ["book_1"])
+    assert cache.take(first, "book_1", 15) is None and cache.take(second, "book_1", 15) is None
+
+
+def test_an_arm_motion_throws_every_result_and_job_away_even_if_the_arm_came_back(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1", "mug_1"])
+    clock.t += QUIET_S
+    job = cache.next_job()
+    cache.put(job, "grasps of book_1")
+    cache.note_joints(HOME + 1e-3)                      # within the still tolerance: no motion
+    assert cache.take(look, "book_1", 15) is not None
+    cache.note_joints(HOME + 0.01)
+    cache.note_joints(HOME)
+    assert cache.take(look, "book_1", 15) is None and cache.next_job() is None and cache.pending() == 0
+
+
+def test_a_result_made_while_the_arm_moved_or_for_an_older_look_is_not_kept(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1", "mug_1"])
+    clock.t += QUIET_S
+    job = cache.next_job()
+    cache.note_joints(HOME + 0.01)                      # moved while it was proposed
+    cache.put(job, "grasps of book_1")
+    assert cache.take(look, "book_1", 15) is None
+    newer = object()
+    cache.new_scene(newer, ["mug_1"])
+    clock.t += QUIET_S
+    late = cache.next_job()
+    cache.new_scene(object(), ["mug_1"])
+    cache.put(late, "grasps of mug_1")
+    assert cache.take(newer, "mug_1", 15) is None and cache.pending() == 1
+
+
+def test_a_request_holds_proposing_ahead_back_and_sets_how_many_grasps(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1"])
+    clock.t += QUIET_S
+    run_all(cache, clock)
+    cache.asked(4)
+    assert cache.next_job() is None
+    clock.t += QUIET_S
+    job = cache.next_job()
+    assert (job.object_id, job.max_grasps) == ("book_1", 4)     # done again for the number now asked for
+    cache.put(job, "4 grasps of book_1")
+    assert cache.take(look, "book_1", 4)[0] == "4 grasps of book_1"
+    assert cache.take(look, "book_1", 15)[0] == "grasps of book_1"
+
+
+def test_nothing_is_proposed_ahead_without_the_arms_joints_or_when_off():
+    clock = Clock()
+    blind = GraspsAhead(GraspsAheadConfig(quiet_s=0.0), clock=clock)
+    blind.new_scene(object(), ["book_1"])
+    assert blind.next_job() is None                     # the motion check needs the joints
+    off = GraspsAhead(GraspsAheadConfig(enabled=False, quiet_s=0.0), clock=clock)
+    off.note_joints(HOME)
+    off.new_scene(object(), ["book_1"])
+    assert off.next_job() is None
+
+
+def test_a_result_not_to_keep_is_done_but_not_served(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1"])
+    clock.t += QUIET_S
+    cache.put(cache.next_job(), "no depth yet", keep=False)
+    assert cache.pending() == 0 and cache.take(look, "book_1", 15) is None
+
+
+def test_the_config_file_has_the_section_and_bad_values_are_refused_by_name(tmp_path):
+    assert load_grasps_ahead_config(params_file("grasp.yaml")).enabled
+    bad = tmp_path / "grasp.yaml"
+    bad.write_text("grasp:\n  ahead:\n    quiet_s: -1\n")
+    with pytest.raises(ConfigError, match="quiet_s"):
+        load_grasps_ahead_config(bad)
+    with pytest.raises(ConfigError, match="max_grasps must be an integer within 1..1000"):
+        GraspsAheadConfig(max_grasps=0)
