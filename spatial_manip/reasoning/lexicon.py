@@ -8,6 +8,8 @@ Each entry is one production: PHRASE -> FRAGMENT over the graspable set TABLE, e
     "white mug"   -> filterColour(white, filterLabel(mug, TABLE))
     "fruit"       -> filterLabel(fruit, TABLE)           (taxonomy: apple, banana)
     "red thing"   -> filterColour(red, TABLE)
+    "dark blue mug" -> filterColour$Dark(blue, filterLabel(mug, TABLE))      (`shaded`)
+    "red and white mug" -> filterColour(red, filterColour(white, filterLabel(mug, TABLE)))
     "objects"     -> TABLE                                (anything graspable)
 with the ids it names in this scene and whether the phrase is plural. A phrase naming several
 objects is a set the parser filters further (or refuses as AMBIGUOUS where one object is due).
@@ -16,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, LIGHTING_NEIGHBOURS
+import numpy as np
+
+from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, LIGHTING_NEIGHBOURS, rgb_to_lab
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.taxonomy import GROUPS, SYNONYMS
 from spatial_manip.scene import Scene, SceneObject
@@ -87,6 +91,60 @@ def coloured(word: str, objs) -> tuple[list[SceneObject], tuple[str, ...]]:
     return main or [o for o in objs if set(colours(o)) & set(near)], near
 
 
+SHADES = ("dark", "light")
+DARK_MAX_L, LIGHT_MIN_L = 55.0, 45.0   # one object alone is dark at CIELAB L* <= 55, light at >= 45
+SHADE_SPLIT_L = 15.0                   # two shades of one colour are told apart when their L* differ this much
+
+
+def lightness(o: SceneObject) -> float | None:
+    """CIELAB L* (0-100) of the object's mean colour (`extra["rgb"]`, from its pixels), None unmeasured."""
+    rgb = o.extra.get("rgb")
+    if rgb is None or len(rgb) != 3:
+        return None
+    return float(rgb_to_lab(np.asarray(rgb, float))[0])
+
+
+def shaded(shade: str, objs: list[SceneObject]) -> list[SceneObject]:
+    """The objects of `objs` (of one colour) a shade word names ("dark", "light"), by lightness:
+    of several whose L* spans SHADE_SPLIT_L or more, those on the shade's side of the middle (the
+    navy mug of a navy and a sky-blue one, however the cell is lit); otherwise each by itself
+    (DARK_MAX_L, LIGHT_MIN_L). One whose colour was not measured may be either: kept, so "the"
+    stays AMBIGUOUS rather than guessed."""
+    L = {o.id: lightness(o) for o in objs}
+    known = [v for v in L.values() if v is not None]
+    if len(known) >= 2 and max(known) - min(known) >= SHADE_SPLIT_L:
+        mid = (max(known) + min(known)) / 2
+        keep = (lambda v: v < mid) if shade == "dark" else (lambda v: v >= mid)
+    else:
+        keep = (lambda v: v <= DARK_MAX_L) if shade == "dark" else (lambda v: v >= LIGHT_MIN_L)
+    return [o for o in objs if L[o.id] is None or keep(L[o.id])]
+
+
+def _colour_terms(objs: list[SceneObject]):
+    """(words, fragment wrapper, members of a set) for every colour term the scene's objects
+    answer to: a colour or its alias ("grey"), a shade of one ("dark blue", `shaded`) when some
+    object's colour was measured, and the two colours of a two-coloured object ("red and white")."""
+    seen = {c for o in objs for c in colours(o)}
+    measured = {c for o in objs if lightness(o) is not None for c in colours(o)}
+    for colour in seen | {c for c, near in LIGHTING_NEIGHBOURS.items() if seen & set(near)}:
+        def plain(frag, colour=colour):
+            return node("filterColour", None, colour, frag)
+
+        def members(xs, colour=colour):
+            return coloured(colour, xs)[0]
+        for word in [colour] + [a for a, c in ALIASES.items() if c == colour]:
+            yield word, plain, members
+            if colour not in measured:
+                continue
+            for shade in SHADES:
+                yield (f"{shade} {word}", lambda frag, c=colour, s=shade: node("filterColour", s.capitalize(), c, frag),
+                       lambda xs, f=members, s=shade: shaded(s, f(xs)))
+    pairs = {tuple(cs[:2]) for o in objs if len(cs := colours(o)) >= 2}
+    for a, b in pairs | {(b, a) for a, b in pairs}:
+        yield (f"{a} and {b}", lambda frag, a=a, b=b: node("filterColour", None, a, node("filterColour", None, b, frag)),
+               lambda xs, a=a, b=b: [o for o in xs if {a, b} <= set(colours(o))])
+
+
 def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     """Every phrase that names graspable objects of `scene` (books by colour only: "book" itself
     stays the parser's own noun)."""
@@ -118,24 +176,18 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     for head in GENERIC_HEADS:
         add(head, table, False, objs)
         add(plural(head), table, True, objs)
-    seen = {c for o in objs for c in colours(o)}
-    for colour in seen | {c for c, near in LIGHTING_NEIGHBOURS.items() if seen & set(near)}:
-        names = [colour] + [a for a, c in ALIASES.items() if c == colour]
-        for word in names:
-            in_colour = coloured(colour, objs)[0]
-            for head in GENERIC_HEADS + ("one",):
-                add(f"{word} {head}", node("filterColour", None, colour, table), False, in_colour)
-                add(f"{word} {plural(head)}", node("filterColour", None, colour, table), True, in_colour)
-            add(f"something {word}", node("filterColour", None, colour, table), False, in_colour)
-            books = coloured(colour, [o for o in objs if o.category == "book"])[0]
-            book_frag = node("filterColour", None, colour, node("filterBook", None, table))
-            add(f"{word} book", book_frag, False, books)
-            add(f"{word} books", book_frag, True, books)
-            for kind in kinds:
-                if " " in kind:
-                    continue
-                frag = node("filterColour", None, colour, node("filterLabel", None, kind, table))
-                members = coloured(colour, [o for o in objs if kind_matches(kind, o)])[0]
-                add(f"{word} {kind}", frag, False, members)
-                add(f"{word} {plural(kind)}", frag, True, members)
+    for term, wrap, in_colour in _colour_terms(objs):
+        for head in GENERIC_HEADS + ("one",):
+            add(f"{term} {head}", wrap(table), False, in_colour(objs))
+            add(f"{term} {plural(head)}", wrap(table), True, in_colour(objs))
+        add(f"something {term}", wrap(table), False, in_colour(objs))
+        books = in_colour([o for o in objs if o.category == "book"])
+        add(f"{term} book", wrap(node("filterBook", None, table)), False, books)
+        add(f"{term} books", wrap(node("filterBook", None, table)), True, books)
+        for kind in kinds:
+            if " " in kind:
+                continue
+            members = in_colour([o for o in objs if kind_matches(kind, o)])
+            add(f"{term} {kind}", wrap(node("filterLabel", None, kind, table)), False, members)
+            add(f"{term} {plural(kind)}", wrap(node("filterLabel", None, kind, table)), True, members)
     return lex

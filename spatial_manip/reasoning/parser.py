@@ -78,6 +78,7 @@ def _number_words(t: str) -> str:
 # carry no spatial meaning but contain "you"/"me" (otherwise read as the viewer).
 _NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are|it|its|they|their|them|way)\b)"   # "the way it faces" names nothing
 _NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a name of one to three words after "the"
+_COLOUR = r"(?:" + "|".join(sorted(COLOUR_WORDS)) + r")\b"
 # followed by an object (not "by the left side", "by 5 cm")
 _ABOUT_AN_OBJECT = r" (?=(?:the |a |an |you\b|me\b|it\b)(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))"
 _EVERYDAY = [(re.compile(p), r) for p, r in [
@@ -107,6 +108,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
     (r"\bthe (tall|short)er\b", r"the \1est"),
+    # shades and two colours: "navy" is dark blue, "lite blue" light blue, "red n white" red and white
+    (r"\bnavy(?: blue)?\b", "dark blue"), (r"\b(?:lite|pale)(?= " + _COLOUR + ")", "light"),
+    (r"(?<=[a-z]) (?:n|&|'n'|an') (?=" + _COLOUR + ")", " and "),
     (r"\bthat's\b", "that is"), (r"\bthere's\b", "there is"), (r"\bit's\b", "it is"), (r"\byou're\b", "you are"),
     (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
     (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),

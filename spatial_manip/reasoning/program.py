@@ -19,6 +19,7 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   sources      TABLE (objects in the scene, nothing held), SHELF (placement regions)
   category     filterBook(S)  filterSlot(S)  filterLabel(word, S)   (label, synonym or taxonomy group:
                reasoning/taxonomy.py, the resolution traced)  filterColour(name, S)  (perception's colour_names)
+               filterColour$Dark|Light(name, S)  (of those, by their measured colour's lightness: lexicon.shaded)
   attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
                filterAttr$Largest|Biggest|Smallest|Tallest|Shortest([k,] S)   size superlatives
                (Small/Large of objects without a book size class: the smaller/larger of the set, when
@@ -233,6 +234,11 @@ def op_colour(ev: _Eval, n: Node):
     if out and near:
         ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
                          "under a dimmer or brighter light it reads as its neighbour"})
+    if n.rel in ("Dark", "Light"):      # "dark blue": by the lightness of each one's measured colour
+        shade = lexicon.shaded(n.rel.lower(), out)
+        ev.trace.append({"shade": n.rel.lower(), "lightness": {o.id: lexicon.lightness(o) for o in out},
+                         "ids": [o.id for o in shade]})
+        return shade
     return out
 
 

@@ -1,0 +1,60 @@
+"""Shades and two-coloured objects (issue 38): "dark blue" / "light blue" tell two blue mugs apart
+by the lightness of each one's measured colour (`lexicon.shaded`, CIELAB L* of extra["rgb"]);
+"navy" is dark blue; "red and white" names the object that has both colours."""
+from __future__ import annotations
+
+import pytest
+
+from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_SCENES
+from spatial_manip.reasoning import lexicon
+from spatial_manip.reasoning.planner import make_planner
+from spatial_manip.reasoning.program import execute
+from spatial_manip.scene import SceneObject
+
+PLANNER = make_planner("program")
+
+
+def _mug(id_, rgb=None):
+    return SceneObject(id_, "mug", "reference", [0.6, 0.0, 0.8], [0.09, 0.09, 0.1],
+                       extra={"colour_names": ["blue"], **({"rgb": list(rgb)} if rgb else {})})
+
+
+def test_two_shades_of_one_colour_are_told_apart_by_lightness():
+    navy, sky = _mug("navy", (25, 35, 110)), _mug("sky", (140, 180, 235))
+    assert lexicon.shaded("dark", [navy, sky]) == [navy]
+    assert lexicon.shaded("light", [navy, sky]) == [sky]
+
+
+def test_the_split_follows_the_pair_not_fixed_thresholds():
+    """Under a dim light both read darker; the lighter one is still the light one."""
+    dim_navy, dim_sky = _mug("navy", (10, 14, 50)), _mug("sky", (70, 90, 120))
+    assert lexicon.shaded("light", [dim_navy, dim_sky]) == [dim_sky]
+
+
+def test_one_object_alone_is_judged_by_itself_and_an_unmeasured_one_may_be_either():
+    assert lexicon.shaded("light", [_mug("navy", (25, 35, 110))]) == []
+    unmeasured, navy = _mug("plain"), _mug("navy", (25, 35, 110))
+    assert lexicon.shaded("dark", [unmeasured, navy]) == [unmeasured, navy]
+
+
+@pytest.mark.parametrize("text,target", [
+    ("grab the dark blue mug", "mugD"), ("take the navy mug", "mugD"), ("pass me the lite blue mug", "mugL"),
+    ("pick up the light green thing", "apple"), ("grab the red and white mug", "mugRW"),
+    ("can you grab the red n white mug", "mugRW"), ("grab the white and red mug", "mugRW"),
+])
+def test_shade_and_colour_pair_words_pick_the_one_object(text, target):
+    res = PLANNER.plan(EVERYDAY3_SCENES["counter"](), text)
+    assert res.ok and res.targets == [target], (res.program, res.error)
+
+
+def test_a_shade_nothing_has_is_refused_and_no_shade_stays_ambiguous():
+    assert PLANNER.plan(EVERYDAY3_SCENES["counter"](), "the blue mug please").error["code"] == "AMBIGUOUS"
+    res = PLANNER.plan(EVERYDAY3_SCENES["desk3"](), "take the dark blue pen")
+    assert not res.ok and res.error["code"] in ("TARGET_NOT_FOUND", "NOT_UNDERSTOOD"), res.error
+
+
+def test_the_shade_read_is_traced():
+    res = execute("pick(unique(filterColour$Dark(blue, filterBook(TABLE))))", EVERYDAY3_SCENES["desk3"]())
+    assert res.targets == ["bookN"]
+    shade = next(s for s in res.trace if s.get("shade") == "dark")
+    assert shade["ids"] == ["bookN"] and shade["lightness"]["bookN"] < shade["lightness"]["bookLB"]
