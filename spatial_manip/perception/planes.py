@@ -97,13 +97,16 @@ def known_plane(z: float, xy_min, xy_max, cell_m: float = 0.02) -> Plane:
 def settled_on_depth(plane: Plane, points: np.ndarray, camera_m, *, band_m: float = 0.03, bin_m: float = 0.002,
                      min_points: int = 50) -> Plane:
     """A configured level surface moved to the height the depth shows it at: the densest height
-    (`bin_m` bins) of the points over its footprint within `band_m` of it. The camera's pose and
-    its depth-to-colour registration carry errors the configuration does not (depth shifted 5 px
-    lifts a shelf board 2.4 m away by 17 mm), and heights above the surface must be read in the
-    depth's own frame, or the whole board stands above its plane as a row of objects. Unchanged
-    when the camera is not above the surface (it sees the underside) or too few points show it."""
-    if float(np.asarray(camera_m, float).reshape(3)[2]) <= plane.z0 + band_m:
+    (`bin_m` bins) of the points over its footprint within the band its range allows
+    (`settle_band_m`, at most `band_m`). The camera's pose and its depth-to-colour registration
+    carry errors the configuration does not (depth shifted 5 px lifts a shelf board 2.4 m away by
+    17 mm), and heights above the surface must be read in the depth's own frame, or the whole board
+    stands above its plane as a row of objects. Unchanged when the camera is not above the surface
+    (it sees the underside) or too few points show it."""
+    camera = np.asarray(camera_m, float).reshape(3)
+    if float(camera[2]) <= plane.z0 + band_m:
         return plane
+    band_m = settle_band_m(plane, camera, most_m=band_m)
     pts = np.asarray(points, float)
     h = plane.height(pts)
     near = pts[(np.abs(h) < band_m) & plane.covers(pts)]
@@ -114,6 +117,22 @@ def settled_on_depth(plane: Plane, points: np.ndarray, camera_m, *, band_m: floa
     k = int(np.argmax(counts))
     at = h[(h >= edges[k] - bin_m) & (h <= edges[k + 1] + bin_m)]
     return replace(plane, d=plane.d - float(np.median(at)) * plane.normal[2])
+
+
+SETTLE_M_PER_M2 = 0.004   # settle_band_m: a level surface's height error per squared metre of range
+
+
+def settle_band_m(plane: Plane, camera: np.ndarray, *, least_m: float = 0.01, most_m: float = 0.03) -> float:
+    """How far the depth may show a configured surface from its configured height: a pixel's
+    misregistration moves a level surface's height by about its range times its range over the
+    camera's height, so the error grows with the square of the range (17 mm at 2.4 m). Beyond it
+    the densest height is something lying on the surface: a book covering a 15 cm pedestal whole
+    moved the pedestal's plane 27 mm up to the book's top at 1.2 m, and the book became part of
+    the surface (pick-86-00000)."""
+    cells = np.argwhere(plane.footprint)
+    centre = plane.origin_xy + ((cells.mean(axis=0) if len(cells) else 0.0) + 0.5) * plane.cell_m
+    range_m = float(np.linalg.norm(np.append(centre, plane.z0) - camera))
+    return float(np.clip(SETTLE_M_PER_M2 * range_m ** 2, least_m, most_m))
 
 
 def box_top_plane(center, size, rotation, *, cell_m: float = 0.02, max_tilt_deg: float = 10.0,

@@ -29,3 +29,17 @@ def test_a_board_is_kept_where_configured_when_the_camera_sees_its_underside_or_
     assert settled_on_depth(low, _board(-0.08, rng, n=20), camera_m=[-1.38, -0.2, 0.40]) is low
     far_off = _board(-0.092 + 0.05, rng)                               # beyond the band: another surface
     assert settled_on_depth(low, far_off, camera_m=[-1.38, -0.2, 0.40]) is low
+
+
+def test_a_pedestal_covered_by_a_lying_book_keeps_its_height_instead_of_taking_the_books_top():
+    # a 15 x 13 cm pedestal 1.2 m from the camera under a 22 x 16 cm book 24 mm thick: over its
+    # footprint the depth shows only the book's top, 24 mm up, beyond what misregistration moves
+    # a surface at that range (pick-86-00000: the book became part of the surface and was lost)
+    rng = np.random.default_rng(3)
+    pedestal = known_plane(0.07, (0.363, 0.1), (0.511, 0.226))
+    book_top = _board(0.07 + 0.024, rng, n=1500, x=(0.33, 0.55), y=(0.085, 0.24))
+    camera = [-0.3, 0.0, 0.9]
+    assert settled_on_depth(pedestal, book_top, camera_m=camera) is pedestal
+    # the same surface seen 6 mm up (a misregistration at that range) is still settled
+    seen = _board(0.076, rng, n=1500, x=(0.363, 0.511), y=(0.1, 0.226))
+    assert abs(settled_on_depth(pedestal, seen, camera_m=camera).z0 - 0.076) < 0.002
