@@ -34,7 +34,7 @@ from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstood
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.lexicon import COLOUR_WORDS, scene_lexicon
-from spatial_manip.reasoning.program import front_assumed
+from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.taxonomy import PACKAGING_HEADS
 from spatial_manip.scene import Scene, SceneObject
 
@@ -345,6 +345,29 @@ def _between_a_pair(t: str, refs: _Refs) -> str:
     return re.sub(r" between (?:the )?(?:(?:2|both) )?(refnp[sp]\d+) ", pair, t)
 
 
+_SIZE_OF_REFERENCE = {"small": "Small", "smaller": "Small", "smallest": "Small", "little": "Small", "big": "Large",
+                      "bigger": "Large", "biggest": "Large", "large": "Large", "larger": "Large", "largest": "Large",
+                      "tall": "Tall", "taller": "Tall", "tallest": "Tall", "short": "Short", "shorter": "Short",
+                      "shortest": "Short"}
+_REFERENCE_BY_SIZE = re.compile(r" (of|from|to|behind|nextto|dnextto|between|and|under|above|below|over|beneath|"
+                                r"underneath|than) the (" + "|".join(_SIZE_OF_REFERENCE) + r") (refnps\d+) ")
+
+
+def _references_by_size(t: str, refs: _Refs, scene: Scene) -> str:
+    """"behind the tall bottle", "next to the smaller mug": a group named by a size word where a
+    reference stands is the one member that size word picks (`program.relative_size`, clearly
+    the tallest / smallest ...); when none is clearly so it stays a group (AMBIGUOUS as a reference)."""
+    def one(m):
+        ids = refs.groups[m.group(3)][1]
+        chosen = relative_size([scene.get(i) for i in ids], _SIZE_OF_REFERENCE[m.group(2)])
+        if len(chosen) != 1:
+            return m.group(0)
+        tok = f"ref{len(refs.ids)}"
+        refs.ids[tok], refs.labels[tok] = chosen[0].id, f"{m.group(2)} {refs.labels[m.group(3)]}"
+        return f" {m.group(1)} {tok} "
+    return _REFERENCE_BY_SIZE.sub(one, t)
+
+
 def _label(scene: Scene, oid: str) -> str:
     return next((o.label for o in scene.objects if o.id == oid), oid)
 
@@ -609,7 +632,7 @@ class InstructionParser:
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
-        t = _between_a_pair(_mark_references(t, refs, phrases, lex), refs)
+        t = _between_a_pair(_references_by_size(_mark_references(t, refs, phrases, lex), refs, self.scene), refs)
         t = _unknown_simple(t)
         clauses, rest = _extract(t)
         leftover = [w for w in rest.split() if w not in _FILLER]

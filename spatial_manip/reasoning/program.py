@@ -248,7 +248,7 @@ def op_attr(ev: _Eval, n: Node):
         items = ev.set_(a[0])
         books = [o for o in items if isinstance(o, SceneObject) and (o.category == "book" or o.size_class)]
         if r != "Medium" and items and not books:
-            return _relative_size(items, r)
+            return relative_size(items, r)
         return [o for o in items if rel.size_class(o) == r.lower()]
     if r.lower() in rel.SIZE_WORDS:
         k, items = (_rank(a[0]), ev.set_(a[1])) if len(a) > 1 else (1, ev.set_(a[0]))
@@ -281,14 +281,16 @@ def op_attr(ev: _Eval, n: Node):
 RELATIVE_SIZE_RATIO = 1.3     # "the bigger bottle": its volume at least this much over the other's
 
 
-def _relative_size(items: list, r: str) -> list:
-    """"small"/"big" of objects with no size class (a mug, a bottle): the smallest (largest) of the
-    set when it is clearly smaller (larger) than the next; every item when sizes are alike."""
-    objs = sorted((o for o in items if isinstance(o, SceneObject)), key=lambda o: float(np.prod(o.size)),
-                  reverse=(r == "Large"))
+def relative_size(items: list, r: str) -> list:
+    """"small"/"big" (r "Small"/"Large": by volume) and "short"/"tall" ("Short"/"Tall": by height,
+    `rel.object_height`) of objects with no size class (a mug, a bottle): the extreme one of the set
+    when it is clearly (RELATIVE_SIZE_RATIO) smaller / larger than the next; every item when they
+    are alike, so "the" stays ambiguous. The parser reads "behind the tall bottle" with it too."""
+    measure = rel.object_height if r in ("Short", "Tall") else (lambda o: float(np.prod(o.size)))
+    objs = sorted((o for o in items if isinstance(o, SceneObject)), key=measure, reverse=(r in ("Large", "Tall")))
     if len(objs) < 2:
         return objs
-    a, b = float(np.prod(objs[0].size)), float(np.prod(objs[1].size))
+    a, b = measure(objs[0]), measure(objs[1])
     clear = max(a, b) >= RELATIVE_SIZE_RATIO * min(a, b)
     return objs[:1] if clear else objs
 
