@@ -2,9 +2,10 @@
 person to speak, grasp_node proposes (and motion-checks) the grasps of every graspable object of
 that look, one at a time, so that a pick's grasp request is answered at once. A result serves only
 the look it was made on (the scene message it answered from, by identity) and the arm's joints it
-was checked from: a new look or any arm motion throws every result away. Proposing ahead waits
-until the scene, the arm and the requests have been quiet for `quiet_s`, so it never competes with
-the request of a goal that reasons at once on a look just taken; a request always goes first.
+was checked from: a new look or any arm motion throws every result away, and a result serves one
+request (a retry proposes anew, on a newer frame, as it would without this). Proposing ahead waits
+until the scene, the arm and the requests have been quiet for `quiet_s`, so it seldom competes for
+the CPU with the request of a goal that reasons at once on a look just taken.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
 own; what a result is (a grasping.service.GraspResult) does not matter here."""
@@ -58,10 +59,12 @@ class GraspsAhead:
     def __init__(self, config: GraspsAheadConfig = GraspsAheadConfig(), clock=time.monotonic):
         self.config, self._clock = config, clock
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)     # a job ended
         self._scene: Hashable | None = None
         self._scene_since_s = clock()
         self._ids: list[str] = []       # the graspable objects of the newest look
         self._todo: list[str] = []
+        self._running: Job | None = None
         self._done: dict[tuple[str, int], tuple[Any, float]] = {}    # (id, max_grasps) -> (result, when made)
         self._asked_at_s = -np.inf
         self._arm_ref: np.ndarray | None = None
@@ -101,20 +104,25 @@ class GraspsAhead:
 
     def next_job(self) -> Job | None:
         """The next object to propose for, once the scene, the arm and the requests have been quiet
-        for `quiet_s` (the joints known); None when there is none or it is too soon."""
+        for `quiet_s` (the joints known); None when there is none or it is too soon. The job runs
+        until `put`: a request for the same object waits for it (`take`)."""
         with self._lock:
-            if not self._todo or self._arm_moved_at_s is None:
+            if not self._todo or self._arm_moved_at_s is None or self._running is not None:
                 return None
             quiet_since = max(self._scene_since_s, self._asked_at_s, self._arm_moved_at_s)
             if self._clock() - quiet_since < self.config.quiet_s:
                 return None
-            return Job(self._scene, self._todo[0], self.max_grasps, self._arm_moved_at_s)
+            self._running = Job(self._scene, self._todo[0], self.max_grasps, self._arm_moved_at_s)
+            return self._running
 
     def put(self, job: Job, result, keep: bool = True) -> None:
         """A job's result, kept when the scene is still the newest, the arm has not moved since the
         job was handed out and `keep` (a result that depends on nothing but the look and the joints);
         the job is done either way."""
         with self._lock:
+            if self._running is job:
+                self._running = None
+                self._changed.notify_all()
             if job.scene is not self._scene:
                 return
             if job.object_id in self._todo:
@@ -122,12 +130,19 @@ class GraspsAhead:
             if keep and job.arm_moved_at_s == self._arm_moved_at_s:
                 self._done[(job.object_id, job.max_grasps)] = (result, self._clock())
 
-    def take(self, scene, object_id: str, max_grasps: int) -> tuple[Any, float] | None:
-        """(the result proposed ahead for `object_id` on `scene`, seconds since it was made), or None."""
+    def take(self, scene, object_id: str, max_grasps: int, wait_s: float = 0.0) -> tuple[Any, float] | None:
+        """(the result proposed ahead for `object_id` on `scene`, seconds since it was made), or None;
+        a job for it under way is waited for up to `wait_s`. A result serves one request: a retry on
+        the same look proposes anew (on a newer frame), as it would without proposing ahead."""
+        key = (object_id, int(max_grasps))
+        deadline = self._clock() + wait_s
         with self._lock:
+            while (self._running is not None and self._running.scene is scene and
+                   (self._running.object_id, self._running.max_grasps) == key and self._clock() < deadline):
+                self._changed.wait(max(0.0, min(0.1, deadline - self._clock())))
             if scene is not self._scene or self._scene is None:
                 return None
-            hit = self._done.get((object_id, int(max_grasps)))
+            hit = self._done.pop(key, None)
             return None if hit is None else (hit[0], self._clock() - hit[1])
 
     def pending(self) -> int:

@@ -56,6 +56,9 @@ EXTRINSICS_WAIT_S = 3.0
 SCENE_WAIT_S = 3.0         # for a scene holding the requested id, published just before the request
 DEPTH_KEEP = 5             # recent depth images kept, to pair one with its own camera pose
 AHEAD_POLL_S = 0.1         # how often the proposing-ahead thread asks whether a job is due
+# a request for the object being proposed for ahead waits for that (up to this long) rather than
+# proposing the same again beside it on the same cores
+AHEAD_WAIT_S = 5.0
 
 
 class GraspNode(Node):
@@ -63,12 +66,7 @@ class GraspNode(Node):
         super().__init__("grasp_node")
         self.p = p = declare_parameters(self)   # spatial_manip/parameters.py
         gripper, backend, backend_cfg = load_grasp_config(p["config_file"] or params_file("grasp.yaml"), p["backend"])
-        self.service_core = GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
-                                         ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
-                                                       workspace_max_m=tuple(p["workspace_max_m"]),
-                                                       pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"],
-                                                       reference_q=self._home_q(p)),
-                                         kinematics=self._kinematics(p), motion=self._motion_check(p))
+        self.service_core = self._grasp_service(p, gripper, backend, backend_cfg)
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
         self.info = self.scene = None
@@ -95,14 +93,23 @@ class GraspNode(Node):
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
-        # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42);
-        # one proposal at a time, a request's or the thread's: the motion check's planner is not shared
+        # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42),
+        # on a service of their own: the motion check's planner is not shared between threads
         self.ahead = GraspsAhead(load_grasps_ahead_config(p["config_file"] or params_file("grasp.yaml")))
-        self._computing = threading.Lock()
         self._stop = threading.Event()
-        self._ahead_thread = threading.Thread(target=self._propose_ahead, name="grasps_ahead", daemon=True)
-        self._ahead_thread.start()
+        if self.ahead.config.enabled:
+            self._service_ahead = self._grasp_service(p, gripper, backend, backend_cfg)
+            self._ahead_thread = threading.Thread(target=self._propose_ahead, name="grasps_ahead", daemon=True)
+            self._ahead_thread.start()
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
+
+    def _grasp_service(self, p: dict, gripper, backend: str, backend_cfg: dict) -> GraspService:
+        return GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
+                            ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
+                                          workspace_max_m=tuple(p["workspace_max_m"]),
+                                          pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"],
+                                          reference_q=self._home_q(p)),
+                            kinematics=self._kinematics(p), motion=self._motion_check(p))
 
     # ---- inputs ------------------------------------------------------------------------------
     @staticmethod
@@ -258,24 +265,21 @@ class GraspNode(Node):
         if request.target_id:
             self._await_scene_holding(request.target_id)
             self.ahead.asked(int(request.max_grasps))
-        with self._computing:
-            hit = self.ahead.take(self.scene, request.target_id, int(request.max_grasps)) if request.target_id else None
-            if hit is not None:
-                (result, stamp), age_s = hit
-                return replace(result, message=f"{result.message}; proposed ahead on this look from these joints, "
-                                               f"{age_s:.2f} s before the request"), stamp
-            return self._propose_now(request)
+        hit = self.ahead.take(self.scene, request.target_id, int(request.max_grasps), wait_s=AHEAD_WAIT_S) \
+            if request.target_id else None
+        if hit is not None:
+            (result, stamp), age_s = hit
+            return replace(result, message=f"{result.message}; proposed ahead on this look from these joints, "
+                                           f"{age_s:.2f} s before the request"), stamp
+        return self._propose_now(request)
 
     def _propose_ahead(self) -> None:
         """The thread that proposes grasps ahead (GraspsAhead's jobs) until the node closes."""
         warned: list[str] = []
         while not self._stop.wait(AHEAD_POLL_S):
-            if self.ahead.next_job() is None:
-                continue
-            with self._computing:
-                job = self.ahead.next_job()     # again: a request or a new look may have come while this waited
-                if job is not None:
-                    self._run_ahead(job, warned)
+            job = self.ahead.next_job()
+            if job is not None:
+                self._run_ahead(job, warned)
 
     def _run_ahead(self, job: Job, warned: list[str]) -> None:
         """Propose for one job and hand the result back. Never raises (it runs on a thread of its
@@ -283,7 +287,8 @@ class GraspNode(Node):
         result, keep = None, False
         try:
             known_joints = self._q_now() is not None
-            result = self._propose_now(ProposeGrasps.Request(target_id=job.object_id, max_grasps=job.max_grasps))
+            result = self._propose_now(ProposeGrasps.Request(target_id=job.object_id, max_grasps=job.max_grasps),
+                                       self._service_ahead)
             keep = known_joints and self._depends_only_on_look(result[0])
         except Exception as e:
             if not warned:
@@ -304,9 +309,12 @@ class GraspNode(Node):
 
     def close(self) -> None:
         self._stop.set()
-        self._ahead_thread.join(timeout=2.0)
+        if self.ahead.config.enabled:
+            self._ahead_thread.join(timeout=2.0)
 
-    def _propose_now(self, request) -> tuple[GraspResult, object]:
+    def _propose_now(self, request, service: GraspService | None = None) -> tuple[GraspResult, object]:
+        """Grasps proposed now, by `service` (default: the requests' own)."""
+        service = service or self.service_core
         depth, info, T_base_cam, scene = self._inputs()
         if T_base_cam is None:
             what = "for the latest depth image (one per frame, stamped like it)" if self.poses.per_frame else "yet"
@@ -323,7 +331,7 @@ class GraspNode(Node):
             pts = convert.cloud_to_points(request.cloud)
             if request.cloud.header.frame_id and request.cloud.header.frame_id != "base":
                 pts = pts @ T_base_cam[:3, :3].T + T_base_cam[:3, 3]  # camera-frame cloud -> base
-            return (self.service_core.propose_for_cloud(pts, T_base_cam, n, scene=core_scene, q_now=q_now),
+            return (service.propose_for_cloud(pts, T_base_cam, n, scene=core_scene, q_now=q_now),
                     request.cloud.header.stamp)
         if depth is None or info is None:
             return GraspResult(None, ErrorCode.NO_OBSERVATION.value,
@@ -345,7 +353,7 @@ class GraspNode(Node):
         if depth.encoding in ("16UC1", "mono16"):
             depth_m *= 0.001  # the RealSense driver publishes millimetres
         intr = convert.camera_info_to_intrinsics(info)
-        result = self.service_core.propose_for_box(depth_m, intr, T_base_cam, box, n, scene=core_scene, q_now=q_now)
+        result = service.propose_for_box(depth_m, intr, T_base_cam, box, n, scene=core_scene, q_now=q_now)
         if result.error_code == ErrorCode.TARGET_NOT_FOUND.value:
             # what to look at next time (pick-22-00003 once found 0 points where perception saw 1578)
             age = self.get_clock().now().nanoseconds * 1e-9 - (depth.header.stamp.sec + depth.header.stamp.nanosec * 1e-9)

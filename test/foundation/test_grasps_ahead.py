@@ -3,6 +3,9 @@ look or any arm motion throws them away, and proposing ahead waits until the sce
 the requests are quiet. A fake clock; the results are plain strings (what they are does not matter)."""
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -69,13 +72,31 @@ def test_an_arm_motion_throws_every_result_and_job_away_even_if_the_arm_came_bac
     look = object()
     cache.new_scene(look, ["book_1", "mug_1"])
     clock.t += QUIET_S
-    job = cache.next_job()
-    cache.put(job, "grasps of book_1")
+    cache.put(cache.next_job(), "grasps of book_1")
     cache.note_joints(HOME + 1e-3)                      # within the still tolerance: no motion
-    assert cache.take(look, "book_1", 15) is not None
     cache.note_joints(HOME + 0.01)
     cache.note_joints(HOME)
     assert cache.take(look, "book_1", 15) is None and cache.next_job() is None and cache.pending() == 0
+
+
+def test_joints_that_stay_within_the_still_tolerance_keep_the_results(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1"])
+    clock.t += QUIET_S
+    cache.put(cache.next_job(), "grasps of book_1")
+    cache.note_joints(HOME + 1e-3)
+    assert cache.take(look, "book_1", 15)[0] == "grasps of book_1"
+
+
+def test_a_result_serves_one_request_so_a_retry_proposes_anew(ahead):
+    clock, cache = ahead
+    look = object()
+    cache.new_scene(look, ["book_1"])
+    clock.t += QUIET_S
+    cache.put(cache.next_job(), "no grasp holds")
+    assert cache.take(look, "book_1", 15)[0] == "no grasp holds"
+    assert cache.take(look, "book_1", 15) is None
 
 
 def test_a_result_made_while_the_arm_moved_or_for_an_older_look_is_not_kept(ahead):
@@ -140,3 +161,21 @@ def test_the_config_file_has_the_section_and_bad_values_are_refused_by_name(tmp_
         load_grasps_ahead_config(bad)
     with pytest.raises(ConfigError, match="max_grasps must be an integer within 1..1000"):
         GraspsAheadConfig(max_grasps=0)
+
+
+def test_a_request_for_the_object_under_way_waits_for_it_and_others_do_not():
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0))     # the real clock: a thread waits
+    cache.note_joints(HOME)
+    look = object()
+    cache.new_scene(look, ["book_1", "mug_1"])
+    job = cache.next_job()
+    assert job.object_id == "book_1" and cache.next_job() is None     # one job at a time
+    assert cache.take(look, "mug_1", 15, wait_s=5.0) is None           # not under way: no waiting
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(cache.take(look, "book_1", 15, wait_s=30.0)))
+    waiter.start()
+    time.sleep(0.2)
+    assert waiter.is_alive()
+    cache.put(job, "grasps of book_1")
+    waiter.join(10.0)
+    assert got and got[0][0] == "grasps of book_1"
