@@ -388,7 +388,7 @@ FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|vi
 
 @dataclass
 class Clause:
-    kind: str          # attr | pose | part | super | dist | next | dir | between | metric | frame | verb | noun
+    kind: str          # attr | pose | part | super | dist | next | dir | between | into | metric | frame | verb | noun
     rel: str
     args: tuple = ()
     pos: int = 0
@@ -512,6 +512,7 @@ RULES: list[tuple[str, object]] = [
      _c("dir", "Clock", g(1, int), g(2))),
     (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(1, int), "refviewer")),
     (r"(?:in )?between " + R + r" and " + R, _c("between", "Between", g(1), g(2))),
+    (r"(?:in|into|inside)(?: of)? " + R, _c("into", "In", g(1))),
     # superlatives and ranks
     (K + r"(?:left ?most|furthest to the left|farthest to the left|furthest left|most left)",
      _c("super", "LeftMost", g(1, int))),
@@ -778,7 +779,7 @@ class InstructionParser:
         toks = [c.args[1] for c in clauses if c.kind == "dir" and len(c.args) > 1]
         toks += [t for c in clauses if c.kind == "between" for t in c.args[:2]]
         toks += [c.args[1] for c in clauses if c.kind == "super" and c.rel == "Closest" and c.args[1:] and c.args[1]]
-        toks += [c.args[0] for c in clauses if c.kind == "next"]
+        toks += [c.args[0] for c in clauses if c.kind in ("next", "into")]
         refs = [self._ref(t).name for t in toks]
         if not refs or any(r in ("viewer", "robot") for r in refs):
             return False
@@ -814,7 +815,11 @@ class InstructionParser:
                 c.kind not in ("verb", "noise", "frame", "where") for c in clauses):
             raise NotUnderstoodError("nothing says what to pick ('it' refers to nothing in the hand); "
                                      "name the object, e.g. 'take the leftmost book'")
-        use_slots = (action == "place" and bool(self.scene.regions) and not metric
+        into = next((c for c in clauses if c.kind == "into"), None)
+        if into is not None and action == "pick":
+            raise NotUnderstoodError(f"'in {self._ref_label(into.args[0])}' says where to put something; to take what "
+                                     "is in it, name that object (e.g. 'take the apple')")
+        use_slots = (action == "place" and bool(self.scene.regions) and not metric and into is None
                      and not self._beside_on_table(clauses, nouns, where))
         if action == "place" and not use_slots:
             return self._metric_program(clauses, frame, poses)
@@ -947,6 +952,9 @@ class InstructionParser:
     # metric placements on a table (TIGeR)
     def _metric_program(self, clauses, frame, poses) -> Node:
         kw = _place_pose_kwargs(poses)
+        into = next((c for c in clauses if c.kind == "into"), None)
+        if into is not None:          # "put it in the bowl": inside an open container
+            return node("place", None, node("metric", "In", self._ref(into.args[0])), **kw)
         m = next((c for c in clauses if c.kind == "metric"), None)
         if m is not None:
             word, dist, ref = m.args[0], m.args[1], self._ref(m.args[2])

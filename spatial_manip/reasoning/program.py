@@ -37,6 +37,7 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   unique(S)    the answer set, which must not be empty (any member satisfies the instruction)
   metric       metric$Left|Right|Front|Behind|Above(m, O, F)  m = boundary-to-boundary gap
                metric$Near(m, O)  metric$Between(O1, O2)  metric$Clock(hour, m, O, F)
+               metric$In(O)   released over the middle of an open container O, at its rim
   root         pick(S)   place(S | metric, pose=upright|flat|tilted|keep, tilt_deg=x)
                (keep: the held object's own pose class, `kept_pose`: a book's upright or flat, anything
                else the way it rests; what the parser writes when the instruction has no pose word.
@@ -55,6 +56,7 @@ import numpy as np
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, TargetNotFoundError, UnreachableError
 from spatial_manip.reasoning import lexicon
+from spatial_manip.reasoning.taxonomy import OPEN_CONTAINERS
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
 from spatial_manip.geometry.support import check_support
@@ -606,6 +608,8 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         p1, p2 = (rel.position_of(ev.ref(x)) for x in a[:2])
         c = (p1 + p2) / 2
         return _finish_pose(scene, c, rel.support_top(scene.objects, c, min(p1[2], p2[2])), R)
+    if r == "In":
+        return _in_container(scene, ev.ref(a[0]), R)
     if r == "Near":
         gap, ref = _num(a[0], "a distance"), ev.ref(a[1])
         if gap < 0:
@@ -631,6 +635,25 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
         return _finish_pose(scene, c, top + gap, R)
     return _offset_pose(scene, ref, direction, gap, R)
+
+
+def _in_container(scene: Scene, box, R: np.ndarray) -> PlacePose:
+    """"in the bowl": released over the middle of an open container (taxonomy.OPEN_CONTAINERS), at
+    its rim, so it drops inside; refused when the thing named holds nothing or the held object's
+    footprint is wider than its opening."""
+    if not isinstance(box, SceneObject) or not lexicon.label_words(box) & set(OPEN_CONTAINERS):
+        what = box.label if isinstance(box, SceneObject) else str(box)
+        raise InvalidGoalError(f"the {what} is not something to put things in (open containers: "
+                               f"{', '.join(OPEN_CONTAINERS[:6])}, ...); say 'on', 'next to' or where on the table")
+    held = scene.held_object()
+    if held is not None:
+        foot = sorted(2 * rel.half_extent_along(replace(held, rotation=R), axis) for axis in np.eye(3)[:2])
+        opening = sorted(2 * rel.half_extent_along(box, axis) for axis in np.eye(3)[:2])
+        if foot[0] > opening[0] or foot[1] > opening[1]:
+            raise UnreachableError(f"the {held.label} ({foot[1] * 100:.0f} x {foot[0] * 100:.0f} cm) does not fit in the "
+                                   f"{box.label} ({opening[1] * 100:.0f} x {opening[0] * 100:.0f} cm across)")
+    top = float(rel._corners(box)[:, 2].max())
+    return _finish_pose(scene, box.center, top, R)
 
 
 def _offset_pose(scene: Scene, ref, direction: np.ndarray, gap: float, R: np.ndarray) -> PlacePose:

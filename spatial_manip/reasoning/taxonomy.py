@@ -29,3 +29,6 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 # the last word of a label that names the packaging, not the thing: "the cereal" is the cereal box
 PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
                                     "tube", "pot")
+# what things are put in (open at the top): "put it in the bowl" sets it down inside one of these
+OPEN_CONTAINERS: tuple[str, ...] = ("bowl", "basket", "box", "tray", "bin", "crate", "bucket", "tub", "mug", "cup",
+                                    "jar", "pot", "pan", "drawer", "container")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from spatial_manip.bench.paraphrase_eval import _held_book
 from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_SCENES
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.program import relative_size
@@ -30,3 +31,25 @@ def test_a_size_word_that_tells_no_member_apart_leaves_the_reference_ambiguous()
     assert len(relative_size(mugs, "Tall")) == 3          # three mugs of one size
     res = plan("counter_held", "put it 10 cm behind the tall mug")
     assert not res.ok and res.error["code"] in ("AMBIGUOUS", "NOT_UNDERSTOOD"), res.error
+
+
+def test_put_it_in_an_open_container_releases_it_over_its_middle():
+    res = plan("counter", "pick up the apple and put it in the bowl")
+    assert res.ok and res.program.endswith("place(metric$In(bowl), pose=keep)"), (res.program, res.error)
+    bowl = next(o for o in EVERYDAY3_SCENES["counter"]().objects if o.id == "bowl")
+    assert res.place_pose.position[:2] == pytest.approx(bowl.center[:2])
+    assert res.place_pose.position[2] > bowl.center[2] + bowl.size[2] / 2       # released at the rim, not into it
+
+
+def test_in_something_that_holds_nothing_or_too_small_is_refused():
+    res = plan("counter_held", "put it in the apple")
+    assert res.error["code"] == "INVALID_GOAL" and "not something to put things in" in res.error["message"]
+    scene = EVERYDAY3_SCENES["counter"]()
+    scene.objects.append(_held_book())
+    res = PLANNER.plan(scene, "put it in the red and white mug")
+    assert res.error["code"] == "UNREACHABLE" and "does not fit" in res.error["message"], res.error
+
+
+def test_in_a_container_does_not_pick_what_is_in_it():
+    res = plan("counter", "grab the apple in the bowl")
+    assert res.error["code"] == "NOT_UNDERSTOOD", res.error
