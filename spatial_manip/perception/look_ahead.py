@@ -272,7 +272,11 @@ class LookAhead:
         try:
             obs = None
             if self._only_aged(latest):
-                obs = self.stages.observe(cancel)
+                # a frame already there will do (as for a goal): waiting for the next one held the
+                # lock a camera period, and a goal that came then waited for it (0.9-1.4 s under load)
+                earliest = self.earliest_frame_s()
+                obs = self.stages.observe(cancel) if earliest is None else \
+                    self.stages.observe(cancel, arrived_after_s=earliest)
                 changes = depth_changes(latest.frame, obs)
                 if changes is not None and changes <= CHANGED_MAX_PIXELS:
                     self._next_idle_s = self._clock() + CHECK_EVERY_S

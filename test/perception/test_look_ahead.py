@@ -180,6 +180,7 @@ def test_idle_looks_keep_to_their_cpu_share_and_look_again_only_when_the_table_c
     checks = len(stages.arrived_after)
     assert looks.idle_look(threading.Event()) is None and stages.looks == 1   # unchanged on a new frame
     assert len(stages.arrived_after) == checks + 1
+    assert stages.arrived_after[-1] == pytest.approx(clock.t - EARLIEST_FRAME_S)   # one already there will do
     clock.t += CHECK_EVERY_S / 2
     assert looks.idle_look(threading.Event()) is None and len(stages.arrived_after) == checks + 1   # not due yet
     clock.t += CHECK_EVERY_S
