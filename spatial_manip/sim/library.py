@@ -1,9 +1,11 @@
 """The simulated lab's object library, and the catalogue a simulated cell gives its planner.
 
-A lab enrolls every object it may meet once (`spatial-manip enroll`); the simulator does the same
-for every asset the task generator can place: each alone on the generator's table (distant ones on
-a plinth behind it, where the generator stands them), rendered with the L515's depth noise and
-measured by the enrollment procedure, so the library carries that procedure's error
+A lab enrolls every object it may meet once (`spatial-manip enroll`), with the camera its cell has;
+the simulator does the same for every asset the task generator can place: each alone on the
+generator's table (distant ones on a plinth behind it, where the generator stands them), seen from
+where the benchmark stands its camera (ENROLL_CAMERA), turned a little each way between three views
+(ENROLL_TURNS_DEG) whose sizes are fused, rendered with the L515's depth noise and measured by the
+enrollment procedure, so the library carries that procedure's error from that camera
 (config/library/sim_assets.json, written by `spatial-manip enroll --sim all`).
 
     catalogue_workspace(full_scene, T_base_tcp, catalogue="library", library=Library.load(path))
@@ -15,6 +17,7 @@ diagnostic: exactly this episode's objects with their true sizes and placements.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -27,12 +30,25 @@ from spatial_manip.sim.capture_cell import TABLE_FRONT_X, TABLE_SIZE, _rz, fixtu
 from spatial_manip.sim.layouts import _support
 from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
 from spatial_manip.sim.object_sets import EVERYDAY_MODELS, model_for
-from spatial_manip.workspace.enroll import Library, measure_object
+from spatial_manip.workspace.enroll import EnrollmentError, Library, fused_views, measure_object
 
 CATALOGUES = ("library", "episode")
 DEFAULT_LIBRARY = "library/sim_assets.json"       # under config/ (paths.resolve_config)
 
-ENROLL_CAMERA = np.array([-0.35, 0.25, 1.45])    # high behind the robot, as the workspace capture stands it
+# The cell's own camera, where the benchmark stands it (layouts.sample_tabletop: 0.6-0.95 m behind the
+# robot, 0.15-0.55 m to its side, 0.5-1 m above the table): the middle of that range. A lab enrolls
+# with the camera its cell has; a camera high above (the workspace capture's) saw a bowl's far rim
+# only and a jar's bright top, sizes and colours no scene camera meets.
+ENROLL_CAMERA = np.array([-0.78, 0.35, 0.75])
+# The workspace capture's camera, high behind the robot: the objects suite's colour words are named
+# from it (object_sets.seen_colours), and an object with a front has its front signature taken from
+# it: from the cell's camera such an object, set down facing it, is seen end on, its front face
+# most of its pixels, and the front's colour no longer stands out from the object's own (the
+# armento rider's front reads 0.81 of its median against 0.45 from above, under front.py's 0.25).
+OVERHEAD_CAMERA = np.array([-0.35, 0.25, 1.45])
+# A lab turns the object on the table between views; its front stays toward the camera's half,
+# as the benchmark stands an object with a front. The first view is the one as set down.
+ENROLL_TURNS_DEG = (0.0, -30.0, 30.0)
 NEAR_SPOT = (0.50, -0.05)                         # the middle of the table, in the arm's reach
 PLINTH_TOP_Z = -0.05                              # layouts.sample_tabletop's plinths
 PLINTH_AREA_DEPTH_M = 0.35
@@ -56,9 +72,10 @@ def enrollable_keys() -> list[str]:
     return list(A.NEAR_KEYS) + list(A.DISTANT_KEYS) + books + [object_key(m) for m in EVERYDAY_MODELS]
 
 
-def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
-    """(the cell with the one object `key` placed alone, that object's true SceneObject, what the
-    enrolling person says: name, category, has_front, id)."""
+def enrollment_scene(key: str, turn: float = 0.0, camera=ENROLL_CAMERA) -> tuple[Scene, SceneObject, dict]:
+    """(the cell with the one object `key` placed alone, turned `turn` radians about the vertical
+    from how it is first set down, that object's true SceneObject, what the enrolling person says:
+    name, category, has_front, id)."""
     tl, tw, th = TABLE_SIZE
     plinths = []
     if key.startswith("book:"):
@@ -74,22 +91,23 @@ def enrollment_scene(key: str) -> tuple[Scene, SceneObject, dict]:
             obj = SceneObject(key, spec.label, "reference", centre, spec.size_m, _rz(math.pi), oriented=spec.oriented,
                               extra={"asset": key})
         else:
-            obj, plinth = _on_plinth(spec, TABLE_FRONT_X + tl, th)
+            obj, plinth = _on_plinth(spec, TABLE_FRONT_X + tl, th, turn)
             plinths.append(plinth)
     else:
         raise ValueError(f"--sim wants an asset the generator places ({', '.join(A.NEAR_KEYS + A.DISTANT_KEYS)}), "
                          f"book:SIZE:COLOUR (sizes {', '.join(A.BOOK_SIZES)}; colours {', '.join(A.BOOK_COLORS)}), "
                          f"object:MODEL (an everyday object, e.g. object:red_coffee_mug) or all; got {key!r}")
-    scene, _ = _cell_with(obj, plinths)
+    obj.rotation = _rz(turn) @ obj.rotation          # a plinth is built turned (its object stands on it)
+    scene, _ = _cell_with(obj, plinths, camera)
     return scene, obj, said
 
 
-def _cell_with(obj: SceneObject, extra_objects: list) -> tuple[Scene, SceneObject]:
-    """The enrollment cell: the table, `extra_objects` (a plinth), `obj`, the enrolling camera."""
+def _cell_with(obj: SceneObject, extra_objects: list, camera: np.ndarray = ENROLL_CAMERA) -> tuple[Scene, SceneObject]:
+    """The enrollment cell: the table, `extra_objects` (a plinth), `obj`, a camera at `camera` looking at it."""
     tl, tw, th = TABLE_SIZE
     table = SceneObject("table", "table", "table", [TABLE_FRONT_X + tl / 2, 0.0, -th / 2], TABLE_SIZE, _rz(math.pi),
                         oriented=True, extra={"asset": "table"})
-    viewer = Viewpoint(ENROLL_CAMERA, np.asarray(obj.center, float) - ENROLL_CAMERA)
+    viewer = Viewpoint(camera, np.asarray(obj.center, float) - camera)
     scene = Scene(viewer=viewer, robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=[table] + extra_objects + [obj],
                   extra={"kind": "tabletop", "ground_z": -th})
     return scene, obj
@@ -124,19 +142,21 @@ def _everyday_object(m) -> SceneObject:
 
 
 def everyday_enrollment_scene(model) -> tuple[Scene, SceneObject]:
-    """The enrollment cell with an everyday object model (object_sets.ObjectModel) alone on the table."""
-    return _cell_with(_everyday_object(model), [])
+    """An everyday object model (object_sets.ObjectModel) alone on the enrollment cell's table, seen
+    from above (OVERHEAD_CAMERA): the view the objects suite's colour words were named from."""
+    return _cell_with(_everyday_object(model), [], OVERHEAD_CAMERA)
 
 
-def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float) -> tuple[SceneObject, SceneObject]:
-    """The asset on a plinth in the middle of the area the generator stands distant ones in."""
+def _on_plinth(spec: A.AssetSpec, table_back_x: float, table_h: float, turn: float) -> tuple[SceneObject, SceneObject]:
+    """The asset on a plinth in the middle of the area the generator stands distant ones in; the
+    plinth turned with it by `turn` (the object returned unturned: enrollment_scene turns it)."""
     r = 0.5 * math.hypot(spec.size_m[0], spec.size_m[1])
     x = table_back_x + 0.10 + r + PLINTH_AREA_DEPTH_M / 2
     R = _rz(math.pi)
     obj = SceneObject(spec.key, spec.label, "reference", [x, 0.0, PLINTH_TOP_Z + spec.size_m[2] / 2], spec.size_m, R,
                       oriented=spec.oriented, extra={"asset": spec.key})
     size = np.array([spec.size_m[0] * 0.9, spec.size_m[1] * 0.9, PLINTH_TOP_Z + table_h])
-    plinth = _support("plinth_1", "plinth", [(np.array([x, 0.0, (PLINTH_TOP_Z - table_h) / 2]), size, R)])
+    plinth = _support("plinth_1", "plinth", [(np.array([x, 0.0, (PLINTH_TOP_Z - table_h) / 2]), size, _rz(turn) @ R)])
     return obj, plinth
 
 
@@ -151,12 +171,36 @@ def measured_extents(size_m) -> np.ndarray:
     return np.array([*sorted(s[:2], reverse=True), s[2]])
 
 
-def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True):
-    """Place `key` alone in MuJoCo, render, measure: (Measurement, observation, true object)."""
-    scene, obj, said = enrollment_scene(key)
+def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True, turns_deg=ENROLL_TURNS_DEG):
+    """Place `key` alone in MuJoCo, render and measure it at each turn of `turns_deg` and fuse the
+    views (workspace/enroll.fused_views): (Measurement, the first view's observation, the true
+    object as first set down). A later view that finds nothing is left out; the first must."""
+    views, first = [], None
+    for k, turn in enumerate(turns_deg):
+        m, obs, obj = _measured_view(key, math.radians(turn), ENROLL_CAMERA, depth_noise, seed + k, required=k == 0)
+        views += [m] if m is not None else []
+        first = first or (obs, obj)
+    fused = fused_views(views)
+    if fused.entry.has_front:
+        overhead, _, _ = _measured_view(key, 0.0, OVERHEAD_CAMERA, depth_noise, seed, required=False)
+        if overhead is not None:
+            fused = replace(fused, entry=replace(fused.entry, front=overhead.entry.front))
+    return fused, *first
+
+
+def _measured_view(key: str, turn: float, camera, depth_noise: bool, seed: int, *, required: bool):
+    """(Measurement, observation, true object) of one view; the Measurement None when the view
+    finds nothing and is not `required` (else the EnrollmentError says why)."""
+    scene, obj, said = enrollment_scene(key, turn, camera)
     obs = render_cell(scene, depth_noise=depth_noise, seed=seed)
-    m = measure_object(obs, fixtures_only(scene), name=said["name"], category=said["category"],
-                       has_front=said["has_front"], facing=said.get("facing", "camera"), object_id=said["id"], seed=seed)
+    try:
+        m = measure_object(obs, fixtures_only(scene), name=said["name"], category=said["category"],
+                           has_front=said["has_front"], facing=said.get("facing", "camera"), object_id=said["id"],
+                           seed=seed)
+    except EnrollmentError:
+        if required:
+            raise
+        m = None
     return m, obs, obj
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -184,6 +184,31 @@ def measure_object(obs: RGBDObservation, workspace: Scene, *, name: str, categor
                          if has_front else {},
                          extra={"truncated": bool(det.truncated)})
     return Measurement(entry, mask, det.box, len(pieces), others)
+
+
+def fused_views(views: list[Measurement]) -> Measurement:
+    """One entry from several views of one object turned on the table between them (a lab turns
+    it a little each way): its size is the per-side median of the views' boxes (longer and
+    shorter footprint side, height), so one view that hides a side or cuts a part off does not
+    set it; everything else (colours, shape, front) is the first view's, in which the person set
+    it down as they said."""
+    if not views:
+        raise ValueError("fusing views needs at least one measurement")
+    first = views[0]
+    if len(views) == 1:
+        return first
+    sides = np.median([_footprint_then_height(v.entry.size_m) for v in views], axis=0)
+    size = np.asarray(first.entry.size_m, float).copy()
+    longer = int(size[1] > size[0])            # the first view's axis order is kept
+    size[longer], size[1 - longer], size[2] = sides
+    extra = {**first.entry.extra, "views": len(views),
+             "view_sizes": [[round(float(s), 4) for s in v.entry.size_m] for v in views]}
+    return replace(first, entry=replace(first.entry, size_m=tuple(size), extra=extra))
+
+
+def _footprint_then_height(size_m) -> np.ndarray:
+    s = np.asarray(size_m, float)
+    return np.array([max(s[0], s[1]), min(s[0], s[1]), s[2]])
 
 
 def facing_direction(obs: RGBDObservation, centre, facing: str) -> np.ndarray:

@@ -83,15 +83,61 @@ def test_shape_class_calls_a_narrowing_stack_irregular():
 @pytest.mark.slow
 def test_enrolling_an_asset_alone_in_mujoco_measures_its_size_colour_and_shape():
     """The procedure `enroll --sim` runs: the rubik's cube (6 cm, yellow) on the table; a floor
-    lamp on its plinth behind the table is enrolled as standing there."""
+    lamp on its plinth behind the table is enrolled as standing there. The white bowl, seen from
+    the cell's camera in three turns, keeps its footprint (from 1.45 m up at 58 degrees only its
+    far rim was seen: 7.5 x 2.9 cm against 8.5 x 8.3)."""
     from spatial_manip.sim.library import enroll_sim, measured_extents, true_extents
 
     m, _, obj = enroll_sim("rubiks_cube")
     e = m.entry
     assert np.max(np.abs(measured_extents(e.size_m) - true_extents(obj))) < 0.015
     assert e.colours[0] == "yellow" and e.shape == "box" and e.placement == "near" and e.name == "rubik's cube"
+    assert e.extra["views"] == 3
+    m, _, obj = enroll_sim("object:white_bowl")
+    assert np.max(np.abs(measured_extents(m.entry.size_m) - true_extents(obj))[:2]) < 0.025
     m, _, _ = enroll_sim("floor_lamp_1")
     assert m.entry.placement == "distant"
+
+
+def _view(size_m, **kw):
+    from spatial_manip.workspace.enroll import Measurement
+
+    return Measurement(_entry(size_m=size_m, **kw), np.zeros((2, 2), bool), None, 1)
+
+
+def test_fused_views_take_each_side_as_the_views_median_and_the_rest_from_the_first_view():
+    from spatial_manip.workspace.enroll import fused_views
+
+    # the first view hides the back (shorter side 16 cm), the turned ones see 30 and 34 cm of it
+    first = _view((0.16, 0.41, 0.37), colours=("brown",), has_front=True, front={"side": "long"})
+    fused = fused_views([first, _view((0.40, 0.30, 0.40), colours=("gray",)), _view((0.34, 0.42, 0.42))])
+    assert fused.entry.size_m == (0.3, 0.41, 0.4)          # the first view's axis order kept: shorter side first
+    assert fused.entry.colours == ("brown",) and fused.entry.front == {"side": "long"} and fused.mask is first.mask
+    assert fused.entry.extra["views"] == 3 and len(fused.entry.extra["view_sizes"]) == 3
+    assert fused_views([first]) is first
+    with pytest.raises(ValueError, match="at least one"):
+        fused_views([])
+
+
+def test_the_enrolling_camera_stands_where_the_benchmark_stands_its_camera():
+    """A lab enrolls with its cell's camera: the simulated library's camera lies inside the range
+    the tabletop generator draws its camera from, and looks down on the enrolled spot at an angle
+    that camera looks down at the table (the old one, 1.45 m up at 58 degrees, saw a bowl's far rim)."""
+    from spatial_manip.sim.layouts import sample_scene
+    from spatial_manip.sim.library import ENROLL_CAMERA, NEAR_SPOT, enrollment_scene
+
+    cams = np.array([sample_scene("tabletop", s).viewer.position for s in range(40)])
+    lo, hi = cams.min(axis=0), cams.max(axis=0)
+    assert np.all(ENROLL_CAMERA >= lo) and np.all(ENROLL_CAMERA[[0, 2]] <= hi[[0, 2]]) and abs(ENROLL_CAMERA[1]) <= hi[1]
+
+    def down_deg(cam, target):
+        d = np.asarray(target, float) - cam
+        return float(np.degrees(np.arctan2(-d[2], np.linalg.norm(d[:2]))))
+
+    scene, obj, _ = enrollment_scene("ceramic_jar")
+    assert np.allclose(scene.viewer.position, ENROLL_CAMERA) and np.allclose(obj.center[:2], NEAR_SPOT)
+    bench = [down_deg(c, (0.5, 0.0, 0.0)) for c in cams]         # the benchmark's view of the table's middle
+    assert min(bench) <= down_deg(ENROLL_CAMERA, obj.center) <= max(bench)
 
 
 def test_the_library_catalogue_holds_fixtures_and_enrolled_objects_never_the_episode_list():
