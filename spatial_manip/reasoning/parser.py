@@ -115,7 +115,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
     (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),
     (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
-    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|right(?= +so\b)) +)+(?=\w)", " "),
+    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|right(?= +so\b))(?: robot)? +)+(?=\w)", " "),
+    # "can you like grab ...": a filler before the verb
+    (r"\b(?:like|just|kinda|maybe) (?=(?:grab|take|get|pick|hand|pass|give|bring|fetch|put|place|set|move|stick)\b)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
     (r"\b(?:whichever|whatever)\b", "any"),
     (r"\bof the (?:two|both|2)\b", "of the"),     # "the smaller of the two bottles": of the bottles       # "whichever book": any of them, not "the" one
@@ -331,7 +333,7 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
 
 def _between_a_pair(t: str, refs: _Refs) -> str:
     """"between the two mugs": a group of exactly two objects after "between" is its two members
-    ("between ref_a and ref_b"); a group of any other size stays a group (AMBIGUOUS as a reference)."""
+    ("between ref_a and ref_b"); between a group of more is AMBIGUOUS naming them."""
     def pair(m):
         ids = refs.groups.get(m.group(1), (None, ()))[1]
         if len(ids) != 2:
@@ -342,7 +344,13 @@ def _between_a_pair(t: str, refs: _Refs) -> str:
             refs.ids[tok], refs.labels[tok] = oid, refs.labels[m.group(1)]
             toks.append(tok)
         return f" between {toks[0]} and {toks[1]} "
-    return re.sub(r" between (?:the )?(?:(?:2|both) )?(refnp[sp]\d+) ", pair, t)
+    t = re.sub(r" between (?:the )?(?:(?:2|both) )?(refnp[sp]\d+) ", pair, t)
+    many = re.search(r" between (?:the )?(refnp[sp]\d+) ", t)
+    if many:
+        ids = refs.groups[many.group(1)][1]
+        raise AmbiguousError(f"'between the {refs.labels[many.group(1)]}' needs two of them and there are {len(ids)} "
+                             f"({', '.join(ids)}); name the two, e.g. 'between the leftmost and the rightmost'")
+    return t
 
 
 _SIZE_OF_REFERENCE = {"small": "Small", "smaller": "Small", "smallest": "Small", "little": "Small", "big": "Large",
@@ -379,9 +387,10 @@ P = r"(poss\w+)"                              # a possessive owner
 D = r"d(\d+(?:\.\d+)?)"                       # a distance in metres
 K = r"(?:rank(\d+) )?"                        # an optional rank
 APPROX = r"(?:(?:about|around|approximately|roughly|some|exactly|nearly|almost) )?"
-CONT = r"(table|tabletop|shelf)"
+CONT = r"(table|tabletop|desk|counter|countertop|worktop|shelf)"     # a desk or a counter is the table
 FRAME_VIEW = (r"(?:(?:from|in) (?:possviewer|the viewer's|the camera's) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
-              r"|as refviewer see (?:it|them))")
+              r"|as refviewer see (?:it|them)|from where (?:i|refviewer) (?:am |are )?(?:standing|sitting|stand|sit|is)"
+              r"|from possviewer (?:side|end)|from here)")
 FRAME_OWN = r"(?:(?:from|in|relative to) (?:its|their) own (?:point of view|perspective|view|frame|front)|relative to the way (?:it|they) faces?)"
 FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
 

@@ -22,7 +22,7 @@ def plan(scene_key, text):
 
 @pytest.mark.parametrize("text,normalised", [
     ("ok so um, put it like 15 cm behind the mug I guess", "put it about d0.15 behind the mug"),
-    ("umm just put it next to the banana I think", "just put it nextto the banana"),
+    ("umm just put it next to the banana I think", "put it nextto the banana"),
     ("so like, put it down ok", "put it down"),
     ("right, so, grab me the red book", "take the red book"),
     ("grab the book the radio is facing", "grab the book in front of the radio"),
@@ -104,9 +104,9 @@ def test_between_the_two_mugs_is_between_each_of_them():
     assert res.ok and "Between" in res.program and "mugR" in res.program and "mugW" in res.program
 
 
-def test_between_a_group_of_three_is_not_a_pair():
+def test_between_a_group_of_three_is_ambiguous_naming_them():
     res = plan("kitchen_held", "put it between the drinks")          # two bottles and a can
-    assert not res.ok and res.error["code"] == "NOT_UNDERSTOOD" and "'between'" in res.error["message"]
+    assert not res.ok and res.error["code"] == "AMBIGUOUS" and "needs two of them and there are 3" in res.error["message"]
 
 
 @pytest.mark.parametrize("scene,text,targets", [

@@ -53,3 +53,31 @@ def test_in_something_that_holds_nothing_or_too_small_is_refused():
 def test_in_a_container_does_not_pick_what_is_in_it():
     res = plan("counter", "grab the apple in the bowl")
     assert res.error["code"] == "NOT_UNDERSTOOD", res.error
+
+
+def test_a_desk_or_a_counter_is_the_table():
+    res = plan("desk3", "pick up the biggest thing on the desk")
+    assert res.ok and res.targets == ["basket"], (res.program, res.error)
+    res = plan("counter", "grab the tallest thing on the counter")
+    assert res.ok and res.targets == ["botT"], (res.program, res.error)
+
+
+@pytest.mark.parametrize("text", ["grab the bottle on the left from your side", "grab the bottle on the left from here",
+                                  "grab the bottle on the left from where you are standing"])
+def test_where_the_speaker_stands_names_the_viewer_frame(text):
+    res = plan("counter", text)
+    assert res.ok and res.targets == ["botT"], (res.program, res.error)
+
+
+def test_between_a_group_of_more_than_two_is_ambiguous_naming_them():
+    res = plan("counter_held", "put it between the mugs")
+    assert res.error["code"] == "AMBIGUOUS" and "mugD, mugL, mugRW" in res.error["message"], res.error
+    res = plan("counter_held", "put it between the two bottles")         # a group of two is its two members
+    assert res.ok and "metric$Between(botS, botT)" in res.program.replace("botT, botS", "botS, botT"), res.program
+
+
+@pytest.mark.parametrize("text", ["hey robot, hand me the apple", "ok robot grab the apple",
+                                  "can you like grab the apple", "could you just grab the apple"])
+def test_calling_the_robot_and_fillers_before_the_verb_are_not_read(text):
+    res = plan("counter", text)
+    assert res.ok and res.targets == ["apple"], (res.program, res.error)
