@@ -43,3 +43,10 @@ def test_every_shelf_object_stands_in_its_slot():
     for o in scene.objects:
         if o.id in where:
             assert rel.point_in_box(o.center, slots[where[o.id]]), o.id
+
+
+def test_no_wrong_plans_on_the_everyday3_set():
+    summary, rows = pe.evaluate(EVERYDAY3_CASES)
+    wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
+    assert summary["instructions"] == len(EVERYDAY3_CASES)
+    assert not wrong
