@@ -27,7 +27,7 @@ from spatial_manip.perception.look_ahead import ARM_STILL_TOL_RAD
 @dataclass(frozen=True, kw_only=True)
 class GraspsAheadConfig:
     enabled: bool = True
-    quiet_s: float = 1.5        # the scene, the arm and the requests quiet this long before proposing ahead
+    quiet_s: float = 0.75       # the scene, the arm and the requests quiet this long before proposing ahead
     max_grasps: int = 15        # grasps asked for ahead, until a request says how many it wants (the planner: 5 x 3)
 
     def __post_init__(self):

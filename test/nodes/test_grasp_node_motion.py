@@ -115,7 +115,7 @@ def _path(arr: MarkerArray) -> list:
 
 def test_a_request_after_a_quiet_spell_is_answered_with_the_grasps_proposed_ahead(graph):
     """Issue 42: once the scene, the arm and the requests have been quiet for grasp.yaml's
-    ahead.quiet_s (1.5 s), grasp_node proposes the scene's objects' grasps before a request asks,
+    ahead.quiet_s (under a second), grasp_node proposes the scene's objects' grasps before a request asks,
     and the request is answered with them (the reply says so). Each round publishes the frame and
     the joints for 6 s without asking, then asks; a loaded machine may need several rounds."""
     node, client, pubs, frame, _ = graph
