@@ -126,21 +126,26 @@ def arm_links(model: str) -> tuple[list[Link], list[Joint]]:
     d1, a2, a3, d4, d5, d6 = d[0], a[1], a[2], d[3], d[4], d[5]
     # each link's frame: the previous DH frame turned by its joint angle; the link body then
     # runs along d (local z) and a (local x) of its own DH row
+    # the bodies contain the simulator's (MuJoCo Menagerie UR5e) collision capsules, cap tips
+    # included (test_description measures it): the old wrist cylinders stopped short of the
+    # joints' housings, up to 36 mm of the sim's wrist_2_link outside them, so a plan passed
+    # where the simulated wrist met the table
+    sign2 = math.copysign(1.0, a2)
     links = [
         Link("base", [cylinder((0, 0, 0), (0, 0, min(0.09, d1 - 0.01)), 0.078)]),   # below the upper arm
-        Link("shoulder_link", [cylinder((0, 0, 0.04), (0, 0, d1), 0.065),
+        Link("shoulder_link", [cylinder((0, 0, 0.04), (0, 0, d1 + 0.082), 0.065),
                                cylinder((0, 0.065, d1), (0, -s, d1), 0.065)]),   # joint 2 axis is -y here
-        Link("upper_arm_link", [cylinder((0, 0, s), (a2, 0, s), 0.06),
+        Link("upper_arm_link", [cylinder((0, 0, s), (a2 + sign2 * 0.028, 0, s), 0.06),
                                 # the shoulder joint's housing, round about the joint axis: the tube
                                 # alone left it 3-6 cm uncovered (the camera saw it as clutter); from
                                 # just outside the base's radius, so the two never overlap
-                                cylinder((0, 0, SHOULDER_HOUSING_FROM_M), (0, 0, s + SHOULDER_HOUSING_R_M),
+                                cylinder((0, 0, SHOULDER_HOUSING_FROM_M), (0, 0, s + SHOULDER_HOUSING_R_M + 0.01),
                                          SHOULDER_HOUSING_R_M),
-                                cylinder((a2, 0, s + 0.02), (a2, 0, fa - 0.02), 0.052)]),
-        Link("forearm_link", [cylinder((0, 0, fa), (a3, 0, fa), 0.045)]),
-        Link("wrist_1_link", [cylinder((0, 0, fa - 0.03), (0, 0, d4 + 0.045), 0.046)]),
-        Link("wrist_2_link", [cylinder((0, 0, -0.045), (0, 0, d5), 0.046)]),
-        Link("wrist_3_link", [cylinder((0, 0, 0.0), (0, 0, d6 - 0.002), 0.046)]),
+                                cylinder((a2, 0, s + 0.066), (a2, 0, fa - 0.037), 0.055)]),   # the elbow's housing
+        Link("forearm_link", [cylinder((0, 0, fa), (a3 + math.copysign(0.038, a3), 0, fa), 0.045)]),
+        Link("wrist_1_link", [cylinder((0, 0, fa - 0.062), (0, 0, d4 + 0.045), 0.046)]),
+        Link("wrist_2_link", [cylinder((0, 0, -0.063), (0, 0, d5), 0.046)]),
+        Link("wrist_3_link", [cylinder((0, 0, -0.063), (0, 0, d6), 0.046)]),
         Link("tool0"),
     ]
     for lk in links:
