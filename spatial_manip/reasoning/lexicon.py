@@ -9,7 +9,7 @@ Each entry is one production: PHRASE -> FRAGMENT over the graspable set TABLE, e
     "fruit"       -> filterLabel(fruit, TABLE)           (taxonomy: apple, banana)
     "red thing"   -> filterColour(red, TABLE)
     "dark blue mug" -> filterColour$Dark(blue, filterLabel(mug, TABLE))      (`shaded`)
-    "red and white mug" -> filterColour(red, filterColour(white, filterLabel(mug, TABLE)))
+    "red and white mug" -> filterColour$Any(red, filterColour$Any(white, filterLabel(mug, TABLE)))
     "objects"     -> TABLE                                (anything graspable)
 with the ids it names in this scene and whether the phrase is plural. A phrase naming several
 objects is a set the parser filters further (or refuses as AMBIGUOUS where one object is due).
@@ -78,12 +78,15 @@ def colour_matches(word: str, o: SceneObject) -> bool:
 
 
 def coloured(word: str, objs) -> tuple[list[SceneObject], tuple[str, ...]]:
-    """(the objects of `objs` a colour word names, the lighting neighbours it was read as). The
-    objects of that colour; when none is, those whose main colour is the word's lighting neighbour
+    """(the objects of `objs` a colour word names, the lighting neighbours it was read as). Those
+    whose main colour (perception's first name) is the word, else those with it among their names
+    ("the white mug" of an all-white mug and a red-and-white one is the white one, as the task
+    generator means it); when none is, those whose main colour is the word's lighting neighbour
     (a white mug under a dim light reads gray, `attributes.LIGHTING_NEIGHBOURS`), else those with
     the neighbour among their names: a person's colour word is the object's colour in good light."""
     word = ALIASES.get(word, word)
-    exact = [o for o in objs if colour_matches(word, o)]
+    main = [o for o in objs if colours(o)[:1] == [word]]
+    exact = main or [o for o in objs if colour_matches(word, o)]
     near = LIGHTING_NEIGHBOURS.get(word, ())
     if exact or not near:
         return exact, ()
@@ -141,7 +144,7 @@ def _colour_terms(objs: list[SceneObject]):
                        lambda xs, f=members, s=shade: shaded(s, f(xs)))
     pairs = {tuple(cs[:2]) for o in objs if len(cs := colours(o)) >= 2}
     for a, b in pairs | {(b, a) for a, b in pairs}:
-        yield (f"{a} and {b}", lambda frag, a=a, b=b: node("filterColour", None, a, node("filterColour", None, b, frag)),
+        yield (f"{a} and {b}", lambda frag, a=a, b=b: node("filterColour", "Any", a, node("filterColour", "Any", b, frag)),
                lambda xs, a=a, b=b: [o for o in xs if {a, b} <= set(colours(o))])
 
 

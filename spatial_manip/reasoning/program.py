@@ -20,6 +20,7 @@ frame, a table/shelf id or `TABLE`/`SHELF` for the container's frame):
   category     filterBook(S)  filterSlot(S)  filterLabel(word, S)   (label, synonym or taxonomy group:
                reasoning/taxonomy.py, the resolution traced)  filterColour(name, S)  (perception's colour_names)
                filterColour$Dark|Light(name, S)  (of those, by their measured colour's lightness: lexicon.shaded)
+               filterColour$Any(name, S)  (any object with the name among its colours: "red and white")
   attribute    filterAttr$Small|Medium|Large(S)  $Height(m, S)  $Width(m, S)
                filterAttr$Largest|Biggest|Smallest|Tallest|Shortest([k,] S)   size superlatives
                (Small/Large of objects without a book size class: the smaller/larger of the set, when
@@ -228,11 +229,15 @@ def op_category(ev: _Eval, n: Node):
 
 
 def op_colour(ev: _Eval, n: Node):
-    """filterColour(name, S): the objects whose colour names (perception's, from their pixels)
-    include `name`; when none does, those read as its lighting neighbour (`lexicon.coloured`: a
-    dim light reads orange as brown and white as gray), noted in the trace."""
+    """filterColour(name, S): the objects whose main colour (perception's, from their pixels) is
+    `name`, else those with it among their names; when none, those read as its lighting neighbour
+    (`lexicon.coloured`: a dim light reads orange as brown and white as gray), noted in the trace.
+    $Any: any object with the name among its own ("red and white"); $Dark / $Light: `lexicon.shaded`."""
     word = str(n.args[0]).lower()
-    out, near = lexicon.coloured(word, [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)])
+    objs = [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)]
+    if n.rel == "Any":                  # one of two colours named together ("red and white"): either name
+        return [o for o in objs if lexicon.colour_matches(word, o)]
+    out, near = lexicon.coloured(word, objs)
     if out and near:
         ev.trace.append({"colour": word, "read_as": list(near), "why": "no object is exactly this colour; "
                          "under a dimmer or brighter light it reads as its neighbour"})

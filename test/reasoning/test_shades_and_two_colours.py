@@ -58,3 +58,14 @@ def test_the_shade_read_is_traced():
     assert res.targets == ["bookN"]
     shade = next(s for s in res.trace if s.get("shade") == "dark")
     assert shade["ids"] == ["bookN"] and shade["lightness"]["bookN"] < shade["lightness"]["bookLB"]
+
+
+def test_a_colour_word_names_the_main_colour_before_a_second_one():
+    """objects-13-00057 / objects-69-00057 (b3ec4d1): 'the white mug' of a white mug and one whose
+    second colour is white was AMBIGUOUS; the generator (main colour) and the reader now agree."""
+    white = SceneObject("w", "mug", "reference", [0.6, 0.2, 0.8], [0.09, 0.09, 0.1], extra={"colour_names": ["white"]})
+    two = SceneObject("rw", "mug", "reference", [0.6, -0.2, 0.8], [0.09, 0.09, 0.1],
+                      extra={"colour_names": ["red", "white"]})
+    assert lexicon.coloured("white", [white, two])[0] == [white]
+    assert lexicon.coloured("white", [two])[0] == [two]          # a second colour still names it alone
+    assert lexicon.coloured("red", [white, two])[0] == [two]
