@@ -143,9 +143,9 @@ class ClassicalSegmenter:
             def detect(members):
                 return self._detection(obs, vox, members, pts, uv, support, height, planes, limits, noise)
 
-            clusters = self._clusters(vox, hints.fixtures, foot_hidden)
+            clusters, pieces_of = self._clusters(vox, hints.fixtures, foot_hidden)
             detections = self._merge_pieces(clusters, [detect(c) for c in clusters], vox.centres, detect,
-                                            hints.expected)
+                                            hints.expected, pieces_of=pieces_of, height=vox.height)
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
         assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas,
@@ -158,7 +158,10 @@ class ClassicalSegmenter:
         self.last_timing_s = timer.laps
         return detections
 
-    def _clusters(self, vox: Voxels, fixtures, foot_hidden) -> list[np.ndarray]:
+    def _clusters(self, vox: Voxels, fixtures, foot_hidden) -> tuple[list[np.ndarray], list[int]]:
+        """The clusters (voxel indices) of what stands on a support, and for each, the connected
+        component of the radius graph it is a piece of (pieces of one component were cut by colour
+        alone: nothing in 3-D separates them)."""
         cfg = self.config
         comp = components(vox.centres, cfg.cluster_radius_m)
         order = np.argsort(comp, kind="stable")
@@ -166,8 +169,8 @@ class ClassicalSegmenter:
         groups = [m for m in np.split(order, bounds) if len(m) >= cfg.min_cluster_voxels]
         grounded = [vox.height[m].min() <= cfg.max_support_gap_m for m in groups]
         tree = cKDTree(vox.centres[:, :2])
-        out = []
-        for members, on_plane in zip(groups, grounded):
+        out, pieces_of = [], []
+        for component, (members, on_plane) in enumerate(zip(groups, grounded)):
             # Something must reach down to the support, rest on a grounded cluster or a fixture
             # (a book in its holder, whose walls hide the book's foot), have its foot hidden
             # from the camera (a plant's pot behind a book), or lie beyond the arm's reach (a
@@ -176,23 +179,33 @@ class ClassicalSegmenter:
                     or self._rests_on_other(vox, members, comp, tree) or foot_hidden(members)
                     or self._out_of_reach(vox, members)):
                 continue
+            parts = [members]
             if cfg.colour_split:
-                out.extend(p for p in split_by_colour(
+                parts = [p for p in split_by_colour(
                     vox.centres, vox.rgb, members, radius_m=cfg.cluster_radius_m,
                     min_voxels=cfg.min_cluster_voxels, min_distance=cfg.colour_split_distance)
-                    if len(p) >= cfg.min_cluster_voxels)
-            else:
-                out.append(members)
-        return out
+                    if len(p) >= cfg.min_cluster_voxels]
+            out.extend(parts)
+            pieces_of.extend([component] * len(parts))
+        return out, pieces_of
 
-    def _merge_pieces(self, clusters: list, dets: list, centres: np.ndarray, detect, expected) -> list:
+    def _merge_pieces(self, clusters: list, dets: list, centres: np.ndarray, detect, expected, *,
+                      pieces_of: list | None = None, height: np.ndarray | None = None) -> list:
         """Join neighbouring clusters whose union matches an expected object better than either
         does alone, or matches the one entry both match best: depth gaps and colour cut one
         object into pieces (a teddy bear's head and body, a shrub's foliage and pot, a frame and
         its picture), and two pieces cannot both be the one teddy bear the cell lists; while two
-        touching books each match their own entry better than their union does."""
+        touching books each match their own entry better than their union does.
+
+        Pieces of one connected surface (`pieces_of`: the same component of the radius graph, cut
+        by colour alone) are one object unless they show otherwise: their union is taken when it
+        fits an entry within JOINED_MARGIN of the better piece and better than the worse one,
+        unless one piece lies wholly under the other (what an object rests on: a holder's edge).
+        A two-coloured mug's red side and grey side, a bottle and its label, fit a mug or a bottle
+        together while the smaller part alone fits nothing well."""
         if not expected:
             return [d for d in dets if d is not None]
+        pieces_of = pieces_of if pieces_of is not None else list(range(len(clusters)))
 
         def best(d):
             """(cost, index) of the expected entry `d` matches best; index -1 when another entry
@@ -205,32 +218,41 @@ class ClassicalSegmenter:
             twins = [i for i, e in enumerate(expected) if i != k and e.label == expected[k].label]
             clear = np.all(costs[twins] >= costs[k] + CLEAR_BEST_MARGIN)
             return float(costs[k]), k if clear else -1
-        pieces = {k: (c, d, best(d)) for k, (c, d) in enumerate(zip(clusters, dets))}
+        pieces = {k: (c, d, best(d), {pieces_of[k]}) for k, (c, d) in enumerate(zip(clusters, dets))}
         gaps = self._close_pairs(clusters, centres)
         new_keys = itertools.count(len(pieces))     # a union is a new piece: pairs tried before do not apply
         while gaps:
             pair = min(gaps, key=lambda ab: (gaps[ab], ab))    # the nearest two pieces not yet tried
             del gaps[pair]
-            (a, da, ca), (b, db, cb) = pieces[pair[0]], pieces[pair[1]]
+            (a, da, ca, ka), (b, db, cb, kb) = pieces[pair[0]], pieces[pair[1]]
             union = np.concatenate([a, b])
             d = detect(union)
+            cost, entry = best(d)
             main = da if len(a) >= len(b) else db      # the larger piece (None: too thin for a box)
             if d is not None and main is not None:
-                # a catalogue gives the colour of an object's main material: a shrub is green
-                # over its brown pot, a frame's picture is not its colour
+                # a catalogue gives the colour of an object's main material (a shrub is green over
+                # its brown pot, a frame's picture is not its colour), or of all of it (a
+                # two-coloured mug enrolled as the mean of its sides): the union takes the one it fits
+                own = (d.mean_rgb, d.colour)
                 d.mean_rgb, d.colour = main.mean_rgb, main.colour
-            cost, entry = best(d)
+                as_main = best(d)
+                if as_main[0] <= cost:
+                    cost, entry = as_main
+                else:
+                    d.mean_rgb, d.colour = own
             same_entry = entry == ca[1] == cb[1] != -1
-            if cost <= self.config.match_max_cost and (cost < min(ca[0], cb[0]) or same_entry):
+            joined = bool(ka & kb) and height is not None and not _one_under_other(height[a], height[b])
+            one_object = joined and cost <= min(ca[0], cb[0]) + JOINED_MARGIN and cost < max(ca[0], cb[0])
+            if cost <= self.config.match_max_cost and (cost < min(ca[0], cb[0]) or same_entry or one_object):
                 del pieces[pair[0]], pieces[pair[1]]
                 key = next(new_keys)
-                pieces[key] = (union, d, (cost, entry))
+                pieces[key] = (union, d, (cost, entry), ka | kb)
                 # the union's gap to a third piece is the nearer of its two pieces' gaps
                 for k in list(pieces)[:-1]:
                     near = [gaps.pop(tuple(sorted((k, old))), np.inf) for old in pair]
                     if min(near) < np.inf:
                         gaps[(k, key)] = min(near)
-        return [d for _, d, _ in pieces.values() if d is not None]
+        return [d for _, d, _, _ in pieces.values() if d is not None]
 
     def _close_pairs(self, clusters: list, centres: np.ndarray) -> dict:
         """{(i, j): gap} for the clusters whose nearest voxels are closer than `merge_gap_m`."""
@@ -313,6 +335,15 @@ class ClassicalSegmenter:
 
 
 CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats its same-label twins by this much
+JOINED_MARGIN = 0.1            # _merge_pieces: pieces cut by colour alone join when their union fits this close
+UNDER_BAND_M = 0.015           # _one_under_other: a piece topping out this close above the other's foot is under it
+
+
+def _one_under_other(height_a: np.ndarray, height_b: np.ndarray) -> bool:
+    """Whether one piece (its voxels' heights above the support) lies wholly under the other: its
+    top no higher than UNDER_BAND_M above the other's lowest point. What an object rests on (a
+    holder's edge, a pedestal's rim) touches it without being part of it."""
+    return bool(height_a.max() <= height_b.min() + UNDER_BAND_M or height_b.max() <= height_a.min() + UNDER_BAND_M)
 
 EXPECTED_SIZE_MARGIN = 1.15     # a measured box exceeds its catalogue size by noise and lean
 

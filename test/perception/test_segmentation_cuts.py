@@ -1,0 +1,49 @@
+"""Where the classical segmenter cuts objects (issues 37/38): where objects end, not where colours
+change. Each case is a recorded realistic frame (test/perception/frames, its frame.json says why
+it was kept): the object is found as one detection whose box matches the truth's size."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from spatial_manip.bench import record_frames
+from spatial_manip.bench.reference_bench import TaskResult, perceive_look
+from spatial_manip.paths import config_dir
+from spatial_manip.perception import load_segmenter_config
+from spatial_manip.perception.classical import _one_under_other
+
+FRAMES = Path(__file__).parent / "frames"
+
+
+@pytest.fixture(scope="module")
+def classical_config():
+    return load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")[1]
+
+
+def _detections_on(folder: str, object_id: str, config: dict):
+    """The truth's object and the perceived objects whose centres lie in its box (grown 1 cm)."""
+    look, _ = record_frames.load(FRAMES / folder)
+    _, seen = perceive_look(look, config, TaskResult(look.task.id, look.task.instruction))
+    true = look.truth.get(object_id)
+    local = [(np.asarray(o.center) - true.center) @ np.asarray(true.rotation) for o in seen.scene.objects]
+    return true, [o for o, p in zip(seen.scene.objects, local) if np.all(np.abs(p) <= np.asarray(true.size) / 2 + 0.01)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder, object_id, why", [
+    ("objects-63-00011", "mug_2", "a mug red on one side and grey on the other, nothing in 3-D between its sides"),
+    ("pick-86-00000", "book_4", "a book lying on a pedestal it covers whole: its top is no support plane"),
+])
+def test_an_object_is_one_detection_the_size_of_the_object(folder, object_id, why, classical_config):
+    true, found = _detections_on(folder, object_id, classical_config)
+    assert len(found) == 1, f"{why}: {[(o.label, np.round(o.size, 3).tolist()) for o in found]}"
+    sides = np.sort(found[0].size) - np.sort(true.size)
+    assert np.all(np.abs(sides) <= 0.03), f"{why}: sides off by {np.round(sides, 3).tolist()} m"
+
+
+def test_a_piece_under_another_is_what_it_rests_on_not_a_part_of_it():
+    holder_edge = np.array([0.01, 0.03, 0.06])          # heights above the table of its voxels
+    book = np.array([0.065, 0.12, 0.2])
+    assert _one_under_other(holder_edge, book) and _one_under_other(book, holder_edge)
+    mug_side, other_side = np.array([0.0, 0.05, 0.12]), np.array([0.01, 0.07, 0.13])
+    assert not _one_under_other(mug_side, other_side)
