@@ -93,14 +93,14 @@ class GraspsAhead:
                 self._todo, self._done = [], {}
 
     def asked(self, max_grasps: int) -> None:
-        """A request came: proposing ahead holds back for `quiet_s`, and from now on asks for as many
-        grasps (the look's objects are to do again for that number, unless the arm moved since it)."""
+        """A request came: a goal runs on this look, and its motion follows, so nothing more is
+        proposed ahead for it (at once, with no idle time, proposing ahead for the other objects took
+        the CPU from the goal's planning and motion); later looks ask for as many grasps."""
         with self._lock:
             self._asked_at_s = self._clock()
-            if max_grasps > 0 and int(max_grasps) != self.max_grasps:
+            self._todo = []
+            if max_grasps > 0:
                 self.max_grasps = int(max_grasps)
-                if self._todo or self._done:
-                    self._todo = list(self._ids)
 
     def next_job(self) -> Job | None:
         """The next object to propose for, once the scene, the arm and the requests have been quiet

@@ -13,6 +13,7 @@ come back as error_code + message; no exception leaves a callback.
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import threading
 import time
@@ -59,6 +60,9 @@ AHEAD_POLL_S = 0.1         # how often the proposing-ahead thread asks whether a
 # a request for the object being proposed for ahead waits for that (up to this long) rather than
 # proposing the same again beside it on the same cores
 AHEAD_WAIT_S = 5.0
+# the proposing-ahead thread's OS priority below the node's (Linux niceness applies per thread): it
+# uses the CPU a goal's perception, planning and motion leave, should a look and a goal overlap it
+AHEAD_NICE = 10
 
 
 class GraspNode(Node):
@@ -276,6 +280,10 @@ class GraspNode(Node):
     def _propose_ahead(self) -> None:
         """The thread that proposes grasps ahead (GraspsAhead's jobs) until the node closes."""
         warned: list[str] = []
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + AHEAD_NICE)
+        except (AttributeError, OSError):  # not Linux, or not allowed: it runs at the node's priority
+            pass
         while not self._stop.wait(AHEAD_POLL_S):
             job = self.ahead.next_job()
             if job is not None:

@@ -116,12 +116,16 @@ def _path(arr: MarkerArray) -> list:
 def test_a_request_after_a_quiet_spell_is_answered_with_the_grasps_proposed_ahead(graph):
     """Issue 42: once the scene, the arm and the requests have been quiet for grasp.yaml's
     ahead.quiet_s (under a second), grasp_node proposes the scene's objects' grasps before a request asks,
-    and the request is answered with them (the reply says so). Each round publishes the frame and
-    the joints for 6 s without asking, then asks; a loaded machine may need several rounds."""
+    and the request is answered with them (the reply says so). Each round publishes a new look (a
+    request ends proposing ahead on its own), then the frame and the joints for 6 s without asking,
+    then asks; a loaded machine may need several rounds."""
     node, client, pubs, frame, _ = graph
     joints = JointState(name=list(JOINT_NAMES), position=[float(v) for v in load_home_q()])
+    block = DetectedObject(id="block_1", label="block", category="reference",
+                           pose=convert.pose_msg_from_matrix(tf.make_transform(t=BOX[0])), size=convert.vector3(BOX[1]))
     deadline, res = time.monotonic() + 120.0, None
     while time.monotonic() < deadline:
+        pubs["scene"].publish(Scene(objects=[block]))
         quiet_until = time.monotonic() + 6.0
         while time.monotonic() < quiet_until:
             pubs["depth"].publish(frame[0])
