@@ -185,6 +185,7 @@ class LookAhead:
                                     f"unchanged: {changes} pixels' depth moved since it (at most {CHANGED_MAX_PIXELS})",
                                     waited)
                 why += f"; and the table changed since ({'not comparable' if changes is None else f'{changes} pixels'})"
+                obs = (obs, earliest)
             look = self._take(cancel, words, early=True, obs=obs)     # a goal waits for it: a frame already there will do
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited, look.observe_s)
 
@@ -223,17 +224,19 @@ class LookAhead:
         return None
 
     def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False,
-              obs: RGBDObservation | None = None) -> Look:
+              obs: tuple[RGBDObservation, float] | None = None) -> Look:
         """Observe a frame asked for now (`early`: one already there when nothing moved since it
         came, `earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
         holds the lock. An early look counts as asked for at the earliest arrival allowed, so its age
-        is never understated. `obs`: a frame just observed so (for a change test), perceived as is."""
+        is never understated. `obs`: a frame just observed (for a change test) and the earliest it
+        may have arrived, perceived as is."""
         started, workspace = self._clock(), self._workspace()
-        earliest = self.earliest_frame_s() if early else None
-        if obs is None and earliest is None:
-            obs = self.stages.observe(cancel)
-        elif obs is None:
-            obs = self.stages.observe(cancel, arrived_after_s=earliest)
+        if obs is not None:
+            obs, earliest = obs
+        else:
+            earliest = self.earliest_frame_s() if early else None
+            obs = self.stages.observe(cancel) if earliest is None else \
+                self.stages.observe(cancel, arrived_after_s=earliest)
         observed = self._clock()
         seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
         look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction,
@@ -275,12 +278,14 @@ class LookAhead:
                 # a frame already there will do (as for a goal): waiting for the next one held the
                 # lock a camera period, and a goal that came then waited for it (0.9-1.4 s under load)
                 earliest = self.earliest_frame_s()
-                obs = self.stages.observe(cancel) if earliest is None else \
+                asked = self._clock()
+                frame = self.stages.observe(cancel) if earliest is None else \
                     self.stages.observe(cancel, arrived_after_s=earliest)
-                changes = depth_changes(latest.frame, obs)
+                changes = depth_changes(latest.frame, frame)
                 if changes is not None and changes <= CHANGED_MAX_PIXELS:
                     self._next_idle_s = self._clock() + CHECK_EVERY_S
                     return None
+                obs = (frame, asked if earliest is None else earliest)
             look = self._take(cancel, obs=obs)
         finally:
             self._lock.release()

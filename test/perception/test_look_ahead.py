@@ -91,6 +91,7 @@ def test_an_old_look_is_taken_again_when_the_table_changed_on_the_frame_that_sho
     assert not goal.reused and stages.looks == 2 and "4.50 s old when the goal came (limit 3 s)" in goal.reason
     assert "the table changed since (100 pixels)" in goal.reason
     assert len(stages.arrived_after) == 2             # the frame the change showed on is the one perceived
+    assert goal.age_s == pytest.approx(EARLIEST_FRAME_S + stages.perceive_s)
 
 
 def test_an_old_look_is_reused_while_a_new_frame_shows_the_table_unchanged(cell):
@@ -185,8 +186,10 @@ def test_idle_looks_keep_to_their_cpu_share_and_look_again_only_when_the_table_c
     assert looks.idle_look(threading.Event()) is None and len(stages.arrived_after) == checks + 1   # not due yet
     clock.t += CHECK_EVERY_S
     stages.depth = with_object()
+    changed_at = clock.t
     assert looks.idle_look(threading.Event()) is not None and stages.looks == 2
     assert len(stages.arrived_after) == checks + 2                  # the changed frame itself was perceived
+    assert looks.latest.asked_at_s == pytest.approx(changed_at - EARLIEST_FRAME_S)   # aged from its earliest arrival
     goal = looks.for_goal(threading.Event())
     assert goal.reused and stages.looks == 2
 
