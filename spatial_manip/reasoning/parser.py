@@ -513,7 +513,7 @@ RULES: list[tuple[str, object]] = [
     (r"(?:in front of|to the front of) " + P + r"", _c("dir", "Side", "front", g(1))),
     (r"(?:behind|to the back of|at the back of|in back of|to the rear of|at the rear of) " + R,
      _c("dir", "Side", "back", g(1))),
-    (r"(?:above|over|on top of|higher than) " + R, _c("dir", "Vert", "above", g(1))),
+    (r"(?:above|over|on top of|higher than|onto|on) " + R, _c("dir", "Vert", "above", g(1))),     # "put it on the box"
     (r"(?:below|lower than) " + R, _c("dir", "Vert", "below", g(1))),
     (r"(?:under|underneath|beneath) " + R, _c("dir", "Vert", "under", g(1))),
     (r"(?:at |to |in )?" + P + r" clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(2, int), g(1))),
@@ -1178,8 +1178,10 @@ def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
     word chooses between them, or a place promises one slot (`slot_reference`) that several fit.
     Called on the executed answer set, before anything moves."""
     ref = parsed.reference
-    if not ref or ref.get("determiner") != "the" or ref.get("plural") or ref.get("choice") or len(targets) <= 1:
+    if not ref or ref.get("determiner") != "the" or ref.get("plural") or len(targets) <= 1:
         return
+    if ref.get("choice") and ref.get("slot"):
+        return          # "the emptiest slot": slots tied for it are equally the emptiest
     if ref.get("slot"):
         raise AmbiguousError(f"the words name one place and {len(targets)} slots fit them ({', '.join(targets)}); "
                              "say which, e.g. 'the left one' or 'row 1, column 2'")

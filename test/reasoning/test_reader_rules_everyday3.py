@@ -81,3 +81,19 @@ def test_between_a_group_of_more_than_two_is_ambiguous_naming_them():
 def test_calling_the_robot_and_fillers_before_the_verb_are_not_read(text):
     res = plan("counter", text)
     assert res.ok and res.targets == ["apple"], (res.program, res.error)
+
+
+def test_a_superlative_that_ties_does_not_choose_for_the():
+    """Three mugs of one size: 'the biggest mug' names none of them; a tie of slots for 'the
+    emptiest slot' is still any of them (they are equally the emptiest)."""
+    res = plan("counter", "get me the biggest mug")
+    assert res.error["code"] == "AMBIGUOUS" and "mugD, mugL, mugRW" in res.error["message"], res.error
+    assert plan("counter", "get me the biggest bottle").targets == ["botT"]
+    res = plan("shelf3", "put it in the emptiest slot")
+    assert res.ok and sorted(res.targets) == ["r1c2", "r1c3", "r2c1", "r2c3"], (res.program, res.error)
+
+
+@pytest.mark.parametrize("text", ["place it on the box", "put it onto the box", "put it on top of the box"])
+def test_on_an_object_is_on_top_of_it(text):
+    res = plan("counter_held", text)
+    assert res.ok and res.program == "place(metric$Above(0.0, box), pose=keep)", (res.program, res.error)
