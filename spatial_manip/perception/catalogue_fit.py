@@ -313,10 +313,12 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     edges = _LazyEdges(obs)
     for d in detections:
         runner_up = d.extra.get("runner_up")
+        further = []                      # the candidates after the first two
         if d.extra.get("weak_fit"):
             continue                      # fits no candidate well: that one box holds it says little
         if d.extra.get("candidates"):
             ids = [c["id"] for c in d.extra["candidates"][:2]]
+            further = [c["id"] for c in d.extra["candidates"][2:] if c["id"] in by_id]
         elif runner_up and d.id in by_id and not size_agrees(d.box.size, by_id[d.id].size_m, cfg.consistent_m):
             ids = [d.id, runner_up["id"]]
         else:
@@ -328,10 +330,16 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
             continue
         plane = plane_under(pts, planes) if planes else None
         inner = surface_points(obs, d.mask, edges())
-        holds = [any(_candidates(p[:: max(1, len(p) // cfg.max_points)], np.asarray(by_id[i].size_m, float), d.box,
-                                 plane, cfg) for p in (pts, inner)) for i in ids]
+        def held_by(i):
+            return any(_candidates(p[:: max(1, len(p) // cfg.max_points)], np.asarray(by_id[i].size_m, float), d.box,
+                                   plane, cfg) for p in (pts, inner))
+        holds = [held_by(i) for i in ids]
         if holds[0] == holds[1] or (runner_up and holds[0]):
             continue                      # both or neither hold it, or the name given stands
+        if any(held_by(i) for i in further if i not in ids):
+            # another candidate's box holds it too: the depth rules out one name, not all but one (a
+            # book leaning edge on, 14 cm, fits no mug but the pagoda statue and its own book: pick-86-00004)
+            continue
         win = holds.index(True)
         e, other = by_id[ids[win]], by_id[ids[1 - win]]
         if other.category == "book" and e.category != "book":
