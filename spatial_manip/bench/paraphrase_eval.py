@@ -4,7 +4,7 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after|everyday3] [--verbose] [--json]
+    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after|everyday3|everyday3_after] [--verbose] [--json]
 
 (`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
@@ -497,6 +497,12 @@ def _everyday3_set() -> tuple[list, dict]:
     return everyday3_set()
 
 
+def _everyday3_after() -> list:
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_AFTER
+    return EVERYDAY3_AFTER
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     # late: that module imports this one's helpers at its top
@@ -579,16 +585,18 @@ def main(argv=None) -> int:
     ap.add_argument("--verbose", "-v", action="store_true", help="print every instruction and its outcome")
     ap.add_argument("--failures", action="store_true", help="print only instructions not understood")
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3"],
+    ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3",
+                                          "everyday3_after"],
                     default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
                          "everyday2 (the everyday forms of issue 38; everyday2_after: written after the reader's "
-                         "change for them); everyday3: a held-out set on a counter, a desk and a shelf of mixed objects)")
+                         "change for them); everyday3: a held-out set on a counter, a desk and a shelf of mixed "
+                         "objects; everyday3_after: more, written after the reader's change for it)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
              "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after(),
-             "everyday3": _everyday3_set()[0]}[args.set]
+             "everyday3": _everyday3_set()[0], "everyday3_after": _everyday3_after()}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from spatial_manip.bench import paraphrase_eval as pe
-from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_CASES, EVERYDAY3_SCENES
+from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_AFTER, EVERYDAY3_CASES, EVERYDAY3_SCENES
 from spatial_manip.geometry import relations as rel
 
 
@@ -20,7 +20,7 @@ def test_the_set_is_large_and_its_instructions_distinct():
 def test_expected_answers_name_things_in_their_scene(scene_key):
     scene = EVERYDAY3_SCENES[scene_key]()
     ids = {o.id for o in scene.objects} | {r.id for r in scene.regions}
-    for key, text, exp in EVERYDAY3_CASES:
+    for key, text, exp in EVERYDAY3_CASES + EVERYDAY3_AFTER:
         if key != scene_key:
             continue
         named = set(exp.pick or ()) | set(exp.place or ())
@@ -45,8 +45,13 @@ def test_every_shelf_object_stands_in_its_slot():
             assert rel.point_in_box(o.center, slots[where[o.id]]), o.id
 
 
-def test_no_wrong_plans_on_the_everyday3_set():
-    summary, rows = pe.evaluate(EVERYDAY3_CASES)
+@pytest.mark.parametrize("cases", [EVERYDAY3_CASES, EVERYDAY3_AFTER], ids=["everyday3", "everyday3_after"])
+def test_no_wrong_plans_on_the_everyday3_sets(cases):
+    summary, rows = pe.evaluate(cases)
     wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
-    assert summary["instructions"] == len(EVERYDAY3_CASES)
+    assert summary["instructions"] == len(cases)
     assert not wrong
+
+
+def test_the_after_set_is_new():
+    assert not {t for _, t, _ in EVERYDAY3_AFTER} & {t for _, t, _ in EVERYDAY3_CASES}
