@@ -22,7 +22,10 @@ Words that contradict each other ("the leftmost rightmost book", "left of the mu
 mug", "the largest smallest book") are AMBIGUOUS naming both. A pick that says "the X" promises one
 object: the parser records the target's determiner (`Parsed.reference`), and once the program has
 run, `check_target_reference` refuses "the X" with several X and no superlative or rank choosing
-among them as AMBIGUOUS naming the candidates ("a X", "any X", "one of the Xs" may take any).
+among them as AMBIGUOUS naming the candidates ("a X", "any X", "one of the Xs" may take any); a
+superlative that ties does not choose. A place that promises one slot ("the spot ...", "next to
+X", "between X and Y") and fits several is AMBIGUOUS too (`slot_reference`). "Next to / beside / by
+X" is one relation word ("nextto"), read by `relations.next_to` for objects and slots alike.
 """
 from __future__ import annotations
 
