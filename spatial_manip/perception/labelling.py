@@ -49,6 +49,9 @@ SHARED_SPACE = 0.5
 # object's space and takes no catalogue name of its own (parts_in_space).
 WITHIN_SHARE = 0.9
 WITHIN_GROW_M = 0.02
+# Two detections off the work surface, one standing on the other (the upper's bottom within this
+# of the lower's top, each centre over the other's footprint), are pieces of one object (stacked_pieces).
+STACK_GAP_M = 0.08
 
 
 def match_cost(det: Detection, exp: ExpectedObject) -> float:
@@ -165,6 +168,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 # what the depth may still prefer (catalogue_fit.settle_names_by_depth)
                 detections[r].extra["runner_up"] = _candidate(expected[rival])
         one_name_per_object(detections, {e.id or e.label: e for e in expected})
+        stacked_pieces(detections, {e.id or e.label: e for e in expected}, work_areas, max_cost)
     for d in detections:
         if "matched" not in d.extra:
             # books lie on the work surface; a book-sized piece beyond it is part of something else
@@ -249,6 +253,38 @@ def one_name_per_object(detections: list[Detection], entries: dict) -> None:
                 _unname(piece, f"a piece of {whole.label} ({whole.id}): its {piece.label} name would extrapolate "
                                f"a {100 * float(np.max(piece.box.size)):.0f} cm piece within that object's reach")
                 break
+
+
+def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_cost: float) -> None:
+    """Leave unnamed a named detection seen in part (a side a lower bound) that has another
+    detection standing on it or under it off the work surface, when that other piece does not fit
+    its name (cost above `max_cost`): the two are pieces of one object cut apart by colour, and a
+    name only the hidden-topped piece fits is an extrapolation the rest contradicts (a distant
+    shrub's brown pot, its height hidden by the green foliage on it, named the brown cheval mirror:
+    pick-84-00004). Books are left alone: they lie on the work surface, stacked or not."""
+    off_surface = [d for d in detections if not work_areas or not on_work_surface(d, work_areas)]
+    for piece in off_surface:
+        entry = entries.get(piece.extra.get("matched"))
+        if entry is None or entry.category == "book" or not np.any(piece.extra.get("lower_bound_sides") or False):
+            continue
+        other = next((o for o in off_surface if o is not piece and _stacked(piece.box, o.box)
+                      and match_cost(o, entry) > max_cost), None)
+        if other is not None:
+            _unname(piece, f"a piece of one object with the detection stacked on or under it at "
+                           f"{np.round(other.box.center, 2).tolist()}, which does not fit the {entry.label}")
+
+
+def _stacked(a, b) -> bool:
+    """One box stands on the other: the upper's bottom within STACK_GAP_M of the lower's top (and
+    above the lower's middle), each centre over the other's footprint (half its longer side)."""
+    def z_span(box):
+        half = float(np.abs(np.asarray(box.rotation, float)[2]) @ np.asarray(box.size, float)) / 2
+        return box.center[2] - half, box.center[2] + half
+    lower, upper = sorted((a, b), key=lambda box: box.center[2])
+    lo_top, up_bottom = z_span(lower)[1], z_span(upper)[0]
+    apart = float(np.linalg.norm(np.asarray(a.center[:2]) - np.asarray(b.center[:2])))
+    reach = 0.5 * min(float(np.max(a.size[:2])), float(np.max(b.size[:2])))
+    return up_bottom >= lower.center[2] and up_bottom - lo_top <= STACK_GAP_M and apart <= reach
 
 
 def one_name_per_space(detections: list[Detection]) -> None:
