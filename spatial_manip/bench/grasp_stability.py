@@ -29,6 +29,7 @@ from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import UnreachableError
 from spatial_manip.grasping.gripper import load_grasp_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
+from spatial_manip.motion.batch_kinematics import ik_near_many
 from spatial_manip.paths import params_file
 from spatial_manip.registry import make
 from spatial_manip.sim import sensing
@@ -42,10 +43,12 @@ APPROACH_M = 0.10            # pre-grasp back-off and lift, as the pick's
 
 
 def make_service() -> GraspService:
-    """The service as grasp_node builds it from grasp.yaml, without the motion stage."""
+    """The service as grasp_node builds it from grasp.yaml under the simulator (the sim arm's
+    kinematics, TCP and home: the real cell's put the IK and link check on another TCP and
+    branch than the arm that executes), without the motion stage."""
     gripper, backend, cfg = load_grasp_config(params_file("grasp.yaml"), "")
     return GraspService(make("grasp", backend, gripper=gripper, **cfg), gripper,
-                        ServiceConfig(reference_q=load_home_q()), kinematics=load_kinematics())
+                        ServiceConfig(reference_q=load_home_q(backend="sim")), kinematics=load_kinematics(backend="sim"))
 
 
 def grasp_angle_deg(Ra: np.ndarray, Rb: np.ndarray) -> float:
@@ -66,15 +69,23 @@ def frames_of(world, n_frames: int):
     return out
 
 
-def holds(world, scene, seed: int, tcp: np.ndarray, opening_m: float, target_id: str) -> bool:
+def holds(world, scene, seed: int, tcp: np.ndarray, opening_m: float, target_id: str, kinematics=None) -> bool:
     """Whether the grasp at `tcp` lifts `target_id` 10 cm in the simulator, from a fresh reset
     with the arm at home: above the pre-grasp, down the approach, open as the agent opens,
-    close, straight up (a simple path, not the motion
-    planner's: this measures the grasp, not the path)."""
+    close, straight up (a simple path, not the motion planner's: this measures the grasp, not
+    the path). With `kinematics` (the service's), the arm goes above the pre-grasp on the joints
+    the service checked (nearest home), as the pick's plan does: the simulator's own IK from home
+    took a mug's side grasp on the other wrist branch and put wrist_2 on the table."""
+    home = np.asarray(load_home_q(backend="sim"), float)
     world.reset(scene, seed)
-    world.pose_arm(np.asarray(load_home_q(), float))     # where a pick starts, above the table
+    world.pose_arm(home)                                 # where a pick starts, above the table
     pre = back_off(tcp, APPROACH_M)
     try:
+        if kinematics is not None:
+            q_pre = ik_near_many(kinematics, [pre], home)[0]
+            q_up = ik_near_many(kinematics, [_raised(pre, APPROACH_M)], q_pre)[0]
+            if np.isnan(q_up).any() or not world.move_joints(q_up):
+                return False
         if not world.move_tcp(_raised(pre, APPROACH_M)) or not world.move_tcp(pre):
             return False
         world.set_gripper(opening_m)
@@ -114,7 +125,7 @@ def measure_task(service, task, scene, profile, n_frames: int, execute: bool = F
             tops.append((tcp[:3, 3], res.grasps.rotation_matrices[0]))
             if execute:
                 opening = float(service.gripper.opening_m(res.grasps.widths[0]))     # as the agent opens
-                held.append(holds(world, scene, int(task.scene_seed), tcp, opening, target.id))
+                held.append(holds(world, scene, int(task.scene_seed), tcp, opening, target.id, service.kinematics))
     finally:
         world.close()
     found = [t for t in tops if t is not None]

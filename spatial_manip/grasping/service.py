@@ -10,12 +10,14 @@ arm's current joints to the pre-grasp and a collision-free straight approach.
 """
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial import cKDTree
 
+from spatial_manip.control.kinematics import DH_PRESETS
 from spatial_manip.control.primitives import back_off
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip import transforms as tf
@@ -40,10 +42,12 @@ class ServiceConfig:
     pixel_stride: int = 2                          # back-project every n-th pixel (speed)
     max_grasps: int = 10
     approach_distance_m: float = 0.10              # pre-grasp back-off that must be reachable too
-    # the arm's links (forearm, wrist) at the grasp and pre-grasp, as capsules of this radius
-    # along the kinematic chain, must be clear of the scene cloud: a low sideways grasp that the
-    # fingers fit can still put the wrist into the table. Needs `kinematics`; 0 turns it off.
-    link_radius_m: float = 0.05
+    # the forearm's and wrists' collision bodies (the planner's arm model, urdf/, which holds the
+    # simulator's links) at the grasp and pre-grasp must keep this clear of the scene cloud: a
+    # low sideways grasp that the fingers fit can still put the wrist into the table. Needs
+    # `kinematics`; None turns it off. (Capsules of 5 cm about the DH chain missed the wrist_2
+    # housing, 7 cm out: a mug's side grasp put it on the table.)
+    link_clearance_m: float | None = 0.01
     # the cell's fixtures (the scene's `support` boxes: pedestals, wedges, holders) as solid
     # obstacles for the fingers, sampled this finely: under a lying book the camera cannot see
     # whether the pedestal or air is where the lower finger goes. 0 turns it off.
@@ -58,8 +62,8 @@ class ServiceConfig:
             raise ValueError("pixel_stride and max_grasps must be >= 1")
         if not (np.isfinite(self.fixture_spacing_m) and (self.fixture_spacing_m == 0 or self.fixture_spacing_m >= 0.002)):
             raise ValueError(f"fixture_spacing_m must be 0 (off) or at least 0.002 m, got {self.fixture_spacing_m}")
-        if not (np.isfinite(self.link_radius_m) and self.link_radius_m >= 0):
-            raise ValueError(f"link_radius_m must be >= 0 metres (0: no link check), got {self.link_radius_m}")
+        if self.link_clearance_m is not None and not (np.isfinite(self.link_clearance_m) and self.link_clearance_m >= 0):
+            raise ValueError(f"link_clearance_m must be >= 0 metres (None: no link check), got {self.link_clearance_m}")
         if self.reference_q is not None and (np.shape(self.reference_q) != (6,)
                                              or not np.all(np.isfinite(self.reference_q))):
             raise ValueError(f"reference_q must be 6 finite joint angles (rad), got {self.reference_q}")
@@ -253,7 +257,7 @@ class GraspService:
         if self.kinematics is None or len(ranked) == 0:
             return ranked[:k], 0, 0
         tree = None
-        if scene_base is not None and self.config.link_radius_m > 0:
+        if scene_base is not None and self.config.link_clearance_m is not None:
             pts = np.asarray(scene_base, float)
             tree = cKDTree(pts[np.all(np.isfinite(pts), axis=1)])
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
@@ -273,14 +277,33 @@ class GraspService:
         return ranked[np.asarray(keep, int)], n_no_ik, n_links
 
     def _links_clear(self, q, tree) -> bool:
-        """No scene point within link_radius_m of the chain from the elbow to tool0. The gripper
-        is the proposer's collision check; the upper arm is left out because it stays near the
-        shoulder, which the camera may see at rest and would count as an obstacle."""
-        chain = self.kinematics.joint_origins(q)[2:]
-        t = np.linspace(0.0, 1.0, 15)[:, None]      # <= 3 cm apart on a 42 cm link
-        samples = np.concatenate([a + t * (b - a) for a, b in zip(chain[:-1], chain[1:])])
-        hits = tree.query_ball_point(samples, self.config.link_radius_m, return_length=True)
-        return not np.any(hits)
+        """No scene point within link_clearance_m of the forearm's and wrists' collision bodies.
+        The gripper is the proposer's collision check; the upper arm is left out because it stays
+        near the shoulder, which the camera may see at rest and would count as an obstacle."""
+        arm, clearance = _arm_model(self.kinematics), self.config.link_clearance_m
+        # only the points in the checked bodies' bounding spheres are tested exactly (a few of the frame's)
+        spheres = [s for s, link in zip(arm.bounding_spheres(q, clearance), arm.link_names) if link in CHECKED_LINKS]
+        near = tree.query_ball_point(np.array([c for c, _ in spheres]), np.array([r for _, r in spheres]))
+        idx = np.unique(np.concatenate([np.asarray(n, int) for n in near]))
+        return len(idx) == 0 or not arm.points_on(tree.data[idx], q, clearance, links=CHECKED_LINKS).any()
+
+
+CHECKED_LINKS = ("forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")
+
+
+@functools.lru_cache(maxsize=4)
+def _arm_model_of(model: str):
+    from spatial_manip.motion.robot import RobotModel, description_paths
+
+    return RobotModel(*description_paths(model))
+
+
+def _arm_model(kinematics):
+    """The planner's collision model of the arm whose DH table `kinematics` has."""
+    for model, dh in DH_PRESETS.items():
+        if all(np.isclose(getattr(kinematics, k), v) for k, v in dh.items()):
+            return _arm_model_of(model)
+    raise ValueError(f"no arm model ({', '.join(DH_PRESETS)}) has this arm's DH table; the link check needs one")
 
 
 @dataclass

@@ -89,12 +89,19 @@ class RobotModel:
         return (float(gdata.distanceResults[k].min_distance), link_of(self.geom.geometryObjects[pair.first]),
                 link_of(self.geom.geometryObjects[pair.second]))
 
-    def points_on(self, pts: np.ndarray, q, margin_m: float) -> np.ndarray:
+    def points_on(self, pts: np.ndarray, q, margin_m: float, links=None) -> np.ndarray:
         """Which points lie on the arm at joints q: inside one of its collision bodies grown by
         margin_m (a camera in the cell sees the arm; those points must not block the arm's own
-        moves). The margin covers depth noise and an octree's voxel rounding."""
+        moves). The margin covers depth noise and an octree's voxel rounding. `links`: only
+        these links' bodies (default all)."""
         pts = np.asarray(pts, float).reshape(-1, 3)
         bodies, spheres = self._bodies(q, margin_m)
+        if links is not None:
+            mine = [link_of(g) in links for g, _ in bodies]
+            bodies = [b for b, m in zip(bodies, mine) if m]
+            spheres = [s for s, m in zip(spheres, mine) if m]
+        if not bodies or not len(pts):
+            return np.zeros(len(pts), bool)
         # only points inside the box around every body's bounding sphere can be on the arm: one
         # pass over a whole image instead of one per body (the arm covers a small part of a view)
         lo = np.min([c - r for c, r in spheres], axis=0)

@@ -54,7 +54,7 @@ def setup():
     depth, intr, T, _ = render_boxes([BLOCK])
     planner = make_planner(load_arm_config(), {"seed": 3})
     service = GraspService(FixedGrasps(_grasps(), T), GripperGeometry(),
-                           ServiceConfig(link_radius_m=0.0, reference_q=load_home_q()),
+                           ServiceConfig(link_clearance_m=None, reference_q=load_home_q()),
                            kinematics=load_kinematics(), motion=MotionCheck(planner, MotionCheckConfig(time_budget_s=5.0)))
     return service, depth, intr, T, np.asarray(load_home_q(), float)
 

@@ -1,12 +1,14 @@
 """GraspService's arm-link clearance: a grasp the fingers fit is still refused when the arm's
 wrist would be in the table there."""
 import numpy as np
+import pinocchio as pin
 import pytest
+from scipy.spatial import cKDTree
 
 from spatial_manip.control.config import load_home_q, load_kinematics
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.service import GraspService, ServiceConfig
+from spatial_manip.grasping.service import GraspService, ServiceConfig, _arm_model
 
 
 def _table(z=0.0):
@@ -32,25 +34,25 @@ def _grasps():
                                  translations=np.array([[0.45, -0.2, 0.03], [0.5, -0.2, 0.25]]))
 
 
-def _service(radius):
+def _service(clearance):
     return GraspService(FixedGrasps(_grasps()), GripperGeometry(),
-                        ServiceConfig(link_radius_m=radius, reference_q=load_home_q(backend="sim")),
+                        ServiceConfig(link_clearance_m=clearance, reference_q=load_home_q(backend="sim")),
                         kinematics=load_kinematics(backend="sim"))
 
 
 def test_a_grasp_that_puts_the_wrist_in_the_table_is_refused():
-    res = _service(0.05).propose_for_cloud(_table(), np.eye(4))
+    res = _service(0.01).propose_for_cloud(_table(), np.eye(4))
     assert res.success, res.message
     assert len(res.grasps) == 1 and res.grasps.approaches[0][2] < -0.9      # only the top-down grasp
 
 
 def test_without_link_clearance_both_grasps_are_kept():
-    res = _service(0.0).propose_for_cloud(_table(), np.eye(4))
+    res = _service(None).propose_for_cloud(_table(), np.eye(4))
     assert res.success and len(res.grasps) == 2
 
 
 def test_the_refusal_says_why():
-    svc = _service(0.05)
+    svc = _service(0.01)
     svc.proposer = FixedGrasps(_grasps()[np.array([0])])
     res = svc.propose_for_cloud(_table(), np.eye(4))
     assert not res.success and res.error_code == "GRASP_FAILED"
@@ -58,9 +60,29 @@ def test_the_refusal_says_why():
 
 
 def test_bad_link_settings_are_refused_by_name():
-    with pytest.raises(ValueError, match="link_radius_m"):
-        ServiceConfig(link_radius_m=-0.01)
+    with pytest.raises(ValueError, match="link_clearance_m"):
+        ServiceConfig(link_clearance_m=-0.01)
     with pytest.raises(ValueError, match="reference_q"):
         ServiceConfig(reference_q=(0.0, 1.0, float("nan"), 0.0, 0.0, 0.0))
     with pytest.raises(ValueError, match="reference_q"):
         ServiceConfig(reference_q=(0.0, 1.0))
+
+
+def test_the_link_check_holds_the_wrist_housing_the_dh_chain_capsules_missed():
+    """A scene point on the sim's wrist_3 housing behind its joint (4.5 cm back along its axis,
+    2.5 cm out: inside the Menagerie capsule) lies more than 5 cm from the DH chain, where the
+    old capsule check looked: the arm model's bodies hold it; 3 cm past them nothing is hit."""
+    svc = _service(0.01)
+    q = np.array(load_home_q(backend="sim"))
+    arm = _arm_model(svc.kinematics)
+    data = arm.model.createData()
+    pin.forwardKinematics(arm.model, data, q)
+    M = data.oMi[arm.model.getJointId("wrist_3_joint")]
+    on_housing = M.translation + M.rotation @ np.array([0.025, 0.0, -0.045])
+    chain = svc.kinematics.joint_origins(q)[2:]
+    t = np.linspace(0, 1, 200)[:, None]
+    nearest = min(np.linalg.norm(a + t * (b - a) - on_housing, axis=1).min() for a, b in zip(chain[:-1], chain[1:]))
+    assert nearest > 0.05, "the premise: the old 5 cm capsules around the DH chain miss this point"
+    assert not svc._links_clear(q, cKDTree(on_housing[None]))
+    outside = M.translation + M.rotation @ np.array([0.046 + 0.03, 0.0, -0.045])
+    assert svc._links_clear(q, cKDTree(outside[None]))
