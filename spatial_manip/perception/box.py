@@ -49,6 +49,69 @@ def object_box(obs: RGBDObservation, mask: np.ndarray, plane: Plane | None, lowe
     return box
 
 
+SLOPE_TILT_DEG = (15.0, 75.0)   # a fixture face tilted this far from level is a slope things lean on
+ON_FACE_BAND_M = (-0.015, 0.08)  # an object's points this far above a face's plane (median) lean on it
+ON_FACE_SHARE = 0.6              # ... when this share of them lies within the face's width (1 cm margin)
+
+
+def sloped_faces(parts) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, float, float]]:
+    """The tilted top faces of configured fixture parts (a book wedge's slab): per face its centre,
+    outward normal n (pointing up), down-slope axis s (in the face), and half extents across and
+    along the slope."""
+    faces = []
+    lo, hi = np.cos(np.radians(SLOPE_TILT_DEG[1])), np.cos(np.radians(SLOPE_TILT_DEG[0]))
+    for part in parts:
+        R, size = np.asarray(part.rotation, float), np.asarray(part.size, float)
+        k = int(np.argmin(size))                    # a slab's large face is across its thinnest side
+        if not lo <= abs(R[2, k]) <= hi:
+            continue
+        n = R[:, k] * np.sign(R[2, k])
+        a, b = (j for j in range(3) if j != k)
+        along = a if abs(R[2, a]) >= abs(R[2, b]) else b
+        across = b if along == a else a
+        down = -R[:, along] * np.sign(R[2, along])
+        faces.append((np.asarray(part.center, float) + n * size[k] / 2, n, down, size[across] / 2, size[along] / 2))
+    return faces
+
+
+def box_on_slope(points: np.ndarray, faces, support_z: float) -> Box3D | None:
+    """The box of an object leaning on a tilted face (`sloped_faces`), fitted on the face as its
+    support: its bottom on the face's plane, its width across the slope and its top end its points',
+    and its lower end where the face meets the support at `support_z` (what leans on a slope rests
+    there, on the wedge's lip or the table) unless its points reach further. A book leaning away
+    from the camera shows the underside of its upper end above the wedge and nothing of its lower
+    half: the box fitted to the points alone stopped halfway, 6 cm off the book's centre
+    (pick-85-00003). Its thickness is its points' height over the face, or, when the points lie on
+    the face (its underside seen), the thickness of a book of that cover (`complete_leaning_book`).
+    None when it leans on no configured face."""
+    p = np.asarray(points, float)
+    if len(p) < 20:
+        return None
+    for centre, n, down, half_across, half_along in faces:
+        across = np.cross(down, n)
+        rel = p - centre
+        u, v, w = rel @ across, rel @ down, rel @ n
+        if not (ON_FACE_BAND_M[0] <= np.median(w) <= ON_FACE_BAND_M[1]
+                and np.mean(np.abs(u) <= half_across + 0.01) >= ON_FACE_SHARE
+                and np.percentile(v, 99) <= half_along + 0.01 and down[2] < 0):
+            continue
+        u_lo, u_hi = np.percentile(u, [1, 99])
+        rests_at = min((support_z - centre[2]) / down[2], half_along)
+        top, bottom = float(np.percentile(v, 1)), max(float(np.percentile(v, 99)), rests_at)
+        size = np.array([u_hi - u_lo, bottom - top, max(float(np.percentile(w, 95)), 0.0)])
+        rotation = np.column_stack([across, down, n])
+        center = centre + rotation @ np.array([(u_lo + u_hi) / 2, (top + bottom) / 2, size[2] / 2])
+        box = Box3D(center=center, size=size, rotation=rotation, mode="full", n_points=int(len(p)),
+                    n_region=int(len(p)), quality=1.0, residual_m=0.0, points=p)
+        if not complete_leaning_book(box, centre - n):      # grown away from the face, into the object
+            thicken_away_from(box, centre - n, max(size[2], SLOPE_MIN_THICKNESS_M))
+        return box
+    return None
+
+
+SLOPE_MIN_THICKNESS_M = 0.01
+
+
 def lowest_height(obs: RGBDObservation, mask: np.ndarray, plane: Plane, *, max_gap_m: float = SUPPORT_GAP_M) -> float:
     """The object's lowest point above `plane` (1st percentile of its mask's points), except for a
     flat-lying object held up by something hidden: when the mask reaches the plane only through

@@ -31,7 +31,7 @@ from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import main_colour, mean_rgb
 from spatial_manip.perception.base import (UNREPORTED_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
                                           check_observation, lower_bound_sides)
-from spatial_manip.perception.box import object_box, thicken_away_from
+from spatial_manip.perception.box import box_on_slope, object_box, sloped_faces, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, frame_noise, split_by_colour, stands_out_of_noise
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
@@ -139,9 +139,10 @@ class ClassicalSegmenter:
             limits = _size_limits(cfg, hints.expected)
 
             noise = frame_noise(cloud, planes, obs.T_base_cam[:3, 3])     # this frame's, not the nominal
+            slopes = sloped_faces(hints.fixtures)
 
             def detect(members):
-                return self._detection(obs, vox, members, pts, uv, support, height, planes, limits, noise)
+                return self._detection(obs, vox, members, pts, uv, support, height, planes, limits, noise, slopes)
 
             clusters, pieces_of = self._clusters(vox, hints.fixtures, foot_hidden)
             detections = self._merge_pieces(clusters, [detect(c) for c in clusters], vox.centres, detect,
@@ -293,7 +294,7 @@ class ClassicalSegmenter:
         return any(vox.height[comp == c].min() <= cfg.max_support_gap_m for c in np.unique(comp[below]))
 
     def _detection(self, obs, vox, members, pts, uv, support, height, planes, limits,
-                   noise: L515Noise = SENSOR) -> Detection | None:
+                   noise: L515Noise = SENSOR, slopes=()) -> Detection | None:
         cfg = self.config
         max_extent_m, max_height_m = limits
         in_cluster = np.zeros(len(vox.counts), bool)
@@ -314,7 +315,9 @@ class ClassicalSegmenter:
         if _under_furniture(p, plane, planes):
             return None          # on the floor beneath the table top: legs, not objects
         mask = pixels_to_mask(uv[sel], obs.depth_m.shape)
-        box = object_box(obs, mask, plane, float(np.percentile(h, 1)), max_gap_m=cfg.max_support_gap_m)
+        # leaning on a configured slope (a book wedge), the object is fitted on the slope, its own support
+        box = (box_on_slope(p, slopes, plane.z0) if slopes else None) or object_box(
+            obs, mask, plane, float(np.percentile(h, 1)), max_gap_m=cfg.max_support_gap_m)
         if box is None or box.size.max() > max_extent_m:
             return None
         face_on = box.size.min() < cfg.min_extent_m
