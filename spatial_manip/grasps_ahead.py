@@ -22,6 +22,7 @@ import numpy as np
 from spatial_manip.config import build, read_yaml, section
 from spatial_manip.errors import ConfigError
 from spatial_manip.perception.look_ahead import ARM_STILL_TOL_RAD
+from spatial_manip.scene import FIXTURE_CATEGORIES
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +44,15 @@ def load_grasps_ahead_config(path: str | Path) -> GraspsAheadConfig:
     data = read_yaml(path)
     where = f"{path}: grasp"
     return build(GraspsAheadConfig, section(data.get("grasp", data), "ahead", where, required=False), f"{where}.ahead")
+
+
+def graspable_ids(objects) -> list[str]:
+    """The ids of the objects (each with `id`, `category`, `held`) a pick could ask grasps for:
+    none while one is in the gripper (the next goal sets it down: proposing then only took the CPU
+    from a place goal's planning and motion), else every one that is no fixture."""
+    if any(o.held for o in objects):
+        return []
+    return [o.id for o in objects if o.category not in FIXTURE_CATEGORIES]
 
 
 @dataclass(frozen=True)

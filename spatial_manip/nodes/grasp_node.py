@@ -37,7 +37,7 @@ from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
-from spatial_manip.grasps_ahead import GraspsAhead, Job, load_grasps_ahead_config
+from spatial_manip.grasps_ahead import GraspsAhead, Job, graspable_ids, load_grasps_ahead_config
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
@@ -47,7 +47,6 @@ from spatial_manip.nodes.runner import spin_node
 from spatial_manip.observation import CameraPoses
 from spatial_manip.paths import params_file
 from spatial_manip.registry import make
-from spatial_manip.scene import FIXTURE_CATEGORIES
 
 CAMERA_AGREE_M = 0.02      # the extrinsics and the scene see from the same camera pose within this
 # how long a request waits for a depth image whose pose agrees (then goes on as is): a simulator's pose per
@@ -182,7 +181,7 @@ class GraspNode(Node):
     def _on_scene(self, msg):
         with self._lock:
             self.scene = msg
-        self.ahead.new_scene(msg, [o.id for o in msg.objects if o.category not in FIXTURE_CATEGORIES and not o.held])
+        self.ahead.new_scene(msg, graspable_ids(msg.objects))
 
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import threading
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError
-from spatial_manip.grasps_ahead import GraspsAhead, GraspsAheadConfig, load_grasps_ahead_config
+from spatial_manip.grasps_ahead import GraspsAhead, GraspsAheadConfig, graspable_ids, load_grasps_ahead_config
 from spatial_manip.paths import params_file
 
 HOME = np.zeros(6)
@@ -178,3 +179,11 @@ def test_a_request_for_the_object_under_way_waits_for_it_and_others_do_not():
     cache.put(job, "grasps of book_1")
     waiter.join(10.0)
     assert got and got[0][0] == "grasps of book_1"
+
+
+def test_the_graspable_objects_are_the_non_fixtures_and_none_while_one_is_held():
+    def thing(id_, category, held=False):
+        return SimpleNamespace(id=id_, category=category, held=held)
+    table, shelf = thing("table", "table"), thing("shelf_1", "shelf")
+    assert graspable_ids([table, thing("book_1", "book"), shelf, thing("mug_1", "object")]) == ["book_1", "mug_1"]
+    assert graspable_ids([table, thing("book_1", "book", held=True), thing("mug_1", "object")]) == []
