@@ -16,6 +16,7 @@ objects is a set the parser filters further (or refuses as AMBIGUOUS where one o
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,6 +105,11 @@ def lightness(o: SceneObject) -> float | None:
     rgb = o.extra.get("rgb")
     if rgb is None or len(rgb) != 3:
         return None
+    return _lightness(tuple(float(c) for c in rgb))
+
+
+@functools.lru_cache(maxsize=1024)
+def _lightness(rgb: tuple) -> float:
     return float(rgb_to_lab(np.asarray(rgb, float))[0])
 
 
@@ -179,18 +185,25 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     for head in GENERIC_HEADS:
         add(head, table, False, objs)
         add(plural(head), table, True, objs)
+    # each kind's members once (a colour term filters them; kind_matches is the costly part)
+    by_kind = {kind: [o for o in objs if kind_matches(kind, o)] for kind in kinds if " " not in kind}
+    books = [o for o in objs if o.category == "book"]
     for term, wrap, in_colour in _colour_terms(objs):
+        anything = in_colour(objs)
+        if not anything:
+            continue            # nothing this colour: nothing of any kind either
         for head in GENERIC_HEADS + ("one",):
-            add(f"{term} {head}", wrap(table), False, in_colour(objs))
-            add(f"{term} {plural(head)}", wrap(table), True, in_colour(objs))
-        add(f"something {term}", wrap(table), False, in_colour(objs))
-        books = in_colour([o for o in objs if o.category == "book"])
-        add(f"{term} book", wrap(node("filterBook", None, table)), False, books)
-        add(f"{term} books", wrap(node("filterBook", None, table)), True, books)
-        for kind in kinds:
-            if " " in kind:
-                continue
-            members = in_colour([o for o in objs if kind_matches(kind, o)])
-            add(f"{term} {kind}", wrap(node("filterLabel", None, kind, table)), False, members)
-            add(f"{term} {plural(kind)}", wrap(node("filterLabel", None, kind, table)), True, members)
+            add(f"{term} {head}", wrap(table), False, anything)
+            add(f"{term} {plural(head)}", wrap(table), True, anything)
+        add(f"something {term}", wrap(table), False, anything)
+        in_books = in_colour(books) if books else []
+        if in_books:
+            add(f"{term} book", wrap(node("filterBook", None, table)), False, in_books)
+            add(f"{term} books", wrap(node("filterBook", None, table)), True, in_books)
+        for kind, of_kind in by_kind.items():
+            members = in_colour(of_kind) if of_kind else []
+            if members:
+                frag = wrap(node("filterLabel", None, kind, table))
+                add(f"{term} {kind}", frag, False, members)
+                add(f"{term} {plural(kind)}", frag, True, members)
     return lex

@@ -311,6 +311,8 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
     t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
     t = re.sub(r" (?:you|me|yourself|the viewer|the camera) ", " refviewer ", t)
     for p in sorted(phrases, key=lambda s: (-len(s.split()), -len(s))):
+        if f" {p}" not in t:
+            continue            # most of a scene's phrases are not in the text: no pattern built for them
         pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s)? ")
         while True:
             m = pat.search(t)
