@@ -203,7 +203,8 @@ class ClassicalSegmenter:
         fits an entry within JOINED_MARGIN of the better piece and better than the worse one,
         unless one piece lies wholly under the other (what an object rests on: a holder's edge).
         A two-coloured mug's red side and grey side, a bottle and its label, fit a mug or a bottle
-        together while the smaller part alone fits nothing well."""
+        together while the smaller part alone fits nothing well; and so are such pieces whose
+        boxes mostly fill one space (`_overlap`): two solids cannot."""
         if not expected:
             return [d for d in dets if d is not None]
         pieces_of = pieces_of if pieces_of is not None else list(range(len(clusters)))
@@ -243,7 +244,8 @@ class ClassicalSegmenter:
                     d.mean_rgb, d.colour = own
             same_entry = entry == ca[1] == cb[1] != -1
             joined = bool(ka & kb) and height is not None and not _one_under_other(height[a], height[b])
-            one_object = joined and cost <= min(ca[0], cb[0]) + JOINED_MARGIN and cost < max(ca[0], cb[0])
+            one_object = joined and (cost <= min(ca[0], cb[0]) + JOINED_MARGIN and cost < max(ca[0], cb[0])
+                                     or _overlap(da, db) >= SAME_SPACE_SHARE)
             if cost <= self.config.match_max_cost and (cost < min(ca[0], cb[0]) or same_entry or one_object):
                 del pieces[pair[0]], pieces[pair[1]]
                 key = next(new_keys)
@@ -340,6 +342,20 @@ class ClassicalSegmenter:
 CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats its same-label twins by this much
 JOINED_MARGIN = 0.1            # _merge_pieces: pieces cut by colour alone join when their union fits this close
 UNDER_BAND_M = 0.015           # _one_under_other: a piece topping out this close above the other's foot is under it
+
+
+SAME_SPACE_SHARE = 0.5         # _merge_pieces: pieces whose boxes share this much of the smaller are one object
+
+
+def _overlap(a: Detection | None, b: Detection | None, steps: int = 5) -> float:
+    """The share of the smaller of two detections' boxes inside the larger (on a grid of points):
+    two solid objects cannot fill one space, so pieces whose boxes mostly coincide are one object
+    (the white and the pink side of a book on a wedge, each fitted on the wedge as a whole book)."""
+    if a is None or b is None:
+        return 0.0
+    small, large = sorted((a.box, b.box), key=lambda x: float(np.prod(x.size)))
+    grid = (np.stack(np.meshgrid(*[np.linspace(-0.4, 0.4, steps)] * 3, indexing="ij"), -1).reshape(-1, 3) * small.size)
+    return float(points_in_box(small.center + grid @ small.rotation.T, large).mean())
 
 
 def _one_under_other(height_a: np.ndarray, height_b: np.ndarray) -> bool:

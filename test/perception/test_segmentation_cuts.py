@@ -36,6 +36,7 @@ def _detections_on(folder: str, object_id: str, config: dict):
     ("objects-63-00011", "mug_2", "a mug red on one side and grey on the other, nothing in 3-D between its sides"),
     ("pick-86-00000", "book_4", "a book lying on a pedestal it covers whole: its top is no support plane"),
     ("pick-85-00003", "book_4", "a book leaning on a wedge away from the camera, its lower half unseen"),
+    ("pick-84-00002", "book_3", "a book on a wedge cut by colour into page edge and cover, each boxed as the whole book"),
 ])
 def test_an_object_is_one_detection_the_size_of_the_object(folder, object_id, why, classical_config):
     true, found = _detections_on(folder, object_id, classical_config)
