@@ -580,6 +580,11 @@ def evaluate(cases=None, planner=None) -> tuple[dict, list[tuple[str, str, Outco
     return summary, rows
 
 
+def wrong_plans(rows) -> list[tuple[str, str, str]]:
+    """(scene, instruction, why) of every plan `evaluate` judged wrong: the one figure each set must keep at 0."""
+    return [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--verbose", "-v", action="store_true", help="print every instruction and its outcome")

@@ -26,7 +26,7 @@ def plan(scene_key, text, **kw):
 @pytest.mark.parametrize("which", ["main", "heldout"])
 def test_paraphrase_evaluation_rates(which):
     summary, rows = pe.evaluate(pe.CASES if which == "main" else pe.HELDOUT)
-    wrong = [(t, o.detail) for _, t, o in rows if o.kind == "wrong"]
+    wrong = pe.wrong_plans(rows)
     assert not wrong, wrong                                       # never a wrong plan
     assert summary["understood_rate"] >= 0.95, [(t, o.detail) for _, t, o in rows
                                                  if o.kind not in ("correct", "refused_ok")]

@@ -38,7 +38,7 @@ def test_the_mug_rests_on_the_yellow_book():
 @pytest.mark.parametrize("cases", [EVERYDAY_CASES, EVERYDAY_AFTER], ids=["everyday2", "everyday2_after"])
 def test_no_wrong_plans_on_the_everyday_sets(cases):
     summary, rows = pe.evaluate(cases)
-    wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
+    wrong = pe.wrong_plans(rows)
     assert summary["instructions"] == len(cases)
     assert not wrong
 

@@ -48,7 +48,7 @@ def test_every_shelf_object_stands_in_its_slot():
 @pytest.mark.parametrize("cases", [EVERYDAY3_CASES, EVERYDAY3_AFTER], ids=["everyday3", "everyday3_after"])
 def test_no_wrong_plans_on_the_everyday3_sets(cases):
     summary, rows = pe.evaluate(cases)
-    wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
+    wrong = pe.wrong_plans(rows)
     assert summary["instructions"] == len(cases)
     assert not wrong
 

@@ -35,7 +35,7 @@ def test_every_non_book_object_carries_its_colour():
 
 def test_no_wrong_plans_on_the_objects_set():
     summary, rows = pe.evaluate(OBJECT_CASES)
-    wrong = [(scene, text, out.detail) for scene, text, out in rows if out.kind == "wrong"]
+    wrong = pe.wrong_plans(rows)
     assert summary["instructions"] == len(OBJECT_CASES)
     assert not wrong
     assert summary["understood_rate"] >= 0.95      # 96.8% at commit 364d02d; 21.9% before the planner read objects
