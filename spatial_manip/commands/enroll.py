@@ -3,12 +3,16 @@
     spatial-manip enroll --library config/library/lab.json --workspace config/workspace.json \\
         --ros --calibration config/calibration/cell.yaml --name "teddy bear" --front --overlay bear.png
     spatial-manip enroll --library lab.json --remove "teddy bear"
+    spatial-manip enroll ... --ros --views 3 --name "white bowl"   # turned a little between three looks
     spatial-manip enroll --library /tmp/lib.json --sim teddy_bear      # one asset alone in MuJoCo
     spatial-manip enroll --library config/library/sim_assets.json --sim all   # every asset the generator places
 
 The workspace file says what the cell's fixtures are; everything else in view is the object. Its
 size (oriented box), colour signature and shape class are measured; re-enrolling a name replaces
-its entry. `--sim` places the object in MuJoCo's cell (names, categories and fronts from the
+its entry. One view hides an object's back: with `--views N` (`--ros`) the person turns the object a
+little where it stands between N looks, and with `--turned NPZ` (offline) further saved views are
+added; each side of the size is then the views' median (workspace/enroll.fused_views), everything
+else the first view's, in which the object was set down as said. `--sim` places the object in MuJoCo's cell (names, categories and fronts from the
 asset list; each object with a front is set down facing the camera), measures it from where the
 benchmark stands its camera in three turns (sim/library.py) and prints the fused measurement's
 error against the asset's true size.
@@ -21,10 +25,12 @@ import numpy as np
 from PIL import Image
 
 from spatial_manip.scene import Scene, SceneObject
+from spatial_manip.geometry.calibration import load_calibration
 from spatial_manip.commands.cell_look import add_source_arguments, observation_from_args
 from spatial_manip.overlay import draw_overlay
 from spatial_manip.sim.library import enroll_sim, enrollable_keys, measured_extents, true_extents
-from spatial_manip.workspace.enroll import FACINGS, Library, measure_object
+from spatial_manip.workspace import sources
+from spatial_manip.workspace.enroll import FACINGS, Library, fused_views, measure_object
 
 SIM_ALL = "all"
 
@@ -41,6 +47,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--facing", choices=FACINGS, default="camera",
                    help="with --front: which way the object was set down facing, as the camera sees it (default "
                         "camera); its front signature lets perception tell which way it faces in a scene")
+    p.add_argument("--views", type=int, default=1, metavar="N",
+                   help="--ros: look N times, the object turned a little (about 30 degrees) where it stands between "
+                        "looks; each side of its size is the views' median (default 1)")
+    p.add_argument("--turned", action="append", default=[], metavar="NPZ",
+                   help="offline: another saved observation of the same object turned where it stands (repeatable)")
     p.add_argument("--overlay", metavar="PNG", help="write the image with the measured box, size and colours")
     # not required: --remove needs no look
     add_source_arguments(p, required=False, sim={
@@ -63,11 +74,31 @@ def run(args) -> int:
         raise ValueError("enrolling from the camera needs --workspace FILE (the cell's fixtures) and --name "
                          "(what the object is called)")
 
-    obs = observation_from_args(args)
-    m = measure_object(obs, Scene.load(args.workspace), name=args.name, category=args.category,
-                       has_front=args.front, facing=args.facing, seed=args.seed)
-    _store(args, library, m, obs)
+    _check_views(args)
+    workspace = Scene.load(args.workspace)
+    first = observation_from_args(args)
+    looks = [first] + [_next_view(args, k) for k in range(1, args.views)]
+    looks += [sources.load_observation(path, load_calibration(args.calibration) if args.calibration else None)
+              for path in args.turned]
+    views = [measure_object(obs, workspace, name=args.name, category=args.category, has_front=args.front,
+                            facing=args.facing, seed=args.seed) for obs in looks]
+    _store(args, library, fused_views(views), first)
     return 0
+
+
+def _check_views(args) -> None:
+    if args.views < 1:
+        raise ValueError(f"--views must be at least 1 (looks at the object), got {args.views}")
+    if args.views > 1 and not args.ros:
+        raise ValueError(f"--views {args.views} turns the object between live looks and needs --ros; offline, "
+                         "name the other saved views with --turned NPZ")
+
+
+def _next_view(args, k: int):
+    """The k-th live look, after the person has turned the object where it stands."""
+    input(f"turn the {args.name} a little (about 30 degrees) where it stands, then press Enter "
+          f"(view {k + 1} of {args.views}) ")
+    return observation_from_args(args)
 
 
 def _run_sim(args, library) -> int:

@@ -189,3 +189,31 @@ def test_sim_node_refuses_a_library_it_cannot_read_naming_the_parameters(tmp_pat
     with pytest.raises(ConfigError, match="catalogue/library_file: library file .* does not exist"):
         _library("library", str(tmp_path / "none.json"))
     assert _library("episode", "") is None
+
+
+def test_enroll_cli_fuses_turned_views_of_a_real_cell_as_the_sim_library_does(tmp_path, capsys):
+    """A lab's `enroll` measures what the simulated library's procedure does: the white bowl seen
+    from the cell's camera as set down and turned 30 degrees each way, saved views given with
+    --turned, fused per side; more live views than one without a live camera are refused."""
+    import math
+
+    from spatial_manip.cli import main
+    from spatial_manip.sim.capture_cell import fixtures_only, render_cell
+    from spatial_manip.sim.library import ENROLL_TURNS_DEG, enroll_sim, enrollment_scene
+    from spatial_manip.workspace import sources
+
+    paths = []
+    for k, turn in enumerate(ENROLL_TURNS_DEG):
+        scene, _, said = enrollment_scene("object:white_bowl", math.radians(turn))
+        paths.append(tmp_path / f"view{k}.npz")
+        sources.save_observation(render_cell(scene, depth_noise=True, seed=k), paths[-1])
+    fixtures_only(scene).save(tmp_path / "workspace.json")
+    lib = tmp_path / "lib.json"
+    args = ["enroll", "--library", str(lib), "--workspace", str(tmp_path / "workspace.json"), "--name", said["name"],
+            "--observation", str(paths[0])]
+    assert main(args + sum((["--turned", str(p)] for p in paths[1:]), [])) == 0
+    entry = Library.load(lib).entries[entry_id(said["name"])]
+    assert entry.extra["views"] == 3
+    assert np.allclose(sorted(entry.size_m), sorted(enroll_sim("object:white_bowl")[0].entry.size_m), atol=1e-9)
+    assert main(args + ["--views", "3"]) == 2
+    assert "needs --ros" in capsys.readouterr().err
