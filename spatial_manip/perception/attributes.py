@@ -9,6 +9,7 @@ measured within the sensor's error at the book's range (`book_size_tolerance_m`)
 """
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -192,6 +193,41 @@ def colour_distance(a, b) -> float:
             return LIGHTING_NAME_DISTANCE
         return min(1.0, 0.5 + _chroma_dist(ra, rb))
     return min(1.0, _chroma_dist(ra, rb))
+
+
+# How much darker or lighter than its enrolled colour a surface may read with no change of its own.
+# Enrollment looks at an object head-on, and a camera's light (MuJoCo's headlight shines along the
+# optical axis, as a ring light or a lamp behind the camera does) lights a face by the angle between
+# it and where the camera points: the newton's cradle near the image's edge of pick-85-00001 reads
+# 93 where its enrollment read 174, with the profile's lighting and surface colour switched off
+# (the same face, same turn, camera centred on it: 138). Lighter: a brighter room (the realistic
+# profile's light is 0.75-1.25 of nominal).
+SEEN_BRIGHTNESS_SHARE = (0.45, 1.25)
+# The share of a brightness difference within that range taken as the view's, between two colours
+# without a hue (white, gray, black: a shaded white is a gray) only: brightness still tells apart
+# objects of one hue (the distant copper scale and cheval mirror, both brown, differ mostly in it:
+# discounting it there named a shrub's brown pot the copper scale, pick-84-00004), and all of it
+# left a dark bicycle sculpture between itself and a black book (pick-86-00004).
+SEEN_BRIGHTNESS_DISCOUNT = 0.5
+ACHROMATIC = {"white", "gray", "black"}
+
+
+def seen_colour_distance(enrolled, seen) -> float:
+    """colour_distance of a detection's measured colour `seen` from an enrolled colour, where a
+    brightness within SEEN_BRIGHTNESS_SHARE of the enrolled one costs SEEN_BRIGHTNESS_DISCOUNT
+    less when neither has a hue. Names as colour_distance."""
+    if isinstance(enrolled, str) or isinstance(seen, str):
+        return colour_distance(enrolled, seen)
+    if not (_achromatic(tuple(map(float, enrolled))) and _achromatic(tuple(map(float, seen)))):
+        return colour_distance(enrolled, seen)      # a hue: its brightness tells one-hued objects apart
+    a, b = np.asarray(enrolled, float) / 255.0, np.asarray(seen, float) / 255.0
+    lit = np.clip(b.mean() / max(a.mean(), 1e-6), *SEEN_BRIGHTNESS_SHARE)
+    return min(1.0, _chroma_dist(a * (1 + SEEN_BRIGHTNESS_DISCOUNT * (lit - 1)), b))
+
+
+@functools.lru_cache(maxsize=1024)
+def _achromatic(rgb: tuple) -> bool:
+    return colour_name(rgb) in ACHROMATIC
 
 
 def _chroma_dist(a: np.ndarray, b: np.ndarray) -> float:

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from spatial_manip.geometry.relations import share_inside
-from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, colour_distance,
+from spatial_manip.perception.attributes import (SHORTFALL_WEIGHT_AT_LEAST, book_size_class, seen_colour_distance,
                                                   size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 from spatial_manip.scene import Scene
@@ -69,7 +69,7 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
         cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least)
         terms += 1
     if exp.colour is not None:
-        cost += colour_distance(exp.colour, det.mean_rgb)
+        cost += seen_colour_distance(exp.colour, det.mean_rgb)
         terms += 1
     if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
         cost += 1.0     # a book without listed size must at least look like one

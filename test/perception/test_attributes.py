@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spatial_manip.perception.attributes import (book_size_class, colour_distance, colour_name, colour_names, mean_rgb,
+from spatial_manip.perception.attributes import (book_size_class, colour_distance, seen_colour_distance, colour_name, colour_names, mean_rgb,
                                                   size_mismatch)
 
 
@@ -464,3 +464,20 @@ def test_the_held_object_is_not_a_segment_to_match():
                                                [held, lamp]))
     assert [e.id for e in hints.expected] == ["distant_1"]
     assert hints.objects["book_9"] == ("book", "book")          # still named, for the simulator's segments
+
+
+def test_a_face_turned_from_the_light_is_no_other_object():
+    """pick-85-00001: the newton's cradle (enrolled 174/174/185, head-on) read 83/95/103 at the
+    image's edge, about the pillar bookend's 93/93/104: between colours without a hue, brightness
+    the view may explain counts half; beyond that range, or for a hue, in full."""
+    cradle, bookend, seen = (174, 174, 185), (93, 93, 104), (83, 95, 103)
+    from spatial_manip.perception.labelling import NAME_MARGIN
+    assert colour_distance(cradle, seen) - colour_distance(bookend, seen) > NAME_MARGIN      # plain: the bookend
+    assert seen_colour_distance(cradle, seen) - seen_colour_distance(bookend, seen) < NAME_MARGIN
+    half = seen_colour_distance(cradle, (87, 87, 92))                                # half as bright, same colour
+    assert half < colour_distance(cradle, (87, 87, 92)) * 0.6
+    assert seen_colour_distance(cradle, (30, 30, 32)) > 2 * half                     # far darker: beyond the range
+    assert seen_colour_distance(cradle, (170, 60, 60)) > 0.3                         # another hue at any brightness
+    assert seen_colour_distance("white", seen) == colour_distance("white", seen)     # a name: as colour_distance
+    copper, shrub_pot = (180, 114, 52), (118, 69, 48)                                # a hue: brightness counts in full
+    assert seen_colour_distance(copper, shrub_pot) == colour_distance(copper, shrub_pot)
