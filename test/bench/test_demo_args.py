@@ -24,3 +24,15 @@ def test_the_demo_takes_the_users_ros_domain_and_refuses_one_out_of_range(monkey
     assert demo.own_domain(None) == 42                # set by the user (to watch it from RViz): kept
     with pytest.raises(SystemExit, match=r"--domain must be a ROS domain id in 0\.\.232, got 300"):
         demo.own_domain(300)
+
+
+def test_the_demo_perceives_as_a_lab_does_by_default_and_labels_ground_truth_a_diagnostic():
+    """Issue 37: no ground truth by default. The classical segmenter on the enrolled library is the
+    default; `--segmenter ground_truth` stays, paired with the episode's catalogue and labelled."""
+    from spatial_manip.bench.worker import default_catalogue
+
+    args = _args()
+    assert args.segmenter == "classical" and default_catalogue(args.segmenter) == "library"
+    assert "what a lab has" in demo.perception_label(args.segmenter, default_catalogue(args.segmenter))
+    diagnostic = _args("--segmenter", "ground_truth").segmenter
+    assert "DIAGNOSTIC" in demo.perception_label(diagnostic, default_catalogue(diagnostic))
