@@ -29,6 +29,7 @@ from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import TARGET_ID, MotionCheck, MotionReport
 from spatial_manip.motion.batch_kinematics import ik_near_many
+from spatial_manip.motion.robot import RobotModel, description_paths
 from spatial_manip.scene import SceneObject
 
 
@@ -344,8 +345,6 @@ CHECKED_LINKS = ("forearm_link", "wrist_1_link", "wrist_2_link", "wrist_3_link")
 
 @functools.lru_cache(maxsize=4)
 def _arm_model_of(model: str):
-    from spatial_manip.motion.robot import RobotModel, description_paths
-
     return RobotModel(*description_paths(model))
 
 

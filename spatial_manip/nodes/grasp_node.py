@@ -37,7 +37,7 @@ from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
-from spatial_manip.grasps_ahead import GraspsAhead, Job, graspable_ids, load_grasps_ahead_config
+from spatial_manip.grasping.ahead import GraspsAhead, Job, graspable_ids, load_grasps_ahead_config
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError
-from spatial_manip.grasps_ahead import GraspsAhead, GraspsAheadConfig, graspable_ids, load_grasps_ahead_config
+from spatial_manip.grasping.ahead import GraspsAhead, GraspsAheadConfig, graspable_ids, load_grasps_ahead_config
 from spatial_manip.paths import params_file
 
 HOME = np.zeros(6)
