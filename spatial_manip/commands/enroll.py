@@ -78,8 +78,8 @@ def run(args) -> int:
     workspace = Scene.load(args.workspace)
     first = observation_from_args(args)
     looks = [first] + [_next_view(args, k) for k in range(1, args.views)]
-    looks += [sources.load_observation(path, load_calibration(args.calibration) if args.calibration else None)
-              for path in args.turned]
+    calibration = load_calibration(args.calibration) if args.calibration and args.turned else None
+    looks += [sources.load_observation(path, calibration) for path in args.turned]
     views = [measure_object(obs, workspace, name=args.name, category=args.category, has_front=args.front,
                             facing=args.facing, seed=args.seed) for obs in looks]
     _store(args, library, fused_views(views), first)
