@@ -1,31 +1,9 @@
-"""The `everyday3` held-out set of the paraphrase evaluation (issue 38) is well formed: at least 60
-distinct instructions, every expected id names an object or slot of its scene, and the hand-worked
-geometry its answers rest on holds."""
+"""The hand-worked geometry the `everyday3` set's answers rest on (issue 38); the checks every
+held-out set shares are in test_paraphrase_sets.py."""
 from __future__ import annotations
 
-import pytest
-
-from spatial_manip.bench import paraphrase_eval as pe
-from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_AFTER, EVERYDAY3_CASES, EVERYDAY3_SCENES
+from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_SCENES
 from spatial_manip.geometry import relations as rel
-
-
-def test_the_set_is_large_and_its_instructions_distinct():
-    texts = [(scene, text) for scene, text, _ in EVERYDAY3_CASES]
-    assert len(EVERYDAY3_CASES) >= 60
-    assert len(set(texts)) == len(texts)
-
-
-@pytest.mark.parametrize("scene_key", sorted(EVERYDAY3_SCENES))
-def test_expected_answers_name_things_in_their_scene(scene_key):
-    scene = EVERYDAY3_SCENES[scene_key]()
-    ids = {o.id for o in scene.objects} | {r.id for r in scene.regions}
-    for key, text, exp in EVERYDAY3_CASES + EVERYDAY3_AFTER:
-        if key != scene_key:
-            continue
-        named = set(exp.pick or ()) | set(exp.place or ())
-        assert named <= ids, f"{text!r} expects {sorted(named - ids)}, not in scene {key!r}"
-        assert exp.refuse in (None, pe.AMBIGUOUS, pe.NOT_FOUND, pe.NOT_UNDERSTOOD, pe.UNREACHABLE)
 
 
 def test_the_next_to_pairs_are_the_hand_worked_ones():
@@ -43,15 +21,3 @@ def test_every_shelf_object_stands_in_its_slot():
     for o in scene.objects:
         if o.id in where:
             assert rel.point_in_box(o.center, slots[where[o.id]]), o.id
-
-
-@pytest.mark.parametrize("cases", [EVERYDAY3_CASES, EVERYDAY3_AFTER], ids=["everyday3", "everyday3_after"])
-def test_no_wrong_plans_on_the_everyday3_sets(cases):
-    summary, rows = pe.evaluate(cases)
-    wrong = pe.wrong_plans(rows)
-    assert summary["instructions"] == len(cases)
-    assert not wrong
-
-
-def test_the_after_set_is_new():
-    assert not {t for _, t, _ in EVERYDAY3_AFTER} & {t for _, t, _ in EVERYDAY3_CASES}
