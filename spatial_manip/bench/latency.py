@@ -2,7 +2,8 @@
 
 Runs N goals of a suite through one sim graph (one worker) and measures, from the client's side:
 - each stage's time (perceiving, reasoning, grasping, moving, verifying: feedback to feedback);
-- goal accepted -> first arm motion (the first feedback to the first joint change on /joint_states);
+- goal accepted -> first arm motion (the first feedback to the first joint change on /joint_states),
+  and of it, the moving stage's start -> first arm motion (the arm server's planning before it moves);
 - arm stopped -> result (the last joint change to the result's arrival).
 
 Prints median and p95 of each. `--baseline REF` runs the same tasks on the code of git revision REF
@@ -34,7 +35,7 @@ from spatial_manip.sim import sensing
 
 MOTION_RAD = 2e-3          # a joint change larger than this is arm motion (the sim's settle noise is far below)
 STAGES = ("perceiving", "reasoning", "grasping", "moving", "verifying", "reflecting")
-MEASURES = ("accepted_to_first_motion_s", "arm_stopped_to_result_s", "goal_total_s")
+MEASURES = ("accepted_to_first_motion_s", "moving_to_first_motion_s", "arm_stopped_to_result_s", "goal_total_s")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,8 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
     p.add_argument("--think-s", type=float, default=0.0,
                    help="seconds between a reset and its goal, as a person looks at the table and types (0: at "
-                        "once, the hardest case for a planner that looks ahead while idle; the baseline revision "
-                        "always sends at once)")
+                        "once, the hardest case for a planner that looks ahead while idle; a baseline revision whose "
+                        "bench has no think time sends at once, and the summary says so)")
     p.add_argument("--out", required=True, help="output directory (tasks, latency.json)")
     sensing.add_arguments(p)
 
@@ -148,7 +149,22 @@ def time_goal(node, task, reset, revision, watch, think_s: float = 0.0) -> dict:
     if marks and watch.first:
         rec["accepted_to_first_motion_s"] = watch.first - marks[0][0]
         rec["arm_stopped_to_result_s"] = t_result - watch.last
+        moving = next((t for t, stage in marks if stage == "moving"), None)
+        if moving is not None and watch.first >= moving:
+            rec["moving_to_first_motion_s"] = watch.first - moving
     return rec
+
+
+def moving_to_first_motion(rec: dict) -> float | None:
+    """The moving stage's start -> first arm motion: as measured, or for a record of a revision that
+    did not measure it, its first motion less the stages before moving, when the goal had one attempt
+    (no `reflecting`: those stages all came before the motion)."""
+    if rec.get("moving_to_first_motion_s") is not None:
+        return rec["moving_to_first_motion_s"]
+    first, stages = rec.get("accepted_to_first_motion_s"), rec.get("stages", {})
+    if first is None or "moving" not in stages or "reflecting" in stages:
+        return None
+    return first - sum(stages.get(s, 0.0) for s in ("perceiving", "reasoning", "grasping"))
 
 
 def run_goals(tasks: list[dict], segmenter: str, out: Path, profile=None, think_s: float = 0.0) -> list[dict]:
@@ -206,6 +222,7 @@ def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
     out = {}
     done = [r for r in records if not r.get("skipped")]
     columns = {m: [r[m] for r in done if r.get(m) is not None] for m in MEASURES}
+    columns["moving_to_first_motion_s"] = [v for v in map(moving_to_first_motion, done) if v is not None]
     for stage in STAGES:
         columns[stage] = [r["stages"][stage] for r in done if stage in r["stages"]]
     for name, values in columns.items():
@@ -232,17 +249,22 @@ def print_table(current: dict, baseline: dict | None, successes: tuple[int, int 
         print(f"successes: {successes[0]} of {successes[2]} (current){base}")
 
 
-def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> list[dict]:
-    """The same tasks timed on `revision`'s code, in a temporary git worktree run by this venv."""
+def run_baseline(revision: str, args, tasks_file: Path, out: Path) -> tuple[list[dict], float]:
+    """The same tasks timed on `revision`'s code, in a temporary git worktree run by this venv,
+    and the seconds it waited between a reset and its goal."""
     with worktree(revision) as (tree, env):
         env["ROS_DOMAIN_ID"] = str(args.domain + 1)
-        script = ("import json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
+        # the same think time when the revision's run_goals takes one (older ones send at once)
+        script = ("import inspect,json,sys;from pathlib import Path;from spatial_manip.bench import latency as L;"
                   "t=[json.loads(l) for l in Path(sys.argv[1]).read_text().splitlines() if l.strip()];"
-                  "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]))))")
+                  "k={'think_s':float(sys.argv[4])} if 'think_s' in inspect.signature(L.run_goals).parameters else {};"
+                  "Path(sys.argv[3],'think_s').write_text(str(k.get('think_s',0.0)));"
+                  "Path(sys.argv[3],'records.json').write_text(json.dumps(L.run_goals(t,sys.argv[2],Path(sys.argv[3]),**k)))")
         (out / "baseline").mkdir(exist_ok=True)
-        subprocess.run([sys.executable, "-c", script, str(tasks_file), args.segmenter, str(out / "baseline")],
-                       cwd=tree, env=env, check=True)
-        return json.loads((out / "baseline" / "records.json").read_text())
+        subprocess.run([sys.executable, "-c", script, str(tasks_file), args.segmenter, str(out / "baseline"),
+                        str(args.think_s)], cwd=tree, env=env, check=True)
+        return (json.loads((out / "baseline" / "records.json").read_text()),
+                float((out / "baseline" / "think_s").read_text()))
 
 
 def run(args) -> int:
@@ -266,11 +288,12 @@ def run(args) -> int:
     tasks_file = out / "latency_tasks.jsonl"
     tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
     current = run_goals(tasks, args.segmenter, out, profile, args.think_s)
-    baseline = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else None
+    baseline, base_think_s = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else (None, None)
     (out / "latency.json").write_text(json.dumps({"current": current, "baseline": baseline}, indent=1))
     ok = sum(bool(r.get("success")) for r in current)
     print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}, "
-          f"sensing {profile.label}, {args.think_s:g} s between a reset and its goal")
+          f"sensing {profile.label}, {args.think_s:g} s between a reset and its goal"
+          + (f" ({base_think_s:g} s on the baseline {args.baseline})" if baseline is not None else ""))
     print_table(summarize(current), summarize(baseline) if baseline else None,
                 (ok, sum(bool(r.get("success")) for r in baseline) if baseline else None, len(current)))
     print(f"current: {looks_reused(current)}")

@@ -90,3 +90,20 @@ def test_where_the_looks_taken_went_is_the_median_of_each_part():
     assert where_looks_went(records) == ("where 3 looks taken went (median s): observe 0.50, mask_arm 0.30, "
                                          "segment 3.00")
     assert where_looks_went([{"look": {"reused": True}}, {}]) == ""
+
+
+def test_moving_to_first_motion_is_measured_or_derived_from_one_attempts_stages():
+    """A revision that did not measure it gives its first motion less the stages before moving,
+    only when the goal made one attempt (after a retry the stages no longer all precede it)."""
+    from spatial_manip.bench.latency import moving_to_first_motion
+
+    measured = {"stages": {"perceiving": 1.0, "moving": 3.0}, "accepted_to_first_motion_s": 2.5,
+                "moving_to_first_motion_s": 0.4}
+    old = {"stages": {"perceiving": 0.5, "reasoning": 0.1, "grasping": 1.2, "moving": 3.0},
+           "accepted_to_first_motion_s": 2.3}
+    retried = {"stages": {"perceiving": 0.5, "grasping": 2.0, "reflecting": 0.0, "moving": 3.0},
+               "accepted_to_first_motion_s": 4.0}
+    assert moving_to_first_motion(measured) == 0.4
+    assert abs(moving_to_first_motion(old) - 0.5) < 1e-9
+    assert moving_to_first_motion(retried) is None and moving_to_first_motion({"stages": {}}) is None
+    assert summarize([measured, old, retried])["moving_to_first_motion_s"][2] == 2
