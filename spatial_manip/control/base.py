@@ -12,6 +12,8 @@ Contract shared by all backends:
 - Backends do not check safety: `MotionPrimitives` passes every command through the
   `SafetyEnvelope` first. Backends only enforce what the controller itself reports.
 - The Gripper's `close()` closes the jaws; its lifecycle is `connect()` / `disconnect()`.
+  `move(w, ...)` is `start_move(w, ...)` then `wait_moved()`: between the two the fingers move
+  while the arm may (a pick opens them on the way to the pre-grasp).
 """
 from __future__ import annotations
 
@@ -76,6 +78,10 @@ class Gripper(Protocol):
     def activate(self) -> None: ...
     def move(self, width_m: float, speed: float, force: float) -> bool:
         """Go to width_m (speed, force 0..1); True when it stopped on an object."""
+    def start_move(self, width_m: float | None, speed: float, force: float) -> None:
+        """Send the fingers towards width_m (None: fully open) and return without waiting."""
+    def wait_moved(self) -> bool:
+        """Wait until the fingers stop after `start_move`; True when they stopped on an object."""
     def open(self) -> None: ...
     def close(self) -> bool:
         """Close the jaws; True when an object is detected between them."""

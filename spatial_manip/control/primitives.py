@@ -1,8 +1,11 @@
 """Pick, place, home and waypoint motions over the `Arm` / `Gripper` protocols.
 
-Each primitive first plans and checks ALL of its motion (`motion.arm_plans`: collision-free
-paths around the goal's scene, straight segments, the SafetyEnvelope at every configuration), so
-a refusal happens before the arm moves at all, then runs phase by phase, reporting `progress(phase, detail, fraction)`.
+Every motion is planned and checked before the arm makes it (`motion.arm_plans`: collision-free
+paths around the goal's scene, straight segments, the SafetyEnvelope at every configuration) and
+runs phase by phase, reporting `progress(phase, detail, fraction)`. Place, home and waypoints are
+checked in full before the arm moves. A pick starts as soon as its transit and approach are
+checked: its lift is planned and the fingers open while the arm travels to the pre-grasp, and
+a lift that fails there leaves the arm stopped at the pre-grasp, the fingers never closed.
 A `cancel` Event is checked between phases and watched during them: setting it calls
 `arm.stop()` and the primitive raises CanceledError. Nothing is retried here.
 """
@@ -12,6 +15,7 @@ import contextlib
 import dataclasses
 import math
 import threading
+from concurrent import futures
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -98,28 +102,29 @@ class MotionPrimitives:
     def pick(self, grasp_T: np.ndarray, *, width_m: float = 0.0, approach_m: float | None = None,
              lift_m: float | None = None, speed_scale: float = 0.0, progress: ProgressFn | None = None,
              cancel: threading.Event | None = None, approach_dir=None, scene=None, target_id: str = "") -> MotionResult:
-        """Open, follow a planned path to the pre-grasp (approach_m back along `approach_dir`,
-        default the TCP z axis), approach linearly, close, lift along base +z. GraspFailedError
-        (after the lift) if nothing is held. `scene` is what to avoid; `target_id` names the
-        object in it being grasped (touched on the approach, carried after)."""
+        """Follow a planned path to the pre-grasp (approach_m back along `approach_dir`, default
+        the TCP z axis), the fingers opening on the way, approach linearly, close, lift along
+        base +z. GraspFailedError (after the lift) if nothing is held. `scene` is what to avoid;
+        `target_id` names the object in it being grasped (touched on the approach, carried after)."""
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
         pre = back_off(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
         lifts = raised_poses(grasp_T, motion_distance(lift_m, self.config.lift_height_m))
-        plan = self.plans.pick(self.arm.joint_positions(), grasp_T, pre, lifts, scene, target_id)
-        path = planned_path(self.arm.tcp_pose(), plan.transit, grasp_T, plan.lift)
         v, a, vj, aj = self._speeds(speed_scale)
+        start_T = self.arm.tcp_pose()
+        start = self.plans.pick_start(self.arm.joint_positions(), grasp_T, pre, scene, target_id)
+        lift_plan = _in_background(lambda: self.plans.pick_lift(start, lifts), "pick-lift-plan")
         run = _Runner(self.arm, progress, cancel, total=5)
-        run.phase("open", "opening the gripper", lambda: gripper.move(width_m, self.config.gripper_speed,
-                                                                     self.config.gripper_force)
-                  if width_m > 0 else gripper.open())
-        self.held = None
-        self._transit(run, "pre_grasp", "planned path to the pre-grasp", plan.transit, vj, aj)
+        try:
+            self._to_pre_grasp(run, gripper, width_m, start.transit, vj, aj)
+        finally:                        # whatever stopped the arm, the lift's planning is over when pick returns
+            futures.wait([lift_plan])
+        lift = lift_plan.result()       # refused: the arm stays stopped at the pre-grasp, the fingers open
         v_near = v * self.config.contact_speed_scale
         run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v_near, a))
         held = run.phase("close", "closing the gripper", gripper.close)
-        self.held = plan.held if held else None
-        run.phase("lift", "lifting", lambda: self.arm.move_l(plan.lift, v_near, a))
+        self.held = start.held if held else None
+        run.phase("lift", "lifting", lambda: self.arm.move_l(lift, v_near, a))
         run.done("lift")
         if not held:
             raise GraspFailedError(f"the gripper closed to {gripper.width_m():.3f} m without detecting an object; "
@@ -128,7 +133,23 @@ class MotionPrimitives:
             self.held = None
             raise GraspFailedError(f"the object slipped out of the gripper during the lift (closed to "
                                    f"{gripper.width_m():.3f} m); a grasp nearer its middle may hold")
-        return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=path)
+        return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=planned_path(start_T, start.transit,
+                                                                                         grasp_T, lift))
+
+    def _to_pre_grasp(self, run: "_Runner", gripper: Gripper, width_m: float, transit, vj: float, aj: float) -> None:
+        """The transit to the pre-grasp with the fingers opening (to width_m; 0: fully) on the
+        way once the arm is out of any contact; fingers that hold something open first, where
+        the arm stands, as a pick always opened them."""
+        def open_fingers():
+            gripper.start_move(width_m if width_m > 0 else None, self.config.gripper_speed, self.config.gripper_force)
+
+        if gripper.holding():
+            run.total += 1
+            run.phase("open", "opening the gripper", lambda: (open_fingers(), gripper.wait_moved()))
+        self.held = None
+        self._transit(run, "pre_grasp", "planned path to the pre-grasp, the fingers opening on the way", transit,
+                      vj, aj, leaving=open_fingers)
+        run.phase("open", "the fingers finish opening", gripper.wait_moved)
 
     def place(self, place_T: np.ndarray, *, approach_m: float | None = None, retreat_m: float | None = None,
               speed_scale: float = 0.0, progress: ProgressFn | None = None,
@@ -185,16 +206,21 @@ class MotionPrimitives:
         return MotionResult(self.arm.tcp_pose())
 
     # ---- helpers -------------------------------------------------------------------------
-    def _transit(self, run: "_Runner", name: str, detail: str, transit, vj: float, aj: float) -> None:
+    def _transit(self, run: "_Runner", name: str, detail: str, transit, vj: float, aj: float,
+                 leaving: Callable[[], None] = lambda: None) -> None:
         """A planned transit (`arm_plans.Transit`): out of a contact first when it starts in one,
-        then its path (None: already there, the phase is reported and nothing moves)."""
+        then its path (None: already there, the phase is reported and nothing moves).
+        `leaving()` is called once the arm is clear of any contact, as the path starts."""
         if transit.clear_T is not None:
             v, a, _, _ = self._speeds(0.0)
             run.total += 1
             run.phase("clear", "moving straight out of contact", lambda: self.arm.move_l(transit.clear_T, v, a))
-        path = transit.path
-        run.phase(name, detail, (lambda: None) if path is None else
-                  (lambda: self.arm.move_path(path.waypoints, vj, aj)))
+        def follow():
+            leaving()
+            if transit.path is not None:
+                self.arm.move_path(transit.path.waypoints, vj, aj)
+
+        run.phase(name, detail, follow)
 
     def _held(self, scene):
         """What is in the fingers: the goal's scene says so (a held object), else the last pick."""
@@ -214,6 +240,20 @@ class MotionPrimitives:
         if self.gripper is None:
             raise InvalidGoalError(f"{what} needs a gripper but none is configured (arm.gripper.backend)")
         return self.gripper
+
+
+def _in_background(fn: Callable, name: str) -> futures.Future:
+    """fn() run on a thread of its own: its result (or its exception) in the Future."""
+    future: futures.Future = futures.Future()
+
+    def run():
+        try:
+            future.set_result(fn())
+        except BaseException as e:  # noqa: BLE001 - handed to whoever asks for the result
+            future.set_exception(e)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
 
 
 class _Runner:

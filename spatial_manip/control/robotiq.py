@@ -100,6 +100,13 @@ class RobotiqGripper:
         self._set(GTO=1)
 
     def move(self, width_m: float, speed: float, force: float) -> bool:
+        self.start_move(width_m, speed, force)
+        return self.wait_moved()
+
+    def start_move(self, width_m: float | None, speed: float, force: float) -> None:
+        """Send the fingers towards width_m (None: fully open) and return once the gripper has
+        taken the request, not when they arrive (`wait_moved`)."""
+        width_m = self.config.max_width_m if width_m is None else width_m
         if not (0.0 <= width_m <= self.config.max_width_m + 1e-9):
             raise InvalidGoalError(f"gripper width must be within 0..{self.config.max_width_m} m, got {width_m}")
         for name, v in (("speed", speed), ("force", force)):
@@ -108,6 +115,8 @@ class RobotiqGripper:
         pos = round((1.0 - width_m / self.config.max_width_m) * 255)
         self._set(SPE=round(speed * 255), FOR=round(force * 255), POS=pos, GTO=1)
         self._wait(lambda: self._get("PRE") == pos, "position request")  # the request was taken
+
+    def wait_moved(self) -> bool:
         obj = self._wait(lambda: self._get("OBJ") or None, "motion")  # 0 = still moving
         return obj in (1, 2)
 

@@ -1,6 +1,8 @@
-"""What each arm motion will do, planned in full before the arm moves: a collision-free joint
-path for every transit (to the pre-grasp, the pre-place, home) and a checked straight segment
-for every move that must be straight (approach, lift, descent, retreat).
+"""What each arm motion will do, planned and checked before the arm makes it: a collision-free
+joint path for every transit (to the pre-grasp, the pre-place, home) and a checked straight
+segment for every move that must be straight (approach, lift, descent, retreat). A pick is
+planned in two parts: the transit and the approach before the arm moves (`pick_start`), the lift
+while it travels to the pre-grasp (`pick_lift`); place, home and waypoints in full before moving.
 
 The world is the scene the goal carries (the perceived objects as boxes, fixtures by their
 parts, the floor), plus the held object attached to the gripper. Contact with the target and
@@ -39,9 +41,14 @@ class Transit:
 
 
 @dataclasses.dataclass
-class PickPlan:
+class PickStart:
+    """A pick's checked way to the pre-grasp and straight approach from it, and what its lift is
+    checked against (`ArmPlans.pick_lift`, planned while the arm travels)."""
+
     transit: Transit
-    lift: np.ndarray              # the lift pose that passed (the full lift or a lower one)
+    approach: np.ndarray          # (n, 6): the configurations along the approach, the last at the grasp
+    carry: CollisionWorld         # the scene with the target in the fingers and gone from its place
+    leaving: list[str]            # what the carried target may touch as it leaves: its support, its neighbours
     held: Attached | None         # the target in the fingers after closing (None: no scene object named)
 
 
@@ -98,10 +105,10 @@ class ArmPlans:
         return Attached(o.id, np.asarray(o.size, float), np.linalg.inv(T_base_tcp) @ _pose(o))
 
     # ---- plans ---------------------------------------------------------------------------
-    def pick(self, q_now, grasp_T, pre_T, lifts: Sequence[np.ndarray], scene, target_id: str) -> PickPlan:
-        """Transit to the pre-grasp around everything (the target too), the straight approach
-        touching only the target and its support, then the highest of `lifts` that carries the
-        target clear of everything but its support and what it leans against."""
+    def pick_start(self, q_now, grasp_T, pre_T, scene, target_id: str) -> PickStart:
+        """Transit to the pre-grasp around everything (the target too) on the arm configuration
+        nearest the arm's whose straight approach touches only the target and its support (as
+        the grasp service's motion check chose it); the lift is left to `pick_lift`."""
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
@@ -110,24 +117,23 @@ class ArmPlans:
         held = None if target is None else Attached(target.id, np.asarray(target.size, float),
                                                     np.linalg.inv(grasp_T) @ _pose(target))
         carry = self.world(scene, held, leave_out=[target_id] if target_id else [], clutter=clutter)
-
         leaving = allowed + [i for i in touching_ids(scene, target_id, SUPPORT_GAP_M) if i not in allowed] \
             if target is not None else allowed
 
-        def approach_and_lift(q_pre):
-            approach = straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed,
-                                        phase="approach")
-            return self._first_lift(carry, approach[-1], lifts, leaving)
+        def approach(q_pre):
+            return straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed, phase="approach")
 
-        transit, lift = self._reach(q_now, pre_T, world, "pre_grasp", approach_and_lift)
-        return PickPlan(transit, lift, held)
+        transit, approach_qs = self._reach(q_now, pre_T, world, "pre_grasp", approach)
+        return PickStart(transit, approach_qs, carry, leaving, held)
 
-    def _first_lift(self, carry: CollisionWorld, q_grasp, lifts, allowed) -> np.ndarray:
-        """The highest of `lifts` the arm reaches carrying the target clear of all but its support."""
+    def pick_lift(self, start: PickStart, lifts: Sequence[np.ndarray]) -> np.ndarray:
+        """The highest of `lifts` the arm reaches from the grasp carrying the target clear of all
+        but its support and neighbours; the last refusal when none does."""
         last = None
         for lift in lifts:
             try:
-                straight_segment(self.robot, self.envelope, carry, q_grasp, lift, allowed=allowed, phase="lift")
+                straight_segment(self.robot, self.envelope, start.carry, start.approach[-1], lift,
+                                 allowed=start.leaving, phase="lift")
                 return lift
             except UnreachableError as e:      # too high for the arm: a lower lift may still clear
                 last = e

@@ -38,7 +38,7 @@ class ReopeningGripper:
     a socket error) the next call re-opens the socket, and the next MOTION command re-activates
     it first if the controller reset it. Never moves the fingers on its own."""
 
-    MOTION = ("open", "close", "move")
+    MOTION = ("open", "close", "move", "start_move")
 
     def __init__(self, gripper):
         self._g = gripper

@@ -110,8 +110,15 @@ class SimGripper:
     def activate(self) -> None: ...
 
     def move(self, width_m: float, speed: float, force: float) -> bool:
+        self.start_move(width_m, speed, force)
+        return self.wait_moved()
+
+    def start_move(self, width_m: float | None, speed: float, force: float) -> None:
+        self._arm.world.command_gripper(GRIPPER_MAX_WIDTH_M if width_m is None else width_m)
+
+    def wait_moved(self) -> bool:
         w = self._arm.world
-        w.set_gripper(width_m)
+        w.wait_gripper()
         return w.held_object_id() is not None
 
     def open(self) -> None:

@@ -18,6 +18,8 @@ API (stable; all poses 4x4 in the world = robot `base` frame, metres):
     world.move_tcp(T, speed_mps=0.2, cancel=None) -> bool   # Cartesian straight line, physics on
     world.move_joints(q, speed_rad_s=1.0, cancel=None) -> bool
     world.set_gripper(width_m) -> None; world.close_gripper() -> bool (object held)
+    world.command_gripper(width_m); world.wait_gripper()   # set_gripper in two: the fingers move
+                                              #   with the physics of the arm's motions meanwhile
     world.held_object_id() -> str | None
     world.object_pose(id) -> 4x4; world.export_scene() -> Scene (same ids, current poses, held)
     world.visible_fractions(ids=None) -> {id: fraction of the object's unoccluded pixels seen}
@@ -63,6 +65,7 @@ from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 GRIPPER_JOINT_NAME = "robotiq_85_left_knuckle_joint"   # published like the ROS Robotiq driver
 GRIPPER_MAX_WIDTH_M = 0.085
+GRIPPER_SETTLE_S = 0.6    # physics time the fingers get to reach a commanded width
 HOME_Q = np.array([-math.pi, -1.9, 1.9, -1.57, -1.57, 0.0])   # elbow up, tool above the front of the table
 # hanging low behind the base, below the camera's rays to the table: where the arm waits while the
 # camera looks (sim_node's MOTION_HOME; the task generator checks visibility from here). On 24
@@ -152,6 +155,7 @@ class SimWorld:
             self._kd = mujoco.MjData(self.model)            # scratch data for checks on the true model
             self._nd = mujoco.MjData(self._nominal)         # scratch data for the controller's IK
             self._index()
+            self._gripper_due_s = 0.0   # physics time by which the fingers reach their last command
             self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
         release_freed_memory()
 
@@ -539,10 +543,25 @@ class SimWorld:
 
     def set_gripper(self, width_m: float) -> None:
         """Open (or close) to `width_m` between the pads (0 .. 0.085) and let the fingers settle."""
+        with self.lock:
+            self.command_gripper(width_m)
+            self.wait_gripper()
+
+    def command_gripper(self, width_m: float) -> None:
+        """Send the fingers towards `width_m` (0 .. 0.085) and return: they move with whatever
+        physics runs next (an arm motion's), as a real gripper moves while the arm does."""
         w = float(np.clip(width_m, 0.0, GRIPPER_MAX_WIDTH_M))
         with self.lock:
             self.data.ctrl[self._grip_act] = 255.0 * (1.0 - w / GRIPPER_MAX_WIDTH_M)
-            self.step(int(0.6 / self.model.opt.timestep))
+            self._gripper_due_s = self.data.time + GRIPPER_SETTLE_S
+
+    def wait_gripper(self) -> None:
+        """Step the physics until the fingers have had GRIPPER_SETTLE_S since their last command
+        (nothing when an arm motion ran that long since)."""
+        with self.lock:
+            left_s = self._gripper_due_s - self.data.time
+            if left_s > 0:
+                self.step(int(math.ceil(left_s / self.model.opt.timestep - 1e-6)))   # 0.6 s: 300 steps
 
     def close_gripper(self) -> bool:
         """Close fully; True when both pads hold a book."""

@@ -59,27 +59,43 @@ class FakeArm:
 
 
 class FakeGripper:
-    def __init__(self, holds=True):
-        self.holds, self.log, self.width = holds, [], 0.085
+    """Logs its commands ("open", ("move", width), "close") and, with an `arm`, what the arm had
+    done when each was sent and when its wait ended ("moved")."""
+
+    def __init__(self, holds=True, arm=None):
+        self.holds, self.log, self.width, self.closed, self.arm = holds, [], 0.085, False, arm
+        self.timeline = []      # (what, arm moves started by then)
     def connect(self): pass
     def disconnect(self): pass
     def activate(self): self.log.append("activate")
     def move(self, width_m, speed, force):
-        self.log.append(("move", width_m))
-        self.width = width_m
+        self.start_move(width_m, speed, force)
+        return self.wait_moved()
+
+    def start_move(self, width_m, speed, force):
+        self.log.append("open" if width_m is None else ("move", width_m))
+        self._note("start_move")
+        self.width, self.closed = 0.085 if width_m is None else width_m, False
+
+    def wait_moved(self):
+        self._note("moved")
         return False
 
     def open(self):
-        self.log.append("open")
-        self.width = 0.085
+        self.start_move(None, 1.0, 0.5)
 
     def close(self):
         self.log.append("close")
-        self.width = 0.03 if self.holds else 0.0
+        self._note("close")
+        self.width, self.closed = (0.03 if self.holds else 0.0), True
         return self.holds
 
+    def _note(self, what):
+        if self.arm is not None:
+            self.timeline.append((what, len(self.arm.log)))
+
     def width_m(self): return self.width
-    def holding(self): return self.holds and self.width > 0.0
+    def holding(self): return self.holds and self.closed and self.width > 0.0
 
 
 _PLANS = []
@@ -120,7 +136,7 @@ def test_pick_runs_phases_in_order_and_ends_lifted(setup):
     arm, grip = FakeArm(env.kin, pc.home_q), FakeGripper()
     phases = []
     res = MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05), progress=lambda p, d, f: phases.append((p, f)))
-    assert [p for p, _ in phases] == ["open", "pre_grasp", "approach", "close", "lift", "lift"]
+    assert [p for p, _ in phases] == ["pre_grasp", "open", "approach", "close", "lift", "lift"]
     assert [f for _, f in phases] == sorted(f for _, f in phases)
     assert [k for k, _ in arm.log] == ["J", "L", "L"]
     np.testing.assert_allclose(env.kin.fk(arm.log[0][1])[:3, 3], [0.5, 0.0, 0.15], atol=1e-9)  # pre-grasp 10 cm up
@@ -158,12 +174,39 @@ def test_a_lift_beyond_reach_is_lowered_to_the_highest_fraction_that_fits(setup)
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.5, 0.0, 0.6], atol=1e-9)
 
 
-def test_a_pick_whose_every_lift_is_out_of_reach_is_refused_before_moving(setup):
+def test_the_fingers_open_while_the_arm_travels_to_the_pre_grasp(setup):
+    """The gripper is sent open as the transit starts and waited for only at the pre-grasp, so
+    the arm leaves at once; it closes only after the approach."""
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q, move_time_s=0.05)
+    grip = FakeGripper(arm=arm)
+    MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05), width_m=0.05)
+    assert grip.timeline == [("start_move", 0), ("moved", 1), ("close", 2)]   # sent before the transit (J) started,
+    assert [k for k, _ in arm.log] == ["J", "L", "L"] and grip.log == [("move", 0.05), "close"]   # awaited after
+
+
+def test_fingers_that_hold_something_open_before_the_arm_moves(setup):
+    """What is in the fingers is let go where the arm stands, as before, never along the way."""
     env, pc = setup
     arm = FakeArm(env.kin, pc.home_q)
-    with pytest.raises(UnreachableError):
-        MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.62), approach_m=0.005, lift_m=0.4)
-    assert arm.log == []
+    grip = FakeGripper(arm=arm)
+    grip.close()
+    MotionPrimitives(arm, grip, env, pc, _plans()).pick(grasp(0.5, 0.0, 0.05))
+    assert grip.timeline[:3] == [("close", 0), ("start_move", 0), ("moved", 0)]
+
+
+def test_a_pick_whose_every_lift_is_out_of_reach_stops_at_the_pre_grasp(setup):
+    """The lift is planned while the arm travels: when it is refused, the arm ends stopped at the
+    pre-grasp, nothing closed, and the pick fails with the lift's refusal (UnreachableError, the
+    error code a refusal before moving gave)."""
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    grip = FakeGripper()
+    at = grasp(0.5, 0.0, 0.62)
+    with pytest.raises(UnreachableError, match="lift"):
+        MotionPrimitives(arm, grip, env, pc, _plans()).pick(at, approach_m=0.005, lift_m=0.4)
+    assert [k for k, _ in arm.log] == ["J"] and "close" not in grip.log
+    np.testing.assert_allclose(env.kin.fk(arm.q)[:3, 3], at[:3, 3] + [0.0, 0.0, 0.005], atol=1e-9)
 
 
 def test_place_descends_opens_and_retreats_along_tcp_z(setup):

@@ -82,7 +82,9 @@ def test_every_grasp_is_checked_and_the_old_kept_set_kept(planners, r):
         lift = tcp[i].copy()
         lift[2, 3] += 0.10
         seen = dataclasses.replace(scene, extra={**scene.extra, "cloud": {"points": r["clutter"], "voxel_m": 0.02}})
-        ArmPlans(check.planner).pick(np.array(r["q_start"]), tcp[i], np.array(r["pre"][i]), [lift], seen, r["target_id"])
+        plans = ArmPlans(check.planner)
+        plans.pick_lift(plans.pick_start(np.array(r["q_start"]), tcp[i], np.array(r["pre"][i]), seen, r["target_id"]),
+                        [lift])
 
 
 def test_the_demo_request_is_checked_within_its_budget(planners):
