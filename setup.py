@@ -37,7 +37,7 @@ setup(
     name=PACKAGE,
     version="0.1.0",
     packages=find_packages(include=[PACKAGE, PACKAGE + ".*"]),
-    package_data={PACKAGE: ["sim/assets/*", "web/*"]},
+    package_data={PACKAGE: ["sim/assets/*", "web/*", "reasoning/*.lark"]},
     data_files=[
         ("share/ament_index/resource_index/packages", ["resource/" + PACKAGE]),
         ("share/" + PACKAGE, ["package.xml"]),

@@ -1,17 +1,18 @@
 """English instruction -> spatial program (the deterministic `program` backend).
 
-The parser is a set of phrase rules over a normalised instruction. Normalisation first reads
-everyday English into plain words (contractions, chat spellings, the polite frames around a
-request, chat fillers, and relative clauses such as "the book the radio is facing": `_EVERYDAY`),
-refuses questions, and corrects spelling with one corrector that prefers the scene's words
-(`correct_spelling`: "yelow" is "yellow" when something is yellow; reported: "read 'leftmots' as
-'leftmost'"). It then turns number
-words, ordinals, units, degrees and clock hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`,
-`clock6`) and the names of scene objects into reference tokens (`ref0`, `refviewer`,
-`refrobot`, possessives `possref0`...). Each rule consumes the words it explains and yields a
-clause; whatever is left must be filler, otherwise the parser raises NotUnderstoodError naming
-the words it could not interpret (it never guesses). Clauses are then checked for contradictions
-and composed into a program (see `program.py`), the frame of every relation chosen as ESPIRE does
+The parser reads a normalised instruction with a grammar (`reader.lark`, read by `reader.py`).
+Normalisation first reads everyday English into plain words (contractions, chat spellings, the
+polite frames around a request, chat fillers, and relative clauses such as "the book the radio is
+facing": `_EVERYDAY`), refuses questions, and corrects spelling with one corrector that prefers
+the scene's words (`correct_spelling`: "yelow" is "yellow" when something is yellow; reported:
+"read 'leftmots' as 'leftmost'"). It then turns number words, ordinals, units, degrees and clock
+hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`, `clock6`) and the names of scene objects
+into reference tokens (`ref0`, `refviewer`, `refrobot`, possessives `possref0`...). Each
+production of the grammar reads the words it explains and yields a clause (where productions
+overlap, the grammar's declared priority, then the longest, wins); whatever is left must be
+filler, otherwise the parser raises NotUnderstoodError naming the words it could not interpret
+(it never guesses). Clauses are then checked for contradictions and composed into a program (see
+`program.py`), the frame of every relation chosen as ESPIRE does
 (`relations.default_frame`), unless the instruction names one; a reference whose front was only
 assumed follows the `unnamed_frame` policy, and every choice is noted (`frame_notes`). A place with
 no pose word keeps the held object's pose class (`pose=keep`); it never adds one. Shelf words
@@ -32,12 +33,14 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.lexicon import COLOUR_WORDS, scene_lexicon
 from spatial_manip.reasoning.program import front_assumed, relative_size
+from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
 from spatial_manip.reasoning.taxonomy import PACKAGING_HEADS
 from spatial_manip.scene import Scene, SceneObject
 
@@ -385,182 +388,34 @@ def _label(scene: Scene, oid: str) -> str:
     return next((o.label for o in scene.objects if o.id == oid), oid)
 
 
-# --- rules -----------------------------------------------------------------------------------
-R = r"(?:the )?(ref\w+|unk_\w+)"             # a reference
-ANY_BOOK = "anybook"                          # "the book" as a reference: the one book not in the hand
-P = r"(poss\w+)"                              # a possessive owner
-D = r"d(\d+(?:\.\d+)?)"                       # a distance in metres
-K = r"(?:rank(\d+) )?"                        # an optional rank
-APPROX = r"(?:(?:about|around|approximately|roughly|some|exactly|nearly|almost) )?"
-CONT = r"(table|tabletop|desk|counter|countertop|worktop|shelf)"     # a desk or a counter is the table
-FRAME_VIEW = (r"(?:(?:from|in) (?:possviewer|the viewer's|the camera's) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
-              r"|as refviewer see (?:it|them)|from where (?:i|refviewer) (?:am |are )?(?:standing|sitting|stand|sit|is)"
-              r"|from possviewer (?:side|end)|from here)")
-FRAME_OWN = r"(?:(?:from|in|relative to) (?:its|their) own (?:point of view|perspective|view|frame|front)|relative to the way (?:it|they) faces?)"
-FRAME_OF = r"(?:from|in) (poss\w+) (?:own )?(?:point of view|perspective|view|viewpoint|frame)"
-
-
-@dataclass
-class Clause:
-    kind: str          # attr | pose | part | super | dist | next | dir | between | into | metric | frame | verb | noun
-    rel: str
-    args: tuple = ()
-    pos: int = 0
-
-
-def _c(kind, rel_, *args):
-    return lambda m: Clause(kind, rel_(m) if callable(rel_) else rel_,
-                            tuple(a(m) if callable(a) else a for a in args), m.start())
-
-
-def g(i, conv=None):
-    return lambda m: (conv(m.group(i)) if conv and m.group(i) is not None else m.group(i))
-
-
+# --- clauses: reader.lark's productions (reader.read_clauses) -------------------------------
 def _side(word: str) -> str:
     return {"left": "Left", "right": "Right", "front": "Front", "back": "Behind", "rear": "Behind",
             "far": "Behind", "near": "Front", "upper": "Upper", "top": "Upper", "lower": "Lower",
             "bottom": "Lower"}[word]
 
 
-PICK_VERBS = (r"pick up|pick|take|grab|fetch|get|grasp|retrieve|lift|collect|reach for|bring|hand|pass|give|"
-              r"picking up|taking|grabbing|fetching|getting|lifting")
-PLACE_VERBS = (r"put down|place|put|position|set down|set|drop|insert|store|stand|lay|leave|move|stick|slide|pop|"
-               r"putting|placing|moving|setting|goes|go|belongs")
-
-RULES: list[tuple[str, object]] = [
-    # frames named explicitly
-    (FRAME_VIEW, _c("frame", "viewer")),
-    (FRAME_OWN, _c("frame", "own")),
-    (FRAME_OF, _c("frame", "of", g(1))),
-    # held object and filler phrases
-    (r"(?:that |which )?(?:refviewer (?:are|is) holding|possviewer (?:hand|gripper)|(?:in|from) the gripper|"
-     r"(?:currently )?held|refviewer hold)", _c("noise", "")),
-    # actions
-    (PICK_VERBS, _c("verb", "pick")),
-    (PLACE_VERBS, _c("verb", "place")),
-    # metric placements (TIGeR): a distance and a direction from a reference
-    (APPROX + D + r" (?:away )?(?:to the |to |on the |on )?(left|right) (?:side )?(?:of|from) " + R,
-     _c("metric", "dir", g(2), g(1, float), g(3))),
-    (APPROX + D + r" (?:away )?(?:in front of|to the front of|in front from) " + R,
-     _c("metric", "dir", "front", g(1, float), g(2))),
-    (APPROX + D + r" (?:away )?(?:behind|to the back of|at the back of|in back of|to the rear of|back from) " + R,
-     _c("metric", "dir", "back", g(1, float), g(2))),
-    (APPROX + D + r" (?:above|over|on top of) " + R, _c("metric", "dir", "above", g(1, float), g(2))),
-    # distances
-    (r"(?:between )?" + D + r" (?:to|and) " + D + r" (?:away )?(?:from|of|to) " + R,
-     _c("dist", "Range", g(1, float), g(2, float), g(3))),
-    (r"(?:between )?" + D + r" (?:to|and) " + D + r" (?:away)?", _c("dist", "Range", g(1, float), g(2, float), None)),
-    (r"(?:within|less than|closer than|under|no more than|at most|no farther than|no further than) " + D +
-     r"(?: (?:away )?(?:from|of|to) " + R + ")?", _c("dist", "LessThan", g(1, float), g(2))),
-    (r"(?:more than|farther than|further than|over|at least|beyond|no closer than) " + D +
-     r"(?: (?:away )?(?:from|of|to) " + R + ")?", _c("dist", "MoreThan", g(1, float), g(2))),
-    (APPROX + D + r" (?:away )?(?:from|of) " + R, _c("dist", "EqualTo", g(1, float), g(2))),
-    (APPROX + D + r" away", _c("dist", "EqualTo", g(1, float), None)),
-    # attributes
-    (r"(?:that is |which is )?(?:with a height of |a height of )" + APPROX + D, _c("attr", "Height", g(1, float))),
-    (r"(?:that is |which is )?" + APPROX + D + r" (?:high|tall|in height)", _c("attr", "Height", g(1, float))),
-    (r"(?:that is |which is )?(?:with a width of |a width of )" + APPROX + D, _c("attr", "Width", g(1, float))),
-    (r"(?:that is |which is )?" + APPROX + D + r" (?:wide|in width|across)", _c("attr", "Width", g(1, float))),
-    # shelf levels and columns by name ("top shelf", "middle row", "the right column", "top-left slot")
-    (r"(?:the )?(top|bottom|middle|upper|lower|centre|center) (left|right|middle|centre|center) (?:slot|spot|corner)s?",
-     lambda m: Clause("attr", "Named2D", (m.group(1), m.group(2)))),
-    (r"(?:the )?(top|bottom|middle|upper|lower|highest|lowest|centre|center) (?:shelf|row|level)(?:'s)?",
-     _c("attr", "NamedRow", g(1))),
-    (r"(?:the )?(left|right|middle|leftmost|rightmost|centre|center) column", _c("attr", "NamedColumn", g(1))),
-    (r"(?:the )?(top|bottom|highest|lowest)(?=\s+(?:[a-z]+\s+)?(?:slots?|spots?)\b)", _c("attr", "NamedRow", g(1))),
-    (r"(?:the )?(middle|centre|center) (?:slot|spot)", _c("attr", "NamedColumn", g(1))),
-    (r"rank(\d+) (?:shelf|level)", _c("attr", "Index1D", g(1, int))),
-    (r"row (\d+),? (?:and )?column (\d+)", _c("attr", "Index2D", g(1, int), g(2, int))),
-    (r"column (\d+),? (?:and )?row (\d+)", _c("attr", "Index2D", g(2, int), g(1, int))),
-    (r"rank(\d+) row,? (?:and )?rank(\d+) column", _c("attr", "Index2D", g(1, int), g(2, int))),
-    (r"row (\d+)|rank(\d+) row", _c("attr", "Index1D", lambda m: int(m.group(1) or m.group(2)))),
-    (r"column (\d+)|rank(\d+) column", _c("attr", "Column", lambda m: int(m.group(1) or m.group(2)))),
-    (r"emptiest|least occupied|least full|most empty|freest", _c("super", "Emptiest")),
-    (r"partly occupied|partially occupied|partly filled|partially filled|partly full|partially full|half full|"
-     r"half empty|non empty|not empty|"
-     r"occupied", _c("attr", "NonEmpty")),
-    (r"empty|unoccupied|free|vacant", _c("attr", "Empty")),
-    (K + r"(largest|biggest|smallest|tallest|shortest)", _c("super", "Size", g(1, int), g(2))),
-    (r"small|little|tiny|smaller|short|shorter", _c("attr", "Small")),
-    (r"medium sized|medium size|medium|mid sized|middle sized", _c("attr", "Medium")),
-    (r"large|big|bigger|larger|tall|taller", _c("attr", "Large")),
-    # tilt and pose
-    (r"(?:that is |which is )?(?:at |with )?(?:a |an )?tilt (?:angle )?of " + APPROX + r"deg(\d+(?:\.\d+)?)",
-     _c("pose", "TiltDegree", g(1, float))),
-    (r"(?:that is |which is )?(?:tilted|leaning|leans|inclined|slanted|tilting|tipped) (?:by |at )?(?:an angle of )?"
-     + APPROX + r"deg(\d+(?:\.\d+)?)", _c("pose", "TiltDegree", g(1, float))),
-    (r"(?:at )?(?:a |an )?" + APPROX + r"deg(\d+(?:\.\d+)?) (?:tilt|angle|incline|slant)(?: angle)?",
-     _c("pose", "TiltDegree", g(1, float))),
-    (r"(?:that |which )?(?:is |are )?(?:lying flat|lies flat|flat lying|laid flat|laying flat|lying down|flat|"
-     r"lying|horizontally|horizontal)", _c("pose", "Flat")),
-    (r"(?:that |which )?(?:is |are )?(?:standing upright|stands upright|standing up|upright|standing|stands|"
-     r"vertically|vertical|on its end)", _c("pose", "Vertical")),
-    (r"(?:that |which )?(?:is |are )?(?:at a tilt|at an angle|tilted|tilting|leaning|leans|slanted|slanting|"
-     r"inclined|tipped)(?: at an angle)?", _c("pose", "Tilted")),
-    # direct (immediate) relations
-    (r"(?:immediately|directly|right|just) (?:to the |to |on the |on )?(left|right) (?:side )?of " + R,
-     _c("dir", "Direct", g(1), g(2))),
-    (r"dnextto " + R + r" on (?:the|its|their|possviewer|" + P[1:-1] + r") (left|right)",
-     _c("dir", "Direct", lambda m: m.group(2), g(1))),
-    (r"(?:immediately|directly|right|just) (above|over|below|under|beneath|underneath) " + R,
-     _c("dir", "DirectV", g(1), g(2))),
-    # parts of the table or shelf
-    (r"(?:on |at |in |to |from |near )?(?:the )?" + CONT + r"'s (left|right|front|back|rear|far|near|upper|lower|top|bottom)"
-     r"(?: (?:side|half|part|portion|edge|end|area|section))?", _c("part", lambda m: m.group(2), None)),
-    (r"(?:on |at |in |to |from |near )?(?:the )?(left|right|front|back|rear|far|near|upper|lower|top|bottom) "
-     r"(?:(?:side|half|part|portion|edge|end|area|section) )?of (?:the )?" + CONT,
-     _c("part", lambda m: m.group(1), None)),
-    # directional relations to a reference
-    (r"(?:to the |to |on the |on |at the )?(left|right) (?:side |hand side )?of " + R, _c("dir", "Side", g(1), g(2))),
-    (r"(?:to |on |at )?" + P + r" (left|right)(?: side| hand side)?", _c("dir", "Side", g(2), g(1))),
-    (r"(?:in front of|to the front of|before) " + R, _c("dir", "Side", "front", g(1))),
-    (r"(?:in front of|to the front of) " + P + r"", _c("dir", "Side", "front", g(1))),
-    (r"(?:behind|to the back of|at the back of|in back of|to the rear of|at the rear of) " + R,
-     _c("dir", "Side", "back", g(1))),
-    (r"(?:above|over|on top of|higher than|onto|on) " + R, _c("dir", "Vert", "above", g(1))),     # "put it on the box"
-    (r"(?:below|lower than) " + R, _c("dir", "Vert", "below", g(1))),
-    (r"(?:under|underneath|beneath) " + R, _c("dir", "Vert", "under", g(1))),
-    (r"(?:at |to |in )?" + P + r" clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(2, int), g(1))),
-    (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)? (?:of|from|relative to) " + R,
-     _c("dir", "Clock", g(1, int), g(2))),
-    (r"(?:at |to |in )?(?:the )?clock(\d+)(?: position| direction)?", _c("dir", "Clock", g(1, int), "refviewer")),
-    (r"(?:in )?between " + R + r" and " + R, _c("between", "Between", g(1), g(2))),
-    (r"(?:in|into|inside)(?: of)? " + R, _c("into", "In", g(1))),
-    # superlatives and ranks
-    (K + r"(?:left ?most|furthest to the left|farthest to the left|furthest left|most left)",
-     _c("super", "LeftMost", g(1, int))),
-    (K + r"(?:right ?most|furthest to the right|farthest to the right|furthest right|most right)",
-     _c("super", "RightMost", g(1, int))),
-    (r"rank(\d+) (?:book |slot |one )?from the left", _c("super", "LeftMost", g(1, int))),
-    (r"rank(\d+) (?:book |slot |one )?from the right", _c("super", "RightMost", g(1, int))),
-    (r"rank(\d+)(?=\s+(?:[a-z]+\s+){0,2}(?:slots?|spots?)\b)", _c("super", "LeftMost", g(1, int))),  # "top shelf, 2nd slot"
-    # "next to the book": a book on the table or shelf as the reference (AMBIGUOUS when several, _ref)
-    (r"d?nextto (?:the |a |an )?book\b", _c("next", "NextTo", ANY_BOOK)),
-    (r"d?nextto " + R, _c("next", "NextTo", g(1))),
-    (K + r"(?:closest|nearest)(?: (?:book|slot|one))? (?:to|from) (?:the |a |an )?book\b", _c("super", "Closest", g(1, int), ANY_BOOK)),
-    (K + r"(?:closest|nearest)(?: (?:book|slot|one))?(?: (?:(?:to|from) )?" + R + ")?",
-     _c("super", "Closest", g(1, int), g(2))),
-    (K + r"(?:farthest|furthest|most distant)(?: (?:book|slot|one))?(?: (?:away )?(?:from|to) " + R + ")?",
-     _c("super", "Farthest", g(1, int), g(2))),
-    # bare parts ("on the left", "at the back") after every "left of X" rule had its chance
-    (r"(?:on |at |in |to |from |near )?the (left|right|front|back|rear|far|near|upper|lower|top|bottom)"
-     r"(?: (?:side|half|part|portion|edge|end|area|section))?", _c("part", lambda m: m.group(1), None)),
-    (r"(?:on |at |in |to |from |near )?(?:the )?(upper|lower|top|bottom|far|front|back) (?:side|half|part|portion|edge|end|area|section)",
-     _c("part", lambda m: m.group(1), None)),
-    # container words as the frame of a superlative ("the leftmost book on the table")
-    (r"(?:on|from|of|in|at) (?:the )?" + CONT, _c("where", lambda m: m.group(1))),
-    (r"books?|slots?|spots?|places?|items?|objects?", _c("noun", lambda m: "slot" if m.group(0)[0] in "sp" else "book")),
-]
-_COMPILED = [(re.compile(r"(?<= )(?:" + p + r")(?= )"), f) for p, f in RULES]
 _FILLER = set("""the a an and on in at of to that which is are it its them they this these those please
     can could would you will from with for one among there some any then onto into up down off out me
     somewhere spot location position place area now just carefully gently currently be as by so
     lies sits sitting located situated positioned standing_""".split())
 _NOUNS = {"book", "books", "slot", "slots", "one", "ones"}
-_KNOWN = (set(w for p, _ in RULES for w in re.findall(r"[a-z]+", p)) | _FILLER
-          | {"book", "slot", "table", "shelf", "leftmost", "rightmost", "shelves", "rows", "columns"})
-_VOCAB = _KNOWN | set(_UNITS) | set(_ONES) | set(_TENS) | set(_ORD) | {"half", "hundred", "degrees", "oclock"}
+
+
+@lru_cache(maxsize=1)
+def _known() -> frozenset[str]:
+    """The words the reader knows: the grammar's keywords, filler, and words that name no object
+    ("clock" stays known although "3 o'clock" is a token, "camera"/"viewer" although the grammar
+    reads "camera's"). A function, so that importing the parser does not load the grammar."""
+    return (keywords() | _FILLER
+            | {"book", "slot", "table", "shelf", "leftmost", "rightmost", "shelves", "rows", "columns", "clock",
+               "camera", "viewer"})
+
+
+@lru_cache(maxsize=1)
+def _vocab() -> frozenset[str]:
+    """Every word the parser reads, with the number and unit words normalise turns into tokens."""
+    return _known() | set(_UNITS) | set(_ONES) | set(_TENS) | set(_ORD) | {"half", "hundred", "degrees", "oclock"}
 
 
 # --- composition -----------------------------------------------------------------------------
@@ -574,27 +429,13 @@ class Parsed:
     reference: dict = field(default_factory=dict)
 
 
-def _extract(t: str) -> tuple[list[Clause], str]:
-    clauses: list[Clause] = []
-    for rx, make in _COMPILED:
-        def sub(m, make=make):
-            c = make(m)
-            c.pos = m.start()
-            clauses.append(c)
-            return " " * (m.end() - m.start())   # keep positions for word order
-        t = rx.sub(sub, t)
-        t = re.sub(r"  +", lambda m: m.group(0), t)
-    clauses.sort(key=lambda c: c.pos)
-    return clauses, t
-
-
 def _unknown_simple(t: str) -> str:
     """A word after 'the/a/an' that names nothing we know (and is not an adjective of 'book' or
     'slot') is an object the scene does not hold: mark it so the error says so."""
     out, words = [], t.split()
 
     def unknown(w):
-        return w.removesuffix("'s") not in _KNOWN and not re.match(r"(ref|poss|rank|clock|deg|d\d|unk_|\d)", w)
+        return w.removesuffix("'s") not in _known() and not re.match(r"(ref|poss|rank|clock|deg|d\d|unk_|\d)", w)
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         nxt = words[i + 1] if i + 1 < len(words) else ""
@@ -631,7 +472,7 @@ class InstructionParser:
     def _vocabulary(self, scene_words: set[str]) -> set[str]:
         """Every word the parser reads that is not a scene word (the corrector prefers those)."""
         names = {w for o in self.scene.objects for w in re.findall(r"[a-z]+", o.label.lower())}
-        return (_VOCAB | names | COLOUR_WORDS) - scene_words
+        return (_vocab() | names | COLOUR_WORDS) - scene_words
 
     def parse(self, text: str, task_kind: str = "auto") -> Parsed:
         if not text or not text.strip():
@@ -649,8 +490,8 @@ class InstructionParser:
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
         t = _between_a_pair(_references_by_size(_mark_references(t, refs, phrases, lex), refs, self.scene), refs)
         t = _unknown_simple(t)
-        clauses, rest = _extract(t)
-        leftover = [w for w in rest.split() if w not in _FILLER]
+        clauses, rest = read_clauses(t)
+        leftover = [w for w in rest if w not in _FILLER]
         named = [w for w in leftover if w in refs.ids and w not in ("refviewer", "refrobot")]
         leftover = [w for w in leftover if w not in named]
         unknown_refs = sorted({_without_possessive(w[4:].replace("_", " ")) for w in leftover + [str(a) for c in clauses for a in c.args]
@@ -1120,9 +961,14 @@ _INDEFINITE = {"a", "an", "any", "some", "one", "another", "either", "each", "ev
 _HEAD_SINGULAR = {"book", "one", "object", "item", "thing"}
 _HEAD_PLURAL = {"books", "ones", "objects", "items", "things"}
 _PARTITIVE = {"one", "any", "either", "some", "each", "among", "of"}   # "one of the", "any of the", "among the"
-_NP_BARRIER = ({"from", "on", "in", "at", "of", "to", "with", "and", "then", "up", "down", "off", "into", "onto",
-                "between", "behind", "near", "nextto", "dnextto", "is", "are", "it", "them"}
-               | set(re.findall(r"[a-z]+", PICK_VERBS + " " + PLACE_VERBS)))
+_NP_BARRIER = {"from", "on", "in", "at", "of", "to", "with", "and", "then", "up", "down", "off", "into", "onto",
+               "between", "behind", "near", "nextto", "dnextto", "is", "are", "it", "them"}
+
+
+@lru_cache(maxsize=1)
+def _np_barrier() -> frozenset[str]:
+    """Words that end a noun phrase: prepositions, "and", pronouns and the verbs of the grammar."""
+    return frozenset(_NP_BARRIER) | words_of("verb")
 _CHOICE = ("super",)        # clause kinds that choose among candidates (superlatives and ranks)
 _THE_PHRASE = re.compile(r"\b(?:the|teh)\s+(?:[\w'-]+\s+){0,4}?(?:books?|ones?|objects?|items?|things?)\b", re.I)
 _POLITE_TAIL = re.compile(r"(?:[\s,;.!?]+(?:please|pls|plz|thanks|thank you|thx|cheers|for me|now))+[\s,;.!?]*$", re.I)
@@ -1141,10 +987,10 @@ def _determiner(t: str, singular=_HEAD_SINGULAR, plurals=_HEAD_PLURAL, groups=Tr
             continue
         plural = w in plurals or w.startswith("refnpp")
         j = i - 1
-        while j >= 0 and words[j] not in _NP_BARRIER and words[j] not in ("the", "this", "that") \
+        while j >= 0 and words[j] not in _np_barrier() and words[j] not in ("the", "this", "that") \
                 and words[j] not in _INDEFINITE:
             j -= 1
-        if j < 0 or words[j] in _NP_BARRIER:
+        if j < 0 or words[j] in _np_barrier():
             return ("one" if w == "one" else None), plural
         det = "the" if words[j] in ("this", "that") else words[j]
         if det == "the" and j > 0 and words[j - 1] in _PARTITIVE:
