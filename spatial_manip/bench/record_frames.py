@@ -15,7 +15,9 @@ A frame is a folder named after its task:
         --out test/perception/frames
 
 `--demo-noise-seed N` records the first look of `spatial-manip demo`'s scene instead (its default
-instruction, the noise draws of seed N), as a task whose answer is the book the words pick.
+instruction, the noise draws of seed N), as a task whose answer is the book the words pick;
+`--demo-frame K` records the K-th frame of those draws instead of the first (K = 0): a live demo's
+first look takes whichever frame the camera stream has reached, so its noise varies between runs.
 
 test/perception/test_recorded_frames.py perceives each frame with the agent's perceive stage and
 scores it as `reference_bench` scores a live task.
@@ -69,9 +71,10 @@ def load(folder: str | Path) -> tuple[FirstLook, dict]:
     return look, meta
 
 
-def demo_task(noise_seed: int, seed: int = 0):
+def demo_task(noise_seed: int, seed: int = 0, frame: int = 0):
     """(task, scene) of `spatial-manip demo`'s default: its scene (demo.find_scene from `seed`),
-    the instruction, the book it picks and the reference it names, drawn with `noise_seed`."""
+    the instruction, the book it picks and the reference it names, drawn with `noise_seed`; the
+    task's id names `frame` when it is not the first."""
     from spatial_manip.bench import demo              # the demo's client pulls in the ROS graph's modules
 
     scene_seed, scene = demo.find_scene(demo.DEFAULT_INSTRUCTION, seed)
@@ -79,7 +82,8 @@ def demo_task(noise_seed: int, seed: int = 0):
     pick, _ = plan_compound(scene, demo.DEFAULT_INSTRUCTION, "auto",
                                 lambda sc, text, kind: planner.plan(sc, text, task_kind=kind))
     named = [o.id for o in scene.objects if o.category == "reference" and o.label in demo.DEFAULT_INSTRUCTION]
-    task = SimpleNamespace(id=f"demo-{scene_seed}-noise{noise_seed}", suite="demo", action="pick",
+    task = SimpleNamespace(id=f"demo-{scene_seed}-noise{noise_seed}" + (f"-frame{frame}" if frame else ""),
+                           suite="demo", action="pick",
                            instruction=demo.DEFAULT_INSTRUCTION, program=f"pick and place by {', '.join(named)}",
                            answer=list(pick.targets), scene_seed=int(noise_seed))
     return task, scene
@@ -93,6 +97,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", default=[], help="the task ids to record (e.g. pick-52-00005)")
     ap.add_argument("--demo-noise-seed", type=int, help="record the demo scene's first look with these noise draws "
                                                         "instead of generated tasks")
+    ap.add_argument("--demo-frame", type=int, default=0, help="with --demo-noise-seed: record this frame of the "
+                                                             "draws (0: the first), as a live look may take")
     ap.add_argument("--catalogue", choices=("library", "episode"), default="library")
     ap.add_argument("--why", required=True, help="what this frame shows: the rule it motivated or the wrong name")
     ap.add_argument("--out", default="test/perception/frames")
@@ -101,8 +107,11 @@ def main(argv=None) -> int:
     profile = sensing.from_args(args)
     command = "python -m spatial_manip.bench.record_frames " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
     if args.demo_noise_seed is not None:
-        task, scene = demo_task(args.demo_noise_seed)
-        look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile)
+        if args.demo_frame < 0:
+            ap.error(f"--demo-frame is a frame count >= 0, got {args.demo_frame}")
+        task, scene = demo_task(args.demo_noise_seed, frame=args.demo_frame)
+        look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile,
+                          skip=args.demo_frame)
         print(record(look, args.out, sensing_label=profile.label, why=args.why, command=command))
         return 0
     if not (args.suite and args.seed is not None and args.count and args.only):

@@ -142,9 +142,11 @@ class FirstLook:
     visible: dict
 
 
-def first_look(task, scene, *, catalogue: str = "library", library=None, profile=None) -> FirstLook:
+def first_look(task, scene, *, catalogue: str = "library", library=None, profile=None, skip: int = 0) -> FirstLook:
     """`profile`: the SensingProfile the world renders with (None: ideal), drawn from the task's
-    scene seed as sim_node's reset draws it."""
+    scene seed as sim_node's reset draws it. `skip`: frames rendered and dropped first (each draws
+    the next depth noise): a live graph's first look takes whichever frame the camera stream has
+    reached, so one scene and seed give different looks from run to run."""
     with _quiet_stderr():
         world = SimWorld(scene, config=SimConfig(**({"sensing": profile} if profile is not None else {})),
                          seed=int(task.scene_seed))
@@ -152,6 +154,8 @@ def first_look(task, scene, *, catalogue: str = "library", library=None, profile
         if scene.held_object() is None:
             world.pose_arm(STOW_Q)          # as sim_node's reset
         ws = catalogue_workspace(world.export_scene(), world.tcp_pose(), catalogue=catalogue, library=library)
+        for _ in range(skip):
+            world.render()
         obs = world.render()
         obs = replace(obs, depth_m=metres_to_mm(obs.depth_m).astype(np.float32) * 0.001, segmentation=None)
         truth = world.export_scene()

@@ -30,7 +30,8 @@ from spatial_manip.geometry.pointcloud import SENSOR
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.attributes import main_colour, mean_rgb
 from spatial_manip.perception.base import (UNREPORTED_CATEGORIES, Detection, SegmentationHints, along_line_of_sight,
-                                          check_observation, lower_bound_sides)
+                                          check_observation, lower_bound_sides,
+                                          range_smear_sides_m)
 from spatial_manip.perception.box import box_on_slope, object_box, sloped_faces, thicken_away_from
 from spatial_manip.perception.cloud import base_cloud, pixels_to_mask
 from spatial_manip.perception.cluster import Voxels, components, frame_noise, split_by_colour, stands_out_of_noise
@@ -336,7 +337,8 @@ class ClassicalSegmenter:
                          extra={"backend": "classical", "support_z_m": round(plane.z0, 4),
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,
-                                                                       obs.depth_m, plane)})
+                                                                       obs.depth_m, plane),
+                                "range_smear_m": range_smear_sides_m(box, obs.T_base_cam[:3, 3])})
 
 
 CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats its same-label twins by this much

@@ -66,7 +66,8 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
         at_least = det.truncated
         if sides is not None:
             at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
-        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least)
+        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least,
+                                    excess_tol_m=det.extra.get("range_smear_m") or 0.0)
         terms += 1
     if exp.colour is not None:
         cost += seen_colour_distance(exp.colour, det.mean_rgb)

@@ -148,6 +148,32 @@ def test_a_lower_bound_on_some_sides_pairs_each_side_with_the_expected_side_that
     assert size_mismatch(slab, teddy, at_least=[True, True, False]) > 0.25 > size_mismatch(slab, teddy, at_least=True)
 
 
+def test_an_excess_within_the_range_noise_along_a_side_costs_nothing():
+    cube, carton = (0.062, 0.059, 0.062), (0.135, 0.054, 0.055)
+    seen = (0.077, 0.041, 0.061)         # the demo's cube at 1.8 m, long along the line of sight
+    assert size_mismatch(seen, cube, at_least=True) > size_mismatch(seen, carton, at_least=True)
+    smear = [0.018, 0.005, 0.009]
+    assert size_mismatch(seen, cube, at_least=True, excess_tol_m=smear) < size_mismatch(seen, carton, at_least=True,
+                                                                                         excess_tol_m=smear)
+    # only an excess is forgiven, and only up to the allowance: a shortfall costs as before
+    assert size_mismatch((0.05, 0.05, 0.05), cube, excess_tol_m=0.02) == pytest.approx(size_mismatch((0.05,) * 3, cube))
+    assert size_mismatch((0.09, 0.062, 0.062), cube, excess_tol_m=[0.01, 0.0, 0.0]) == pytest.approx(
+        size_mismatch((0.08, 0.062, 0.062), cube))
+
+
+def test_the_range_noise_allowance_follows_the_line_of_sight_and_the_range():
+    from spatial_manip.geometry.pointcloud import range_tolerance_m
+    from spatial_manip.perception.base import RANGE_SMEAR_SIGMAS, range_smear_sides_m
+
+    box = _box((0.06, 0.06, 0.06), "yaw")
+    box.center = np.array([1.8, 0.0, 0.0])
+    along, across, up = range_smear_sides_m(box, (0.0, 0.0, 0.0))
+    assert along == pytest.approx(float(range_tolerance_m(1.8, sigmas=RANGE_SMEAR_SIGMAS)))
+    assert across == pytest.approx(0.0) and up == pytest.approx(0.0)
+    near = range_smear_sides_m(box, (1.0, 0.0, 0.0))[0]
+    assert 0 < near < along
+
+
 def test_only_the_sides_along_the_line_of_sight_or_towards_a_touched_edge_are_lower_bounds():
     from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.transforms import look_at

@@ -2,7 +2,9 @@
 look, written by `python -m spatial_manip.bench.record_frames` (its frame.json says why it was kept
 and the command that recorded it). The agent's perceive stage runs on it as reference_bench runs a
 live task, with the catalogue the planner was told, and is scored against the recorded truth:
-every object the task needs named at its place (`expect.named`), and no name given where no
+every object the task needs named at its place (`expect.named`), those perception leaves between
+candidates named at their place once the instruction's words choose (`expect.named_by_words`,
+labelling.name_from_words, as the agent does before it plans), and no name given where no
 such object stands beyond those frame.json lists as known (`expect.known_wrong_names`, with
 why): a new wrong name fails, and a fixed one is to be struck from the list."""
 from pathlib import Path
@@ -11,9 +13,10 @@ import numpy as np
 import pytest
 
 from spatial_manip.bench import record_frames
-from spatial_manip.bench.reference_bench import FirstLook, TaskResult, perceive_look
+from spatial_manip.bench.reference_bench import FirstLook, TaskResult, perceive_look, score_perception
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import load_segmenter_config
+from spatial_manip.perception.labelling import name_from_words
 
 FRAMES = sorted(p for p in (Path(__file__).parent / "frames").glob("*") if (p / "frame.json").is_file())
 
@@ -29,11 +32,18 @@ def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
     look, meta = record_frames.load(folder)
     expect = meta.get("expect", {})
     res = TaskResult(look.task.id, look.task.instruction)
-    perceive_look(look, classical_config, res)
+    _, seen = perceive_look(look, classical_config, res)
     needed = expect.get("named", look.refs)
     assert {gid: res.refs[gid] for gid in needed} == dict.fromkeys(needed, "ok"), meta["why"]
     known = set(expect.get("known_wrong_names", ()))
     assert set(res.wrong_names) <= known, f"new wrong names {sorted(set(res.wrong_names) - known)}"
+    by_words = expect.get("named_by_words", [])
+    if by_words:
+        left = {gid: res.refs[gid] for gid in by_words if res.refs[gid] not in ("ok", "label:object")}
+        assert not left, f"perception alone names wrongly or loses what the words were to name: {left}"
+        words = TaskResult(look.task.id, look.task.instruction)
+        score_perception(words, name_from_words(seen.scene, look.task.instruction)[0], look)
+        assert {gid: words.refs[gid] for gid in by_words} == dict.fromkeys(by_words, "ok"), meta["why"]
 
 
 def test_a_frame_reads_back_as_it_was_recorded(tmp_path):
