@@ -85,7 +85,8 @@ ROWS = {
     "below": [("lower than ref0", [("dir", "Vert", ("below", "ref0"))], [])],
     "under": [("underneath the ref0", [("dir", "Vert", ("under", "ref0"))], [])],
     "clock_of_owner": [("at possref0 clock3", [("dir", "Clock", (3, "possref0"))], [])],
-    "clock": [("at the clock3 direction relative to ref0", [("dir", "Clock", (3, "ref0"))], [])],
+    "clock": [("at the clock3 direction relative to ref0", [("dir", "Clock", (3, "ref0"))], []),
+              ("at the clock3 position of ref0", [("dir", "Clock", (3, "ref0"))], [])],
     "clock_of_viewer": [("at clock6", [("dir", "Clock", (6, "refviewer"))], [])],
     "between": [("in between ref0 and the ref1", [("between", "Between", ("ref0", "ref1"))], [])],
     "into": [("inside of ref0", [("into", "In", ("ref0",))], [])],
@@ -108,9 +109,11 @@ ROWS = {
 
 # Overlapping productions: the higher priority, then the longer, then the one further left.
 OVERLAPS = [
-    # a verb outranks a clock's optional "position" (as the cascade read it)
+    # a clock hour outranks the verb "position" (the cascade read it as a place verb)
     ("take a book at the clock3 position", [("verb", "pick", ()), ("noun", "book", ()),
-                                            ("dir", "Clock", (3, "refviewer")), ("verb", "place", ())], ["a"]),
+                                            ("dir", "Clock", (3, "refviewer"))], ["a"]),
+    # and "hand" is a verb again outside "hand side"
+    ("hand me the book", [("verb", "pick", ()), ("noun", "book", ())], ["me", "the"]),
     # "left of X" outranks the bare part "the left"
     ("pick the book to the left of ref0", [("verb", "pick", ()), ("noun", "book", ()),
                                            ("dir", "Side", ("left", "ref0"))], ["the"]),
@@ -166,3 +169,11 @@ def test_a_hand_side_is_a_side_and_hand_still_a_verb():
     prog = str(parse_instruction(scene, "take the book on the right-hand side of the picture frame"))
     assert "filterOri$Right" in prog and frame in prog
     assert str(parse_instruction(scene, "hand me the leftmost book")).startswith("pick(")
+
+
+def test_a_clock_position_is_no_place_verb():
+    """The cascade read "position" as the place verb: a pick and a place, refused as AMBIGUOUS."""
+    scene = ex.table_scene()
+    jar = next(o.id for o in scene.objects if o.label == "ceramic jar")
+    prog = str(parse_instruction(scene, "take the book at the 3 o'clock position of the jar"))
+    assert prog.startswith("pick(") and "ClockPosition(3" in prog and jar in prog
