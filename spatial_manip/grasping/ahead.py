@@ -5,7 +5,9 @@ the look it was made on (the scene message it answered from, by identity) and th
 was checked from: a new look or any arm motion throws every result away, and a result serves one
 request (a retry proposes anew, on a newer frame, as it would without this). Proposing ahead waits
 until the scene, the arm and the requests have been quiet for `quiet_s`, so it seldom competes for
-the CPU with the request of a goal that reasons at once on a look just taken.
+the CPU with the request of a goal that reasons at once on a look just taken; a job under way when
+a request, a new look or an arm motion shows a goal at work is told to yield (`yield_job`: grasp_node
+lowers its thread's priority), and runs at the node's own until then.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
 own; what a result is (a grasping.service.GraspResult) does not matter here."""
@@ -15,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 import numpy as np
 
@@ -66,8 +68,11 @@ class Job:
 
 
 class GraspsAhead:
-    def __init__(self, config: GraspsAheadConfig = GraspsAheadConfig(), clock=time.monotonic):
-        self.config, self._clock = config, clock
+    def __init__(self, config: GraspsAheadConfig = GraspsAheadConfig(), clock=time.monotonic,
+                 yield_job: Callable[[], None] = lambda: None):
+        """`yield_job()`: called (under the lock, so briefly) when a goal shows itself while a job
+        runs; the job should give the CPU to it from then on."""
+        self.config, self._clock, self._yield_job = config, clock, yield_job
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)     # a job ended
         self._scene: Hashable | None = None
@@ -87,6 +92,7 @@ class GraspsAhead:
             self._scene, self._scene_since_s = scene, self._clock()
             self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []
             self._todo, self._done = list(self._ids), {}
+            self._goal_at_work()
 
     def note_joints(self, q) -> None:
         """The arm's joints as heard: a motion beyond ARM_STILL_TOL_RAD since the reference throws
@@ -101,6 +107,7 @@ class GraspsAhead:
             elif float(np.max(np.abs(q - self._arm_ref))) > ARM_STILL_TOL_RAD:
                 self._arm_ref, self._arm_moved_at_s = q, self._clock()
                 self._todo, self._done = [], {}
+                self._goal_at_work()
 
     def asked(self, max_grasps: int) -> None:
         """A request came: a goal runs on this look, and its motion follows, so nothing more is
@@ -111,6 +118,13 @@ class GraspsAhead:
             self._todo = []
             if max_grasps > 0:
                 self.max_grasps = int(max_grasps)
+            self._goal_at_work()
+
+    def _goal_at_work(self) -> None:
+        """A request, a new look or an arm motion: the job under way, if any, yields the CPU to
+        the goal (it ran at the node's priority while nothing else asked for it)."""
+        if self._running is not None:
+            self._yield_job()
 
     def next_job(self) -> Job | None:
         """The next object to propose for, once the scene, the arm and the requests have been quiet

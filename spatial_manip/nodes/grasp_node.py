@@ -59,8 +59,11 @@ AHEAD_POLL_S = 0.1         # how often the proposing-ahead thread asks whether a
 # a request for the object being proposed for ahead waits for that (up to this long) rather than
 # proposing the same again beside it on the same cores
 AHEAD_WAIT_S = 5.0
-# the proposing-ahead thread's OS priority below the node's (Linux niceness applies per thread): it
-# uses the CPU a goal's perception, planning and motion leave, should a look and a goal overlap it
+# a job proposing ahead runs at the node's priority until a goal shows itself (a request, a new look,
+# an arm motion), then this far below it (Linux niceness applies per thread): it uses the CPU the goal's
+# perception, planning and motion leave. Niced from the start, it was starved on a loaded host (3-7 s a
+# job beside other processes at the node's niceness, latency-bench seed 71 at load 7-23) and the
+# target's grasps were not ready when the goal came 8 s after a reset
 AHEAD_NICE = 10
 
 
@@ -98,8 +101,13 @@ class GraspNode(Node):
         preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
         # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42),
         # on a service of their own: the motion check's planner is not shared between threads
-        self.ahead = GraspsAhead(load_grasps_ahead_config(p["config_file"] or params_file("grasp.yaml")))
+        self.ahead = GraspsAhead(load_grasps_ahead_config(p["config_file"] or params_file("grasp.yaml")),
+                                 yield_job=self._yield_ahead_job)
         self._stop = threading.Event()
+        self._nice = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
+        self._job_lock = threading.Lock()
+        self._job_tid: int | None = None      # the native id of the thread running a job ahead
+        self._job_yields = False              # the job handed out (or under way) is to yield
         if self.ahead.config.enabled:
             self._service_ahead = self._grasp_service(p, gripper, backend, backend_cfg)
             self._ahead_thread = threading.Thread(target=self._propose_ahead, name="grasps_ahead", daemon=True)
@@ -277,20 +285,38 @@ class GraspNode(Node):
         return self._propose_now(request)
 
     def _propose_ahead(self) -> None:
-        """The thread that proposes grasps ahead (GraspsAhead's jobs) until the node closes."""
+        """The thread that hands out GraspsAhead's jobs until the node closes, each run on a thread
+        of its own (at this one's priority, the node's) so that it alone yields to a goal."""
         warned: list[str] = []
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), os.getpriority(os.PRIO_PROCESS, 0) + AHEAD_NICE)
-        except (AttributeError, OSError):  # not Linux, or not allowed: it runs at the node's priority
-            pass
         while not self._stop.wait(AHEAD_POLL_S):
             job = self.ahead.next_job()
             if job is not None:
-                self._run_ahead(job, warned)
+                worker = threading.Thread(target=self._run_ahead, args=(job, warned), name="grasps_ahead_job",
+                                          daemon=True)
+                worker.start()
+                worker.join()
+
+    def _yield_ahead_job(self) -> None:
+        """Lower the running job's thread AHEAD_NICE below the node (or have it do so as it starts)."""
+        with self._job_lock:
+            self._job_yields = True
+            if self._job_tid is not None:
+                _renice(self._job_tid, self._nice + AHEAD_NICE)
 
     def _run_ahead(self, job: Job, warned: list[str]) -> None:
         """Propose for one job and hand the result back. Never raises (it runs on a thread of its
         own): a failure is logged once and the job dropped; the request proposes for itself."""
+        with self._job_lock:
+            self._job_tid = threading.get_native_id()
+            if self._job_yields:                # a goal came between the job's handing out and now
+                _renice(self._job_tid, self._nice + AHEAD_NICE)
+        try:
+            self._propose_job(job, warned)
+        finally:
+            with self._job_lock:
+                self._job_tid, self._job_yields = None, False
+
+    def _propose_job(self, job: Job, warned: list[str]) -> None:
         result, keep = None, False
         try:
             known_joints = self._q_now() is not None
@@ -401,6 +427,14 @@ class GraspNode(Node):
             m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for seg in segs for p in seg]
             arr.markers.append(m)
         return arr
+
+
+def _renice(thread_id: int, nice: int) -> None:
+    """Set one thread's niceness (Linux: per thread); where that is not allowed it keeps its own."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread_id, nice)
+    except (AttributeError, OSError):
+        pass
 
 
 def main(args=None) -> int:

@@ -187,3 +187,25 @@ def test_the_graspable_objects_are_the_non_fixtures_and_none_while_one_is_held()
     table, shelf = thing("table", "table"), thing("shelf_1", "shelf")
     assert graspable_ids([table, thing("book_1", "book"), shelf, thing("mug_1", "object")]) == ["book_1", "mug_1"]
     assert graspable_ids([table, thing("book_1", "book", held=True), thing("mug_1", "object")]) == []
+
+
+@pytest.mark.parametrize("goal", ["request", "new look", "arm motion"])
+def test_a_job_under_way_is_told_to_yield_when_a_goal_shows_itself(goal):
+    """A request, a new look or an arm motion while a job runs tells it to yield the CPU (grasp_node
+    lowers its thread's priority); nothing is told while no job runs."""
+    yields = []
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0), clock=Clock(), yield_job=lambda: yields.append(goal))
+    show_up = {"request": lambda: cache.asked(15), "new look": lambda: cache.new_scene(object(), ["mug_1"]),
+               "arm motion": lambda: cache.note_joints(HOME + 0.1)}[goal]
+    cache.note_joints(HOME)
+    cache.new_scene(object(), ["book_1"])
+    show_up()
+    assert yields == []                                  # no job under way
+    cache.note_joints(HOME)
+    cache.new_scene(look := object(), ["book_1"])
+    job = cache.next_job()
+    show_up()
+    assert yields == [goal]                              # told while the job runs
+    cache.put(job, "grasps")
+    cache.new_scene(look, ["book_1"])
+    assert yields == [goal]                              # and not after it ended
