@@ -228,12 +228,13 @@ class InstructionPipeline:
         self._set_down: SetDown | None = None
         # the trace's images are drawn and written on a thread of their own, in order, beside the
         # goal's next stages: before the arm's first motion they cost 0.15-0.45 s a goal under load
-        # (issue 42); the trace is finished once they are written
+        # (issue 42); the result does not wait for them either: trace.json is written again once they are
         self._drawing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace_images")
         self._drawn: list[Future] = []
+        self._trace: Trace | None = None      # the running goal's, which its images go to
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
-        trace = Trace(self.trace_dir, goal.__dict__)
+        trace = self._trace = Trace(self.trace_dir, goal.__dict__)
         outcome = Outcome(success=False, attempts=0)
         reflection: Reflection | None = None
         try:
@@ -264,14 +265,19 @@ class InstructionPipeline:
         if held:
             outcome.message += (f"; {held} is still in the gripper: send a place instruction (e.g. 'place it on the "
                                 "table') to set it down")
-        for drawn in self._drawn:
-            try:
-                drawn.result()
-            except Exception as e:  # an image is for people; writing it must never fail the goal
-                trace.event("image_error", message=f"{type(e).__name__}: {e}")
-        self._drawn = []
-        outcome.trace_path = trace.finish({k: v for k, v in outcome.__dict__.items() if k != "trace_path"})
+        # the result does not wait for images still being drawn (the overlay of the pick just made
+        # held it 0.25-0.5 s after the arm stopped, issue 42): trace.json is written now and once more
+        # when they are
+        drawing, self._drawn = [d for d in self._drawn if not d.done()], []
+        outcome.trace_path = trace.finish({k: v for k, v in outcome.__dict__.items() if k != "trace_path"},
+                                          images_pending=bool(drawing))
+        if drawing:
+            self._drawing.submit(trace.images_written)
         return outcome
+
+    def wait_drawn(self, timeout_s: float | None = None) -> None:
+        """Wait until the last goal's trace images are written and its trace.json lists them."""
+        self._drawing.submit(lambda: None).result(timeout=timeout_s)     # one thread, in order: all before it are done
 
     # --- one attempt --------------------------------------------------------------------------
     def _enter(self, stage: Stage, detail: str, attempt: int, goal: GoalRequest, trace: Trace,
@@ -417,9 +423,17 @@ class InstructionPipeline:
         return Perceived(observation=obs, scene=decision.scene), confirmed
 
     def _draw(self, fn, *args, **kwargs) -> None:
-        """Run `fn` (an image for the trace) on the drawing thread; `run` waits for it before the
-        trace is finished."""
-        self._drawn.append(self._drawing.submit(fn, *args, **kwargs))
+        """Run `fn` (an image for `self._trace`) on the drawing thread; what it raises is noted in
+        that trace (an image is for people: drawing it never fails the goal)."""
+        trace = self._trace
+
+        def drawn():
+            try:
+                fn(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001
+                trace.event("image_error", message=f"{type(e).__name__}: {e}")
+
+        self._drawn.append(self._drawing.submit(drawn))
 
     def _overlay(self, trace: Trace, name: str, caption: str, seen: Perceived, decision, grasps=(), chosen=None,
                  path=()) -> None:

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import shutil
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -47,10 +48,12 @@ class Trace:
         self.data: dict = {"goal": _jsonable(goal), "started_at": time.time(), "events": [],
                            "stage_times_s": {}, "images": [], "outcome": None}
         self._stage: tuple[str, float] | None = None
+        self._lock = threading.Lock()      # images and events may come from a drawing thread as it is written
 
     def event(self, kind: str, **fields) -> None:
-        self.data["events"].append({"t_s": round(time.monotonic() - self.t0, 4), "kind": kind,
-                                    **_jsonable(fields)})
+        entry = {"t_s": round(time.monotonic() - self.t0, 4), "kind": kind, **_jsonable(fields)}
+        with self._lock:
+            self.data["events"].append(entry)
 
     def stage(self, name: str, detail: str = "") -> None:
         """Mark the start of a stage; the previous stage's duration is accumulated."""
@@ -76,19 +79,33 @@ class Trace:
         except OSError as e:
             self._unwritable(e)
             return None
-        self.data["images"].append({"file": fname, "name": name, "caption": caption})
+        with self._lock:
+            self.data["images"].append({"file": fname, "name": name, "caption": caption})
         return fname
 
-    def finish(self, outcome: dict) -> str:
+    def finish(self, outcome: dict, images_pending: bool = False) -> str:
+        """Write trace.json with the outcome and the total time; its path ("" when not written).
+        `images_pending`: images are still being drawn (`images_written` writes it again then)."""
         self._close_stage()
         self.data["outcome"] = _jsonable(outcome)
         self.data["total_s"] = round(time.monotonic() - self.t0, 4)
+        self.data["images_pending"] = images_pending
+        return self.write()
+
+    def images_written(self) -> str:
+        """Write trace.json again once the images drawn after `finish` are written."""
+        self.data["images_pending"] = False
+        return self.write()
+
+    def write(self) -> str:
         if self.dir is None:
             return ""
         path = self.dir / "trace.json"
         try:
             self.dir.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(self.data, indent=1))
+            with self._lock:
+                text = json.dumps(self.data, indent=1)
+            path.write_text(text)
         except OSError as e:
             self._unwritable(e)
             return ""
@@ -102,6 +119,17 @@ class Trace:
         if root not in _unwritable:
             _unwritable.add(root)
             log.error("%s; goals go on without traces until trace_dir (%s) is writable", self.error, root)
+
+
+def read_when_drawn(path: str | Path, timeout_s: float = 10.0) -> dict:
+    """A trace.json once the images drawn after its goal's result are in it (at most `timeout_s`
+    later: then as it stands)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        data = json.loads(Path(path).read_text())
+        if not data.get("images_pending") or time.monotonic() > deadline:
+            return data
+        time.sleep(0.05)
 
 
 def prune_traces(root: str | Path, keep_goals: int = 200, keep_mb: float = 0.0) -> list[Path]:

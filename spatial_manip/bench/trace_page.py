@@ -8,6 +8,7 @@ import html
 import json
 from pathlib import Path
 from spatial_manip.sim.metrics import episode_contacts
+from spatial_manip.trace import read_when_drawn
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;max-width:1200px;color:#222}
@@ -35,7 +36,7 @@ def render_trace(trace_json: str | Path, episode: dict | None = None, sensing: s
     not_released) after a goal that the planner reported as done. `sensing` (the profile's
     label; else the episode record's) says what the camera and arm were like."""
     path = Path(trace_json)
-    t = json.loads(path.read_text())
+    t = read_when_drawn(path)          # right after a result, its last images may still be being written
     out = t.get("outcome") or {}
     ok = bool(out.get("success"))
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>trace: {_e(t['goal'].get('instruction', ''))}</title>",

@@ -1,6 +1,5 @@
 """Trace overlays: boxes, targets, grasps and the place pose projected on a synthetic camera,
 and the pipeline saving them beside the observation with the best grasps in its trace."""
-import json
 import threading
 
 import numpy as np
@@ -15,6 +14,7 @@ from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,
                                   validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.trace import read_when_drawn
 
 INTR = CameraIntrinsics(320, 240, 200.0, 200.0, 160.0, 120.0)
 # camera at the base origin looking along base +x: optical x = -base y, y = -base z, z = +base x
@@ -146,7 +146,7 @@ def test_pipeline_saves_overlays_and_the_best_grasps(tmp_path):
     out = InstructionPipeline(_Agent(), trace_dir=str(tmp_path)).run(
         validate_goal("pick the right book and put it behind", "auto"), threading.Event())
     assert out.success, out.message
-    t = json.loads((tmp_path / "trace.json").read_text())
+    t = read_when_drawn(tmp_path / "trace.json")         # the last images may come after the result
     names = [i["name"] for i in t["images"]]
     assert names == ["observation", "overlay_decision", "overlay_grasp", "overlay_after"]
     assert all((tmp_path / i["file"]).is_file() and i["caption"] for i in t["images"])
