@@ -106,7 +106,7 @@ NOT_RUN = {
     "needs the user's own files (bags, samples, scenes, a library)": r" (evaluate|bag-repair|check-calibration) |--bag |--samples |"
                                                                        r"--scene scene\.json|--library config/",
     "needs an ESPIRE client or server, or a VLM server": r" espire-eval |espire-server --(suite smoke|tasks)|--backend openai",
-    "a benchmark of minutes (make bench)": r" (bench|oracle) |--bench |--count 96",
+    "a benchmark of minutes (make bench)": r" (bench|oracle) |--bench |--count 96| plan-bench\b",
 }
 
 
