@@ -320,13 +320,24 @@ class GraspService:
         for i, qs in enumerate(q_all):
             if np.isnan(qs).any():
                 n_no_ik += 1
-            elif tree is not None and not all(self._links_clear(q, tree) for q in qs):
+            elif tree is not None and not all(self._links_clear(q, tree) for q in qs) \
+                    and not self._some_configuration_clear(tcp[i], tree):
                 n_links += 1
             else:
                 keep.append(i)
                 if len(keep) == k:
                     break
         return ranked[np.asarray(keep, int)], n_no_ik, n_links
+
+    def _some_configuration_clear(self, T_tcp, tree) -> bool:
+        """Whether the grasp and its pre-grasp each have an arm configuration whose links are clear.
+        The configuration nearest the reference joints is tried first (the caller); when a neighbour
+        stands in its forearm's way (a standing book beside a book lying on a pedestal), another
+        elbow or wrist branch may pass over it, and the motion check, which tries every branch of
+        the pre-grasp, decides which the arm takes."""
+        poses = (T_tcp, back_off(T_tcp, self.config.approach_distance_m))
+        return all(any(self._links_clear(q, tree) for q in self.kinematics.ik_all(T, self.config.reference_q))
+                   for T in poses)
 
     def _links_clear(self, q, tree) -> bool:
         """No scene point within link_clearance_m of the forearm's and wrists' collision bodies.

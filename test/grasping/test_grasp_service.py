@@ -86,3 +86,23 @@ def test_the_link_check_holds_the_wrist_housing_the_dh_chain_capsules_missed():
     assert not svc._links_clear(q, cKDTree(on_housing[None]))
     outside = M.translation + M.rotation @ np.array([0.046 + 0.03, 0.0, -0.045])
     assert svc._links_clear(q, cKDTree(outside[None]))
+
+
+def test_a_neighbour_in_the_nearest_configurations_way_leaves_another_configuration():
+    """A point on the forearm of the top-down grasp's configuration nearest home (a standing book
+    beside the target, say) blocks that configuration only: another branch of the arm reaches the
+    grasp and its pre-grasp clear of it, so the grasp goes on to the motion check (pick-63-00011)."""
+    svc = _service(0.01)
+    svc.proposer = FixedGrasps(_grasps()[np.array([1])])
+    tcp = svc.gripper.tcp_poses(svc.proposer.grasps.matrices(), svc.proposer.grasps.depths)[0]
+    q_near = svc.kinematics.ik(tcp, svc.config.reference_q)
+    arm = _arm_model(svc.kinematics)
+    data = arm.model.createData()
+    pin.forwardKinematics(arm.model, data, q_near)
+    elbow, wrist = (data.oMi[arm.model.getJointId(j)].translation for j in ("elbow_joint", "wrist_1_joint"))
+    on_forearm = (elbow + wrist) / 2
+    tree = cKDTree(on_forearm[None])
+    assert not svc._links_clear(q_near, tree), "the premise: the point is on the nearest configuration's forearm"
+    assert svc._some_configuration_clear(tcp, tree)
+    res = svc.propose_for_cloud(np.vstack([_table(), on_forearm]), np.eye(4))
+    assert res.success and len(res.grasps) == 1, res.message
