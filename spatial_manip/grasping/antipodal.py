@@ -177,11 +177,10 @@ class _SeenSpace:
         self.tree = cKDTree(scene[ok] / self.range[:, None])
         self.tol_m = max(2 * sigma_m, 0.005)
         self.voxel_m = voxel_m
-        self.footprint_m = 1.5 * voxel_m        # across a ray, how far its returns may lie (at its range)
 
     def occluded(self, points: np.ndarray) -> np.ndarray:
         r = np.linalg.norm(points, axis=1)
-        angle = self.footprint_m / np.maximum(r, 1e-6)
+        angle = 1.5 * self.voxel_m / np.maximum(r, 1e-6)
         hits = self.tree.query_ball_point(points / np.maximum(r, 1e-6)[:, None], angle)
         return np.array([len(h) == 0 or bool(np.any(self.range[h] < ri - self.tol_m)) for h, ri in zip(hits, r)],
                         bool)
@@ -464,16 +463,12 @@ class AntipodalProposer:
         return R, new_origins, width, antipodal, centring
 
     def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None):
-        """The closing interval [lo, hi] with an end moved to where `box` ends where the space just
-        past it is hidden (a bottle's back, a book's half behind the arm), for candidates whose
-        far end is hidden behind a seen surface and whose closing axis runs away from the camera
-        (|closing . view| > hidden_side_cos): there the far contact is on the object's hidden back,
-        and the seen points end short of it (a bottle seen from the front is half its diameter
-        deep). Closing across the view, both contacts are on the silhouette; past a bowl's wall the
-        camera sees into the bowl: both kept as measured. The near end (toward the camera) is moved
-        when something in front hides what lies past it, whatever the axis: the stowed arm hid
-        two thirds of a lying book's near end, the strip it left looked 5 cm wide, and a top-down
-        grasp closed across it on the book's 15 cm width and slipped out (pick-62-00013)."""
+        """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates
+        whose closing axis runs away from the camera (|closing . view| > hidden_side_cos) and whose
+        space just past the far end is hidden behind a seen surface: there the far contact is on
+        the object's hidden back, and the seen points end short of it (a bottle seen from the
+        front is half its diameter deep). Closing across the view, both contacts are on the
+        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured."""
         g = self.gripper
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
@@ -483,22 +478,14 @@ class AntipodalProposer:
                 + c * np.where(measured, ymid, 0.0)[:, None]
         s_in, s_out = box.chords(centre, c)
         cv = np.einsum("ij,ij->i", c, _unit(centre))
-        away = np.where(cv > 0, 1.0, -1.0)           # +1: +y runs away from the camera (hi is the far end)
-        far_hidden = measured & np.isfinite(s_in) & (np.abs(cv) > self.config.hidden_side_cos)
-        near_hidden = measured & np.isfinite(s_in) & (seen is not None)
-        if seen is not None:
-            # the near probe lies past the footprint of the rays `seen` counts as its own: nearer,
-            # it found the seen strip's last returns beside it and called hidden space seen
-            for hidden, side, past in ((far_hidden, away, 2 * self.config.voxel_m),
-                                       (near_hidden, -away, 2 * self.config.voxel_m + seen.footprint_m)):
-                if hidden.any():
-                    end = np.where(side > 0, ymax, ymin) + side * past
-                    probe = centre + c * (np.where(measured, end, 0.0) - np.where(measured, ymid, 0.0))[:, None]
-                    hidden[hidden] = seen.occluded(probe[hidden])
-        hi_hidden = np.where(away > 0, far_hidden, near_hidden)
-        lo_hidden = np.where(away > 0, near_hidden, far_hidden)
-        hi = np.where(hi_hidden, np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
-        lo = np.where(lo_hidden, np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)
+        hidden = measured & np.isfinite(s_in) & (np.abs(cv) > self.config.hidden_side_cos)
+        if seen is not None and hidden.any():
+            far_end = np.where(cv > 0, ymax, ymin) + np.sign(cv) * 2 * self.config.voxel_m
+            probe = centre + c * (np.where(measured, far_end, 0.0) - np.where(measured, ymid, 0.0))[:, None]
+            hidden[hidden] = seen.occluded(probe[hidden])
+        # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
+        hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
+        lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)
         return lo, hi
 
     def _pad_shift(self, box: ObjectBox, R, origins, margin_m: float) -> np.ndarray:

@@ -202,28 +202,6 @@ def test_the_box_completes_a_far_side_the_camera_does_not_see(proposer):
     assert clearance.min() >= fit_margin - 0.002, clearance.min()
 
 
-LYING_BOOK = ((0.5, 0.0, 0.0825), (0.22, 0.148, 0.025))     # on a pedestal, its near end overhanging by 3 cm
-PEDESTAL = ((0.53, 0.0, 0.035), (0.16, 0.132, 0.07))
-ARM_IN_FRONT = ((0.2, 0.04, 0.165), (0.04, 0.12, 0.33))    # between the camera and most of the book's near end
-
-
-def test_the_box_completes_a_near_side_that_something_in_front_hides(proposer):
-    """pick-62-00013: the stowed arm hid most of a lying book's near end (its pixels masked: no
-    return) and the strip left beside it looked 4 cm wide; a grasp closed across that strip, on
-    the book's 15 cm width, and slipped out. With the book's box, no grasp's opening is narrower
-    than the book along its closing line."""
-    from spatial_manip.grasping.base import ObjectBox
-    pts, lab, T, up = box_scene([LYING_BOOK, PEDESTAL, ARM_IN_FRONT])
-    pts, lab = pts[lab != 3], lab[lab != 3]                 # the arm's pixels, masked as the planner masks them
-    T_cam = tf.invert(T)
-    box = ObjectBox(tf.apply(T_cam, np.array([LYING_BOOK[0]]))[0], np.array(LYING_BOOK[1]), T_cam[:3, :3])
-    without_box, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up)
-    assert _finger_clearance_m(_in_base(without_box, T), LYING_BOOK).min() < -0.1     # the strip, closed across
-    gg, _ = proposer.get_grasp(pts, None, target_mask=lab == 1, up=up, target_box=box)
-    assert len(gg) > 0, gg.note
-    assert _finger_clearance_m(_in_base(gg, T), LYING_BOOK).min() >= 0.0
-
-
 def test_margins_follow_the_range_noise_and_calibration(proposer):
     near_fit, near_clear = proposer.margins_m(0.3)
     far_fit, far_clear = proposer.margins_m(1.5)
