@@ -109,7 +109,8 @@ def test_sim_node_across_processes(tmp_path):
         _spin_until(node, rf.done, 120)
         result = rf.result().result
         assert result.success and result.object_held, (result.message, phases)
-        assert [p for p in dict.fromkeys(phases)][:4] == ["open", "pre_grasp", "approach", "close"]
+        # the fingers open during the transit to the pre-grasp, awaited after it (c5372d9)
+        assert [p for p in dict.fromkeys(phases)][:4] == ["pre_grasp", "open", "approach", "close"]
         # the TCP's planned way: from where the arm was, through the grasp, up to the lift
         way = np.array([[p.x, p.y, p.z] for p in result.tcp_path])
         target = goal.target.pose.position
