@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -105,7 +107,11 @@ class Trace:
             self.dir.mkdir(parents=True, exist_ok=True)
             with self._lock:
                 text = json.dumps(self.data, indent=1)
-            path.write_text(text)
+            # written aside and renamed over: a reader (the bench, the trace page) waiting for the
+            # images never sees the file truncated between the result's write and the images' one
+            with tempfile.NamedTemporaryFile("w", dir=self.dir, prefix=".trace-", suffix=".json", delete=False) as f:
+                f.write(text)
+            os.replace(f.name, path)
         except OSError as e:
             self._unwritable(e)
             return ""

@@ -1,7 +1,9 @@
 """The trace writer never ends a goal (issue 35 item 5: an unwritable trace_dir aborted every goal
 with an empty code), and traces rotate by count and size (item 8)."""
+import json
 import logging
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -63,3 +65,27 @@ def test_traces_rotate_by_size(tmp_path):
     gone = prune_traces(tmp_path, keep_goals=0, keep_mb=0.35)
     assert len(gone) == 7 and len(list(tmp_path.iterdir())) == 3
     assert prune_traces(tmp_path / "missing", keep_goals=1) == []
+
+
+def test_a_reader_never_sees_the_trace_half_written(tmp_path):
+    """The result writes trace.json, then the drawing thread writes it again with its images;
+    a reader waiting for them (the bench's worker) read an empty file once (pick-63-00014:
+    JSONDecodeError) while the second write had truncated it. Each write is renamed into place."""
+    trace = Trace(tmp_path, {"instruction": "take the book"})
+    for i in range(2000):
+        trace.event("filler", i=i, text="x" * 50)
+    path = Path(trace.finish({"success": True}, images_pending=True))
+    stop = threading.Event()
+
+    def rewrite():
+        while not stop.is_set():
+            trace.write()
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    try:
+        for _ in range(300):
+            assert json.loads(path.read_text())["outcome"] == {"success": True}
+    finally:
+        stop.set()
+        writer.join()
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.json"]
