@@ -4,12 +4,14 @@ Instructions written the way people type them (not from the task generator's tem
 `sim/phrasings.py`), on four hand-built scenes. Every expected answer was worked out by hand from
 the coordinates below (which book lies where, which slot is free), never by running the planner.
 
-    python -m spatial_manip.bench.paraphrase_eval [--set main|heldout|all|objects|everyday2|everyday2_after|everyday3|everyday3_after] [--verbose] [--json]
+    python -m spatial_manip.bench.paraphrase_eval [--set SET] [--verbose] [--json]
 
-(`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
+(SET: main|heldout|all|objects|everyday2|everyday2_after|everyday3|everyday3_after|everyday4;
+`--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
 `--set everyday2_after`: more of them, written after the reader was changed for everyday2;
-`--set everyday3`: `paraphrase_everyday3.py`, held out, on a counter, a desk and a shelf of mixed objects.)
+`--set everyday3`: `paraphrase_everyday3.py`, held out, on a counter, a desk and a shelf of mixed objects;
+`--set everyday4`: `paraphrase_everyday4.py`, held out, on a workbench, a breakfast table and a pantry shelf.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).
@@ -503,6 +505,13 @@ def _everyday3_after() -> list:
     return EVERYDAY3_AFTER
 
 
+def _everyday4_set() -> tuple[list, dict]:
+    """The `everyday4` set and its scenes (held out: written before the reader changed for it)."""
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday4 import everyday4_set
+    return everyday4_set()
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     # late: that module imports this one's helpers at its top
@@ -567,7 +576,7 @@ def run_case(scene: Scene, text: str, exp: Expect, planner=None) -> Outcome:
 
 def evaluate(cases=None, planner=None) -> tuple[dict, list[tuple[str, str, Outcome]]]:
     cases = CASES if cases is None else cases
-    builders = {**SCENES, **_object_set()[1], **_everyday_set()[1], **_everyday3_set()[1]}
+    builders = {**SCENES, **_object_set()[1], **_everyday_set()[1], **_everyday3_set()[1], **_everyday4_set()[1]}
     scenes = {k: builders[k]() for k in {c[0] for c in cases}}
     rows = [(k, text, run_case(scenes[k], text, exp, planner)) for k, text, exp in cases]
     n = len(rows)
@@ -591,17 +600,19 @@ def main(argv=None) -> int:
     ap.add_argument("--failures", action="store_true", help="print only instructions not understood")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3",
-                                          "everyday3_after"],
+                                          "everyday3_after", "everyday4"],
                     default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
                          "everyday2 (the everyday forms of issue 38; everyday2_after: written after the reader's "
                          "change for them); everyday3: a held-out set on a counter, a desk and a shelf of mixed "
-                         "objects; everyday3_after: more, written after the reader's change for it)")
+                         "objects; everyday3_after: more, written after the reader's change for it; everyday4: "
+                         "held out, on a workbench, a breakfast table and a pantry shelf)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
              "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after(),
-             "everyday3": _everyday3_set()[0], "everyday3_after": _everyday3_after()}[args.set]
+             "everyday3": _everyday3_set()[0], "everyday3_after": _everyday3_after(),
+             "everyday4": _everyday4_set()[0]}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))
