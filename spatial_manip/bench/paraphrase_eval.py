@@ -519,6 +519,19 @@ def _everyday_set() -> tuple[list, dict]:
     return everyday_set()
 
 
+def scene_builders() -> dict[str, Callable[[], Scene]]:
+    """Every set's scenes by key. Cases name their scene by key alone, so a key two sets share
+    would silently run one set's instructions on the other's scene: refused (a set may reuse
+    another's scene under its key, as everyday2 does the objects set's)."""
+    merged: dict[str, Callable[[], Scene]] = {}
+    for builders in (SCENES, _object_set()[1], _everyday_set()[1], _everyday3_set()[1], _everyday4_set()[1]):
+        clash = {k for k in set(merged) & set(builders) if merged[k] is not builders[k]}
+        if clash:
+            raise ValueError(f"two paraphrase sets name a scene {sorted(clash)}: give each set its own keys")
+        merged.update(builders)
+    return merged
+
+
 # --- running -----------------------------------------------------------------------------------
 @dataclass
 class Outcome:
@@ -576,7 +589,7 @@ def run_case(scene: Scene, text: str, exp: Expect, planner=None) -> Outcome:
 
 def evaluate(cases=None, planner=None) -> tuple[dict, list[tuple[str, str, Outcome]]]:
     cases = CASES if cases is None else cases
-    builders = {**SCENES, **_object_set()[1], **_everyday_set()[1], **_everyday3_set()[1], **_everyday4_set()[1]}
+    builders = scene_builders()
     scenes = {k: builders[k]() for k in {c[0] for c in cases}}
     rows = [(k, text, run_case(scenes[k], text, exp, planner)) for k, text, exp in cases]
     n = len(rows)

@@ -30,7 +30,7 @@ def test_left_to_right_is_the_hand_worked_order():
 
 
 def test_every_pantry_object_stands_in_its_slot():
-    scene = EVERYDAY4_SCENES["pantry"]()
+    scene = EVERYDAY4_SCENES["pantry4"]()
     slots = {r.id: r for r in scene.regions}
     where = {"soup": "r1c1", "jar": "r1c3", "tea": "r2c2", "can": "r2c3"}
     for o in scene.objects:

@@ -66,3 +66,11 @@ def test_no_wrong_plans(name, part):
     assert not pe.wrong_plans(rows)
     if part == "cases":
         assert summary["understood_rate"] >= s.min_understood
+
+
+def test_every_scene_key_names_one_scene():
+    """Cases name their scene by key: a key two sets share would run one set's instructions on the
+    other's scene (everyday4's first "pantry" did, until renamed)."""
+    builders = pe.scene_builders()
+    for s in SETS.values():
+        assert {k for k, _, _ in s.cases + s.after} <= set(builders)
