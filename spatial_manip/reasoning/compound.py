@@ -19,17 +19,28 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 from typing import Callable
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, SpatialManipError
+from spatial_manip.reasoning.reader import first_words
 from spatial_manip.scene import Scene
 
-PLACE_VERBS = r"place|put|set|position|drop|move|leave|stick|slide|pop|lay|insert|store|slot"
-# "..., and then place it ...", "... and put it ...", "...; then set it down ..."
-_SPLIT = re.compile(rf"\s*(?:,|;)?\s*(?:and\s+then|and|then)\s+(?=(?:{PLACE_VERBS})\b)", re.IGNORECASE)
 _GOES = re.compile(r"^(?P<obj>.+?)\s+(?:goes|go|belongs)\s+(?P<dest>.+)$", re.IGNORECASE)
-_LEAD = re.compile(rf"^\W*(?:(?:please|pls|now|then|ok|okay|so|well|um+|uh+|could you|can you|would you)\s+)*"
-                   rf"(?P<verb>{PLACE_VERBS})\s+(?P<rest>.+)$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _place_verb_patterns() -> tuple[re.Pattern, re.Pattern]:
+    """(where a two-clause sentence splits, a sentence that starts with a place verb), by the
+    grammar's place verbs (`reader.lark`'s verb_place: one list of them). Built on first use, so
+    that importing this module does not load the grammar."""
+    verbs = "|".join(sorted(first_words("verb_place"), key=len, reverse=True))
+    # "..., and then place it ...", "... and put it ...", "...; then set it down ..."
+    split = re.compile(rf"\s*(?:,|;)?\s*(?:and\s+then|and|then)\s+(?=(?:{verbs})\b)", re.IGNORECASE)
+    lead = re.compile(rf"^\W*(?:(?:please|pls|now|then|ok|okay|so|well|um+|uh+|could you|can you|would you)\s+)*"
+                      rf"(?P<verb>{verbs})\s+(?P<rest>.+)$", re.IGNORECASE)
+    return split, lead
+
 _HELD = re.compile(r"^(?:it|this|that|them|these|those|the (?:book|object|one) (?:you(?:'re| are) holding|"
                    r"in (?:the|your) (?:gripper|hand))|what you(?:'re| are) holding)\b", re.IGNORECASE)
 # Words a destination can start with; a number starts one too ("10 cm to the right of ...").
@@ -41,7 +52,7 @@ _DEST_START = {"in", "into", "onto", "on", "to", "at", "between", "beside", "beh
 
 def split_instruction(text: str) -> tuple[str | None, str | None]:
     """(pick part, place part) of a two-clause instruction; (None, None) for one clause."""
-    parts = _SPLIT.split(text, maxsplit=1)
+    parts = _place_verb_patterns()[0].split(text, maxsplit=1)
     if len(parts) == 2 and parts[0].strip() and parts[1].strip():
         return parts[0].strip(), parts[1].strip()
     return None, None
@@ -56,7 +67,7 @@ def one_clause_splits(scene: Scene, text: str) -> list[tuple[str, str]]:
     m = _GOES.match(text.strip())
     if m and not _HELD.match(m.group("obj").strip()):
         return [(f"take {m.group('obj').strip()}", f"put it {m.group('dest').strip()}")]
-    m = _LEAD.match(text.strip())
+    m = _place_verb_patterns()[1].match(text.strip())
     if not m or _HELD.match(m.group("rest").strip()):
         return []
     words = m.group("rest").split()

@@ -3,7 +3,7 @@
 The parser reads a normalised instruction with a grammar (`reader.lark`, read by `reader.py`).
 Normalisation first reads everyday English into plain words (contractions, chat spellings, the
 polite frames around a request, chat fillers, and relative clauses such as "the book the radio is
-facing": `_EVERYDAY`), refuses questions, and corrects spelling with one corrector that prefers
+facing": `SAME_AS`, `_EVERYDAY`), refuses questions, and corrects spelling with one corrector that prefers
 the scene's words (`correct_spelling`: "yelow" is "yellow" when something is yellow; reported:
 "read 'leftmots' as 'leftmost'"). It then turns number words, ordinals, units, degrees and clock
 hours into tokens (`d0.2` = 0.2 m, `rank2`, `deg30`, `clock6`) and the names of scene objects
@@ -87,6 +87,18 @@ _NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a nam
 _COLOUR = r"(?:" + "|".join(sorted(COLOUR_WORDS)) + r")\b"
 # followed by an object (not "by the left side", "by 5 cm")
 _ABOUT_AN_OBJECT = r" (?=(?:the |a |an |you\b|me\b|it\b)(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))"
+# Words and phrases that say the same as plain words, whatever surrounds them (contractions, chat
+# spellings, thanks, shade names): one table, read in one pass before the rewrites below ("" = filler).
+SAME_AS = {
+    "that's": "that is", "there's": "there is", "it's": "it is", "you're": "you are", "i'd": "i would",
+    "i'm": "i am", "what's": "what is", "where's": "where is", "here's": "here is", "whatever's": "whatever is",
+    "whichever's": "whichever is",
+    "u": "you", "pls": "please", "plz": "please", "plse": "please", "teh": "the", "col": "column", "cols": "column",
+    "thanks": "", "thank you": "", "thx": "", "cheers": "", "ta": "", "for me": "", "will do": "", "would do": "",
+    "navy": "dark blue", "navy blue": "dark blue", "leaning over": "leaning",
+}
+_SAME_AS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(SAME_AS, key=len, reverse=True)) + r")\b")
+# Rewrites that depend on the words around them, in the order they apply
 _EVERYDAY = [(re.compile(p), r) for p, r in [
     # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
     (r"\b(?:u+m+|u+h+m*|e+r+m*|h+m+)\b", " "), (r"\bi (?:guess|think|suppose|reckon|believe)\b", " "),
@@ -114,14 +126,13 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
     (r"\bthe (tall|short)er\b", r"the \1est"),
-    # shades and two colours: "navy" is dark blue, "lite blue" light blue, "red n white" red and white
-    (r"\bnavy(?: blue)?\b", "dark blue"), (r"\b(?:lite|pale)(?= " + _COLOUR + ")", "light"),
+    # shades and two colours: "lite blue" / "sky blue" is light blue, "deep red" dark red, "red n white" red and white
+    (r"\b(?:lite|pale|sky|baby|pastel)(?= " + _COLOUR + ")", "light"), (r"\b(?:deep)(?= " + _COLOUR + ")", "dark"),
+    # "the mug with red on it": the mug with red among its colours, as "the red mug" reads it
+    (r"\bthe ([a-z]+) with (?:some )?(" + _COLOUR + r")(?: (?:on|in) it)?", r"the \2 \1"),
     (r"(?<=[a-z]) (?:n|&|'n'|an') (?=" + _COLOUR + ")", " and "),
-    (r"\bthat's\b", "that is"), (r"\bthere's\b", "there is"), (r"\bit's\b", "it is"), (r"\byou're\b", "you are"),
-    (r"\bi'd\b", "i would"), (r"\bi'm\b", "i am"), (r"\bwhat's\b", "what is"), (r"\bwhere's\b", "where is"),
-    (r"\bu\b", "you"), (r"\b(?:pls|plz|plse)\b", "please"), (r"\bteh\b", "the"), (r"\bcols?\b", "column"),
-    (r"\b(?:thanks|thank you|thx|cheers|ta)\b", " "), (r"\bfor me\b", " "), (r"\b(?:will|would) do\b", " "),
-    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|right(?= +so\b))(?: robot)? +)+(?=\w)", " "),
+    (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|yeah|yes|yep|sure|right(?= +so\b))(?: robot)? +)+(?=\w)",
+     " "),
     # "can you like grab ...": a filler before the verb
     (r"\b(?:like|just|kinda|maybe) (?=(?:grab|take|get|pick|hand|pass|give|bring|fetch|put|place|set|move|stick)\b)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
@@ -135,13 +146,14 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "next to / beside / by X" is a relation of its own (`relations.next_to`); "near X" the closest to it
     (r"\b(?:right|just|immediately|directly) (?:next to|beside)\b", "dnextto"),
     (r"\b(?:next to|beside|by)" + _ABOUT_AN_OBJECT, "nextto "), (r"\bnear" + _ABOUT_AN_OBJECT, "closest to "),
-    (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"), (r"\bleaning over\b", "leaning"),
-    (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"), (r"\bslot (it|this)\b", r"put \1"),
+    (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"),
+    (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"),
 ]]
 _QUESTION = re.compile(r"^\s*(?:what|where|which|how|why|who|whose|when|is|are|was|were|does|do|did|should|shall)\b")
 
 
 def _everyday(t: str) -> str:
+    t = _SAME_AS.sub(lambda m: SAME_AS[m.group(0)] or " ", t)
     for rx, rep in _EVERYDAY:
         t = rx.sub(rep, t)
     return t
@@ -294,8 +306,7 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
             continue
         words = o.label.lower().replace("_", " ").split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
-        if len(words) > 1 and words[-1] in PACKAGING_HEADS:
-            cands.add(" ".join(words[:-1]))         # "the cereal" is the cereal box
+        cands |= _packaging_content(o)              # "the cereal" is the cereal box
         for c in cands:
             if c in ("book",):
                 continue
@@ -307,8 +318,19 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
     return phrases
 
 
-def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dict) -> str:
-    """Replace the names of scene objects (`scene_phrases`) by reference tokens, longest names first."""
+def _packaging_content(o: SceneObject) -> set[str]:
+    """What a packaging label holds ("cereal" of "cereal box", "ceramic" of "ceramic jar"): a name
+    of the object only when no other noun follows it (`_mark_references`)."""
+    words = o.label.lower().replace("_", " ").split()
+    return {" ".join(words[:-1])} if len(words) > 1 and words[-1] in PACKAGING_HEADS else set()
+
+
+def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dict,
+                     modifiers: frozenset[str] = frozenset(), known: frozenset[str] = frozenset()) -> str:
+    """Replace the names of scene objects (`scene_phrases`) by reference tokens, longest names first.
+    A packaging content (`modifiers`) followed by a word the reader does not know (not in `known`)
+    modifies that word: "the ceramic vase" names a vase, not the ceramic jar (and is refused as
+    not in the scene when there is none)."""
     t = re.sub(r" (?:the robot|robot)'s ", " possrobot ", t)
     t = re.sub(r" (?:your|my) ", " possviewer ", t)
     t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
@@ -317,10 +339,12 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
         if f" {p}" not in t:
             continue            # most of a scene's phrases are not in the text: no pattern built for them
         pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s)? ")
-        while True:
-            m = pat.search(t)
-            if not m:
-                break
+        pos = 0
+        while m := pat.search(t, pos):
+            if p in modifiers and _names_another_thing(t[m.end():], known):
+                pos = m.end() - 1
+                continue
+            pos = m.start()
             ids = sorted(phrases[p])
             if len(ids) > 1:
                 # a set of objects: filtered further as the target, or AMBIGUOUS as a reference (_ref)
@@ -337,6 +361,11 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
             t = t[:m.start()] + lead + (f"poss{tok} " if m.group(1) else f"{tok} ") + t[m.end():]
     refs.ids["refviewer"], refs.ids["refrobot"] = "viewer", "robot"
     return re.sub(r"\s+", " ", t)
+
+
+def _names_another_thing(rest: str, known: frozenset[str]) -> bool:
+    nxt = rest.split(" ", 1)[0]
+    return bool(nxt) and nxt.isalpha() and nxt not in known
 
 
 def _between_a_pair(t: str, refs: _Refs) -> str:
@@ -366,22 +395,33 @@ _SIZE_OF_REFERENCE = {"small": "Small", "smaller": "Small", "smallest": "Small",
                       "tall": "Tall", "taller": "Tall", "tallest": "Tall", "short": "Short", "shorter": "Short",
                       "shortest": "Short"}
 _REFERENCE_BY_SIZE = re.compile(r" (of|from|to|behind|nextto|dnextto|between|and|under|above|below|over|beneath|"
-                                r"underneath|than) the (" + "|".join(_SIZE_OF_REFERENCE) + r") (refnps\d+) ")
+                                r"underneath|than|in|into|inside|on|onto) the (" + "|".join(_SIZE_OF_REFERENCE) + r") "
+                                r"(refnps\d+|one) ")
 
 
 def _references_by_size(t: str, refs: _Refs, scene: Scene) -> str:
     """"behind the tall bottle", "next to the smaller mug": a group named by a size word where a
     reference stands is the one member that size word picks (`program.relative_size`, clearly
-    the tallest / smallest ...); when none is clearly so it stays a group (AMBIGUOUS as a reference)."""
+    the tallest / smallest ...); when none is clearly so it stays a group (AMBIGUOUS as a reference).
+    "the box in front of the big one": "one" stands for the group named last before it (the boxes);
+    with no group before it, it is left as written (and refused)."""
     def one(m):
-        ids = refs.groups[m.group(3)][1]
+        group = m.group(3) if m.group(3) != "one" else _last_group_before(t, m.start())
+        if group is None:
+            return m.group(0)
+        ids = refs.groups[group][1]
         chosen = relative_size([scene.get(i) for i in ids], _SIZE_OF_REFERENCE[m.group(2)])
         if len(chosen) != 1:
             return m.group(0)
         tok = f"ref{len(refs.ids)}"
-        refs.ids[tok], refs.labels[tok] = chosen[0].id, f"{m.group(2)} {refs.labels[m.group(3)]}"
+        refs.ids[tok], refs.labels[tok] = chosen[0].id, f"{m.group(2)} {refs.labels[group]}"
         return f" {m.group(1)} {tok} "
     return _REFERENCE_BY_SIZE.sub(one, t)
+
+
+def _last_group_before(t: str, end: int) -> str | None:
+    groups = re.findall(r"\b(refnp[sp]\d+)\b", t[:end])
+    return groups[-1] if groups else None
 
 
 def _label(scene: Scene, oid: str) -> str:
@@ -488,7 +528,10 @@ class InstructionParser:
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
-        t = _between_a_pair(_references_by_size(_mark_references(t, refs, phrases, lex), refs, self.scene), refs)
+        modifiers = frozenset(c for o in self.scene.objects for c in _packaging_content(o))
+        known = frozenset(self._vocabulary(scene_words) | scene_words)
+        t = _mark_references(t, refs, phrases, lex, modifiers, known)
+        t = _between_a_pair(_references_by_size(t, refs, self.scene), refs)
         t = _unknown_simple(t)
         clauses, rest = read_clauses(t)
         leftover = [w for w in rest if w not in _FILLER]

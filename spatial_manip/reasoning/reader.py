@@ -5,7 +5,7 @@ matches from every word (`_Chart`, over lark's rules, building lark's trees), th
 productions overlap, the one with the highest priority declared in the grammar, then the longest,
 then the leftmost. Each kept production becomes one `Clause` (`ClauseMaker`, a lark Transformer);
 the words no production took are returned for the parser to judge (filler, or not understood).
-`keywords()` is every word the grammar reads.
+`keywords()` is every word the grammar reads, `first_words(alias)` the words one production starts with.
 
 The grammar, not this module, says what the words mean: to read a new word, edit `reader.lark`.
 """
@@ -136,6 +136,15 @@ def words_of(rule: str) -> frozenset[str]:
                 else:
                     todo.append(sym.name)
     return frozenset(out)
+
+
+def first_words(alias: str) -> frozenset[str]:
+    """The words a production's alternatives start with ("verb_place": put, place, set ...): where
+    another module must recognise the same words on raw text (`compound` splits "take X and put it ...")."""
+    g = _grammar()
+    names = {name: value for value, name in g.keywords.items()}
+    return frozenset(names[r.expansion[0].name] for rs in g.rules.values() for r in rs
+                     if r.alias == alias and r.expansion and r.expansion[0].name in names)
 
 
 class _Chart:

@@ -14,8 +14,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "vegetable": ("carrot", "tomato", "potato", "onion", "pepper", "cucumber", "broccoli", "corn"),
     "drink": ("bottle", "can", "carton", "soda", "juice", "milk"),
     "container": ("bowl", "jar", "box", "basket", "mug", "cup", "can", "bottle", "tin", "carton", "tub"),
-    "dish": ("plate", "bowl", "mug", "cup"),
+    # a dish holds food (plate, bowl); cups and mugs are what one drinks from, not dishes
+    "dish": ("plate", "bowl", "saucer", "platter"),
     "something to write with": ("pen", "pencil", "marker", "crayon"),
+    "something to cut with": ("scissors", "knife", "cutter", "scalpel", "blade"),
+    "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
     "something to drink": ("bottle", "can", "carton"),
 }

@@ -8,6 +8,7 @@ import pytest
 
 from spatial_manip.reasoning import examples as ex
 from spatial_manip.reasoning import reader
+from spatial_manip.reasoning.compound import split_instruction
 from spatial_manip.reasoning.parser import parse_instruction
 
 # production -> [(phrase, [(kind, rel, args), ...], leftover)]
@@ -22,7 +23,8 @@ ROWS = {
     "held": [("the book refviewer are holding", [("noun", "book", ()), ("noise", "", ())], ["the"]),
              ("in the gripper", [("noise", "", ())], [])],
     "verb_pick": [("pick up", [("verb", "pick", ())], []), ("reach for", [("verb", "pick", ())], [])],
-    "verb_place": [("put down", [("verb", "place", ())], []), ("belongs", [("verb", "place", ())], [])],
+    "verb_place": [("put down", [("verb", "place", ())], []), ("belongs", [("verb", "place", ())], []),
+                   ("slot it", [("verb", "place", ())], [])],
     "metric_side": [("about d0.1 to the right of ref0", [("metric", "dir", ("right", 0.1, "ref0"))], []),
                     ("d0.05 left side from the ref0", [("metric", "dir", ("left", 0.05, "ref0"))], [])],
     "metric_front": [("d0.2 in front of ref0", [("metric", "dir", ("front", 0.2, "ref0"))], [])],
@@ -124,6 +126,9 @@ OVERLAPS = [
     # a metric placement outranks a distance and a direction
     ("d0.1 from ref0 and d0.1 to the left of ref1", [("dist", "EqualTo", (0.1, "ref0")),
                                                      ("metric", "dir", ("left", 0.1, "ref1"))], ["and"]),
+    # "slot" is a place verb only before "it"/"this": "slot it into the top row", "the free slot"
+    ("slot it into the free slot", [("verb", "place", ()), ("attr", "Empty", ()), ("noun", "slot", ())],
+     ["into", "the"]),
     # a word no production reads is left over
     ("take the teal book", [("verb", "pick", ()), ("noun", "book", ())], ["the", "teal"]),
 ]
@@ -160,6 +165,15 @@ def test_keywords_are_the_grammars_words():
     assert "ref0" not in words and "d0.1" not in words
     assert reader.words_of("verb") >= {"pick", "up", "put", "down", "belongs"}
     assert "left" not in reader.words_of("verb")
+
+
+def test_compound_splits_at_the_grammars_place_verbs():
+    """`compound` splits "take X and <place verb> it ..." at every place verb of the grammar (one list)."""
+    assert {"put", "place", "slot", "stand", "stick"} <= reader.first_words("verb_place")
+    assert "take" not in reader.first_words("verb_place") and "up" not in reader.first_words("verb_pick")
+    for verb in reader.first_words("verb_place") - {"goes", "go", "belongs"}:
+        assert split_instruction(f"take the mug and {verb} it on the top shelf") == \
+            ("take the mug", f"{verb} it on the top shelf"), verb
 
 
 def test_a_hand_side_is_a_side_and_hand_still_a_verb():

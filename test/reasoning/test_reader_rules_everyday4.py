@@ -1,0 +1,87 @@
+"""General reader rules added for the `everyday4` held-out set's misses (issue 38) and the
+clean-ups of session 26, one test each, on the set's hand-built scenes (paraphrase_everyday4)."""
+from __future__ import annotations
+
+import pytest
+
+from spatial_manip.bench.paraphrase_everyday4 import EVERYDAY4_SCENES
+from spatial_manip.reasoning import examples as ex
+from spatial_manip.reasoning.compound import split_instruction
+from spatial_manip.reasoning.lexicon import scene_lexicon
+from spatial_manip.reasoning.parser import SAME_AS, normalise
+from spatial_manip.reasoning.planner import make_planner
+
+PLANNER = make_planner("program")
+
+
+def plan(scene_key, text):
+    return PLANNER.plan(EVERYDAY4_SCENES[scene_key](), text)
+
+
+@pytest.mark.parametrize("scene,phrase,ids", [
+    ("bench", "something to cut with", {"scissors"}),
+    ("breakfast", "something to eat with", {"spoon"}),
+    ("breakfast", "dish", {"plate", "bowl"}),          # a dish holds food: the cup is not one
+])
+def test_taxonomy_groups_name_their_members(scene, phrase, ids):
+    assert set(scene_lexicon(EVERYDAY4_SCENES[scene]())[phrase].ids) == ids
+
+
+@pytest.mark.parametrize("text,normalised", [
+    ("so yeah, could you maybe grab the blue bowl for me", "grab the blue bowl"),
+    ("yep grab the navy blue mug thx", "grab the dark blue mug"),
+    ("that's the one, cheers", "that is the one"),
+])
+def test_chat_words_are_plain_words(text, normalised):
+    assert normalise(text).strip() == normalised
+
+
+def test_every_same_as_entry_reads_as_its_plain_words():
+    for said, plain in SAME_AS.items():
+        assert normalise(f"grab {said} mug") == normalise(f"grab {plain} mug"), said
+    assert normalise("grab thx mug").split() == ["grab", "mug"]
+
+
+@pytest.mark.parametrize("scene,text,ref", [
+    ("bench_held", "put it in the big box", "boxL"),            # a size word picks the reference after "in"
+    ("bench_held", "put it on the small box", "boxS"),
+])
+def test_a_size_word_picks_the_reference_after_in_and_on(scene, text, ref):
+    res = plan(scene, text)
+    assert res.ok and ref in res.program, (res.program, res.error)
+
+
+def test_the_big_one_stands_for_the_group_named_before_it():
+    res = plan("bench", "take the box in front of the big one")
+    assert res.ok and res.targets == ["boxS"] and "boxL" in res.program, (res.program, res.error)
+
+
+def test_one_with_no_size_word_telling_apart_is_refused_not_guessed():
+    res = plan("bench", "grab the mug next to the small one")         # the two mugs are one size
+    assert not res.ok
+
+
+@pytest.mark.parametrize("text", ["take the ceramic vase", "take the book left of the ceramic vase"])
+def test_a_packaging_content_before_another_noun_names_that_noun(text):
+    """"ceramic" alone is the ceramic jar ("the cereal" is the cereal box); "the ceramic vase" names
+    a vase, which the scene does not hold: refused saying so, not NOT_UNDERSTOOD 'vase'."""
+    res = PLANNER.plan(ex.table_scene(), text)
+    assert not res.ok and res.error["code"] == "TARGET_NOT_FOUND" and "ceramic vase" in res.error["message"]
+    assert PLANNER.plan(ex.table_scene(), "take the ceramic").targets == ["jar"]
+
+
+def test_slot_it_is_a_place_verb_and_splits_a_compound():
+    assert split_instruction("grab the soup can and slot it into row 2 column 1") == \
+        ("grab the soup can", "slot it into row 2 column 1")
+    res = plan("pantry4_held", "slot it into row 2 column 1")
+    assert res.ok and res.targets == ["r2c1"], res.error
+
+
+@pytest.mark.parametrize("text,normalised", [
+    ("pass the sky blue mug", "pass the light blue mug"),        # a shade word before a colour
+    ("grab the deep red book", "grab the dark red book"),
+    ("grab the mug with red on it", "grab the red mug"),         # a colour it carries, as "the red mug" reads it
+    ("pick up whatever's beside the bowl", "pick up any is nextto the bowl"),
+])
+def test_shades_and_carried_colours_read_as_colour_words(text, normalised):
+    assert normalise(text).strip() == normalised
