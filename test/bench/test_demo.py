@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from spatial_manip.devtools.cancel_soak import SCENE_SEED
+
 pytestmark = [pytest.mark.slow, pytest.mark.ros]
 
 
@@ -17,6 +19,8 @@ def test_the_demo_succeeds_and_its_trace_shows_the_set_down(tmp_path):
     demo = "\n".join(line for line in run.stdout.splitlines() if line.startswith("[demo]"))
     assert run.returncode == 0, demo + "\n" + run.stderr[-3000:]
     assert "result: success=True" in demo
+    # the scene test_agent_e2e and test_cancel_stops_the_arm start their search at
+    assert f"[demo] scene seed {SCENE_SEED}:" in demo, demo
     # the header says which perception ran, and labels the simulator-fed one a diagnostic (issue 37)
     assert re.search(r"segmenter (ground_truth; catalogue episode \(DIAGNOSTIC|classical; catalogue library \(what a lab)",
                      demo), demo

@@ -17,6 +17,7 @@ from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, Agent, A
 from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
 from spatial_manip.control.config import load_home_q, load_kinematics
 from spatial_manip.control.primitives import approach_direction
+from spatial_manip.devtools.cancel_soak import SCENE_SEED
 from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ErrorCode, GraspFailedError, SpatialManipError
 from spatial_manip.grasping.gripper import load_grasp_config
@@ -135,7 +136,9 @@ class FailingMotions(SimPorts):
 
 @pytest.fixture(scope="module")
 def demo_scene():
-    return find_scene(DEFAULT_INSTRUCTION, 0)
+    # the demo's scene: its search from seed 0 first fits at SCENE_SEED (test_demo checks that
+    # on the demo's own run); started there, the search skips 1446 scenes (23-84 s)
+    return find_scene(DEFAULT_INSTRUCTION, SCENE_SEED)
 
 
 def _run(ports: SimPorts, words: str, attempts: int = 1, trace_dir=None):
