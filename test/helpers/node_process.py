@@ -1,6 +1,8 @@
-"""Stopping a node started as a subprocess by a test, showing its log, and telling whether it
-has joined the test's graph."""
+"""Starting sim_node as a subprocess for a test, stopping a node started so, showing its log,
+and telling whether it has joined the test's graph."""
+import contextlib
 import subprocess
+import sys
 
 
 def stop(proc: subprocess.Popen) -> str:
@@ -16,6 +18,26 @@ def stop(proc: subprocess.Popen) -> str:
 
 def stop_and_show_log(proc: subprocess.Popen) -> None:
     print(stop(proc))  # the node's log, shown when a test fails
+
+
+def start_sim_node(*params: str, log=None, env=None) -> subprocess.Popen:
+    """`python -m spatial_manip.nodes.sim_node` with each of `params` ("name:=value") as a ROS
+    parameter; its output goes to `log` (an open file: what a test reads after the node exits)
+    or to a pipe that `stop` reads."""
+    args = [a for p in params for a in ("-p", p)]
+    return subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args", *args],
+                            stdout=log or subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+@contextlib.contextmanager
+def sim_node(*params: str, env=None):
+    """start_sim_node for the block; stopped after it, its log shown (pytest prints it when the
+    test fails)."""
+    proc = start_sim_node(*params, env=env)
+    try:
+        yield proc
+    finally:
+        stop_and_show_log(proc)
 
 
 def grasp_node_still_joining(res) -> bool:

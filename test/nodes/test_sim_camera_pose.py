@@ -5,28 +5,26 @@ delivered late (DDS orders no topic against another; here the subscriber holds e
 0.6 s). At HEAD before the fix sim_node sent the pose once per reset and the buffer used the
 newest one, so the first frame after the reset was seen through the previous episode's pose."""
 import json
-from dataclasses import replace
-import subprocess
-import sys
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 rclpy = pytest.importorskip("rclpy")
 from geometry_msgs.msg import PoseStamped  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile  # noqa: E402
 from sensor_msgs.msg import CameraInfo, Image  # noqa: E402
 from spatial_manip_interfaces.srv import ResetTask  # noqa: E402
 
 from spatial_manip.nodes.convert import camera_info_to_intrinsics, image_to_array, matrix_from_pose_msg, stamp_to_seconds  # noqa: E402
+from spatial_manip.nodes.futures import wait_future  # noqa: E402
 from spatial_manip.observation import ObservationBuffer  # noqa: E402
 from spatial_manip.scene import Scene, Viewpoint  # noqa: E402
 from spatial_manip.sim import layouts as L  # noqa: E402
-from node_process import stop_and_show_log  # noqa: E402
-from ros_helpers import stop_spinning  # noqa: E402
+from node_process import sim_node  # noqa: E402
+from ros_helpers import client_node  # noqa: E402
 
 POSE_DELAY_S = 0.6
 FRAME_IN_FLIGHT_S = 0.4      # under POSE_DELAY_S, so the late pose is still what is tested
@@ -42,11 +40,6 @@ def _scene(viewer) -> Scene:
 @pytest.mark.ros
 @pytest.mark.slow
 def test_the_first_frame_after_a_reset_is_seen_through_the_new_camera_pose():
-    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args", "-p", "width:=160",
-                             "-p", "height:=120", "-p", "camera_rate_hz:=5.0", "-p", "sensing:=ideal"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    rclpy.init()
-    node = rclpy.create_node("sim_camera_pose_test")
     buf = ObservationBuffer(max_skew_s=0.05)
 
     def late_pose(msg):          # delivered late: handed to the buffer POSE_DELAY_S after it came
@@ -56,29 +49,25 @@ def test_the_first_frame_after_a_reset_is_seen_through_the_new_camera_pose():
     def on_depth(m):
         buf.add_depth(stamp_to_seconds(m.header.stamp), image_to_array(m).astype(np.float32) * 0.001, time.monotonic())
 
-    images = QoSProfile(depth=2)
-    node.create_subscription(Image, "/camera/color/image_raw",
-                             lambda m: buf.add_color(stamp_to_seconds(m.header.stamp), image_to_array(m), time.monotonic()),
-                             images)
-    node.create_subscription(Image, "/camera/aligned_depth_to_color/image_raw", on_depth, images)
-    node.create_subscription(CameraInfo, "/camera/color/camera_info",
-                             lambda m: buf.set_intrinsics(camera_info_to_intrinsics(m)), images)
-    node.create_subscription(PoseStamped, "/camera/extrinsics", late_pose,
-                             QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL))
-    reset = node.create_client(ResetTask, "/sim/reset_task")
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
-    try:
+    with sim_node("width:=160", "height:=120", "camera_rate_hz:=5.0", "sensing:=ideal"), \
+            client_node("sim_camera_pose_test") as node:
+        images = QoSProfile(depth=2)
+        node.create_subscription(Image, "/camera/color/image_raw",
+                                 lambda m: buf.add_color(stamp_to_seconds(m.header.stamp), image_to_array(m),
+                                                         time.monotonic()),
+                                 images)
+        node.create_subscription(Image, "/camera/aligned_depth_to_color/image_raw", on_depth, images)
+        node.create_subscription(CameraInfo, "/camera/color/camera_info",
+                                 lambda m: buf.set_intrinsics(camera_info_to_intrinsics(m)), images)
+        node.create_subscription(PoseStamped, "/camera/extrinsics", late_pose,
+                                 QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        reset = node.create_client(ResetTask, "/sim/reset_task")
         assert reset.wait_for_service(timeout_sec=60), "sim_node did not come up"
         for k, viewer in enumerate(VIEWERS * 2):
-            fut = reset.call_async(ResetTask.Request(task_json=json.dumps({"id": f"t{k}"}),
-                                                     scene_json=json.dumps(_scene(viewer).to_dict()), seed=0))
-            end = time.monotonic() + 60
-            while not fut.done() and time.monotonic() < end:
-                time.sleep(0.02)
-            assert fut.done() and fut.result().success, "reset failed"
+            res = wait_future(reset.call_async(ResetTask.Request(task_json=json.dumps({"id": f"t{k}"}),
+                                                                 scene_json=json.dumps(_scene(viewer).to_dict()),
+                                                                 seed=0)), 60)
+            assert res is not None and res.success, "reset failed"
             # sim_node replies once a frame of the new world is published, but DDS orders no topic
             # against another: the reply can overtake that frame and the old world's frame before
             # it, so a frame arriving just after the reply may be the old world's (rightly paired
@@ -88,8 +77,3 @@ def test_the_first_frame_after_a_reset_is_seen_through_the_new_camera_pose():
             assert obs is not None, f"no observation: missing {buf.missing()}"
             gap = np.linalg.norm(obs.T_base_cam[:3, 3] - viewer[0])
             assert gap < 0.01, f"reset {k}: the frame was paired with a camera {gap:.2f} m from the scene's"
-    finally:
-        stop_spinning(executor, spinner)
-        node.destroy_node()
-        rclpy.shutdown()
-        stop_and_show_log(proc)

@@ -18,6 +18,7 @@ from visualization_msgs.msg import MarkerArray  # noqa: E402
 from spatial_manip.sim import layouts as L  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 from spatial_manip_interfaces.srv import CheckSuccess, ResetTask  # noqa: E402
+from node_process import start_sim_node  # noqa: E402
 
 
 def _spin_until(node, pred, timeout_s):
@@ -38,9 +39,7 @@ def _call(node, client, req, timeout_s=60):
 @pytest.mark.slow
 def test_sim_node_across_processes(tmp_path):
     log = open(tmp_path / "sim_node.log", "w")    # a file, not a pipe nobody reads that could fill and block the node
-    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
-                             "-p", "width:=320", "-p", "height:=240", "-p", "camera_rate_hz:=4.0", "-p", "seed:=1"],
-                            stdout=log, stderr=subprocess.STDOUT, text=True)
+    proc = start_sim_node("width:=320", "height:=240", "camera_rate_hz:=4.0", "seed:=1", log=log)
     rclpy.init()
     node = rclpy.create_node("sim_node_test")
     got: dict = {}
@@ -167,9 +166,7 @@ def _nested_scene_json(levels: int = 100_000) -> str:
 @pytest.mark.slow
 def test_malformed_resets_are_answered_and_the_node_keeps_serving():
     """Issue 35: three malformed ResetTask requests killed sim_node and the graph with it."""
-    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args",
-                             "-p", "width:=160", "-p", "height:=120", "-p", "camera_rate_hz:=2.0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = start_sim_node("width:=160", "height:=120", "camera_rate_hz:=2.0")
     rclpy.init()
     node = rclpy.create_node("sim_node_malformed_test")
     try:

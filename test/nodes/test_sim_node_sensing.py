@@ -5,7 +5,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -17,6 +16,7 @@ from geometry_msgs.msg import PoseStamped
 from rclpy.qos import DurabilityPolicy, QoSProfile
 from std_msgs.msg import String
 
+from node_process import start_sim_node
 from ros_helpers import private_domain_id
 from spatial_manip.bench.worker import sim_node_sensing
 from spatial_manip.transforms import invert
@@ -31,11 +31,9 @@ DOMAIN = private_domain_id()      # its own graph: no other run's sim_node answe
 @pytest.mark.ros
 def test_sim_node_publishes_the_calibrated_extrinsics_of_its_profile():
     profile = sensing_profile("harsh", "misregistration,arm_kinematics")
-    args = [a for k, v in sim_node_sensing(profile).items() for a in ("-p", f"{k}:={v}")]
-    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.sim_node", "--ros-args", "-p", "width:=160",
-                             "-p", "height:=120", "-p", "camera_rate_hz:=2.0", "-p", "seed:=4", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            env={**os.environ, "ROS_DOMAIN_ID": str(DOMAIN)})
+    params = [f"{k}:={v}" for k, v in sim_node_sensing(profile).items()]
+    proc = start_sim_node("width:=160", "height:=120", "camera_rate_hz:=2.0", "seed:=4", *params,
+                          env={**os.environ, "ROS_DOMAIN_ID": str(DOMAIN)})
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=DOMAIN)
     node = rclpy.create_node("sim_node_sensing_test", context=context)
