@@ -23,7 +23,7 @@ import numpy as np
 
 from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, LIGHTING_NEIGHBOURS, rgb_to_lab
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.taxonomy import GROUPS, SYNONYMS
+from spatial_manip.reasoning.taxonomy import GROUPS, PACKAGING_HEADS, SYNONYMS
 from spatial_manip.scene import Scene, SceneObject
 
 GENERIC_HEADS = ("object", "thing", "item")
@@ -52,9 +52,17 @@ def graspable(scene: Scene) -> list[SceneObject]:
 
 
 def label_words(o: SceneObject) -> set[str]:
-    """The words naming `o` itself: its label and the label's last word ("ceramic jar", "jar")."""
+    """The words naming `o` itself: its label, the label's last word ("ceramic jar", "jar") and
+    what a packaging label holds ("juice" of "juice carton": "the orange juice")."""
     label = o.label.lower().replace("_", " ").strip()
-    return {label, label.split()[-1]}
+    return {label, label.split()[-1]} | packaging_content(o)
+
+
+def packaging_content(o: SceneObject) -> set[str]:
+    """What a packaging label holds ("cereal" of "cereal box", "ceramic" of "ceramic jar"): a name
+    of the object where no other noun follows it (the parser's `_mark_references`)."""
+    words = o.label.lower().replace("_", " ").split()
+    return {" ".join(words[:-1])} if len(words) > 1 and words[-1] in PACKAGING_HEADS else set()
 
 
 def kind_matches(word: str, o: SceneObject) -> str | None:

@@ -38,10 +38,9 @@ from functools import lru_cache
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.lexicon import COLOUR_WORDS, scene_lexicon
+from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon
 from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
-from spatial_manip.reasoning.taxonomy import PACKAGING_HEADS
 from spatial_manip.scene import Scene, SceneObject
 
 # --- normalisation ---------------------------------------------------------------------------
@@ -85,6 +84,7 @@ def _number_words(t: str) -> str:
 _NOT_ARTICLE = r"(?!(?:the|a|an|that|which|is|are|it|its|they|their|them|way)\b)"   # "the way it faces" names nothing
 _NAME = rf"((?:{_NOT_ARTICLE}[a-z']+ ){{0,2}}?{_NOT_ARTICLE}[a-z']+)"    # a name of one to three words after "the"
 _COLOUR = r"(?:" + "|".join(sorted(COLOUR_WORDS)) + r")\b"
+_COLOURS = _COLOUR + r"(?: and " + _COLOUR + ")?"       # one colour, or two ("red and white")
 # followed by an object (not "by the left side", "by 5 cm")
 _ABOUT_AN_OBJECT = r" (?=(?:the |a |an |you\b|me\b|it\b)(?!(?:the )?(?:left|right|front|back|far|near|top|bottom|upper|lower)\b))"
 # Words and phrases that say the same as plain words, whatever surrounds them (contractions, chat
@@ -128,9 +128,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\bthe (tall|short)er\b", r"the \1est"),
     # shades and two colours: "lite blue" / "sky blue" is light blue, "deep red" dark red, "red n white" red and white
     (r"\b(?:lite|pale|sky|baby|pastel)(?= " + _COLOUR + ")", "light"), (r"\b(?:deep)(?= " + _COLOUR + ")", "dark"),
-    # "the mug with red on it": the mug with red among its colours, as "the red mug" reads it
-    (r"\bthe ([a-z]+) with (?:some )?(" + _COLOUR + r")(?: (?:on|in) it)?", r"the \2 \1"),
     (r"(?<=[a-z]) (?:n|&|'n'|an') (?=" + _COLOUR + ")", " and "),
+    # "the mug with red on it": the mug with red among its colours, as "the red mug" reads it
+    (r"\bthe ([a-z]+) with (?:some )?(" + _COLOURS + r")(?: (?:on|in) it)?", r"the \2 \1"),
     (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|yeah|yes|yep|sure|right(?= +so\b))(?: robot)? +)+(?=\w)",
      " "),
     # "can you like grab ...": a filler before the verb
@@ -139,6 +139,10 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:whichever|whatever)\b", "any"),
     (r"\bof the (?:two|both|2)\b", "of the"),     # "the smaller of the two bottles": of the bottles       # "whichever book": any of them, not "the" one
     (r"\b(?:in|at) the (?:middle|centre|center)\b(?! (?:of|shelf|row|level|column|slot|spot))", " middle slot "),
+    # "in the middle of the top shelf": the middle slot on it
+    (r"\b(?:in|at) the (?:middle|centre|center) of (?=the [a-z]+ (?:shelf|row|level)\b)", " in the middle slot on "),
+    # "the fruit that's yellow": a colour said after the noun, as "the yellow fruit" reads it
+    (r"\bthe ([a-z]+) (?:that|which) (?:is|are) (" + _COLOURS + ")", r"the \2 \1"),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
@@ -306,7 +310,7 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
             continue
         words = o.label.lower().replace("_", " ").split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
-        cands |= _packaging_content(o)              # "the cereal" is the cereal box
+        cands |= packaging_content(o)              # "the cereal" is the cereal box
         for c in cands:
             if c in ("book",):
                 continue
@@ -316,13 +320,6 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
     for p, e in lex.items():
         phrases.setdefault(p, set(e.ids))
     return phrases
-
-
-def _packaging_content(o: SceneObject) -> set[str]:
-    """What a packaging label holds ("cereal" of "cereal box", "ceramic" of "ceramic jar"): a name
-    of the object only when no other noun follows it (`_mark_references`)."""
-    words = o.label.lower().replace("_", " ").split()
-    return {" ".join(words[:-1])} if len(words) > 1 and words[-1] in PACKAGING_HEADS else set()
 
 
 def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dict,
@@ -528,7 +525,7 @@ class InstructionParser:
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
-        modifiers = frozenset(c for o in self.scene.objects for c in _packaging_content(o))
+        modifiers = frozenset(c for o in self.scene.objects for c in packaging_content(o))
         known = frozenset(self._vocabulary(scene_words) | scene_words)
         t = _mark_references(t, refs, phrases, lex, modifiers, known)
         t = _between_a_pair(_references_by_size(t, refs, self.scene), refs)
@@ -1059,11 +1056,12 @@ _SLOT_HEADS, _SLOT_HEADS_PLURAL = {"slot", "spot", "place", "space", "gap"}, {"s
 
 def slot_reference(t: str, clauses: list[Clause]) -> dict:
     """How a place into shelf slots refers to its slot: "the (empty) spot ...", and a slot named by
-    its relation to one thing ("next to the jar", "between the jar and the mug"), promise one slot;
-    "a slot", "slots", "on the top shelf" may take any. A superlative chooses ("the emptiest slot")."""
+    its relation to one thing ("next to the jar", "between the jar and the mug", "to the left of the
+    tea box"), promise one slot; "a slot", "slots", "on the top shelf" may take any. A superlative
+    chooses ("the emptiest slot")."""
     det, plural = _determiner(t, _SLOT_HEADS, _SLOT_HEADS_PLURAL, groups=False)
     if not any(w in _SLOT_HEADS | _SLOT_HEADS_PLURAL for w in t.split()):
-        det = "the" if any(c.kind in ("next", "between") for c in clauses) else None
+        det = "the" if any(c.kind in ("next", "between") or (c.kind, c.rel) == ("dir", "Side") for c in clauses) else None
     return {"determiner": det, "plural": plural, "choice": any(c.kind in _CHOICE for c in clauses), "slot": True}
 
 

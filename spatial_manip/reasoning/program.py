@@ -275,14 +275,22 @@ def op_attr(ev: _Eval, n: Node):
         return rel.emptiest(items)
     if r == "Index1D":
         row = _rank(a[0])
-        return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.row == row]
+        return [o for o in ev.set_(a[1]) if (s := _slot_of(ev, o)) is not None and s.row == row]
     if r == "Column":
         col = _rank(a[0])
-        return [o for o in ev.set_(a[1]) if isinstance(o, Region) and o.col == col]
+        return [o for o in ev.set_(a[1]) if (s := _slot_of(ev, o)) is not None and s.col == col]
     if r == "Index2D":
         row, col = _rank(a[0]), _rank(a[1])
-        return [o for o in ev.set_(a[2]) if isinstance(o, Region) and o.row == row and o.col == col]
+        return [o for o in ev.set_(a[2]) if (s := _slot_of(ev, o)) is not None and s.row == row and s.col == col]
     raise InvalidGoalError(f"unknown attribute filter {r!r}")
+
+
+def _slot_of(ev: _Eval, o) -> Region | None:
+    """The shelf slot `o` is (a slot) or stands in (an object: the slot holding its centre), so
+    "the can on the bottom shelf" filters objects by row as "the bottom shelf" does slots."""
+    if isinstance(o, Region):
+        return o
+    return next((s for s in ev.scene.regions if s.kind == "slot" and rel.point_in_box(o.center, s)), None)
 
 
 RELATIVE_SIZE_RATIO = 1.3     # "the bigger bottle": its volume at least this much over the other's

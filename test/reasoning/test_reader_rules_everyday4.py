@@ -85,3 +85,36 @@ def test_slot_it_is_a_place_verb_and_splits_a_compound():
 ])
 def test_shades_and_carried_colours_read_as_colour_words(text, normalised):
     assert normalise(text).strip() == normalised
+
+
+@pytest.mark.parametrize("text,normalised", [
+    ("grab the fruit that's yellow", "grab the yellow fruit"),            # a colour said after the noun
+    ("grab the mug that is red and white", "grab the red and white mug"),
+    ("grab the mug with red n white on it", "grab the red and white mug"),
+    ("take the book that is lying flat", "take the book that is lying flat"),    # no colour: unchanged
+    ("put it in the middle of the top shelf", "put it in the middle slot on the top shelf"),
+])
+def test_colours_after_the_noun_and_the_middle_of_a_shelf(text, normalised):
+    assert normalise(text).strip() == normalised
+
+
+@pytest.mark.parametrize("text,targets", [
+    ("take the jar on the top shelf", ["jar"]),
+    ("take the can on the bottom shelf", ["can"]),            # of the soup can (top) and the can (bottom)
+    ("grab the thing in row 2 column 2", ["tea"]),
+])
+def test_objects_on_a_shelf_are_filtered_by_the_slot_they_stand_in(text, targets):
+    res = plan("pantry4", text)
+    assert res.ok and res.targets == targets, res.error
+
+
+def test_a_packaging_content_is_a_kind_with_colours():
+    """"the orange juice": the juice carton, orange ("juice" is what the carton holds)."""
+    assert set(scene_lexicon(EVERYDAY4_SCENES["breakfast"]())["orange juice"].ids) == {"carton"}
+
+
+def test_a_place_beside_a_shelf_object_that_fits_two_slots_is_ambiguous():
+    """"to the left of the tea box" promises one place; the slots left of it on both shelves fit."""
+    res = plan("pantry4_held", "stick it to the left of the tea box")
+    assert not res.ok and res.error["code"] == "AMBIGUOUS" and "r1c1" in res.error["message"], res.error
+    assert plan("pantry4_held", "put it in a slot to the left of the tea box").targets == ["r1c1", "r2c1"]
