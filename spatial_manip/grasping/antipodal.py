@@ -6,7 +6,9 @@ of sampling angles):
   2. PCA normals on the target, oriented toward the camera;
   3. candidates at sampled contacts: (A) approach into the surface (-normal), closing axis swept
      around it; (B) closing along the normal (the contact and its antipodal partner), approach
-     swept around it; approaches from below the support are dropped;
+     swept around it; with the target's box a slab's are squared to its axes and each also
+     tilted slab_tilt_deg both ways about its closing axis (a fallback, scored lower);
+     approaches from below the support are dropped;
   4. pass 1 on the target: slide each gripper frame to the object's near boundary, centre it on
      the points between the fingers, measure the width, and rate antipodality (normals at the
      two extremes along the closing axis within the friction cone; halved where the object
@@ -57,6 +59,13 @@ class AntipodalConfig:
     max_upward_approach: float = 0.2    # reject approaches with a.up above this (from below)
     square_thin_ratio: float = 0.3      # with the target's box: a slab's grasps (smallest size at most this
                                         # fraction of the next) are squared to its axes (0: never)
+    # a slab's squared grasps turned this far about their closing axis, both ways (0: not): the
+    # approach then runs diagonally across the slab's edge, not square to it, and its sweep clears a
+    # neighbour the square one meets (a book leaning on its wedge: every top pinch swept its knuckle
+    # through the sculpture beside it, pick-63-00012), or its arm reaches it where the square one's
+    # does not (a lying book's near end, pick-63-00004); a fallback: its score is scaled by
+    slab_tilt_deg: float = 40.0
+    tilted_score: float = 0.7           # ... this share (below the squared ones of the same quality)
     min_view_alignment: float = 0.3     # reject approaches with a.view below this (from the side/behind)
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
     target_neighbours: int = 256        # neighbours per candidate in pass 1
@@ -81,6 +90,9 @@ class AntipodalConfig:
                   "contact_band_m", "noise_sigmas"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
+        if not (0 <= self.slab_tilt_deg < 90 and 0 < self.tilted_score <= 1):
+            raise ValueError(f"antipodal slab_tilt_deg must be in [0, 90) degrees (0: no tilted grasps) and "
+                             f"tilted_score in (0, 1], got {self.slab_tilt_deg}, {self.tilted_score}")
         if not 0 <= self.square_thin_ratio < 1:
             raise ValueError(f"antipodal square_thin_ratio must be in [0, 1) (0: grasps are never squared to the "
                              f"target's box), got {self.square_thin_ratio}")
@@ -132,15 +144,41 @@ def square_to_box(R: np.ndarray, box: ObjectBox, thin_ratio: float) -> np.ndarra
     demo under realistic sensing, noise draw 1: set down 8.6 cm off, 90 degrees turned); a
     closing axis across a slab's corner pinches a triangle of it and turns it the same way. A
     round or chunky object's box says nothing of its faces: its grasps stay as sampled."""
-    size = np.asarray(box.size, float)
-    order = np.argsort(size)
-    if thin_ratio <= 0 or len(R) == 0 or size[order[0]] > thin_ratio * size[order[1]]:
+    if len(R) == 0 or not is_slab(box, thin_ratio):
         return R
     axes = np.asarray(box.rotation, float).T                   # (3, 3): the box's axes as rows
     closing = _nearest_axis(R[:, :, 1], axes, np.ones((len(R), 3), bool))
     used = np.abs(closing @ axes.T) > 0.5                      # the closing's own axis
     approach = _nearest_axis(R[:, :, 0], axes, ~used)
     return _frames(approach, closing)
+
+
+def is_slab(box: ObjectBox, thin_ratio: float) -> bool:
+    """Whether `box`'s smallest size is at most `thin_ratio` (> 0) of the next: a book, a plate."""
+    size = np.sort(np.asarray(box.size, float))
+    return thin_ratio > 0 and size[0] <= thin_ratio * size[1]
+
+
+def tilted_off_box(R: np.ndarray, box: ObjectBox, tilt_deg: float) -> np.ndarray:
+    """Per grasp frame of (n, 3, 3) `R`: its approach lies at least half of `tilt_deg` off every
+    axis of `box` (a slab's tilted grasp, not a squared one)."""
+    axes = np.asarray(box.rotation, float).T
+    return np.max(np.abs(R[:, :, 0] @ axes.T), axis=1) < np.cos(np.radians(tilt_deg / 2))
+
+
+def _distinct(R: np.ndarray, origins: np.ndarray, seeds: np.ndarray):
+    """The candidates with their repeats dropped (same seed, same frame), first kept, in order:
+    squared to a slab's axes, the 16 sampled frames of a seed fall on a few."""
+    key = np.hstack([seeds[:, None].astype(float), np.round(R.reshape(len(R), 9), 6)])
+    _, first = np.unique(key, axis=0, return_index=True)
+    first = np.sort(first)
+    return R[first], origins[first], seeds[first]
+
+
+def _about_closing(deg: float) -> np.ndarray:
+    """The rotation of a grasp frame about its own closing axis (y) by `deg`: post-multiplied."""
+    a = np.radians(deg)
+    return np.array([[np.cos(a), 0.0, np.sin(a)], [0.0, 1.0, 0.0], [-np.sin(a), 0.0, np.cos(a)]])
 
 
 def _nearest_axis(v: np.ndarray, axes: np.ndarray, allowed: np.ndarray) -> np.ndarray:
@@ -248,10 +286,12 @@ class AntipodalProposer:
                                "to spare each side and enough contact points (object too wide, too thin or too "
                                "sparse)"), scene
         R, origins, width, antipodal, centring = pass1
-        # keep the pass-2 budget for the most promising candidates
+        tilted = self._tilted(R, target_box)
+        # keep the pass-2 budget for the most promising candidates, a slab's squared ones first
         pre = antipodal + centring - np.einsum("ij,j->i", R[:, :, 0], up_vec)
-        keep = np.argsort(-pre, kind="stable")[: cfg.max_candidates_checked]
-        R, origins, width, antipodal, centring = R[keep], origins[keep], width[keep], antipodal[keep], centring[keep]
+        keep = np.lexsort((-pre, tilted))[: cfg.max_candidates_checked]
+        R, origins, width, antipodal, centring, tilted = (a[keep] for a in (R, origins, width, antipodal, centring,
+                                                                            tilted))
 
         widths = np.clip(width + 2 * fit_margin, 0.0, g.max_width_m)
         if collision_detection:
@@ -265,14 +305,15 @@ class AntipodalProposer:
         if not valid.any():
             return self._empty(f"all {len(R)} candidate grasps collide with the scene (support, neighbours) "
                                "before reaching the minimum finger depth"), scene
-        R, origins, widths, antipodal, centring, depth, clearance = (
-            a[valid] for a in (R, origins, widths, antipodal, centring, depth, clearance))
+        R, origins, widths, antipodal, centring, depth, clearance, tilted = (
+            a[valid] for a in (R, origins, widths, antipodal, centring, depth, clearance, tilted))
 
         w = cfg.weights
         # top-down is mildly preferred; a horizontal approach (edge pinch) is still a good grasp
         approach_align = np.clip(0.5 - 0.5 * (R[:, :, 0] @ up_vec), 0.0, 1.0)
         score = (w["antipodal"] * antipodal + w["approach"] * approach_align + w["clearance"] * clearance
                  + w["centring"] * centring + w["depth"] * depth / g.max_depth_m) / sum(w.values())
+        score = np.where(tilted, cfg.tilted_score * score, score)
         gg = GraspGroup.from_parts(scores=score, widths=widths, heights=g.finger_height_m, depths=depth,
                                    rotations=R, translations=origins, object_ids=object_id, note=up_note)
         if lims is not None and target_mask is not None:
@@ -281,6 +322,13 @@ class AntipodalProposer:
         if len(gg) == 0:
             gg = self._empty("no grasp left inside lims")
         return gg, scene
+
+    def _tilted(self, R: np.ndarray, box: ObjectBox | None) -> np.ndarray:
+        """Which grasp frames are a slab's tilted ones (slab_tilt_deg)."""
+        cfg = self.config
+        if box is None or cfg.slab_tilt_deg <= 0 or not is_slab(box, cfg.square_thin_ratio):
+            return np.zeros(len(R), bool)
+        return tilted_off_box(R, box, cfg.slab_tilt_deg)
 
     @staticmethod
     def _plane_noise_m(plane, support) -> float:
@@ -346,8 +394,12 @@ class AntipodalProposer:
             os_.append(p)
             ids.append(seeds)
         R, o, s = np.concatenate(Rs), np.concatenate(os_), np.concatenate(ids)
-        if box is not None:
-            R = square_to_box(R, box, cfg.square_thin_ratio)
+        if box is not None and is_slab(box, cfg.square_thin_ratio):
+            # squared, a seed's frames fall on a few: each once, then each also tilted both ways
+            R, o, s = _distinct(square_to_box(R, box, cfg.square_thin_ratio), o, s)
+            if cfg.slab_tilt_deg > 0:
+                turns = [R] + [R @ _about_closing(t) for t in (cfg.slab_tilt_deg, -cfg.slab_tilt_deg)]
+                R, o, s = np.concatenate(turns), np.tile(o, (3, 1)), np.tile(s, 3)
         ok = R[:, :, 0] @ up <= cfg.max_upward_approach
         # approach through space the camera has seen: not from behind the object (the fingers
         # would sweep through its hidden back)

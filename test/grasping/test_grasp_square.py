@@ -76,3 +76,24 @@ def test_the_grasps_of_a_lying_book_close_square_across_it_through_noise():
         assert max(skews) < 0.5, f"draw {draw}: closing axes {np.round(skews, 1)} degrees off the book's axes"
         top = res.grasps[0]
         assert abs(top.closing_axis[2]) > 0.999, f"draw {draw}: the top grasp closes along {top.closing_axis.round(2)}"
+
+
+def test_a_slabs_tilted_grasps_come_after_its_squared_ones():
+    """Each squared grasp of a slab is also tried turned slab_tilt_deg about its closing axis (its
+    approach diagonal across the edge: where the square one's sweep meets a neighbour or its arm
+    cannot reach, pick-63-00012 and -00004 in test_grasp_frames). The turned ones close square
+    across the book too, and score tilted_score of what they would: the squared lead."""
+    depth, intr, T, _ = render_boxes([PEDESTAL, BOOK], T_base_cam=look_at((-0.6, -0.3, 0.9), (0.49, 0.0, 0.08)),
+                                     table_half=(0.5, 0.6))          # noise draw 1 of the test above
+    scene = SimpleNamespace(objects=[SceneObject("pedestal", "pedestal", "support", np.array(PEDESTAL[0]),
+                                                 np.array(PEDESTAL[1]), np.eye(3))])
+    box = TargetBox(np.array(BOOK[0]), np.array(BOOK[1]), np.eye(3), "book")
+    noisy = L515Noise().apply(depth, np.random.default_rng(1)).astype(np.float32)
+    res = GraspService(make("grasp", "antipodal"), GripperGeometry()).propose_for_box(noisy, intr, T, box, scene=scene,
+                                                                                      max_grasps=50)
+    assert res.success, res.message
+    off_axis = np.degrees(np.arccos(np.clip(np.max(np.abs(res.grasps.approaches), axis=1), -1, 1)))
+    tilted = off_axis > 20
+    assert tilted.any() and (~tilted).any() and not tilted[0]
+    assert np.allclose(off_axis[tilted], 40.0, atol=0.5) and np.allclose(off_axis[~tilted], 0.0, atol=0.5)
+    assert max(_skew_deg(g.closing_axis, np.eye(3)) for g in res.grasps) < 0.5
