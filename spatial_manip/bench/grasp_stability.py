@@ -25,7 +25,7 @@ import numpy as np
 
 from spatial_manip.camera.types import metres_to_mm
 from spatial_manip.control.config import load_home_q, load_kinematics
-from spatial_manip.control.primitives import back_off
+from spatial_manip.control.primitives import pre_grasp_poses
 from spatial_manip.errors import UnreachableError
 from spatial_manip.grasping.gripper import load_grasp_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
@@ -79,10 +79,16 @@ def holds(world, scene, seed: int, tcp: np.ndarray, opening_m: float, target_id:
     home = np.asarray(load_home_q(backend="sim"), float)
     world.reset(scene, seed)
     world.pose_arm(home)                                 # where a pick starts, above the table
-    pre = back_off(tcp, APPROACH_M)
+    pres = pre_grasp_poses(tcp, APPROACH_M)
+    pre = pres[0]
     try:
         if kinematics is not None:
-            q_pre = ik_near_many(kinematics, [pre], home)[0]
+            # the longest stand-off the arm reaches, as the service and the pick take it
+            q_pres = ik_near_many(kinematics, pres, home)
+            reached = [j for j, q in enumerate(q_pres) if not np.isnan(q).any()]
+            if not reached:
+                return False
+            pre, q_pre = pres[reached[0]], q_pres[reached[0]]
             q_up = ik_near_many(kinematics, [_raised(pre, APPROACH_M)], q_pre)[0]
             if np.isnan(q_up).any() or not world.move_joints(q_up):
                 return False

@@ -103,16 +103,17 @@ class MotionPrimitives:
              lift_m: float | None = None, speed_scale: float = 0.0, progress: ProgressFn | None = None,
              cancel: threading.Event | None = None, approach_dir=None, scene=None, target_id: str = "") -> MotionResult:
         """Follow a planned path to the pre-grasp (approach_m back along `approach_dir`, default
-        the TCP z axis), the fingers opening on the way, approach linearly, close, lift along
+        the TCP z axis; a shorter stand-off where that one is out of reach or blocked:
+        pre_grasp_poses), the fingers opening on the way, approach linearly, close, lift along
         base +z. GraspFailedError (after the lift) if nothing is held. `scene` is what to avoid;
         `target_id` names the object in it being grasped (touched on the approach, carried after)."""
         gripper = self._need_gripper("pick")
         grasp_T = np.asarray(grasp_T, float)
-        pre = back_off(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
+        pres = pre_grasp_poses(grasp_T, motion_distance(approach_m, self.config.approach_distance_m), approach_dir)
         lifts = raised_poses(grasp_T, motion_distance(lift_m, self.config.lift_height_m))
         v, a, vj, aj = self._speeds(speed_scale)
         start_T = self.arm.tcp_pose()
-        start = self.plans.pick_start(self.arm.joint_positions(), grasp_T, pre, scene, target_id)
+        start = self.plans.pick_start(self.arm.joint_positions(), grasp_T, pres, scene, target_id)
         lift_plan = _in_background(lambda: self.plans.pick_lift(start, lifts), "pick-lift-plan")
         run = _Runner(self.arm, progress, cancel, total=5)
         try:
@@ -316,6 +317,18 @@ class _Runner:
 
 
 RISE_FRACTIONS = (1.0, 0.75, 0.5, 0.25)   # of a hover or lift height, tried highest first
+# of a pick's approach distance, tried longest first: the pre-grasps to stand off at when the full
+# distance is out of reach or blocked. An edge pinch at a lying book's end nearest the robot has
+# no arm configuration 10 cm back from it (the wrist would fold into the shoulder) but has at 4-6
+# cm (pick-63-00004); the grasp service keeps a grasp that one of them reaches, and the pick tries
+# them in this order, so both take the same one
+STAND_OFF_FRACTIONS = (1.0, 0.6, 0.4)
+
+
+def pre_grasp_poses(T: np.ndarray, approach_m: float, direction=None) -> list[np.ndarray]:
+    """The pre-grasps of a grasp at TCP pose T to try, longest stand-off first (STAND_OFF_FRACTIONS
+    of `approach_m`, back along `direction`, default the TCP z axis)."""
+    return [back_off(T, f * approach_m, direction) for f in STAND_OFF_FRACTIONS]
 
 
 def motion_distance(value: float | None, default: float) -> float:

@@ -167,9 +167,10 @@ class MotionCheck:
     def filter(self, q_now, tcp_poses: Sequence[np.ndarray], pre_poses: Sequence[np.ndarray], world, scene: Scene,
                target_id: str, k: int) -> MotionReport:
         """Check every candidate against one world as the arm's pick will run it
-        (motion.arm_plans.ArmPlans._reach): the pre-grasp's IK solutions nearest the arm's
+        (motion.arm_plans.ArmPlans.pick_start): the pre-grasp's IK solutions nearest the arm's
         first, the first whose straight approach is clear, reached by a collision-free path
-        (else the next solution). The checkers are built once per request and paths are found
+        (else the next solution; each grasp's `pre_poses` entry is one pre-grasp or several,
+        longest stand-off first, tried in turn). The checkers are built once per request and paths are found
         cheapest first: for every grasp a straight joint move from the start or from a
         pre-grasp already reached (one object's grasps lie close together); then, best grasp
         first, an RRT while the time budget lasts (the best grasp always gets one) and until the
@@ -254,14 +255,22 @@ class _Batch:
         self.approach_checker = segment_checker(planner.robot, planner.envelope, world, allowed=allowed)
         self.reached: list = []        # configurations of the pre-grasps reached, with their paths
 
-    def candidate(self, rank: int, T: np.ndarray, T_pre: np.ndarray) -> _Candidate:
-        try:
-            self.planner.envelope.check_position(np.asarray(T_pre, float)[:3, 3], what="pre_grasp goal TCP")
-            qs = sorted(self.kin.ik_all(T_pre, self.start), key=lambda q: float(np.max(np.abs(q - self.start))))
-            if not qs:
-                self.kin.ik(T_pre, self.start)             # raises UnreachableError naming the pose
-        except SpatialManipError as e:
-            return _Candidate(rank, T, [], drop=_drop(rank, "pre_grasp", e))
+    def candidate(self, rank: int, T: np.ndarray, T_pres: np.ndarray) -> _Candidate:
+        """A grasp at T with its pre-grasps `T_pres` (one pose, or several, longest stand-off first):
+        the IK solutions of each pre-grasp in turn, nearest the arm's first, as the pick tries them
+        (ArmPlans.pick_start); the refusal of the first pre-grasp when none is reached."""
+        qs, first = [], None
+        for T_pre in np.asarray(T_pres, float).reshape(-1, 4, 4):
+            try:
+                self.planner.envelope.check_position(T_pre[:3, 3], what="pre_grasp goal TCP")
+                found = sorted(self.kin.ik_all(T_pre, self.start), key=lambda q: float(np.max(np.abs(q - self.start))))
+                if not found:
+                    self.kin.ik(T_pre, self.start)         # raises UnreachableError naming the pose
+                qs += found
+            except SpatialManipError as e:
+                first = first or e
+        if not qs:
+            return _Candidate(rank, T, [], drop=_drop(rank, "pre_grasp", first))
         return _Candidate(rank, T, qs)
 
     def next_goal(self, g: _Candidate) -> bool:

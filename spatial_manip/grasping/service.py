@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from spatial_manip.control.kinematics import DH_PRESETS
-from spatial_manip.control.primitives import back_off
+from spatial_manip.control.primitives import pre_grasp_poses
 from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip import transforms as tf
 from spatial_manip.camera_model import backproject
@@ -42,7 +42,8 @@ class ServiceConfig:
     scene_margin_m: float = 0.15                   # collision context kept around the target
     pixel_stride: int = 2                          # back-project every n-th pixel (speed)
     max_grasps: int = 10
-    approach_distance_m: float = 0.10              # pre-grasp back-off that must be reachable too
+    approach_distance_m: float = 0.10              # the pick's pre-grasp back-off: reachable at it or at a shorter
+                                                   # stand-off (control.primitives.pre_grasp_poses)
     # the forearm's and wrists' collision bodies (the planner's arm model, urdf/, which holds the
     # simulator's links) at the grasp and pre-grasp must keep this clear of the scene cloud: a
     # low sideways grasp that the fingers fit can still put the wrist into the table. Needs
@@ -297,15 +298,20 @@ class GraspService:
             return ranked[:k], MotionReport(world=world, world_s=world_s,
                                             skipped=f"the arm's current joints are not a safe start: {why}")
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
-        pre = [back_off(T, self.config.approach_distance_m) for T in tcp]
+        pre = [self._pre_grasps(T) for T in tcp]
         report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k)
         report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 
+    def _pre_grasps(self, T_tcp) -> list[np.ndarray]:
+        """A grasp's pre-grasps, longest stand-off first, as the arm's pick tries them."""
+        return pre_grasp_poses(T_tcp, self.config.approach_distance_m)
+
     def _reachable(self, ranked: GraspGroup, k: int, scene_base=None) -> tuple[GraspGroup, int, int]:
-        """The best `k` grasps whose TCP pose and pre-grasp the arm reaches with its links clear
-        of the scene (checked best first, so a long list costs IK only until k are found); with
-        no kinematics, the best k. Also returns how many failed IK and how many the links."""
+        """The best `k` grasps whose TCP pose and one of whose pre-grasps (`_pre_grasps`) the arm
+        reaches with its links clear of the scene (checked best first, so a long list costs IK
+        only until k are found); with no kinematics, the best k. Also returns how many failed IK
+        and how many the links."""
         if self.kinematics is None or len(ranked) == 0:
             return ranked[:k], 0, 0
         tree = None
@@ -313,15 +319,17 @@ class GraspService:
             pts = np.asarray(scene_base, float)
             tree = cKDTree(pts[np.all(np.isfinite(pts), axis=1)])
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
+        poses = [[T, *self._pre_grasps(T)] for T in tcp]
         # the IK of every grasp and pre-grasp in one pass, each nearest the reference joints
-        q_all = ik_near_many(self.kinematics, [P for T in tcp for P in (T, back_off(T, self.config.approach_distance_m))],
-                             self.config.reference_q).reshape(len(tcp), 2, 6)
+        q_all = ik_near_many(self.kinematics, [P for row in poses for P in row],
+                             self.config.reference_q).reshape(len(tcp), len(poses[0]), 6)
         keep, n_no_ik, n_links = [], 0, 0
         for i, qs in enumerate(q_all):
-            if np.isnan(qs).any():
+            pres = [j for j in range(1, len(qs)) if not np.isnan(qs[j]).any()]
+            if np.isnan(qs[0]).any() or not pres:
                 n_no_ik += 1
-            elif tree is not None and not all(self._links_clear(q, tree) for q in qs) \
-                    and not self._some_configuration_clear(tcp[i], tree):
+            elif tree is not None and not self._links_clear_at(qs, pres, tree) \
+                    and not self._some_configuration_clear([poses[i][0]] + [poses[i][j] for j in pres], tree):
                 n_links += 1
             else:
                 keep.append(i)
@@ -329,15 +337,20 @@ class GraspService:
                     break
         return ranked[np.asarray(keep, int)], n_no_ik, n_links
 
-    def _some_configuration_clear(self, T_tcp, tree) -> bool:
-        """Whether the grasp and its pre-grasp each have an arm configuration whose links are clear.
-        The configuration nearest the reference joints is tried first (the caller); when a neighbour
-        stands in its forearm's way (a standing book beside a book lying on a pedestal), another
-        elbow or wrist branch may pass over it, and the motion check, which tries every branch of
-        the pre-grasp, decides which the arm takes."""
-        poses = (T_tcp, back_off(T_tcp, self.config.approach_distance_m))
-        return all(any(self._links_clear(q, tree) for q in self.kinematics.ik_all(T, self.config.reference_q))
-                   for T in poses)
+    def _links_clear_at(self, qs, pres: list, tree) -> bool:
+        """Whether the links are clear at the grasp's configuration `qs[0]` and at one of the
+        pre-grasps' `qs[j]`, j in `pres`."""
+        return self._links_clear(qs[0], tree) and any(self._links_clear(qs[j], tree) for j in pres)
+
+    def _some_configuration_clear(self, poses, tree) -> bool:
+        """Whether the grasp (`poses[0]`) and one of its pre-grasps (the rest) each have an arm
+        configuration whose links are clear. The configuration nearest the reference joints is
+        tried first (the caller); when a neighbour stands in its forearm's way (a standing book
+        beside a book lying on a pedestal), another elbow or wrist branch may pass over it, and
+        the motion check, which tries every branch of the pre-grasp, decides which the arm takes."""
+        def clear(T):
+            return any(self._links_clear(q, tree) for q in self.kinematics.ik_all(T, self.config.reference_q))
+        return clear(poses[0]) and any(clear(T) for T in poses[1:])
 
     def _links_clear(self, q, tree) -> bool:
         """No scene point within link_clearance_m of the forearm's and wrists' collision bodies.

@@ -108,7 +108,9 @@ class ArmPlans:
     def pick_start(self, q_now, grasp_T, pre_T, scene, target_id: str) -> PickStart:
         """Transit to the pre-grasp around everything (the target too) on the arm configuration
         nearest the arm's whose straight approach touches only the target and its support (as
-        the grasp service's motion check chose it); the lift is left to `pick_lift`."""
+        the grasp service's motion check chose it); the lift is left to `pick_lift`. `pre_T` is
+        one pre-grasp pose or several, longest stand-off first (control.primitives.pre_grasp_poses):
+        the first that a transit and a clear approach reach is taken."""
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
@@ -123,7 +125,8 @@ class ArmPlans:
         def approach(q_pre):
             return straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed, phase="approach")
 
-        transit, approach_qs = self._reach(q_now, pre_T, world, "pre_grasp", approach)
+        transit, approach_qs = self._reach_any(q_now, np.asarray(pre_T, float).reshape(-1, 4, 4), world, "pre_grasp",
+                                               approach)
         return PickStart(transit, approach_qs, carry, leaving, held)
 
     def pick_lift(self, start: PickStart, lifts: Sequence[np.ndarray]) -> np.ndarray:
@@ -189,6 +192,19 @@ class ArmPlans:
                 first = first or e
         # the refusal of the configuration nearest the arm's, the one a user would expect it to take
         first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the {phase} pose)"
+        raise first
+
+    def _reach_any(self, q_now, pre_Ts: np.ndarray, world: CollisionWorld, phase: str, then):
+        """`_reach` of the first of the pre-poses `pre_Ts` that one reaches; the refusal of the
+        first (the full stand-off, the one a user would expect) when none does."""
+        first = None
+        for pre_T in pre_Ts:
+            try:
+                return self._reach(q_now, pre_T, world, phase, then)
+            except SpatialManipError as e:
+                first = first or e
+        if len(pre_Ts) > 1:
+            first.message = f"{first.message} (and at {len(pre_Ts) - 1} shorter stand-offs)"
         raise first
 
     def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> Transit:

@@ -7,7 +7,8 @@ import pytest
 
 from spatial_manip.control.base import Arm, Gripper, SafetyStatus
 from spatial_manip.control.config import load_arm_config
-from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig, approach_direction
+from spatial_manip.control.primitives import (STAND_OFF_FRACTIONS, MotionPrimitives, PrimitivesConfig,
+                                              approach_direction)
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.errors import (CanceledError, GraspFailedError, InvalidGoalError, MotionFailedError,
                                   UnreachableError)
@@ -172,6 +173,19 @@ def test_a_lift_beyond_reach_is_lowered_to_the_highest_fraction_that_fits(setup)
     res = MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(grasp(0.5, 0.0, 0.3), lift_m=0.4)
     # pointing down at x = 0.5 m the UR5e reaches up to z ~0.63 m: 0.3 + 0.4 is out, 0.3 + 0.3 in
     np.testing.assert_allclose(res.final_pose[:3, 3], [0.5, 0.0, 0.6], atol=1e-9)
+
+
+def test_a_pre_grasp_beyond_reach_is_stood_off_shorter(setup):
+    """The full approach distance back from the grasp is out of the arm's reach: the pick stands
+    off at the longest shorter distance it reaches (STAND_OFF_FRACTIONS) and approaches from
+    there, as the grasp service's check kept it (an edge pinch at a lying book's near end)."""
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    at = grasp(0.5, 0.0, 0.55)      # pointing down at x = 0.5 m the UR5e reaches up to z ~0.63 m: 10 cm above is out
+    MotionPrimitives(arm, FakeGripper(), env, pc, _plans()).pick(at, lift_m=0.05)
+    assert [k for k, _ in arm.log] == ["J", "L", "L"]
+    stand_off = STAND_OFF_FRACTIONS[1] * pc.approach_distance_m
+    np.testing.assert_allclose(env.kin.fk(arm.log[0][1])[:3, 3], [0.5, 0.0, 0.55 + stand_off], atol=1e-6)
 
 
 def test_the_fingers_open_while_the_arm_travels_to_the_pre_grasp(setup):

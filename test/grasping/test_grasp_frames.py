@@ -9,6 +9,9 @@ boxes stood within 2 cm of these).
   top edge across its thickness, and every squared one (approaching down the book's plane)
   swept its knuckle through the box of the bicycle sculpture beside it (GRASP_FAILED, all
   candidates colliding); a slab's grasps tilted about their closing axis pass beside it.
+- pick-63-00004: a small book lying on its pedestal. Its squared pinch at the end nearest the
+  robot has no arm configuration 10 cm back from it, only at a shorter stand-off (GRASP_FAILED,
+  none reachable).
 """
 import dataclasses
 from pathlib import Path
@@ -18,9 +21,11 @@ import pytest
 
 from spatial_manip.bench import record_frames
 from spatial_manip.bench.grasp_stability import make_service
+from spatial_manip.control.primitives import STAND_OFF_FRACTIONS, back_off
 from spatial_manip.grasping.antipodal import tilted_off_box
 from spatial_manip.grasping.base import ObjectBox
 from spatial_manip.grasping.service import TargetBox
+from spatial_manip.motion.batch_kinematics import ik_near_many
 
 FRAMES = Path(__file__).parent / "frames"
 
@@ -59,3 +64,16 @@ def test_the_book_on_its_wedge_is_grasped_by_a_tilted_top_pinch(service):
     # each closes across the book's thickness, its pads on the top edge
     thickness = box.rotation[:, int(np.argmin(box.size))]
     assert np.all(np.abs(res.grasps.rotation_matrices[:, :, 1] @ thickness) > 0.99)
+
+
+def test_the_lying_books_near_end_pinch_is_kept_at_a_shorter_stand_off(service):
+    res, _ = _propose(service, "pick-63-00004", slab_tilt_deg=0.0)
+    assert res.success, res.message
+    tcp = service.gripper.tcp_poses(res.grasps.matrices(), res.grasps.depths)
+    full = ik_near_many(service.kinematics, [back_off(T, service.config.approach_distance_m) for T in tcp],
+                        service.config.reference_q)
+    shortest = ik_near_many(service.kinematics,
+                            [back_off(T, STAND_OFF_FRACTIONS[-1] * service.config.approach_distance_m) for T in tcp],
+                            service.config.reference_q)
+    assert np.isnan(full).any(axis=1).any(), "some kept grasp has no arm configuration at the full stand-off"
+    assert not np.isnan(shortest).any()

@@ -103,6 +103,6 @@ def test_a_neighbour_in_the_nearest_configurations_way_leaves_another_configurat
     on_forearm = (elbow + wrist) / 2
     tree = cKDTree(on_forearm[None])
     assert not svc._links_clear(q_near, tree), "the premise: the point is on the nearest configuration's forearm"
-    assert svc._some_configuration_clear(tcp, tree)
+    assert svc._some_configuration_clear([tcp, *svc._pre_grasps(tcp)], tree)
     res = svc.propose_for_cloud(np.vstack([_table(), on_forearm]), np.eye(4))
     assert res.success and len(res.grasps) == 1, res.message
