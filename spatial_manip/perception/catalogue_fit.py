@@ -34,7 +34,7 @@ from spatial_manip.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.attributes import book_size_class
-from spatial_manip.perception.labelling import SURE_COST, match_cost, one_name_per_space, refuse, rename
+from spatial_manip.perception.labelling import one_name_per_space, refuse, rename, sure_fit
 from spatial_manip.perception.planes import plane_under
 
 
@@ -349,7 +349,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
                 refuse(d, [e, other], f"the {other.label}'s catalogue box cannot hold what the depth shows, "
                                       f"the {e.label}'s can, but books standing together outgrow one book's")
             continue
-        if e.category != "book" and match_cost(d, e) > SURE_COST:
+        if not sure_fit(d, e):
             continue                      # a 5 cm piece of a book fits in a bottle's box, and no better
         rename(detections, d, e, f"the {other.label}'s catalogue box cannot hold what the depth shows; the {e.label}'s can")
         settled[d.id] = _fit_either(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg, edges())

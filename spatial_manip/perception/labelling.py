@@ -29,9 +29,17 @@ NAME_MARGIN = 0.08
 # the marble bust at 0.79, a 5 cm piece of a book the bottle at 0.61; reference_bench, seeds
 # 81-83, realistic). It is refused with its candidates, which the instruction's words may name.
 SURE_COST = 0.5
-# A refused detection lists at most this many candidates (one entry per label, best first) for the
-# instruction's words to choose from (name_from_words).
+# A refused detection lists at most this many candidates (one entry per label, best first): the
+# trace shows them, the depth may settle between them (catalogue_fit.settle_names_by_depth), and
+# the instruction's words choose only between the two it fits surely and about equally (name_from_words).
 MAX_CANDIDATES = 4
+# A detection shows an object's shape only when its thinnest side spans at least this share of the
+# entry's thinnest side: a thinner one is a sliver (a shelf board's edge seen at 2.5 m, 0.8-0.9 cm
+# thick, read as a 16-25 cm strip with its height a lower bound, fit the armento rider 0.37 and the
+# teddy bear 0.32: place-99-00002), whose name would be all extrapolation. Books are excepted: they
+# are thin, and a book-shaped sliver is called "book" anyway. A distant painting seen as a 6 cm deep
+# slab keeps its name (the mona lisa's thinnest side, its easel's depth, is 24 cm: place-82-00001).
+SLIVER_SHARE = 0.15
 # What a shortfall costs on a side seen in full of an object that runs out of view elsewhere: a
 # round object cut by one edge is cut along every side a little.
 TRUNCATED_SIDE_WEIGHT = 0.6
@@ -54,9 +62,11 @@ WITHIN_GROW_M = 0.02
 STACK_GAP_M = 0.08
 
 
-def match_cost(det: Detection, exp: ExpectedObject) -> float:
+def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True) -> float:
     """0 = perfect; above `max_cost` = not this object. Size weighs more than colour, since
-    lighting moves colour more than depth moves size."""
+    lighting moves colour more than depth moves size. `noise_allowance`: a side may measure
+    longer than its object by the range noise along it (`extra["range_smear_m"]`); without it,
+    every excess costs (sure_fit)."""
     cost, terms = 0.0, 0
     if exp.size_m is not None:
         sizes = _leaning(tuple(exp.size_m)) if exp.category == "book" and det.box.mode != "full" else exp.size_m
@@ -66,8 +76,8 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
         at_least = det.truncated
         if sides is not None:
             at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
-        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least,
-                                    excess_tol_m=det.extra.get("range_smear_m") or 0.0)
+        smear = (det.extra.get("range_smear_m") or 0.0) if noise_allowance else 0.0
+        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear)
         terms += 1
     if exp.colour is not None:
         cost += seen_colour_distance(exp.colour, det.mean_rgb)
@@ -75,6 +85,32 @@ def match_cost(det: Detection, exp: ExpectedObject) -> float:
     if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
         cost += 1.0     # a book without listed size must at least look like one
     return cost if terms else 0.5
+
+
+def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, cost: float | None = None) -> bool:
+    """Whether `det` fits the non-book entry `exp` well enough to take its name (a book entry
+    always may: a book-shaped cluster is called "book" anyway): within `sure_cost` (`cost`, its
+    match_cost, when known) with no side forgiven the range noise's lengthening, and not a sliver
+    of it (SLIVER_SHARE). The noise allowance keeps a close object from losing its name to a
+    larger one its noisy sides happen to fit (the rubik's cube and the carton), but a fit that
+    only the allowance makes good is the noise's, not the object's: a 131-pixel piece of a teddy
+    bear 2.56 m away, 7.2 x 4.8 x 2.9 cm with up to 2.5 cm forgiven a side, fit the 5.5 x 5.4 x
+    13.5 cm orange juice carton 0.35 by its colour, and 0.56 with its sides as measured
+    (place-99-00001)."""
+    if exp.category == "book":
+        return True
+    if (match_cost(det, exp) if cost is None else cost) > sure_cost:
+        return False
+    if _sliver(det, exp):
+        return False
+    return match_cost(det, exp, noise_allowance=False) <= sure_cost
+
+
+def _sliver(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether `det` is too thin to show `exp`'s shape (SLIVER_SHARE), across the line of sight: a
+    face seen head-on (`extra["depth_unseen"]`, classical.py) is thin along it, its depth unseen."""
+    thin = float(np.min(det.box.size)) < SLIVER_SHARE * float(np.min(exp.size_m)) if exp.size_m is not None else False
+    return thin and not det.extra.get("depth_unseen")
 
 
 def leaning_extents(size_m, tilts_deg=range(0, 91, 5)) -> list[np.ndarray]:
@@ -126,17 +162,18 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         # a cluster that fits a leaning book and another object about equally is that object in
         # the assignment (not in the gate).
         fallback = np.array([FALLBACK_LABEL_COST if e.category == "book" else 0.0 for e in expected])
-        # A fit weaker than sure_cost names nothing, and takes no entry from a detection that fits
-        # it better. A book entry keeps the gate: a book-shaped cluster is called "book" anyway.
+        # A fit that is not sure (weaker than sure_cost, good by the noise allowance alone, or a
+        # sliver: sure_fit) names nothing, and takes no entry from a detection that fits it better.
+        # A book entry keeps the gate: a book-shaped cluster is called "book" anyway.
         books = np.array([e.category == "book" for e in expected])
-        sure = (cost <= max_cost) & (books | (cost <= sure_cost))
+        sure = (cost <= max_cost) & _sure_fits(detections, expected, cost, sure_cost)
         gated = np.where(sure, cost + fallback, _UNMATCHED)
         rows, cols = _assign_or_leave(gated, max_cost)
         # an entry the assignment gave to another detection is accounted for: no rival
         taken = {int(c) for c in cols}
         taker = dict(zip(cols, rows))
         for r in sorted(set(range(len(detections))) - set(rows)):
-            _refuse_weak(detections[r], np.where(cost[r] <= max_cost, cost[r], _UNMATCHED), expected, taken,
+            _refuse_weak(detections[r], np.where(cost[r] <= max_cost, cost[r], _UNMATCHED), sure[r], expected, taken,
                          sure_cost)
         for r, c in zip(rows, cols):
             # on the match cost alone: the assignment's fallback cost says a book entry left over is
@@ -148,7 +185,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             # entry stays taken: a library lists many books alike, and a white newton's cradle
             # fits the white book's entry a standing white book took.)
             held = {k for k in taken if books[k] or k not in taker or cost[taker[k], k] <= cost[r, k]}
-            better = _rival(within, expected, c, taken - {int(c)})
+            better = _rival(np.where(sure[r], within, _UNMATCHED), expected, c, taken - {int(c)})
             if better is not None and within[better] + name_margin <= cost[r, c]:
                 # the fallback cost decides near-ties only: a book entry (no other detection's)
                 # that fits clearly better than the object the assignment chose is the name (a black
@@ -161,8 +198,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             rival = _rival(within, expected, c, held - {int(c)})
             if rival is not None and within[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
-                detections[r].extra["candidates"] = [_candidate(expected[k])
-                                                     for k in (c, rival, *_further(within, expected, (c, rival), taken))]
+                detections[r].extra["candidates"] = (
+                    [_candidate(expected[k], tie=bool(sure[r, k])) for k in (c, rival)]
+                    + [_candidate(expected[k]) for k in _further(within, expected, (c, rival), taken)])
                 continue
             _name(detections[r], expected[c], float(max(0.05, 1.0 - cost[r, c] / max_cost)))
             if rival is not None:
@@ -199,14 +237,24 @@ def _assign_or_leave(gated: np.ndarray, unnamed_cost: float) -> tuple[list[int],
     return [r for r, _ in named], [c for _, c in named]
 
 
-def _refuse_weak(d: Detection, within: np.ndarray, expected, taken, sure_cost: float) -> None:
+def _sure_fits(detections, expected, cost: np.ndarray, sure_cost: float) -> np.ndarray:
+    """Per detection (row) and entry (column of `cost`, their match_costs): sure_fit."""
+    sure = np.zeros(cost.shape, bool)
+    for r, c in zip(*np.nonzero(cost <= sure_cost)):
+        sure[r, c] = sure_fit(detections[r], expected[c], sure_cost, cost[r, c])
+    books = np.array([e.category == "book" for e in expected])
+    return sure | books[None, :]
+
+
+def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, taken, sure_cost: float) -> None:
     """Leave `d` unnamed with the entries it fits within the gate (`within` < _UNMATCHED, best
-    first, one per label, not `taken`) as its candidates, when it fits them all more weakly than
-    `sure_cost` (a detection whose good fits other detections took has no candidates)."""
+    first, one per label, not `taken`) as its candidates, when its best fit is weaker than
+    `sure_cost` or not sure (`sure` per entry: sure_fit); a detection whose good fits other
+    detections took has no candidates."""
     shown = _further(within, expected, (), taken)
-    if not shown or within[shown[0]] <= sure_cost:
+    if not shown or (within[shown[0]] <= sure_cost and sure[shown[0]]):
         return
-    d.extra["refused"] = f"{expected[shown[0]].label} (a weak fit: cost {within[shown[0]]:.2f})"
+    d.extra["refused"] = f"{expected[shown[0]].label} (not a sure fit: cost {within[shown[0]]:.2f})"
     d.extra["weak_fit"] = True
     d.extra["candidates"] = [_candidate(expected[k]) for k in shown]
 
@@ -333,22 +381,27 @@ def refuse(d: Detection, entries, why: str) -> None:
     for key in ("matched", "keep_id", "runner_up"):
         d.extra.pop(key, None)
     d.extra["refused"] = " or ".join(e.label for e in entries)
-    d.extra["candidates"] = [_candidate(e) for e in entries]
+    d.extra["candidates"] = [_candidate(e, tie=True) for e in entries]
     d.extra["refused_by_depth"] = why
 
 
-def _candidate(e: ExpectedObject) -> dict:
-    return {"label": e.label, "category": e.category, "id": e.id or ""}
+def _candidate(e: ExpectedObject, *, tie: bool = False) -> dict:
+    """A refused detection's candidate; `tie`: one of the two entries it fits surely and about
+    equally, between which the instruction's words may choose (name_from_words)."""
+    return {"label": e.label, "category": e.category, "id": e.id or "", **({"tie": True} if tie else {})}
 
 
 def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
-    """`scene` with a detection whose name was refused between two listed objects (its
-    `extra["candidates"]`, best first) named after the one the instruction names, when no object
-    of the scene carries that name and no other refused detection fits it as well: the person
-    says an alarm clock is there, and the cluster that fits an alarm clock or a book is it. One
-    view cannot tell a red clock seen face-on from a red book standing cover-out (both boxes fit
-    its depth); the words can. Books are never named so ("book" is the planner's own noun).
-    Returns the scene and one note per object named, for the trace."""
+    """`scene` with a detection whose name was refused between two listed objects it fits surely
+    and about equally (its `extra["candidates"]` marked `tie`) named after the one the instruction
+    names, when no object of the scene carries that name and no other refused detection fits it
+    as well: the person says an alarm clock is there, and the cluster that fits an alarm clock or
+    a book is it. One view cannot tell a red clock seen face-on from a red book standing cover-out
+    (both boxes fit its depth); the words can. A detection that fits no entry surely, or several
+    about equally, stays unnamed: the words would guess which object it is (a floor lamp's shaft
+    named the marble bust, pick-81-00003; a 13 cm piece beside a newton's cradle, refused with
+    four candidates, named the cradle, place-85-00000). Books are never named so ("book" is the
+    planner's own noun). Returns the scene and one note per object named, for the trace."""
     text = " " + re.sub(r"[^a-z0-9']+", " ", instruction.lower()) + " "
     text += text.replace("'s ", " ")           # "the alarm clock's right" names the alarm clock
     present = {o.label for o in scene.objects}
@@ -356,7 +409,7 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     for o in scene.objects:
         for rank, c in enumerate(o.extra.get("candidates") or ()):
             label = c["label"]
-            if c["category"] != "book" and label not in present and f" {label} " in text:
+            if c.get("tie") and c["category"] != "book" and label not in present and f" {label} " in text:
                 hits.setdefault(label, []).append((rank, o, c))
     renamed, notes, ids = {}, [], set(scene.ids())
     for label, found in sorted(hits.items()):
@@ -369,7 +422,7 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
         extra = {k: v for k, v in o.extra.items() if k != "has_front"}
         if c.get("has_front"):
             extra["has_front"] = True
-        others = " or ".join(x["label"] for x in o.extra["candidates"] if x["label"] != label)
+        others = " or ".join(x["label"] for x in o.extra["candidates"] if x.get("tie") and x["label"] != label)
         extra["named_by_words"] = f"fits the {label} or {others}; the instruction names the {label}"
         renamed[o.id] = replace(o, id=new_id, label=label, category=c["category"], extra=extra)
         ids.add(new_id)
