@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, LIGHTING_NEIGHBOURS, rgb_to_lab
+from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, COLOUR_RGB, LIGHTING_NEIGHBOURS, rgb_to_lab
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.taxonomy import GROUPS, PACKAGING_HEADS, SYNONYMS
 from spatial_manip.scene import Scene, SceneObject
@@ -100,7 +100,27 @@ def coloured(word: str, objs) -> tuple[list[SceneObject], tuple[str, ...]]:
     if exact or not near:
         return exact, ()
     main = [o for o in objs if colours(o)[:1] and colours(o)[0] in near]
-    return main or [o for o in objs if set(colours(o)) & set(near)], near
+    return nearest_in_colour(word, main or [o for o in objs if set(colours(o)) & set(near)]), near
+
+
+# Of several objects a colour word reads as its lighting neighbours, one whose measured colour lies
+# this much nearer the word's own (CIELAB distance) than any other's is the one the word names.
+NEIGHBOUR_SPLIT = 15.0
+
+
+def nearest_in_colour(word: str, objs: list[SceneObject]) -> list[SceneObject]:
+    """Of `objs`, each read as a lighting neighbour of colour `word` (`coloured`), the one whose
+    measured colour (`extra["rgb"]`) is NEIGHBOUR_SPLIT nearer the word's colour than every
+    other's; all of them when none is, or when a colour is unmeasured ("the" then stays
+    AMBIGUOUS). "The gray bowl" of a white bowl and a black one read both: the pixels support
+    neither name over the other unless one lies clearly nearer gray."""
+    rgb = [o.extra.get("rgb") for o in objs]
+    if len(objs) < 2 or any(c is None or len(c) != 3 for c in rgb):
+        return objs
+    target = rgb_to_lab(np.asarray(COLOUR_RGB[word], float))
+    gaps = [float(np.linalg.norm(rgb_to_lab(np.asarray(c, float)) - target)) for c in rgb]
+    best, second = sorted(gaps)[:2]
+    return [objs[gaps.index(best)]] if second - best >= NEIGHBOUR_SPLIT else objs
 
 
 SHADES = ("dark", "light")

@@ -69,3 +69,18 @@ def test_a_colour_word_names_the_main_colour_before_a_second_one():
     assert lexicon.coloured("white", [white, two])[0] == [white]
     assert lexicon.coloured("white", [two])[0] == [two]          # a second colour still names it alone
     assert lexicon.coloured("red", [white, two])[0] == [two]
+
+
+def test_a_colour_read_as_its_lighting_neighbours_names_the_one_clearly_nearest_it_or_stays_ambiguous():
+    """'the gray bowl' (objects 65) of a white bowl and a black one: gray reads as either lighting
+    neighbour, and both bowls were named alike. The one whose measured colour lies clearly nearer
+    gray is it; when neither does, both stay and 'the' is refused as AMBIGUOUS."""
+    def bowl(id_, names, rgb):
+        return SceneObject(id_, "bowl", "bowl", [0.6, 0.2, 0.05], [0.1, 0.1, 0.05],
+                           extra={"colour_names": names, "rgb": rgb})
+    white, black = bowl("w", ["white"], [205.0, 205.0, 208.0]), bowl("b", ["black"], [18.0, 18.0, 20.0])
+    assert lexicon.coloured("gray", [white, black]) == ([white], ("white", "black"))
+    dark_gray = bowl("b", ["black"], [45.0, 45.0, 47.0])
+    assert lexicon.coloured("gray", [white, dark_gray])[0] == [white, dark_gray]
+    unmeasured = SceneObject("u", "bowl", "bowl", [0.6, -0.2, 0.05], [0.1, 0.1, 0.05], extra={"colour_names": ["black"]})
+    assert lexicon.coloured("gray", [white, unmeasured])[0] == [white, unmeasured]
