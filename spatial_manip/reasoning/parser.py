@@ -248,6 +248,13 @@ def _clearly_closest(word: str, cands: list[str]) -> str | None:
     return None
 
 
+def _singular_of_all(cands: list[str]) -> str | None:
+    """The one word of which every candidate is a form ("tomatoe": "tomato" or "tomatoes", one
+    edit each, are one word): its singular. None when they are different words."""
+    stem = min(cands, key=len)
+    return stem if len(cands) > 1 and all(c in _plural(stem) for c in cands) else None
+
+
 def correct_spelling(t: str, scene_words: set[str], known: set[str]) -> tuple[str, list[tuple[str, str]]]:
     """The one spelling corrector (issue 38). A word neither the scene nor the parser knows is read
     as the scene word (its objects' names and colours) one edit away, so "yelow" is "yellow"
@@ -264,7 +271,7 @@ def correct_spelling(t: str, scene_words: set[str], known: set[str]) -> tuple[st
         fix = None
         in_scene = _one_edit_matches(base, scene_words)
         if in_scene:
-            fix = _clearly_closest(base, in_scene)
+            fix = _singular_of_all(in_scene) or _clearly_closest(base, in_scene)
         else:
             in_known = _one_edit_matches(base, known) if len(base) >= SPELL_MIN_LEN else []
             if len(in_known) == 1:
@@ -358,6 +365,10 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
             t = t[:m.start()] + lead + (f"poss{tok} " if m.group(1) else f"{tok} ") + t[m.end():]
     refs.ids["refviewer"], refs.ids["refrobot"] = "viewer", "robot"
     return re.sub(r"\s+", " ", t)
+
+
+# "hand me my phone": a speaker's possessive before an object says whose it is, not where
+_OWNED = re.compile(r" possviewer (?=(?:ref|refnp[sp])\d+ )")
 
 
 def _names_another_thing(rest: str, known: frozenset[str]) -> bool:
@@ -528,6 +539,7 @@ class InstructionParser:
         modifiers = frozenset(c for o in self.scene.objects for c in packaging_content(o))
         known = frozenset(self._vocabulary(scene_words) | scene_words)
         t = _mark_references(t, refs, phrases, lex, modifiers, known)
+        t = _OWNED.sub(" ", t)
         t = _between_a_pair(_references_by_size(t, refs, self.scene), refs)
         t = _unknown_simple(t)
         clauses, rest = read_clauses(t)

@@ -1,14 +1,16 @@
-"""General reader rules added for the `everyday4` held-out set's misses (issue 38) and the
-clean-ups of session 26, one test each, on the set's hand-built scenes (paraphrase_everyday4)."""
+"""General reader rules added for the misses of the held-out sets of session 26 (issue 38:
+everyday4, its after set, everyday5) and the session's clean-ups, one test each, on the sets'
+hand-built scenes (paraphrase_everyday4, paraphrase_everyday5)."""
 from __future__ import annotations
 
 import pytest
 
 from spatial_manip.bench.paraphrase_everyday4 import EVERYDAY4_SCENES
+from spatial_manip.bench.paraphrase_everyday5 import EVERYDAY5_SCENES
 from spatial_manip.reasoning import examples as ex
 from spatial_manip.reasoning.compound import split_instruction
 from spatial_manip.reasoning.lexicon import scene_lexicon
-from spatial_manip.reasoning.parser import SAME_AS, normalise
+from spatial_manip.reasoning.parser import SAME_AS, correct_spelling, normalise
 from spatial_manip.reasoning.planner import make_planner
 
 PLANNER = make_planner("program")
@@ -118,3 +120,20 @@ def test_a_place_beside_a_shelf_object_that_fits_two_slots_is_ambiguous():
     res = plan("pantry4_held", "stick it to the left of the tea box")
     assert not res.ok and res.error["code"] == "AMBIGUOUS" and "r1c1" in res.error["message"], res.error
     assert plan("pantry4_held", "put it in a slot to the left of the tea box").targets == ["r1c1", "r2c1"]
+
+
+@pytest.mark.parametrize("text,targets", [
+    ("hand me my phone", ["phone"]),                     # whose it is, not where
+    ("take my blue mug", ["mugB"]),
+    ("grab the mug on my left", ["mugB"]),               # "my left" is still the viewer's side
+])
+def test_a_speakers_possessive_before_an_object_says_whose_it_is(text, targets):
+    res = PLANNER.plan(EVERYDAY5_SCENES["office"](), text)
+    assert res.ok and res.targets == targets, res.error
+
+
+def test_a_slip_one_edit_from_a_word_and_its_plural_is_that_word():
+    fixed, fixes = correct_spelling(" grab the tomatoe ", {"tomato", "tomatos", "tomatoes"}, {"grab", "the"})
+    assert fixed == " grab the tomato " and fixes == [("tomatoe", "tomato")]
+    # two different words one edit away stay as written
+    assert correct_spelling(" grab the bowk ", {"bowl", "bows", "bowls"}, {"grab", "the"})[1] == []
