@@ -8,7 +8,18 @@ of pure Python, as `python -m spatial_manip.devtools.generator_equivalence`).
 2. Every generated task: the planner reads the instruction back into the task's answer, and a
    task meaning the viewer's frame of a reference with a front says so in its words.
 """
+import pytest
+
+from pools import pools_built_once
 from spatial_manip.devtools.generator_equivalence import task_disagreements, variant_disagreements
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_pool_build():
+    """Both checks generate the smoke suite's seed-1 pools (18 MuJoCo scenes: most of each
+    check's time); the second gets copies of the first's."""
+    with pools_built_once():
+        yield
 
 
 def test_smoke_variants_agree_with_the_executor():

@@ -3,11 +3,20 @@ import pytest
 
 from spatial_manip.sim import oracle, tasks
 from spatial_manip.sim.checker import check_task
+from pools import pools_built_once
+
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_pools():
+    """Seed 5's pools of nine are test_tasks_reset's too, and the pick pool of three seed 1's is
+    test_world_sim's: built once in a run."""
+    with pools_built_once():
+        yield
 
 
 @pytest.mark.slow
 def test_oracle_solves_a_small_suite_kinematically():
-    items = tasks.generate("all", 40, seed=4, pool_size=9)
+    items = tasks.generate("all", 40, seed=5, pool_size=9)      # 1 of 40 unsolved (a placement out of reach)
     results = [oracle.solve(t, s) for t, s in items]
     failed = [(r.task_id, r.failure_category, r.message) for r in results if not r.success]
     assert len(failed) <= 0.05 * len(results), failed

@@ -8,6 +8,7 @@ from spatial_manip.errors import UnreachableError
 from spatial_manip.scene import Scene
 from spatial_manip.sim import layouts, tasks
 from spatial_manip.sim.world import SimWorld, visibility_shortfall
+from pools import pools_built_once
 
 # the scene of place-5-00013 before the generator checked resets: an easy ("panels") shelf whose
 # initial TCP pose folds the upper arm into the wrist
@@ -35,9 +36,16 @@ def test_one_world_answers_the_reset_and_the_visibility_count():
     assert problem is None and short == visibility_shortfall(shelf, held_min_visible=0.0) and short
 
 
+@pytest.fixture(scope="module")
+def seed_5_pools():
+    """The `all` and `place` suites of seed 5 draw their shelf scenes from one pool: built once."""
+    with pools_built_once():
+        yield
+
+
 @pytest.mark.slow   # about 30 s: generation plus one MuJoCo world per task
 @pytest.mark.parametrize("suite", ["all", "place"])
-def test_every_task_of_seed_5_resets(tmp_path, suite):
+def test_every_task_of_seed_5_resets(tmp_path, suite, seed_5_pools):
     """Every task's scene, as the bench sends it (the written file), resets with the task's seed."""
     items = tasks.generate(suite, 24, 5)
     assert {t.scene_kind for t, _ in items} >= {"shelf"}
