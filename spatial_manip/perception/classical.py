@@ -38,7 +38,7 @@ from spatial_manip.perception.cluster import Voxels, components, frame_noise, sp
 from spatial_manip.perception.catalogue_fit import complete_from_catalogue
 from spatial_manip.perception.labelling import assign_labels, match_cost
 from spatial_manip.perception.planes import (Plane, box_top_plane, fit_horizontal_planes, height_images, known_plane,
-                                             settled_on_depth, support_of, surface_image,
+                                             settled_known_planes, support_of, surface_image,
                                              with_known_planes)
 
 log = logging.getLogger(__name__)
@@ -101,8 +101,9 @@ class ClassicalSegmenter:
         planes = fit_horizontal_planes(cloud, rng, max_planes=cfg.max_planes, inlier_m=cfg.plane_inlier_m,
                                        max_tilt_deg=cfg.plane_max_tilt_deg, camera_m=obs.T_base_cam[:3, 3])
         hints = hints or SegmentationHints()
-        known = [settled_on_depth(k, cloud, obs.T_base_cam[:3, 3])
-                 for k in [known_plane(*s) for s in hints.supports] + _fixture_tops(hints.fixtures)]
+        tops = _fixture_tops(hints.fixtures)
+        known = settled_known_planes([known_plane(*s) for s in hints.supports] + [t for t, _ in tops],
+                                     [None] * len(hints.supports) + [b for _, b in tops], cloud, obs.T_base_cam[:3, 3])
         if known:
             planes = with_known_planes(planes, known)
         self.last_planes = planes
@@ -416,9 +417,15 @@ def _on_fixtures(pts: np.ndarray, camera: np.ndarray, parts, margin_m: float) ->
     return on
 
 
-def _fixture_tops(parts) -> list[Plane]:
-    """Support planes on the level tops of configured fixtures (pedestals, plinths)."""
-    return [p for p in (box_top_plane(f.center, f.size, f.rotation) for f in parts) if p is not None]
+def _fixture_tops(parts) -> list[tuple[Plane, float]]:
+    """Support planes on the level tops of configured fixtures (pedestals, plinths), each with the
+    height of its fixture's bottom (what it stands on)."""
+    tops = ((box_top_plane(f.center, f.size, f.rotation), _bottom_z(f)) for f in parts)
+    return [(p, z) for p, z in tops if p is not None]
+
+
+def _bottom_z(part) -> float:
+    return float(np.asarray(part.center, float)[2] - np.abs(np.asarray(part.rotation, float)[2]) @ np.asarray(part.size, float) / 2)
 
 
 def _reaches_plane_above(points: np.ndarray, support: Plane, planes: list[Plane], tol_m: float = 0.02) -> bool:
