@@ -60,9 +60,11 @@ def label_words(o: SceneObject) -> set[str]:
 
 def packaging_content(o: SceneObject) -> set[str]:
     """What a packaging label holds ("cereal" of "cereal box", "ceramic" of "ceramic jar"): a name
-    of the object where no other noun follows it (the parser's `_mark_references`)."""
+    of the object where no other noun follows it (the parser's `_mark_references`). Not when what it
+    holds is a declared group: "the toy" is one of the toys, not the toy box that holds them."""
     words = o.label.lower().replace("_", " ").split()
-    return {" ".join(words[:-1])} if len(words) > 1 and words[-1] in PACKAGING_HEADS else set()
+    content = " ".join(words[:-1])
+    return {content} if len(words) > 1 and words[-1] in PACKAGING_HEADS and content not in GROUPS else set()
 
 
 def kind_matches(word: str, o: SceneObject) -> str | None:
@@ -159,10 +161,11 @@ def shaded(shade: str, objs: list[SceneObject]) -> list[SceneObject]:
 
 def _colour_terms(objs: list[SceneObject]):
     """(words, fragment wrapper, members of a set) for every colour term the scene's objects
-    answer to: a colour or its alias ("grey"), a shade of one ("dark blue", `shaded`) when some
-    object's colour was measured, and the two colours of a two-coloured object ("red and white")."""
+    answer to: a colour or its alias ("grey"), a shade of one ("dark blue", `shaded`: by measured
+    lightness, and an unmeasured object may be either, so "the navy glove box" names the one blue
+    box, and of two unmeasured blue ones stays AMBIGUOUS), and the two colours of a two-coloured
+    object ("red and white")."""
     seen = {c for o in objs for c in colours(o)}
-    measured = {c for o in objs if lightness(o) is not None for c in colours(o)}
     for colour in seen | {c for c, near in LIGHTING_NEIGHBOURS.items() if seen & set(near)}:
         def plain(frag, colour=colour):
             return node("filterColour", None, colour, frag)
@@ -171,9 +174,7 @@ def _colour_terms(objs: list[SceneObject]):
             return coloured(colour, xs)[0]
         for word in [colour] + [a for a, c in ALIASES.items() if c == colour]:
             yield word, plain, members
-            if colour not in measured:
-                continue
-            for shade in SHADES:
+            for shade in SHADES:     # an unmeasured object may be either shade (`shaded`)
                 yield (f"{shade} {word}", lambda frag, c=colour, s=shade: node("filterColour", s.capitalize(), c, frag),
                        lambda xs, f=members, s=shade: shaded(s, f(xs)))
     pairs = {tuple(cs[:2]) for o in objs if len(cs := colours(o)) >= 2}
@@ -214,7 +215,8 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
         add(head, table, False, objs)
         add(plural(head), table, True, objs)
     # each kind's members once (a colour term filters them; kind_matches is the costly part)
-    by_kind = {kind: [o for o in objs if kind_matches(kind, o)] for kind in kinds if " " not in kind}
+    # (a label of several words too: "the light brown teddy bear"; not "something to write with")
+    by_kind = {kind: [o for o in objs if kind_matches(kind, o)] for kind in kinds if " " not in kind or kind not in GROUPS}
     books = [o for o in objs if o.category == "book"]
     for term, wrap, in_colour in _colour_terms(objs):
         anything = in_colour(objs)

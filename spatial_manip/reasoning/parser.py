@@ -309,8 +309,8 @@ def _plural(w: str) -> list[str]:
 
 def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
     """Every phrase naming objects of the scene -> their ids: labels, their endings and plurals,
-    the object ids, the contents of a packaging label ("cereal" for "cereal box"), and the scene
-    lexicon's phrases (colours, categories, taxonomy groups)."""
+    the object ids, the contents of a packaging label ("cereal" for "cereal box"), a label's head
+    "of" what comes before it ("box of gloves" for "glove box"), and the scene lexicon's phrases (colours, categories, taxonomy groups)."""
     phrases: dict[str, set[str]] = {}
     for o in scene.objects:
         if o.category in _CONTAINERS or (o.category == "book" and o.label.lower() in ("book", "books")):
@@ -318,6 +318,8 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
         words = o.label.lower().replace("_", " ").split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
         cands |= packaging_content(o)              # "the cereal" is the cereal box
+        if len(words) > 1:                          # "the box of gloves" is the glove box
+            cands |= {f"{words[-1]} of {' '.join(words[:-2] + [p])}" for p in _plural(words[-2])}
         for c in cands:
             if c in ("book",):
                 continue

@@ -291,6 +291,7 @@ _MAKERS = {
     "metric_front": lambda v: ("metric", "dir", ("front", *v)),
     "metric_back": lambda v: ("metric", "dir", ("back", *v)),
     "metric_above": lambda v: ("metric", "dir", ("above", *v)),
+    "metric_side_owner": lambda v: ("metric", "dir", (v[2], v[0], v[1])),
     "dist_range": lambda v: ("dist", "Range", (v[0], v[1], _opt(v, 2))),
     "dist_less": lambda v: ("dist", "LessThan", (v[0], _opt(v, 1))),
     "dist_more": lambda v: ("dist", "MoreThan", (v[0], _opt(v, 1))),

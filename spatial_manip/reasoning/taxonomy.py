@@ -21,6 +21,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
     "something to drink": ("bottle", "can", "carton"),
+    # a toy box holds toys, it is not one (`lexicon.packaging_content`)
+    "toy": ("ball", "block", "bear", "doll", "duck", "car", "truck", "train", "robot", "dinosaur", "puzzle", "top",
+            "yoyo", "kite", "rattle", "figure", "lego"),
 }
 # words that name the same kind of thing
 SYNONYMS: tuple[tuple[str, ...], ...] = (

@@ -30,6 +30,10 @@ ROWS = {
     "metric_front": [("d0.2 in front of ref0", [("metric", "dir", ("front", 0.2, "ref0"))], [])],
     "metric_back": [("d0.15 away behind ref0", [("metric", "dir", ("back", 0.15, "ref0"))], [])],
     "metric_above": [("d0.1 on top of ref0", [("metric", "dir", ("above", 0.1, "ref0"))], [])],
+    # "20 cm to the fan's left": the owner's own side, as side_of_owner reads it without a distance
+    "metric_side_owner": [("d0.2 to possref0 left", [("metric", "dir", ("left", 0.2, "possref0"))], []),
+                          ("about d0.1 on possviewer right side", [("metric", "dir", ("right", 0.1, "possviewer"))],
+                           [])],
     "dist_range": [("d0.8 to d0.9 away from refviewer", [("dist", "Range", (0.8, 0.9, "refviewer"))], []),
                    # the cascade read this only when "away" followed (its pattern wanted a second space)
                    ("between d0.8 and d0.9", [("dist", "Range", (0.8, 0.9, None))], [])],
@@ -104,7 +108,8 @@ ROWS = {
     "closest": [("rank2 closest to refviewer", [("super", "Closest", (2, "refviewer"))], []),
                 ("nearest", [("super", "Closest", (None, None))], [])],
     "farthest": [("most distant one away from ref0", [("super", "Farthest", (None, "ref0"))], [])],
-    "where": [("on the table", [("where", "table", ())], []), ("from counter", [("where", "counter", ())], [])],
+    "where": [("on the table", [("where", "table", ())], []), ("from counter", [("where", "counter", ())], []),
+              ("on the bench", [("where", "bench", ())], [])],
     "noun_book": [("objects", [("noun", "book", ())], [])],
     "noun_slot": [("spots", [("noun", "slot", ())], [])],
 }
