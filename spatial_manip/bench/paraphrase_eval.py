@@ -7,7 +7,7 @@ the coordinates below (which book lies where, which slot is free), never by runn
     python -m spatial_manip.bench.paraphrase_eval [--set SET] [--verbose] [--json]
 
 (SET: main|heldout|all|objects|everyday2|everyday2_after|everyday3|everyday3_after|everyday4|everyday4_after|everyday5|
-everyday6;
+everyday6|everyday6_after;
 `--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
 `--set everyday2_after`: more of them, written after the reader was changed for everyday2;
@@ -15,7 +15,8 @@ everyday6;
 `--set everyday4`: `paraphrase_everyday4.py`, held out, on a workbench, a breakfast table and a pantry shelf;
 `--set everyday4_after`: more, written after the reader was changed for everyday4;
 `--set everyday5`: `paraphrase_everyday5.py`, held out, on an office desk and a kitchen counter;
-`--set everyday6`: `paraphrase_everyday6.py`, held out, on a lab bench, a toy table and a bathroom shelf.)
+`--set everyday6`: `paraphrase_everyday6.py`, held out, on a lab bench, a toy table and a bathroom shelf;
+`--set everyday6_after`: more, written after the reader was changed for everyday6.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).
@@ -536,6 +537,12 @@ def _everyday6_set() -> tuple[list, dict]:
     return everyday6_set()
 
 
+def _everyday6_after() -> list:
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday6 import EVERYDAY6_AFTER
+    return EVERYDAY6_AFTER
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     # late: that module imports this one's helpers at its top
@@ -639,7 +646,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3",
                                           "everyday3_after", "everyday4", "everyday4_after", "everyday5",
-                                          "everyday6"],
+                                          "everyday6", "everyday6_after"],
                     default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
@@ -648,13 +655,15 @@ def main(argv=None) -> int:
                          "objects; everyday3_after: more, written after the reader's change for it; everyday4: "
                          "held out, on a workbench, a breakfast table and a pantry shelf; everyday4_after: more, written "
                          "after the reader's change for it; everyday5: held out, on an office desk and a kitchen counter; everyday6: held out, "
-                         "on a lab bench, a toy table and a bathroom shelf)")
+                         "on a lab bench, a toy table and a bathroom shelf; everyday6_after: more, written after the "
+                         "reader's change for it)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
              "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after(),
              "everyday3": _everyday3_set()[0], "everyday3_after": _everyday3_after(),
              "everyday4": _everyday4_set()[0], "everyday4_after": _everyday4_after(),
-             "everyday5": _everyday5_set()[0], "everyday6": _everyday6_set()[0]}[args.set]
+             "everyday5": _everyday5_set()[0], "everyday6": _everyday6_set()[0],
+             "everyday6_after": _everyday6_after()}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))

@@ -76,3 +76,13 @@ def test_the_metric_places_that_leave_the_table():
     for ref, direction, gap in off:
         centre = rel.offset_position(ref, direction, gap, 0.015)
         assert not (0.2 <= centre[0] <= 1.2 and -0.8 <= centre[1] <= 0.8), ref.id
+
+
+def test_the_after_sets_closest_to_the_fan_and_its_own_back():
+    lab = _by_id("lab6")
+    fan = lab["fan"]
+    others = [o for o in _objects("lab6") if o.id != "fan"]
+    assert [o.id for o in rel.closest(others, fan)] == ["iron"]
+    assert rel.distance(lab["tape"], fan) - rel.distance(lab["iron"], fan) > 0.1
+    axes = rel.frame_axes("intrinsic", reference=fan)
+    assert np.allclose(rel.metric_direction("behind", axes, attached=True), [0, 1, 0], atol=1e-9)
