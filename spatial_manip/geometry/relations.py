@@ -242,15 +242,27 @@ def in_direction(target, word: str, axes: FrameAxes, origin=None, slack_deg: flo
     (widened by `slack_deg` on each side: a perceived position's error, not the definition).
     With an independent frame and a separate reference, front/behind swap (A.2's rule: behind
     the reference = further along the viewer's forward)."""
+    if slack_deg <= 0.0:
+        return direction_of(target, axes, origin) == _sector(word, axes, origin)
+    return direction_offset_deg(target, word, axes, origin) <= 45.0 + slack_deg
+
+
+def direction_offset_deg(target, word: str, axes: FrameAxes, origin=None) -> float:
+    """How far (degrees, 0-180) the target's bearing lies from the centre of the <word> sector
+    (`in_direction`'s): up to 45 inside it. On a perceived scene the smaller offset is the surer
+    reading: a bearing 1 degree inside the edge reads as often outside it (pick-64-00000)."""
+    centre = DIRECTION_CENTRES[_sector(word, axes, origin)]
+    return abs((bearing_deg(target, axes, origin) - centre + 180.0) % 360.0 - 180.0)
+
+
+def _sector(word: str, axes: FrameAxes, origin) -> str:
+    """The bearing sector a direction word names: with an independent frame and a separate
+    reference, front/behind swap (A.2)."""
     if word not in DIRECTION_CENTRES:
         raise ValueError(f"unknown direction {word!r}; expected one of {sorted(DIRECTION_CENTRES)}")
-    independent = origin is not None and not _attached(origin, axes)
-    if independent and word in ("front", "behind"):
-        word = "behind" if word == "front" else "front"
-    if slack_deg <= 0.0:
-        return direction_of(target, axes, origin) == word
-    off = abs((bearing_deg(target, axes, origin) - DIRECTION_CENTRES[word] + 180.0) % 360.0 - 180.0)
-    return off <= 45.0 + slack_deg
+    if origin is not None and not _attached(origin, axes) and word in ("front", "behind"):
+        return "behind" if word == "front" else "front"
+    return word
 
 
 def clock_position(target, axes: FrameAxes, origin=None) -> int:

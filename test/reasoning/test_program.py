@@ -126,6 +126,29 @@ def test_a_perceived_direction_just_outside_its_sector_is_taken_only_when_none_i
     assert execute(text, scene, direction_slack_deg=10.0).targets == ["b_inside"]   # exact hits win
 
 
+def test_a_perceived_direction_takes_the_object_nearest_the_sectors_centre_first():
+    """pick-64-00000: the answer 1 degree inside the sector's edge, another 5 degrees outside it,
+    both perceived just outside: the first seen was taken. The surer reading comes first."""
+    from spatial_manip.geometry import relations as rel
+    from spatial_manip.reasoning.examples import book
+    scene = table_scene()
+    scene.objects = [o for o in scene.objects if o.category != "book"]
+    jar = scene.get("jar")                      # the viewer looks along +x: behind the jar is +x
+    far_out = book("b_far_out", jar.center[0] + 0.20, jar.center[1] - 0.25, "flat")    # 51 degrees off
+    near_out = book("b_near_out", jar.center[0] + 0.20, jar.center[1] - 0.21, "flat")  # 46 degrees off
+    scene.objects += [far_out, near_out]
+    text = "pick(unique(filterOri$Behind(filterBook(TABLE), jar, viewer)))"
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=scene.viewer)
+    offsets = [rel.direction_offset_deg(o, "behind", axes, jar) for o in (far_out, near_out)]
+    assert 45.0 < offsets[1] < offsets[0] < 55.0
+    assert execute(text, scene, direction_slack_deg=10.0).targets == ["b_near_out", "b_far_out"]
+    edge = book("b_edge_in", jar.center[0] + 0.20, jar.center[1] - 0.19, "flat")       # 43.5 degrees off
+    centre = book("b_centre", jar.center[0] + 0.25, jar.center[1] + 0.02, "flat")
+    scene.objects += [edge, centre]
+    assert execute(text, scene, direction_slack_deg=10.0).targets == ["b_centre", "b_edge_in"]
+    assert set(execute(text, scene).targets) == {"b_centre", "b_edge_in"}      # the definition: the sector
+
+
 def _perceived_bust(yaw_deg: float, size=(0.30, 0.10, 0.40)):
     """A perceived object known (from the catalogue) to have a front, at (0.8, 0.2), box yawed
     by `yaw_deg`; the viewer stands at the origin looking along +x."""
