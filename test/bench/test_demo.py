@@ -10,20 +10,21 @@ import pytest
 
 from spatial_manip.devtools.cancel_soak import SCENE_SEED
 
-pytestmark = [pytest.mark.slow, pytest.mark.ros]
+# the demo's own limit (the subprocess' 600 s) binds, not pytest's 300 s: the scene search, the
+# graph's start and a classical look took 4-9 minutes a run at load 20-30 (62 s at load 1-12)
+pytestmark = [pytest.mark.slow, pytest.mark.ros, pytest.mark.timeout(660)]
 
 
 def test_the_demo_succeeds_and_its_trace_shows_the_set_down(tmp_path):
     run = subprocess.run([sys.executable, "-m", "spatial_manip.cli", "demo"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=420)
+                         capture_output=True, text=True, timeout=600)
     demo = "\n".join(line for line in run.stdout.splitlines() if line.startswith("[demo]"))
     assert run.returncode == 0, demo + "\n" + run.stderr[-3000:]
     assert "result: success=True" in demo
     # the scene test_agent_e2e and test_cancel_stops_the_arm start their search at
     assert f"[demo] scene seed {SCENE_SEED}:" in demo, demo
-    # the header says which perception ran, and labels the simulator-fed one a diagnostic (issue 37)
-    assert re.search(r"segmenter (ground_truth; catalogue episode \(DIAGNOSTIC|classical; catalogue library \(what a lab)",
-                     demo), demo
+    # the header says which perception ran: by default what a lab has (issue 37), no simulator help
+    assert "segmenter classical; catalogue library (what a lab has" in demo, demo
     # the planner's own check (a distance, or the frame's depth filling the set-down box), then the
     # simulator's truth after the goal: the book rests within the check's 4 cm of the planned place
     assert re.search(r"placed within \d+\.\d cm of the computed pose|seen at the computed pose", demo), demo

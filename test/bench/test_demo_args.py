@@ -26,14 +26,13 @@ def test_the_demo_takes_the_users_ros_domain_and_refuses_one_out_of_range(monkey
         demo.own_domain(300)
 
 
-def test_the_demo_labels_ground_truth_a_diagnostic_and_classical_what_a_lab_has():
-    """Issue 37: ground truth is still the demo's default (a new user's first run must hold), and
-    labelled a DIAGNOSTIC; `--segmenter classical` pairs with the enrolled library."""
+def test_the_demo_perceives_as_a_lab_does_by_default_and_labels_ground_truth_a_diagnostic():
+    """Issue 37: no ground truth by default. The classical segmenter on the enrolled library is the
+    default; `--segmenter ground_truth` stays, paired with the episode's catalogue and labelled."""
     from spatial_manip.bench.worker import default_catalogue
 
     args = _args()
-    assert args.segmenter == "ground_truth"
-    assert "DIAGNOSTIC" in demo.perception_label(args.segmenter, default_catalogue(args.segmenter))
-    lab = _args("--segmenter", "classical").segmenter
-    assert default_catalogue(lab) == "library"
-    assert "what a lab has" in demo.perception_label(lab, default_catalogue(lab))
+    assert args.segmenter == "classical" and default_catalogue(args.segmenter) == "library"
+    assert "what a lab has" in demo.perception_label(args.segmenter, default_catalogue(args.segmenter))
+    diagnostic = _args("--segmenter", "ground_truth").segmenter
+    assert "DIAGNOSTIC" in demo.perception_label(diagnostic, default_catalogue(diagnostic))
