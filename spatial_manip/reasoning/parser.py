@@ -446,7 +446,7 @@ def _side(word: str) -> str:
 
 
 _FILLER = set("""the a an and on in at of to that which is are it its them they this these those please
-    can could would you will from with for one among there some any then onto into up down off out me
+    could would you will from with for one among there some any then onto into up down off out me
     somewhere spot location position place area now just carefully gently currently be as by so
     lies sits sitting located situated positioned standing_""".split())
 _NOUNS = {"book", "books", "slot", "slots", "one", "ones"}
