@@ -37,11 +37,17 @@ from spatial_manip.transforms import quat_to_matrix
 # Words whose meaning hangs on nothing assumed: a rubik's cube has no front, so "to the right of"
 # is the camera's right, which is where a person looking at the trace sees the book land.
 DEFAULT_INSTRUCTION = "pick the leftmost book lying flat and place it 15 cm to the right of the rubik's cube"
+# The first seed at which a search from 0 finds a scene the default instruction fits: the demo
+# starts there (the search from 0 cost 20 s quiet, 84 s under load, on every run); test_demo checks
+# the default still fits here, and the cancel and agent tests share this scene
+DEFAULT_SCENE_SEED = 1446
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instruction", default=DEFAULT_INSTRUCTION, help="what to ask (default: %(default)r)")
-    p.add_argument("--seed", type=int, default=0, help="first scene seed to try (deterministic)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="first scene seed to try (deterministic; default: DEFAULT_SCENE_SEED for the default "
+                        "instruction, else 0)")
     p.add_argument("--noise-seed", type=int, default=None,
                    help="seed of the sensing profile's draws (depth noise, calibration and arm errors) on the "
                         "same scene (default: the scene's seed)")
@@ -205,7 +211,9 @@ def run(args) -> int:
     if args.noise_seed is not None and not 0 <= args.noise_seed < 2 ** 32:
         raise SystemExit(f"--noise-seed must be in 0..{2 ** 32 - 1} (a reset's seed), got {args.noise_seed}")
     domain = own_domain(args.domain)
-    seed, scene = find_scene(args.instruction, args.seed)
+    first = args.seed if args.seed is not None else \
+        (DEFAULT_SCENE_SEED if args.instruction == DEFAULT_INSTRUCTION else 0)
+    seed, scene = find_scene(args.instruction, first)
     print(f"[demo] scene seed {seed}: {', '.join(o.id for o in scene.objects if o.category not in ('table', 'support'))}")
     noise_seed = seed if args.noise_seed is None else args.noise_seed
     catalogue = args.catalogue or default_catalogue(args.segmenter)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 from spatial_manip.bench.domains import hold_domains
-from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
+from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, DEFAULT_SCENE_SEED, find_scene
 from spatial_manip.bench.sim_session import command_main, prepare_output, refuse, sim_session
 from spatial_manip.bench.worker import WorkspaceRevision
 from spatial_manip.nodes.convert import joints_from_msg
@@ -51,7 +51,6 @@ MIN_SAMPLES_AFTER = 3    # joint samples needed after the answer (waited for up 
 EXTRA_WAIT_S = 10.0
 FRESH_S = 0.1            # a joint sample this close before the answer stands for the joints at it
 DELAYS_S = (0.0, 0.02, 0.06, 0.15, 0.4)
-SCENE_SEED = 1446         # find_scene(DEFAULT_INSTRUCTION, 0) searches up to here
 MOVING_RAD = 1e-3        # a joint moved more than this in the MOVING_WINDOW_S before the cancel: the arm was moving
 MOVING_WINDOW_S = 0.3
 
@@ -243,7 +242,7 @@ def line(r: CancelRecord) -> str:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cancels", type=int, default=100, help="reset-goal-cancel cycles (default %(default)s)")
-    p.add_argument("--seed", type=int, default=SCENE_SEED,
+    p.add_argument("--seed", type=int, default=DEFAULT_SCENE_SEED,
                    help="first scene seed to try for the demo instruction (default %(default)s: the first from 0 on "
                         "which it plans)")
     p.add_argument("--settle", type=float, default=1.0, help="seconds of joint states after each answer")

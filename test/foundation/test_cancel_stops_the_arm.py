@@ -7,7 +7,7 @@ same cycle 100+ times and prints the worst figure."""
 import pytest
 
 from ros_helpers import client_node
-from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, find_scene
+from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, DEFAULT_SCENE_SEED, find_scene
 from spatial_manip.bench.worker import Graph
 from spatial_manip.devtools import cancel_soak
 
@@ -21,7 +21,7 @@ PLAN = [(t, 0.0) for t in cancel_soak.TRANSITIONS]
 
 @pytest.mark.timeout(1500)      # 8-16 goals on the sim graph: minutes on a loaded machine
 def test_every_cancel_leaves_the_arm_standing_still(tmp_path):
-    seed, scene = find_scene(DEFAULT_INSTRUCTION, cancel_soak.SCENE_SEED)
+    seed, scene = find_scene(DEFAULT_INSTRUCTION, DEFAULT_SCENE_SEED)
     records = []
     with open(tmp_path / "graph.log", "w") as log:
         # the simulator's own segmentation: this tests cancelling, not reading a noisy frame
