@@ -2,6 +2,7 @@
 held-out set shares are in test_paraphrase_sets.py."""
 from __future__ import annotations
 
+from hand_worked import next_to_pairs
 from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_SCENES
 from spatial_manip.geometry import relations as rel
 
@@ -10,8 +11,7 @@ def test_the_next_to_pairs_are_the_hand_worked_ones():
     """Only apple-mugD and bowl-box stand within next-to distance on the counter, bookR-pen on the desk."""
     for key, expected in (("counter", {("apple", "mugD"), ("bowl", "box")}), ("desk3", {("bookR", "pen")})):
         objs = [o for o in EVERYDAY3_SCENES[key]().objects if o.category != "table"]
-        pairs = {tuple(sorted((a.id, b.id))) for i, a in enumerate(objs) for b in objs[i + 1:] if rel.is_next_to(a, b)}
-        assert pairs == expected, key
+        assert next_to_pairs(objs) == expected, key
 
 
 def test_every_shelf_object_stands_in_its_slot():

@@ -2,6 +2,7 @@
 held-out set shares are in test_paraphrase_sets.py."""
 from __future__ import annotations
 
+from hand_worked import left_to_right, next_to_pairs
 from spatial_manip.bench.paraphrase_everyday4 import EVERYDAY4_SCENES
 from spatial_manip.geometry import relations as rel
 
@@ -13,9 +14,7 @@ def _table_objects(key):
 def test_the_next_to_pairs_are_the_hand_worked_ones():
     """Only mugG-marker and scissors-boxL stand within next-to distance on the bench, banana-bowl at breakfast."""
     for key, expected in (("bench", {("marker", "mugG"), ("boxL", "scissors")}), ("breakfast", {("banana", "bowl")})):
-        objs = _table_objects(key)
-        pairs = {tuple(sorted((a.id, b.id))) for i, a in enumerate(objs) for b in objs[i + 1:] if rel.is_next_to(a, b)}
-        assert pairs == expected, key
+        assert next_to_pairs(_table_objects(key)) == expected, key
 
 
 def test_left_to_right_is_the_hand_worked_order():
@@ -23,10 +22,7 @@ def test_left_to_right_is_the_hand_worked_order():
     orders = {"bench": ["tape", "screwdriver", "mugY", "mugG", "marker", "scissors", "boxS", "boxL", "bottle"],
               "breakfast": ["plate", "appleR", "appleG", "banana", "bowl", "cup", "carton", "cereal", "spoon"]}
     for key, expected in orders.items():
-        objs = sorted(_table_objects(key), key=lambda o: -o.center[1])
-        assert [o.id for o in objs] == expected, key
-        gaps = [a.center[1] - b.center[1] for a, b in zip(objs, objs[1:])]
-        assert min(gaps) > rel.RANK_TIE_M, key
+        assert [o.id for o in left_to_right(_table_objects(key))] == expected, key
 
 
 def test_every_pantry_object_stands_in_its_slot():
