@@ -16,3 +16,11 @@ def left_to_right(objects) -> list:
     ordered = sorted(objects, key=lambda o: -o.center[1])
     assert min(a.center[1] - b.center[1] for a, b in zip(ordered, ordered[1:])) > rel.RANK_TIE_M
     return ordered
+
+
+def assert_in_slots(scene, where: dict[str, str]) -> None:
+    """Each object id of `where` has its centre inside the shelf slot (region id) it maps to."""
+    slots = {r.id: r for r in scene.regions}
+    for o in scene.objects:
+        if o.id in where:
+            assert rel.point_in_box(o.center, slots[where[o.id]]), o.id

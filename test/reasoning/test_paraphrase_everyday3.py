@@ -2,9 +2,8 @@
 held-out set shares are in test_paraphrase_sets.py."""
 from __future__ import annotations
 
-from hand_worked import next_to_pairs
+from hand_worked import assert_in_slots, next_to_pairs
 from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_SCENES
-from spatial_manip.geometry import relations as rel
 
 
 def test_the_next_to_pairs_are_the_hand_worked_ones():
@@ -16,8 +15,4 @@ def test_the_next_to_pairs_are_the_hand_worked_ones():
 
 def test_every_shelf_object_stands_in_its_slot():
     scene = EVERYDAY3_SCENES["shelf3"]()
-    slots = {r.id: r for r in scene.regions}
-    where = {"jar": "r1c1", "mug": "r1c4", "cereal": "r2c2", "bottle": "r2c4"}
-    for o in scene.objects:
-        if o.id in where:
-            assert rel.point_in_box(o.center, slots[where[o.id]]), o.id
+    assert_in_slots(scene, {"jar": "r1c1", "mug": "r1c4", "cereal": "r2c2", "bottle": "r2c4"})

@@ -2,7 +2,7 @@
 held-out set shares are in test_paraphrase_sets.py."""
 from __future__ import annotations
 
-from hand_worked import left_to_right, next_to_pairs
+from hand_worked import assert_in_slots, left_to_right, next_to_pairs
 from spatial_manip.bench.paraphrase_everyday4 import EVERYDAY4_SCENES
 from spatial_manip.geometry import relations as rel
 
@@ -27,9 +27,5 @@ def test_left_to_right_is_the_hand_worked_order():
 
 def test_every_pantry_object_stands_in_its_slot():
     scene = EVERYDAY4_SCENES["pantry4"]()
-    slots = {r.id: r for r in scene.regions}
-    where = {"soup": "r1c1", "jar": "r1c3", "tea": "r2c2", "can": "r2c3"}
-    for o in scene.objects:
-        if o.id in where:
-            assert rel.point_in_box(o.center, slots[where[o.id]]), o.id
+    assert_in_slots(scene, {"soup": "r1c1", "jar": "r1c3", "tea": "r2c2", "can": "r2c3"})
     assert {r.id for r in scene.regions if rel.is_empty(r)} == {"r1c2", "r2c1"}
