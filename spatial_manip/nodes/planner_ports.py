@@ -241,7 +241,11 @@ class PlannerPorts:
         # our own goal id: a goal whose acceptance never arrives can still be canceled by it
         goal_id = UUID(uuid=list(uuid.uuid4().bytes))
         sent = self.arm_client.send_goal_async(goal, goal_uuid=goal_id)
-        handle = _wait_unless_canceled(sent, ACCEPT_WAIT_S, cancel)
+        try:
+            handle = _wait_unless_canceled(sent, ACCEPT_WAIT_S, cancel, check=self._check_arm_alive)
+        except ArmLostError as lost:
+            # the server may yet take the goal (only its pose stream stalled): stop it by our id
+            raise ArmLostError(f"{lost}; {self._stop_arm(self._late_handle(sent, goal_id))}") from None
         if cancel.is_set():
             # the arm server may take the goal after this instant: learn whether it did, and stop it
             stopped = self._stop_arm(handle or self._late_handle(sent, goal_id))
@@ -394,9 +398,12 @@ def frame_of_workspace(buffer: ObservationBuffer, since_stamp_s: float, *, timeo
     return None, refused
 
 
-def _wait_unless_canceled(future, timeout_s: float, cancel: threading.Event):
-    """The future's result, or None after `timeout_s` or as soon as `cancel` is set."""
+def _wait_unless_canceled(future, timeout_s: float, cancel: threading.Event, check=None):
+    """The future's result, or None after `timeout_s` or as soon as `cancel` is set; `check`,
+    if given, is called on every poll and may raise to end the wait (e.g. the arm server lost)."""
     deadline = time.monotonic() + timeout_s
     while not future.done() and not cancel.is_set() and time.monotonic() < deadline:
+        if check is not None:
+            check()
         time.sleep(0.02)
     return future.result() if future.done() else None
