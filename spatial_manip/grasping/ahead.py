@@ -7,7 +7,11 @@ request (a retry proposes anew, on a newer frame, as it would without this). Pro
 until the scene, the arm and the requests have been quiet for `quiet_s`, so it seldom competes for
 the CPU with the request of a goal that reasons at once on a look just taken; a job under way when
 a request, a new look or an arm motion shows a goal at work is told to yield (`yield_job`: grasp_node
-lowers its thread's priority), and runs at the node's own until then.
+lowers its thread's priority), and runs at the node's own until then; a request for the very object
+the job proposes for waits for it and has it run at the node's priority again (`resume_job`), and a
+job a new look or an arm motion made useless is stale (`stale`: grasp_node's proposing stops at its
+next step). The jobs go in the order a pick is likely to ask for them (`likely_order`): the objects
+the planner can name that are no landmark first, nearest the arm's base first.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
 own; what a result is (a grasping.service.GraspResult) does not matter here."""
@@ -57,6 +61,44 @@ def graspable_ids(objects) -> list[str]:
     return [o.id for o in objects if o.category not in FIXTURE_CATEGORIES]
 
 
+# categories a pick seldom asks for: landmarks named to say where (ESPIRE's references), and the
+# segmenter's unnamed "object" (the planner cannot name it, so no instruction can ask for it by name)
+LANDMARK_CATEGORIES = ("reference",)
+UNNAMED_LABELS = ("", "object")
+
+
+def likely_order(objects) -> list[str]:
+    """The graspable objects' ids (`graspable_ids`) in the order a pick is likely to ask for them:
+    named objects that are no landmark, then landmarks, then unnamed ones; within each, nearest
+    the arm's base (the base frame's origin) first, as the far ones are seldom within reach. Objects
+    need `id`, `category`, `held`, `label` and a centre (`center`, or a message's `pose.position`);
+    one without a finite centre goes last in its group."""
+    ids = set(graspable_ids(objects))
+
+    def rank(k_o):
+        k, o = k_o
+        named = str(getattr(o, "label", "") or "").strip().lower() not in UNNAMED_LABELS
+        group = 0 if named and o.category not in LANDMARK_CATEGORIES else 1 if named else 2
+        try:
+            c = np.asarray(_centre(o), float)
+            reach = float(np.hypot(c[0], c[1])) if np.all(np.isfinite(c)) else np.inf
+        except (TypeError, ValueError, IndexError):
+            reach = np.inf
+        return group, reach, k
+
+    kept = [(k, o) for k, o in enumerate(objects) if o.id in ids]
+    return list(dict.fromkeys(o.id for _, o in sorted(kept, key=rank)))
+
+
+def _centre(o):
+    """An object's centre as (x, y, z): a core SceneObject's `center`, a DetectedObject message's
+    `pose.position`."""
+    if hasattr(o, "center"):
+        return o.center
+    c = o.pose.position
+    return c.x, c.y, c.z
+
+
 @dataclass(frozen=True)
 class Job:
     """One object to propose grasps for ahead, and what held when it was handed out."""
@@ -69,10 +111,12 @@ class Job:
 
 class GraspsAhead:
     def __init__(self, config: GraspsAheadConfig = GraspsAheadConfig(), clock=time.monotonic,
-                 yield_job: Callable[[], None] = lambda: None):
+                 yield_job: Callable[[], None] = lambda: None, resume_job: Callable[[], None] = lambda: None):
         """`yield_job()`: called (under the lock, so briefly) when a goal shows itself while a job
-        runs; the job should give the CPU to it from then on."""
-        self.config, self._clock, self._yield_job = config, clock, yield_job
+        runs; the job should give the CPU to it from then on. `resume_job()`: called when a request
+        asks for the object the job proposes for; the job is the goal's own then and should run at
+        full priority again."""
+        self.config, self._clock, self._yield_job, self._resume_job = config, clock, yield_job, resume_job
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)     # a job ended
         self._scene: Hashable | None = None
@@ -90,7 +134,7 @@ class GraspsAhead:
         """A new look: what was proposed for the last one goes; `object_ids` (the graspable ones) are to do."""
         with self._lock:
             self._scene, self._scene_since_s = scene, self._clock()
-            self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []
+            self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []    # in the order given
             self._todo, self._done = list(self._ids), {}
             self._goal_at_work()
 
@@ -109,16 +153,29 @@ class GraspsAhead:
                 self._todo, self._done = [], {}
                 self._goal_at_work()
 
-    def asked(self, max_grasps: int) -> None:
+    def asked(self, max_grasps: int, object_id: str = "") -> None:
         """A request came: a goal runs on this look, and its motion follows, so nothing more is
         proposed ahead for it (at once, with no idle time, proposing ahead for the other objects took
-        the CPU from the goal's planning and motion); later looks ask for as many grasps."""
+        the CPU from the goal's planning and motion); later looks ask for as many grasps. A job under
+        way for `object_id` (with as many grasps) is the request's answer: it runs at full priority
+        (the request waits for it: `take`); any other yields."""
         with self._lock:
             self._asked_at_s = self._clock()
             self._todo = []
             if max_grasps > 0:
                 self.max_grasps = int(max_grasps)
-            self._goal_at_work()
+            job = self._running
+            if job is not None and job.scene is self._scene and object_id and \
+                    (job.object_id, job.max_grasps) == (object_id, int(max_grasps)):
+                self._resume_job()
+            else:
+                self._goal_at_work()
+
+    def stale(self, job: Job) -> bool:
+        """Whether `job`'s result can no longer be kept: a newer look came, or the arm moved, since
+        it was handed out (its proposing may stop)."""
+        with self._lock:
+            return job.scene is not self._scene or job.arm_moved_at_s != self._arm_moved_at_s
 
     def _goal_at_work(self) -> None:
         """A request, a new look or an arm motion: the job under way, if any, yields the CPU to

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -165,7 +165,7 @@ class MotionCheck:
 
     # ---- the check -------------------------------------------------------------------------
     def filter(self, q_now, tcp_poses: Sequence[np.ndarray], pre_poses: Sequence[np.ndarray], world, scene: Scene,
-               target_id: str, k: int) -> MotionReport:
+               target_id: str, k: int, stop: Callable[[], None] = lambda: None) -> MotionReport:
         """Check every candidate against one world as the arm's pick will run it
         (motion.arm_plans.ArmPlans.pick_start): the pre-grasp's IK solutions nearest the arm's
         first, the first whose straight approach is clear, reached by a collision-free path
@@ -174,7 +174,8 @@ class MotionCheck:
         cheapest first: for every grasp a straight joint move from the start or from a
         pre-grasp already reached (one object's grasps lie close together); then, best grasp
         first, an RRT while the time budget lasts (the best grasp always gets one) and until the
-        best `k` are reached. Keeps the best `k` that pass."""
+        best `k` are reached. Keeps the best `k` that pass. `stop()` is called before each grasp's
+        search and may raise to end the check (a request no longer wanted)."""
         t0 = time.perf_counter()
         report = MotionReport(world=world)
         batch = _Batch(self.planner, np.asarray(q_now, float), world, support_ids(scene, target_id, gap_m=SUPPORT_GAP_M))
@@ -183,6 +184,7 @@ class MotionCheck:
             batch.next_goal(g) and batch.cheap_path(g)
         reached = 0
         for g in grasps:
+            stop()
             if reached >= k:                                # the best k are reached: no search can change them
                 report.not_searched += g.goal is not None and g.path is None
                 continue

@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy.spatial import cKDTree
 
 from spatial_manip.control.kinematics import DH_PRESETS
 from spatial_manip.control.primitives import pre_grasp_poses
-from spatial_manip.errors import ErrorCode, InvalidGoalError, SpatialManipError
+from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, SpatialManipError
 from spatial_manip import transforms as tf
 from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.pointcloud import depth_edge_pixels
@@ -118,6 +119,9 @@ class GraspService:
         collision-free plan from the request's current joints and its approach is clear."""
         self.proposer, self.gripper, self.config = proposer, gripper, config or ServiceConfig()
         self.kinematics, self.motion = kinematics, motion
+        # asked between the steps of a request and between the motion check's grasps: True stops the
+        # request (CANCELED). grasp_node's service proposing ahead stops a job a new look made useless
+        self.should_stop: Callable[[], bool] = lambda: False
 
     # ---- entry points -------------------------------------------------------------------
     def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0, *,
@@ -199,6 +203,7 @@ class GraspService:
         if target_mask is not None:
             kw["target_mask"] = target_mask
         gg, _ = self.proposer.get_grasp(pts_cam, None, **kw)
+        self._stop_if_asked()
         base = gg.transform(T_base_cam, frame_id="base")
         n_all = len(base)
         lo, hi = np.asarray(cfg.workspace_min_m), np.asarray(cfg.workspace_max_m)
@@ -211,6 +216,7 @@ class GraspService:
         base, n_no_ik, n_links = self._reachable(base, len(base) if checking else k, scene_base)
         report = None
         if self.motion is not None and self.motion.config.enabled:
+            self._stop_if_asked()
             base, report = self._motion_stage(base, k, context, scene_base)
         dt = time.perf_counter() - t0
         note = f"; {report.summary()}" if report is not None else ""
@@ -276,6 +282,10 @@ class GraspService:
             return False
         return not bool(points_in_box(np.asarray(o.center, float)[None], box, 0.01)[0])
 
+    def _stop_if_asked(self) -> None:
+        if self.should_stop():
+            raise CanceledError("stopped: the request's answer is no longer wanted (a newer look, or the arm moved)")
+
     def _motion_on(self, context) -> bool:
         return (self.motion is not None and self.motion.config.enabled and context is not None
                 and context.q_now is not None)
@@ -299,7 +309,7 @@ class GraspService:
                                             skipped=f"the arm's current joints are not a safe start: {why}")
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
         pre = [self._pre_grasps(T) for T in tcp]
-        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k)
+        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k, stop=self._stop_if_asked)
         report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 

@@ -37,7 +37,7 @@ from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
-from spatial_manip.grasping.ahead import GraspsAhead, Job, graspable_ids, load_grasps_ahead_config
+from spatial_manip.grasping.ahead import GraspsAhead, Job, likely_order, load_grasps_ahead_config
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
@@ -102,7 +102,7 @@ class GraspNode(Node):
         # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42),
         # on a service of their own: the motion check's planner is not shared between threads
         self.ahead = GraspsAhead(load_grasps_ahead_config(p["config_file"] or params_file("grasp.yaml")),
-                                 yield_job=self._yield_ahead_job)
+                                 yield_job=self._yield_ahead_job, resume_job=self._resume_ahead_job)
         self._stop = threading.Event()
         self._nice = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
         self._job_lock = threading.Lock()
@@ -110,6 +110,8 @@ class GraspNode(Node):
         self._job_yields = False              # the job handed out (or under way) is to yield
         if self.ahead.config.enabled:
             self._service_ahead = self._grasp_service(p, gripper, backend, backend_cfg)
+            self._service_ahead.should_stop = self._ahead_job_stale
+            self._job: Job | None = None      # the job under way (its staleness stops its proposing)
             self._ahead_thread = threading.Thread(target=self._propose_ahead, name="grasps_ahead", daemon=True)
             self._ahead_thread.start()
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
@@ -189,7 +191,7 @@ class GraspNode(Node):
     def _on_scene(self, msg):
         with self._lock:
             self.scene = msg
-        self.ahead.new_scene(msg, graspable_ids(msg.objects))
+        self.ahead.new_scene(msg, likely_order(msg.objects))
 
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):
@@ -275,7 +277,7 @@ class GraspNode(Node):
         are, else proposed now."""
         if request.target_id:
             self._await_scene_holding(request.target_id)
-            self.ahead.asked(int(request.max_grasps))
+            self.ahead.asked(int(request.max_grasps), request.target_id)
         hit = self.ahead.take(self.scene, request.target_id, int(request.max_grasps), wait_s=AHEAD_WAIT_S) \
             if request.target_id else None
         if hit is not None:
@@ -303,18 +305,31 @@ class GraspNode(Node):
             if self._job_tid is not None:
                 _renice(self._job_tid, self._nice + AHEAD_NICE)
 
+    def _resume_ahead_job(self) -> None:
+        """A request waits for the running job (its own object): back to the node's priority."""
+        with self._job_lock:
+            self._job_yields = False
+            if self._job_tid is not None:
+                _renice(self._job_tid, self._nice)
+
+    def _ahead_job_stale(self) -> bool:
+        """Whether the job under way can no longer be kept (a newer look, an arm motion): its
+        proposing stops at its next step rather than spend the CPU a goal needs."""
+        job = self._job
+        return job is not None and self.ahead.stale(job)
+
     def _run_ahead(self, job: Job, warned: list[str]) -> None:
         """Propose for one job and hand the result back. Never raises (it runs on a thread of its
         own): a failure is logged once and the job dropped; the request proposes for itself."""
         with self._job_lock:
-            self._job_tid = threading.get_native_id()
+            self._job_tid, self._job = threading.get_native_id(), job
             if self._job_yields:                # a goal came between the job's handing out and now
                 _renice(self._job_tid, self._nice + AHEAD_NICE)
         try:
             self._propose_job(job, warned)
         finally:
             with self._job_lock:
-                self._job_tid, self._job_yields = None, False
+                self._job_tid, self._job_yields, self._job = None, False, None
 
     def _propose_job(self, job: Job, warned: list[str]) -> None:
         result, keep = None, False

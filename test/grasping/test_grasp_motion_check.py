@@ -154,3 +154,27 @@ def test_a_spent_budget_bounds_the_searches_not_the_checks(setup):
                                 0, scene=scene.with_objects([o for o in scene.objects if o.id != "board"]), q_now=q)
     assert res.success and len(res.grasps) == 2
     assert res.motion.checked == 2 and not res.motion.out_of_time and "stopped at the time budget" not in res.message
+
+
+def test_a_request_no_longer_wanted_stops_between_its_steps_as_canceled(setup):
+    """grasp_node's service proposing ahead stops a job a new look made useless (`should_stop`):
+    the answer is CANCELED, whether it is asked before the motion check or between its grasps."""
+    service = setup[0]
+    asked = []
+
+    def stop_at(n):
+        def should_stop():
+            asked.append(1)
+            return len(asked) >= n
+        return should_stop
+
+    try:
+        for n in (1, 3):                    # after proposing; inside the motion check's loop
+            asked.clear()
+            service.should_stop = stop_at(n)
+            res = _request(setup, scene=_scene(), q_now=setup[4])
+            assert not res.success and res.error_code == "CANCELED" and "no longer wanted" in res.message
+            assert len(asked) == n
+    finally:
+        service.should_stop = lambda: False
+    assert _request(setup, scene=_scene(), q_now=setup[4]).success

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError
-from spatial_manip.grasping.ahead import GraspsAhead, GraspsAheadConfig, graspable_ids, load_grasps_ahead_config
+from spatial_manip.grasping.ahead import (GraspsAhead, GraspsAheadConfig, graspable_ids, likely_order,
+                                         load_grasps_ahead_config)
 from spatial_manip.paths import params_file
 
 HOME = np.zeros(6)
@@ -209,3 +210,62 @@ def test_a_job_under_way_is_told_to_yield_when_a_goal_shows_itself(goal):
     cache.put(job, "grasps")
     cache.new_scene(look, ["book_1"])
     assert yields == [goal]                              # and not after it ended
+
+
+def _obj(id_, category, label=None, at=(0.5, 0.0, 0.1), held=False):
+    return SimpleNamespace(id=id_, category=category, label=id_.split("_")[0] if label is None else label,
+                           center=at, held=held)
+
+
+def test_the_jobs_go_named_objects_first_then_landmarks_then_unnamed_ones_nearest_the_arm_first():
+    objects = [_obj("alarm_clock", "reference", at=(0.37, 0.46, 0.08)), _obj("book_far", "book", at=(0.65, 0.02, 0.1)),
+               _obj("table", "table", at=(0.5, 0, -0.3)), _obj("obj3", "object", label="object", at=(0.3, 0, 0.1)),
+               _obj("book_near", "book", at=(0.39, 0.14, 0.07)), _obj("mug_1", "mug", at=(0.5, 0.1, 0.05)),
+               _obj("mirror", "reference", at=(1.33, -0.16, 0.03)), _obj("nowhere", "book", at=(np.nan, 0, 0))]
+    assert likely_order(objects) == ["book_near", "mug_1", "book_far", "nowhere", "alarm_clock", "mirror", "obj3"]
+    assert likely_order(objects + [_obj("cup_1", "cup", held=True)]) == []      # one is held: a place comes
+
+
+def test_the_order_reads_a_scene_messages_poses():
+    def msg(id_, category, x, y):
+        return SimpleNamespace(id=id_, category=category, label=id_, held=False,
+                               pose=SimpleNamespace(position=SimpleNamespace(x=x, y=y, z=0.1)))
+    assert likely_order([msg("jar", "jar", 0.7, 0.0), msg("pagoda", "reference", 0.3, 0.0),
+                         msg("can", "can", 0.2, -0.3)]) == ["can", "jar", "pagoda"]
+
+
+def test_the_jobs_are_handed_out_in_the_order_given(ahead):
+    clock, cache = ahead
+    cache.new_scene(object(), ["book_2", "book_1", "clock_1"])
+    clock.t += QUIET_S
+    assert run_all(cache, clock) == ["book_2", "book_1", "clock_1"]
+
+
+def test_a_request_for_the_object_under_way_resumes_its_job_and_one_for_another_yields_it():
+    told = []
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0), clock=Clock(), yield_job=lambda: told.append("yield"),
+                        resume_job=lambda: told.append("resume"))
+    cache.note_joints(HOME)
+    cache.new_scene(object(), ["book_1", "mug_1"])
+    job = cache.next_job()
+    cache.asked(15, "book_1")
+    assert told == ["resume"]                            # the request waits for it: full priority
+    cache.asked(5, "book_1")
+    cache.asked(15, "mug_1")
+    assert told == ["resume", "yield", "yield"]          # another count of grasps, another object
+    cache.put(job, "grasps of book_1")
+    cache.asked(15, "book_1")
+    assert told == ["resume", "yield", "yield"]          # no job under way: nothing is told
+
+
+@pytest.mark.parametrize("change", ["new look", "arm motion", "none"])
+def test_a_job_is_stale_once_a_new_look_or_an_arm_motion_made_it_useless(ahead, change):
+    clock, cache = ahead
+    cache.new_scene(look := object(), ["book_1"])
+    clock.t += QUIET_S
+    job = cache.next_job()
+    {"new look": lambda: cache.new_scene(object(), ["book_1"]), "arm motion": lambda: cache.note_joints(HOME + 0.1),
+     "none": lambda: cache.asked(15, "mug_1")}[change]()
+    assert cache.stale(job) is (change != "none")
+    cache.put(job, "grasps of book_1")
+    assert (cache.take(look, "book_1", 15) is None) is (change != "none")
