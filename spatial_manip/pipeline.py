@@ -39,6 +39,9 @@ RETRYABLE = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.VERIFY_F
 # not share; at most MAX_PICK_CANDIDATES objects are tried within one attempt.
 PICK_FALLBACK = {ErrorCode.GRASP_FAILED, ErrorCode.MOTION_FAILED, ErrorCode.UNREACHABLE}
 MAX_PICK_CANDIDATES = 3
+# A retry's refusals of the world the failed attempt left (the words name nothing there now, or
+# several things, or no place there can be made): the goal reports the failure it retried (`_failure`).
+RETRY_REFUSALS = {ErrorCode.TARGET_NOT_FOUND, ErrorCode.AMBIGUOUS, ErrorCode.NOT_UNDERSTOOD, ErrorCode.UNREACHABLE}
 
 
 class Stage(str, enum.Enum):
@@ -226,6 +229,7 @@ class InstructionPipeline:
         # last) and the set-down it tried
         self._decision: Decision | None = None
         self._set_down: SetDown | None = None
+        self._moved = False       # whether the current attempt got as far as moving the arm
         # the trace's images are drawn and written on a thread of their own, in order, beside the
         # goal's next stages: before the arm's first motion they cost 0.15-0.45 s a goal under load
         # (issue 42); the result does not wait for them either: trace.json is written again once they are
@@ -245,7 +249,7 @@ class InstructionPipeline:
                     outcome.success, outcome.error_code = True, ""
                     break
                 except SpatialManipError as e:
-                    outcome.error_code, outcome.message = e.code.value, e.message
+                    outcome.error_code, outcome.message = _failure(e, attempt, reflection, self._moved)
                     trace.event("error", code=e.code.value, message=e.message, attempt=attempt)
                     if e.code not in RETRYABLE or not getattr(e, "retryable", True) or attempt == goal.max_attempts \
                             or cancel.is_set():
@@ -286,11 +290,13 @@ class InstructionPipeline:
             self._safe_stop()
             raise CanceledError("the goal was canceled")
         trace.stage(stage.value, detail)
+        self._moved = self._moved or stage is Stage.MOVING
         span = 1.0 / goal.max_attempts
         self.feedback(stage, detail, min(1.0, (attempt - 1 + STAGE_PROGRESS[stage]) * span), attempt)
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = self._set_down = None
+        self._moved = False
         self._enter(Stage.PERCEIVING, "waiting for a synchronized RGB-D observation", attempt, goal, trace, cancel)
         seen = self._look(cancel, trace, goal, clear=not goal.dry_run)
         self._draw(trace.image, "observation", seen.observation.rgb, "colour image the goal was planned on")
@@ -504,6 +510,19 @@ class _DrawnTrace:
 
     def __getattr__(self, attr):
         return getattr(self._trace, attr)
+
+
+def _failure(error: SpatialManipError, attempt: int, reflection: Reflection | None, moved: bool) -> tuple[str, str]:
+    """The goal's error code and message when attempt `attempt` failed with `error`. A retry that
+    refused before moving anything (`RETRY_REFUSALS`: its reading of the new look refused, the can the
+    failed place tipped over is seen as a jar, so "the can" names nothing) did not go wrong itself:
+    what went wrong is the failure it retried (`reflection`'s), which keeps its code, and the
+    message adds why the retry stopped (objects-75-00004 reported NOT_UNDERSTOOD for a place whose
+    can had tipped over)."""
+    if reflection is None or moved or error.code not in RETRY_REFUSALS:
+        return error.code.value, error.message
+    return reflection.error_code, (f"{reflection.reason}; attempt {attempt}, the retry, stopped before moving "
+                                   f"anything: {error.code.value}: {error.message}")
 
 
 def _with_notes(message: str, decision: Decision) -> str:

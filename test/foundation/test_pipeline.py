@@ -5,7 +5,8 @@ import threading
 import numpy as np
 import pytest
 
-from spatial_manip.errors import GraspFailedError, InvalidGoalError, MotionFailedError, TargetNotFoundError
+from spatial_manip.errors import (GraspFailedError, InvalidGoalError, MotionFailedError, NotUnderstoodError,
+                                  TargetNotFoundError)
 from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.grasping.grasp_group import GraspGroup
@@ -157,6 +158,41 @@ def test_grasp_failure_reflects_and_retries_then_succeeds():
     assert ("reason", 1) in agent.calls           # the retry saw the reflection of attempt 1
     assert "reflecting" in [f[0].value for f in fb]
     assert agent.stopped >= 1                      # the failed motion stopped the arm
+
+
+class TippedOnPlace(FakeAgent):
+    """A place that lets go of the object, which tips over; the retry's new look reads it as
+    something else, so its words name nothing there (objects-75-00004)."""
+
+    def __init__(self, retry_error):
+        super().__init__(place_failures=0)
+        self.held, self.retry_error = "can_held", retry_error
+
+    def reason(self, seen, goal, reflection, trace):
+        self.calls.append(("reason", reflection.attempt if reflection else None))
+        if reflection is not None:
+            raise self.retry_error
+        return Decision("place", (), place_pose=np.eye(4))
+
+    def verify(self, decision, placed, goal, after):
+        return Verified(False, "not_in_region", "can_held is not seen after placing")
+
+
+@pytest.mark.parametrize("retry_error", [TargetNotFoundError("'can' is not in the scene"),
+                                         NotUnderstoodError("'it' refers to nothing in the hand")])
+def test_a_retry_that_refuses_before_moving_reports_the_failure_it_retried(retry_error):
+    agent = TippedOnPlace(retry_error)
+    out, _ = run(agent, instruction="place the can on the left of the mug", kind="auto", max_attempts=3)
+    assert not out.success and out.attempts == 2 and out.error_code == "VERIFY_FAILED", out
+    assert out.message.startswith("verification failed (not_in_region): can_held is not seen after placing")
+    assert f"attempt 2, the retry, stopped before moving anything: {retry_error.code.value}: {retry_error.message}" \
+        in out.message
+
+
+def test_a_retry_that_fails_after_moving_reports_its_own_failure():
+    agent = FakeAgent(pick_failures=2)
+    out, _ = run(agent, max_attempts=2)
+    assert not out.success and out.error_code == "GRASP_FAILED" and out.message == "the book slipped"
 
 
 def test_non_retryable_error_ends_at_once():
