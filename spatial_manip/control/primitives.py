@@ -148,7 +148,10 @@ class MotionPrimitives:
             run.total += 1
             run.phase("open", "opening the gripper", lambda: (open_fingers(), gripper.wait_moved()))
         self.held = None
-        self._transit(run, "pre_grasp", "planned path to the pre-grasp, the fingers opening on the way", transit,
+        path = transit.path
+        found = "" if path is None else \
+            f" ({getattr(path, 'found_by', '') or 'planned'} in {getattr(path, 'planning_time_s', 0.0) * 1000:.0f} ms)"
+        self._transit(run, "pre_grasp", f"planned path to the pre-grasp{found}, the fingers opening on the way", transit,
                       vj, aj, leaving=open_fingers)
         run.phase("open", "the fingers finish opening", gripper.wait_moved)
 

@@ -62,6 +62,10 @@ class ArmPlans:
         self.planner = planner
         self.robot, self.envelope = planner.robot, planner.envelope
         self.home_q = None if home_q is None else np.asarray(home_q, float)
+        # joint paths to pre-grasps found before (the grasp service's motion check, issue 42): a pick's
+        # transit takes one that runs from where the arm is to the configuration it chose and is clear
+        # in the goal's own world, rather than search again (the planner's `hints`); replaced, not edited
+        self.pre_grasp_hints: list[np.ndarray] = []
 
     # ---- the world -----------------------------------------------------------------------
     def world(self, scene, held: Attached | None = None, leave_out: Sequence[str] = (), q_now=None,
@@ -126,7 +130,7 @@ class ArmPlans:
             return straight_segment(self.robot, self.envelope, world, q_pre, grasp_T, allowed=allowed, phase="approach")
 
         transit, approach_qs = self._reach_any(q_now, np.asarray(pre_T, float).reshape(-1, 4, 4), world, "pre_grasp",
-                                               approach)
+                                               approach, hints=self.pre_grasp_hints)
         return PickStart(transit, approach_qs, carry, leaving, held)
 
     def pick_lift(self, start: PickStart, lifts: Sequence[np.ndarray]) -> np.ndarray:
@@ -173,11 +177,11 @@ class ArmPlans:
         for i, T in enumerate(poses):
             q = straight_segment(self.robot, self.envelope, world, q, T, phase=f"waypoint {i + 1}")[-1]
 
-    def _reach(self, q_now, pre_T, world: CollisionWorld, phase: str, then):
+    def _reach(self, q_now, pre_T, world: CollisionWorld, phase: str, then, hints=()):
         """A transit to the pre-pose `pre_T` on an arm configuration from which `then(q_pre)` (the
         straight moves that follow) passes: each IK solution in turn, nearest the current joints
         first, the straight moves checked before the (costlier) transit. Returns (transit, then's
-        result); raises the last refusal when none works."""
+        result); raises the last refusal when none works. `hints`: the planner's, for the transit."""
         q_now = np.asarray(q_now, float)
         self.envelope.check_position(np.asarray(pre_T, float)[:3, 3], what=f"{phase} pose")
         candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
@@ -187,33 +191,35 @@ class ArmPlans:
         for q_pre in candidates:
             try:
                 rest = then(q_pre)
-                return self.transit(q_now, q_pre, world, phase), rest
+                return self.transit(q_now, q_pre, world, phase, hints), rest
             except SpatialManipError as e:       # this arm configuration is blocked; the next may not be
                 first = first or e
         # the refusal of the configuration nearest the arm's, the one a user would expect it to take
         first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the {phase} pose)"
         raise first
 
-    def _reach_any(self, q_now, pre_Ts: np.ndarray, world: CollisionWorld, phase: str, then):
+    def _reach_any(self, q_now, pre_Ts: np.ndarray, world: CollisionWorld, phase: str, then, hints=()):
         """`_reach` of the first of the pre-poses `pre_Ts` that one reaches; the refusal of the
         first (the full stand-off, the one a user would expect) when none does."""
         first = None
         for pre_T in pre_Ts:
             try:
-                return self._reach(q_now, pre_T, world, phase, then)
+                return self._reach(q_now, pre_T, world, phase, then, hints)
             except SpatialManipError as e:
                 first = first or e
         if len(pre_Ts) > 1:
             first.message = f"{first.message} (and at {len(pre_Ts) - 1} shorter stand-offs)"
         raise first
 
-    def transit(self, q_now, goal, world: CollisionWorld, phase: str) -> Transit:
-        """A planned path to `goal` (joints or a TCP pose), out of any contact the arm starts in."""
+    def transit(self, q_now, goal, world: CollisionWorld, phase: str, hints=()) -> Transit:
+        """A planned path to `goal` (joints or a TCP pose), out of any contact the arm starts in;
+        `hints` (joint paths found before) go to the planner when there are any."""
         clear_T, q_start = clear_of_contact(self.robot, self.envelope, world, q_now)
         goal = np.asarray(goal, float)
         if goal.shape == (6,) and float(np.max(np.abs(goal - q_start))) < SAME_RAD:
             return Transit(None, clear_T)
-        path = self.planner.plan(q_start, goal, world, phase=phase)
+        hints = list(hints)
+        path = self.planner.plan(q_start, goal, world, phase=phase, **({"hints": hints} if hints else {}))
         if float(np.max(np.abs(path.waypoints[-1] - q_start))) < SAME_RAD:
             return Transit(None, clear_T)
         return Transit(path, clear_T)

@@ -26,6 +26,7 @@ class JointPath:
     tcp: np.ndarray
     planning_time_s: float = 0.0
     phase: str = ""
+    found_by: str = ""      # "straight" (a straight joint move), "hint" (a path found before), "search"
 
     @property
     def duration_s(self) -> float:

@@ -20,6 +20,11 @@ from spatial_manip.motion.timing import DENSIFY_RAD, time_parameterise
 from spatial_manip.motion.world import CollisionWorld
 
 WINDOW_RAD = np.pi       # joints search within [min(start, goal) - pi, max(start, goal) + pi]
+# a hint (a path found before, e.g. by the grasp service's motion check) serves a plan when its ends lie
+# this close to the plan's start (the arm's joints then and now: it stood still, within its noise) and
+# to one of its goals (the same IK solution); its ends are moved onto them and every segment is checked
+HINT_START_RAD = 0.01
+HINT_GOAL_RAD = 1e-3
 
 
 class OmplPlanner:
@@ -39,9 +44,11 @@ class OmplPlanner:
 
     # ---- the protocol --------------------------------------------------------------------
     def plan(self, start_q, goal, world: CollisionWorld, *, phase: str = "transit",
-             time_budget_s: float | None = None) -> JointPath:
+             time_budget_s: float | None = None, hints=()) -> JointPath:
         """The budget bounds the search; simplification (config.simplify_s), timing and the
-        final check come on top (a few to tens of milliseconds)."""
+        final check come on top (a few to tens of milliseconds). `hints`: joint paths found
+        before (waypoints (n, 6)); one from the start to a goal whose every segment is valid in
+        this world is taken instead of a search (`search`)."""
         t0 = time.perf_counter()
         budget = float(time_budget_s or self.config.time_budget_s)
         start = np.asarray(start_q, float).reshape(-1)
@@ -51,10 +58,11 @@ class OmplPlanner:
             raise InvalidGoalError(f"{phase}: the start {np.round(start, 4).tolist()} rad is outside the joint limits")
         checker = self.checker(world, start, phase)
         goals = self.goal_configs(as_goal(goal), start, checker, phase)
-        waypoints = self.search(start, goals, checker, phase, budget, budget - (time.perf_counter() - t0))
+        how: list[str] = []
+        waypoints = self.search(start, goals, checker, phase, budget, budget - (time.perf_counter() - t0), hints, how)
         path = self._timed(waypoints, checker, phase)
         path.planning_time_s = time.perf_counter() - t0
-        path.phase = phase
+        path.phase, path.found_by = phase, how[0]
         return path
 
     # ---- steps ---------------------------------------------------------------------------
@@ -102,14 +110,45 @@ class OmplPlanner:
                                    f"({len(cands)} tried; nearest: {why})", phase=phase, body=why)
         return ok
 
-    def search(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
+    def search(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float,
+               hints=(), how: list | None = None) -> np.ndarray:
         """Waypoints (n, 6) of a path from start to one of the goals, with `left` seconds of the
-        plan's `budget` for the RRT; the straight joint move when it is safe."""
+        plan's `budget` for the RRT; the straight joint move when it is safe, else a hint that
+        serves (`hinted_path`). `how` (a list) gets "straight", "hint" or "search" appended."""
+        how = [] if how is None else how
         step = self.config.plan_step_rad
         for g in goals:                          # the straight joint move, when it is safe
             if checker.segment_valid(start, g, step):
+                how.append("straight")
                 return np.array([start, g])
+        for hint in hints:
+            waypoints = self.hinted_path(hint, start, goals, checker)
+            if waypoints is not None:
+                how.append("hint")
+                return waypoints
+        how.append("search")
         return self._rrt(start, goals, checker, phase, budget, max(left, 0.01))
+
+    def hinted_path(self, hint, start, goals, checker: CollisionChecker) -> np.ndarray | None:
+        """`hint` (waypoints (n, 6)) as a path from `start` to one of `goals`: its first waypoint
+        within HINT_START_RAD of the start and its last within HINT_GOAL_RAD of a goal (both moved
+        onto them), every waypoint and every segment between them valid with `checker` (the
+        search's own, padding and all); None when it does not serve. A malformed hint serves not."""
+        try:
+            w = np.array(hint, float)
+        except (TypeError, ValueError):
+            return None
+        if w.ndim != 2 or w.shape[1] != 6 or len(w) < 2 or not np.all(np.isfinite(w)) or \
+                float(np.max(np.abs(w[0] - start))) > HINT_START_RAD:
+            return None
+        goal = next((g for g in goals if float(np.max(np.abs(w[-1] - g))) <= HINT_GOAL_RAD), None)
+        if goal is None:
+            return None
+        w[0], w[-1] = start, goal
+        step = self.config.plan_step_rad
+        if all(checker.valid(q) for q in w) and all(checker.segment_valid(a, b, step) for a, b in zip(w[:-1], w[1:])):
+            return w
+        return None
 
     def _rrt(self, start, goals, checker: CollisionChecker, phase: str, budget: float, left: float) -> np.ndarray:
         """RRTConnect for what is `left` of the plan's `budget` (seconds)."""

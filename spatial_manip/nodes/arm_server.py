@@ -14,6 +14,11 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
 - `/spatial_manip/arm_motion_markers` (visualization_msgs/MarkerArray, latched): after each
   motion, the bodies it was planned around and the TCP's planned way, for RViz / Foxglove.
+- `/spatial_manip/pre_grasp_paths` (std_msgs/String, JSON, latched; grasp_node publishes it with
+  each answer): the joint paths to the pre-grasps of the grasps it kept, found by its motion check.
+  A PICK's transit takes the one that runs from where the arm stands to the configuration the pick
+  chose, when every segment of it is clear in the goal's own world, instead of searching again
+  (issue 42: that search could spend its whole budget before the arm moved).
 - `/spatial_manip/arm_recover` (std_msgs/Empty): an operator's explicit request to unlock a
   protective stop and re-upload the control script (backends with `recover()`); nothing
   recovers by itself and no interrupted motion is resumed.
@@ -22,6 +27,7 @@ timer run while a goal executes.
 """
 from __future__ import annotations
 
+import json
 import math
 import threading
 
@@ -45,6 +51,8 @@ from spatial_manip_interfaces.action import ArmMotion
 
 ACTION_NAME = "spatial_manip/arm_motion"
 MARKER_TOPIC = "spatial_manip/arm_motion_markers"
+PRE_GRASP_PATHS_TOPIC = "spatial_manip/pre_grasp_paths"
+MAX_HINTS = 20          # paths kept from one message (grasp_node sends the few grasps it kept)
 FINGER_JOINT = "finger_joint"   # Robotiq 2F-85: 0 rad open .. 0.8 rad closed
 FINGER_CLOSED_RAD = 0.8
 
@@ -61,6 +69,29 @@ def gripper_width(value: float, max_width_m: float) -> float:
     if not (0.0 <= width <= max_width_m):
         raise InvalidGoalError(f"gripper_width must be within 0..{max_width_m} m, got {width}")
     return width
+
+
+def pre_grasp_paths_json(paths) -> str:
+    """Joint paths (each waypoints (n, 6)) as PRE_GRASP_PATHS_TOPIC's JSON text."""
+    return json.dumps({"paths": [np.round(np.asarray(w, float), 6).tolist() for w in paths]})
+
+
+def pre_grasp_paths(text: str) -> list[np.ndarray]:
+    """PRE_GRASP_PATHS_TOPIC's JSON text as joint paths (waypoints (n, 6), finite, at least two);
+    what is malformed is left out (a hint only: the planner checks what it takes)."""
+    try:
+        paths = json.loads(text).get("paths", [])
+    except (ValueError, AttributeError):
+        return []
+    out = []
+    for w in paths[:MAX_HINTS] if isinstance(paths, list) else []:
+        try:
+            w = np.asarray(w, float)
+        except (TypeError, ValueError):
+            continue
+        if w.ndim == 2 and w.shape[1] == 6 and len(w) >= 2 and np.all(np.isfinite(w)):
+            out.append(w)
+    return out
 
 
 def goal_scene(req, frame_id: str) -> Scene | None:
@@ -120,6 +151,8 @@ class ArmActionServer:
         self.marker_pub = node.create_publisher(MarkerArray, MARKER_TOPIC,
                                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         node.create_subscription(Empty, "spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
+        node.create_subscription(String, PRE_GRASP_PATHS_TOPIC, self._on_pre_grasp_paths,
+                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL), callback_group=group)
         self.action = ActionServer(node, ArmMotion, action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=self._on_cancel,
                                    callback_group=group)
@@ -166,6 +199,8 @@ class ArmActionServer:
 
         def feedback(phase: str, detail: str, fraction: float):
             self.on_phase(phase)
+            if phase == "pre_grasp":    # how its path was found (a hint, a search) and in how long: issue 42
+                self.node.get_logger().info(f"ArmMotion pick: {detail}")
             goal_handle.publish_feedback(ArmMotion.Feedback(phase=phase, detail=detail, progress=float(fraction)))
 
         try:
@@ -283,6 +318,12 @@ class ArmActionServer:
                     self.node.get_logger().info(f"arm status: {reason}")
                 else:
                     self.node.get_logger().warning(f"arm status: {reason}")
+
+    def _on_pre_grasp_paths(self, msg) -> None:
+        """The grasp service's newest pre-grasp paths, as the next PICK's hints (replacing the last)."""
+        plans = getattr(self.primitives, "plans", None)
+        if plans is not None and hasattr(plans, "pre_grasp_hints"):
+            plans.pre_grasp_hints = pre_grasp_paths(msg.data)
 
     def _on_recover(self, _msg):
         recover = getattr(self.arm, "recover", None)

@@ -25,6 +25,7 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, JointState
+from std_msgs.msg import String
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
@@ -41,6 +42,7 @@ from spatial_manip.grasping.ahead import GraspsAhead, Job, likely_order, load_gr
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
+from spatial_manip.nodes.arm_server import PRE_GRASP_PATHS_TOPIC, pre_grasp_paths_json
 from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
@@ -97,6 +99,8 @@ class GraspNode(Node):
         self.create_subscription(JointState, p["joint_states_topic"], self._on_joints, sensor, callback_group=group)
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
+        # the kept grasps' pre-grasp paths: the arm server's pick takes one rather than search again
+        self.pre_grasp_paths = self.create_publisher(String, PRE_GRASP_PATHS_TOPIC, latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
         # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42),
@@ -219,6 +223,7 @@ class GraspNode(Node):
             response.grasps.grasps = [self._grasp_msg(g, result.object_name) for g in result.grasps]
             self.markers.publish(self._marker_array(result.grasps, response.grasps.header))
         self._publish_motion(result, response.grasps.header)
+        self._publish_paths(result)
         # rclpy forbids changing the severity of one call site, hence two calls
         if result.success:
             self.get_logger().info(f"propose_grasps: OK {result.message}")
@@ -426,6 +431,15 @@ class GraspNode(Node):
             return
         trace = report.tcp_trace(report.kept[0], self.service_core.motion.planner.envelope.kin) if report.kept else None
         self.motion_markers.publish(motion_markers(report.world, trace, header))
+
+    def _publish_paths(self, result: GraspResult) -> None:
+        """The answer's grasps' pre-grasp paths (best first), for the arm server's pick."""
+        report = result.motion
+        if report is None or report.skipped or not result.success:
+            return
+        paths = [report.paths[i].waypoints for i in report.kept if i in report.paths]
+        if paths:
+            self.pre_grasp_paths.publish(String(data=pre_grasp_paths_json(paths)))
 
     def _marker_array(self, grasps, header) -> MarkerArray:
         arr = MarkerArray(markers=[Marker(action=Marker.DELETEALL)])

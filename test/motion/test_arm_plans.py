@@ -150,3 +150,25 @@ def test_an_arm_at_home_goes_nowhere_and_builds_no_world(planner, home):
     assert transit.path is None and transit.clear_T is None
     away = home + np.array([0.3, 0, 0, 0, 0, 0])
     assert ArmPlans(planner).home(away, home, None, None).path is not None
+
+
+
+def test_a_picks_transit_hands_the_pre_grasp_hints_to_the_planner(monkeypatch):
+    """ArmPlans.pre_grasp_hints (the grasp service's paths, set by the arm server) reach the
+    planner for a transit that has some, and nothing extra is passed when there are none."""
+    import spatial_manip.motion.arm_plans as arm_plans
+
+    calls = []
+
+    class Planner:
+        robot, envelope = None, None
+
+        def plan(self, start, goal, world, *, phase="transit", **kw):
+            calls.append(kw)
+            return type("Path", (), {"waypoints": np.array([start, goal])})()
+
+    monkeypatch.setattr(arm_plans, "clear_of_contact", lambda robot, envelope, world, q: (None, np.asarray(q, float)))
+    plans = ArmPlans(Planner())
+    plans.transit(np.zeros(6), np.ones(6), None, "pre_grasp", [np.zeros((2, 6))])
+    plans.transit(np.zeros(6), np.ones(6), None, "home")
+    assert len(calls[0]["hints"]) == 1 and calls[1] == {}

@@ -216,3 +216,37 @@ def test_fingers_close_on_the_held_object(planner, home):
     holding = CollisionWorld(list(world.obstacles))
     holding.attach("book_1", [0.20, 0.03, 0.15], pose([0.0, 0.0, 0.05], np.eye(3)))
     assert CollisionChecker(planner.robot, holding, planner.envelope).contact(q) is None
+
+
+def test_a_hint_that_is_clear_in_the_plans_world_is_taken_instead_of_a_search(planner, home):
+    """Issue 42: the grasp service's motion check found a path to the pre-grasp; the arm's plan
+    takes it (its ends moved onto the start and the goal) when every segment is clear in its own
+    world, and searches as before when the hint does not serve: another goal, a start farther than
+    the arm's still noise, a segment through something, a malformed one."""
+    from unittest import mock
+
+    kin = planner.envelope.kin
+    start = kin.ik(pose([0.45, -0.30, 0.12]), home)
+    goal = kin.ik(pose([0.45, 0.30, 0.12]), home)
+    world = wall_world()
+    found = planner.plan(start, goal, world, phase="transit").waypoints
+    assert len(found) > 2                                        # the straight move is blocked: a search ran
+    noisy = found.copy()
+    noisy[0] += 0.004                                            # the joints a moment before, within the noise
+    with mock.patch.object(planner, "_rrt", side_effect=AssertionError("searched")):
+        path = planner.plan(start, goal, world, phase="transit", hints=[np.zeros((2, 6)), noisy])
+    np.testing.assert_allclose(path.waypoints[1:-1], found[1:-1])
+    assert path.found_by == "hint"
+    np.testing.assert_allclose(path.q[0], start, atol=1e-9)
+    np.testing.assert_allclose(path.q[-1], goal, atol=1e-6)
+    assert dense_problems(planner, world, path.q) == []
+    checker = planner.checker(world, start)
+    through_the_wall = np.array([start, goal])
+    far_start = found.copy()
+    far_start[0] += 0.05
+    other_goal = found.copy()
+    other_goal[-1] += 0.01
+    for hint in (through_the_wall, far_start, other_goal, found[:, :5], [[np.nan] * 6] * 2, "not a path"):
+        assert planner.hinted_path(hint, start, [goal], checker) is None
+    searched = planner.plan(start, goal, world, phase="transit", hints=[through_the_wall])
+    assert searched.found_by == "search" and dense_problems(planner, world, searched.q) == []

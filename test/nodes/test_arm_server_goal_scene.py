@@ -89,3 +89,16 @@ def test_a_malformed_goal_scene_is_an_invalid_goal_saying_why(spoil, words):
     spoil(goal)
     with pytest.raises(InvalidGoalError, match=words.replace("(", r"\(").replace(")", r"\)")):
         goal_scene(goal, "base")
+
+
+def test_pre_grasp_paths_travel_as_json_and_what_is_malformed_is_left_out():
+    """grasp_node's pre-grasp paths (issue 42) reach the arm server as joint paths; a hint only,
+    so a malformed message or path is dropped rather than refused."""
+    from spatial_manip.nodes.arm_server import pre_grasp_paths, pre_grasp_paths_json
+
+    a, b = np.linspace(np.zeros(6), np.ones(6), 4), np.array([[0.1] * 6, [0.2] * 6])
+    back = pre_grasp_paths(pre_grasp_paths_json([a, b]))
+    assert len(back) == 2 and np.allclose(back[0], a, atol=1e-6) and np.allclose(back[1], b)
+    mixed = '{"paths": [[[0,0,0,0,0,0]], [[1,2,3]], "x", [[0,0,0,0,0,0],[1,1,1,1,1,"nan"]], [[0,0,0,0,0,0],[1,1,1,1,1,1]]]}'
+    assert [len(w) for w in pre_grasp_paths(mixed)] == [2]
+    assert pre_grasp_paths("not json") == [] and pre_grasp_paths('{"paths": 3}') == [] and pre_grasp_paths("[]") == []
