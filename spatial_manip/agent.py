@@ -459,7 +459,12 @@ class Agent:
 
     # --- grasp and move -----------------------------------------------------------------------
     def propose_grasps(self, decision: Decision, seen: Perceived) -> GraspGroup:
-        grasps = self.ports.propose_grasps(decision.pick_id, self.config.max_grasp_tries * 3)
+        """The pick target's grasps: as many as a pick tries (`max_grasp_tries`), three times as
+        many for a pick-and-place (only those that can set it down as asked are tried). A pick
+        asked for the tripled count too, and grasp_node's motion check searched paths for ten
+        grasps never tried (1-2 s of a goal's wait under load, issue 42)."""
+        n = self.config.max_grasp_tries * (3 if decision.place_pose is not None else 1)
+        grasps = self.ports.propose_grasps(decision.pick_id, n)
         if grasps.frame_id != "base":     # the TCP poses made from them go to the arm in base
             raise SpatialManipError(f"the grasps of {decision.pick_id} came in frame {grasps.frame_id!r}, expected "
                                     "'base': the grasp service must answer in the robot base frame", ErrorCode.INTERNAL)

@@ -157,16 +157,16 @@ class GraspsAhead:
         """A request came: a goal runs on this look, and its motion follows, so nothing more is
         proposed ahead for it (at once, with no idle time, proposing ahead for the other objects took
         the CPU from the goal's planning and motion); later looks ask for as many grasps. A job under
-        way for `object_id` (with as many grasps) is the request's answer: it runs at full priority
-        (the request waits for it: `take`); any other yields."""
+        way for `object_id` (with as many grasps or more) is the request's answer: it runs at full
+        priority (the request waits for it: `take`); any other yields."""
         with self._lock:
             self._asked_at_s = self._clock()
             self._todo = []
             if max_grasps > 0:
                 self.max_grasps = int(max_grasps)
             job = self._running
-            if job is not None and job.scene is self._scene and object_id and \
-                    (job.object_id, job.max_grasps) == (object_id, int(max_grasps)):
+            if job is not None and job.scene is self._scene and object_id and job.object_id == object_id and \
+                    job.max_grasps >= int(max_grasps):
                 self._resume_job()
             else:
                 self._goal_at_work()
@@ -212,18 +212,23 @@ class GraspsAhead:
                 self._done[(job.object_id, job.max_grasps)] = (result, self._clock())
 
     def take(self, scene, object_id: str, max_grasps: int, wait_s: float = 0.0) -> tuple[Any, float] | None:
-        """(the result proposed ahead for `object_id` on `scene`, seconds since it was made), or None;
-        a job for it under way is waited for up to `wait_s`. A result serves one request: a retry on
-        the same look proposes anew (on a newer frame), as it would without proposing ahead."""
-        key = (object_id, int(max_grasps))
+        """(the result proposed ahead for `object_id` on `scene` for `max_grasps` grasps or more,
+        seconds since it was made), or None; a job for it under way is waited for up to `wait_s`.
+        The caller keeps the best `max_grasps` of a result made for more (the motion check keeps
+        the best that pass in rank order, so they are the ones a request for fewer gets). A result
+        serves one request: a retry on the same look proposes anew (on a newer frame), as it would
+        without proposing ahead."""
+        n = int(max_grasps)
         deadline = self._clock() + wait_s
         with self._lock:
             while (self._running is not None and self._running.scene is scene and
-                   (self._running.object_id, self._running.max_grasps) == key and self._clock() < deadline):
+                   self._running.object_id == object_id and self._running.max_grasps >= n and
+                   self._clock() < deadline):
                 self._changed.wait(max(0.0, min(0.1, deadline - self._clock())))
             if scene is not self._scene or self._scene is None:
                 return None
-            hit = self._done.pop(key, None)
+            made = sorted(m for (i, m) in self._done if i == object_id and m >= n)
+            hit = self._done.pop((object_id, made[0]), None) if made else None
             return None if hit is None else (hit[0], self._clock() - hit[1])
 
     def pending(self) -> int:

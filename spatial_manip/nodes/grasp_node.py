@@ -287,8 +287,10 @@ class GraspNode(Node):
             if request.target_id else None
         if hit is not None:
             (result, stamp), age_s = hit
-            return replace(result, message=f"{result.message}; proposed ahead on this look from these joints, "
-                                           f"{age_s:.2f} s before the request"), stamp
+            n = int(request.max_grasps)
+            best = result.grasps[:n] if n > 0 and result.grasps is not None and len(result.grasps) > n else result.grasps
+            return replace(result, grasps=best, message=f"{result.message}; proposed ahead on this look from these "
+                                                        f"joints, {age_s:.2f} s before the request"), stamp
         return self._propose_now(request)
 
     def _propose_ahead(self) -> None:
@@ -437,7 +439,8 @@ class GraspNode(Node):
         report = result.motion
         if report is None or report.skipped or not result.success:
             return
-        paths = [report.paths[i].waypoints for i in report.kept if i in report.paths]
+        n = len(result.grasps) if result.grasps is not None else 0     # the answer's (a result made ahead: its best)
+        paths = [report.paths[i].waypoints for i in report.kept[:n] if i in report.paths]
         if paths:
             self.pre_grasp_paths.publish(String(data=pre_grasp_paths_json(paths)))
 

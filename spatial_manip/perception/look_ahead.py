@@ -1,8 +1,9 @@
 """The planner's newest look, kept between goals so that a goal can start reasoning at once
 (issue 42). While no goal runs, the planner node perceives the table now and then (at a bounded
 rate and CPU share); a goal reuses the newest look when it is younger than the freshness limit,
-perceived in the workspace that holds now, and the arm has stood still since before that frame
-was asked for. Any other look is taken again. LeRobot's `read_latest(max_age)` is the model: a
+perceived in the workspace that holds now, the arm has stood still since before that frame was
+asked for, and a frame already there shows the table's depth unchanged since. Any other look is
+taken again. LeRobot's `read_latest(max_age)` is the model: a
 stale frame is refused, never silently used.
 
 ROS-free: the node hands in the agent's stages and two readers (the arm's joints, the workspace
@@ -173,10 +174,18 @@ class LookAhead:
             self.poll()
             latest = self._latest
             why = self.stale_because(latest, words, at_s=arrived)
-            if why is None:
-                return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, "fresh", waited)
             obs = None
-            if self._only_aged(latest, words, at_s=arrived) and (earliest := self.earliest_frame_s()) is not None:
+            if why is None:
+                # fresh, and the arm unmoved: still, a frame already there must show the table as the look
+                # did (a person may have moved something since its frame, however young it is)
+                changes, frame, earliest = self._changes_since(latest, cancel)
+                if changes is None or changes <= CHANGED_MAX_PIXELS:
+                    reason = "fresh" if changes is None else \
+                        f"fresh; unchanged: {changes} pixels' depth moved since it (at most {CHANGED_MAX_PIXELS})"
+                    return GoalLook(latest.seen, True, self._clock() - latest.asked_at_s, reason, waited)
+                why, obs = f"the table changed since the last look ({changes} pixels)", (frame, earliest)
+            if obs is None and self._only_aged(latest, words, at_s=arrived) and \
+                    (earliest := self.earliest_frame_s()) is not None:
                 # a frame already there tells whether the table changed; if it did, it is the one looked at
                 obs = self.stages.observe(cancel, arrived_after_s=earliest)
                 changes = depth_changes(latest.frame, obs)
@@ -188,6 +197,17 @@ class LookAhead:
                 obs = (obs, earliest)
             look = self._take(cancel, words, early=True, obs=obs)     # a goal waits for it: a frame already there will do
             return GoalLook(look.seen, False, self._clock() - look.asked_at_s, why, waited, look.observe_s)
+
+    def _changes_since(self, look: Look, cancel: threading.Event) -> tuple[int | None, RGBDObservation | None,
+                                                                           float | None]:
+        """(pixels changed, the frame, the earliest it may have arrived) on a frame already there
+        against `look`'s; (None, None, None) when the look kept no frame or none may serve yet (the
+        arm's motion unknown), (None, frame, earliest) when the two cannot be compared."""
+        earliest = self.earliest_frame_s() if look.frame is not None else None
+        if earliest is None:
+            return None, None, None
+        frame = self.stages.observe(cancel, arrived_after_s=earliest)
+        return depth_changes(look.frame, frame), frame, earliest
 
     def stale_because(self, look: Look | None, instruction: str = "", at_s: float | None = None) -> str | None:
         """Why `look` may not be reused now for `instruction`, its age taken at `at_s` (default

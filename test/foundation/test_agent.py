@@ -1,6 +1,7 @@
 """The agent's decisions on unit-test ports: what is in the gripper, homing before a look,
 trying grasps in order, and checking a pick."""
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -122,6 +123,20 @@ def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():
     with pytest.raises(SpatialManipError, match="came in frame 'camera_color_optical_frame', expected 'base'"):
         Agent(ports).propose_grasps(decision, Perceived(None, decision.scene))
     assert ports.requests == []
+
+
+def test_a_pick_asks_for_as_many_grasps_as_it_tries_and_a_pick_and_place_for_three_times_as_many():
+    asked = []
+
+    class CountingPorts(FakePorts):
+        def propose_grasps(self, target_id, max_grasps):
+            asked.append(max_grasps)
+            return _grasps([0.9])
+    agent = Agent(CountingPorts(), AgentConfig(max_grasp_tries=4))
+    pick = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
+    agent.propose_grasps(pick, Perceived(None, pick.scene))
+    agent.propose_grasps(replace(pick, place_pose=np.eye(4)), Perceived(None, pick.scene))
+    assert asked == [4, 12]
 
 
 def test_grasps_that_all_miss_are_grasp_failed_with_each_reason():

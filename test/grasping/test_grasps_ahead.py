@@ -52,10 +52,11 @@ def test_every_object_of_a_quiet_look_is_proposed_for_once_and_a_request_takes_i
     assert cache.next_job() is None                     # the look just came: a goal may ask at once
     clock.t += QUIET_S
     assert run_all(cache, clock) == ["book_1", "mug_1"] and cache.pending() == 0
-    result, age = cache.take(look, "mug_1", 15)
-    assert result == "grasps of mug_1" and age == pytest.approx(0.5)
-    assert cache.take(look, "mug_1", 5) is None         # asked for another number of grasps
+    assert cache.take(look, "mug_1", 20) is None        # asked for more grasps than it was made for
     assert cache.take(object(), "mug_1", 15) is None    # another look (an equal one is still another)
+    result, age = cache.take(look, "mug_1", 5)          # fewer: the caller keeps the best 5
+    assert result == "grasps of mug_1" and age == pytest.approx(0.5)
+    assert cache.take(look, "mug_1", 15) is None        # served once
 
 
 def test_a_new_look_throws_the_last_ones_results_away(ahead):
@@ -249,13 +250,14 @@ def test_a_request_for_the_object_under_way_resumes_its_job_and_one_for_another_
     cache.new_scene(object(), ["book_1", "mug_1"])
     job = cache.next_job()
     cache.asked(15, "book_1")
-    assert told == ["resume"]                            # the request waits for it: full priority
     cache.asked(5, "book_1")
+    assert told == ["resume", "resume"]                  # the request waits for it (made for as many or more)
+    cache.asked(20, "book_1")
     cache.asked(15, "mug_1")
-    assert told == ["resume", "yield", "yield"]          # another count of grasps, another object
+    assert told == ["resume", "resume", "yield", "yield"]    # more grasps than it makes, another object
     cache.put(job, "grasps of book_1")
     cache.asked(15, "book_1")
-    assert told == ["resume", "yield", "yield"]          # no job under way: nothing is told
+    assert told == ["resume", "resume", "yield", "yield"]    # no job under way: nothing is told
 
 
 @pytest.mark.parametrize("change", ["new look", "arm motion", "none"])

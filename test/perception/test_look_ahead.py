@@ -4,6 +4,7 @@ keep to their CPU share. A fake clock and counted stages (a unit test's double):
 do not matter here, only which is used; the frames are small depth images of a flat table."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 from types import SimpleNamespace
 
@@ -79,7 +80,24 @@ def test_a_fresh_look_is_reused_with_its_age(cell):
     # from the earliest the frame may have arrived: the arm stood still, so one up to
     # EARLIEST_FRAME_S before the question served
     assert again.age_s == pytest.approx(EARLIEST_FRAME_S + 1.5)
-    assert again.trace_fields() == {"reused": True, "age_s": EARLIEST_FRAME_S + 1.5, "reason": "fresh", "waited_s": 0.0}
+    fresh = f"fresh; unchanged: 0 pixels' depth moved since it (at most {CHANGED_MAX_PIXELS})"
+    assert again.trace_fields() == {"reused": True, "age_s": EARLIEST_FRAME_S + 1.5, "reason": fresh, "waited_s": 0.0}
+
+
+def test_a_fresh_look_is_taken_again_when_a_frame_already_there_shows_the_table_changed(cell):
+    """However young the look, someone may have moved something since its frame: the frame the
+    change showed on is the one perceived; a look that kept no frame is reused as fresh."""
+    clock, _, stages, looks = cell
+    looks.for_goal(threading.Event())
+    clock.t += 1.0
+    stages.depth = with_object()                      # a box put down a moment after the look
+    goal = looks.for_goal(threading.Event())
+    assert not goal.reused and stages.looks == 2 and goal.reason == "the table changed since the last look (100 pixels)"
+    assert len(stages.arrived_after) == 2             # no third frame: the changed one was perceived
+    clock.t += 1.0
+    looks._latest = dataclasses.replace(looks.latest, frame=None)
+    again = looks.for_goal(threading.Event())
+    assert again.reused and again.reason == "fresh" and len(stages.arrived_after) == 2
 
 
 def test_an_old_look_is_taken_again_when_the_table_changed_on_the_frame_that_showed_it(cell):
