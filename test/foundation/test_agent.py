@@ -401,3 +401,25 @@ def test_no_home_motion_is_sent_while_the_tcp_is_where_the_last_one_left_it():
     ports.tcp[0, 3] += 0.002
     agent.clear_view(threading.Event())
     assert [r.kind for r in ports.requests] == [MOTION_HOME, MOTION_HOME]
+
+
+def test_the_language_planner_is_warmed_before_the_first_goal_and_a_failing_warm_up_is_left_to_it():
+    """Agent.prepare (a node's start-up) plans one made-up instruction, so what the planner builds
+    on its first plan is not built in the first goal's reasoning (issue 42); what it raises is the
+    first goal's to meet."""
+    planned = []
+
+    class Planner:
+        def __init__(self, fail):
+            self.fail = fail
+
+        def plan(self, scene, text, **kw):
+            planned.append((sorted(scene.ids()), text))
+            if self.fail:
+                raise RuntimeError("no grammar")
+
+    agent = Agent(FakePorts(), AgentConfig())
+    for fail in (False, True):
+        agent._planner = Planner(fail)
+        agent._warm_planner()
+    assert len(planned) == 2 and "book_1" in planned[0][0] and "book" in planned[0][1]
