@@ -438,6 +438,17 @@ def _label(scene: Scene, oid: str) -> str:
     return next((o.label for o in scene.objects if o.id == oid), oid)
 
 
+def _told_apart(scene: Scene, ids) -> str:
+    """The candidates of an ambiguous reference as a person could tell them apart: "the white bowl
+    (white_bowl) or the yellow bowl (yellow_bowl)" when their colour names differ, else by label
+    (objects-74-00013's message listed ['bowl', 'bowl'])."""
+    objs = [next((o for o in scene.objects if o.id == i), None) for i in ids]
+    colours = [tuple(getattr(o, "extra", {}).get("colour_names") or ()) if o is not None else () for o in objs]
+    differ = all(colours) and len(set(colours)) == len(colours)
+    words = [f"the {' and '.join(c) + ' ' if differ else ''}{_label(scene, i)} ({i})" for i, c in zip(ids, colours)]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+
+
 # --- clauses: reader.lark's productions (reader.read_clauses) -------------------------------
 def _side(word: str) -> str:
     return {"left": "Left", "right": "Right", "front": "Front", "back": "Behind", "rear": "Behind",
@@ -615,7 +626,7 @@ class InstructionParser:
         if tok in self._refs.groups and len(self._refs.groups[tok][1]) > 1:
             ids = self._refs.groups[tok][1]
             raise AmbiguousError(f"{self._refs.labels[tok]!r} as a reference could be any of {list(ids)}; name it "
-                                 f"more precisely (by colour, size or position: {[_label(self.scene, i) for i in ids]})")
+                                 f"more precisely, by colour, size or position ({_told_apart(self.scene, ids)})")
         return Sym(self._refs.ids[tok])
 
     def _ref_label(self, tok) -> str:

@@ -170,3 +170,23 @@ def test_contradictory_words_are_ambiguous_naming_the_contradiction(text, words)
 def test_different_references_do_not_contradict():
     r = plan(two_flat(), "take a book left of the jar and right of the picture frame")
     assert r.error is None or "contradicts" not in r.error["message"], r.error
+
+
+def test_an_ambiguous_reference_says_how_its_candidates_differ():
+    """objects-74-00013 'put it to the right of the bowl' with two bowls seen (a white one, and a
+    yellow one perception made of a bottle's top): the refusal named them ['bowl', 'bowl']; it says
+    what tells them apart, their colours, so the user can answer in words."""
+    import numpy as np
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+    def bowl(oid, y, colour):
+        return SceneObject(oid, "bowl", "bowl", [0.5, y, 0.02], [0.09, 0.08, 0.03], np.eye(3),
+                           extra={"colour_names": [colour]})
+    held = SceneObject("carton_held", "carton", "carton", [0.3, -0.15, 0.56], [0.05, 0.14, 0.05], np.eye(3),
+                       held=True)
+    scene = Scene(Viewpoint([-0.8, 0.0, 0.9], [1.0, 0.0, -0.6]), Viewpoint([0, 0, 0], [1, 0, 0]),
+                  [bowl("white_bowl", -0.16, "white"), bowl("yellow_bowl", 0.23, "yellow"), held])
+    r = plan(scene, "put it to the right of the bowl")
+    assert not r.ok and r.error["code"] == "AMBIGUOUS", r.to_json()
+    assert "the white bowl (white_bowl) or the yellow bowl (yellow_bowl)" in r.error["message"]
+    assert plan(scene, "put it to the right of the yellow bowl").program.startswith("place(metric$Right(0.05, yellow_bowl")
