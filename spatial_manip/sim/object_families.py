@@ -29,6 +29,17 @@ PLACE_GAP_M = 0.05            # where the generator's (and oracle's) set-down le
 NEAR_CHECK_M = 0.25           # "to the left of X" also means near X: within 25 cm of it
 CLEARANCE_M = 0.03            # a set-down keeps this from every object but its reference
 PLACE_AREA = (0.33, -0.48, 0.73, 0.48)   # x0, y0, x1, y1: on the table, within the arm's reach
+# The generator's fairness margins: what keeps a question off the edge of its answer, not what the
+# words mean (relations.in_direction's 90-degree sectors stay the definition, in the checker too).
+# A direction answer lies this far inside its sector and every other candidate this far outside it:
+# a position seen through a real camera is a few degrees off, and a question whose answer turns
+# on them is not fair.
+SECTOR_MARGIN_DEG = 10.0
+# A question in a reference's own frame ("behind the alarm clock") is asked only when its front faces
+# the camera within this: a person sees which way it faces (perception measures a front seen within
+# 60 degrees too, perception/front.py). objects-75-00008 asked "behind the alarm clock" of a clock
+# turned 88 degrees from the camera, which shows the camera its side.
+FRONT_SEEN_DEG = 60.0
 
 
 def plural(cat: str) -> str:
@@ -171,6 +182,23 @@ def _unnamed_frame(scene: Scene, ref: SceneObject) -> tuple[rel.FrameAxes, str]:
     return rel.default_frame(ref, scene.viewer), (ref.id if ref.oriented else "viewer")
 
 
+def front_seen(scene: Scene, ref: SceneObject) -> bool:
+    """Whether a question in `ref`'s own frame is fair: it has no front (the viewer's frame is
+    meant), or its front faces the camera within FRONT_SEEN_DEG."""
+    if not ref.oriented:
+        return True
+    to_camera = rel.horizontal(np.asarray(scene.viewer.position, float) - ref.center)
+    return float(rel.horizontal(ref.rotation[:, 0]) @ to_camera) >= np.cos(np.radians(FRONT_SEEN_DEG))
+
+
+def clear_of_sector_edges(answer, others, side: str, axes, ref) -> bool:
+    """The generator's fairness margin for a direction question: every answer at least
+    SECTOR_MARGIN_DEG inside the <side> sector, every other candidate as far outside it."""
+    inside = 45.0 - SECTOR_MARGIN_DEG
+    return all(rel.direction_offset_deg(o, side, axes, ref) <= inside for o in answer) and \
+        all(rel.direction_offset_deg(o, side, axes, ref) >= 45.0 + SECTOR_MARGIN_DEG for o in others)
+
+
 def v_direction(side: str):
     """'the mug to the left of the jar' (ESPIRE's frame: the jar's own when it has a front, else
     the viewer's) when exactly one mug is there."""
@@ -180,11 +208,13 @@ def v_direction(side: str):
             if len(ms) < 2:
                 continue
             for ref, phrase in references(scene):
+                if not front_seen(scene, ref):
+                    continue
                 axes, frame = _unnamed_frame(scene, ref)
                 cands = [o for o in ms if o is not ref]
                 answer = [o for o in cands if rel.in_direction(o, side, axes, origin=ref)]
-                near_edge = [o for o in cands if rel.in_direction(o, side, axes, origin=ref, slack_deg=10.0)]
-                if len(answer) == 1 and near_edge == answer:
+                if len(answer) == 1 and clear_of_sector_edges(answer, [o for o in cands if o not in answer], side,
+                                                              axes, ref):
                     out.append(_pick(node("filterOri", side.capitalize(), _cat_node(cat), ref.id, frame), answer,
                                      cat=cat, ref=f"the {phrase}", side=side))
         return out
@@ -253,6 +283,8 @@ def v_place_side(side: str):
             return []
         out = []
         for ref, phrase in references(scene):
+            if not front_seen(scene, ref):
+                continue
             axes, frame = _unnamed_frame(scene, ref)
             check = [{"type": "released", "object": held.id},
                      {"type": "direction", "object": held.id, "reference": ref.id, "word": side,

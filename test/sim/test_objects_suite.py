@@ -97,3 +97,52 @@ def test_a_side_of_a_reference_with_a_front_is_its_own_side_as_espire_reads_it()
     # facing the viewer (-x), the clock's own right is world +y: the viewer's left
     right = [v for v in OF.v_direction("right")(scene) if v.fields["ref"] == "the alarm clock"]
     assert [v.answer for v in right] == [["carton_1"]] and "near_1, near_1" in str(right[0].program)
+
+
+def _clock_scene(front, cartons, held=None, clock_x=0.6):
+    """A table with an alarm clock at (clock_x, 0) whose front points along `front` and cartons at
+    the given (x, y), the camera at (-0.8, 0) looking along +x; `held` a carried can."""
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+    carton = OS.everyday_models()["orange_juice"]
+    clock = SceneObject("near_1", "alarm clock", "reference", [clock_x, 0.0, 0.08], [0.07, 0.13, 0.17],
+                        rel.upright_frame(front), oriented=True, extra={"placement": "near"})
+    table = SceneObject("table", "table", "table", [0.55, 0.0, -0.35], [0.6, 1.4, 0.7], np.eye(3))
+    objects = [table, clock] + [OSc.everyday_object(f"carton_{k + 1}", carton, [x, y, 0.03], np.eye(3))
+                                for k, (x, y) in enumerate(cartons)]
+    if held is not None:
+        can = OSc.everyday_object("can_held", OS.everyday_models()["alphabet_soup"], [0.3, 0.0, 0.5], np.eye(3))
+        can.held = True
+        objects.append(can)
+    return Scene(Viewpoint([-0.8, 0.0, 0.9], [1.0, 0.0, -0.6]), Viewpoint([0, 0, 0], [1, 0, 0]), objects)
+
+
+def test_no_question_in_the_frame_of_a_reference_whose_front_the_camera_cannot_see():
+    """objects-75-00008: "place the bottle behind the alarm clock" of a clock turned 88 degrees from
+    the camera (its side to the camera, its face unseen): the generator's fairness margin
+    (FRONT_SEEN_DEG) asks it only of a clock whose front faces the camera within 60 degrees."""
+    cartons = [(0.45, 0.35), (0.45, -0.35)]
+    seen = _clock_scene([-1.0, 0.0, 0.0], cartons, held=True, clock_x=0.5)
+    turned = _clock_scene([-0.03, -1.0, 0.0], cartons, held=True, clock_x=0.5)
+    assert OF.front_seen(seen, seen.get("near_1")) and not OF.front_seen(turned, turned.get("near_1"))
+    for family in (OF.v_place_side("behind"), OF.v_place_side("left"), OF.v_direction("right")):
+        assert any(v.fields["ref"] == "the alarm clock" for v in family(seen))
+        assert not any(v.fields["ref"] == "the alarm clock" for v in family(turned))
+
+
+def test_a_direction_question_keeps_off_the_sector_edges():
+    """The generator's fairness margin (SECTOR_MARGIN_DEG): "the carton right of the alarm clock"
+    (its own right, world +y) is asked when the answer stands well inside the 90-degree sector and
+    the other carton well outside it, not when either is within 10 degrees of an edge."""
+    def right_of_clock(cartons):
+        scene = _clock_scene([-1.0, 0.0, 0.0], cartons)
+        return [v.answer for v in OF.v_direction("right")(scene) if v.fields["ref"] == "the alarm clock"]
+    assert right_of_clock([(0.6, 0.3), (0.6, -0.3)]) == [["carton_1"]]            # bearing 90 deg: its centre
+    # 40 degrees off the centre (5 inside the edge): still the answer by definition, not asked
+    edge = (0.6 + 0.3 * np.sin(np.radians(40)), 0.3 * np.cos(np.radians(40)))
+    assert rel.in_direction(OSc.everyday_object("c", OS.everyday_models()["orange_juice"], [*edge, 0.03], np.eye(3)),
+                            "right", rel.frame_axes("intrinsic", reference=_clock_scene([-1.0, 0, 0], []).get("near_1")),
+                            _clock_scene([-1.0, 0, 0], []).get("near_1"))
+    assert right_of_clock([edge, (0.6, -0.3)]) == []
+    # the other carton 50 degrees off (5 outside the edge): not asked either
+    other = (0.6 - 0.3 * np.sin(np.radians(50)), 0.3 * np.cos(np.radians(50)))
+    assert right_of_clock([(0.6, 0.3), other]) == []
