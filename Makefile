@@ -2,6 +2,8 @@
 SHELL := /bin/bash
 ENV := source scripts/env.sh
 PYTEST_ARGS ?=
+# pytest-xdist workers for test and test-fast: the CI machine's 2 cores (TEST_WORKERS=0 runs in one process)
+TEST_WORKERS ?= 2
 
 .PHONY: setup demo test test-fast lint bench clean
 
@@ -11,14 +13,14 @@ setup:            ## venv, ROS 2 wheels, interfaces build, project install (apt 
 demo: setup       ## the main job: the sim graph, one instruction from a real action client, a trace page
 	$(ENV) && python -m spatial_manip.cli demo
 
-test: setup       ## the linter, then the whole test suite (CI runs exactly this)
-	$(ENV) && ruff check . && python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+test: setup       ## the linter, then the whole test suite on TEST_WORKERS workers (CI runs exactly this)
+	$(ENV) && ruff check . && python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: setup       ## ruff (ruff.toml) alone
 	$(ENV) && ruff check .
 
 test-fast: setup  ## everything but the slow and cross-process tests
-	$(ENV) && python -m pytest -q -p no:cacheprovider -m "not slow and not ros" $(PYTEST_ARGS)
+	$(ENV) && python -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) -m "not slow and not ros" $(PYTEST_ARGS)
 
 bench: setup      ## the benchmark commands that print figures (minutes; not part of the tests)
 	$(ENV) && bash scripts/bench.sh

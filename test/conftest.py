@@ -1,15 +1,45 @@
-"""Test-wide environment: ROS 2 discovery kept on this machine, a random domain per run,
-headless MuJoCo. Set before any test imports rclpy or mujoco, and inherited by every process
-a test starts."""
+"""Test-wide environment: ROS 2 discovery kept on this machine, a domain of its own per test
+process, headless MuJoCo. Set before any test imports rclpy or mujoco, and inherited by every
+process a test starts. Under pytest-xdist (make test: -n 2), whole modules per worker
+(worker_scheduling.py)."""
 import os
 import random
 
 import pytest
+from worker_scheduling import ModuleScheduling, slow_first
+
+from spatial_manip.bench.domains import hold_domains
 
 os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")  # Jazzy and later
 os.environ.setdefault("ROS_LOCALHOST_ONLY", "1")                     # Humble
-# A distinct domain per run (and per xdist worker) so concurrent runs never see each other.
-os.environ["ROS_DOMAIN_ID"] = os.environ.get("SM_TEST_DOMAIN_ID") or str(random.SystemRandom().randint(1, 101))
+
+
+def _own_domain() -> str:
+    """A domain this process (the run, or one xdist worker of it) holds alone on the machine, as the
+    benchmarks hold theirs (bench/domains.py), for as long as it lives: two workers drawing at random
+    from 1-101 met once in 101 runs, and a run could draw a benchmark's domain. A random one when all
+    are held."""
+    try:
+        return str(hold_domains(1)[0])
+    except RuntimeError:
+        return str(random.SystemRandom().randint(1, 101))
+
+
+os.environ["ROS_DOMAIN_ID"] = os.environ.get("SM_TEST_DOMAIN_ID") or _own_domain()
+
+
+@pytest.hookimpl(optionalhook=True)            # a hook of pytest-xdist: optional under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """-n N (and --dist load or loadfile): a worker takes a whole module at a time, the fixed-port
+    UR modules together, the slowest first (worker_scheduling.py)."""
+    if config.getoption("dist") in ("load", "loadfile"):
+        return ModuleScheduling(config, log)
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput"):       # an xdist worker: the slowest modules first
+        slow_first(items)
 
 
 @pytest.fixture(scope="session")

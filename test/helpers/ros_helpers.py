@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bringup.goal_client import spinning_node
 
 
@@ -87,17 +88,25 @@ def launched_pid(log_text: str, node: str) -> int:
     return int(found[-1])
 
 
-# Runs draw their domain from 1-101 (conftest.py); a test's private domain comes from the other
+# Runs hold their domain in 1-101 (conftest.py); a test's private domain comes from the other
 # range ROS 2 documents as safe on Linux, so it never meets another run's nodes
 PRIVATE_DOMAINS = range(215, 233)
 
 
 def private_domain_id() -> int:
-    """A ROS domain for one test's processes alone: drawn afresh (a fixed number is shared by
-    every run on the machine, and the global RNG may have been seeded by an earlier test) from
-    PRIVATE_DOMAINS, so the run's and concurrent runs' nodes stay out of its graph (a private
-    domain drawn from 1-101 once met another run's realistic sim_node)."""
-    return random.SystemRandom().choice(PRIVATE_DOMAINS)
+    """A ROS domain for one test's processes alone: one of PRIVATE_DOMAINS, drawn in a fresh order
+    (a fixed number is shared by every run on the machine, and the global RNG may have been seeded
+    by an earlier test) and held, like the benchmarks' domains (bench/domains.py), for as long as
+    this process lives, so neither the other xdist worker of this run nor a concurrent run takes it
+    (a private domain drawn from 1-101 once met another run's realistic sim_node; two workers drawing
+    from 18 domains met once in 18). When every one is held, a random one, as before the locks."""
+    order = random.SystemRandom().sample(PRIVATE_DOMAINS, len(PRIVATE_DOMAINS))
+    for domain in order:
+        try:
+            return hold_domains(1, first=domain)[0]
+        except RuntimeError:
+            continue
+    return order[0]
 
 
 def stop_spinning(executor, spinner, timeout_s: float = 30.0) -> None:

@@ -1,0 +1,51 @@
+"""make test's two xdist workers take whole modules; the modules on the UR controller's fixed ports
+run on one worker, one after another (test/helpers/worker_scheduling.py). A new module that starts
+the UR emulator and is not listed would skip on one worker while the other holds the ports."""
+import re
+from pathlib import Path
+
+import worker_scheduling as ws
+
+ROOT = Path(__file__).resolve().parents[2]
+# what a module does when it serves or needs the fixed ports: starts the emulator process, checks the
+# ports, asks for the control folder's emulator-backed arm (test/control/conftest.py ur_arm), or
+# takes the reconnect module's emulator-and-node stack
+FIXED_PORT_USE = re.compile(r"ports_free\(|\"ur-emulator\"|def test_\w+\([^)]*\bur_arm\b|from test_arm_reconnect_ur_rtde import")
+
+
+def _modules() -> set[str]:
+    return {p.relative_to(ROOT).as_posix() for p in (ROOT / "test").rglob("test_*.py")}
+
+
+def test_every_module_on_the_fixed_ur_ports_is_in_the_one_unit():
+    this = Path(__file__).resolve().relative_to(ROOT).as_posix()      # names the patterns, uses none
+    using = {m for m in _modules() - {this} if FIXED_PORT_USE.search((ROOT / m).read_text())}
+    assert using, "the pattern no longer finds the UR emulator modules: update FIXED_PORT_USE"
+    assert using == set(ws.UR_PORT_MODULES), (
+        f"list these in worker_scheduling.UR_PORT_MODULES: {sorted(using - set(ws.UR_PORT_MODULES))}; "
+        f"these no longer use the fixed ports: {sorted(set(ws.UR_PORT_MODULES) - using)}")
+
+
+def test_the_slow_modules_named_first_exist():
+    assert set(ws.SLOW_MODULES_FIRST) - {ws.UR_PORTS_UNIT} <= _modules()
+
+
+def test_units_are_modules_but_the_ur_ports_one():
+    assert ws.work_unit("test/sim/test_tasks.py::test_deterministic_for_a_seed") == "test/sim/test_tasks.py"
+    assert ws.work_unit("test/control/test_move_path.py::test_x[1]") == ws.UR_PORTS_UNIT
+    assert ws.work_unit("test/nodes/test_arm_node_ur_rtde.py::test_y") == ws.UR_PORTS_UNIT
+
+
+class _Item:
+    def __init__(self, nodeid):
+        self.nodeid = nodeid
+
+
+def test_slow_modules_go_first_in_their_order_and_the_rest_keep_theirs():
+    ids = ["test/a/test_one.py::t1", "test/bench/test_bench_backends.py::t", "test/a/test_two.py::t",
+           "test/control/test_move_path.py::t", "test/bench/test_demo.py::t", "test/a/test_one.py::t2"]
+    items = [_Item(i) for i in ids]
+    ws.slow_first(items)
+    assert [i.nodeid for i in items] == ["test/bench/test_demo.py::t", "test/bench/test_bench_backends.py::t",
+                                         "test/control/test_move_path.py::t", "test/a/test_one.py::t1",
+                                         "test/a/test_two.py::t", "test/a/test_one.py::t2"]
