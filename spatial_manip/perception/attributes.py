@@ -248,7 +248,7 @@ def book_thickness_for_cover(length_m: float, width_m: float, *, tolerance_m=BOO
 SHORTFALL_WEIGHT_AT_LEAST = 0.25
 
 
-def size_mismatch(measured_m, expected_m, *, at_least=False, excess_tol_m=0.0) -> float:
+def size_mismatch(measured_m, expected_m, *, at_least=False, excess_tol_m=0.0, upright=False) -> float:
     """Relative mismatch of two sizes compared orientation-free: 0 = equal.
     `at_least`: the measured size is a lower bound (the object runs past the image's edge), so
     measuring smaller costs little; a part never measures larger than the whole. Either one bool
@@ -258,14 +258,18 @@ def size_mismatch(measured_m, expected_m, *, at_least=False, excess_tol_m=0.0) -
     weight per side (1 = seen in full, SHORTFALL_WEIGHT_AT_LEAST = a lower bound).
     `expected_m` may be several sizes (K, 3): the best of them. `excess_tol_m` (one for all sides
     or one per measured side): how much longer than the object a side may measure from the
-    sensor's error alone (base.range_smear_sides_m); only an excess beyond it costs."""
+    sensor's error alone (base.range_smear_sides_m); only an excess beyond it costs.
+    `upright`: both sizes are (horizontal, horizontal, vertical), and only the two horizontal
+    sides are paired freely: the height is matched with the height."""
     a = np.asarray(measured_m, float).reshape(3)
     b = np.asarray(expected_m, float).reshape(-1, 3)
     at_least = np.asarray(at_least)
     weights = np.broadcast_to(np.where(at_least, SHORTFALL_WEIGHT_AT_LEAST, 1.0) if at_least.dtype == bool
                               else at_least.astype(float), (3,))
     tol = np.broadcast_to(np.asarray(excess_tol_m, float), (3,))
-    if np.all(weights == weights[0]) and np.all(tol == tol[0]):
+    if upright:
+        b = b[:, _UPRIGHT_PERMUTATIONS]                           # (K, 2, 3)
+    elif np.all(weights == weights[0]) and np.all(tol == tol[0]):
         a, b = np.sort(a), np.sort(b, axis=1)[:, None]           # (K, 1, 3)
     else:
         b = b[:, _PERMUTATIONS]                                   # (K, 6, 3)
@@ -276,3 +280,4 @@ def size_mismatch(measured_m, expected_m, *, at_least=False, excess_tol_m=0.0) -
 
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(3))))
+_UPRIGHT_PERMUTATIONS = np.array([[0, 1, 2], [1, 0, 2]])

@@ -62,14 +62,18 @@ WITHIN_GROW_M = 0.02
 STACK_GAP_M = 0.08
 
 
-def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True) -> float:
+def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True, upright: bool = False) -> float:
     """0 = perfect; above `max_cost` = not this object. Size weighs more than colour, since
     lighting moves colour more than depth moves size. `noise_allowance`: a side may measure
     longer than its object by the range noise along it (`extra["range_smear_m"]`); without it,
-    every excess costs (sure_fit)."""
+    every excess costs (sure_fit). `upright`: seen in an upright ("yaw") box, the entry's height
+    (its last side, as enrolled standing as it rests; a book's leaning_extents' last side) is
+    matched with the box's height, and only the two sides across with any order."""
     cost, terms = 0.0, 0
     if exp.size_m is not None:
-        sizes = _leaning(tuple(exp.size_m)) if exp.category == "book" and det.box.mode != "full" else exp.size_m
+        leaning = exp.category == "book" and det.box.mode != "full"
+        sizes = _leaning(tuple(exp.size_m)) if leaning else exp.size_m
+        upright = upright and det.box.mode == "yaw"
         # per side when the segmenter says which sides are lower bounds, else all or none; the
         # mask's border is scanned once, not per leaning extent
         sides = det.extra.get("lower_bound_sides")
@@ -77,7 +81,7 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
         if sides is not None:
             at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
         smear = (det.extra.get("range_smear_m") or 0.0) if noise_allowance else 0.0
-        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear)
+        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear, upright=upright)
         terms += 1
     if exp.colour is not None:
         cost += seen_colour_distance(exp.colour, det.mean_rgb)
@@ -90,9 +94,12 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
 def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, cost: float | None = None) -> bool:
     """Whether `det` fits the non-book entry `exp` well enough to take its name (a book entry
     always may: a book-shaped cluster is called "book" anyway): within `sure_cost` (`cost`, its
-    match_cost, when known) with no side forgiven the range noise's lengthening, and not a sliver
-    of it (SLIVER_SHARE). The noise allowance keeps a close object from losing its name to a
-    larger one its noisy sides happen to fit (the rubik's cube and the carton), but a fit that
+    match_cost, when known) with no side forgiven the range noise's lengthening and its height
+    matched with the entry's (match_cost's `upright`), and not a sliver of it (SLIVER_SHARE).
+    A 9 x 3.3 x 10.4 cm piece of a mug fit the 10.9 x 9.8 x 4.7 cm yellow bowl 0.43 with its
+    height taken for the bowl's width (objects-76-00014): a bowl does not stand 10 cm high.
+    The noise allowance keeps a close object from losing its name to a larger one its noisy
+    sides happen to fit (the rubik's cube and the carton), but a fit that
     only the allowance makes good is the noise's, not the object's: a 131-pixel piece of a teddy
     bear 2.56 m away, 7.2 x 4.8 x 2.9 cm with up to 2.5 cm forgiven a side, fit the 5.5 x 5.4 x
     13.5 cm orange juice carton 0.35 by its colour, and 0.56 with its sides as measured
@@ -103,7 +110,7 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
         return False
     if _sliver(det, exp):
         return False
-    return match_cost(det, exp, noise_allowance=False) <= sure_cost
+    return match_cost(det, exp, noise_allowance=False, upright=True) <= sure_cost
 
 
 def _sliver(det: Detection, exp: ExpectedObject) -> bool:
@@ -195,8 +202,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 taken.add(int(better))
                 held = (held - {int(c)}) | {int(better)}
                 c = better
-            rival = _rival(within, expected, c, held - {int(c)})
-            if rival is not None and within[rival] < cost[r, c] + name_margin:
+            against = _upright_books(detections[r], within, expected, c)
+            rival = _rival(against, expected, c, held - {int(c)})
+            if rival is not None and against[rival] < cost[r, c] + name_margin:
                 detections[r].extra["refused"] = f"{expected[c].label} or {expected[rival].label}"
                 detections[r].extra["candidates"] = (
                     [_candidate(expected[k], tie=bool(sure[r, k])) for k in (c, rival)]
@@ -457,6 +465,24 @@ def _name(d: Detection, e: ExpectedObject, score: float) -> None:
     if e.id:
         d.id = e.id
         d.extra["keep_id"] = True
+
+
+def _upright_books(det: Detection, within: np.ndarray, expected, chosen: int) -> np.ndarray:
+    """`within` (the detection's costs, _UNMATCHED out of the gate) with each book entry's cost,
+    when the name chosen is not a book's, taken leaning the way up the box stands (match_cost's
+    `upright`): a rival to another object's name must fit as a book can stand. Matched side by
+    side in any order, a leaning small book fits a standing white mug about as well as the mug's
+    own entry (10.0 x 8.4 x 10.8 cm: the mug 0.10, the grey small book 0.12, objects-75-00012):
+    the mug's height, 10.8 cm, then stands for the 15.8 cm the book spans across the table
+    leaning so, and its 8.4 cm width, seen in full, for the book's 11.5. A book entry the name
+    chosen beats this way stays no rival; its plain cost still decides the assignment."""
+    if expected[chosen].category == "book" or det.box.mode != "yaw":
+        return within
+    out = within.copy()
+    for k, e in enumerate(expected):
+        if e.category == "book" and within[k] < _UNMATCHED:
+            out[k] = max(within[k], match_cost(det, e, upright=True))
+    return out
 
 
 def _rival(costs: np.ndarray, expected, chosen: int, taken=frozenset()) -> int | None:

@@ -369,6 +369,33 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     assert not hidden([raised, pedestal], pedestal_top)
 
 
+def test_a_hidden_foot_leaves_the_height_of_a_box_standing_on_its_support_measured_in_full():
+    """objects-75-00012: a white mug behind a ceramic jar, its foot hidden by the jar, measured
+    10.0 x 8.4 x 10.8 cm with its box reaching down to the table (object_box extends it there):
+    its height was taken for a lower bound, and a small book leaning 20 degrees (17.4 cm high)
+    fit it about as well as its own entry, which left it unnamed. A hidden foot cuts the height
+    of a box only when the box does not reach its support (a book in a holder whose wall hides
+    more than the support gap, pick-18-00015)."""
+    from spatial_manip.geometry import synthetic as S
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.perception.base import lower_bound_sides
+    from spatial_manip.perception.planes import known_plane
+
+    T = S.look_at(np.array([0.0, 0.0, 0.6]), np.array([1.0, 0.0, 0.05]))
+    K = CameraIntrinsics.from_fovy(160, 120, 30.0)
+
+    def box(centre, size):
+        return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
+    mug, jar = box((1.0, 0.0, 0.09), (0.017, 0.12, 0.18)), box((0.975, 0.0, 0.02), (0.015, 0.08, 0.04))
+    table = known_plane(0.0, (0.5, -0.5), (1.5, 0.5))
+    obs = S.render(K, T, [mug, jar])
+    mask = obs.segmentation == 0
+    standing = _box((0.017, 0.12, 0.18), "yaw", center=(1.0, 0.0, 0.09))      # reaches the table
+    raised = _box((0.017, 0.12, 0.14), "yaw", center=(1.0, 0.0, 0.11))        # its own lowest point, 4 cm up
+    assert lower_bound_sides(raised, mask, K, T, obs.depth_m, table)[2]
+    assert lower_bound_sides(standing, mask, K, T, obs.depth_m, table) == [True, False, False]
+
+
 def test_the_table_in_front_of_a_foot_read_through_l515_noise_hides_nothing():
     """pick-51-00001 under realistic sensing: at 1.6 m the table just in front of the armento
     rider's foot read 0.4-2 cm above its plane, which a fixed centimetre took for a wall hiding
