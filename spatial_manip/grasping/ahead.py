@@ -124,6 +124,7 @@ class GraspsAhead:
         self._ids: list[str] = []       # the graspable objects of the newest look
         self._todo: list[str] = []
         self._running: Job | None = None
+        self._abandoned: Job | None = None      # a job a request stopped waiting for (stale: it stops)
         self._done: dict[tuple[str, int], tuple[Any, float]] = {}    # (id, max_grasps) -> (result, when made)
         self._asked_at_s = -np.inf
         self._arm_ref: np.ndarray | None = None
@@ -173,9 +174,9 @@ class GraspsAhead:
 
     def stale(self, job: Job) -> bool:
         """Whether `job`'s result can no longer be kept: a newer look came, or the arm moved, since
-        it was handed out (its proposing may stop)."""
+        it was handed out, or a request stopped waiting for it (its proposing may stop)."""
         with self._lock:
-            return job.scene is not self._scene or job.arm_moved_at_s != self._arm_moved_at_s
+            return job.scene is not self._scene or job.arm_moved_at_s != self._arm_moved_at_s or job is self._abandoned
 
     def _goal_at_work(self) -> None:
         """A request, a new look or an arm motion: the job under way, if any, yields the CPU to
@@ -214,17 +215,21 @@ class GraspsAhead:
     def take(self, scene, object_id: str, max_grasps: int, wait_s: float = 0.0) -> tuple[Any, float] | None:
         """(the result proposed ahead for `object_id` on `scene` for `max_grasps` grasps or more,
         seconds since it was made), or None; a job for it under way is waited for up to `wait_s`.
-        The caller keeps the best `max_grasps` of a result made for more (the motion check keeps
+        A job still under way after `wait_s` is abandoned (`stale`), so that it does not compete with
+        the request's own proposing. The caller keeps the best `max_grasps` of a result made for more (the motion check keeps
         the best that pass in rank order, so they are the ones a request for fewer gets). A result
         serves one request: a retry on the same look proposes anew (on a newer frame), as it would
         without proposing ahead."""
         n = int(max_grasps)
         deadline = self._clock() + wait_s
         with self._lock:
-            while (self._running is not None and self._running.scene is scene and
-                   self._running.object_id == object_id and self._running.max_grasps >= n and
-                   self._clock() < deadline):
+            def ours(job):
+                return job is not None and job.scene is scene and job.object_id == object_id and job.max_grasps >= n
+
+            while ours(self._running) and self._clock() < deadline:
                 self._changed.wait(max(0.0, min(0.1, deadline - self._clock())))
+            if ours(self._running):       # waited long enough: the request proposes alone, the job stops
+                self._abandoned = self._running
             if scene is not self._scene or self._scene is None:
                 return None
             made = sorted(m for (i, m) in self._done if i == object_id and m >= n)

@@ -271,3 +271,13 @@ def test_a_job_is_stale_once_a_new_look_or_an_arm_motion_made_it_useless(ahead, 
     assert cache.stale(job) is (change != "none")
     cache.put(job, "grasps of book_1")
     assert (cache.take(look, "book_1", 15) is None) is (change != "none")
+
+
+def test_a_job_the_request_stopped_waiting_for_is_stale_so_it_stops():
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0))     # the real clock: take waits
+    cache.note_joints(HOME)
+    look = object()
+    cache.new_scene(look, ["book_1", "mug_1"])
+    job = cache.next_job()
+    assert cache.take(look, "mug_1", 15, wait_s=0.2) is None and not cache.stale(job)    # another object's
+    assert cache.take(look, "book_1", 15, wait_s=0.2) is None and cache.stale(job)       # its own: given up
