@@ -92,6 +92,33 @@ def _fit_either(obs, mask, pts, size, measured, plane, cfg, edges=None) -> Box3D
     return box
 
 
+def rest_on_support(obs: RGBDObservation, mask: np.ndarray, pts: np.ndarray, box: Box3D | None, plane,
+                    cfg: CatalogueFitConfig) -> Box3D | None:
+    """`box` lowered along the plane's normal onto `plane` (what its points rest on, planes.plane_under),
+    when it floats above it, still holds the points' top (trimmed, within `inside_tol_m`) and is seen
+    through on at most `max_see_through` of its pixels. For an object beyond the work surface, which
+    stands on the floor or a plinth: seen in part, cut by the image's edge above, a catalogue box is
+    pushed up where no pixel refutes it (a painting 1.4 m away, its canvas's lower 18 cm in view,
+    boxed 15 cm above its plinth, its centre 15 cm high: pick-66-00001, -00005). `box` otherwise."""
+    if box is None or plane is None or len(pts) < 10:
+        return box
+    up = np.asarray(plane.normal, float)
+    corners = box_corners(box.center, box.size, box.rotation)
+    lift = float(np.min(corners @ up + plane.d))
+    top_room = float(np.max(corners @ up) - np.quantile(pts @ up, 0.98)) + cfg.inside_tol_m
+    drop = min(lift, top_room)
+    if lift <= cfg.below_plane_m or drop < lift:
+        return box
+    centre = np.asarray(box.center, float) - lift * up
+    view = _DepthView(obs, cfg)
+    _, seen_through, gap = view.score((centre, np.asarray(box.rotation, float), np.asarray(box.size, float)), pts, mask)
+    if seen_through > cfg.max_see_through:
+        return box
+    return Box3D(center=centre, size=np.asarray(box.size, float), rotation=np.asarray(box.rotation, float),
+                 mode="catalogue", n_points=box.n_points, n_region=box.n_region, quality=float(1.0 - seen_through),
+                 residual_m=float(gap))
+
+
 # Flying pixels are dropped from an object's points only when at least this share of them remains:
 # an upright book seen spine-on is edge from side to side, and then all its points are kept.
 MIN_SURFACE_SHARE = 0.5
@@ -378,17 +405,20 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
     settled = settle_names_by_depth(obs, detections, expected, planes, cfg)
     edges = _LazyEdges(obs)
     sizes = {e.id: e.size_m for e in expected or () if e.id and e.size_m is not None}
+    standing = {e.id for e in expected or () if e.id and e.placement == "distant"}   # on the floor or a plinth
     changed = []
     for d in detections:
         size = sizes.get(d.id)
         if size is None or size_agrees(d.box.size, size, cfg.consistent_m):
             continue
+        pts = base_cloud(obs, d.mask)[0]
+        plane = plane_under(pts, planes) if planes else None
         if settled.get(d.id) is not None:
             box = settled[d.id]
         else:
-            pts = base_cloud(obs, d.mask)[0]
-            box = _fit_either(obs, d.mask, pts, np.asarray(size, float), d.box,
-                              plane_under(pts, planes) if planes else None, cfg, edges())
+            box = _fit_either(obs, d.mask, pts, np.asarray(size, float), d.box, plane, cfg, edges())
+        if d.id in standing:
+            box = rest_on_support(obs, d.mask, pts, box, plane, cfg)
         if box is None:
             continue
         d.extra["measured_box"] = d.box.to_dict()
@@ -396,9 +426,32 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
         if d.category == "book":
             d.size_class = book_size_class(box.size)
         changed.append(d.id)
+    _pose_tied_candidates(obs, detections, sizes, standing, planes, cfg, edges)
     one_name_per_space(detections)
     _id_the_unnamed(detections)
     return changed
+
+
+def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standing: set, planes,
+                          cfg: CatalogueFitConfig, edges: "_LazyEdges") -> None:
+    """Give each candidate a detection was left between (`tie`: the instruction's words may name
+    it, labelling.name_from_words) whose entry lists a size its catalogue box posed on the depth,
+    as `candidate["box"]` (centre, size, rotation), which the words' name takes with it: a distant
+    painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's, and a
+    distance to it measured from that piece is 20 cm off (pick-66-00001)."""
+    for d in detections:
+        tied = [c for c in d.extra.get("candidates") or () if c.get("tie") and c.get("category") != "book"
+                and sizes.get(c.get("id")) is not None]
+        if not tied:
+            continue
+        pts = base_cloud(obs, d.mask)[0]
+        plane = plane_under(pts, planes) if planes else None
+        for c in tied:
+            box = _fit_either(obs, d.mask, pts, np.asarray(sizes[c["id"]], float), d.box, plane, cfg, edges())
+            if c["id"] in standing:
+                box = rest_on_support(obs, d.mask, pts, box, plane, cfg)     # as its name would (complete_from_catalogue)
+            if box is not None:
+                c["box"] = {"center": box.center.tolist(), "size": box.size.tolist(), "rotation": box.rotation.tolist()}
 
 
 def _id_the_unnamed(detections) -> None:

@@ -339,7 +339,8 @@ class ClassicalSegmenter:
                                 "n_points": int(sel.sum()), "depth_unseen": face_on,
                                 "lower_bound_sides": lower_bound_sides(box, mask, obs.intrinsics, obs.T_base_cam,
                                                                        obs.depth_m, plane),
-                                "range_smear_m": range_smear_sides_m(box, obs.T_base_cam[:3, 3])})
+                                "range_smear_m": range_smear_sides_m(box, obs.T_base_cam[:3, 3]),
+                                "along_sight": [bool(x) for x in along_line_of_sight(box, obs.T_base_cam[:3, 3])]})
 
 
 CLEAR_BEST_MARGIN = 0.1        # _merge_pieces: a piece's best entry beats its same-label twins by this much

@@ -115,9 +115,18 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
 
 def _sliver(det: Detection, exp: ExpectedObject) -> bool:
     """Whether `det` is too thin to show `exp`'s shape (SLIVER_SHARE), across the line of sight: a
-    face seen head-on (`extra["depth_unseen"]`, classical.py) is thin along it, its depth unseen."""
-    thin = float(np.min(det.box.size)) < SLIVER_SHARE * float(np.min(exp.size_m)) if exp.size_m is not None else False
-    return thin and not det.extra.get("depth_unseen")
+    face seen head-on (`extra["depth_unseen"]`, classical.py) is thin along it, its depth unseen,
+    and so is a slab whose thinnest side runs along the line of sight (`extra["along_sight"]`,
+    base.along_line_of_sight): one view measures only its near face there (the mona lisa 1.4 m
+    away, cut by the image's top edge, seen from behind as its 2.5 cm thick canvas, pick-66-00001;
+    the lady with an ermine as two 3 cm slabs, pick-66-00005). A board's edge is thin across it."""
+    if exp.size_m is None or det.extra.get("depth_unseen"):
+        return False
+    k = int(np.argmin(det.box.size))
+    if float(det.box.size[k]) >= SLIVER_SHARE * float(np.min(exp.size_m)):
+        return False
+    along = det.extra.get("along_sight")
+    return not (along is not None and along[k])
 
 
 def leaning_extents(size_m, tilts_deg=range(0, 91, 5)) -> list[np.ndarray]:
@@ -430,9 +439,16 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
         extra = {k: v for k, v in o.extra.items() if k != "has_front"}
         if c.get("has_front"):
             extra["has_front"] = True
-        others = " or ".join(x["label"] for x in o.extra["candidates"] if x.get("tie") and x["label"] != label)
+        others = (" or ".join(x["label"] for x in o.extra["candidates"] if x.get("tie") and x["label"] != label)
+                  or " or ".join(x["label"] for x in o.extra["candidates"] if x["label"] != label))
         extra["named_by_words"] = f"fits the {label} or {others}; the instruction names the {label}"
-        renamed[o.id] = replace(o, id=new_id, label=label, category=c["category"], extra=extra)
+        box = {}
+        if c.get("box"):
+            # its catalogue box posed on the depth (catalogue_fit._pose_tied_candidates), as a name
+            # perception gives takes it: a piece's own box would place the object where its piece is
+            extra["measured_box"] = {"center": o.center.tolist(), "size": o.size.tolist(), "rotation": o.rotation.tolist()}
+            box = {k: np.asarray(c["box"][k], float) for k in ("center", "size", "rotation")}
+        renamed[o.id] = replace(o, id=new_id, label=label, category=c["category"], extra=extra, **box)
         ids.add(new_id)
         notes.append(f"{o.id} read as the {label} ({new_id}): it fits the {label} or {others} about equally, "
                      f"and the instruction names the {label}")

@@ -372,3 +372,22 @@ def test_a_name_must_fit_with_its_height_as_the_boxs_height():
     assert piece.label == "object"
     whole = _upright((0.108, 0.097, 0.046), (240, 215, 130), (False, False, False))
     assert sure_fit(whole, bowl)
+
+
+def test_a_slab_thin_along_the_line_of_sight_is_no_sliver():
+    """pick-66-00001 (realistic): the mona lisa 1.4 m away, cut by the image's top edge, was seen
+    from behind as its canvas, 15.5 x 2.5 x 18 cm, thin along the line of sight: one view measures
+    only its near face there, so it shows the painting's face, not a board's edge, and keeps the
+    fit its size and colour give (0.43, a sure one). The same slab thin across the line of sight is
+    a sliver still."""
+    from spatial_manip.perception.labelling import SLIVER_SHARE, sure_fit
+    mona = ExpectedObject("mona lisa", "reference", (0.5314, 0.2385, 0.5124), (117, 105, 57), id="mona_lisa")
+    canvas = _seen((0.155, 0.025, 0.18), (1.37, -0.12, 0.18), (81, 65, 34))
+    canvas.extra.update(range_smear_m=[0.006, 0.025, 0.006])
+    assert match_cost(canvas, mona, noise_allowance=False) <= 0.5 and 0.025 < SLIVER_SHARE * 0.2385   # the premise
+    canvas.extra["along_sight"] = [False, False, False]
+    assert not sure_fit(canvas, mona)
+    canvas.extra["along_sight"] = [False, True, False]
+    assert sure_fit(canvas, mona)
+    assign_labels([canvas], [mona])
+    assert canvas.id == "mona_lisa"
