@@ -441,12 +441,15 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
 def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standing: set, planes,
                           cfg: CatalogueFitConfig, edges: "_LazyEdges") -> None:
     """Give each candidate a detection was left between (`tie`: the instruction's words may name
-    it, labelling.name_from_words) whose entry lists a size its catalogue box posed on the depth,
+    it, labelling.name_from_words) whose entry is placed distant (`standing`) and lists a size its
+    catalogue box posed on the depth (resting on its support, rest_on_support),
     as `candidate["box"]` (centre, size, rotation), which the words' name takes with it: a distant
     painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's, and a
     distance to it measured from that piece is 20 cm off (pick-66-00001)."""
     for d in detections:
-        tied = [c for c in d.extra.get("candidates") or () if c.get("tie") and c.get("category") != "book"
+        # a distant entry's only (standing): a near object's piece lies near its centre, and each
+        # fit costs 0.3-1 s of the look (issue 42)
+        tied = [c for c in d.extra.get("candidates") or () if c.get("tie") and c.get("id") in standing
                 and sizes.get(c.get("id")) is not None]
         if not tied:
             continue
@@ -454,8 +457,7 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
         plane = plane_under(pts, planes) if planes else None
         for c in tied:
             box = _fit_either(obs, d.mask, pts, np.asarray(sizes[c["id"]], float), d.box, plane, cfg, edges())
-            if c["id"] in standing:
-                box = rest_on_support(obs, d.mask, pts, box, plane, cfg)     # as its name would (complete_from_catalogue)
+            box = rest_on_support(obs, d.mask, pts, box, plane, cfg)     # as its name would (complete_from_catalogue)
             if box is not None:
                 c["box"] = {"center": box.center.tolist(), "size": box.size.tolist(), "rotation": box.rotation.tolist()}
 
