@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 ENV := source scripts/env.sh
 PYTEST_ARGS ?=
-# pytest-xdist workers for test and test-fast: the CI machine's 2 cores (TEST_WORKERS=0 runs in one process)
-TEST_WORKERS ?= 2
+# pytest-xdist workers for test and test-fast. One process (0) by default: on two workers a worker crashed in
+# pyrealsense2's recorder (test_record_replay, run late in a worker) and the run then hung (session 27)
+TEST_WORKERS ?= 0
 
 .PHONY: setup demo test test-fast lint bench clean
 
