@@ -415,33 +415,6 @@ def _in_direction(ev: _Eval, n: Node, items: list, word: str, axes, origin) -> l
     return sorted(hits, key=lambda o: rel.direction_offset_deg(o, word, axes, origin))
 
 
-def _at_its_level(ev: _Eval, n: Node, hits: list, ref) -> list:
-    """Of what lies left (right) of `ref` on a shelf, what is at its level: the slots, and the
-    objects standing in slots, whose slot spans the height of `ref`'s middle, when `ref` stands in
-    a slot (or is one) and any of them is there; else `hits` as they are. Left and right are
-    bearings on the ground (ESPIRE A.2's half-planes), so every slot of the columns to the soap's
-    left is left of it; a person who says "put it to the left of the soap" on a shelf means the
-    one beside it on its shelf (everyday6_after's "to the left of the soap", everyday4_after's
-    "stick it to the left of the tea box"). Within the half-plane, so never an answer the
-    definition refuses."""
-    if len(hits) < 2 or _slot_of(ev, ref) is None:
-        return hits
-    z = float(ref.center[2])
-
-    def level(o) -> bool:
-        s = _slot_of(ev, o)
-        if s is None:
-            return False
-        zs = rel._corners(s)[:, 2]
-        return float(zs.min()) <= z <= float(zs.max())
-
-    same = [o for o in hits if level(o)]
-    if not same or len(same) == len(hits):
-        return hits
-    ev.trace.append({"node": f"{n} (at the level of {ref.id}: on its shelf)", "ids": [o.id for o in same]})
-    return same
-
-
 def _hidden_m(o) -> float:
     """How much longer than its box an object seen only in part (cut by the image's edge) may be:
     up to the longest book for a book, as long again for anything else; 0 when seen whole."""
@@ -508,8 +481,7 @@ def op_ori(ev: _Eval, n: Node):
     # (relative frame, separate reference) the bearing is seen from the reference.
     origin = None if _name(owner) == _name(a[1]) else ref
     if r in ("Left", "Right", "Front", "Behind"):
-        hits = _in_direction(ev, n, items, r.lower(), axes, origin)
-        return _at_its_level(ev, n, hits, ref) if r in ("Left", "Right") else hits
+        return _in_direction(ev, n, items, r.lower(), axes, origin)
     if r in ("DirectLeft", "DirectRight"):
         return rel.directly_beside(items, ref, r[6:].lower(), axes)
     if r in ("DirectAbove", "DirectBelow"):
