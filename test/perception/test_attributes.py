@@ -74,6 +74,12 @@ def test_colour_aliases_and_unknown_names():
     assert colour_distance("chartreuse-ish", (128, 128, 130)) == 0.5
 
 
+
+def _synth_box(centre, size):
+    """An axis-aligned rendered box of one colour, for the hidden-foot frames below."""
+    from spatial_manip.geometry import synthetic as S
+    return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
+
 def _box(size, mode, center=(0.5, 0.0, 0.1), R=None):
     from spatial_manip.geometry.boxes import Box3D
     return Box3D(np.asarray(center, float), np.asarray(size, float), np.eye(3) if R is None else R, mode, 500, 500,
@@ -352,9 +358,7 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     T = S.look_at(np.array([0.0, 0.0, 0.6]), np.array([1.0, 0.0, 0.05]))
     K = CameraIntrinsics.from_fovy(160, 120, 30.0)
 
-    def box(centre, size):
-        return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
-    book, wall = box((1.0, 0.0, 0.09), (0.017, 0.12, 0.18)), box((0.975, 0.0, 0.035), (0.015, 0.08, 0.07))
+    book, wall = _synth_box((1.0, 0.0, 0.09), (0.017, 0.12, 0.18)), _synth_box((0.975, 0.0, 0.035), (0.015, 0.08, 0.07))
     table, pedestal_top = known_plane(0.0, (0.5, -0.5), (1.5, 0.5)), known_plane(0.07, (0.95, -0.1), (1.05, 0.1))
 
     def hidden(boxes, support):              # the book is box 0: its own pixels are its mask
@@ -365,7 +369,7 @@ def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_b
     assert not hidden([book], table)
     assert hidden([book, wall], table)
     # on a pedestal, the pedestal's top in front of its foot is its support and hides nothing
-    raised, pedestal = box((1.0, 0.0, 0.16), (0.017, 0.12, 0.18)), box((1.0, 0.0, 0.035), (0.1, 0.2, 0.07))
+    raised, pedestal = _synth_box((1.0, 0.0, 0.16), (0.017, 0.12, 0.18)), _synth_box((1.0, 0.0, 0.035), (0.1, 0.2, 0.07))
     assert not hidden([raised, pedestal], pedestal_top)
 
 
@@ -384,9 +388,7 @@ def test_a_hidden_foot_leaves_the_height_of_a_box_standing_on_its_support_measur
     T = S.look_at(np.array([0.0, 0.0, 0.6]), np.array([1.0, 0.0, 0.05]))
     K = CameraIntrinsics.from_fovy(160, 120, 30.0)
 
-    def box(centre, size):
-        return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
-    mug, jar = box((1.0, 0.0, 0.09), (0.017, 0.12, 0.18)), box((0.975, 0.0, 0.02), (0.015, 0.08, 0.04))
+    mug, jar = _synth_box((1.0, 0.0, 0.09), (0.017, 0.12, 0.18)), _synth_box((0.975, 0.0, 0.02), (0.015, 0.08, 0.04))
     table = known_plane(0.0, (0.5, -0.5), (1.5, 0.5))
     obs = S.render(K, T, [mug, jar])
     mask = obs.segmentation == 0
@@ -414,9 +416,7 @@ def test_the_table_in_front_of_a_foot_read_through_l515_noise_hides_nothing():
     T = S.look_at(np.array([0.0, 0.0, 0.6]), np.array([1.55, 0.0, 0.05]))
     K = CameraIntrinsics.from_fovy(320, 240, 30.0)
 
-    def box(centre, size):
-        return S.SynthBox(np.array(centre), np.array(size), np.eye(3), (200, 60, 40))
-    rider, wall = box((1.55, 0.0, 0.12), (0.07, 0.24, 0.24)), box((1.5, 0.0, 0.035), (0.015, 0.2, 0.07))
+    rider, wall = _synth_box((1.55, 0.0, 0.12), (0.07, 0.24, 0.24)), _synth_box((1.5, 0.0, 0.035), (0.015, 0.2, 0.07))
     table = known_plane(0.0, (0.5, -0.8), (2.5, 0.8))
 
     # the calibration off by 0.3 degrees of pitch (the harsh profile's; the realistic case also
