@@ -2,6 +2,8 @@
 run on one worker, one after another (test/helpers/worker_scheduling.py). A new module that starts
 the UR emulator and is not listed would skip on one worker while the other holds the ports."""
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import worker_scheduling as ws
@@ -46,6 +48,41 @@ def test_slow_modules_go_first_in_their_order_and_the_rest_keep_theirs():
            "test/control/test_move_path.py::t", "test/bench/test_demo.py::t", "test/a/test_one.py::t2"]
     items = [_Item(i) for i in ids]
     ws.slow_first(items)
-    assert [i.nodeid for i in items] == ["test/bench/test_demo.py::t", "test/bench/test_bench_backends.py::t",
-                                         "test/control/test_move_path.py::t", "test/a/test_one.py::t1",
+    assert [i.nodeid for i in items] == ["test/bench/test_bench_backends.py::t", "test/control/test_move_path.py::t",
+                                         "test/bench/test_demo.py::t", "test/a/test_one.py::t1",
                                          "test/a/test_two.py::t", "test/a/test_one.py::t2"]
+
+
+CRASHING_SUITE = {
+    "conftest.py": "import pytest\nfrom worker_scheduling import ModuleScheduling\n\n\n"
+                   "@pytest.hookimpl(optionalhook=True)\n"
+                   "def pytest_xdist_make_scheduler(config, log):\n    return ModuleScheduling(config, log)\n",
+    "test_a.py": "import time\nimport pytest\n\n\n@pytest.mark.parametrize('i', range(4))\n"
+                 "def test_x(i):\n    time.sleep(0.1)\n",
+    "test_crash.py": "import os\nimport signal\n\n\ndef test_before():\n    pass\n\n\n"
+                     "def test_crash():\n    os.kill(os.getpid(), signal.SIGSEGV)\n\n\n"
+                     "def test_after():\n    pass\n",
+    "test_b.py": "def test_y():\n    pass\n",
+    "test_c.py": "def test_z():\n    pass\n",
+}
+
+
+def test_a_crashed_worker_costs_its_one_test_and_the_run_finishes(tmp_path):
+    """A worker killed by a native crash (pyrealsense2's recorder did it in session 27): xdist fails
+    the test it ran, a new worker takes the rest of the module, every other test runs once and the run
+    ends. With xdist 3.8's scope scheduling as it was, the crashed test was queued again (and crashed
+    the replacement too) and the run then hung with both workers idle."""
+    helpers = str(Path(ws.__file__).parent)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for name, text in CRASHING_SUITE.items():
+        (suite / name).write_text(text)
+    # the plugins this suite does not use (dash, anyio, hypothesis) cost each process seconds of imports
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:dash",
+                          "-p", "no:anyio", "-p", "no:hypothesispytest", "-n", "2",
+                          "--rootdir", str(suite), "--basetemp", str(tmp_path / "tmp"), "-o", f"pythonpath={helpers}",
+                          "-rf", str(suite)],
+                         cwd=suite, capture_output=True, text=True, timeout=180)
+    assert out.returncode == 1, out.stdout[-3000:]
+    assert "crashed while running 'test_crash.py::test_crash'" in out.stdout
+    assert re.search(r"\b1 failed, 8 passed\b", out.stdout), out.stdout[-3000:]

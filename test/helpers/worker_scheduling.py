@@ -8,7 +8,13 @@ seconds each). Here a worker takes a module at a time, as `--dist loadfile` does
   worker; on two workers at once the second finds the ports taken and skips (a lost test, not a
   failure);
 - the slowest modules start first (a worker that picks up a 3-minute module last leaves the other
-  core idle for those minutes); the rest keep their collection order.
+  core idle for those minutes); the rest keep their collection order;
+- a worker that dies (a native crash) costs one test: xdist reports the test it was running as
+  failed ("worker 'gwN' crashed while running ..."), the rest of its module goes to the next free
+  worker and the run goes on. xdist 3.8's scope scheduling instead put the crashed test back in the
+  queue (it crashed the replacement worker too) and re-queued finished modules, which a worker then
+  received with nothing to run: no test ever finished there again, so the run hung with both workers
+  idle (session 27; test_worker_scheduling.py reproduces both).
 """
 from __future__ import annotations
 
@@ -26,20 +32,26 @@ UR_PORT_MODULES = (
 )
 UR_PORTS_UNIT = "ur-controller-ports"
 
-# The slowest modules of the suite (a serial run's --durations, s26 and s27), slowest first.
+# The slowest modules of the suite (serial runs' --durations, s27), slowest first.
 # A module missing here only starts in its collection place; a name that no longer exists is ignored.
 SLOW_MODULES_FIRST = (
-    "test/bench/test_demo.py",
     "test/bench/test_bench_backends.py",
-    "test/espire/test_stack_driver_e2e.py",
-    "test/foundation/test_agent_e2e.py",
+    "test/bench/test_reference_bench.py",
     UR_PORTS_UNIT,
+    "test/bench/test_demo.py",
     "test/foundation/test_cancel_stops_the_arm.py",
+    "test/espire/test_server_service.py",
     "test/sim/test_tasks.py",
+    "test/espire/test_episode_rules.py",
+    "test/espire/test_stack_driver_e2e.py",
     "test/foundation/test_faults.py",
     "test/control/test_fjt_arm.py",
+    "test/bags/test_recorder_faults.py",
     "test/bench/test_trace_viewer_browser.py",
+    "test/espire/test_drivers.py",
+    "test/sim/test_oracle.py",
     "test/bench/test_worker_graph.py",
+    "test/foundation/test_agent_e2e.py",
 )
 
 
@@ -66,3 +78,21 @@ class ModuleScheduling(LoadScopeScheduling):
 
     def _split_scope(self, nodeid: str) -> str:
         return work_unit(nodeid)
+
+    def remove_node(self, node) -> str | None:
+        """A worker left: at the end of its work (None), or crashed (the test it was running, which
+        xdist reports failed). The crashed test is marked done, not run again; the units with tests
+        still to run go back to the front of the queue, finished units are dropped."""
+        workload = self.assigned_work.pop(node)
+        pending = [nodeid for unit in workload.values() for nodeid, done in unit.items() if not done]
+        if not pending:
+            return None
+        crashitem = pending[0]              # a worker runs its units' tests in order: the first not done
+        workload[self._split_scope(crashitem)][crashitem] = True
+        for scope in reversed(workload):
+            if not all(workload[scope].values()):
+                self.workqueue[scope] = workload[scope]
+                self.workqueue.move_to_end(scope, last=False)
+        for other in self.assigned_work:
+            self._reschedule(other)
+        return crashitem
