@@ -6,6 +6,7 @@ import os
 import random
 
 import pytest
+from recordings import build_recording_isolated
 from worker_scheduling import ModuleScheduling, slow_first
 
 from spatial_manip.bench.domains import hold_domains
@@ -45,8 +46,9 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def vga_recording(tmp_path_factory):
     """A 12-frame 640x480 synthetic L515 recording (0.25 mm depth units): the camera tests' and
-    camera_node's."""
-    from spatial_manip.camera.synthetic import SyntheticConfig, build_recording  # after the env above
+    camera_node's. Written in a child process (recordings.py: a native crash there fails the tests
+    that need it, not the worker)."""
+    from spatial_manip.camera.synthetic import SyntheticConfig  # after the env above
 
     path = tmp_path_factory.mktemp("rec") / "vga.db3"
-    return build_recording(str(path), SyntheticConfig(n_frames=12, distinct_frames=4))
+    return build_recording_isolated(str(path), SyntheticConfig(n_frames=12, distinct_frames=4))

@@ -16,6 +16,7 @@ from sensor_msgs.msg import Image
 from std_msgs.msg import String
 
 from bag_fixtures import camera_messages
+from recordings import build_recording_isolated
 from ros_helpers import plain_node
 from spatial_manip import cli
 from spatial_manip.bags.io import BagReader, BagWriter
@@ -153,9 +154,10 @@ def test_replay_into_another_process(tmp_path, node):
 
 @pytest.mark.ros
 def test_replay_realsense_sdk_recording(tmp_path, node):
-    from spatial_manip.camera.synthetic import SyntheticConfig, build_recording
+    from spatial_manip.camera.synthetic import SyntheticConfig
 
-    rec = build_recording(str(tmp_path / "rs.db3"), SyntheticConfig(n_frames=5, distinct_frames=2))
+    # written in a child process: pyrealsense2's recorder once crashed the pytest worker here (recordings.py)
+    rec = build_recording_isolated(str(tmp_path / "rs.db3"), SyntheticConfig(n_frames=5, distinct_frames=2))
     got = {"color": [], "depth": []}
     node.create_subscription(Image, "/camera/color/image_raw", got["color"].append, RELIABLE)
     node.create_subscription(Image, "/camera/depth/image_rect_raw", got["depth"].append, RELIABLE)

@@ -1,0 +1,43 @@
+"""Synthetic RealSense recordings (camera/synthetic.build_recording) written in a process of their own.
+
+pyrealsense2's software device and recorder once crashed natively (a segfault in build_recording)
+inside a long-lived pytest worker that had run hundreds of tests before (session 27, -n 2): the worker
+died, and with it the run. Written in a short-lived child, the same recording comes back (file, the
+frames fed, intrinsics) and a crash fails the one test or fixture that asked for it, with the signal
+and the child's output."""
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_CHILD = """
+import pickle, sys
+from spatial_manip.camera.synthetic import build_recording
+path, config_file, out_file = sys.argv[1:4]
+with open(config_file, "rb") as f:
+    config = pickle.load(f)
+rec = build_recording(path, config)
+with open(out_file, "wb") as f:
+    pickle.dump(rec, f)
+"""
+
+
+def build_recording_isolated(path: str, config=None, timeout_s: float = 120.0):
+    """build_recording(path, config) run in a child process; returns its SyntheticRecording."""
+    base = Path(path)
+    config_file, out_file = base.with_suffix(".config.pkl"), base.with_suffix(".recording.pkl")
+    config_file.write_bytes(pickle.dumps(config))
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _CHILD, str(base), str(config_file),
+                           str(out_file)], capture_output=True, text=True, timeout=timeout_s)
+    if proc.returncode != 0:
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
+        pytest.fail(f"writing the synthetic RealSense recording {path} failed in its child process ({how}):\n"
+                    f"{proc.stderr[-4000:]}", pytrace=False)
+    rec = pickle.loads(out_file.read_bytes())
+    config_file.unlink()
+    out_file.unlink()
+    return rec
