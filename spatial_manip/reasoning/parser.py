@@ -344,7 +344,8 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
     for p in sorted(phrases, key=lambda s: (-len(s.split()), -len(s))):
         if f" {p}" not in t:
             continue            # most of a scene's phrases are not in the text: no pattern built for them
-        pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s)? ")
+        # a possessive: "the mirror's", or a plural name's apostrophe alone ("the succulents' right")
+        pat = re.compile(rf" (?:the |a |an )?{re.escape(p)}('s|(?<=s)')? ")
         pos = 0
         while m := pat.search(t, pos):
             if p in modifiers and _names_another_thing(t[m.end():], known):

@@ -106,13 +106,13 @@ PLACE: dict[str, list[str]] = {
                            "put the book{pose} into a slot on the top half of the shelf"],
     "Relationship/Lower": ["place the book{pose} in a slot in the lower part of the shelf",
                            "put the book{pose} into a slot on the bottom half of the shelf"],
-    "Relationship/LeftMost": ["place the book{pose} in a leftmost slot on the shelf{frame}",
+    "Relationship/LeftMost": ["place the book{pose} in a leftmost slot{frame}",
                               "put the book{pose} into the leftmost slot{frame}"],
-    "Relationship/RightMost": ["place the book{pose} in a rightmost slot on the shelf{frame}",
+    "Relationship/RightMost": ["place the book{pose} in a rightmost slot{frame}",
                                "put the book{pose} into the rightmost slot{frame}"],
-    "Relationship/RankLeftMost": ["place the book{pose} in a {k} leftmost slot on the shelf{frame}",
+    "Relationship/RankLeftMost": ["place the book{pose} in a {k} leftmost slot{frame}",
                                   "put the book{pose} into the {k} slot from the left{frame}"],
-    "Relationship/RankRightMost": ["place the book{pose} in a {k} rightmost slot on the shelf{frame}",
+    "Relationship/RankRightMost": ["place the book{pose} in a {k} rightmost slot{frame}",
                                    "put the book{pose} into the {k} slot from the right{frame}"],
     "Orientation/Vertical": ["place the book upright on the shelf", "put the book on the shelf standing upright",
                              "stand the book upright on the shelf"],
@@ -125,9 +125,9 @@ PLACE: dict[str, list[str]] = {
     "Orientation/Above": ["place the book{pose} in a slot above {ref}", "put the book{pose} into a slot higher than {ref}"],
     "Orientation/Below": ["place the book{pose} in a slot below {ref}", "put the book{pose} into a slot lower than {ref}"],
     "Orientation/DirectAbove": ["place the book{pose} in a slot directly above {ref}",
-                                "put the book{pose} into the slot right above {ref}"],
+                                "put the book{pose} into a slot right above {ref}"],
     "Orientation/DirectBelow": ["place the book{pose} in a slot directly below {ref}",
-                                "put the book{pose} into the slot right below {ref}"],
+                                "put the book{pose} into a slot right below {ref}"],
     "Orientation/DirectLeft": ["place the book{pose} in the slot immediately to the left of {ref}{frame}",
                                "put the book{pose} into the slot right next to {ref} on the left{frame}"],
     "Orientation/DirectRight": ["place the book{pose} in the slot immediately to the right of {ref}{frame}",
@@ -189,6 +189,8 @@ FRAME_WORDS = {
     "viewer": [", from your point of view", " as you see it"],
     "own": [", from its own point of view", ", relative to the way it faces"],
     "container": [" on the table", " from the table"],
+    # the shelf's frame words are the templates' only "on the shelf" (ESPIRE place-50 read "a third
+    # leftmost slot on the shelf on the shelf" when a template said it too)
     "shelf": ["", " on the shelf"],
 }
 POSE_WORDS = {"upright": [" upright", " standing upright"], "flat": [" lying flat", " flat"], "": [""]}
@@ -216,9 +218,11 @@ def ref_phrase(label: str | None) -> str:
 
 
 def possessive(label: str | None) -> str:
+    """"your", "the mirror's"; a plural label takes the apostrophe alone ("the succulents'")."""
     if label in (None, "viewer"):
         return "your"
-    return f"{ref_phrase(label)}'s"
+    plural = label.endswith("s") and not label.endswith(("ss", "us", "is", "'s"))
+    return f"{ref_phrase(label)}'" if plural else f"{ref_phrase(label)}'s"
 
 
 def table_for(action: str, family: str) -> list[str]:

@@ -123,6 +123,20 @@ def test_an_unknown_owner_is_named_without_its_possessive():
     assert res.error["code"] == "TARGET_NOT_FOUND" and "'teddy bear' is not in the scene" in res.error["message"]
 
 
+def test_a_plural_name_takes_the_apostrophe_alone_as_its_possessive():
+    """"the succulents' right" is the succulents' own right, as "the jar's right" is the jar's (the
+    generator writes a plural label's possessive so, sim/phrasings.possessive)."""
+    from spatial_manip.sim.phrasings import possessive
+    scene = Scene.from_dict(TABLE.to_dict())
+    jar = next(o for o in scene.objects if o.label == "ceramic jar")
+    jar.label = "succulents"
+    assert possessive("succulents") == "the succulents'" and possessive("ceramic jar") == "the ceramic jar's"
+    plural = make_planner("program").plan(scene, "take a book on the succulents' right, from your point of view")
+    assert plural.ok, plural.error
+    said = make_planner("program").plan(TABLE, "take a book on the ceramic jar's right, from your point of view")
+    assert plural.targets == said.targets and plural.targets
+
+
 def test_plan_cli_json(tmp_path):
     scene = tmp_path / "table.json"
     TABLE.save(scene)
