@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import ndimage
 
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.errors import SpatialManipError
@@ -15,7 +16,9 @@ from spatial_manip.geometry.noise import L515Noise
 from spatial_manip.geometry.pointcloud import voxel_downsample
 from spatial_manip.motion.cartesian import straight_segment
 from spatial_manip.motion.factory import make_planner
-from spatial_manip.motion.obstacle_map import ObstacleMapConfig, build_obstacle_map, depth_edges, raw_points
+from spatial_manip.camera_model import CameraIntrinsics
+from spatial_manip.motion.obstacle_map import (ObstacleMapConfig, build_obstacle_map, depth_edges, raw_points,
+                                               seen_noise_scale)
 from spatial_manip.motion.world import CollisionWorld
 from spatial_manip.scene import Scene
 from spatial_manip.sim.world import STOW_Q, SimConfig, SimWorld
@@ -145,3 +148,29 @@ def test_motion_bench_takes_a_cloud_and_a_sensing_profile():
     assert args.cloud == "map" and args.sensing == "realistic" and "lighting" in args.sensing_off
     with pytest.raises(SystemExit):
         build_parser(["motion-bench"]).parse_args(["motion-bench", "--cloud", "pixels"])
+
+
+def test_the_clearance_grows_with_the_noise_the_frame_shows_not_with_the_arms_marked_pixels():
+    """A harsh frame (twice the L515's noise) is kept farther from than a realistic one: its
+    shelf board's returns lay 2.2 cm above the board, past the 2 cm within which the arm's plans
+    take cloud points for the box they lie on, and every set-down on it was blocked (place-68
+    harsh). The arm's pixels, marked 1 cm deep (agent.without_arm), are no quiet returns."""
+    intr = CameraIntrinsics.from_fovy(320, 240, 55.0)
+    v, u = np.mgrid[0:240, 0:320]
+    plane = (1.2 + 0.002 * (v - 120)).astype(np.float32)          # a table seen obliquely, 1.0-1.45 m
+    T = np.eye(4)
+    clear = {}
+    for name, k in (("ideal", 0.0), ("realistic", 1.0), ("harsh", 2.0)):
+        noise = L515Noise(flying_prob=0, edge_hole_prob=0, hole_blob_prob=0).scaled(k)
+        depth = noise.apply(plane, np.random.default_rng(4)) if k else plane
+        med = ndimage.median_filter(depth, 3, mode="nearest")
+        scale = seen_noise_scale(depth, med, np.zeros(depth.shape, bool))
+        assert scale == pytest.approx(k, abs=0.25), (name, scale)
+        clear[name] = build_obstacle_map(depth, intr, T, config=ObstacleMapConfig(reach_m=5.0)).clearance_m
+        if k == 2.0:
+            marked = depth.copy()
+            marked[:, :120] = 0.01                                  # the arm's pixels, a third of the image
+            med = ndimage.median_filter(marked, 3, mode="nearest")
+            assert seen_noise_scale(marked, med, np.zeros(depth.shape, bool)) == pytest.approx(scale, abs=0.15)
+    assert clear["ideal"] == pytest.approx(clear["realistic"], rel=0.05)     # never below the model's
+    assert clear["harsh"] > 1.6 * clear["realistic"]
