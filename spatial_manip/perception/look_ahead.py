@@ -29,10 +29,15 @@ ARM_STILL_TOL_RAD = 2e-3    # a joint change larger than this is arm motion (the
 # a frame asked for this soon after the arm last moved, or the workspace changed (a reset), may
 # have been exposed before (one camera period at the sim's 5 Hz, several of a RealSense's)
 EXPOSURE_MARGIN_S = 0.25
-# an idle look starts only once the arm and the workspace have been still this long: one started
-# as the world changes (a sim reset right after a goal) would be stale, and a goal that comes
-# while it runs waits for it (the segmenter runs one look at a time) and then looks again
-IDLE_SETTLE_S = 2.0
+# an idle look starts only once the arm and the workspace have been still this long (a frame
+# exposed before a reset's end or the arm's stop is refused anyway: EXPOSURE_MARGIN_S, the frames' stamps)
+IDLE_SETTLE_S = 0.5
+# and only this long after a goal ended (or the camera was missing): a sim reset or a person's hand
+# often follows a goal at once, and a look started then is stale, and a goal that comes while it runs
+# waits for it (the segmenter runs one look at a time) and then looks again. Counted from the arm's
+# stop and the workspace alone (IDLE_SETTLE_S was 2 s), a look began as a goal's result went out, its
+# lift over 2 s before, and the reset after it made it stale (latency-bench seed 72: first motion 9.0 s)
+GOAL_SETTLE_S = 2.0
 # a goal's look may take a frame that arrived up to this long before it asked, when the arm stood
 # still since (EXPOSURE_MARGIN_S before that frame): the newest frame already there shows the table
 # as it is, and waiting for the next one cost a camera period (0.2-1.4 s under load, issue 42)
@@ -146,6 +151,7 @@ class LookAhead:
         self._lock = threading.Lock()
         self._latest: Look | None = None
         self._next_idle_s = 0.0
+        self._held_back_s = -np.inf           # when idle looks were last held back (a goal ran)
 
     @property
     def latest(self) -> Look | None:
@@ -288,8 +294,9 @@ class LookAhead:
         latest = self._latest
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
             return None
-        if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < IDLE_SETTLE_S:
-            return None                     # the arm moved or the world changed just now: it may change again
+        if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < IDLE_SETTLE_S or \
+                now - self._held_back_s < GOAL_SETTLE_S:
+            return None                     # the world changed just now, or a goal just ended: it may change again
         if not self._lock.acquire(blocking=False):
             return None
         try:
@@ -309,9 +316,18 @@ class LookAhead:
             look = self._take(cancel, obs=obs)
         finally:
             self._lock.release()
-        # the next idle look waits so that looking takes at most `cpu_share` of the time
-        self._next_idle_s = self._clock() + look.took_s * (1.0 / self.config.cpu_share - 1.0)
+        # the next idle look waits so that looking takes at most `cpu_share` of the time; none after
+        # a look the world changed under (a reset, an arm motion as it ran): that one served nothing,
+        # and a goal that came in the pause found no look of the new world (pick-72-00000: 5.2 s of
+        # pause after a look of the world before the reset, first motion 8.4 s)
+        self.poll()
+        pause = look.took_s * (1.0 / self.config.cpu_share - 1.0) if self._moved_since(look) is None else 0.0
+        self._next_idle_s = self._clock() + pause
         return look
+
+    def hold_back(self) -> None:
+        """A goal runs (or the camera is missing): no idle look until GOAL_SETTLE_S after the last call."""
+        self._held_back_s = self._clock()
 
     def idle_loop(self, may_look: Callable[[], bool], stop: threading.Event,
                   warn: Callable[[str], None] = lambda text: None) -> None:
@@ -322,6 +338,7 @@ class LookAhead:
         while not stop.wait(POLL_S):
             if not may_look():
                 self.poll()
+                self.hold_back()
                 continue
             try:
                 if self.idle_look(stop) is not None:

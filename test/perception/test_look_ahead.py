@@ -13,7 +13,8 @@ import pytest
 
 from spatial_manip.errors import ConfigError, NoObservationError
 from spatial_manip.perception.look_ahead import (CHANGED_MAX_PIXELS, CHECK_EVERY_S, EARLIEST_FRAME_S,
-                                                 EXPOSURE_MARGIN_S, IDLE_SETTLE_S, UNCHANGED_LIMIT_S, LookAhead,
+                                                 EXPOSURE_MARGIN_S, GOAL_SETTLE_S, IDLE_SETTLE_S, UNCHANGED_LIMIT_S,
+                                                 LookAhead,
                                                  LookAheadConfig, depth_changes)
 
 HOME = np.zeros(6)
@@ -66,7 +67,7 @@ def cell():
     looks = LookAhead(stages, LookAheadConfig(max_age_s=3.0, cpu_share=0.5), joints=lambda: state["q"],
                       workspace=lambda: state["workspace"], clock=clock)
     looks.poll()
-    clock.t += IDLE_SETTLE_S + 0.5      # the arm has stood still for a while before the first look
+    clock.t += GOAL_SETTLE_S + 0.5      # the arm has stood still for a while before the first look
     return clock, state, stages, looks
 
 
@@ -351,3 +352,37 @@ def test_without_the_arms_joints_a_goal_asks_for_a_frame_after_the_question():
     stages = CountedStages(clock)
     LookAhead(stages, LookAheadConfig(max_age_s=3.0), clock=clock).for_goal(threading.Event())
     assert stages.arrived_after == [None]
+
+
+def test_no_idle_look_until_a_goal_has_been_over_for_a_while(cell):
+    """A sim reset or a person's hand often follows a goal at once: the look waits GOAL_SETTLE_S
+    after the last time a goal held it back, however long the arm has stood still."""
+    clock, _, stages, looks = cell
+    looks.hold_back()
+    clock.t += GOAL_SETTLE_S - 0.1
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 0
+    clock.t += 0.2
+    assert looks.idle_look(threading.Event()) is not None
+
+
+def test_a_look_the_world_changed_under_is_taken_again_without_the_cpu_share_pause(cell):
+    """A reset as an idle look runs stales it: the next look, of the new world, is due once the
+    world has settled (IDLE_SETTLE_S), not after the pause the CPU share asks for (the look's
+    time again, at a share of 0.5)."""
+    clock, state, stages, looks = cell
+    perceive = stages.perceive
+
+    def reset_while_perceiving(obs):
+        state["workspace"] = object()
+        looks.poll()
+        return perceive(obs)
+
+    stages.perceive = reset_while_perceiving
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 1
+    stages.perceive = perceive
+    assert "workspace changed" in looks.stale_because(looks.latest)
+    clock.t += IDLE_SETTLE_S + 0.01             # under the 0.5 s pause a look that served would have had
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 2
+    assert looks.stale_because(looks.latest) is None
+    clock.t += IDLE_SETTLE_S + 0.01             # this one serves, and is fresh: no look
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 2
