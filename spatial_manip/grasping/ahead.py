@@ -3,14 +3,14 @@ person to speak, grasp_node proposes (and motion-checks) the grasps of every gra
 that look, one at a time, so that a pick's grasp request is answered at once. A result serves only
 the look it was made on (the scene message it answered from, by identity) and the arm's joints it
 was checked from: a new look or any arm motion throws every result away, and a result serves one
-request (a retry proposes anew, on a newer frame, as it would without this). Proposing ahead waits
-until the scene, the arm and the requests have been quiet for `quiet_s`, so it seldom competes for
-the CPU with the request of a goal that reasons at once on a look just taken; a job under way when
+request (a retry proposes anew, on a newer frame, as it would without this). Proposing ahead starts
+as soon as a look's scene comes (the look is done: its objects are what a goal will ask for), once
+the arm and the requests have been quiet for `quiet_s`; a job under way when
 a request, a new look or an arm motion shows a goal at work is told to yield (`yield_job`: grasp_node
 lowers its thread's priority), and runs at the node's own until then; a request for the very object
 the job proposes for waits for it and has it run at the node's priority again (`resume_job`), and a
-job a new look or an arm motion made useless is stale (`stale`: grasp_node's proposing stops at its
-next step). The jobs go in the order a pick is likely to ask for them (`likely_order`): the objects
+job a new look, an arm motion or a request for another object made useless is stale (`stale`:
+grasp_node's proposing stops at its next step). The jobs go in the order a pick is likely to ask for them (`likely_order`): the objects
 the planner can name that are no landmark first, nearest the arm's base first.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
@@ -34,7 +34,7 @@ from spatial_manip.scene import FIXTURE_CATEGORIES
 @dataclass(frozen=True, kw_only=True)
 class GraspsAheadConfig:
     enabled: bool = True
-    quiet_s: float = 0.75       # the scene, the arm and the requests quiet this long before proposing ahead
+    quiet_s: float = 0.75       # the arm and the requests quiet this long before proposing ahead (a new scene: at once)
     max_grasps: int = 15        # grasps asked for ahead, until a request says how many it wants (the planner: 5 x 3)
 
     def __post_init__(self):
@@ -90,6 +90,18 @@ def likely_order(objects) -> list[str]:
     return list(dict.fromkeys(o.id for _, o in sorted(kept, key=rank)))
 
 
+def unchanged_ids(last, scene) -> list[str]:
+    """The ids of `scene`'s objects that `last` (a scene message, or None) held exactly so (every
+    field equal), when both were seen from the same camera pose and most of `last`'s objects are
+    unchanged: the same look published again (the planner's names from the words); else [] (a new
+    look: its boxes never match a former one's to the last bit, as the depth's noise differs)."""
+    if last is None or scene is None or last.viewer != scene.viewer or not last.objects:
+        return []
+    before = {o.id: o for o in last.objects}
+    kept = [o.id for o in scene.objects if before.get(o.id) == o]
+    return kept if 2 * len(kept) > len(last.objects) else []
+
+
 def _centre(o):
     """An object's centre as (x, y, z): a core SceneObject's `center`, a DetectedObject message's
     `pose.position`."""
@@ -120,7 +132,7 @@ class GraspsAhead:
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)     # a job ended
         self._scene: Hashable | None = None
-        self._scene_since_s = clock()
+        self._look: list = []           # the newest look's scene messages: its first, then each republished (`same_look`)
         self._ids: list[str] = []       # the graspable objects of the newest look
         self._todo: list[str] = []
         self._running: Job | None = None
@@ -134,10 +146,29 @@ class GraspsAhead:
     def new_scene(self, scene, object_ids) -> None:
         """A new look: what was proposed for the last one goes; `object_ids` (the graspable ones) are to do."""
         with self._lock:
-            self._scene, self._scene_since_s = scene, self._clock()
+            self._scene, self._look = scene, [scene]
             self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []    # in the order given
             self._todo, self._done = list(self._ids), {}
             self._goal_at_work()
+
+    def same_look(self, scene, kept_ids) -> None:
+        """The newest look published again (`scene`), with only `kept_ids`' boxes as they were (the
+        planner names a reference from the instruction's words and republishes: agent.reason): their
+        results and jobs carry over, the others' go (a name or a box that changed). A new look threw
+        every result away, so a goal whose words named a reference found none ready. The arm's own
+        planning checks every path again in the goal's world."""
+        kept = set(kept_ids)
+        with self._lock:
+            self._scene = scene
+            self._look.append(scene)
+            self._done = {k: v for k, v in self._done.items() if k[0] in kept}
+            self._todo = [i for i in self._todo if i in kept]
+            if self._running is not None and self._running.object_id not in kept:
+                self._abandoned = self._running
+
+    def _of_look(self, scene) -> bool:
+        """Whether `scene` is the newest look (or that look published again)."""
+        return scene is not None and any(scene is s for s in self._look)
 
     def note_joints(self, q) -> None:
         """The arm's joints as heard: a motion beyond ARM_STILL_TOL_RAD since the reference throws
@@ -159,24 +190,30 @@ class GraspsAhead:
         proposed ahead for it (at once, with no idle time, proposing ahead for the other objects took
         the CPU from the goal's planning and motion); later looks ask for as many grasps. A job under
         way for `object_id` (with as many grasps or more) is the request's answer: it runs at full
-        priority (the request waits for it: `take`); any other yields."""
+        priority (the request waits for it: `take`); any other yields and is stale (it stops at its
+        next step): the goal's motion follows and throws its result away, and until then it took
+        the CPU from the request's own proposing (1.8-2.4 s, the largest stage of a goal whose
+        grasps were not ready, latency-bench seed 74)."""
         with self._lock:
             self._asked_at_s = self._clock()
             self._todo = []
             if max_grasps > 0:
                 self.max_grasps = int(max_grasps)
             job = self._running
-            if job is not None and job.scene is self._scene and object_id and job.object_id == object_id and \
+            if job is not None and self._of_look(job.scene) and object_id and job.object_id == object_id and \
                     job.max_grasps >= int(max_grasps):
                 self._resume_job()
             else:
+                if job is not None:
+                    self._abandoned = job
                 self._goal_at_work()
 
     def stale(self, job: Job) -> bool:
         """Whether `job`'s result can no longer be kept: a newer look came, or the arm moved, since
-        it was handed out, or a request stopped waiting for it (its proposing may stop)."""
+        it was handed out, or a request for another object came, or one stopped waiting for it
+        (its proposing may stop)."""
         with self._lock:
-            return job.scene is not self._scene or job.arm_moved_at_s != self._arm_moved_at_s or job is self._abandoned
+            return not self._of_look(job.scene) or job.arm_moved_at_s != self._arm_moved_at_s or job is self._abandoned
 
     def _goal_at_work(self) -> None:
         """A request, a new look or an arm motion: the job under way, if any, yields the CPU to
@@ -185,13 +222,15 @@ class GraspsAhead:
             self._yield_job()
 
     def next_job(self) -> Job | None:
-        """The next object to propose for, once the scene, the arm and the requests have been quiet
-        for `quiet_s` (the joints known); None when there is none or it is too soon. The job runs
-        until `put`: a request for the same object waits for it (`take`)."""
+        """The next object to propose for, once the arm and the requests have been quiet for
+        `quiet_s` (the joints known); None when there is none or it is too soon. A new scene is no
+        reason to wait: waiting `quiet_s` after it too left the first job 0.8 s later after each look
+        (latency-bench seed 72), when a goal 8 s after a reset found 1-2 of its objects proposed. The
+        job runs until `put`: a request for the same object waits for it (`take`)."""
         with self._lock:
             if not self._todo or self._arm_moved_at_s is None or self._running is not None:
                 return None
-            quiet_since = max(self._scene_since_s, self._asked_at_s, self._arm_moved_at_s)
+            quiet_since = max(self._asked_at_s, self._arm_moved_at_s)
             if self._clock() - quiet_since < self.config.quiet_s:
                 return None
             self._running = Job(self._scene, self._todo[0], self.max_grasps, self._arm_moved_at_s)
@@ -205,7 +244,7 @@ class GraspsAhead:
             if self._running is job:
                 self._running = None
                 self._changed.notify_all()
-            if job.scene is not self._scene:
+            if not self._of_look(job.scene):
                 return
             if job.object_id in self._todo:
                 self._todo.remove(job.object_id)
@@ -224,13 +263,14 @@ class GraspsAhead:
         deadline = self._clock() + wait_s
         with self._lock:
             def ours(job):
-                return job is not None and job.scene is scene and job.object_id == object_id and job.max_grasps >= n
+                return job is not None and job.object_id == object_id and job.max_grasps >= n and \
+                    (job.scene is scene or self._of_look(job.scene) and self._of_look(scene))
 
             while ours(self._running) and self._clock() < deadline:
                 self._changed.wait(max(0.0, min(0.1, deadline - self._clock())))
             if ours(self._running):       # waited long enough: the request proposes alone, the job stops
                 self._abandoned = self._running
-            if scene is not self._scene or self._scene is None:
+            if not self._of_look(scene) or self._scene is None:
                 return None
             made = sorted(m for (i, m) in self._done if i == object_id and m >= n)
             hit = self._done.pop((object_id, made[0]), None) if made else None

@@ -38,7 +38,7 @@ from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspResult, GraspService, ServiceConfig, TargetBox
-from spatial_manip.grasping.ahead import GraspsAhead, Job, likely_order, load_grasps_ahead_config
+from spatial_manip.grasping.ahead import GraspsAhead, Job, likely_order, load_grasps_ahead_config, unchanged_ids
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
@@ -81,6 +81,7 @@ class GraspNode(Node):
         self.gripper: GripperGeometry = gripper
         self._lock = threading.Lock()
         self.info = self.scene = None
+        self._scene_at = 0.0             # when the newest scene came (monotonic)
         self.depths = collections.deque(maxlen=DEPTH_KEEP)   # newest last
         self.poses = CameraPoses()       # the camera pose of each depth image (fixed, or one per frame)
         self.joints, self.joints_at = None, 0.0            # latest UR joints and when (monotonic)
@@ -197,8 +198,14 @@ class GraspNode(Node):
 
     def _on_scene(self, msg):
         with self._lock:
-            self.scene = msg
-        self.ahead.new_scene(msg, likely_order(msg.objects))
+            last, self.scene = self.scene, msg
+            kept = unchanged_ids(last, msg)
+            if not kept:
+                self._scene_at = time.monotonic()
+        if kept:
+            self.ahead.same_look(msg, kept)     # the look published again, names given from the words
+        else:
+            self.ahead.new_scene(msg, likely_order(msg.objects))
 
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):
@@ -343,11 +350,16 @@ class GraspNode(Node):
 
     def _propose_job(self, job: Job, warned: list[str]) -> None:
         result, keep = None, False
+        t0 = time.monotonic()
         try:
             known_joints = self._q_now() is not None
             result = self._propose_now(ProposeGrasps.Request(target_id=job.object_id, max_grasps=job.max_grasps),
                                        self._service_ahead)
             keep = known_joints and self._depends_only_on_look(result[0])
+            # when each object's grasps were ready after its look came (issue 42's latency bench)
+            self.get_logger().info(f"grasps ahead for {job.object_id}: {'kept' if keep else 'not kept'}, "
+                                   f"{1e3 * (time.monotonic() - t0):.0f} ms, {time.monotonic() - self._scene_at:.2f} s "
+                                   f"after the look came; {result[0].message}")
         except Exception as e:
             if not warned:
                 warned.append(type(e).__name__)
