@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import math
 import threading
+import time
 from concurrent import futures
 from typing import Callable, Mapping, Sequence
 
@@ -113,11 +114,13 @@ class MotionPrimitives:
         lifts = raised_poses(grasp_T, motion_distance(lift_m, self.config.lift_height_m))
         v, a, vj, aj = self._speeds(speed_scale)
         start_T = self.arm.tcp_pose()
+        t0 = time.perf_counter()
         start = self.plans.pick_start(self.arm.joint_positions(), grasp_T, pres, scene, target_id)
+        checked_s = time.perf_counter() - t0
         lift_plan = _in_background(lambda: self.plans.pick_lift(start, lifts), "pick-lift-plan")
         run = _Runner(self.arm, progress, cancel, total=5)
         try:
-            self._to_pre_grasp(run, gripper, width_m, start.transit, vj, aj)
+            self._to_pre_grasp(run, gripper, width_m, start.transit, vj, aj, checked_s)
         finally:                        # whatever stopped the arm, the lift's planning is over when pick returns
             futures.wait([lift_plan])
         lift = lift_plan.result()       # refused: the arm stays stopped at the pre-grasp, the fingers open
@@ -137,10 +140,12 @@ class MotionPrimitives:
         return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=planned_path(start_T, start.transit,
                                                                                          grasp_T, lift))
 
-    def _to_pre_grasp(self, run: "_Runner", gripper: Gripper, width_m: float, transit, vj: float, aj: float) -> None:
+    def _to_pre_grasp(self, run: "_Runner", gripper: Gripper, width_m: float, transit, vj: float, aj: float,
+                      checked_s: float = 0.0) -> None:
         """The transit to the pre-grasp with the fingers opening (to width_m; 0: fully) on the
         way once the arm is out of any contact; fingers that hold something open first, where
-        the arm stands, as a pick always opened them."""
+        the arm stands, as a pick always opened them. `checked_s`: how long planning and checking
+        the transit and approach took (the detail says it: the arm waited that long, issue 42)."""
         def open_fingers():
             gripper.start_move(width_m if width_m > 0 else None, self.config.gripper_speed, self.config.gripper_force)
 
@@ -150,7 +155,8 @@ class MotionPrimitives:
         self.held = None
         path = transit.path
         found = "" if path is None else \
-            f" ({getattr(path, 'found_by', '') or 'planned'} in {getattr(path, 'planning_time_s', 0.0) * 1000:.0f} ms)"
+            f" ({getattr(path, 'found_by', '') or 'planned'} in {getattr(path, 'planning_time_s', 0.0) * 1000:.0f} ms" \
+            f"{f'; with the approach checked, {checked_s * 1000:.0f} ms' if checked_s else ''})"
         self._transit(run, "pre_grasp", f"planned path to the pre-grasp{found}, the fingers opening on the way", transit,
                       vj, aj, leaving=open_fingers)
         run.phase("open", "the fingers finish opening", gripper.wait_moved)
