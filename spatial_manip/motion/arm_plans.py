@@ -12,7 +12,7 @@ ROS-free; `control.primitives` executes these plans on any `Arm`.
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -47,7 +47,9 @@ class PickStart:
 
     transit: Transit
     approach: np.ndarray          # (n, 6): the configurations along the approach, the last at the grasp
-    carry: CollisionWorld         # the scene with the target in the fingers and gone from its place
+    # builds the scene with the target in the fingers and gone from its place (`pick_lift` calls it,
+    # while the arm travels: building it before the arm moved cost every pick 50-200 ms, issue 42)
+    carry: Callable[[], CollisionWorld]
     leaving: list[str]            # what the carried target may touch as it leaves: its support, its neighbours
     held: Attached | None         # the target in the fingers after closing (None: no scene object named)
 
@@ -112,9 +114,9 @@ class ArmPlans:
     def pick_start(self, q_now, grasp_T, pre_T, scene, target_id: str) -> PickStart:
         """Transit to the pre-grasp around everything (the target too) on the arm configuration
         nearest the arm's whose straight approach touches only the target and its support (as
-        the grasp service's motion check chose it); the lift is left to `pick_lift`. `pre_T` is
-        one pre-grasp pose or several, longest stand-off first (control.primitives.pre_grasp_poses):
-        the first that a transit and a clear approach reach is taken."""
+        the grasp service's motion check chose it); the lift, and the world it is checked in, are
+        left to `pick_lift`. `pre_T` is one pre-grasp pose or several, longest stand-off first
+        (control.primitives.pre_grasp_poses): the first that a transit and a clear approach reach is taken."""
         target = scene.get(target_id) if scene is not None and target_id in scene.ids() else None
         allowed = (support_ids(scene, target_id, gap_m=SUPPORT_GAP_M) if target is not None
                    else [target_id] if target_id else [])
@@ -122,7 +124,9 @@ class ArmPlans:
         world = self.world(scene, clutter=clutter)
         held = None if target is None else Attached(target.id, np.asarray(target.size, float),
                                                     np.linalg.inv(grasp_T) @ _pose(target))
-        carry = self.world(scene, held, leave_out=[target_id] if target_id else [], clutter=clutter)
+
+        def carry() -> CollisionWorld:
+            return self.world(scene, held, leave_out=[target_id] if target_id else [], clutter=clutter)
         leaving = allowed + [i for i in touching_ids(scene, target_id, SUPPORT_GAP_M) if i not in allowed] \
             if target is not None else allowed
 
@@ -136,10 +140,10 @@ class ArmPlans:
     def pick_lift(self, start: PickStart, lifts: Sequence[np.ndarray]) -> np.ndarray:
         """The highest of `lifts` the arm reaches from the grasp carrying the target clear of all
         but its support and neighbours; the last refusal when none does."""
-        last = None
+        last, carry = None, start.carry()
         for lift in lifts:
             try:
-                straight_segment(self.robot, self.envelope, start.carry, start.approach[-1], lift,
+                straight_segment(self.robot, self.envelope, carry, start.approach[-1], lift,
                                  allowed=start.leaving, phase="lift")
                 return lift
             except UnreachableError as e:      # too high for the arm: a lower lift may still clear
