@@ -151,20 +151,25 @@ class GraspsAhead:
             self._todo, self._done = list(self._ids), {}
             self._goal_at_work()
 
-    def same_look(self, scene, kept_ids) -> None:
+    def same_look(self, scene, kept_ids, object_ids) -> None:
         """The newest look published again (`scene`), with only `kept_ids`' boxes as they were (the
         planner names a reference from the instruction's words and republishes: agent.reason): their
-        results and jobs carry over, the others' go (a name or a box that changed). A new look threw
-        every result away, so a goal whose words named a reference found none ready. The arm's own
-        planning checks every path again in the goal's world."""
+        results and the job under way carry over, the others' go (a name or a box that changed), and
+        `object_ids` (the graspable ones, in order) not proposed for yet are to do, as after a new
+        look. A new look threw every result away, so a goal whose words named a reference found none
+        ready. The arm's own planning checks every path again in the goal's world."""
         kept = set(kept_ids)
         with self._lock:
             self._scene = scene
             self._look.append(scene)
             self._done = {k: v for k, v in self._done.items() if k[0] in kept}
-            self._todo = [i for i in self._todo if i in kept]
-            if self._running is not None and self._running.object_id not in kept:
-                self._abandoned = self._running
+            running = self._running
+            if running is not None and running.object_id not in kept:
+                self._abandoned = running
+            made = {i for i, _ in self._done} | ({running.object_id} if running is not None and
+                                                 running.object_id in kept else set())
+            self._ids = list(dict.fromkeys(object_ids)) if self.config.enabled else []
+            self._todo = [i for i in self._ids if i not in made]
 
     def _of_look(self, scene) -> bool:
         """Whether `scene` is the newest look (or that look published again)."""

@@ -203,7 +203,7 @@ class GraspNode(Node):
             if not kept:
                 self._scene_at = time.monotonic()
         if kept:
-            self.ahead.same_look(msg, kept)     # the look published again, names given from the words
+            self.ahead.same_look(msg, kept, likely_order(msg.objects))   # published again, names from the words
         else:
             self.ahead.new_scene(msg, likely_order(msg.objects))
 

@@ -313,18 +313,33 @@ def test_the_same_look_published_again_keeps_the_results_of_the_boxes_it_left_as
     cache.put(cache.next_job(), "grasps of book_1")
     job = cache.next_job()                              # book_2, under way as the look comes again
     renamed = object()
-    cache.same_look(renamed, ["book_1", "book_2"])      # 'statue' became 'lady_with_an_ermine'
+    # 'statue' became 'ermine': its box (a catalogue's) and name changed, the books' did not
+    cache.same_look(renamed, ["book_1", "book_2"], ["book_1", "book_2", "ermine"])
     assert not cache.stale(job)
     cache.put(job, "grasps of book_2")
     assert cache.take(renamed, "book_1", 15)[0] == "grasps of book_1"
     assert cache.take(renamed, "book_2", 15)[0] == "grasps of book_2"
-    assert cache.pending() == 0                         # the renamed object's job went with its name
-    cache.same_look(object(), ["book_1"])
+    assert run_all(cache, clock) == ["ermine"]          # only what was not proposed for is to do
+    cache.same_look(object(), ["book_1", "book_2", "ermine"], ["book_1", "book_2", "ermine"])
     assert cache.take(look, "book_1", 15) is None       # served once, whichever message asks
+    assert cache.take(renamed, "ermine", 15)[0] == "grasps of ermine"
     cache.new_scene(object(), ["statue"])
     statue = cache.next_job()
-    cache.same_look(object(), ["book_1"])               # its box changed: its job stops
+    cache.same_look(object(), ["book_1"], ["ermine"])   # its box changed: its job stops
     assert cache.stale(statue)
+
+
+def test_a_look_published_again_after_an_arm_motion_is_proposed_for_again(ahead):
+    """An arm motion threw every result away: the same boxes published again (a look with the
+    same boxes to the bit: ground truth, ideal sensing) are all to do."""
+    clock, cache = ahead
+    clock.t += QUIET_S
+    cache.new_scene(object(), ["book_1", "book_2"])
+    run_all(cache, clock)
+    cache.note_joints(HOME + 0.1)
+    clock.t += QUIET_S
+    cache.same_look(again := object(), ["book_1", "book_2"], ["book_1", "book_2"])
+    assert cache.take(again, "book_1", 15) is None and run_all(cache, clock) == ["book_1", "book_2"]
 
 
 def _message(viewer, *objects):
