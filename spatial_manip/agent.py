@@ -330,8 +330,10 @@ class Agent:
         return bool(np.linalg.norm(np.asarray(T)[:3, 3] - self._home_tcp[:3, 3]) <= HOME_SAME_M
                     and turned <= HOME_SAME_RAD)
 
-    def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived:
-        """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them)."""
+    def perceive(self, obs: RGBDObservation, instruction: str = "", should_stop=None) -> Perceived:
+        """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them).
+        `should_stop()`: asked as the segmenter's stages end (one that has a `should_stop`: the
+        classical one), True stops the look with CanceledError, nothing published."""
         ws, hints = self._workspace()
         if instruction:
             base = hints if hints is not None else SegmentationHints.from_scene(ws) if ws is not None else SegmentationHints()
@@ -344,7 +346,14 @@ class Agent:
         else:
             q = None
         t1 = time.perf_counter()
-        scene = perceive_with_workspace(segmenter, masked, ws, hints)
+        stop_as_was = getattr(segmenter, "should_stop", None)
+        if should_stop is not None and stop_as_was is not None:
+            segmenter.should_stop = should_stop
+        try:
+            scene = perceive_with_workspace(segmenter, masked, ws, hints)
+        finally:
+            if should_stop is not None and stop_as_was is not None:
+                segmenter.should_stop = stop_as_was
         t2 = time.perf_counter()
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it
             scene = replace(scene, extra={**scene.extra, "ground_z": float(ws.extra["ground_z"])})

@@ -18,11 +18,13 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 from scipy import ndimage
 from scipy.spatial import cKDTree
 
+from spatial_manip.errors import CanceledError
 from spatial_manip.geometry import pointcloud as pc
 from spatial_manip.geometry.relations import points_in_box
 from spatial_manip.geometry.noise import L515Noise
@@ -91,10 +93,14 @@ class ClassicalSegmenter:
         self.config = ClassicalConfig(**config)
         self.last_timing_s: dict = {}
         self.last_planes: list[Plane] = []
+        # asked as each stage ends: True stops the segmenting there (CanceledError). The planner's
+        # idle look sets it: a look the world changed under (a reset) serves nothing, and a goal
+        # waited for it to end (issue 42)
+        self.should_stop: Callable[[], bool] = lambda: False
 
     def segment(self, obs: RGBDObservation, *, hints: SegmentationHints | None = None) -> list[Detection]:
         cfg = self.config
-        timer = _Timer()
+        timer = _Timer(self.should_stop)
         valid = check_observation(obs)
         rng = np.random.default_rng(cfg.seed)
         cloud, _ = base_cloud(obs, valid, stride=cfg.plane_stride_px)
@@ -447,13 +453,17 @@ def _under_furniture(points: np.ndarray, support: Plane, planes: list[Plane]) ->
 
 
 class _Timer:
-    def __init__(self):
+    def __init__(self, should_stop: Callable[[], bool] = lambda: False):
         import time
         self._now = time.perf_counter
         self._t = self._now()
+        self._should_stop = should_stop
         self.laps: dict = {}
 
     def lap(self, name: str) -> None:
+        """A stage ended; CanceledError when the segmenting is to stop."""
         t = self._now()
         self.laps[name] = t - self._t
         self._t = t
+        if self._should_stop():
+            raise CanceledError(f"segmenting stopped after {name}: its look is no longer wanted")

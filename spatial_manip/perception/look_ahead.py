@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 import numpy as np
 from scipy import ndimage
 
-from spatial_manip.errors import ConfigError, SpatialManipError
+from spatial_manip.errors import CanceledError, ConfigError, SpatialManipError
 from spatial_manip.geometry.pointcloud import depth_edge_pixels, range_tolerance_m
 from spatial_manip.heap import release_freed_memory
 from spatial_manip.observation import RGBDObservation
@@ -108,7 +108,8 @@ class GoalLook:
 class LookStages(Protocol):
     # a frame that arrived since `arrived_after_s` (monotonic) may serve; None: one after the question
     def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation: ...
-    def perceive(self, obs: RGBDObservation, instruction: str = "") -> Perceived: ...   # the words, if asked for
+    # the words, if asked for; `should_stop` (an idle look's, when given): True stops it (CanceledError)
+    def perceive(self, obs: RGBDObservation, instruction: str = "", should_stop=None) -> Perceived: ...
 
 
 class ArmWatch:
@@ -250,12 +251,13 @@ class LookAhead:
         return None
 
     def _take(self, cancel: threading.Event, instruction: str = "", *, early: bool = False,
-              obs: tuple[RGBDObservation, float] | None = None) -> Look:
+              obs: tuple[RGBDObservation, float] | None = None, should_stop: Callable[[], bool] | None = None) -> Look:
         """Observe a frame asked for now (`early`: one already there when nothing moved since it
         came, `earliest_frame_s`) and perceive it (for `instruction`'s words, if given); the caller
         holds the lock. An early look counts as asked for at the earliest arrival allowed, so its age
         is never understated. `obs`: a frame just observed (for a change test) and the earliest it
-        may have arrived, perceived as is."""
+        may have arrived, perceived as is. `should_stop`: handed to the perceiving (its segmenter
+        asks it as each stage ends)."""
         started, workspace = self._clock(), self._workspace()
         if obs is not None:
             obs, earliest = obs
@@ -264,7 +266,8 @@ class LookAhead:
             obs = self.stages.observe(cancel) if earliest is None else \
                 self.stages.observe(cancel, arrived_after_s=earliest)
         observed = self._clock()
-        seen = self.stages.perceive(obs, instruction) if instruction else self.stages.perceive(obs)
+        stop = {} if should_stop is None else {"should_stop": should_stop}
+        seen = self.stages.perceive(obs, instruction, **stop) if instruction else self.stages.perceive(obs, **stop)
         look = Look(seen, started if earliest is None else earliest, self._clock() - started, workspace, instruction,
                     observed - started, frame=obs)
         self._latest = look
@@ -299,6 +302,13 @@ class LookAhead:
             return None                     # the world changed just now, or a goal just ended: it may change again
         if not self._lock.acquire(blocking=False):
             return None
+        began = self._clock()
+
+        def world_changed() -> bool:
+            """A reset or an arm motion since the look began: it would serve nothing."""
+            self.poll()
+            return self._workspace_since_s >= began or (self.arm.moved_at_s or -np.inf) >= began
+
         try:
             obs = None
             if self._only_aged(latest):
@@ -313,7 +323,13 @@ class LookAhead:
                     self._next_idle_s = self._clock() + CHECK_EVERY_S
                     return None
                 obs = (frame, asked if earliest is None else earliest)
-            look = self._take(cancel, obs=obs)
+            try:
+                look = self._take(cancel, obs=obs, should_stop=world_changed)
+            except CanceledError:
+                # the world changed under it (its segmenter stopped at a stage's end): the next look
+                # is due once the world has settled, with no CPU share's pause (this one served nothing)
+                self._next_idle_s = self._clock()
+                return None
         finally:
             self._lock.release()
         # the next idle look waits so that looking takes at most `cpu_share` of the time; none after

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from spatial_manip.errors import ConfigError, NoObservationError
+from spatial_manip.errors import CanceledError, ConfigError, NoObservationError
 from spatial_manip.perception.look_ahead import (CHANGED_MAX_PIXELS, CHECK_EVERY_S, EARLIEST_FRAME_S,
                                                  EXPOSURE_MARGIN_S, GOAL_SETTLE_S, IDLE_SETTLE_S, UNCHANGED_LIMIT_S,
                                                  LookAhead,
@@ -53,7 +53,7 @@ class CountedStages:
         self.arrived_after.append(arrived_after_s)
         return table_frame(self.depth.copy())
 
-    def perceive(self, obs):
+    def perceive(self, obs, should_stop=None):      # an idle look hands its stop in; nothing changes here
         self.looks += 1
         self.clock.t += self.perceive_s
         return f"look {self.looks}"   # stands for the Perceived record
@@ -232,7 +232,7 @@ def test_a_goal_waits_for_the_idle_look_under_way_and_reuses_it_even_if_it_took_
     started, release = threading.Event(), threading.Event()
     perceive = stages.perceive
 
-    def slow_perceive(obs):
+    def slow_perceive(obs, should_stop=None):
         started.set()
         release.wait(5.0)
         clock.t += 5.0                      # far over the 3 s limit
@@ -372,7 +372,7 @@ def test_a_look_the_world_changed_under_is_taken_again_without_the_cpu_share_pau
     clock, state, stages, looks = cell
     perceive = stages.perceive
 
-    def reset_while_perceiving(obs):
+    def reset_while_perceiving(obs, should_stop=None):
         state["workspace"] = object()
         looks.poll()
         return perceive(obs)
@@ -386,3 +386,26 @@ def test_a_look_the_world_changed_under_is_taken_again_without_the_cpu_share_pau
     assert looks.stale_because(looks.latest) is None
     clock.t += IDLE_SETTLE_S + 0.01             # this one serves, and is fresh: no look
     assert looks.idle_look(threading.Event()) is None and stages.looks == 2
+
+
+def test_an_idle_look_the_world_changed_under_is_stopped_and_the_next_is_due_at_once(cell):
+    """A reset as an idle look perceives: the look asks `should_stop` as its stages end, stops
+    (nothing stored, no CPU share's pause) and the look of the new world is due once it settled;
+    a look nothing changed under runs to its end (its stop asked, False)."""
+    clock, state, stages, looks = cell
+    asked = []
+
+    def perceive(obs, should_stop=None):
+        asked.append(should_stop())             # the first stage's end: nothing changed yet
+        state["workspace"] = object()           # the reset
+        if should_stop():
+            raise CanceledError("segmenting stopped after planes: its look is no longer wanted")
+        return stages_perceive(obs)
+
+    stages_perceive, stages.perceive = stages.perceive, perceive
+    assert looks.idle_look(threading.Event()) is None and looks.latest is None and asked == [False]
+    stages.perceive = lambda obs, should_stop=None: asked.append(should_stop()) or stages_perceive(obs)
+    assert looks.idle_look(threading.Event()) is None        # the new world has not settled yet
+    clock.t += IDLE_SETTLE_S
+    assert looks.idle_look(threading.Event()) is not None and asked == [False, False]
+    assert looks.for_goal(threading.Event()).reused

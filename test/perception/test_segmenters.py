@@ -5,6 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from spatial_manip.errors import CanceledError
 from spatial_manip.perception import SegmentationHints, detections_to_scene, make_segmenter
 from spatial_manip.perception.base import ExpectedObject
 
@@ -268,3 +269,17 @@ def test_a_shelf_wall_read_through_l515_noise_is_the_fixture_and_a_book_beside_a
         return np.any([points_in_box(pts, p, margin_m) for p in parts], axis=0)
     assert within(0.004)[on_wall].mean() < 0.9 and within(0.016)[on_book].mean() > 0.25
 
+
+
+def test_classical_stops_at_a_stage_end_when_asked_and_not_otherwise(tabletop):
+    """The planner's idle look stops a segmenting the world changed under (a reset): at the first
+    stage's end once `should_stop` says so (issue 42); asked and False, the same detections."""
+    obs, _ = tabletop
+    seg = make_segmenter("classical")
+    asked = []
+    seg.should_stop = lambda: asked.append(1) or False
+    kept = seg.segment(obs)
+    assert kept and len(asked) >= 4                       # planes, candidates, clusters, labels (+ catalogue)
+    seg.should_stop = lambda: True
+    with pytest.raises(CanceledError, match="segmenting stopped after planes"):
+        seg.segment(obs)
