@@ -434,7 +434,9 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
                    "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated,
                    **({"has_front": True} if d.id in fronts else {}),
                    **({"candidates": [{**c, "has_front": c["id"] in fronts} for c in d.extra["candidates"]]}
-                      if d.extra.get("candidates") else {})}))
+                      if d.extra.get("candidates") else {}),
+                   **({"sure_names": [{**c, "has_front": c["id"] in fronts} for c in d.extra["sure_names"]]}
+                      if d.extra.get("sure_names") else {})}))
     ids = [o.id for o in objects] + [o.id for o in extra_objects]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

@@ -60,6 +60,14 @@ WITHIN_GROW_M = 0.02
 # Two detections off the work surface, one standing on the other (the upper's bottom within this
 # of the lower's top, each centre over the other's footprint), are pieces of one object (stacked_pieces).
 STACK_GAP_M = 0.08
+# A detection left unnamed lists the non-book entries it fits surely (sure_fit) within this of its
+# best fit (`extra["sure_names"]`) that no other detection fits within the gate: the instruction's
+# words may name it after one of them (name_from_words). A reference on a shelf
+# seen in part, behind a book or cut by a board, fits smaller objects a little better than itself:
+# a newton's cradle seen as a 7 x 4 x 13 cm column fits a bottle 0.15, a mug 0.22 and itself 0.28
+# (place-85-00000, -00005, -00006), a bicycle sculpture behind a standing book fits a book 0.16, a
+# pillar bookend 0.21 and itself 0.37 (place-68-00010).
+WORDS_SURE_MARGIN = 0.25
 
 
 def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True, upright: bool = False) -> float:
@@ -229,6 +237,7 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
                 detections[r].extra["runner_up"] = _candidate(expected[rival])
         one_name_per_object(detections, {e.id or e.label: e for e in expected})
         stacked_pieces(detections, {e.id or e.label: e for e in expected}, work_areas, max_cost)
+        _sure_names_for_words(detections, expected, np.where(cost <= max_cost, cost, _UNMATCHED), sure, sure_cost)
     for d in detections:
         if "matched" not in d.extra:
             # books lie on the work surface; a book-sized piece beyond it is part of something else
@@ -278,6 +287,37 @@ def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, t
     d.extra["refused"] = f"{expected[shown[0]].label} (not a sure fit: cost {within[shown[0]]:.2f})"
     d.extra["weak_fit"] = True
     d.extra["candidates"] = [_candidate(expected[k]) for k in shown]
+
+
+def _sure_names_for_words(detections, expected, within: np.ndarray, sure: np.ndarray, sure_cost: float) -> None:
+    """Mark each detection left unnamed, and no piece of another (`piece_of`, `part_of_space`), with
+    the non-book entries it fits surely within WORDS_SURE_MARGIN of its best fit, that no other
+    detection fits even within the gate, one per label, best first (`extra["sure_names"]`, each
+    with its cost), for name_from_words. A 6 x 3 x 28 cm brown book on the shelf's bottom row fit
+    the armento rider surely (0.42), and the words named it so, 71 cm from the rider, whose own
+    piece fit it within the gate only (0.56) and was named the picture frame (place-68-00014).
+    `within`: match costs, _UNMATCHED out of the gate; `sure`: sure_fit per entry."""
+    named = {d.extra["matched"] for d in detections if "matched" in d.extra}
+    fitting = np.count_nonzero(within < _UNMATCHED, axis=0)       # per entry: detections within the gate
+    for r, d in enumerate(detections):
+        if "matched" in d.extra or "piece_of" in d.extra or "part_of_space" in d.extra:
+            continue
+        row = within[r]
+        if not np.any(row < _UNMATCHED):
+            continue
+        limit = min(sure_cost, float(np.min(row)) + WORDS_SURE_MARGIN)
+        out, labels = [], set()
+        for k in np.argsort(row, kind="stable"):
+            e = expected[int(k)]
+            if row[k] > limit:
+                break
+            if (e.category == "book" or not sure[r, k] or fitting[k] > 1 or e.label in labels
+                    or (e.id or e.label) in named):
+                continue
+            labels.add(e.label)
+            out.append({**_candidate(e), "cost": round(float(row[k]), 3)})
+        if out:
+            d.extra["sure_names"] = out
 
 
 def parts_in_space(detections: list[Detection]) -> set[int]:
@@ -418,34 +458,34 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     names, when no object of the scene carries that name and no other refused detection fits it
     as well: the person says an alarm clock is there, and the cluster that fits an alarm clock or
     a book is it. One view cannot tell a red clock seen face-on from a red book standing cover-out
-    (both boxes fit its depth); the words can. A detection that fits no entry surely, or several
-    about equally, stays unnamed: the words would guess which object it is (a floor lamp's shaft
-    named the marble bust, pick-81-00003; a 13 cm piece beside a newton's cradle, refused with
-    four candidates, named the cradle, place-85-00000). Books are never named so ("book" is the
-    planner's own noun). Returns the scene and one note per object named, for the trace."""
+    (both boxes fit its depth); the words can. A named object no tie settles is the one
+    detection left unnamed that fits it surely, when no other detection in view fits it even
+    within the gate (`extra["sure_names"]`, _sure_names_for_words): a newton's cradle on a shelf
+    seen in part fits a bottle and a mug better than itself (place-85-00005). A detection that
+    fits the named object only weakly, or several detections that fit it, stay unnamed: the words
+    would guess which object it is (a floor lamp's shaft named the marble bust, pick-81-00003).
+    Books are never named so ("book" is the planner's own noun). Returns the scene and one note
+    per object named, for the trace."""
     text = " " + re.sub(r"[^a-z0-9']+", " ", instruction.lower()) + " "
-    text += text.replace("'s ", " ")           # "the alarm clock's right" names the alarm clock
+
+    def names(label):
+        # "the alarm clock's right" names the alarm clock, "the newton's cradle's left" the cradle
+        return f" {label} " in text or f" {label}'s " in text
     present = {o.label for o in scene.objects}
     hits: dict[str, list] = {}
     for o in scene.objects:
         for rank, c in enumerate(o.extra.get("candidates") or ()):
             label = c["label"]
-            if c.get("tie") and c["category"] != "book" and label not in present and f" {label} " in text:
+            if c.get("tie") and c["category"] != "book" and label not in present and names(label):
                 hits.setdefault(label, []).append((rank, o, c))
     renamed, notes, ids = {}, [], set(scene.ids())
-    for label, found in sorted(hits.items()):
-        best = min(rank for rank, _, _ in found)
-        first = [(o, c) for rank, o, c in found if rank == best]
-        if len(first) != 1 or first[0][0].id in renamed:
-            continue
-        o, c = first[0]
+
+    def give(o, c, label, why, note):
         new_id = c["id"] if c["id"] and c["id"] not in ids else o.id
         extra = {k: v for k, v in o.extra.items() if k != "has_front"}
         if c.get("has_front"):
             extra["has_front"] = True
-        others = (" or ".join(x["label"] for x in o.extra["candidates"] if x.get("tie") and x["label"] != label)
-                  or " or ".join(x["label"] for x in o.extra["candidates"] if x["label"] != label))
-        extra["named_by_words"] = f"fits the {label} or {others}; the instruction names the {label}"
+        extra["named_by_words"] = why
         box = {}
         if c.get("box"):
             # its catalogue box posed on the depth (catalogue_fit._pose_tied_candidates), as a name
@@ -454,8 +494,34 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
             box = {k: np.asarray(c["box"][k], float) for k in ("center", "size", "rotation")}
         renamed[o.id] = replace(o, id=new_id, label=label, category=c["category"], extra=extra, **box)
         ids.add(new_id)
-        notes.append(f"{o.id} read as the {label} ({new_id}): it fits the {label} or {others} about equally, "
-                     f"and the instruction names the {label}")
+        notes.append(f"{o.id} read as the {label} ({new_id}): {note}")
+
+    for label, found in sorted(hits.items()):
+        best = min(rank for rank, _, _ in found)
+        first = [(o, c) for rank, o, c in found if rank == best]
+        if len(first) != 1 or first[0][0].id in renamed:
+            continue
+        o, c = first[0]
+        others = (" or ".join(x["label"] for x in o.extra["candidates"] if x.get("tie") and x["label"] != label)
+                  or " or ".join(x["label"] for x in o.extra["candidates"] if x["label"] != label))
+        give(o, c, label, f"fits the {label} or {others}; the instruction names the {label}",
+             f"it fits the {label} or {others} about equally, and the instruction names the {label}")
+    # a named object no tie settles: the one detection left unnamed that fits it surely (sure_names)
+    done = present | {o.label for o in renamed.values()}
+    sure = {}
+    for o in scene.objects:
+        if o.category != "object" or o.id in renamed:
+            continue
+        for c in o.extra.get("sure_names") or ():
+            if c["label"] not in done and names(c["label"]):
+                sure.setdefault(c["label"], []).append((o, c))
+    for label, found in sorted(sure.items()):
+        if len(found) != 1 or found[0][0].id in renamed:
+            continue
+        o, c = found[0]
+        why = f"the only detection that fits the {label} surely (cost {c['cost']:.2f}); the instruction names the {label}"
+        give(o, c, label, why, f"it is the only detection that fits the {label} surely (cost {c['cost']:.2f}), "
+                               f"and the instruction names the {label}")
     if not renamed:
         return scene, []
     return scene.with_objects([renamed.get(o.id, o) for o in scene.objects]), notes
@@ -467,7 +533,7 @@ def rename(detections: list[Detection], d: Detection, e: ExpectedObject, why: st
     `why` goes to `extra["named_by_depth"]`, and the refusal and candidates it settles are dropped."""
     _name(d, e, float(max(0.05, 1.0 - match_cost(d, e) / max_cost)))
     d.extra.pop("keep_id", None)
-    for key in ("refused", "candidates", "runner_up"):
+    for key in ("refused", "candidates", "runner_up", "sure_names"):
         d.extra.pop(key, None)
     d.extra["named_by_depth"] = why
     others = {o.id for o in detections if o is not d}

@@ -44,36 +44,48 @@ def test_near_equal_fits_are_still_refused_and_a_clearly_better_object_is_still_
     assert det.id == "bicycle_sculpture"
 
 
-def test_a_refused_cluster_lists_further_candidates_but_the_words_choose_only_between_the_tie():
+def test_a_refused_cluster_is_named_by_the_words_when_it_alone_fits_the_named_object_surely():
     """pick-51-00000 (realistic): the newton's cradle, seen as a few wires 9 x 6 x 6 cm, fits a mug
     0.22 and the pillar bookend 0.27 (refused between them) and the cradle 0.32. A third label
-    within the gate is listed too (the trace shows it, the depth may settle it), but a cluster
-    that fits several entries about equally stays unnamed: words naming the third guess which
-    object it is (a 13 cm piece beside a newton's cradle was named the cradle so, place-85-00000).
-    Words naming one of the two it fits about equally name it."""
+    within the gate is listed too (the trace shows it, the depth may settle it). Words naming one
+    of the two it fits about equally name it; words naming the cradle, which it fits surely
+    (sure_fit) within WORDS_SURE_MARGIN of its best, name it when no other detection in view fits
+    the cradle surely (a newton's cradle on a shelf seen as a 7 x 4 x 13 cm column fits a bottle
+    and a mug better, place-85-00000, -00005, -00006). Two detections that both fit it surely stay
+    unnamed: the words would guess which one it is."""
     from spatial_manip.camera_model import CameraIntrinsics
     from spatial_manip.observation import RGBDObservation
     from spatial_manip.perception.base import detections_to_scene
     from spatial_manip.perception.labelling import name_from_words
-    mask = np.zeros((48, 64), bool)
-    mask[10:20, 10:20] = True
-    box = _tilted_slab((0.09, 0.063, 0.06), 0, center=(0.346, 0.031, 0.102))
-    det = Detection("", "object", "object", mask, 0.5, box, (140, 137, 154),
-                    extra={"lower_bound_sides": [True, True, True]})
+
+    def wires(centre):
+        mask = np.zeros((48, 64), bool)
+        mask[10:20, 10:20] = True
+        box = _tilted_slab((0.09, 0.063, 0.06), 0, center=centre)
+        return Detection("", "object", "object", mask, 0.5, box, (140, 137, 154),
+                         extra={"lower_bound_sides": [True, True, True]})
     expected = [ExpectedObject("mug", "mug", (0.0902, 0.0774, 0.1293), (146, 145, 138.5), id="red_coffee_mug"),
                 ExpectedObject("pillar bookend", "reference", (0.156, 0.0714, 0.1324), (74, 74, 83), id="pillar_bookend"),
                 ExpectedObject("newton's cradle", "reference", (0.1466, 0.0964, 0.1413), (202, 202, 215),
                                id="newtons_cradle")]
+    det = wires((0.346, 0.031, 0.102))
     assign_labels([det], expected)
     assert det.extra["refused"] == "mug or pillar bookend"
     assert [c["id"] for c in det.extra["candidates"]] == ["red_coffee_mug", "pillar_bookend", "newtons_cradle"]
+    assert [c.get("tie", False) for c in det.extra["candidates"]] == [True, True, False]
+    assert "newtons_cradle" in [c["id"] for c in det.extra["sure_names"]]
     obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
                           intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
-    assert [c.get("tie", False) for c in det.extra["candidates"]] == [True, True, False]
     scene = detections_to_scene([det], obs)
-    assert name_from_words(scene, "take a book behind the newton's cradle") == (scene, [])
     named, notes = name_from_words(scene, "take a book behind the pillar bookend")
     assert named.get("pillar_bookend").label == "pillar bookend" and len(notes) == 1
+    named, notes = name_from_words(scene, "put the book to the newton's cradle's left")
+    assert named.get("newtons_cradle").label == "newton's cradle" and "only detection" in notes[0]
+    # two detections that fit the cradle surely: the words do not choose between them
+    dets = [wires((0.346, 0.031, 0.102)), wires((0.346, 0.331, 0.102))]
+    assign_labels(dets, expected)
+    scene = detections_to_scene(dets, obs)
+    assert name_from_words(scene, "take a book behind the newton's cradle") == (scene, [])
 
 
 def _named(label, size, centre, n_points):
