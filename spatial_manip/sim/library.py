@@ -194,14 +194,21 @@ def enroll_sim(key: str, *, seed: int = 0, depth_noise: bool = True, turns_deg=N
     `enroll_turns`) and fuse the views (workspace/enroll.fused_views):
     (Measurement, the first view's observation, the true object as first set down). A later view
     that finds nothing is left out; the first must."""
-    views, first = [], None
+    views, half, first = [], [], None
     if turns_deg is None:
         turns_deg = enroll_turns(key)
     for k, turn in enumerate(turns_deg):
         m, obs, obj = _measured_view(key, math.radians(turn), ENROLL_CAMERA, depth_noise, seed + k, required=k == 0)
         views += [m] if m is not None else []
+        half += [m] if m is not None and turn in ENROLL_TURNS_DEG else []
         first = first or (obs, obj)
     fused = fused_views(views)
+    if half and len(half) < len(views):
+        # the size stays the median of the views within the camera's half, as before: the views
+        # from beyond are matched each as it is (labelling.match_cost), and their median is short
+        # (seen end on, a carton's far end is hidden: 12.8 cm over all six views, 13.5 over those
+        # three, 14.3 true), which the catalogue box posed for a named object would take
+        fused = replace(fused, entry=replace(fused.entry, size_m=fused_views(half).entry.size_m))
     if fused.entry.has_front:
         overhead, _, _ = _measured_view(key, 0.0, OVERHEAD_CAMERA, depth_noise, seed, required=False)
         if overhead is not None:

@@ -95,6 +95,12 @@ def test_enrolling_an_asset_alone_in_mujoco_measures_its_size_colour_and_shape()
     assert e.extra["views"] == 3
     m, _, obj = enroll_sim("object:white_bowl")
     assert np.max(np.abs(measured_extents(m.entry.size_m) - true_extents(obj))[:2]) < 0.025
+    # turned all the way round (six views), its size still the median of the three within the
+    # camera's half: the views from beyond are matched each as it is (labelling.match_cost)
+    sizes = m.entry.extra["view_sizes"]
+    assert len(sizes) == len(m.entry.extra["view_rgbs"]) == 6
+    assert np.allclose(measured_extents(m.entry.size_m), np.median([measured_extents(v) for v in sizes[:3]], axis=0),
+                       atol=1e-4)
     m, _, _ = enroll_sim("floor_lamp_1")
     assert m.entry.placement == "distant"
 
