@@ -166,7 +166,7 @@ def test_the_config_file_has_the_section_and_bad_values_are_refused_by_name(tmp_
 
 
 def test_a_request_for_the_object_under_way_waits_for_it_and_others_do_not():
-    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0))     # the real clock: a thread waits
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0, max_grasps=15))     # the real clock: a thread waits
     cache.note_joints(HOME)
     look = object()
     cache.new_scene(look, ["book_1", "mug_1"])
@@ -196,7 +196,7 @@ def test_a_job_under_way_is_told_to_yield_when_a_goal_shows_itself(goal):
     """A request, a new look or an arm motion while a job runs tells it to yield the CPU (grasp_node
     lowers its thread's priority); nothing is told while no job runs."""
     yields = []
-    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0), clock=Clock(), yield_job=lambda: yields.append(goal))
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0, max_grasps=15), clock=Clock(), yield_job=lambda: yields.append(goal))
     show_up = {"request": lambda: cache.asked(15), "new look": lambda: cache.new_scene(object(), ["mug_1"]),
                "arm motion": lambda: cache.note_joints(HOME + 0.1)}[goal]
     cache.note_joints(HOME)
@@ -244,7 +244,7 @@ def test_the_jobs_are_handed_out_in_the_order_given(ahead):
 
 def test_a_request_for_the_object_under_way_resumes_its_job_and_one_for_another_yields_it():
     told = []
-    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0), clock=Clock(), yield_job=lambda: told.append("yield"),
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0, max_grasps=15), clock=Clock(), yield_job=lambda: told.append("yield"),
                         resume_job=lambda: told.append("resume"))
     cache.note_joints(HOME)
     cache.new_scene(object(), ["book_1", "mug_1"])
@@ -278,7 +278,7 @@ def test_a_job_is_stale_once_a_new_look_an_arm_motion_or_another_request_made_it
 
 
 def test_a_job_the_request_stopped_waiting_for_is_stale_so_it_stops():
-    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0))     # the real clock: take waits
+    cache = GraspsAhead(GraspsAheadConfig(quiet_s=0.0, max_grasps=15))     # the real clock: take waits
     cache.note_joints(HOME)
     look = object()
     cache.new_scene(look, ["book_1", "mug_1"])
