@@ -453,11 +453,19 @@ class AntipodalProposer:
         # from there, a pinch counted 13 mm deep held a lying book by 4 mm and dropped it
         x0 = x0 + 2 * seen_noise_m
         inside = slab & (x <= x0[:, None] + g.max_depth_m)
+        # each candidate again pinching only the part around its seed that a finger-wide gap
+        # the camera saw empty sets apart (a bowl's or mug's wall at its rim, the bowl's inside
+        # beside it): across the whole 8.5 cm bowl no pinch fits the opening
+        margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
+        run = self._seed_run(y, x, slab, inside, x0, g.finger_thickness_m + 2 * margin)
+        if run is not None:
+            rows, inside = run
+            R, origins, q, valid, idx, x0, truncated = (a[rows] for a in (R, origins, q, valid, idx, x0, truncated))
+            x, y, z, slab = x[rows], y[rows], z[rows], slab[rows]
         count = inside.sum(axis=1)
         ymin = np.where(inside, y, np.inf).min(axis=1)
         ymax = np.where(inside, y, -np.inf).max(axis=1)
         seen_width = ymax - ymin
-        margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
         lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax,
                                                                                      seen)
         width = hi_end - lo_end
@@ -513,6 +521,37 @@ class AntipodalProposer:
         centring = 0.3 * (1 - np.clip(np.abs(zmean) / (g.finger_height_m / 2), 0, 1)) \
             + 0.7 * (1 - (dist - dist.min()) / spread)
         return R, new_origins, width, antipodal, centring
+
+    def _seed_run(self, y, x, slab, inside, x0, gap_m: float):
+        """Rows (every candidate, then again those with a part set apart) and their `inside`
+        masks: a candidate's second row keeps only the points between the gaps nearest its seed
+        (y = 0) on either side, a gap being at least `gap_m` along the closing axis with no point
+        within min_depth_m of the near boundary (room for a finger to go in; how deep, pass 2
+        says). None when no candidate has such a part."""
+        g, b = self.gripper, self.config.voxel_m
+        nb = int(np.ceil(2 * g.max_width_m / b))
+        k = max(1, int(np.ceil(gap_m / b)))
+        shallow = slab & (x <= x0[:, None] + g.min_depth_m)
+        bins = np.clip(np.floor((y + g.max_width_m) / b).astype(int), 0, nb - 1)
+        occ = np.zeros((len(y), nb), bool)
+        rows_i, cols_i = np.nonzero(shallow)
+        occ[rows_i, bins[rows_i, cols_i]] = True
+        s0 = int(np.floor(g.max_width_m / b))
+        empty = np.concatenate([~occ, np.ones((len(y), k), bool)], axis=1).astype(int)
+        c = np.concatenate([np.zeros((len(y), 1), int), np.cumsum(empty, axis=1)], axis=1)
+        free = (c[:, k:k + nb] - c[:, :nb]) == k                 # bins j .. j+k-1 all empty
+        j = np.arange(nb)
+        hi_j = np.where(free & (j > s0), j, nb).min(axis=1)
+        lo_j = np.where(free & (j + k - 1 < s0), j + k - 1, -1).max(axis=1)
+        hi = np.where(hi_j < nb, hi_j * b - g.max_width_m, np.inf)
+        lo = np.where(lo_j >= 0, (lo_j + 1) * b - g.max_width_m, -np.inf)
+        part = inside & (y > lo[:, None]) & (y < hi[:, None])
+        n_part, n_all = part.sum(axis=1), inside.sum(axis=1)
+        split = occ[:, s0] & (n_part < n_all) & (n_part >= self.config.min_grasp_points)
+        if not split.any():
+            return None
+        rows = np.concatenate([np.arange(len(y)), np.flatnonzero(split)])
+        return rows, np.concatenate([inside, part[split]])
 
     def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None):
         """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates

@@ -77,3 +77,22 @@ def test_the_lying_books_near_end_pinch_is_kept_at_a_shorter_stand_off(service):
                             service.config.reference_q)
     assert np.isnan(full).any(axis=1).any(), "some kept grasp has no arm configuration at the full stand-off"
     assert not np.isnan(shortest).any()
+
+
+@pytest.mark.parametrize("name", ["objects-79-00008", "objects-79-00014"])
+def test_a_bowls_and_a_mugs_wall_is_pinched_at_its_rim(service, name):
+    """objects-79-00008: the 3.5 cm white bowl (8.5 cm across): every pass-1 width ran across the
+    bowl, its inside and far wall too, so no candidate pinched its wall: all collided (GRASP_FAILED),
+    or, on perception's box, a chord closed on nothing. objects-79-00014: the mug's 9 cm body is
+    wider than the 2F-85's 8.5 cm: its oblique grasps across it slipped. A finger-wide gap the
+    camera saw empty beside the seed (the vessel's inside) sets the wall apart: the best grasp
+    pinches it at the rim, narrow, its closing axis across the wall, on the box's side."""
+    res, box = _propose(service, name)
+    assert res.success, res.message
+    T = res.grasps.matrices()[0]
+    assert float(res.grasps.widths[0]) < 0.035
+    half = np.sort(box.size[:2])[0] / 2
+    off = T[:2, 3] - box.center[:2]
+    assert np.linalg.norm(off) > half - 0.02, "on the wall, not across the middle"
+    closing = T[:3, 1]
+    assert abs(closing[2]) < 0.5 and abs(closing[:2] @ off / np.linalg.norm(off)) > 0.6, "across the wall"
