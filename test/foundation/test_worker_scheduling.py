@@ -30,12 +30,15 @@ def test_every_module_on_the_fixed_ur_ports_is_in_the_one_unit():
 
 def test_the_slow_modules_named_first_exist():
     assert set(ws.SLOW_MODULES_FIRST) - {ws.UR_PORTS_UNIT} <= _modules()
+    assert set(ws.SPLIT_MODULES) <= _modules() and not set(ws.SPLIT_MODULES) & set(ws.SLOW_MODULES_FIRST)
 
 
 def test_units_are_modules_but_the_ur_ports_one():
     assert ws.work_unit("test/sim/test_tasks.py::test_deterministic_for_a_seed") == "test/sim/test_tasks.py"
     assert ws.work_unit("test/control/test_move_path.py::test_x[1]") == ws.UR_PORTS_UNIT
     assert ws.work_unit("test/nodes/test_arm_node_ur_rtde.py::test_y") == ws.UR_PORTS_UNIT
+    frame = "test/perception/test_recorded_frames.py::test_a_recorded_frame_is_named_as_its_truth_says[pick-1]"
+    assert ws.work_unit(frame) == frame         # a split module: each test a unit of its own
 
 
 class _Item:
@@ -43,14 +46,16 @@ class _Item:
         self.nodeid = nodeid
 
 
-def test_slow_modules_go_first_in_their_order_and_the_rest_keep_theirs():
-    ids = ["test/a/test_one.py::t1", "test/bench/test_bench_backends.py::t", "test/a/test_two.py::t",
-           "test/control/test_move_path.py::t", "test/bench/test_demo.py::t", "test/a/test_one.py::t2"]
+def test_slow_modules_go_first_in_their_order_the_split_ones_last_and_the_rest_keep_theirs():
+    frames = "test/perception/test_recorded_frames.py::t"
+    ids = ["test/a/test_one.py::t1", f"{frames}[1]", "test/bench/test_bench_backends.py::t", "test/a/test_two.py::t",
+           "test/control/test_move_path.py::t", "test/bench/test_demo.py::t", f"{frames}[2]", "test/a/test_one.py::t2"]
     items = [_Item(i) for i in ids]
     ws.slow_first(items)
     assert [i.nodeid for i in items] == ["test/bench/test_bench_backends.py::t", "test/control/test_move_path.py::t",
                                          "test/bench/test_demo.py::t", "test/a/test_one.py::t1",
-                                         "test/a/test_two.py::t", "test/a/test_one.py::t2"]
+                                         "test/a/test_two.py::t", "test/a/test_one.py::t2",
+                                         f"{frames}[1]", f"{frames}[2]"]
 
 
 CRASHING_SUITE = {

@@ -32,40 +32,63 @@ UR_PORT_MODULES = (
 )
 UR_PORTS_UNIT = "ur-controller-ports"
 
-# The slowest modules of the suite (serial runs' --durations, s27), slowest first.
-# A module missing here only starts in its collection place; a name that no longer exists is ignored.
+# The slowest units of the suite, slowest first: the sums of a whole -n 2 run's --durations (s28,
+# load 9-16, 39.5 min; quiet, each about a third). A module missing here only starts in its collection
+# place; a name that no longer exists is ignored.
 SLOW_MODULES_FIRST = (
-    "test/bench/test_bench_backends.py",
-    "test/bench/test_reference_bench.py",
-    UR_PORTS_UNIT,
-    "test/bench/test_demo.py",
+    "test/bench/test_bench_backends.py",          # 243 s
+    "test/espire/test_stack_driver_e2e.py",       # 242 s
+    UR_PORTS_UNIT,                                # 224 s
+    "test/control/test_fjt_arm.py",               # 188 s
     "test/foundation/test_cancel_stops_the_arm.py",
-    "test/espire/test_server_service.py",
     "test/sim/test_tasks.py",
     "test/espire/test_episode_rules.py",
-    "test/espire/test_stack_driver_e2e.py",
-    "test/foundation/test_faults.py",
-    "test/control/test_fjt_arm.py",
-    "test/bags/test_recorder_faults.py",
-    "test/bench/test_trace_viewer_browser.py",
-    "test/espire/test_drivers.py",
     "test/sim/test_oracle.py",
-    "test/bench/test_worker_graph.py",
     "test/foundation/test_agent_e2e.py",
+    "test/nodes/test_camera_tf.py",
+    "test/foundation/test_layers.py",
+    "test/foundation/test_faults.py",
+    "test/sim/test_oracle_mujoco.py",
+    "test/reasoning/test_generator_equivalence.py",
+    "test/bench/test_demo.py",
+    "test/bench/test_trace_viewer_browser.py",
+    "test/foundation/test_one_line_errors.py",
+    "test/reasoning/test_mssr_transformers.py",
+    "test/espire/test_server_e2e.py",
+    "test/bench/test_worker_graph.py",
+    "test/bench/test_reference_bench.py",          # 60 s
+)
+
+# Modules of many independent tests whose module fixtures cost little: each test is a unit of its
+# own, and they all go last, where the two workers share them and end together. The recorded
+# frames took 338 s in that run (44 frames, 8 s each; the largest module), and as one unit started
+# late it would leave one worker running it alone.
+SPLIT_MODULES = (
+    "test/perception/test_recorded_frames.py",
 )
 
 
 def work_unit(nodeid: str) -> str:
-    """The unit of work a test belongs to: its module, or UR_PORTS_UNIT."""
+    """The unit of work a test belongs to: its module, UR_PORTS_UNIT, or itself (SPLIT_MODULES)."""
     module = nodeid.split("::", 1)[0]
+    if module in SPLIT_MODULES:
+        return nodeid
     return UR_PORTS_UNIT if module in UR_PORT_MODULES else module
 
 
 def slow_first(items: list) -> None:
     """Reorder collected items (in place, stably) so the units of SLOW_MODULES_FIRST come first, in
-    that order. Every worker collects and reorders alike, so their collections stay identical."""
+    that order, and the tests of SPLIT_MODULES last. Every worker collects and reorders alike, so
+    their collections stay identical."""
     rank = {unit: i for i, unit in enumerate(SLOW_MODULES_FIRST)}
-    items.sort(key=lambda item: rank.get(work_unit(item.nodeid), len(rank)))
+    split = set(SPLIT_MODULES)
+
+    def key(item) -> int:
+        if item.nodeid.split("::", 1)[0] in split:
+            return len(rank) + 1
+        return rank.get(work_unit(item.nodeid), len(rank))
+
+    items.sort(key=key)
 
 
 class ModuleScheduling(LoadScopeScheduling):
