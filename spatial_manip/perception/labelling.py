@@ -76,15 +76,11 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
     longer than its object by the range noise along it (`extra["range_smear_m"]`); without it,
     every excess costs (sure_fit). `upright`: seen in an upright ("yaw") box, the entry's height
     (its last side, as enrolled standing as it rests; a book's leaning_extents' last side) is
-    matched with the box's height, and only the two sides across with any order. An entry
-    enrolled turned all the way round (`exp.views`) is matched with the size and the colour of
-    the view each fits best besides its own: a scene sees one side of it, which one view showed
-    (a mug with its handle in view, a bottle's back)."""
+    matched with the box's height, and only the two sides across with any order."""
     cost, terms = 0.0, 0
     if exp.size_m is not None:
         leaning = exp.category == "book" and det.box.mode != "full"
-        sizes = (_leaning(tuple(exp.size_m)) if leaning
-                 else np.array([exp.size_m, *(v[0] for v in exp.views)]) if exp.views else exp.size_m)
+        sizes = _leaning(tuple(exp.size_m)) if leaning else exp.size_m
         upright = upright and det.box.mode == "yaw"
         # per side when the segmenter says which sides are lower bounds, else all or none; the
         # mask's border is scanned once, not per leaning extent
@@ -96,7 +92,7 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
         cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear, upright=upright)
         terms += 1
     if exp.colour is not None:
-        cost += min(seen_colour_distance(c, det.mean_rgb) for c in (exp.colour, *(v[1] for v in exp.views)))
+        cost += seen_colour_distance(exp.colour, det.mean_rgb)
         terms += 1
     if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
         cost += 1.0     # a book without listed size must at least look like one
