@@ -1,7 +1,5 @@
 """The RealSense source over the real pyrealsense2 SDK, fed by synthetic recordings."""
 import pickle
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -12,6 +10,7 @@ from spatial_manip.camera.realsense import RealSenseConfig, RealSenseSource
 from spatial_manip.camera.types import (DeviceConfigError, DeviceLostError, StampConverter,
                                         depth_to_mm)
 import spatial_manip.camera  # noqa: F401  (registers the backends)
+from recordings import run_in_child
 
 
 def test_depth_to_mm_rescales_l515_quarter_millimetres():
@@ -70,9 +69,7 @@ with open(out, "wb") as fh:
 
 
 def _play_in_child(path: str, out: Path) -> dict:
-    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _PLAYBACK_CHILD, path, str(out)],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, f"the playback's child process ended with {proc.returncode}:\n{proc.stderr[-4000:]}"
+    run_in_child(_PLAYBACK_CHILD, path, str(out), what=f"playing the recording {path}")
     return pickle.loads(out.read_bytes())
 
 

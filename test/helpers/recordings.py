@@ -26,17 +26,23 @@ with open(out_file, "wb") as f:
 """
 
 
+def run_in_child(script: str, *args: str, what: str, timeout_s: float = 120.0) -> None:
+    """Run `script` (python -c, faulthandler on) with `args` in a short-lived child process; a
+    native crash or an error there fails the calling test with the signal and the child's output."""
+    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", script, *args],
+                          capture_output=True, text=True, timeout=timeout_s)
+    if proc.returncode != 0:
+        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
+        pytest.fail(f"{what} failed in its child process ({how}):\n{proc.stderr[-4000:]}", pytrace=False)
+
+
 def build_recording_isolated(path: str, config=None, timeout_s: float = 120.0):
     """build_recording(path, config) run in a child process; returns its SyntheticRecording."""
     base = Path(path)
     config_file, out_file = base.with_suffix(".config.pkl"), base.with_suffix(".recording.pkl")
     config_file.write_bytes(pickle.dumps(config))
-    proc = subprocess.run([sys.executable, "-X", "faulthandler", "-c", _CHILD, str(base), str(config_file),
-                           str(out_file)], capture_output=True, text=True, timeout=timeout_s)
-    if proc.returncode != 0:
-        how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit code {proc.returncode}"
-        pytest.fail(f"writing the synthetic RealSense recording {path} failed in its child process ({how}):\n"
-                    f"{proc.stderr[-4000:]}", pytrace=False)
+    run_in_child(_CHILD, str(base), str(config_file), str(out_file),
+                 what=f"writing the synthetic RealSense recording {path}", timeout_s=timeout_s)
     rec = pickle.loads(out_file.read_bytes())
     config_file.unlink()
     out_file.unlink()
