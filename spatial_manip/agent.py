@@ -79,11 +79,12 @@ ARM_SEEN_M = 0.03             # depth this close to the arm's collision bodies i
 ARM_DEPTH_M = 0.01            # ... and is replaced by this: nearer than anything, below every camera's range
 
 
-def cloud_map(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M) -> ObstacleMap:
+def cloud_map(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M, fixtures=()) -> ObstacleMap:
     """The look's depth as an obstacle map within the arm's reach (flying pixels, unsupported
-    returns and the arm's pixels, already set to no return by `without_arm`, left out): what an
-    arm motion's plan checks for unmodelled clutter (motion.arm_plans)."""
-    return build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam,
+    returns and the arm's pixels, already set to no return by `without_arm`, left out, and the
+    returns of the cell's `fixtures`, registered to them): what an arm motion's plan checks for
+    unmodelled clutter (motion.arm_plans)."""
+    return build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, fixtures=fixtures,
                               config=ObstacleMapConfig(voxel_m=voxel_m, reach_m=REACH_M))
 
 
@@ -360,7 +361,8 @@ class Agent:
         if self._held_id is not None:
             scene = self._mark_held(scene, ws)
         self.ports.publish_scene(scene)
-        self._known, self._cloud = scene, self._mapper.submit(cloud_map, masked)
+        fixtures = [o for o in scene.objects if o.category in FIXTURES]     # the cell's, configured
+        self._known, self._cloud = scene, self._mapper.submit(cloud_map, masked, fixtures=fixtures)
         self._seen_from, self._seen_frame = (np.asarray(obs.T_base_cam, float)[:3, 3], q), obs
         laps = getattr(segmenter, "last_timing_s", None) or {}
         timing = {"mask_arm": t1 - t0, "segment": t2 - t1, **{f"segment.{k}": v for k, v in laps.items()},
