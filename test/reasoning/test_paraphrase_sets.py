@@ -15,6 +15,7 @@ from spatial_manip.bench.paraphrase_everyday3 import EVERYDAY3_AFTER, EVERYDAY3_
 from spatial_manip.bench.paraphrase_everyday4 import EVERYDAY4_AFTER, EVERYDAY4_CASES, EVERYDAY4_SCENES
 from spatial_manip.bench.paraphrase_everyday5 import EVERYDAY5_CASES, EVERYDAY5_SCENES
 from spatial_manip.bench.paraphrase_everyday6 import EVERYDAY6_AFTER, EVERYDAY6_CASES, EVERYDAY6_SCENES
+from spatial_manip.bench.paraphrase_everyday7 import EVERYDAY7_CASES, EVERYDAY7_SCENES
 from spatial_manip.bench.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
 
 
@@ -38,6 +39,9 @@ SETS = {
     # 92.6% and 1 wrong plan, written without reading the reader, before it changed for it (94df053);
     # its after set 97.4%, 0 wrong plans before any change for it (at 79d56ab)
     "everyday6": HeldOutSet(EVERYDAY6_CASES, EVERYDAY6_SCENES, 60, EVERYDAY6_AFTER, min_understood=0.97),
+    # 82.4%, 0 wrong plans, written without reading the reader, before any change for it (at 2b6d5f1):
+    # the floor is that first figure; its 15 misses are listed in paraphrase_everyday7's docstring
+    "everyday7": HeldOutSet(EVERYDAY7_CASES, EVERYDAY7_SCENES, 80, min_understood=0.82),
     # 96.8% at commit 364d02d; 21.9% before the planner read objects
     "objects": HeldOutSet(OBJECT_CASES, OBJECT_SCENES, 150, min_understood=0.95),
 }
