@@ -36,6 +36,11 @@ ACTION_NAME = "spatial_manip/execute_instruction"
 # segmenters whose look does not depend on the instruction, so one look serves any goal; any other
 # (an open-vocabulary detector asked for the words) gets a look of its own per goal
 SEGMENTERS_WITHOUT_WORDS = ("classical", "ground_truth")
+# a goal's clean-up (old traces pruned, freed memory handed back: issue 35) runs this long after its
+# result was handed to the action server, on a thread of its own: nothing of it is the person's to wait
+# for (3-28 ms a goal, latency-bench seed 71 at load 10-13; more with many traces kept). The memory is
+# not handed back when a new goal has started by then (its own end does it)
+AFTER_GOAL_S = 0.25
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -130,7 +135,6 @@ class PlannerNode(Node):
             self.pipeline.feedback = feedback
             self.pipeline.trace_dir = self.ports.new_trace_dir()
             outcome = self.pipeline.run(goal, self._cancel)
-            prune_traces(self.ports.trace_root, int(self.p["trace_keep_goals"]), float(self.p["trace_keep_mb"]))
             if self._stopping and not outcome.success:
                 outcome.message = "the planner node is stopping (the graph was shut down): " + outcome.message
             if outcome.error_code == ErrorCode.CANCELED.value and goal_handle.is_cancel_requested:
@@ -142,11 +146,26 @@ class PlannerNode(Node):
             return self._log(g, self._result(outcome))
         finally:
             self._busy.release()
-            # a goal's perception and planning free ~50-100 MB that glibc keeps fragmented: without
-            # handing it back the node grew 388 -> 559 MB over 24 soak goals (issue 35)
-            release_freed_memory()
-            if self._memtrace is not None:
-                self._memtrace.after_goal()
+            cleanup = threading.Timer(AFTER_GOAL_S, self._after_goal)
+            cleanup.daemon = True
+            cleanup.start()
+
+    def _after_goal(self) -> None:
+        """Once a goal's result has gone out: prune old traces, and hand back the freed memory
+        (a goal's perception and planning free ~50-100 MB that glibc keeps fragmented: without that
+        the node grew 388 -> 559 MB over 24 soak goals, issue 35) unless a new goal runs already."""
+        t0 = time.monotonic()
+        try:
+            prune_traces(self.ports.trace_root, int(self.p["trace_keep_goals"]), float(self.p["trace_keep_mb"]))
+            if not self._busy.locked():     # a goal that started since would wait for no one: it runs beside
+                release_freed_memory()
+                if self._memtrace is not None:
+                    self._memtrace.after_goal()
+        except Exception as e:  # a timer thread: nothing may escape it
+            self.get_logger().warn(f"cleaning up after a goal failed ({type(e).__name__}: {e})")
+        else:
+            self.get_logger().info(f"after the goal: traces pruned and memory handed back in "
+                                   f"{1e3 * (time.monotonic() - t0):.0f} ms")
 
     def finish(self):
         """On shutdown: end the running goal (the pipeline stops the arm) so its client gets a

@@ -36,7 +36,9 @@ IDLE_SETTLE_S = 0.5
 # often follows a goal at once, and a look started then is stale, and a goal that comes while it runs
 # waits for it (the segmenter runs one look at a time) and then looks again. Counted from the arm's
 # stop and the workspace alone (IDLE_SETTLE_S was 2 s), a look began as a goal's result went out, its
-# lift over 2 s before, and the reset after it made it stale (latency-bench seed 72: first motion 9.0 s)
+# lift over 2 s before, and the reset after it made it stale (latency-bench seed 72: first motion 9.0 s).
+# A new workspace (the reset it waits for) ends it early: from then IDLE_SETTLE_S alone holds the look
+# back, and the 2 s counted from the result delayed the new world's look and the grasps proposed on it
 GOAL_SETTLE_S = 2.0
 # a goal's look may take a frame that arrived up to this long before it asked, when the arm stood
 # still since (EXPOSURE_MARGIN_S before that frame): the newest frame already there shows the table
@@ -298,8 +300,8 @@ class LookAhead:
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
             return None
         if now - max(self.arm.moved_at_s or -np.inf, self._workspace_since_s) < IDLE_SETTLE_S or \
-                now - self._held_back_s < GOAL_SETTLE_S:
-            return None                     # the world changed just now, or a goal just ended: it may change again
+                now - self._held_back_s < GOAL_SETTLE_S and self._workspace_since_s <= self._held_back_s:
+            return None     # the world changed just now, or a goal just ended and no reset came yet: it may change again
         if not self._lock.acquire(blocking=False):
             return None
         began = self._clock()
@@ -342,7 +344,8 @@ class LookAhead:
         return look
 
     def hold_back(self) -> None:
-        """A goal runs (or the camera is missing): no idle look until GOAL_SETTLE_S after the last call."""
+        """A goal runs (or the camera is missing): no idle look until GOAL_SETTLE_S after the last
+        call, or until a new workspace has come since it (and IDLE_SETTLE_S has passed)."""
         self._held_back_s = self._clock()
 
     def idle_loop(self, may_look: Callable[[], bool], stop: threading.Event,

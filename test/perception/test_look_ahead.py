@@ -365,6 +365,19 @@ def test_no_idle_look_until_a_goal_has_been_over_for_a_while(cell):
     assert looks.idle_look(threading.Event()) is not None
 
 
+def test_a_reset_after_a_goal_ends_its_settling_time_and_the_world_settling_holds_the_look(cell):
+    """The reset GOAL_SETTLE_S waits for, once it came, ends that wait: the new world's look is
+    due IDLE_SETTLE_S after it, not GOAL_SETTLE_S after the goal (its grasps are proposed on it)."""
+    clock, state, stages, looks = cell
+    looks.hold_back()
+    clock.t += 0.3
+    state["workspace"] = object()                   # the reset, just after the result
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 0
+    clock.t += IDLE_SETTLE_S + 0.01                 # well within GOAL_SETTLE_S of the goal
+    assert clock.t - 100.0 - GOAL_SETTLE_S - 0.5 < GOAL_SETTLE_S
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 1
+
+
 def test_a_look_the_world_changed_under_is_taken_again_without_the_cpu_share_pause(cell):
     """A reset as an idle look runs stales it: the next look, of the new world, is due once the
     world has settled (IDLE_SETTLE_S), not after the pause the CPU share asks for (the look's
