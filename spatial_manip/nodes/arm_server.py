@@ -14,7 +14,7 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
 - `/spatial_manip/arm_motion_markers` (visualization_msgs/MarkerArray, latched): after each
   motion, the bodies it was planned around and the TCP's planned way, for RViz / Foxglove.
-- `/spatial_manip/pre_grasp_paths` (std_msgs/String, JSON, latched; grasp_node publishes it with
+- `/spatial_manip/pre_grasp_paths` (spatial_manip_interfaces/PreGraspPaths, latched; grasp_node publishes it with
   each answer): the joint paths to the pre-grasps of the grasps it kept, found by its motion check.
   A PICK's transit takes the one that runs from where the arm stands to the configuration the pick
   chose, when every segment of it is clear in the goal's own world, instead of searching again
@@ -27,7 +27,6 @@ timer run while a goal executes.
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 
@@ -48,6 +47,7 @@ from spatial_manip.motion.arm_plans import scene_world
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.scene import Scene
 from spatial_manip_interfaces.action import ArmMotion
+from spatial_manip_interfaces.msg import JointPath, PreGraspPaths
 
 ACTION_NAME = "spatial_manip/arm_motion"
 MARKER_TOPIC = "spatial_manip/arm_motion_markers"
@@ -71,26 +71,24 @@ def gripper_width(value: float, max_width_m: float) -> float:
     return width
 
 
-def pre_grasp_paths_json(paths) -> str:
-    """Joint paths (each waypoints (n, 6)) as PRE_GRASP_PATHS_TOPIC's JSON text."""
-    return json.dumps({"paths": [np.round(np.asarray(w, float), 6).tolist() for w in paths]})
+def pre_grasp_paths_msg(paths, stamp=None) -> PreGraspPaths:
+    """Joint paths (each waypoints (n, 6)) as a PRE_GRASP_PATHS_TOPIC message, best first."""
+    msg = PreGraspPaths(paths=[JointPath(positions=np.asarray(w, float).reshape(-1).tolist()) for w in paths])
+    if stamp is not None:
+        msg.header.stamp = stamp
+    return msg
 
 
-def pre_grasp_paths(text: str) -> list[np.ndarray]:
-    """PRE_GRASP_PATHS_TOPIC's JSON text as joint paths (waypoints (n, 6), finite, at least two);
-    what is malformed is left out (a hint only: the planner checks what it takes)."""
-    try:
-        paths = json.loads(text).get("paths", [])
-    except (ValueError, AttributeError):
-        return []
+def pre_grasp_paths(msg: PreGraspPaths) -> list[np.ndarray]:
+    """A PRE_GRASP_PATHS_TOPIC message's joint paths (waypoints (n, 6), finite, at least two), at
+    most MAX_HINTS; a path that is none of that is left out (a hint only: the planner checks what
+    it takes)."""
     out = []
-    for w in paths[:MAX_HINTS] if isinstance(paths, list) else []:
-        try:
-            w = np.asarray(w, float)
-        except (TypeError, ValueError):
+    for path in msg.paths[:MAX_HINTS]:
+        w = np.asarray(path.positions, float)
+        if w.size % 6 or w.size < 12 or not np.all(np.isfinite(w)):
             continue
-        if w.ndim == 2 and w.shape[1] == 6 and len(w) >= 2 and np.all(np.isfinite(w)):
-            out.append(w)
+        out.append(w.reshape(-1, 6))
     return out
 
 
@@ -151,7 +149,7 @@ class ArmActionServer:
         self.marker_pub = node.create_publisher(MarkerArray, MARKER_TOPIC,
                                                 QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL))
         node.create_subscription(Empty, "spatial_manip/arm_recover", self._on_recover, 10, callback_group=group)
-        node.create_subscription(String, PRE_GRASP_PATHS_TOPIC, self._on_pre_grasp_paths,
+        node.create_subscription(PreGraspPaths, PRE_GRASP_PATHS_TOPIC, self._on_pre_grasp_paths,
                                  QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL), callback_group=group)
         self.action = ActionServer(node, ArmMotion, action_name, execute_callback=self._execute,
                                    goal_callback=self._on_goal, cancel_callback=self._on_cancel,
@@ -323,7 +321,7 @@ class ArmActionServer:
         """The grasp service's newest pre-grasp paths, as the next PICK's hints (replacing the last)."""
         plans = getattr(self.primitives, "plans", None)
         if plans is not None and hasattr(plans, "pre_grasp_hints"):
-            plans.pre_grasp_hints = pre_grasp_paths(msg.data)
+            plans.pre_grasp_hints = pre_grasp_paths(msg)
 
     def _on_recover(self, _msg):
         recover = getattr(self.arm, "recover", None)

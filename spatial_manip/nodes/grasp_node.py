@@ -25,8 +25,8 @@ from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallb
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import CameraInfo, Image, JointState
-from std_msgs.msg import String
 from spatial_manip_interfaces.msg import Grasp as GraspMsg
+from spatial_manip_interfaces.msg import PreGraspPaths
 from spatial_manip_interfaces.msg import Scene as SceneMsg
 from spatial_manip_interfaces.srv import ProposeGrasps
 from visualization_msgs.msg import Marker, MarkerArray
@@ -42,7 +42,7 @@ from spatial_manip.grasping.ahead import GraspsAhead, Job, likely_order, load_gr
 from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.markers import motion_markers
 from spatial_manip.nodes import convert
-from spatial_manip.nodes.arm_server import PRE_GRASP_PATHS_TOPIC, pre_grasp_paths_json
+from spatial_manip.nodes.arm_server import PRE_GRASP_PATHS_TOPIC, pre_grasp_paths_msg
 from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.parameters import declare_parameters
 from spatial_manip.nodes.runner import spin_node
@@ -104,7 +104,7 @@ class GraspNode(Node):
         self.markers = self.create_publisher(MarkerArray, p["marker_topic"], latched)
         self.motion_markers = self.create_publisher(MarkerArray, p["motion_marker_topic"], latched)
         # the kept grasps' pre-grasp paths: the arm server's pick takes one rather than search again
-        self.pre_grasp_paths = self.create_publisher(String, PRE_GRASP_PATHS_TOPIC, latched)
+        self.pre_grasp_paths = self.create_publisher(PreGraspPaths, PRE_GRASP_PATHS_TOPIC, latched)
         self.create_service(ProposeGrasps, p["service"], self._on_request, callback_group=group)
         preload_point_cloud_library()   # the proposers' point-cloud library, not at the first request
         # grasps of every graspable object of the newest look, proposed before a pick asks (issue 42),
@@ -457,7 +457,7 @@ class GraspNode(Node):
         n = len(result.grasps) if result.grasps is not None else 0     # the answer's (a result made ahead: its best)
         paths = [report.paths[i].waypoints for i in report.kept[:n] if i in report.paths]
         if paths:
-            self.pre_grasp_paths.publish(String(data=pre_grasp_paths_json(paths)))
+            self.pre_grasp_paths.publish(pre_grasp_paths_msg(paths, self.get_clock().now().to_msg()))
 
     def _marker_array(self, grasps, header) -> MarkerArray:
         arr = MarkerArray(markers=[Marker(action=Marker.DELETEALL)])

@@ -91,14 +91,23 @@ def test_a_malformed_goal_scene_is_an_invalid_goal_saying_why(spoil, words):
         goal_scene(goal, "base")
 
 
-def test_pre_grasp_paths_travel_as_json_and_what_is_malformed_is_left_out():
-    """grasp_node's pre-grasp paths (issue 42) reach the arm server as joint paths; a hint only,
-    so a malformed message or path is dropped rather than refused."""
-    from spatial_manip.nodes.arm_server import pre_grasp_paths, pre_grasp_paths_json
+def test_pre_grasp_paths_travel_as_typed_joint_paths_and_what_is_malformed_is_left_out():
+    """grasp_node's pre-grasp paths (issue 42) reach the arm server as joint paths in a typed
+    message (PreGraspPaths); a hint only, so a malformed path is dropped rather than refused, and
+    at most MAX_HINTS are kept."""
+    from spatial_manip.nodes.arm_server import MAX_HINTS, pre_grasp_paths, pre_grasp_paths_msg
+    from spatial_manip_interfaces.msg import JointPath, PreGraspPaths
 
     a, b = np.linspace(np.zeros(6), np.ones(6), 4), np.array([[0.1] * 6, [0.2] * 6])
-    back = pre_grasp_paths(pre_grasp_paths_json([a, b]))
-    assert len(back) == 2 and np.allclose(back[0], a, atol=1e-6) and np.allclose(back[1], b)
-    mixed = '{"paths": [[[0,0,0,0,0,0]], [[1,2,3]], "x", [[0,0,0,0,0,0],[1,1,1,1,1,"nan"]], [[0,0,0,0,0,0],[1,1,1,1,1,1]]]}'
-    assert [len(w) for w in pre_grasp_paths(mixed)] == [2]
-    assert pre_grasp_paths("not json") == [] and pre_grasp_paths('{"paths": 3}') == [] and pre_grasp_paths("[]") == []
+    msg = pre_grasp_paths_msg([a, b])
+    assert isinstance(msg, PreGraspPaths) and [len(p.positions) for p in msg.paths] == [24, 12]
+    back = pre_grasp_paths(msg)
+    assert len(back) == 2 and np.array_equal(back[0], a) and np.array_equal(back[1], b)
+    bad = [[0.0] * 6,                      # one waypoint: no path
+           [1.0, 2.0, 3.0] * 3,            # not whole waypoints
+           [0.0] * 6 + [1.0] * 5 + [float("nan")],
+           [0.0] * 6 + [1.0] * 6]          # the one good path
+    assert [w.shape for w in pre_grasp_paths(PreGraspPaths(paths=[JointPath(positions=w) for w in bad]))] == [(2, 6)]
+    assert pre_grasp_paths(PreGraspPaths()) == []
+    many = pre_grasp_paths(pre_grasp_paths_msg([b] * (MAX_HINTS + 5)))
+    assert len(many) == MAX_HINTS
