@@ -144,14 +144,24 @@ class GraspService:
             if len(pts_cam) == 0:
                 raise SpatialManipError("the depth image has no valid pixel", ErrorCode.NO_OBSERVATION)
             pts_base = tf.apply(T_base_cam, pts_cam)
-            lift = self._table_gap_m(pts_base, scene, box)
+            # the cloud in the box's axes once (points_in_box's arithmetic): each crop below compares it
+            local = np.abs((pts_base - box.center) @ box.rotation)
+            half = box.size / 2
+            lift = self._table_gap_m(pts_base, scene, box, local)
             if lift:
                 T_base_cam = np.asarray(T_base_cam, float).copy()
                 T_base_cam[2, 3] += lift
                 pts_base = pts_base + [0.0, 0.0, lift]
                 box = TargetBox(box.center + [0.0, 0.0, lift], box.size, box.rotation, box.object_id)
-            near = points_in_box(pts_base, box, cfg.scene_margin_m)
-            target = points_in_box(pts_base, box, cfg.crop_margin_m)
+                # the moved box's crops, exactly, on the points it can reach (the lift is at most table_gap_max_m)
+                near = np.all(local <= half + cfg.scene_margin_m + abs(lift) + 1e-6, axis=1)
+                rows = np.flatnonzero(near)
+                target = np.zeros(len(pts_base), bool)
+                near[rows] = points_in_box(pts_base[rows], box, cfg.scene_margin_m)
+                target[rows] = points_in_box(pts_base[rows], box, cfg.crop_margin_m)
+            else:
+                near = np.all(local <= half + cfg.scene_margin_m, axis=1)
+                target = np.all(local <= half + cfg.crop_margin_m, axis=1)
             if target.sum() < 20:
                 raise SpatialManipError(
                     f"only {int(target.sum())} depth points inside the target box of {box.object_id or 'the request'} "
@@ -229,17 +239,20 @@ class GraspService:
         return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms{note}", dt,
                            name, report)
 
-    def _table_gap_m(self, pts_base: np.ndarray, scene, box: TargetBox) -> float:
+    def _table_gap_m(self, pts_base: np.ndarray, scene, box: TargetBox, local: np.ndarray | None = None) -> float:
         """How far up the depth's table must move to lie on the scene's table top (a level box,
         category `table`) within scene_margin_m of the target: the median height of the returns
         within table_gap_max_m of that top; 0 below table_gap_min_m, with no level table, or too
-        few returns."""
+        few returns. `local`: |the points in the box's axes|, when the caller has them."""
         cfg = self.config
         table = next((o for o in (getattr(scene, "objects", None) or []) if o.category == "table"), None)
         if table is None or abs(np.asarray(table.rotation, float)[2, 2]) < 0.999:
             return 0.0
         top = float(np.asarray(table.corners())[:, 2].max())
-        near = points_in_box(pts_base, box, cfg.scene_margin_m) & ~points_in_box(pts_base, box, cfg.crop_margin_m)
+        if local is None:
+            local = np.abs((np.asarray(pts_base, float) - box.center) @ box.rotation)
+        half = np.asarray(box.size, float) / 2
+        near = np.all(local <= half + cfg.scene_margin_m, axis=1) & ~np.all(local <= half + cfg.crop_margin_m, axis=1)
         z = pts_base[near, 2]
         z = z[np.abs(z - top) <= cfg.table_gap_max_m]
         if len(z) < 200:
