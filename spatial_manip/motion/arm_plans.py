@@ -191,15 +191,19 @@ class ArmPlans:
         candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
         if not candidates:
             self.envelope.kin.ik(pre_T, q_now)          # raises UnreachableError naming the pose
-        first = None
+        refusals = []
         for q_pre in candidates:
             try:
                 rest = then(q_pre)
                 return self.transit(q_now, q_pre, world, phase, hints), rest
             except SpatialManipError as e:       # this arm configuration is blocked; the next may not be
-                first = first or e
-        # the refusal of the configuration nearest the arm's, the one a user would expect it to take
-        first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the {phase} pose)"
+                refusals.append(e)
+        # the refusal of the configuration nearest the arm's, the one a user would expect it to take,
+        # and what blocked the others: in books place 78-00007 the nearest met the robot's stand while
+        # the cloud blocked every other, and the message named only the stand
+        first = refusals[0]
+        first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the " \
+                        f"{phase} pose{_what_blocked(refusals[1:])})"
         raise first
 
     def _reach_any(self, q_now, pre_Ts: np.ndarray, world: CollisionWorld, phase: str, then, hints=()):
@@ -298,6 +302,22 @@ def scene_world(scene, held: Attached | None = None, leave_out: Sequence[str] = 
         world = CollisionWorld.from_scene(scene.with_objects(kept))
     world.attached = held
     return world
+
+
+def _what_blocked(refusals: Sequence[SpatialManipError], most: int = 3) -> str:
+    """': 4 by held:book touches cloud (3 cloud points around [..] m), 3 by ...': the bodies that
+    blocked these refusals, the commonest first (the cloud's points by their centre, not listed)."""
+    why = [str(getattr(e, "body", "") or "").split(", first [[")[0] for e in refusals]
+    counts: dict[str, int] = {}
+    for w in why:
+        if w:
+            counts[w] = counts.get(w, 0) + 1
+    if not counts:
+        return ""
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    text = "; ".join(f"{n} by {w}{')' * (w.count('(') - w.count(')'))}" for w, n in ranked[:most])
+    rest = len(ranked) - most
+    return f": {text}" + (f"; {rest} other cause{'s' * (rest > 1)}" if rest > 0 else "")
 
 
 def _pose(o) -> np.ndarray:

@@ -260,8 +260,9 @@ FRAMES = Path(__file__).resolve().parent / "frames"
 def test_the_recorded_place_78_00007_look_lets_the_book_slide_into_its_slot():
     """place-78-00007's first look (realistic sensing, the depth 4 px off): without the shelf's
     registration the board's returns closed the held book's slide into row 3 on all 8 arm
-    configurations, the refusal named the robot's stand; registered, the slide is clear. The
-    set-down as the agent chose it (the arm server's log of that goal)."""
+    configurations, and the refusal named only the robot's stand, the nearest configuration's
+    block; registered, the slide is clear. The set-down as the agent chose it (the arm server's
+    log of that goal)."""
     from spatial_manip.agent import cloud_map, without_arm
     from spatial_manip.bench.record_frames import load
     from spatial_manip.motion.arm_plans import ArmPlans
@@ -294,6 +295,9 @@ def test_the_recorded_place_78_00007_look_lets_the_book_slide_into_its_slot():
             plans.place(q_now, place, back(0.6403), back(0.6901), scene, held)
             outcome[name] = None
         except SpatialManipError as e:
-            outcome[name] = str(e)
+            outcome[name] = e.message
     assert outcome["seen"] is not None and "the straight move is blocked" in outcome["seen"]
+    # the refusal names what blocked the other configurations too, not only the nearest one's stand
+    assert "arm configurations reaching the pre_place pose: " in outcome["seen"]
+    assert "held:book_10 touches cloud (" in outcome["seen"]
     assert outcome["registered"] is None
