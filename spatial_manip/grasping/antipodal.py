@@ -229,8 +229,15 @@ class _SeenSpace:
         r = np.linalg.norm(points, axis=1)
         angle = 1.5 * self.voxel_m / np.maximum(r, 1e-6)
         hits = self.tree.query_ball_point(points / np.maximum(r, 1e-6)[:, None], angle)
-        return np.array([len(h) == 0 or bool(np.any(self.range[h] < ri - self.tol_m)) for h, ri in zip(hits, r)],
-                        bool)
+        # per point, the nearest return along its ray (no Python loop over the points): a return
+        # nearer than the point by more than tol_m hides it
+        counts = np.fromiter((len(h) for h in hits), int, len(hits))
+        nearest = np.full(len(hits), np.inf)
+        if counts.sum():
+            flat = self.range[np.concatenate([np.asarray(h, int) for h in hits if len(h)])]
+            starts = np.concatenate([[0], np.cumsum(counts[counts > 0])[:-1]])
+            nearest[counts > 0] = np.minimum.reduceat(flat, starts)
+        return (counts == 0) | (nearest < r - self.tol_m)
 
 
 class AntipodalProposer:
