@@ -33,6 +33,7 @@ from spatial_manip.motion.factory import make_planner
 from spatial_manip.motion.obstacle_map import build_obstacle_map, raw_points
 from spatial_manip.motion.world import CLOUD_EXPLAINED_M, CollisionWorld, support_ids
 from spatial_manip.geometry.pointcloud import voxel_downsample
+from spatial_manip.scene import FIXTURE_CATEGORIES
 from spatial_manip.sim import sensing as sensing_mod
 from spatial_manip.sim import oracle
 from spatial_manip.sim import tasks as T
@@ -120,7 +121,8 @@ class Bench:
 
     def _cloud(self, task, scene, pl):
         """The scene's depth cloud as --cloud asks (None: boxes only) and its clearance, minus the
-        arm at the image's joints and what the scene's boxes (the held one too) explain."""
+        arm at the image's joints and what the scene's boxes (the held one too) explain (the map's
+        registered to the fixtures first, as the agent's)."""
         if self.cloud == "none":
             return None
         with SimWorld(scene, config=SimConfig(sensing=self.sensing), seed=int(task.scene_seed)) as sim:
@@ -128,7 +130,8 @@ class Bench:
         t0, c0 = time.perf_counter(), time.process_time()
         on_arm = lambda p: pl.robot.points_on(p, q_image, 0.03)        # noqa: E731
         if self.cloud == "map":
-            m = build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, exclude=on_arm)
+            fixtures = [o for o in scene.objects if o.category in FIXTURE_CATEGORIES]    # as the agent's map
+            m = build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, exclude=on_arm, fixtures=fixtures)
             pts, clearance = m.points, m.clearance_m
         else:
             pts = raw_points(obs.depth_m, obs.intrinsics, obs.T_base_cam)
