@@ -23,6 +23,13 @@ in the button tin" (INVALID_GOAL: a tin is not an open container); "put it next 
 (AMBIGUOUS: the full slot r2c3 was offered beside the free r2c1). No expected answer was changed
 after the run.
 
+After the reader's change for it (session 29: tool groups "to dig with" / "to draw with" and
+shears, "something to cut the ribbon with", a material names the form it comes in ("the pink
+yarn", "the blue ball of yarn"), "real quick", "plant" as a place verb, a place never offered a full
+slot beside a free one): 96.5%, 0 wrong plans; still not read: "the ball of twine", "the red and
+white spool", "in the button tin". Every other set unchanged but one re-keyed case (`all`'s "place
+the book in the bottom row": its full slot is no longer offered).
+
 Conventions as `paraphrase_eval`: world = robot base, viewer at (0, 0, 1.3) looking along +x, so
 the viewer's left is +y ("left to right" = y descending); the robot faces the same way, so "your
 right" is "my right"; "the X on my left" is the X in the viewer's left sector, which is also the

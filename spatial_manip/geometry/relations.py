@@ -600,6 +600,11 @@ def is_empty(region: Region) -> bool:
     return region.occupancy < EMPTY_MAX_OCCUPANCY
 
 
+def is_full(region: Region) -> bool:
+    """No room left: nothing more can be put in it."""
+    return region.occupancy >= FULL_MIN_OCCUPANCY
+
+
 def is_partly_occupied(region: Region) -> bool:
     """'not empty' in ESPIRE's sense: something in it, yet room left."""
     return EMPTY_MAX_OCCUPANCY <= region.occupancy < FULL_MIN_OCCUPANCY

@@ -52,10 +52,15 @@ def graspable(scene: Scene) -> list[SceneObject]:
 
 
 def label_words(o: SceneObject) -> set[str]:
-    """The words naming `o` itself: its label, the label's last word ("ceramic jar", "jar") and
-    what a packaging label holds ("juice" of "juice carton": "the orange juice")."""
+    """The words naming `o` itself: its label, the label's last word ("ceramic jar", "jar"), what a
+    packaging label holds ("juice" of "juice carton": "the orange juice") and the packaging or form
+    "of" its content ("the ball of yarn")."""
     label = o.label.lower().replace("_", " ").strip()
-    return {label, label.split()[-1]} | packaging_content(o)
+    words = label.split()
+    names = {label, words[-1]} | packaging_content(o)
+    if len(words) > 1 and words[-1] in PACKAGING_HEADS:     # "the ball of yarn" is the yarn ball
+        names.add(f"{words[-1]} of {' '.join(words[:-1])}")
+    return names
 
 
 def packaging_content(o: SceneObject) -> set[str]:

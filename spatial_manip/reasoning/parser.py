@@ -124,6 +124,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "row 2, spot 4": a numbered spot in a row is its column
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
+    (r" (?:real|really|super) (?:quick|quickly|fast)\s*$", " "),    # "get the glue stick real quick"
+    # "something to cut the ribbon with": what it is for, not which ribbon
+    (r"\bsomething to ([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from)\b", r"something to \1 \2"),
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
     (r"\bthe (tall|short)er\b", r"the \1est"),
     # shades and two colours: "lite blue" / "sky blue" is light blue, "deep red" dark red, "red n white" red and white

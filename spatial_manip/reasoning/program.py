@@ -741,6 +741,10 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
             raise TargetNotFoundError(_empty_message(ev.trace, body))
     except (IndexError, TypeError) as e:
         raise InvalidGoalError(f"malformed program {program}: {e}") from e
+    if program.op == "place":
+        # a full slot has no room for what is held: "the slot next to the toolbox", one full and one
+        # free beside it, is the free one (and the place never goes into the full one)
+        items = [o for o in items if not (isinstance(o, Region) and rel.is_full(o))] or items
     ids = [o.id for o in items]
     if program.op == "pick":
         return ProgramResult("pick", ids, None, ev.trace, None)

@@ -17,7 +17,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # a dish holds food (plate, bowl); cups and mugs are what one drinks from, not dishes
     "dish": ("plate", "bowl", "saucer", "platter"),
     "something to write with": ("pen", "pencil", "marker", "crayon"),
-    "something to cut with": ("scissors", "knife", "cutter", "scalpel", "blade"),
+    "something to draw with": ("pen", "pencil", "marker", "crayon", "chalk"),
+    "something to cut with": ("scissors", "shears", "knife", "cutter", "scalpel", "blade", "snips"),
+    "something to dig with": ("trowel", "shovel", "spade"),
     "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
     "something to drink": ("bottle", "can", "carton"),
@@ -32,9 +34,11 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("box", "carton", "package"),
     ("can", "tin"),
 )
-# the last word of a label that names the packaging, not the thing: "the cereal" is the cereal box
+# the form a material comes in: "the pink yarn" is the pink yarn ball
+FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick", "bar", "sheet")
+# the last word of a label that names the packaging (or the form), not the thing: "the cereal" is the cereal box
 PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
-                                    "tube", "pot")
+                                    "tube", "pot") + FORM_HEADS
 # what things are put in (open at the top): "put it in the bowl" sets it down inside one of these
 OPEN_CONTAINERS: tuple[str, ...] = ("bowl", "basket", "box", "tray", "bin", "crate", "bucket", "tub", "mug", "cup",
                                     "jar", "pot", "pan", "drawer", "container")
