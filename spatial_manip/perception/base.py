@@ -217,7 +217,9 @@ class ExpectedObject:
     Any of size (metres, any order: matched sorted) and colour (a name or 0-255 RGB) can be
     missing; an `id` is kept as the detection's id when matched. `placement` says where it
     stands, when the config says so: "near" on the cell's work surface (the table, a shelf),
-    "distant" beyond it (on the floor or a plinth), as ESPIRE's scenes place references."""
+    "distant" beyond it (on the floor or a plinth), as ESPIRE's scenes place references.
+    `views`: ((size_m, rgb), ...) of each view enrolment took of it turned all the way round
+    (a library entry's `extra["views"]`): what it looks like from each side."""
 
     label: str
     category: str = "object"
@@ -225,6 +227,7 @@ class ExpectedObject:
     colour: str | tuple | None = None
     id: str | None = None
     placement: str | None = None
+    views: tuple = ()
 
     def __post_init__(self):
         if self.size_m is not None:
@@ -301,7 +304,7 @@ class SegmentationHints:
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
-                           colour=_scene_colour(o), id=o.id, placement=_placement(o))
+                           colour=_scene_colour(o), id=o.id, placement=_placement(o), views=_views(o))
             # the held object is known from the grasp (the agent adds it), never a segment to
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)
@@ -361,6 +364,12 @@ def _slot_floor(r: Region) -> tuple:
     local = np.array([[x, y, -hz] for x in (-hx + SLOT_WALL_M, hx) for y in (-hy + SLOT_WALL_M, hy - SLOT_WALL_M)])
     c = r.center + local @ r.rotation.T
     return float(c[0, 2]), tuple(c[:, :2].min(axis=0)), tuple(c[:, :2].max(axis=0))
+
+
+def _views(o: SceneObject) -> tuple:
+    """((size_m, rgb), ...) of each enrolled view a catalogue entry lists (`extra["views"]`)."""
+    return tuple((tuple(float(x) for x in v["size_m"]), tuple(float(c) for c in v["rgb"]))
+                 for v in o.extra.get("views") or ())
 
 
 def _scene_colour(o: SceneObject):

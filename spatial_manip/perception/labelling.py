@@ -76,7 +76,17 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
     longer than its object by the range noise along it (`extra["range_smear_m"]`); without it,
     every excess costs (sure_fit). `upright`: seen in an upright ("yaw") box, the entry's height
     (its last side, as enrolled standing as it rests; a book's leaning_extents' last side) is
-    matched with the box's height, and only the two sides across with any order."""
+    matched with the box's height, and only the two sides across with any order. An entry
+    enrolled turned all the way round (`exp.views`) costs what its best view costs, each view's
+    size and colour together (besides the fused size with the first view's colour): a scene sees
+    one side of it, which one view showed (a mug with its handle in view, a bottle's back). The
+    best size of one view and the best colour of another describe no side of the object: the
+    yellow milk carton's dim end's colour and its long side fit the demo's rubik's cube, which
+    took its name."""
+    if exp.views and not (exp.category == "book" and det.box.mode != "full"):
+        own = replace(exp, views=())
+        return min(match_cost(det, v, noise_allowance=noise_allowance, upright=upright)
+                   for v in (own, *(replace(own, size_m=s, colour=c) for s, c in exp.views)))
     cost, terms = 0.0, 0
     if exp.size_m is not None:
         leaning = exp.category == "book" and det.box.mode != "full"

@@ -191,7 +191,8 @@ def fused_views(views: list[Measurement]) -> Measurement:
     it a little each way): its size is the per-side median of the views' boxes (longer and
     shorter footprint side, height), so one view that hides a side or cuts a part off does not
     set it; everything else (colours, shape, front) is the first view's, in which the person set
-    it down as they said."""
+    it down as they said. Each view's size and colour are kept too (`extra["view_sizes"]`,
+    `["view_rgbs"]`): a scene sees the object from one side, which one view may show best."""
     if not views:
         raise ValueError("fusing views needs at least one measurement")
     first = views[0]
@@ -202,7 +203,8 @@ def fused_views(views: list[Measurement]) -> Measurement:
     longer = int(size[1] > size[0])            # the first view's axis order is kept
     size[longer], size[1 - longer], size[2] = sides
     extra = {**first.entry.extra, "views": len(views),
-             "view_sizes": [[round(float(s), 4) for s in v.entry.size_m] for v in views]}
+             "view_sizes": [[round(float(s), 4) for s in v.entry.size_m] for v in views],
+             "view_rgbs": [[round(float(c), 1) for c in v.entry.rgb] for v in views]}
     return replace(first, entry=replace(first.entry, size_m=tuple(size), extra=extra))
 
 

@@ -92,9 +92,15 @@ def test_enrolling_an_asset_alone_in_mujoco_measures_its_size_colour_and_shape()
     e = m.entry
     assert np.max(np.abs(measured_extents(e.size_m) - true_extents(obj))) < 0.015
     assert e.colours[0] == "yellow" and e.shape == "box" and e.placement == "near" and e.name == "rubik's cube"
-    assert e.extra["views"] == 3
+    assert e.extra["views"] == 6        # a near reference without a front stands any way round
     m, _, obj = enroll_sim("object:white_bowl")
     assert np.max(np.abs(measured_extents(m.entry.size_m) - true_extents(obj))[:2]) < 0.025
+    # turned all the way round (six views), its size still the median of the three within the
+    # camera's half: the views from beyond are matched each as it is (labelling.match_cost)
+    sizes = m.entry.extra["view_sizes"]
+    assert len(sizes) == len(m.entry.extra["view_rgbs"]) == 6
+    assert np.allclose(measured_extents(m.entry.size_m), np.median([measured_extents(v) for v in sizes[:3]], axis=0),
+                       atol=1e-4)
     m, _, _ = enroll_sim("floor_lamp_1")
     assert m.entry.placement == "distant"
 
@@ -114,9 +120,37 @@ def test_fused_views_take_each_side_as_the_views_median_and_the_rest_from_the_fi
     assert fused.entry.size_m == (0.3, 0.41, 0.4)          # the first view's axis order kept: shorter side first
     assert fused.entry.colours == ("brown",) and fused.entry.front == {"side": "long"} and fused.mask is first.mask
     assert fused.entry.extra["views"] == 3 and len(fused.entry.extra["view_sizes"]) == 3
+    assert len(fused.entry.extra["view_rgbs"]) == 3      # each view's colour too: a side may show another
     assert fused_views([first]) is first
     with pytest.raises(ValueError, match="at least one"):
         fused_views([])
+
+
+def test_an_everyday_object_is_enrolled_all_the_way_round_and_its_views_reach_the_catalogue():
+    """objects-77-00007: the red mug's handle was turned away in the three views within the
+    camera's half (9.1 cm long, 12.6 cm with the handle). An everyday object stands any way round
+    in a scene, so it is turned all the way round; each view's size and colour reach the
+    catalogue entry the segmenter matches (ExpectedObject.views); an entry without view colours
+    (enrolled before) lists no views."""
+    from spatial_manip.perception.base import SegmentationHints
+    from spatial_manip.scene import Scene, Viewpoint
+    from spatial_manip.sim.library import ENROLL_TURNS_DEG, enroll_turns, library_object
+
+    # a near reference without a front stands any way round too; one with a front, a distant one
+    # and a book keep the three turns within the camera's half
+    assert enroll_turns("rubiks_cube") == enroll_turns("object:red_coffee_mug")
+    assert enroll_turns("alarm_clock") == enroll_turns("floor_lamp_1") == ENROLL_TURNS_DEG
+    around = sorted(t % 360 for t in enroll_turns("object:red_coffee_mug"))
+    assert max(np.diff(around + [around[0] + 360])) <= 90 and enroll_turns("object:red_coffee_mug")[0] == 0.0
+    views = {"views": 2, "view_sizes": [[0.091, 0.075, 0.131], [0.125, 0.077, 0.132]],
+             "view_rgbs": [[146, 99, 96], [129, 48, 49]]}
+    mug = _entry(size_m=(0.091, 0.078, 0.131), extra=views)
+    obj = library_object(mug)
+    assert obj.extra["views"][1] == {"size_m": [0.125, 0.077, 0.132], "rgb": [129, 48, 49]}
+    scene = Scene(viewer=Viewpoint([0, 0, 1], [1, 0, 0]), robot=Viewpoint([0, 0, 0], [1, 0, 0]), objects=[obj])
+    (exp,) = SegmentationHints.from_scene(scene).expected
+    assert exp.views[1] == ((0.125, 0.077, 0.132), (129.0, 48.0, 49.0))
+    assert "views" not in library_object(_entry(extra={"views": 3, "view_sizes": views["view_sizes"]})).extra
 
 
 def test_the_enrolling_camera_stands_where_the_benchmark_stands_its_camera():
@@ -214,6 +248,9 @@ def test_enroll_cli_fuses_turned_views_of_a_real_cell_as_the_sim_library_does(tm
     assert main(args + sum((["--turned", str(p)] for p in paths[1:]), [])) == 0
     entry = Library.load(lib).entries[entry_id(said["name"])]
     assert entry.extra["views"] == 3
-    assert np.allclose(sorted(entry.size_m), sorted(enroll_sim("object:white_bowl")[0].entry.size_m), atol=1e-9)
+    # the bowl, an everyday object, is enrolled all the way round (enroll_turns); the three turns
+    # within the camera's half are fused the same way
+    assert np.allclose(sorted(entry.size_m), sorted(enroll_sim("object:white_bowl", turns_deg=ENROLL_TURNS_DEG)[0]
+                                                     .entry.size_m), atol=1e-9)
     assert main(args + ["--views", "3"]) == 2
     assert "needs --ros" in capsys.readouterr().err
