@@ -84,3 +84,21 @@ def test_a_colour_read_as_its_lighting_neighbours_names_the_one_clearly_nearest_
     assert lexicon.coloured("gray", [white, dark_gray])[0] == [white, dark_gray]
     unmeasured = SceneObject("u", "bowl", "bowl", [0.6, -0.2, 0.05], [0.1, 0.1, 0.05], extra={"colour_names": ["black"]})
     assert lexicon.coloured("gray", [white, unmeasured])[0] == [white, unmeasured]
+
+
+def test_brown_reads_as_yellow_under_a_brighter_light():
+    """objects-80-00006 (realistic): 'the brown carton by the bowl' of the orange juice carton
+    (brown in the generator's light, 129/103/47) and the yellow milk carton: under the realistic
+    profile's light most of the juice carton's pixels read above brown's lightness and it was named
+    yellow (130/109/25), as the milk carton (145/121/13): nothing brown, TARGET_NOT_FOUND. Brown is
+    a dark yellow or orange, so a yellow one is its lighting neighbour; neither lies clearly nearer
+    brown here, so the rest of the description must choose. An object read brown is still the only
+    brown one."""
+    def carton(id_, names, rgb):
+        return SceneObject(id_, "carton", "carton", [0.4, 0.3, 0.03], [0.14, 0.05, 0.05],
+                           extra={"colour_names": names, "rgb": rgb})
+    juice, milk = carton("oj", ["yellow"], [130.0, 109.0, 25.0]), carton("milk", ["yellow"], [145.0, 121.0, 13.0])
+    assert lexicon.coloured("brown", [juice, milk]) == ([juice, milk], ("orange", "yellow"))
+    brown = carton("oj", ["brown"], [129.0, 103.0, 47.0])
+    assert lexicon.coloured("brown", [brown, milk]) == ([brown], ())
+    assert lexicon.coloured("yellow", [brown])[0] == [brown]      # a yellow under a dim light reads brown
