@@ -83,30 +83,30 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
     best size of one view and the best colour of another describe no side of the object: the
     yellow milk carton's dim end's colour and its long side fit the demo's rubik's cube, which
     took its name."""
-    if exp.views and not (exp.category == "book" and det.box.mode != "full"):
-        own = replace(exp, views=())
-        return min(match_cost(det, v, noise_allowance=noise_allowance, upright=upright)
-                   for v in (own, *(replace(own, size_m=s, colour=c) for s, c in exp.views)))
-    cost, terms = 0.0, 0
-    if exp.size_m is not None:
-        leaning = exp.category == "book" and det.box.mode != "full"
-        sizes = _leaning(tuple(exp.size_m)) if leaning else exp.size_m
-        upright = upright and det.box.mode == "yaw"
-        # per side when the segmenter says which sides are lower bounds, else all or none; the
-        # mask's border is scanned once, not per leaning extent
-        sides = det.extra.get("lower_bound_sides")
-        at_least = det.truncated
-        if sides is not None:
-            at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
-        smear = (det.extra.get("range_smear_m") or 0.0) if noise_allowance else 0.0
-        cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear, upright=upright)
-        terms += 1
-    if exp.colour is not None:
-        cost += seen_colour_distance(exp.colour, det.mean_rgb)
-        terms += 1
-    if exp.category == "book" and book_size_class(det.box.size) is None and exp.size_m is None:
-        cost += 1.0     # a book without listed size must at least look like one
-    return cost if terms else 0.5
+    leaning = exp.category == "book" and det.box.mode != "full"
+    pairs = ((exp.size_m, exp.colour), *exp.views) if exp.views and not leaning else ((exp.size_m, exp.colour),)
+    upright = upright and det.box.mode == "yaw"
+    # per side when the segmenter says which sides are lower bounds, else all or none; the
+    # mask's border is scanned once, not per leaning extent
+    sides = det.extra.get("lower_bound_sides")
+    at_least = det.truncated
+    if sides is not None:
+        at_least = np.where(sides, SHORTFALL_WEIGHT_AT_LEAST, TRUNCATED_SIDE_WEIGHT if at_least else 1.0)
+    smear = (det.extra.get("range_smear_m") or 0.0) if noise_allowance else 0.0
+    best = np.inf
+    for size_m, colour in pairs:
+        cost, terms = 0.0, 0
+        if size_m is not None:
+            sizes = _leaning(tuple(size_m)) if leaning else size_m
+            cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear, upright=upright)
+            terms += 1
+        if colour is not None:
+            cost += seen_colour_distance(colour, det.mean_rgb)
+            terms += 1
+        if exp.category == "book" and book_size_class(det.box.size) is None and size_m is None:
+            cost += 1.0     # a book without listed size must at least look like one
+        best = min(best, cost if terms else 0.5)
+    return float(best)
 
 
 def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, cost: float | None = None) -> bool:
