@@ -188,9 +188,14 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
     otherwise; set book size classes and ids."""
     expected = list(expected or ())
     if detections and expected:
-        parts = parts_in_space(detections)
-        cost = np.array([[_UNMATCHED if i in parts else match_cost(d, e) if placement_fits(d, e, work_areas)
-                          else _UNMATCHED for e in expected] for i, d in enumerate(detections)])
+        cost = np.array([[match_cost(d, e) if placement_fits(d, e, work_areas) else _UNMATCHED for e in expected]
+                         for d in detections])
+        books = np.array([e.category == "book" for e in expected])
+        # each detection's best sure fit of an entry other than a book's: of two pieces filling one
+        # space, the one that shows an object well enough to name it is that object (parts_in_space)
+        sure_any = (cost <= max_cost) & _sure_fits(detections, expected, cost, sure_cost) & ~books[None, :]
+        parts = parts_in_space(detections, np.where(sure_any, cost, np.inf).min(axis=1))
+        cost[sorted(parts)] = _UNMATCHED
         # A book entry left unmatched costs the planner little (a book-shaped cluster is called
         # "book" anyway, below); an object the catalogue lists once is lost without its label. So
         # a cluster that fits a leaning book and another object about equally is that object in
@@ -199,7 +204,6 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         # A fit that is not sure (weaker than sure_cost, good by the noise allowance alone, or a
         # sliver: sure_fit) names nothing, and takes no entry from a detection that fits it better.
         # A book entry keeps the gate: a book-shaped cluster is called "book" anyway.
-        books = np.array([e.category == "book" for e in expected])
         sure = (cost <= max_cost) & _sure_fits(detections, expected, cost, sure_cost)
         gated = np.where(sure, cost + fallback, _UNMATCHED)
         rows, cols = _assign_or_leave(gated, max_cost)
@@ -348,23 +352,35 @@ def _sure_names_for_words(detections, expected, within: np.ndarray, sure: np.nda
             d.extra["sure_names"] = out
 
 
-def parts_in_space(detections: list[Detection]) -> set[int]:
+def parts_in_space(detections: list[Detection], sure_costs=None) -> set[int]:
     """Indices of the detections that lie in a larger detection's space (WITHIN_SHARE of the box
     inside the other's, grown by WITHIN_GROW_M; larger = seen with more points): a piece of one
     object cut from it (a book's page block, which the colour split cuts from its cover, named a
     bowl by its size: pick-84-00002, pick-86-00006), not an object beside it. Each is marked with
-    where it lies (`extra["part_of_space"]`); a book-shaped one is still called "book"."""
+    where it lies (`extra["part_of_space"]`); a book-shaped one is still called "book".
+    Two pieces that fill one space (each inside the other's box so) are one object cut by colour,
+    and the piece that fits an entry better (`sure_costs`: per detection, its best sure fit of an
+    entry other than a book's, inf for none) is the object, the other its part, whichever was seen
+    with more points: the bbq sauce bottle behind a mug was cut into its dark glass (109 points,
+    a sure fit of the bottle, 0.17) and its beige label (154 points, no sure fit but a book's),
+    and the glass was left unnamed inside the label's box (objects-82-00010)."""
     order = sorted(range(len(detections)), key=lambda i: _point_count(detections[i]), reverse=True)
+    fits = np.full(len(detections), np.inf) if sure_costs is None else np.asarray(sure_costs, float)
     parts = set()
     for k, i in enumerate(order):
+        if i in parts:
+            continue
         piece = detections[i]
         for j in order[:k]:
             whole = detections[j]
-            if share_inside(piece.box, whole.box, WITHIN_GROW_M) >= WITHIN_SHARE:
-                parts.add(i)
-                piece.extra["part_of_space"] = (f"inside the box of a detection of {_point_count(whole)} points at "
-                                                f"{np.round(whole.box.center, 2).tolist()}")
-                break
+            if j in parts or share_inside(piece.box, whole.box, WITHIN_GROW_M) < WITHIN_SHARE:
+                continue
+            if fits[i] < fits[j] and share_inside(whole.box, piece.box, WITHIN_GROW_M) >= WITHIN_SHARE:
+                piece, whole, i = whole, piece, j       # one space: the piece that fits better is the object
+            parts.add(i)
+            piece.extra["part_of_space"] = (f"inside the box of a detection of {_point_count(whole)} points at "
+                                            f"{np.round(whole.box.center, 2).tolist()}")
+            break
     return parts
 
 
