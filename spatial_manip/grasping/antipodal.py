@@ -66,13 +66,6 @@ class AntipodalConfig:
     # does not (a lying book's near end, pick-63-00004); a fallback: its score is scaled by
     slab_tilt_deg: float = 40.0
     tilted_score: float = 0.7           # ... this share (below the squared ones of the same quality)
-    # a round or chunky target's grasp closing along the view whose far contact lies on the hidden
-    # back where the box does not reach past the seen points (perception's box is what it saw: a
-    # bottle's front half): the far contact's place is unknown, the pinch's centre and width too,
-    # and the far finger may come down on the object's back. A fallback: its score scaled by this
-    # (1: not). A standing bottle's pinches along the view slipped or knocked it over, the ones
-    # across it held (objects-80-00010, -82-00012; test_grasp_frames)
-    unseen_far_score: float = 0.7
     min_view_alignment: float = 0.3     # reject approaches with a.view below this (from the side/behind)
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
     target_neighbours: int = 256        # neighbours per candidate in pass 1
@@ -97,8 +90,6 @@ class AntipodalConfig:
                   "contact_band_m", "noise_sigmas"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
-        if not 0 < self.unseen_far_score <= 1:
-            raise ValueError(f"antipodal unseen_far_score must be in (0, 1] (1: no demotion), got {self.unseen_far_score}")
         if not (0 <= self.slab_tilt_deg < 90 and 0 < self.tilted_score <= 1):
             raise ValueError(f"antipodal slab_tilt_deg must be in [0, 90) degrees (0: no tilted grasps) and "
                              f"tilted_score in (0, 1], got {self.slab_tilt_deg}, {self.tilted_score}")
@@ -301,13 +292,13 @@ class AntipodalProposer:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
                                "to spare each side and enough contact points (object too wide, too thin or too "
                                "sparse)"), scene
-        R, origins, width, antipodal, centring, unseen_far = pass1
+        R, origins, width, antipodal, centring = pass1
         tilted = self._tilted(R, target_box)
         # keep the pass-2 budget for the most promising candidates, a slab's squared ones first
         pre = antipodal + centring - np.einsum("ij,j->i", R[:, :, 0], up_vec)
         keep = np.lexsort((-pre, tilted))[: cfg.max_candidates_checked]
-        R, origins, width, antipodal, centring, tilted, unseen_far = (
-            a[keep] for a in (R, origins, width, antipodal, centring, tilted, unseen_far))
+        R, origins, width, antipodal, centring, tilted = (a[keep] for a in (R, origins, width, antipodal, centring,
+                                                                            tilted))
 
         widths = np.clip(width + 2 * fit_margin, 0.0, g.max_width_m)
         if collision_detection:
@@ -321,8 +312,8 @@ class AntipodalProposer:
         if not valid.any():
             return self._empty(f"all {len(R)} candidate grasps collide with the scene (support, neighbours) "
                                "before reaching the minimum finger depth"), scene
-        R, origins, widths, antipodal, centring, depth, clearance, tilted, unseen_far = (
-            a[valid] for a in (R, origins, widths, antipodal, centring, depth, clearance, tilted, unseen_far))
+        R, origins, widths, antipodal, centring, depth, clearance, tilted = (
+            a[valid] for a in (R, origins, widths, antipodal, centring, depth, clearance, tilted))
 
         w = cfg.weights
         # top-down is mildly preferred; a horizontal approach (edge pinch) is still a good grasp
@@ -330,7 +321,6 @@ class AntipodalProposer:
         score = (w["antipodal"] * antipodal + w["approach"] * approach_align + w["clearance"] * clearance
                  + w["centring"] * centring + w["depth"] * depth / g.max_depth_m) / sum(w.values())
         score = np.where(tilted, cfg.tilted_score * score, score)
-        score = np.where(unseen_far, cfg.unseen_far_score * score, score)
         gg = GraspGroup.from_parts(scores=score, widths=widths, heights=g.finger_height_m, depths=depth,
                                    rotations=R, translations=origins, object_ids=object_id, note=up_note)
         if lims is not None and target_mask is not None:
@@ -475,25 +465,16 @@ class AntipodalProposer:
         # beside it): across the whole 8.5 cm bowl no pinch fits the opening
         margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
         run = self._seed_run(y, x, slab, inside, x0, g.finger_thickness_m + 2 * margin)
-        part = np.zeros(len(R), bool)
         if run is not None:
             rows, inside = run
-            part = np.arange(len(rows)) >= len(R)
             R, origins, q, valid, idx, x0, truncated = (a[rows] for a in (R, origins, q, valid, idx, x0, truncated))
             x, y, z, slab = x[rows], y[rows], z[rows], slab[rows]
         count = inside.sum(axis=1)
         ymin = np.where(inside, y, np.inf).min(axis=1)
         ymax = np.where(inside, y, -np.inf).max(axis=1)
         seen_width = ymax - ymin
-        lo_end, hi_end, unseen_far = ((ymin, ymax, np.zeros(len(R), bool)) if box is None else
-                                      self._complete_hidden_side(box, R, origins, x0, ymin, ymax, seen))
-        # not a slab's pinch across its thickness (the box is its faces, squared: its far face is
-        # placed), nor a part set apart by a gap the camera saw (a vessel's wall at its rim: its far
-        # face lies a wall's thickness behind the seen one); a whole round object's back is as deep
-        # as the object, which the camera did not measure
-        unseen_far = unseen_far & ~part
-        if box is not None and is_slab(box, cfg.square_thin_ratio):
-            unseen_far = np.zeros(len(R), bool)
+        lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax,
+                                                                                     seen)
         width = hi_end - lo_end
         # a width below min_object_width_m means one visible face and a hidden far side: unsafe
         ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * margin) & np.isfinite(x0) \
@@ -501,7 +482,7 @@ class AntipodalProposer:
         if not ok.any():
             return None
         R, origins, q, inside, idx, valid = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok]
-        x0, ymin, ymax, width, count, unseen_far = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok], unseen_far[ok]
+        x0, ymin, ymax, width, count = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok]
         lo_end, hi_end = lo_end[ok], hi_end[ok]
         ymid = (lo_end + hi_end) / 2
         new_origins = origins + R[:, :, 0] * x0[:, None] + R[:, :, 1] * ymid[:, None]
@@ -546,7 +527,7 @@ class AntipodalProposer:
         spread = max(float(dist.max() - dist.min()), cfg.centroid_scale_m)
         centring = 0.3 * (1 - np.clip(np.abs(zmean) / (g.finger_height_m / 2), 0, 1)) \
             + 0.7 * (1 - (dist - dist.min()) / spread)
-        return R, new_origins, width, antipodal, centring, unseen_far
+        return R, new_origins, width, antipodal, centring
 
     def _seed_run(self, y, x, slab, inside, x0, gap_m: float):
         """Rows (every candidate, then again those with a part set apart) and their `inside`
@@ -585,9 +566,7 @@ class AntipodalProposer:
         space just past the far end is hidden behind a seen surface: there the far contact is on
         the object's hidden back, and the seen points end short of it (a bottle seen from the
         front is half its diameter deep). Closing across the view, both contacts are on the
-        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured.
-        Also returns, per candidate, whether its far end is hidden and the box does not reach past
-        the seen points there (by contact_band_m): the far contact's place is unknown."""
+        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured."""
         g = self.gripper
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
@@ -605,7 +584,7 @@ class AntipodalProposer:
         # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
         hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
         lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)
-        return lo, hi, hidden
+        return lo, hi
 
     def _pad_shift(self, box: ObjectBox, R, origins, margin_m: float) -> np.ndarray:
         """How far to slide each grasp along its pads' height axis so that the pads lie on the
