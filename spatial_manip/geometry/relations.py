@@ -46,6 +46,7 @@ FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's
 UPRIGHT_MIN_TILT_DEG = 70.0     # standing upright: the book's long side near vertical
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
 RANK_TIE_M = 0.01               # values within 1 cm share a rank
+RANK_SAID_MIN_M = 0.03          # a task asks for a rank only 3 cm clear of the next one (`clearly_ranked`)
 APPROX_TOL_M = 0.03             # "around 20 cm", "about 1.5 m": +-3 cm whatever the value (ESPIRE A.4)
 TILT_TOL_DEG = 10.0             # "a tilt of about 30 degrees": +-10 deg (ESPIRE A.4)
 EMPTY_MAX_OCCUPANCY = 0.05      # a slot is empty below 5 % occupancy
@@ -643,6 +644,17 @@ def rank_margin(items: Sequence, key: Callable[[object], float], rank: int = 1,
             if gap < best:
                 best, near = gap, [items[j] for j in sorted(groups[other])]
     return best, near
+
+
+def clearly_ranked(items: Sequence, key: Callable[[object], float], rank: int = 1,
+                   descending: bool = False) -> bool:
+    """Whether a person would ask for rank `rank` of `key` without hesitating: it is one item, and
+    it stands at least RANK_SAID_MIN_M from its neighbouring ranks (two books level within RANK_TIE_M
+    share the rank, and "the book closest to you" would then name neither). Closer ranks are a guess for an onlooker and for the
+    depth sensor alike (1-2 cm error at a metre): "the slot nearest to you" with rows 0.8 cm apart
+    (place-76-00004) or "the book farthest from you" with a 1.6 cm gap are not fair questions."""
+    gap, _ = rank_margin(items, key, rank, descending)
+    return gap >= RANK_SAID_MIN_M and len(rank_select(items, key, rank, descending)) == 1
 
 
 def _rank_groups(items: Sequence, key, rank: int, descending: bool, tie: float) -> list[list[int]]:

@@ -202,6 +202,8 @@ def v_extreme(action: str, rel_: str, rank: bool):
             ref = _reference(scene, sym)
             items = [o for o in _items(scene, action) if o is not ref]
             for k in ((2, 3) if rank else (None,)):
+                if not rel.clearly_ranked(items, lambda o: rel.distance(o, ref), k or 1, "Farthest" in rel_):
+                    continue
                 args = ((k,) if k else ()) + (_src(action), sym)
                 out.append(_dist_variant(action, node("filterDist", rel_, *args), pick_of(items, ref, k or 1),
                                          sym, label, kind, ori, k=ordinal(k or 1)))
@@ -285,6 +287,8 @@ def v_most(action: str, rel_: str, rank: bool):
                 continue
             axes = _axes(scene, owner)
             for k in ((2, 3) if rank else (None,)):
+                if not rel.clearly_ranked(items, lambda o: rel.lateral(o, axes), k or 1, "Right" in rel_):
+                    continue
                 args = ((k,) if k else ()) + (_src(action), owner)
                 out.append(Variant(_wrap(action, node("filterRel", rel_, *args)), _ids(pick_of(items, axes, k or 1)),
                                    {"k": ordinal(k or 1), "frame_kind": fk}, frame,

@@ -134,7 +134,8 @@ def v_most(side: str):
         axes = _viewer_axes(scene)
         return [_pick(node("filterRel", side.capitalize() + "Most", _cat_node(cat), "viewer"), pick_of(ms, axes),
                       cat=cat, side=side)
-                for cat, ms in sorted(_by_category(scene).items()) if len(ms) >= 2 and len(pick_of(ms, axes)) == 1]
+                for cat, ms in sorted(_by_category(scene).items()) if len(ms) >= 2 and len(pick_of(ms, axes)) == 1
+                and rel.clearly_ranked(ms, lambda o: rel.lateral(o, axes), 1, side == "right")]
     return f
 
 
@@ -148,10 +149,7 @@ def v_closest(scene: Scene) -> list[Variant]:
             if ref in ms:
                 continue
             answer = rel.closest(ms, ref)
-            if len(answer) != 1:
-                continue
-            d = sorted(rel.distance(o, ref) for o in ms)
-            if d[1] - d[0] < 0.03:            # a near tie is not a fair question
+            if len(answer) != 1 or not rel.clearly_ranked(ms, lambda o: rel.distance(o, ref)):
                 continue
             # "next to" only when the answer is the one object within NEXT_TO_MAX_M of the reference
             nxt = [o for o in ms if rel.is_next_to(o, ref)]

@@ -180,3 +180,27 @@ def test_rotating_scene_keeps_ranks_and_directions_in_the_intrinsic_frame(objs, 
         b = rel.bearing_deg(o, axes)
         assume(np.hypot(*axes.coords(o.center)[:2]) > 1e-4 and abs((b - 45.0) % 90.0 - 45.0) < 44.999)
         assert rel.direction_of(o, axes) == rel.direction_of(o2, axes2)
+
+
+
+@given(st.lists(st.floats(-1.0, 1.0, allow_nan=False), min_size=2, max_size=6), st.integers(1, 3), st.booleans())
+@SETTINGS
+def test_a_rank_is_asked_for_only_when_every_other_value_stands_clear_of_it(values, rank, descending):
+    """`clearly_ranked` (the task generator's test) holds exactly when rank `rank` of `rank_select` is
+    one item and every other value is at least RANK_SAID_MIN_M from it."""
+    items = list(range(len(values)))
+    picked = rel.rank_select(items, lambda i: values[i], rank, descending)
+    clear = len(picked) == 1 and all(abs(values[picked[0]] - values[i]) >= rel.RANK_SAID_MIN_M
+                                     for i in items if i != picked[0])
+    assert rel.clearly_ranked(items, lambda i: values[i], rank, descending) == clear
+
+
+def test_ranks_closer_than_a_person_can_tell_are_not_asked():
+    """place-76-00004: the two nearest slot rows 0.8 cm apart in distance to the viewer; a book
+    1.6 cm farther than the next; two values within 1 cm share a rank, which "the" cannot name."""
+    def dist(values):
+        return lambda k: values[k]
+    assert not rel.clearly_ranked(["a", "b"], dist({"a": 0.912, "b": 0.924}))
+    assert not rel.clearly_ranked(["a", "b"], dist({"a": 0.90, "b": 0.916}), descending=True)
+    assert not rel.clearly_ranked(["a", "b", "c"], dist({"a": 0.912, "b": 0.920, "c": 1.10}))   # a, b one rank
+    assert rel.clearly_ranked(["a", "b"], dist({"a": 0.90, "b": 0.94}), descending=True)
