@@ -89,10 +89,12 @@ def prepare_tasks(suite: str, episodes: int, seed: int, out: Path) -> list[dict]
 
 def load_done(out: Path) -> dict[str, dict]:
     """The finished episodes' records by task id. A task recorded twice (a resumed run) keeps
-    the record that ran to a verdict over a skipped one."""
+    the record that ran to a verdict over a skipped one. A worker may be writing its next record
+    while the progress bar reads: only whole lines (ended by their newline) are records."""
     done = {}
     for f in sorted((out / "episodes").glob("*.jsonl")):
-        for line in f.read_text().splitlines():
+        text = f.read_text()
+        for line in text[:text.rfind("\n") + 1].splitlines():
             if line.strip():
                 rec = json.loads(line)
                 prev = done.get(rec["task_id"])

@@ -49,3 +49,15 @@ def test_resume_reruns_errors_but_not_refused_resets(tmp_path):
     done = runner.load_done(tmp_path)
     assert done["t1"]["success"] and not done["t1"]["skipped"]
     assert done["t2"]["failure_category"] == "reset_failed"
+
+
+def test_a_record_still_being_written_is_not_read(tmp_path):
+    """The progress bar reads the episode files while a worker writes: a record cut short (objects
+    85 once ended the whole bench with 'Unterminated string') is read once its line is whole."""
+    (tmp_path / "episodes").mkdir()
+    f = tmp_path / "episodes" / "w0.1.jsonl"
+    whole, partial = json.dumps(_ran("t1", True)) + "\n", json.dumps(_ran("t2", False))
+    f.write_text(whole + partial[:40])
+    assert list(runner.load_done(tmp_path)) == ["t1"]
+    f.write_text(whole + partial + "\n")
+    assert list(runner.load_done(tmp_path)) == ["t1", "t2"]
