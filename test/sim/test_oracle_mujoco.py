@@ -19,7 +19,10 @@ def _first(suite: str, seed: int, pred, n: int = 12):
 @pytest.mark.slow
 @pytest.mark.parametrize("suite,seed,pred", [
     ("pick", 3, lambda t: True),
-    ("place", 3, lambda t: not any(c.get("pose") == "flat" for c in t.check)),
+    # place seed 4 (upright, "a slot right below the ceramic jar"): since the generator's draw changed
+    # (71af7a5) seed 3's first upright place is one whose accepted placements the arm cannot reach
+    # (the generator's reachability test is IK only; the oracle says so: UNREACHABLE)
+    ("place", 4, lambda t: not any(c.get("pose") == "flat" for c in t.check)),
     ("place", 5, lambda t: any(c.get("pose") == "flat" for c in t.check)),
     ("metric", 3, lambda t: True),
 ], ids=["pick", "place-upright", "place-flat", "metric"])
