@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from spatial_manip.reasoning.examples import TABLE_TOP, book, rot_z
+from spatial_manip.reasoning.examples import book, rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, FAR_V, LEFT_V, MID, NEAR, NEAR_V, NOT_FOUND,
-                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, VIEWER, Expect, M, P,
+                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, Expect, M, P,
                                                      PP, S, X, _held_book)
+from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
 DARK_BLUE, LIGHT_BLUE, DARK_GREEN, LIGHT_GREEN = (25, 35, 110), (140, 180, 235), (20, 100, 40), (160, 220, 100)
-
-
-def _on_table(id_, label, x, y, size, colours, rgb) -> SceneObject:
-    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size,
-                       extra={"colour_names": list(colours), "rgb": list(rgb)})
 
 
 def _coloured_book(b: SceneObject, colour: str, rgb) -> SceneObject:
@@ -38,13 +34,8 @@ def _coloured_book(b: SceneObject, colour: str, rgb) -> SceneObject:
     return b
 
 
-def _table() -> SceneObject:
-    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
-
-
 def _held_mug() -> SceneObject:
-    return SceneObject("held", "mug", "reference", [0.3, 0.0, 1.0], [0.08, 0.08, 0.10], held=True,
-                       extra={"colour_names": ["yellow"], "rgb": [220, 200, 40]})
+    return held_object("mug", [0.08, 0.08, 0.10], ["yellow"], [220, 200, 40])
 
 
 # Kitchen counter, left to right as the viewer sees it (y descending):
@@ -59,16 +50,16 @@ def _held_mug() -> SceneObject:
 # orange, box.
 def _counter_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("botT", "bottle", 1.05, 0.55, [0.07, 0.07, 0.30], ["green"], DARK_GREEN),
-        _on_table("mugD", "mug", 0.50, 0.40, [0.09, 0.09, 0.10], ["blue"], DARK_BLUE),
-        _on_table("apple", "apple", 0.40, 0.26, [0.08, 0.08, 0.08], ["green"], LIGHT_GREEN),
-        _on_table("mugL", "mug", 0.85, 0.18, [0.09, 0.09, 0.10], ["blue"], LIGHT_BLUE),
-        _on_table("botS", "bottle", 1.00, -0.05, [0.07, 0.07, 0.16], ["green"], (30, 110, 50)),
-        _on_table("mugRW", "mug", 0.55, -0.22, [0.09, 0.09, 0.10], ["red", "white"], (220, 120, 120)),
-        _on_table("bowl", "bowl", 1.00, -0.42, [0.16, 0.16, 0.07], ["white"], (235, 235, 230)),
-        _on_table("orange", "orange", 0.55, -0.50, [0.08, 0.08, 0.08], ["orange"], (235, 140, 30)),
-        _on_table("box", "box", 0.80, -0.66, [0.20, 0.15, 0.15], ["brown"], (150, 110, 70)),
+        table(),
+        on_table("botT", "bottle", 1.05, 0.55, [0.07, 0.07, 0.30], ["green"], DARK_GREEN),
+        on_table("mugD", "mug", 0.50, 0.40, [0.09, 0.09, 0.10], ["blue"], DARK_BLUE),
+        on_table("apple", "apple", 0.40, 0.26, [0.08, 0.08, 0.08], ["green"], LIGHT_GREEN),
+        on_table("mugL", "mug", 0.85, 0.18, [0.09, 0.09, 0.10], ["blue"], LIGHT_BLUE),
+        on_table("botS", "bottle", 1.00, -0.05, [0.07, 0.07, 0.16], ["green"], (30, 110, 50)),
+        on_table("mugRW", "mug", 0.55, -0.22, [0.09, 0.09, 0.10], ["red", "white"], (220, 120, 120)),
+        on_table("bowl", "bowl", 1.00, -0.42, [0.16, 0.16, 0.07], ["white"], (235, 235, 230)),
+        on_table("orange", "orange", 0.55, -0.50, [0.08, 0.08, 0.08], ["orange"], (235, 140, 30)),
+        on_table("box", "box", 0.80, -0.66, [0.20, 0.15, 0.15], ["brown"], (150, 110, 70)),
     ]
 
 
@@ -79,14 +70,14 @@ def _counter_objects() -> list[SceneObject]:
 # straight behind bookLB; the one container is the basket; biggest thing = basket.
 def _desk_objects() -> list[SceneObject]:
     return [
-        _table(),
+        table(),
         _coloured_book(book("bookR", 0.55, 0.45, "flat", "large"), "red", (200, 30, 30)),
-        _on_table("pen", "pen", 0.45, 0.22, [0.14, 0.012, 0.012], ["black"], (20, 20, 20)),
+        on_table("pen", "pen", 0.45, 0.22, [0.14, 0.012, 0.012], ["black"], (20, 20, 20)),
         _coloured_book(book("bookN", 0.75, 0.10, "upright", "medium"), "blue", DARK_BLUE),
         _coloured_book(book("bookLB", 0.45, -0.10, "flat", "small"), "blue", LIGHT_BLUE),
-        _on_table("stapler", "stapler", 0.95, -0.15, [0.15, 0.04, 0.05], ["gray"], (128, 128, 128)),
-        _on_table("basket", "basket", 0.70, -0.45, [0.25, 0.18, 0.12], ["brown"], (140, 95, 50)),
-        _on_table("banana", "banana", 0.40, -0.62, [0.18, 0.05, 0.04], ["yellow"], (225, 205, 50)),
+        on_table("stapler", "stapler", 0.95, -0.15, [0.15, 0.04, 0.05], ["gray"], (128, 128, 128)),
+        on_table("basket", "basket", 0.70, -0.45, [0.25, 0.18, 0.12], ["brown"], (140, 95, 50)),
+        on_table("banana", "banana", 0.40, -0.62, [0.18, 0.05, 0.04], ["yellow"], (225, 205, 50)),
     ]
 
 
@@ -116,15 +107,11 @@ def shelf3_scene() -> Scene:
     return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
 
 
-def _scene(objects) -> Scene:
-    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
-
-
 EVERYDAY3_SCENES = {
-    "counter": lambda: _scene(_counter_objects()),
-    "counter_held": lambda: _scene(_counter_objects() + [_held_mug()]),
-    "desk3": lambda: _scene(_desk_objects()),
-    "desk3_held": lambda: _scene(_desk_objects() + [_held_mug()]),
+    "counter": lambda: table_scene(_counter_objects()),
+    "counter_held": lambda: table_scene(_counter_objects() + [_held_mug()]),
+    "desk3": lambda: table_scene(_desk_objects()),
+    "desk3_held": lambda: table_scene(_desk_objects() + [_held_mug()]),
     "shelf3": shelf3_scene,
 }
 

@@ -20,25 +20,16 @@ object in its row. A cup is read as a person reads it: something to drink from, 
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import TABLE_TOP, rot_z
+from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, FAR_V, LEFT_V, MID, NEAR, NEAR_V, NOT_FOUND,
-                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, VIEWER, M, P, PP, S, X)
+                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
+from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
 
-def _on_table(id_, label, x, y, size, colours) -> SceneObject:
-    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size,
-                       extra={"colour_names": list(colours)})
-
-
-def _table() -> SceneObject:
-    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
-
-
 def _held_sponge() -> SceneObject:
-    return SceneObject("held", "sponge", "reference", [0.3, 0.0, 1.0], [0.10, 0.07, 0.04], held=True,
-                       extra={"colour_names": ["yellow"]})
+    return held_object("sponge", [0.10, 0.07, 0.04], ["yellow"])
 
 
 # Workbench, left to right as the viewer sees it (y descending):
@@ -53,16 +44,16 @@ def _held_sponge() -> SceneObject:
 # the bottle is right of the small box, not left.
 def _bench_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("tape", "tape", 0.95, 0.55, [0.10, 0.10, 0.05], ["gray"]),
-        _on_table("screwdriver", "screwdriver", 0.45, 0.48, [0.18, 0.03, 0.03], ["red"]),
-        _on_table("mugY", "mug", 0.80, 0.30, [0.09, 0.09, 0.10], ["yellow"]),
-        _on_table("mugG", "mug", 0.40, 0.15, [0.09, 0.09, 0.10], ["green"]),
-        _on_table("marker", "marker", 0.52, 0.03, [0.14, 0.015, 0.015], ["blue"]),
-        _on_table("scissors", "scissors", 1.00, -0.28, [0.20, 0.08, 0.02], ["black"]),
-        _on_table("boxS", "box", 0.55, -0.35, [0.12, 0.12, 0.08], ["brown"]),
-        _on_table("boxL", "box", 0.95, -0.52, [0.30, 0.25, 0.20], ["brown"]),
-        _on_table("bottle", "bottle", 0.40, -0.66, [0.07, 0.07, 0.22], ["white"]),
+        table(),
+        on_table("tape", "tape", 0.95, 0.55, [0.10, 0.10, 0.05], ["gray"]),
+        on_table("screwdriver", "screwdriver", 0.45, 0.48, [0.18, 0.03, 0.03], ["red"]),
+        on_table("mugY", "mug", 0.80, 0.30, [0.09, 0.09, 0.10], ["yellow"]),
+        on_table("mugG", "mug", 0.40, 0.15, [0.09, 0.09, 0.10], ["green"]),
+        on_table("marker", "marker", 0.52, 0.03, [0.14, 0.015, 0.015], ["blue"]),
+        on_table("scissors", "scissors", 1.00, -0.28, [0.20, 0.08, 0.02], ["black"]),
+        on_table("boxS", "box", 0.55, -0.35, [0.12, 0.12, 0.08], ["brown"]),
+        on_table("boxL", "box", 0.95, -0.52, [0.30, 0.25, 0.20], ["brown"]),
+        on_table("bottle", "bottle", 0.40, -0.66, [0.07, 0.07, 0.22], ["white"]),
     ]
 
 
@@ -76,16 +67,16 @@ def _bench_objects() -> list[SceneObject]:
 # = appleG (0.43 vs 1.03 m); fruit left to right appleR, appleG, banana; white = plate and cup.
 def _breakfast_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("plate", "plate", 0.60, 0.45, [0.24, 0.24, 0.02], ["white"]),
-        _on_table("appleR", "apple", 0.95, 0.40, [0.08, 0.08, 0.08], ["red"]),
-        _on_table("appleG", "apple", 0.40, 0.15, [0.08, 0.08, 0.08], ["green"]),
-        _on_table("banana", "banana", 0.82, 0.05, [0.18, 0.05, 0.04], ["yellow"]),
-        _on_table("bowl", "bowl", 1.00, -0.10, [0.16, 0.16, 0.07], ["blue"]),
-        _on_table("cup", "cup", 0.50, -0.15, [0.08, 0.08, 0.11], ["white"]),
-        _on_table("carton", "juice carton", 0.85, -0.40, [0.07, 0.07, 0.20], ["orange"]),
-        _on_table("cereal", "cereal box", 0.40, -0.55, [0.07, 0.19, 0.28], ["red", "yellow"]),
-        _on_table("spoon", "spoon", 0.70, -0.62, [0.15, 0.03, 0.02], ["gray"]),
+        table(),
+        on_table("plate", "plate", 0.60, 0.45, [0.24, 0.24, 0.02], ["white"]),
+        on_table("appleR", "apple", 0.95, 0.40, [0.08, 0.08, 0.08], ["red"]),
+        on_table("appleG", "apple", 0.40, 0.15, [0.08, 0.08, 0.08], ["green"]),
+        on_table("banana", "banana", 0.82, 0.05, [0.18, 0.05, 0.04], ["yellow"]),
+        on_table("bowl", "bowl", 1.00, -0.10, [0.16, 0.16, 0.07], ["blue"]),
+        on_table("cup", "cup", 0.50, -0.15, [0.08, 0.08, 0.11], ["white"]),
+        on_table("carton", "juice carton", 0.85, -0.40, [0.07, 0.07, 0.20], ["orange"]),
+        on_table("cereal", "cereal box", 0.40, -0.55, [0.07, 0.19, 0.28], ["red", "yellow"]),
+        on_table("spoon", "spoon", 0.70, -0.62, [0.15, 0.03, 0.02], ["gray"]),
     ]
 
 
@@ -115,14 +106,10 @@ def _pantry(held: bool) -> Scene:
     return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
 
 
-def _scene(objects) -> Scene:
-    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
-
-
 EVERYDAY4_SCENES = {
-    "bench": lambda: _scene(_bench_objects()),
-    "bench_held": lambda: _scene(_bench_objects() + [_held_sponge()]),
-    "breakfast": lambda: _scene(_breakfast_objects()),
+    "bench": lambda: table_scene(_bench_objects()),
+    "bench_held": lambda: table_scene(_bench_objects() + [_held_sponge()]),
+    "breakfast": lambda: table_scene(_breakfast_objects()),
     "pantry4": lambda: _pantry(held=False),
     "pantry4_held": lambda: _pantry(held=True),
 }

@@ -16,25 +16,15 @@ the viewer's left is +y ("left to right" = y descending). The table spans x 0.2.
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import TABLE_TOP, rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, FAR_V, LEFT_V, MID, NEAR_V, NOT_FOUND,
-                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, VIEWER, M, P, PP, X)
+                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
-from spatial_manip.scene import Scene, SceneObject, Viewpoint
-
-
-def _on_table(id_, label, x, y, size, colours) -> SceneObject:
-    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size,
-                       extra={"colour_names": list(colours)})
-
-
-def _table() -> SceneObject:
-    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
+from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
+from spatial_manip.scene import SceneObject
 
 
 def _held_mouse() -> SceneObject:
-    return SceneObject("held", "mouse", "reference", [0.3, 0.0, 1.0], [0.11, 0.06, 0.04], held=True,
-                       extra={"colour_names": ["gray"]})
+    return held_object("mouse", [0.11, 0.06, 0.04], ["gray"])
 
 
 # Office desk, left to right as the viewer sees it (y descending):
@@ -46,16 +36,16 @@ def _held_mouse() -> SceneObject:
 # Hand-worked: next to (<= 10 cm apart) only notebook-case (6.5 cm) and phone-mugW (9 cm).
 def _office_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("plant", "potted plant", 1.05, 0.45, [0.12, 0.12, 0.20], ["green"]),
-        _on_table("laptop", "laptop", 0.60, 0.40, [0.33, 0.23, 0.02], ["gray"]),
-        _on_table("phone", "phone", 0.33, 0.12, [0.15, 0.07, 0.01], ["black"]),
-        _on_table("mugB", "mug", 0.80, 0.10, [0.09, 0.09, 0.10], ["blue"]),
-        _on_table("mugW", "mug", 0.42, -0.05, [0.09, 0.09, 0.10], ["white"]),
-        _on_table("notebook", "notebook", 0.70, -0.20, [0.21, 0.15, 0.015], ["red"]),
-        _on_table("case", "glasses case", 0.95, -0.30, [0.16, 0.06, 0.04], ["brown"]),
-        _on_table("pencil", "pencil", 0.40, -0.35, [0.17, 0.008, 0.008], ["yellow"]),
-        _on_table("bottle", "water bottle", 0.55, -0.60, [0.07, 0.07, 0.24], ["blue"]),
+        table(),
+        on_table("plant", "potted plant", 1.05, 0.45, [0.12, 0.12, 0.20], ["green"]),
+        on_table("laptop", "laptop", 0.60, 0.40, [0.33, 0.23, 0.02], ["gray"]),
+        on_table("phone", "phone", 0.33, 0.12, [0.15, 0.07, 0.01], ["black"]),
+        on_table("mugB", "mug", 0.80, 0.10, [0.09, 0.09, 0.10], ["blue"]),
+        on_table("mugW", "mug", 0.42, -0.05, [0.09, 0.09, 0.10], ["white"]),
+        on_table("notebook", "notebook", 0.70, -0.20, [0.21, 0.15, 0.015], ["red"]),
+        on_table("case", "glasses case", 0.95, -0.30, [0.16, 0.06, 0.04], ["brown"]),
+        on_table("pencil", "pencil", 0.40, -0.35, [0.17, 0.008, 0.008], ["yellow"]),
+        on_table("bottle", "water bottle", 0.55, -0.60, [0.07, 0.07, 0.24], ["blue"]),
     ]
 
 
@@ -68,26 +58,22 @@ def _office_objects() -> list[SceneObject]:
 # 0.80); yellow = lemon and sponge; bowls left to right bowlS, bowlL.
 def _counter_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("kettle", "kettle", 1.00, 0.45, [0.20, 0.15, 0.22], ["white"]),
-        _on_table("bowlS", "bowl", 0.50, 0.38, [0.12, 0.12, 0.05], ["green"]),
-        _on_table("bowlL", "bowl", 0.80, 0.10, [0.22, 0.22, 0.09], ["green"]),
-        _on_table("lemon", "lemon", 0.40, 0.05, [0.07, 0.07, 0.07], ["yellow"]),
-        _on_table("knife", "knife", 0.65, -0.20, [0.22, 0.03, 0.02], ["gray"]),
-        _on_table("board", "cutting board", 0.95, -0.25, [0.30, 0.20, 0.02], ["brown"]),
-        _on_table("tomato", "tomato", 0.45, -0.40, [0.07, 0.07, 0.06], ["red"]),
-        _on_table("sponge", "sponge", 0.70, -0.60, [0.10, 0.07, 0.04], ["yellow"]),
+        table(),
+        on_table("kettle", "kettle", 1.00, 0.45, [0.20, 0.15, 0.22], ["white"]),
+        on_table("bowlS", "bowl", 0.50, 0.38, [0.12, 0.12, 0.05], ["green"]),
+        on_table("bowlL", "bowl", 0.80, 0.10, [0.22, 0.22, 0.09], ["green"]),
+        on_table("lemon", "lemon", 0.40, 0.05, [0.07, 0.07, 0.07], ["yellow"]),
+        on_table("knife", "knife", 0.65, -0.20, [0.22, 0.03, 0.02], ["gray"]),
+        on_table("board", "cutting board", 0.95, -0.25, [0.30, 0.20, 0.02], ["brown"]),
+        on_table("tomato", "tomato", 0.45, -0.40, [0.07, 0.07, 0.06], ["red"]),
+        on_table("sponge", "sponge", 0.70, -0.60, [0.10, 0.07, 0.04], ["yellow"]),
     ]
 
 
-def _scene(objects) -> Scene:
-    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
-
-
 EVERYDAY5_SCENES = {
-    "office": lambda: _scene(_office_objects()),
-    "office_held": lambda: _scene(_office_objects() + [_held_mouse()]),
-    "counter5": lambda: _scene(_counter_objects()),
+    "office": lambda: table_scene(_office_objects()),
+    "office_held": lambda: table_scene(_office_objects() + [_held_mouse()]),
+    "counter5": lambda: table_scene(_counter_objects()),
 }
 
 # (x, y, half extent along the direction measured); the held mouse is 11 x 6 cm

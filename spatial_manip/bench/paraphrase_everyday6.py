@@ -23,31 +23,12 @@ fan's left" (NOT_UNDERSTOOD instead of UNREACHABLE), "the light brown teddy bear
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import TABLE_TOP, rot_z
+from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, LEFT_V, MID, NEAR, NEAR_V, FAR_V, NOT_FOUND,
-                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, VIEWER, M, P, PP, S, X)
+                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
+from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-
-
-def _on_table(id_, label, x, y, size, colours, yaw: float | None = None) -> SceneObject:
-    """An object standing on the table; `yaw` (degrees) gives it a front, turned from +x."""
-    rotation = rot_z(0 if yaw is None else yaw)
-    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size, rotation, yaw is not None,
-                       extra={"colour_names": list(colours)})
-
-
-def _table() -> SceneObject:
-    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
-
-
-def _held(id_label, size, colours) -> SceneObject:
-    return SceneObject("held", id_label, "reference", [0.3, 0.0, 1.0], size, held=True,
-                       extra={"colour_names": list(colours)})
-
-
-def _scene(objects) -> Scene:
-    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
 
 
 # Lab bench, left to right as the viewer sees it (y descending):
@@ -63,16 +44,16 @@ def _scene(objects) -> Scene:
 # tallest = fan.
 def _lab_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("beaker", "beaker", 0.50, 0.55, [0.08, 0.08, 0.12], ["white"]),
-        _on_table("flask", "flask", 0.90, 0.40, [0.10, 0.10, 0.18], ["orange"]),
-        _on_table("pliers", "pliers", 0.40, 0.15, [0.18, 0.05, 0.02], ["red"]),
-        _on_table("iron", "soldering iron", 0.70, 0.10, [0.20, 0.03, 0.035], ["yellow"]),
-        _on_table("fan", "fan", 1.00, -0.05, [0.12, 0.20, 0.25], ["black"], yaw=-90),
-        _on_table("multimeter", "multimeter", 0.55, -0.20, [0.09, 0.16, 0.04], ["yellow"]),
-        _on_table("tape", "tape measure", 0.98, -0.40, [0.07, 0.07, 0.05], ["black"]),
-        _on_table("gloves", "glove box", 0.40, -0.45, [0.24, 0.12, 0.09], ["blue"]),
-        _on_table("rack", "test tube rack", 0.30, -0.62, [0.16, 0.07, 0.08], ["white"]),
+        table(),
+        on_table("beaker", "beaker", 0.50, 0.55, [0.08, 0.08, 0.12], ["white"]),
+        on_table("flask", "flask", 0.90, 0.40, [0.10, 0.10, 0.18], ["orange"]),
+        on_table("pliers", "pliers", 0.40, 0.15, [0.18, 0.05, 0.02], ["red"]),
+        on_table("iron", "soldering iron", 0.70, 0.10, [0.20, 0.03, 0.035], ["yellow"]),
+        on_table("fan", "fan", 1.00, -0.05, [0.12, 0.20, 0.25], ["black"], yaw=-90),
+        on_table("multimeter", "multimeter", 0.55, -0.20, [0.09, 0.16, 0.04], ["yellow"]),
+        on_table("tape", "tape measure", 0.98, -0.40, [0.07, 0.07, 0.05], ["black"]),
+        on_table("gloves", "glove box", 0.40, -0.45, [0.24, 0.12, 0.09], ["blue"]),
+        on_table("rack", "test tube rack", 0.30, -0.62, [0.16, 0.07, 0.08], ["white"]),
     ]
 
 
@@ -89,16 +70,16 @@ def _lab_objects() -> list[SceneObject]:
 # yellow = blockY, duck; green = blockG, box.
 def _toy_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("ballS", "ball", 0.55, 0.55, [0.07, 0.07, 0.07], ["red"]),
-        _on_table("teddy", "teddy bear", 1.00, 0.50, [0.15, 0.12, 0.22], ["brown"]),
-        _on_table("ballL", "ball", 0.70, 0.30, [0.15, 0.15, 0.15], ["red"]),
-        _on_table("blockG", "block", 0.70, 0.02, [0.05, 0.05, 0.05], ["green"]),
-        _on_table("car", "toy car", 0.95, 0.00, [0.14, 0.07, 0.06], ["blue"], yaw=180),
-        _on_table("blockY", "block", 0.80, -0.25, [0.05, 0.05, 0.05], ["yellow"]),
-        _on_table("box", "toy box", 1.05, -0.50, [0.25, 0.20, 0.20], ["green"]),
-        _on_table("crayon", "crayon", 0.55, -0.55, [0.09, 0.01, 0.01], ["purple"]),
-        _on_table("duck", "rubber duck", 0.45, -0.65, [0.09, 0.07, 0.08], ["yellow"]),
+        table(),
+        on_table("ballS", "ball", 0.55, 0.55, [0.07, 0.07, 0.07], ["red"]),
+        on_table("teddy", "teddy bear", 1.00, 0.50, [0.15, 0.12, 0.22], ["brown"]),
+        on_table("ballL", "ball", 0.70, 0.30, [0.15, 0.15, 0.15], ["red"]),
+        on_table("blockG", "block", 0.70, 0.02, [0.05, 0.05, 0.05], ["green"]),
+        on_table("car", "toy car", 0.95, 0.00, [0.14, 0.07, 0.06], ["blue"], yaw=180),
+        on_table("blockY", "block", 0.80, -0.25, [0.05, 0.05, 0.05], ["yellow"]),
+        on_table("box", "toy box", 1.05, -0.50, [0.25, 0.20, 0.20], ["green"]),
+        on_table("crayon", "crayon", 0.55, -0.55, [0.09, 0.01, 0.01], ["purple"]),
+        on_table("duck", "rubber duck", 0.45, -0.65, [0.09, 0.07, 0.08], ["yellow"]),
     ]
 
 
@@ -124,14 +105,14 @@ def _bathroom(held: bool) -> Scene:
             _on_bath_shelf("soap", "soap", 2, 2, [0.09, 0.06, 0.03], ["green"]),
             _on_bath_shelf("towel", "towel", 3, 1, [0.25, 0.30, 0.08], ["white"])]
     if held:
-        objs.append(_held("toothpaste", [0.18, 0.04, 0.03], ["white"]))
+        objs.append(held_object("toothpaste", [0.18, 0.04, 0.03], ["white"]))
     return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
 
 
 EVERYDAY6_SCENES = {
-    "lab6": lambda: _scene(_lab_objects()),
-    "lab6_held": lambda: _scene(_lab_objects() + [_held("vial", [0.03, 0.03, 0.07], ["white"])]),
-    "toys6": lambda: _scene(_toy_objects()),
+    "lab6": lambda: table_scene(_lab_objects()),
+    "lab6_held": lambda: table_scene(_lab_objects() + [held_object("vial", [0.03, 0.03, 0.07], ["white"])]),
+    "toys6": lambda: table_scene(_toy_objects()),
     "bath6": lambda: _bathroom(held=False),
     "bath6_held": lambda: _bathroom(held=True),
 }

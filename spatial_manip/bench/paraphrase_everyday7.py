@@ -44,31 +44,12 @@ to" is the free slot beside the object in its row.
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import TABLE_TOP, rot_z
+from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, LEFT_V, MID, NEAR, NEAR_V, FAR_V, NOT_FOUND,
-                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, VIEWER, M, P, PP, S, X)
+                                                     NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
+from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-
-
-def _on_table(id_, label, x, y, size, colours, rgb, yaw: float | None = None) -> SceneObject:
-    """An object standing on the table; `yaw` (degrees) gives it a front, turned from +x."""
-    rotation = rot_z(0 if yaw is None else yaw)
-    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size, rotation, yaw is not None,
-                       extra={"colour_names": list(colours), "rgb": list(rgb)})
-
-
-def _table() -> SceneObject:
-    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
-
-
-def _held(id_label, size, colours, rgb) -> SceneObject:
-    return SceneObject("held", id_label, "reference", [0.3, 0.0, 1.0], size, held=True,
-                       extra={"colour_names": list(colours), "rgb": list(rgb)})
-
-
-def _scene(objects) -> Scene:
-    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
 
 
 # Garden potting table, left to right as the viewer sees it (y descending):
@@ -90,18 +71,18 @@ def _scene(objects) -> Scene:
 # apple, potB, can, trowel, potS, seeds, gloves, spray, bag, shears.
 def _garden_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("twine", "twine", 0.30, 0.70, [0.09, 0.09, 0.09], ["brown"], (150, 110, 60)),
-        _on_table("apple", "apple", 1.08, 0.66, [0.08, 0.08, 0.08], ["red"], (200, 30, 40)),
-        _on_table("potB", "flower pot", 0.50, 0.55, [0.20, 0.20, 0.18], ["orange"], (200, 100, 50)),
-        _on_table("can", "watering can", 1.00, 0.42, [0.30, 0.14, 0.25], ["green"], (20, 90, 40), yaw=-90),
-        _on_table("trowel", "trowel", 0.45, 0.18, [0.28, 0.08, 0.04], ["red"], (190, 30, 30)),
-        _on_table("potS", "flower pot", 0.95, 0.02, [0.10, 0.10, 0.09], ["orange"], (210, 110, 60)),
-        _on_table("seeds", "seed packet", 0.72, -0.12, [0.09, 0.12, 0.01], ["yellow"], (230, 200, 40)),
-        _on_table("gloves", "gardening gloves", 0.45, -0.30, [0.22, 0.12, 0.04], ["green"], (160, 220, 110)),
-        _on_table("spray", "spray bottle", 1.05, -0.40, [0.08, 0.08, 0.30], ["blue", "white"], (130, 160, 220)),
-        _on_table("bag", "soil bag", 0.80, -0.58, [0.25, 0.35, 0.15], ["brown"], (100, 70, 45)),
-        _on_table("shears", "pruning shears", 0.35, -0.68, [0.20, 0.07, 0.03], ["red", "black"], (120, 20, 25)),
+        table(),
+        on_table("twine", "twine", 0.30, 0.70, [0.09, 0.09, 0.09], ["brown"], (150, 110, 60)),
+        on_table("apple", "apple", 1.08, 0.66, [0.08, 0.08, 0.08], ["red"], (200, 30, 40)),
+        on_table("potB", "flower pot", 0.50, 0.55, [0.20, 0.20, 0.18], ["orange"], (200, 100, 50)),
+        on_table("can", "watering can", 1.00, 0.42, [0.30, 0.14, 0.25], ["green"], (20, 90, 40), yaw=-90),
+        on_table("trowel", "trowel", 0.45, 0.18, [0.28, 0.08, 0.04], ["red"], (190, 30, 30)),
+        on_table("potS", "flower pot", 0.95, 0.02, [0.10, 0.10, 0.09], ["orange"], (210, 110, 60)),
+        on_table("seeds", "seed packet", 0.72, -0.12, [0.09, 0.12, 0.01], ["yellow"], (230, 200, 40)),
+        on_table("gloves", "gardening gloves", 0.45, -0.30, [0.22, 0.12, 0.04], ["green"], (160, 220, 110)),
+        on_table("spray", "spray bottle", 1.05, -0.40, [0.08, 0.08, 0.30], ["blue", "white"], (130, 160, 220)),
+        on_table("bag", "soil bag", 0.80, -0.58, [0.25, 0.35, 0.15], ["brown"], (100, 70, 45)),
+        on_table("shears", "pruning shears", 0.35, -0.68, [0.20, 0.07, 0.03], ["red", "black"], (120, 20, 25)),
     ]
 
 
@@ -124,18 +105,18 @@ def _garden_objects() -> list[SceneObject]:
 # scissors, glue, yarnB, ribbon, pencil, tin, marker, paintR.
 def _craft_objects() -> list[SceneObject]:
     return [
-        _table(),
-        _on_table("paintB", "paint bottle", 0.75, 0.70, [0.06, 0.06, 0.14], ["blue"], (30, 60, 200)),
-        _on_table("yarnP", "yarn ball", 0.55, 0.52, [0.12, 0.12, 0.12], ["pink"], (240, 150, 190)),
-        _on_table("machine", "sewing machine", 0.95, 0.35, [0.18, 0.38, 0.28], ["white"], (235, 235, 230), yaw=180),
-        _on_table("scissors", "scissors", 0.35, 0.20, [0.18, 0.08, 0.02], ["orange"], (240, 130, 30)),
-        _on_table("glue", "glue stick", 0.75, 0.05, [0.03, 0.03, 0.11], ["purple"], (130, 60, 170)),
-        _on_table("yarnB", "yarn ball", 0.58, -0.12, [0.07, 0.07, 0.07], ["blue"], (40, 80, 210)),
-        _on_table("ribbon", "ribbon", 0.95, -0.22, [0.08, 0.08, 0.05], ["red", "white"], (230, 140, 140)),
-        _on_table("pencil", "pencil", 0.72, -0.36, [0.18, 0.01, 0.01], ["yellow"], (240, 210, 40)),
-        _on_table("tin", "button tin", 1.00, -0.45, [0.14, 0.14, 0.06], ["gray"], (160, 160, 165)),
-        _on_table("marker", "marker", 0.38, -0.52, [0.14, 0.02, 0.02], ["black"], (25, 25, 25)),
-        _on_table("paintR", "paint bottle", 0.45, -0.62, [0.06, 0.06, 0.14], ["red"], (210, 30, 30)),
+        table(),
+        on_table("paintB", "paint bottle", 0.75, 0.70, [0.06, 0.06, 0.14], ["blue"], (30, 60, 200)),
+        on_table("yarnP", "yarn ball", 0.55, 0.52, [0.12, 0.12, 0.12], ["pink"], (240, 150, 190)),
+        on_table("machine", "sewing machine", 0.95, 0.35, [0.18, 0.38, 0.28], ["white"], (235, 235, 230), yaw=180),
+        on_table("scissors", "scissors", 0.35, 0.20, [0.18, 0.08, 0.02], ["orange"], (240, 130, 30)),
+        on_table("glue", "glue stick", 0.75, 0.05, [0.03, 0.03, 0.11], ["purple"], (130, 60, 170)),
+        on_table("yarnB", "yarn ball", 0.58, -0.12, [0.07, 0.07, 0.07], ["blue"], (40, 80, 210)),
+        on_table("ribbon", "ribbon", 0.95, -0.22, [0.08, 0.08, 0.05], ["red", "white"], (230, 140, 140)),
+        on_table("pencil", "pencil", 0.72, -0.36, [0.18, 0.01, 0.01], ["yellow"], (240, 210, 40)),
+        on_table("tin", "button tin", 1.00, -0.45, [0.14, 0.14, 0.06], ["gray"], (160, 160, 165)),
+        on_table("marker", "marker", 0.38, -0.52, [0.14, 0.02, 0.02], ["black"], (25, 25, 25)),
+        on_table("paintR", "paint bottle", 0.45, -0.62, [0.06, 0.06, 0.14], ["red"], (210, 30, 30)),
     ]
 
 
@@ -167,16 +148,16 @@ def _garage(held: bool) -> Scene:
             _on_garage_shelf("tape", "duct tape", 3, 1, [0.12, 0.12, 0.05], ["gray"], (170, 170, 175)),
             _on_garage_shelf("oil", "oil bottle", 3, 3, [0.10, 0.06, 0.25], ["yellow"], (230, 200, 30))]
     if held:
-        objs.append(_held("nail box", [0.12, 0.08, 0.06], ["brown"], (140, 100, 60)))
+        objs.append(held_object("nail box", [0.12, 0.08, 0.06], ["brown"], (140, 100, 60)))
     return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
 
 
 EVERYDAY7_SCENES = {
-    "garden7": lambda: _scene(_garden_objects()),
-    "garden7_held": lambda: _scene(_garden_objects() + [_held("seedling", [0.06, 0.06, 0.10], ["green"],
+    "garden7": lambda: table_scene(_garden_objects()),
+    "garden7_held": lambda: table_scene(_garden_objects() + [held_object("seedling", [0.06, 0.06, 0.10], ["green"],
                                                               (60, 160, 60))]),
-    "craft7": lambda: _scene(_craft_objects()),
-    "craft7_held": lambda: _scene(_craft_objects() + [_held("thread spool", [0.04, 0.04, 0.05], ["white"],
+    "craft7": lambda: table_scene(_craft_objects()),
+    "craft7_held": lambda: table_scene(_craft_objects() + [held_object("thread spool", [0.04, 0.04, 0.05], ["white"],
                                                             (240, 240, 240))]),
     "garage7": lambda: _garage(held=False),
     "garage7_held": lambda: _garage(held=True),

@@ -1,0 +1,36 @@
+"""The pieces every everyday phrase set builds its scenes from: the 1 x 1.6 m table, objects standing
+on it, the object in the gripper, and a scene seen from the sets' viewer (`paraphrase_eval.VIEWER`)."""
+from __future__ import annotations
+
+from spatial_manip.bench.paraphrase_eval import VIEWER
+from spatial_manip.reasoning.examples import TABLE_TOP, rot_z
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+
+def _appearance(colours, rgb) -> dict:
+    """A scene object's `extra`: its colour names, and its mean colour when the set gives one."""
+    extra = {"colour_names": list(colours)}
+    if rgb is not None:
+        extra["rgb"] = list(rgb)
+    return extra
+
+
+def on_table(id_, label, x, y, size, colours, rgb=None, yaw: float | None = None) -> SceneObject:
+    """An object standing on the table; `yaw` (degrees) gives it a front, turned from +x."""
+    rotation = rot_z(0 if yaw is None else yaw)
+    return SceneObject(id_, label, "reference", [x, y, TABLE_TOP + size[2] / 2], size, rotation, yaw is not None,
+                       extra=_appearance(colours, rgb))
+
+
+def held_object(label, size, colours, rgb=None) -> SceneObject:
+    """The object in the gripper, above the table's near edge."""
+    return SceneObject("held", label, "reference", [0.3, 0.0, 1.0], size, held=True, extra=_appearance(colours, rgb))
+
+
+def table() -> SceneObject:
+    return SceneObject("table", "table", "table", [0.7, 0.0, 0.375], [1.0, 1.6, 0.75], rot_z(180), True)
+
+
+def table_scene(objects) -> Scene:
+    """A scene of `objects` (no shelf regions) seen from the sets' viewer."""
+    return Scene(Viewpoint(*VIEWER), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
