@@ -11,7 +11,8 @@ lowers its thread's priority), and runs at the node's own until then; a request 
 the job proposes for waits for it and has it run at the node's priority again (`resume_job`), and a
 job a new look, an arm motion or a request for another object made useless is stale (`stale`:
 grasp_node's proposing stops at its next step). The jobs go in the order a pick is likely to ask for them (`likely_order`): the objects
-the planner can name that are no landmark first, nearest the arm's base first.
+the planner can name that are no landmark first; of those, the categories the last requests asked for;
+then the ones a superlative singles out in their category (leftmost, closest ...); nearest the arm's base first.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
 own; what a result is (a grasping.service.GraspResult) does not matter here."""
@@ -64,30 +65,85 @@ def graspable_ids(objects) -> list[str]:
 # categories a pick seldom asks for: landmarks named to say where (ESPIRE's references), and the
 # segmenter's unnamed "object" (the planner cannot name it, so no instruction can ask for it by name)
 LANDMARK_CATEGORIES = ("reference",)
+# an object is first or last along an axis only this far clear of the next (a near tie names neither)
+SUPERLATIVE_GAP_M = 0.02
 UNNAMED_LABELS = ("", "object")
 
 
-def likely_order(objects) -> list[str]:
+def likely_order(objects, asked_categories=(), viewer=None) -> list[str]:
     """The graspable objects' ids (`graspable_ids`) in the order a pick is likely to ask for them:
-    named objects that are no landmark, then landmarks, then unnamed ones; within each, nearest
-    the arm's base (the base frame's origin) first, as the far ones are seldom within reach. Objects
-    need `id`, `category`, `held`, `label` and a centre (`center`, or a message's `pose.position`);
-    one without a finite centre goes last in its group."""
+    named objects that are no landmark, then landmarks, then unnamed ones; within each, those of
+    `asked_categories` first (the categories the last requests named: a person who asked for a
+    book asks for a book next, issue 42's latency bench asked for 6 books in a row), then those a
+    superlative singles out among their category, most such ways first (`extremes`: 'the leftmost
+    book', 'the one closest to you' name these; a middle one needs a rank or an attribute), then nearest the arm's base (the
+    base frame's origin) first, as the far ones are seldom within reach. Objects need `id`,
+    `category`, `held`, `label` and a centre (`center`, or a message's `pose.position`); one without
+    a finite centre goes last in its group. `viewer`: the camera's position (x, y, z), whose left and
+    right and near and far a person names too; None: the base frame's alone."""
     ids = set(graspable_ids(objects))
+    asked = set(asked_categories)
+    kept = [(k, o) for k, o in enumerate(objects) if o.id in ids]
+    centres = {}
+    for _, o in kept:
+        try:
+            c = np.asarray(_centre(o), float)
+            centres[o.id] = c if c.shape == (3,) and np.all(np.isfinite(c)) else None
+        except (TypeError, ValueError, IndexError):
+            centres[o.id] = None
+
+    def group_of(o) -> int:
+        named = str(getattr(o, "label", "") or "").strip().lower() not in UNNAMED_LABELS
+        return 0 if named and o.category not in LANDMARK_CATEGORIES else 1 if named else 2
+
+    singled = extremes({o.id: (o.category, centres[o.id]) for _, o in kept if group_of(o) < 2}, viewer)
 
     def rank(k_o):
         k, o = k_o
-        named = str(getattr(o, "label", "") or "").strip().lower() not in UNNAMED_LABELS
-        group = 0 if named and o.category not in LANDMARK_CATEGORIES else 1 if named else 2
-        try:
-            c = np.asarray(_centre(o), float)
-            reach = float(np.hypot(c[0], c[1])) if np.all(np.isfinite(c)) else np.inf
-        except (TypeError, ValueError, IndexError):
-            reach = np.inf
-        return group, reach, k
+        c = centres[o.id]
+        reach = float(np.hypot(c[0], c[1])) if c is not None else np.inf
+        return group_of(o), o.category not in asked, -singled.get(o.id, 0), reach, k
 
-    kept = [(k, o) for k, o in enumerate(objects) if o.id in ids]
     return list(dict.fromkeys(o.id for _, o in sorted(kept, key=rank)))
+
+
+def extremes(placed: dict, viewer=None) -> dict[str, int]:
+    """Of `placed` (id -> (category, centre (3,) or None)): for each id, on how many axes a
+    superlative names it is first or last of its category: the base frame's x and y and distance
+    from the base ('farthest from the robot'), and with `viewer` (x, y, z) the viewer's left-right
+    and distance ('the leftmost book as you see it', 'the one closest to you'), when it stands
+    SUPERLATIVE_GAP_M clear of the next along it. A corner object counts on several, a middle one on
+    none, one alone of its kind on none (its noun names it; on sessions 28-29's pick and objects
+    traces the target was more often one among others of its kind); one without a centre is absent."""
+    by_category: dict = {}
+    for i, (category, c) in placed.items():
+        if c is not None:
+            by_category.setdefault(category, []).append((i, c))
+    v = None
+    if viewer is not None:
+        v = np.asarray(viewer, float).reshape(-1)[:3]
+        v = v if v.shape == (3,) and np.all(np.isfinite(v)) else None
+    out: dict[str, int] = {}
+    for members in by_category.values():
+        ids = [i for i, _ in members]
+        C = np.array([c for _, c in members])
+        axes = [C[:, 0], C[:, 1], np.hypot(C[:, 0], C[:, 1])]
+        if v is not None:
+            ahead = C[:, :2].mean(axis=0) - v[:2]
+            if np.linalg.norm(ahead) > 1e-6:
+                ahead = ahead / np.linalg.norm(ahead)
+                axes.append((C[:, :2] - v[:2]) @ np.array([-ahead[1], ahead[0]]))    # left-right as seen
+            axes.append(np.linalg.norm(C - v, axis=1))
+        for a in axes:
+            if len(a) == 1:
+                continue
+            order = np.argsort(a, kind="stable")
+            ends = {int(order[0])} if a[order[1]] - a[order[0]] > SUPERLATIVE_GAP_M else set()
+            if a[order[-1]] - a[order[-2]] > SUPERLATIVE_GAP_M:
+                ends.add(int(order[-1]))
+            for k in ends:
+                out[ids[k]] = out.get(ids[k], 0) + 1
+    return out
 
 
 def unchanged_ids(last, scene) -> list[str]:

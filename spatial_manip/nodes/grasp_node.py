@@ -70,6 +70,7 @@ AHEAD_WAIT_S = 10.0
 # job beside other processes at the node's niceness, latency-bench seed 71 at load 7-23) and the
 # target's grasps were not ready when the goal came 8 s after a reset
 AHEAD_NICE = 10
+ASKED_CATEGORIES_KEPT = 3  # the last requests whose objects' categories go first among the jobs ahead
 
 
 class GraspNode(Node):
@@ -85,6 +86,9 @@ class GraspNode(Node):
         self.depths = collections.deque(maxlen=DEPTH_KEEP)   # newest last
         self.poses = CameraPoses()       # the camera pose of each depth image (fixed, or one per frame)
         self.joints, self.joints_at = None, 0.0            # latest UR joints and when (monotonic)
+        # the categories the last requests asked for (a person asks for a book after a book): their
+        # objects go first among the grasps proposed ahead
+        self._asked_categories: collections.deque = collections.deque(maxlen=ASKED_CATEGORIES_KEPT)
         group = ReentrantCallbackGroup()
         # sensor data: best effort matches any publisher (realsense2_camera's SENSOR_DATA, the UR
         # driver, camera_node reliable:=false); a reliable subscription never hears a best-effort one
@@ -202,10 +206,28 @@ class GraspNode(Node):
             kept = unchanged_ids(last, msg)
             if not kept:
                 self._scene_at = time.monotonic()
+        order = self._likely_order(msg)
         if kept:
-            self.ahead.same_look(msg, kept, likely_order(msg.objects))   # published again, names from the words
+            self.ahead.same_look(msg, kept, order)   # published again, names from the words
         else:
-            self.ahead.new_scene(msg, likely_order(msg.objects))
+            self.ahead.new_scene(msg, order)
+
+    def _likely_order(self, msg) -> list[str]:
+        """The scene's graspable objects in the order a pick is likely to ask for them: the
+        categories the last requests asked for first, then the ones a superlative names, as seen
+        from the scene's viewer (ahead.likely_order)."""
+        with self._lock:
+            asked = list(self._asked_categories)
+        v = msg.viewer.position
+        viewer = None if v.x == v.y == v.z == 0.0 else (v.x, v.y, v.z)   # a scene that left it at the default
+        return likely_order(msg.objects, asked, viewer)
+
+    def _note_asked(self, target_id: str) -> None:
+        """Remember the category of the object a request asked for (the next look's jobs put it first)."""
+        with self._lock:
+            obj = next((o for o in (self.scene.objects if self.scene is not None else []) if o.id == target_id), None)
+            if obj is not None and obj.category:
+                self._asked_categories.append(obj.category)
 
     # ---- service -------------------------------------------------------------------------------
     def _on_request(self, request, response):
@@ -292,6 +314,7 @@ class GraspNode(Node):
         are, else proposed now."""
         if request.target_id:
             self._await_scene_holding(request.target_id)
+            self._note_asked(request.target_id)
             self.ahead.asked(int(request.max_grasps), request.target_id)
         hit = self.ahead.take(self.scene, request.target_id, int(request.max_grasps), wait_s=AHEAD_WAIT_S) \
             if request.target_id else None

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.errors import ConfigError
-from spatial_manip.grasping.ahead import (GraspsAhead, GraspsAheadConfig, graspable_ids, likely_order,
+from spatial_manip.grasping.ahead import (GraspsAhead, GraspsAheadConfig, extremes, graspable_ids, likely_order,
                                          load_grasps_ahead_config, unchanged_ids)
 from spatial_manip.paths import params_file
 
@@ -223,7 +223,8 @@ def test_the_jobs_go_named_objects_first_then_landmarks_then_unnamed_ones_neares
                _obj("table", "table", at=(0.5, 0, -0.3)), _obj("obj3", "object", label="object", at=(0.3, 0, 0.1)),
                _obj("book_near", "book", at=(0.39, 0.14, 0.07)), _obj("mug_1", "mug", at=(0.5, 0.1, 0.05)),
                _obj("mirror", "reference", at=(1.33, -0.16, 0.03)), _obj("nowhere", "book", at=(np.nan, 0, 0))]
-    assert likely_order(objects) == ["book_near", "mug_1", "book_far", "nowhere", "alarm_clock", "mirror", "obj3"]
+    # the two books, each the first or last of its kind along an axis, before the mug alone of its kind
+    assert likely_order(objects) == ["book_near", "book_far", "mug_1", "nowhere", "alarm_clock", "mirror", "obj3"]
     assert likely_order(objects + [_obj("cup_1", "cup", held=True)]) == []      # one is held: a place comes
 
 
@@ -353,3 +354,37 @@ def test_a_look_published_again_is_told_from_a_new_one_by_its_unchanged_boxes():
     assert unchanged_ids(last, _message("camera", ("book_1", 1.0), ("book_2", 2.1), ("statue", 3.1))) == []  # a new look
     assert unchanged_ids(last, _message("moved", ("book_1", 1.0), ("book_2", 2.0), ("statue", 3.0))) == []
     assert unchanged_ids(None, last) == [] and unchanged_ids(_message("camera"), last) == []
+
+
+def test_of_a_category_the_objects_a_superlative_names_go_before_the_middle_ones():
+    # five books in a row across the table, seen from the far side: the ends are the leftmost and
+    # rightmost (as seen and in the base frame), the middle one the closest to the base
+    books = [_obj(f"book_{k}", "book", at=(x, y, 0.05))
+             for k, (x, y) in enumerate(((0.5, -0.4), (0.55, -0.2), (0.6, 0.05), (0.55, 0.2), (0.45, 0.4)))]
+    order = likely_order(books, viewer=(1.6, 0.0, 0.8))
+    assert set(order[:2]) == {"book_0", "book_4"}          # extreme on the most axes (left, right, nearest ...)
+    assert order[2] == "book_2"                            # the farthest along x and the closest to the viewer
+    assert set(order[3:]) == {"book_1", "book_3"}          # named only by a rank or an attribute
+    assert likely_order(books)[2] == "book_2"              # no viewer: the base frame's axes alone
+    # a near tie (within SUPERLATIVE_GAP_M) singles out neither
+    assert extremes({"a": ("book", np.array([0.5, 0.0, 0.0])), "b": ("book", np.array([0.5, 0.3, 0.0])),
+                     "c": ("book", np.array([0.51, 0.1, 0.0]))})["b"] == 2
+
+
+def test_the_categories_the_last_requests_asked_for_go_first_among_named_objects():
+    objects = [_obj("mug_1", "mug", at=(0.4, 0.0, 0.05)), _obj("book_1", "book", at=(0.6, 0.1, 0.05)),
+               _obj("clock", "reference", at=(0.3, 0.0, 0.05)), _obj("obj1", "object", label="object", at=(0.3, 0.1, 0.1))]
+    assert likely_order(objects) == ["mug_1", "book_1", "clock", "obj1"]
+    assert likely_order(objects, asked_categories=["book"]) == ["book_1", "mug_1", "clock", "obj1"]
+    # a landmark or an unnamed object asked for stays behind the named ones (the group comes first)
+    assert likely_order(objects, asked_categories=["reference", "object"]) == ["mug_1", "book_1", "clock", "obj1"]
+
+
+def test_extremes_counts_each_axis_once_and_skips_objects_without_a_centre():
+    placed = {"a": ("book", np.array([0.5, -0.3, 0.1])), "b": ("book", np.array([0.7, 0.0, 0.1])),
+              "c": ("book", np.array([0.5, 0.3, 0.1])), "d": ("book", None), "m": ("mug", np.array([0.4, 0, 0]))}
+    counts = extremes(placed)
+    assert "d" not in counts and "m" not in counts         # alone of its kind: its noun names it
+    assert counts["b"] == 2                                # farthest along x and from the base
+    assert counts["a"] >= 1 and counts["c"] >= 1
+    assert extremes(placed, viewer=(np.nan, 0, 0)) == counts    # an unusable viewer adds nothing
