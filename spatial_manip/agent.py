@@ -300,6 +300,12 @@ class Agent:
             return self.ports.observe(cancel)
         return self.ports.observe(cancel, arrived_after_s=arrived_after_s)
 
+    def observe_after_arm_stop(self, cancel: threading.Event) -> RGBDObservation | None:
+        """After a motion: the first frame exposed after the arm stopped, when the ports can tell
+        by the stamps (`observe_after_arm_stop`, optional); None: they cannot, `observe` instead."""
+        port = getattr(self.ports, "observe_after_arm_stop", None)
+        return port(cancel) if port is not None else None
+
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides
         nothing. Skipped while holding something or with no arm server; a refusal only costs

@@ -193,6 +193,11 @@ class ObservationBuffer:
                                stamp_s=stamp, segmentation=seg,
                                segment_ids=self.segment_ids if seg is not None else {})
 
+    def newest_stamp_s(self) -> float | None:
+        """The newest colour image's stamp (None: none yet)."""
+        with self._cv:
+            return self._color[-1][0] if self._color else None
+
     def wait_pair(self, *, timeout_s: float, newer_than_s: float, now, cancel=None) -> RGBDObservation | None:
         """A synchronized observation received after `newer_than_s` (monotonic), or None on timeout
         or cancel. `now` is the monotonic clock used for `received_s`."""

@@ -36,6 +36,7 @@ from spatial_manip.nodes.camera_tf import CameraPoseFromTf
 from spatial_manip.nodes.futures import wait_future
 from spatial_manip.nodes.runner import ActionClient
 from spatial_manip.observation import ObservationBuffer, RGBDObservation
+from spatial_manip.perception.look_ahead import ARM_STILL_TOL_RAD
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError
 
@@ -49,6 +50,71 @@ STOP_ANSWER_S = 1.0
 STILL_WAIT_S = 0.6
 STILL_WINDOW_S = 0.1        # standing still: no joint moved more than STILL_TOL_RAD over this long
 STILL_TOL_RAD = 1e-3
+# a frame to confirm a set-down on is one stamped this long after the arm's last motion as the joint
+# states' stamps tell (a camera stamps a frame at its exposure; the sim's before it reads the world)
+FRAME_AFTER_MOTION_S = 0.03
+# the joint states' and the camera's stamps are compared only when the newest of each lie this close
+# (the same clock): a camera or an arm on a clock of its own falls back to the frames' arrival
+CLOCKS_AGREE_S = 2.0
+JOINTS_FRESH_WAIT_S = 0.3   # for a joint state sent after the question (the last motion's stamp is then known)
+ALREADY_THERE_S = 1.0       # frames that arrived this long before the question are judged by their stamps too
+
+
+class ArmStops:
+    """When the arm last moved, by the joint states' own stamps (the clock the camera stamps its
+    frames on, in the simulator and on a cell whose drivers share the host's): a reading more than
+    ARM_STILL_TOL_RAD from the reference (the first, then each that moved) marks motion. Thread-safe;
+    `heard` counts readings, so a caller can wait for one sent after its question."""
+
+    def __init__(self):
+        self._cv = threading.Condition()
+        self._ref: np.ndarray | None = None
+        self.moved_stamp_s: float | None = None     # the stamp of the last reading that showed motion
+        self.latest_stamp_s: float | None = None
+        self.heard = 0
+
+    def note(self, q, stamp_s: float) -> None:
+        q = np.asarray(q, float)
+        if np.shape(q) != (6,) or not np.all(np.isfinite(q)) or not stamp_s > 0:
+            return
+        with self._cv:
+            if self._ref is None or float(np.max(np.abs(q - self._ref))) > ARM_STILL_TOL_RAD:
+                self._ref, self.moved_stamp_s = q, float(stamp_s)
+            self.latest_stamp_s = float(stamp_s)
+            self.heard += 1
+            self._cv.notify_all()
+
+    def after(self, heard: int, timeout_s: float) -> tuple[float | None, float | None]:
+        """(last motion's stamp, latest reading's stamp) once a reading beyond the `heard`-th has
+        come (the arm's motion up to the question is then all heard), or (None, None) after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        with self._cv:
+            while self.heard <= heard:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None, None
+                self._cv.wait(left)
+            return self.moved_stamp_s, self.latest_stamp_s
+
+
+def frame_after_arm_stop(buffer: ObservationBuffer, arm: ArmStops, since_stamp_s: float, *, timeout_s: float,
+                         cancel: threading.Event) -> RGBDObservation | None:
+    """The first frame stamped FRAME_AFTER_MOTION_S after the arm's last motion (and at or after
+    `since_stamp_s`, the workspace's), the motion over (a motion's result came): a frame already
+    there serves, so the result need not wait EXPOSURE_MARGIN_S and a camera period on arrival
+    times (issue 42, arm stopped -> result). None when the stamps cannot tell: no joint state after
+    the question within JOINTS_FRESH_WAIT_S, unstamped frames or joints, or the two clocks apart by
+    more than CLOCKS_AGREE_S (the caller judges by arrival then); None too after `timeout_s`."""
+    asked = time.monotonic()
+    moved_s, latest_s = arm.after(arm.heard, JOINTS_FRESH_WAIT_S)
+    newest = buffer.newest_stamp_s()
+    if moved_s is None or latest_s is None or newest is None or newest <= 0 or \
+            abs(newest - latest_s) > CLOCKS_AGREE_S:
+        return None
+    since = max(since_stamp_s, moved_s + FRAME_AFTER_MOTION_S)
+    obs, _ = frame_of_workspace(buffer, since, timeout_s=timeout_s, cancel=cancel,
+                                arrived_after_s=asked - ALREADY_THERE_S)
+    return obs if obs is not None and obs.stamp_s >= since else None
 
 
 class PlannerPorts:
@@ -66,6 +132,7 @@ class PlannerPorts:
         self._T_base_tcp: np.ndarray | None = None
         self._tcp_seen_at: float | None = None        # monotonic time of the last TCP pose
         self._q: np.ndarray | None = None              # the arm's latest joints
+        self.arm_stops = ArmStops()                    # when the arm last moved, by the joint states' stamps
         self._arm_goal = None
         # the goal's cancel Event (planner_node sets its own; run_motion keeps the agent's): the
         # grasp request, whose port takes none, is abandoned on it too. Not observe's: an idle
@@ -180,6 +247,7 @@ class PlannerPorts:
         q = joints_from_msg(msg)
         if q is not None:          # a message of other joints (a gripper's alone) says nothing of the arm
             self._q = q
+            self.arm_stops.note(q, stamp_to_seconds(msg.header.stamp))
 
     def joint_positions(self) -> np.ndarray | None:
         return self._q
@@ -206,6 +274,12 @@ class PlannerPorts:
                 f"no synchronized RGB-D observation within {timeout:g} s (missing: {what}); "
                 f"is the camera (or sim) node running and publishing on the configured topics?")
         return obs
+
+    def observe_after_arm_stop(self, cancel: threading.Event) -> RGBDObservation | None:
+        """After a motion's result: the first frame exposed after the arm stopped, by the stamps
+        (`frame_after_arm_stop`); None when they cannot tell (then `observe` by arrival)."""
+        return frame_after_arm_stop(self.buffer, self.arm_stops, self._workspace_since_stamp_s,
+                                    timeout_s=float(self.p["observation_timeout_s"]), cancel=cancel)
 
     def propose_grasps(self, target_id: str, max_grasps: int) -> GraspGroup:
         """Grasps of `target_id` in the scene last published, from grasp_node, best first."""

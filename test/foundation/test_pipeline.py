@@ -371,6 +371,38 @@ def test_the_frame_after_a_set_down_may_be_one_already_there_once_the_arm_stood_
     assert after_place(arm_moves=False, joints=False) == ("observe", None)
 
 
+def test_a_set_down_is_confirmed_on_the_frame_the_stamps_say_came_after_the_arm_stopped_else_by_arrival():
+    """Issue 42 (arm stopped -> result): an agent whose ports tell by the stamps which frame was
+    exposed after the arm's last motion confirms on that one and asks for no other; one whose
+    ports cannot tell (None) observes by arrival as before."""
+    class ByStamp(FakeAgent):
+        def __init__(self, frame):
+            super().__init__()
+            self.frame = frame
+
+        def observe_after_arm_stop(self, cancel):
+            self.calls.append("observe_after_arm_stop")
+            return self.frame
+
+        def verify_on_frame(self, placed, obs):
+            self.calls.append(("verify_on_frame", obs))
+            return Verified(True, "", "seen")
+
+        def reason(self, seen, goal, reflection, trace):
+            return Decision("pick_and_place", ("book_1",), pick_id="book_1", place_pose=np.eye(4))
+
+    def after_place(frame):
+        agent = ByStamp(frame)
+        out, _ = run(agent, instruction="pick the book and place it on the left", kind="auto")
+        assert out.success
+        return agent.calls[agent.calls.index("place") + 1:]
+
+    stamped = object()
+    assert after_place(stamped) == ["observe_after_arm_stop", ("verify_on_frame", stamped)]
+    calls = after_place(None)
+    assert calls[:2] == ["observe_after_arm_stop", "observe"] and calls[2][0] == "verify_on_frame"
+
+
 def test_the_trace_images_are_drawn_beside_the_stages_and_the_result_does_not_wait_for_them(tmp_path, monkeypatch):
     """Issue 42: the observation and the overlays are drawn on a thread of their own while the
     goal goes on, and the result does not wait for the last of them (the overlay of the pick just

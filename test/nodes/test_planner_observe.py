@@ -90,3 +90,65 @@ def test_a_frame_already_there_serves_at_once_when_nothing_moved_since_it_came_b
                                       arrived_after_s=before)
     sender.join()
     assert obs is not None and obs.stamp_s == WORKSPACE_CAME_S + 0.2 and refused == WORKSPACE_CAME_S - 0.5
+
+
+def _arm_heard(arm, *readings: tuple[float, float]) -> None:
+    """(joint 0's angle, stamp_s) readings, as /joint_states brings them."""
+    for angle, stamp_s in readings:
+        arm.note(np.array([angle, 0, 0, 0, 0, 0], float), stamp_s)
+
+
+def test_the_frame_after_an_arm_stop_is_the_first_stamped_after_its_last_motion_one_already_there_too():
+    """Issue 42 (arm stopped -> result): the joint states' stamps say when the arm last moved; a
+    frame stamped FRAME_AFTER_MOTION_S after it serves, one already there at once, and a frame
+    exposed while the arm still moved never, however late it arrives."""
+    from spatial_manip.nodes.planner_ports import FRAME_AFTER_MOTION_S, ArmStops, frame_after_arm_stop
+
+    arm = ArmStops()
+    _arm_heard(arm, (0.0, 99.0), (0.5, 100.0), (1.0, 101.0))        # moving until 101.0, then still
+    _arm_heard(arm, (1.0005, 101.02))
+    assert arm.moved_stamp_s == 101.0                                # a hair's change is no motion
+    buf = _buffer()
+    _frame(buf, 100.9)                                               # exposed as the arm still moved
+    _frame(buf, 101.0 + FRAME_AFTER_MOTION_S + 0.01)                 # after: already there
+    joints = threading.Thread(target=lambda: (time.sleep(0.05), _arm_heard(arm, (1.0, 101.2))), daemon=True)
+    joints.start()                                                   # a reading sent after the question
+    t0 = time.monotonic()
+    obs = frame_after_arm_stop(buf, arm, WORKSPACE_CAME_S, timeout_s=5.0, cancel=threading.Event())
+    joints.join()
+    assert obs is not None and obs.stamp_s == 101.0 + FRAME_AFTER_MOTION_S + 0.01
+    assert time.monotonic() - t0 < 2.0                               # no camera period's wait
+
+    # only a frame of the motion there: the next one stamped after it, though one of the motion comes first
+    buf = _buffer()
+    _frame(buf, 100.9)
+    sender = _send_later(buf, (0.2, 100.95), (0.4, 101.1))
+    joints = threading.Thread(target=lambda: (time.sleep(0.05), _arm_heard(arm, (1.0, 101.3))), daemon=True)
+    joints.start()
+    obs = frame_after_arm_stop(buf, arm, WORKSPACE_CAME_S, timeout_s=5.0, cancel=threading.Event())
+    sender.join(), joints.join()
+    assert obs is not None and obs.stamp_s == 101.1
+
+
+def test_the_stamps_cannot_tell_when_no_joints_come_or_the_clocks_disagree():
+    """None (the caller goes by arrival, as before): no joint state after the question, or the
+    camera's newest stamp far from the joints' (a camera on a clock of its own), or no frame yet."""
+    from spatial_manip.nodes.planner_ports import ArmStops, frame_after_arm_stop
+
+    def ask(arm, buf):
+        return frame_after_arm_stop(buf, arm, 0.0, timeout_s=1.0, cancel=threading.Event())
+
+    arm, buf = ArmStops(), _buffer()
+    _arm_heard(arm, (0.0, 100.0), (1.0, 101.0))
+    _frame(buf, 101.5)
+    assert ask(arm, buf) is None                                     # no joint state after the question
+    for frame_stamp_s in (5.0, 0.0):                                 # another clock; an unstamped camera
+        buf = _buffer()
+        _frame(buf, frame_stamp_s)
+        joints = threading.Thread(target=lambda: (time.sleep(0.05), _arm_heard(arm, (1.0, 101.6))), daemon=True)
+        joints.start()
+        assert ask(arm, buf) is None
+        joints.join()
+    unstamped = ArmStops()
+    _arm_heard(unstamped, (0.0, 0.0))
+    assert unstamped.moved_stamp_s is None and unstamped.heard == 0  # a driver that stamps nothing is not heard
