@@ -75,7 +75,8 @@ class PlannerNode(Node):
         # looking ahead while idle, so that a goal can reason at once on a fresh look (issue 42)
         self._stop_looking = threading.Event()
         self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,
-                                        args=(self._may_look_ahead, self._stop_looking, self.get_logger().warn))
+                                        args=(self._may_look_ahead, self._stop_looking, self.get_logger().warn,
+                                              self.get_logger().info))
         self._looker.start()
         # the segmenter, the arm's model and the point-cloud library, built beside start-up rather
         # than by the first goal's look (which waits for this if it comes first)

@@ -343,16 +343,28 @@ class LookAhead:
         self._next_idle_s = self._clock() + pause
         return look
 
+    def look_note(self, look: Look) -> str:
+        """One line on an idle look: how long it took, of that waiting for its frame, its longest
+        perceiving parts, and how long after the workspace last changed it was ready (issue 42: a
+        goal 8 s after a reset found the grasps of 1-3 objects proposed when the look took 3-6 s)."""
+        parts = getattr(look.seen, "timing_s", None) or {}
+        top = sorted(((float(v), k) for k, v in parts.items() if "." not in k and isinstance(v, (int, float))),
+                     reverse=True)[:3]
+        return (f"idle look: {look.took_s:.2f} s ({look.observe_s:.2f} s for its frame"
+                + "".join(f", {k} {v:.2f} s" for v, k in top)
+                + f"), ready {self._clock() - self._workspace_since_s:.2f} s after the workspace last changed")
+
     def hold_back(self) -> None:
         """A goal runs (or the camera is missing): no idle look until GOAL_SETTLE_S after the last
         call, or until a new workspace has come since it (and IDLE_SETTLE_S has passed)."""
         self._held_back_s = self._clock()
 
     def idle_loop(self, may_look: Callable[[], bool], stop: threading.Event,
-                  warn: Callable[[str], None] = lambda text: None) -> None:
+                  warn: Callable[[str], None] = lambda text: None, note: Callable[[str], None] = lambda text: None
+                  ) -> None:
         """Watch the arm, and look whenever `may_look()` (no goal runs, the camera is there) and
         a look is due, until `stop` is set. A failed idle look is logged once per kind and
-        retried a second later."""
+        retried a second later; each look taken is told to `note` (`look_note`)."""
         warned: set[str] = set()
         while not stop.wait(POLL_S):
             if not may_look():
@@ -360,7 +372,9 @@ class LookAhead:
                 self.hold_back()
                 continue
             try:
-                if self.idle_look(stop) is not None:
+                look = self.idle_look(stop)
+                if look is not None:
+                    note(self.look_note(look))
                     release_freed_memory()     # as after a goal: a look frees ~50-100 MB glibc would keep (issue 35)
             except Exception as e:  # never end the node's looking ahead for good: a goal looks for itself
                 if stop.is_set():

@@ -313,6 +313,24 @@ def test_the_idle_loop_warns_once_per_kind_of_failure_and_keeps_going():
     assert warnings == ["looking ahead while idle failed (NO_OBSERVATION): no camera; goals look for themselves"]
 
 
+def test_the_idle_loop_notes_each_look_it_takes_with_its_times():
+    clock = Clock()
+    notes, stop = [], threading.Event()
+    looks = LookAhead(CountedStages(clock), LookAheadConfig(max_age_s=3.0, cpu_share=0.5), joints=lambda: HOME,
+                      clock=clock)
+    looks.poll()
+    clock.t += IDLE_SETTLE_S + 0.1
+
+    def may_look():
+        if notes:
+            stop.set()
+        return True
+
+    looks.idle_loop(may_look, stop, note=notes.append)
+    assert len(notes) == 1 and notes[0].startswith("idle look: ") and "for its frame" in notes[0]
+    assert "after the workspace last changed" in notes[0]
+
+
 def test_homing_runs_before_the_judgement_and_a_motion_it_makes_stales_the_look(cell):
     clock, state, stages, looks = cell
     looks.for_goal(threading.Event())
