@@ -23,7 +23,7 @@ import numpy as np
 
 from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, COLOUR_RGB, LIGHTING_NEIGHBOURS, rgb_to_lab
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.taxonomy import GROUPS, PACKAGING_HEADS, SYNONYMS
+from spatial_manip.reasoning.taxonomy import GROUPS, MATERIAL_FORMS, PACKAGING_HEADS, SYNONYMS
 from spatial_manip.scene import Scene, SceneObject
 
 GENERIC_HEADS = ("object", "thing", "item")
@@ -54,13 +54,21 @@ def graspable(scene: Scene) -> list[SceneObject]:
 def label_words(o: SceneObject) -> set[str]:
     """The words naming `o` itself: its label, the label's last word ("ceramic jar", "jar"), what a
     packaging label holds ("juice" of "juice carton": "the orange juice") and the packaging or form
-    "of" its content ("the ball of yarn")."""
+    "of" its content ("the ball of yarn"); a material's forms with it ("the spool of ribbon", "the
+    ribbon spool"; the bare form word is `form_names`)."""
     label = o.label.lower().replace("_", " ").strip()
     words = label.split()
     names = {label, words[-1]} | packaging_content(o)
     if len(words) > 1 and words[-1] in PACKAGING_HEADS:     # "the ball of yarn" is the yarn ball
         names.add(f"{words[-1]} of {' '.join(words[:-1])}")
+    for form in form_names(o):
+        names |= {f"{form} of {label}", f"{label} {form}"}
     return names
+
+
+def form_names(o: SceneObject) -> set[str]:
+    """The forms the material a label names comes in ("spool" of "ribbon", `MATERIAL_FORMS`)."""
+    return set(MATERIAL_FORMS.get(o.label.lower().replace("_", " ").split()[-1], ()))
 
 
 def packaging_content(o: SceneObject) -> set[str]:
@@ -73,11 +81,13 @@ def packaging_content(o: SceneObject) -> set[str]:
 
 
 def kind_matches(word: str, o: SceneObject) -> str | None:
-    """How `word` names `o` ("label", "synonym", or "taxonomy:<group>"), or None."""
+    """How `word` names `o` ("label", "synonym", "form", or "taxonomy:<group>"), or None."""
     word = word.lower().strip()
     own = label_words(o) | {o.category.lower()}
     if word in own:
         return "label"
+    if word in form_names(o):
+        return "form"
     if any(word in syn and own & set(syn) for syn in SYNONYMS):
         return "synonym"
     if word in GROUPS and own & set(GROUPS[word]):
@@ -195,7 +205,7 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
     kinds: set[str] = set()
     for o in objs:
         words = label_words(o) if o.category != "book" else set()
-        kinds |= words
+        kinds |= words | (form_names(o) if o.category != "book" else set())
         for syn in SYNONYMS:
             if words & set(syn):
                 kinds |= set(syn)

@@ -222,6 +222,8 @@ def op_category(ev: _Eval, n: Node):
     objs = [o for o in ev.set_(n.args[1]) if isinstance(o, SceneObject)]
     how = {o.id: lexicon.kind_matches(word, o) for o in objs}
     out = [o for o in objs if how[o.id]]
+    if any(how[o.id] == "label" for o in out):      # "the ball": the toy ball, not the ball of twine
+        out = [o for o in out if how[o.id] != "form"]
     resolved = sorted({f"{o.id} ({o.label}: {how[o.id]})" for o in out if how[o.id] != "label"})
     if resolved:      # a synonym or a taxonomy group: say how the word was read
         ev.trace.append({"word": word, "resolved": resolved})
@@ -668,13 +670,31 @@ def _in_container(scene: Scene, box, R: np.ndarray) -> PlacePose:
                                f"{', '.join(OPEN_CONTAINERS[:6])}, ...); say 'on', 'next to' or where on the table")
     held = scene.held_object()
     if held is not None:
-        foot = sorted(2 * rel.half_extent_along(replace(held, rotation=R), axis) for axis in np.eye(3)[:2])
-        opening = sorted(2 * rel.half_extent_along(box, axis) for axis in np.eye(3)[:2])
-        if foot[0] > opening[0] or foot[1] > opening[1]:
+        turned = _turned_to_fit(held, box, R)
+        if turned is None:
+            foot = sorted(2 * rel.half_extent_along(replace(held, rotation=R), axis) for axis in np.eye(3)[:2])
+            opening = sorted(2 * rel.half_extent_along(box, axis) for axis in np.eye(3)[:2])
             raise UnreachableError(f"the {held.label} ({foot[1] * 100:.0f} x {foot[0] * 100:.0f} cm) does not fit in the "
-                                   f"{box.label} ({opening[1] * 100:.0f} x {opening[0] * 100:.0f} cm across)")
+                                   f"{box.label} ({opening[1] * 100:.0f} x {opening[0] * 100:.0f} cm across), "
+                                   "however it is turned")
+        R = turned
     top = float(rel._corners(box)[:, 2].max())
     return _finish_pose(scene, box.center, top, R)
+
+
+def _turned_to_fit(held: SceneObject, box: SceneObject, R: np.ndarray) -> np.ndarray | None:
+    """The held object's rotation R turned about the vertical, by the smallest turn (5 degree steps)
+    whose footprint lies within the container's opening along the container's own sides: an 18 cm
+    pencil goes into a 14 cm tin corner to corner. None when no turn fits."""
+    sides = [rel.horizontal(box.rotation[:, k]) for k in range(3) if abs(box.rotation[2, k]) < 0.7]
+    opening = [rel.half_extent_along(box, side) for side in sides]
+    for deg in sorted(range(-85, 95, 5), key=abs):
+        c, s = np.cos(np.radians(deg)), np.sin(np.radians(deg))
+        turned = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]) @ R
+        moved = replace(held, rotation=turned)
+        if all(rel.half_extent_along(moved, side) <= half for side, half in zip(sides, opening)):
+            return turned
+    return None
 
 
 def _offset_pose(scene: Scene, ref, direction: np.ndarray, gap: float, R: np.ndarray) -> PlacePose:

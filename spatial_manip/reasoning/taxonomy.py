@@ -36,9 +36,18 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
 )
 # the form a material comes in: "the pink yarn" is the pink yarn ball
 FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick", "bar", "sheet")
+# the forms a material is sold and kept in: "the spool" or "the spool of ribbon" is the ribbon, when
+# the label names only the material (a bare form word yields to an object labelled by it: "the ball"
+# is the toy ball, not the twine, when both are there)
+MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
+    "yarn": ("ball", "skein"), "wool": ("ball", "skein"), "twine": ("ball", "roll"), "string": ("ball", "roll"),
+    "ribbon": ("spool", "roll", "reel"), "thread": ("spool", "reel"), "wire": ("spool", "roll", "reel"),
+    "tape": ("roll",), "foil": ("roll",), "soap": ("bar",), "chocolate": ("bar",), "chalk": ("stick",),
+}
 # the last word of a label that names the packaging (or the form), not the thing: "the cereal" is the cereal box
 PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
                                     "tube", "pot") + FORM_HEADS
 # what things are put in (open at the top): "put it in the bowl" sets it down inside one of these
+# (a tin as a box is kept in, "the button tin", "the pencil tin"; a can, its synonym, is not)
 OPEN_CONTAINERS: tuple[str, ...] = ("bowl", "basket", "box", "tray", "bin", "crate", "bucket", "tub", "mug", "cup",
-                                    "jar", "pot", "pan", "drawer", "container")
+                                    "jar", "pot", "pan", "drawer", "container", "tin")

@@ -2,7 +2,10 @@
 each, on its hand-built scenes (paraphrase_everyday7)."""
 from __future__ import annotations
 
+import numpy as np
+
 from spatial_manip.bench.paraphrase_everyday7 import EVERYDAY7_SCENES
+from spatial_manip.bench.paraphrase_scenes import on_table
 from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.lexicon import label_words
 from spatial_manip.reasoning.parser import normalise
@@ -48,3 +51,25 @@ def test_a_place_never_offers_a_full_slot_beside_a_free_one():
     assert rel.is_full(next(r for r in scene.regions if r.id == "r2c3"))
     assert plan("garage7_held", "put it next to the toolbox").targets == ["r2c1"]
     assert plan("garage7_held", "put it in row 2, column 3").targets == ["r2c3"]
+
+
+def test_a_material_label_is_named_by_the_form_it_comes_in():
+    """"the red and white spool" is the ribbon and "the ball of twine" the twine (taxonomy.MATERIAL_FORMS);
+    a bare form word yields to an object labelled by it: "the ball" is the toy ball beside the twine."""
+    assert plan("craft7", "grab the red and white spool").targets == ["ribbon"]
+    assert plan("garden7", "take the ball of twine").targets == ["twine"]
+    scene = EVERYDAY7_SCENES["garden7"]()
+    scene = scene.with_objects(scene.objects + [on_table("toy", "ball", 0.30, -0.05, [0.07, 0.07, 0.07], ["red"])])
+    assert PLANNER.plan(scene, "take the ball").targets == ["toy"]
+    assert PLANNER.plan(scene, "take the ball of twine").targets == ["twine"]
+
+
+def test_a_long_thing_goes_into_a_box_corner_to_corner():
+    """An 18 cm pencil fits a 14 cm tin turned along its diagonal: the place pose is turned so; a
+    sewing machine fits no way and is refused, saying so."""
+    r = plan("craft7", "put the pencil in the button tin")
+    assert r.ok and r.targets == ["pencil"] and np.allclose(r.place_pose.position[:2], [1.00, -0.45])
+    qx, qy, qz, qw = r.place_pose.orientation
+    assert 20 < abs(np.degrees(2 * np.arctan2(qz, qw))) % 180 < 160      # turned off the tin's sides
+    refused = plan("craft7", "put the sewing machine in the button tin")
+    assert refused.error["code"] == "UNREACHABLE" and "however it is turned" in refused.error["message"]
