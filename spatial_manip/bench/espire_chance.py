@@ -21,7 +21,7 @@ ways, shares of the view's pixels:
 
     s  the book goes into an answer slot in the pose the words ask for  -> success, episode over
     r  it is released in the box but ends elsewhere or tilted           -> failure, episode over
-    m  nothing is set down (a pixel outside the box, or no way there)   -> the next trial
+    m  nothing is set down (a pixel outside the box or on the robot, or no way there) -> the next trial
 
     P(moved) = s_world + m_world * s_ego * (1 + m_ego + ... + m_ego ** (MOVING_TRIALS - 2))
 
@@ -120,7 +120,7 @@ class PixelOutcomes:
         counts = {"success": 0, "released": 0, "nothing": 0}
         for _ in range(PIXELS_PER_VIEW):
             row, col = int(self.rng.integers(h)), int(self.rng.integers(w))
-            counts[self.outcome(views.pixel_point(obs, row, col), self.ep.in_marked_box(obs, row, col))] += 1
+            counts[self.outcome(views.pixel_point(obs, row, col), self.ep.off_target_area(obs, row, col) is None)] += 1
         self._restore()
         return TrialShares(**{k: v / PIXELS_PER_VIEW for k, v in counts.items()})
 

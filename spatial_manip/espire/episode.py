@@ -11,10 +11,11 @@ Algorithm 3) does; what it does stands, right or wrong:
   or the gripper already full, the end-effector moves over the point (a new wrist view) when it
   safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
   region".
-- place: a pixel outside the box the highlighted views draw around the placement area sets
-  nothing down (the arm holding the book does not move; a failed trial), as ESPIRE's execution
-  prompt has it: the robot places only at a point "on the target area", elsewhere it only moves
-  its end-effector. Inside the box the held book is released at the point, as ESPIRE's end-effector goes to the clicked
+- place: a pixel outside the box the highlighted views draw around the placement area, or
+  inside it on the robot (the arm carrying the book often stands in front of the area) or on the
+  book it holds, sets nothing down (the arm holding the book does not move; a failed trial), as
+  ESPIRE's execution prompt has it: the robot places only at a point "on the target area",
+  elsewhere it only moves its end-effector. Inside the box the held book is released at the point, as ESPIRE's end-effector goes to the clicked
   point and places there (`_slot_plan`): the middle of its bottom at the point's height and
   across the slot at the point, carried in from the front as far as the arm sets a book down
   in a slot, never through the slot's floor. Nothing is centred, fitted into a slot's free part
@@ -84,6 +85,7 @@ ROTATION_TOL_DEG = 10.0     # ESPIRE A.4's angle tolerance
 # that no driver can turn refused moves into unlimited guesses.
 LOCALIZING_TRIALS = 3
 MOVING_TRIALS = 5
+OUTSIDE_BOX = "the pixel is outside the box the highlighted view draws around the placement area"
 
 
 @dataclasses.dataclass
@@ -263,7 +265,8 @@ class Episode:
             if self.task.action == "pick":
                 act = self._move_pick(p, clicked, delta_deg)
             else:
-                act = self._move_place(p, delta_deg, on_area=self.in_marked_box(kept.obs, row, col))
+                off_area = self.off_target_area(kept.obs, row, col)
+                act = self._move_place(p, delta_deg, on_area=off_area is None, off_area=off_area)
             self.moves += 1
             self._invalidate()
         self.update_s.append(time.perf_counter() - t0)
@@ -427,19 +430,26 @@ class Episode:
         return min((_distance_to_goal(g, point) for g in goal), default=0.0)
 
     # --- place --------------------------------------------------------------------------------
-    def _move_place(self, p, delta_deg, *, on_area: bool, oracle_rotation: bool = False) -> Action:
-        """`on_area`: the clicked pixel lies inside the box the highlighted view draws around the
-        placement area (`in_marked_box`); a shelf place is made only there."""
+    def _move_place(self, p, delta_deg, *, on_area: bool, off_area: str | None = None,
+                    oracle_rotation: bool = False) -> Action:
+        """`on_area`: the clicked pixel is on the placement area (`off_target_area`: inside the box
+        the highlighted view draws around it, and not on the robot or the book it holds); a shelf
+        place is made only there. `off_area` says why not."""
         w = self.world
         held_id = w.held_object_id()
         if held_id is None:                 # released already: the book stays where it was sent
-            return self._hover(p, "the gripper holds no book")
+            # the distance is the book's, where it lies, as after the place (not the new point's:
+            # a book on the floor is not 0 m from the goal because the click is)
+            book = self.initial.held_object()
+            act = self._hover(p, "the gripper holds no book")
+            return act if book is None else dataclasses.replace(act, distance=self._book_distance(book.id))
         if p is None:
             return Action("refocus", "none", "no depth at the point (background); the arm did not move",
                           self._book_distance(held_id))
         if self.task.answer and not on_area:
-            return Action("refocus", "none", "the pixel is outside the box the highlighted view draws around the "
-                          "placement area: nothing was set down and the arm did not move", self._book_distance(held_id))
+            why = off_area or OUTSIDE_BOX
+            return Action("refocus", "none", f"{why}: nothing was set down and the arm did not move",
+                          self._book_distance(held_id))
         scene = w.export_scene()
         T_now = w.tcp_pose()
         offset = np.linalg.inv(T_now) @ w.object_pose(held_id)
@@ -458,6 +468,25 @@ class Episode:
             return Action("refocus", "none", "the rotation asked for is out of the arm's reach; the arm did not move",
                           self._book_distance(held_id), err)
         return self._place_along(poses, held_id, status, err)
+
+    def off_target_area(self, obs, row: int, col: int) -> str | None:
+        """Why a pixel of `obs` is not on the placement area ESPIRE places on, or None when it is:
+        inside the box the highlighted view draws around the marked area (`in_marked_box`) and
+        showing neither the robot (its arm, its gripper: segmentation -1, as is the floor) nor the
+        book it holds. The arm carrying the book often stands in front of the area, inside its box:
+        such a point "lies on another object" (ESPIRE's execution prompt), and a release there
+        dropped the book from the arm to the floor (place seed 0's test click, 1.13 m from the goal)."""
+        if not self.in_marked_box(obs, row, col):
+            return OUTSIDE_BOX
+        if obs.segmentation is None:
+            return None
+        seg = int(obs.segmentation[row, col])
+        held = self.world.held_object_id()
+        if seg < 0:
+            return "the pixel shows the robot (its arm or gripper) or the floor in front of the placement area"
+        if held is not None and obs.segment_ids.get(seg) == held:
+            return "the pixel shows the book in the gripper, in front of the placement area"
+        return None
 
     def in_marked_box(self, obs, row: int, col: int) -> bool:
         """Whether a pixel of `obs` lies inside the box the highlighted view draws around the marked
