@@ -82,6 +82,26 @@ def fit_catalogue_box(obs: RGBDObservation, mask: np.ndarray, size_m, *, measure
     return _fit_either(obs, mask, base_cloud(obs, mask)[0], size, measured, plane, cfg)
 
 
+def whole_size(exp) -> tuple | None:
+    """The catalogue box of a listed object (`ExpectedObject`): its `size_m`, widened on each side
+    to the most any enrolled view (`exp.views`) measured of it, for an object on the work surface.
+    Each view boxes only what it sees: a mug seen with its handle hidden is 9.1 cm across, from
+    the side 12.5 cm, and a box fitted to the first cannot hold the second's points but tilted
+    50 degrees, which makes the standing mug 9.1 cm 'tall' (objects-85-00003, 'the shorter mug').
+    Footprint sides are matched longest to longest, heights to heights. A distant entry keeps its
+    size: a painting's view from its edge boxes its easel's diagonal, no side of the painting."""
+    if exp.size_m is None:
+        return None
+    if not exp.views or exp.placement == "distant":
+        return exp.size_m
+    sides = [tuple(exp.size_m)] + [tuple(v[0]) for v in exp.views if v and v[0] is not None and len(v[0]) == 3]
+    foot = np.array([sorted(s[:2], reverse=True) for s in sides], float)
+    own = sorted(exp.size_m[:2], reverse=True)
+    longest, shortest = max(own[0], float(foot[:, 0].max())), max(own[1], float(foot[:, 1].max()))
+    widened = {0: longest, 1: shortest} if exp.size_m[0] >= exp.size_m[1] else {0: shortest, 1: longest}
+    return (widened[0], widened[1], max(float(exp.size_m[2]), max(float(s[2]) for s in sides)))
+
+
 def _fit_either(obs, mask, pts, size, measured, plane, cfg, edges=None) -> Box3D | None:
     """_fit on all the mask's points `pts`, or, when no box fits them, on its surface_points."""
     box = _fit(obs, mask, pts, size, measured, plane, cfg)
@@ -336,6 +356,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
     None)} of the detections it named, for complete_from_catalogue."""
     cfg = config or CatalogueFitConfig()
     by_id = {e.id: e for e in expected or () if e.id and e.size_m is not None}
+    whole = {i: np.asarray(whole_size(e), float) for i, e in by_id.items()}
     settled = {}
     edges = _LazyEdges(obs)
     for d in detections:
@@ -346,8 +367,8 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
         if d.extra.get("candidates"):
             ids = [c["id"] for c in d.extra["candidates"][:2]]
             further = [c["id"] for c in d.extra["candidates"][2:] if c["id"] in by_id]
-        elif runner_up and d.id in by_id and not size_agrees(d.box.size, by_id[d.id].size_m, cfg.consistent_m):
-            if np.all(np.sort(d.box.size) <= np.sort(by_id[d.id].size_m) + cfg.inside_tol_m):
+        elif runner_up and d.id in by_id and not size_agrees(d.box.size, whole[d.id], cfg.consistent_m):
+            if np.all(np.sort(d.box.size) <= np.sort(whole[d.id]) + cfg.inside_tol_m):
                 # the measured box itself fits in the named entry's: the name stands, whatever the
                 # stray points around it span (a large book leaning 49 degrees on its wedge, boxed
                 # 20 x 27 x 3 cm, its points 7.6 cm deep with the wedge's edge and flying pixels, lost
@@ -364,7 +385,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
         plane = plane_under(pts, planes) if planes else None
         inner = surface_points(obs, d.mask, edges())
         def held_by(i):
-            return any(_candidates(p[:: max(1, len(p) // cfg.max_points)], np.asarray(by_id[i].size_m, float), d.box,
+            return any(_candidates(p[:: max(1, len(p) // cfg.max_points)], whole[i], d.box,
                                    plane, cfg) for p in (pts, inner))
         holds = [held_by(i) for i in ids]
         if holds[0] == holds[1] or (runner_up and holds[0]):
@@ -385,7 +406,7 @@ def settle_names_by_depth(obs: RGBDObservation, detections, expected, planes,
         if not sure_fit(d, e):
             continue                      # a 5 cm piece of a book fits in a bottle's box, and no better
         rename(detections, d, e, f"the {other.label}'s catalogue box cannot hold what the depth shows; the {e.label}'s can")
-        settled[d.id] = _fit_either(obs, d.mask, pts, np.asarray(e.size_m, float), d.box, plane, cfg, edges())
+        settled[d.id] = _fit_either(obs, d.mask, pts, whole[e.id], d.box, plane, cfg, edges())
     return settled
 
 
@@ -410,7 +431,7 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
     cfg = config or CatalogueFitConfig()
     settled = settle_names_by_depth(obs, detections, expected, planes, cfg)
     edges = _LazyEdges(obs)
-    sizes = {e.id: e.size_m for e in expected or () if e.id and e.size_m is not None}
+    sizes = {e.id: whole_size(e) for e in expected or () if e.id and e.size_m is not None}
     standing = {e.id for e in expected or () if e.id and e.placement == "distant"}   # on the floor or a plinth
     changed = []
     for d in detections:
