@@ -34,7 +34,7 @@ the modelled box they lie on (motion.arm_plans), and every book's set-down there
    held; the nearest arm configuration's refusal named the robot's stand, the others' the cloud).
    The frame's turn is measured, as a real cell registers its cloud to the cell's model: the
    small rotation about the camera that best lays the map's points near the fixtures' faces onto
-   them (robust point-to-plane, `fixture_registration`); the points the fixtures, so registered,
+   them (robust point-to-plane, geometry.registration); the points the fixtures, so registered,
    explain are dropped (`dropped["fixture"]`, in voxels). The rest stay where the depth shows
    them, as the perceived objects they are checked against were fitted to the same depth.
 """
@@ -48,15 +48,14 @@ from scipy import ndimage
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry import pointcloud as pc
+from spatial_manip.geometry.registration import RegistrationConfig, fixture_boxes, fixture_registration
 from spatial_manip.camera_model import CameraIntrinsics, backproject
 from spatial_manip.motion.world import CLOUD_EXPLAINED_M
-from spatial_manip.scene import FIXTURE_CATEGORIES
 from spatial_manip.transforms import apply
 
 
 MEDIAN_NOISE_LEFT = 0.42   # a median of 9 Gaussian samples has ~1.25/3 of one sample's sigma
 NEAREST_RETURN_M = 0.1     # nearer is no depth camera's return (the agent marks the arm's pixels 1 cm: agent.without_arm)
-REGISTRATION_POINTS = 2000  # fixture_registration fits the turn to about this many of the map's points
 RESIDUAL_MAD_SIGMA = 0.867  # a Gaussian sample minus its 3x3 median: the robust sigma (1.4826 MAD) of that, in sigmas
 
 
@@ -115,11 +114,12 @@ def raw_points(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base_cam: np
 
 def build_obstacle_map(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base_cam: np.ndarray, *,
                        exclude: Callable[[np.ndarray], np.ndarray] | None = None, fixtures: Sequence = (),
-                       config: ObstacleMapConfig = ObstacleMapConfig()) -> ObstacleMap:
+                       register: bool = True, config: ObstacleMapConfig = ObstacleMapConfig()) -> ObstacleMap:
     """The supported obstacle points of one depth image (metres, 0 = no return). `exclude`
     maps base-frame points to a mask of those to leave out (the robot and its load); the points
     of `fixtures` (scene objects: those of FIXTURE_CATEGORIES count), registered to them, are left
-    out too (`without_fixtures`)."""
+    out too (`without_fixtures`; `register=False`: `T_base_cam` is registered already,
+    geometry.registration.Registration.apply)."""
     depth = raw = np.asarray(depth_m, np.float32)
     if config.median_px > 1:
         depth = ndimage.median_filter(depth, config.median_px, mode="nearest")
@@ -148,93 +148,26 @@ def build_obstacle_map(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base
     boxes = fixture_boxes(fixtures)
     if len(boxes[0]) and len(centres):
         on, turn = without_fixtures(centres, np.asarray(T_base_cam, float)[:3, 3], boxes,
-                                    max(CLOUD_EXPLAINED_M, clearance), config)
+                                    max(CLOUD_EXPLAINED_M, clearance), config, register)
         dropped["fixture"], centres = int(np.count_nonzero(on)), centres[~on]
     return ObstacleMap(centres, config.voxel_m, clearance, dropped, turn)
 
 
-def fixture_boxes(objects: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(centres (n, 3), rotations (n, 3, 3), half sizes (n, 3)) of the fixtures among `objects`
-    (FIXTURE_CATEGORIES; a fixture of parts, a shelf, by its parts), in the base frame."""
-    out = []
-    for o in objects:
-        if o.category not in FIXTURE_CATEGORIES or getattr(o, "held", False):
-            continue
-        parts = o.extra.get("parts") if isinstance(o.extra, dict) else None
-        for p in parts or [{"center": o.center, "size": o.size, "rotation": o.rotation}]:
-            R = np.eye(3) if p.get("rotation") is None else np.asarray(p["rotation"], float).reshape(3, 3)
-            out.append((np.asarray(p["center"], float).reshape(3), R, np.asarray(p["size"], float).reshape(3) / 2))
-    if not out:
-        return np.empty((0, 3)), np.empty((0, 3, 3)), np.empty((0, 3))
-    c, R, h = zip(*out)
-    return np.array(c), np.array(R), np.array(h)
-
-
 def without_fixtures(points: np.ndarray, camera_m, boxes, margin_m: float,
-                     config: ObstacleMapConfig = ObstacleMapConfig()) -> tuple[np.ndarray, float]:
+                     config: ObstacleMapConfig = ObstacleMapConfig(), register: bool = True) -> tuple[np.ndarray, float]:
     """(which of `points` the fixture `boxes` explain, how far the frame is turned, degrees): the
-    points turned about the camera by `fixture_registration` lying within `margin_m` of a box."""
+    points turned about the camera by `fixture_registration` (with `register`; a frame already
+    registered is not measured again) lying within `margin_m` of a box."""
     camera = np.asarray(camera_m, float).reshape(3)
-    turn = fixture_registration(points, camera, boxes, config)
+    turn = np.eye(3)
+    if register:
+        turn = fixture_registration(points, camera, boxes, RegistrationConfig(
+            band_m=config.fixture_band_m, max_turn_deg=config.max_turn_deg, min_points=config.min_fixture_points)).turn
     moved = camera + (np.asarray(points, float) - camera) @ turn.T
     on = np.zeros(len(moved), bool)
     for c, R, h in zip(*boxes):
         on |= np.all(np.abs((moved - c) @ R) <= h + margin_m, axis=1)
     return on, float(np.degrees(Rotation.from_matrix(turn).magnitude()))
-
-
-def fixture_registration(points: np.ndarray, camera_m, boxes, config: ObstacleMapConfig = ObstacleMapConfig()) -> np.ndarray:
-    """The small rotation about the camera (3x3) that lays the points near the fixture boxes'
-    faces onto them: Gauss-Newton on the point-to-face distances, Cauchy-weighted (a book on a
-    board is no board) in a band shrinking from fixture_band_m to 0.4 of it. The identity when
-    fewer than min_fixture_points points lie near a face, when the turn found exceeds
-    max_turn_deg, or when it does not bring the points nearer their faces."""
-    camera = np.asarray(camera_m, float).reshape(3)
-    pts = np.asarray(points, float).reshape(-1, 3)
-    pts = pts[::max(1, len(pts) // REGISTRATION_POINTS)]      # three unknowns: a few thousand points tell them
-    omega = np.zeros(3)
-    before = None
-    for band in config.fixture_band_m * np.array([1.0, 0.7, 0.5, 0.4, 0.4]):
-        q = camera + Rotation.from_rotvec(omega).apply(pts - camera)
-        r, n = face_distances(q, boxes, band)
-        ok = np.isfinite(r)
-        if np.count_nonzero(ok) < config.min_fixture_points:
-            return np.eye(3)
-        if before is None:
-            before = float(np.median(np.abs(r[ok])))
-        A = np.cross(q[ok] - camera, n[ok])               # d(distance)/d(omega) for a small turn
-        w = 1.0 / (1.0 + (r[ok] / (0.25 * band)) ** 2)
-        H = (A * w[:, None]).T @ A + 1e-3 * np.trace(A.T @ A) / 3 * np.eye(3)   # a direction no face fixes stays put
-        omega = omega + np.linalg.solve(H, -(A * w[:, None]).T @ r[ok])
-    q = camera + Rotation.from_rotvec(omega).apply(pts - camera)
-    r, _ = face_distances(q, boxes, config.fixture_band_m)
-    ok = np.isfinite(r)
-    after = float(np.median(np.abs(r[ok]))) if np.count_nonzero(ok) >= config.min_fixture_points else np.inf
-    if np.degrees(np.linalg.norm(omega)) > config.max_turn_deg or not after < before:
-        return np.eye(3)
-    return Rotation.from_rotvec(omega).as_matrix()
-
-
-def face_distances(points: np.ndarray, boxes, band_m: float) -> tuple[np.ndarray, np.ndarray]:
-    """For each point, the signed distance (outside positive) to the nearest face of the boxes
-    (centres, rotations, half sizes) it lies over or under, and that face's outward normal; NaN
-    where no face is within `band_m`, or the nearest box is nearest at an edge or a corner."""
-    centres, rotations, halves = boxes
-    local = np.stack([(points - c) @ R for c, R in zip(centres, rotations)], axis=1)    # (n, b, 3)
-    past = np.abs(local) - halves[None]
-    axis = np.argmax(past, axis=2)                                                      # (n, b)
-    beyond = np.count_nonzero(past > 0, axis=2)
-    dist = np.take_along_axis(past, axis[..., None], 2)[..., 0]
-    dist = np.where(beyond <= 1, dist, np.nan)                                          # over a face, or inside
-    far = ~(np.abs(dist) <= band_m)
-    dist = np.where(far, np.inf, dist)
-    b = np.argmin(np.abs(dist), axis=1)
-    idx = np.arange(len(points))
-    d = dist[idx, b]
-    k = axis[idx, b]
-    sign = np.sign(local[idx, b, k])
-    normal = rotations[b, :, k] * np.where(sign == 0, 1.0, sign)[:, None]
-    return np.where(np.isfinite(d), d, np.nan), normal
 
 
 def seen_noise_scale(raw: np.ndarray, median: np.ndarray, edge: np.ndarray) -> float:
