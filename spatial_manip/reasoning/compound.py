@@ -88,9 +88,24 @@ def _held_scene(scene: Scene, obj_id: str) -> Scene:
     return scene.with_objects(replace(o, held=(o.id == obj_id)) for o in scene.objects)
 
 
+# "10 cm to the right of the big one": "one" as a reference, after the word that relates it
+_REFERENCE_ONE = re.compile(r"\b(of|from|to|than|beside|near|behind|by|and) (the|a|an|that|this)((?: [a-z]+){0,2}?) one\b",
+                            re.IGNORECASE)
+
+
+def _one_as_moved_kind(place_text: str, held) -> str:
+    """The place's words with "one" as a reference read as the moved object's kind: "move the small
+    pill bottle 10 cm to the right of the big one" places it beside the big pill bottle."""
+    if held is None:
+        return place_text
+    label = held.label.lower().replace("_", " ")
+    return _REFERENCE_ONE.sub(lambda m: f"{m.group(1)} {m.group(2)}{m.group(3)} {label}", place_text)
+
+
 def _plan_parts(scene: Scene, pick_text: str, place_text: str, plan_one: Callable):
     pick = plan_one(scene, pick_text, "pick")
-    place = plan_one(_held_scene(scene, pick.targets[0]), place_text, "place")
+    held_scene = _held_scene(scene, pick.targets[0])
+    place = plan_one(held_scene, _one_as_moved_kind(place_text, held_scene.held_object()), "place")
     return pick, place
 
 
@@ -125,9 +140,9 @@ def replan_place(scene: Scene, text: str, plan_one: Callable[[Scene, str, str], 
     with it set back among the others) and whose destination plans; else the first destination that
     plans. An instruction with no pick part is planned whole as a place."""
     pick_text, place_text = split_instruction(text)
-    if pick_text is not None:
-        return plan_one(scene, place_text, "place")
     held = scene.held_object()
+    if pick_text is not None:
+        return plan_one(scene, _one_as_moved_kind(place_text, held), "place")
     loose = scene.with_objects(replace(o, held=False) for o in scene.objects)
     readings = one_clause_splits(loose, text) if held is not None else []
     if not readings:
@@ -135,7 +150,7 @@ def replan_place(scene: Scene, text: str, plan_one: Callable[[Scene, str, str], 
     fallback, first_error = None, None
     for obj_text, dest_text in readings:
         try:
-            place = plan_one(scene, dest_text, "place")
+            place = plan_one(scene, _one_as_moved_kind(dest_text, held), "place")
         except SpatialManipError as e:
             first_error = first_error or e
             continue

@@ -230,8 +230,9 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
         add(head, table, False, objs)
         add(plural(head), table, True, objs)
     # each kind's members once (a colour term filters them; kind_matches is the costly part)
-    # (a label of several words too: "the light brown teddy bear"; not "something to write with")
-    by_kind = {kind: [o for o in objs if kind_matches(kind, o)] for kind in kinds if " " not in kind or kind not in GROUPS}
+    # (a label or group of several words too: "the light brown teddy bear", "the orange spray bottle";
+    # not "something to write with")
+    by_kind = {kind: [o for o in objs if kind_matches(kind, o)] for kind in kinds if not kind.startswith("something ")}
     books = [o for o in objs if o.category == "book"]
     for term, wrap, in_colour in _colour_terms(objs):
         anything = in_colour(objs)

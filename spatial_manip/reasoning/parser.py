@@ -39,6 +39,7 @@ from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstood
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon
+from spatial_manip.reasoning.taxonomy import GROUPS
 from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
 from spatial_manip.scene import Scene, SceneObject
@@ -96,6 +97,7 @@ SAME_AS = {
     "u": "you", "pls": "please", "plz": "please", "plse": "please", "teh": "the", "col": "column", "cols": "column",
     "thanks": "", "thank you": "", "thx": "", "cheers": "", "ta": "", "for me": "", "will do": "", "would do": "",
     "navy": "dark blue", "navy blue": "dark blue", "leaning over": "leaning",
+    "gap": "empty slot", "gaps": "empty slots",
 }
 _SAME_AS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(SAME_AS, key=len, reverse=True)) + r")\b")
 # Rewrites that depend on the words around them, in the order they apply
@@ -125,8 +127,11 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
     (r" (?:real|really|super) (?:quick|quickly|fast)\s*$", " "),    # "get the glue stick real quick"
+    # "when you get a sec, pass me the gauze": when, not what
+    (r"^(?:when|whenever|if) you (?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)\b[\s,]*", ""),
     # "something to cut the ribbon with": what it is for, not which ribbon
-    (r"\bsomething to ([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from)\b", r"something to \1 \2"),
+    # (not "to take a temperature with": what is taken is the purpose there)
+    (r"\bsomething to (?!take\b)([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from)\b", r"something to \1 \2"),
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
     (r"\bthe (tall|short)er\b", r"the \1est"),
     # shades and two colours: "lite blue" / "sky blue" is light blue, "deep red" dark red, "red n white" red and white
@@ -156,7 +161,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"),
     (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"),
 ]]
-_QUESTION = re.compile(r"^\s*(?:what|where|which|how|why|who|whose|when|is|are|was|were|does|do|did|should|shall)\b")
+# (not "when you get a sec, pass me ...": a request with its time)
+_QUESTION = re.compile(r"^\s*(?:what|where|which|how|why|who|whose|is|are|was|were|does|do|did|should|shall|"
+                       r"when(?! you (?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)\b))\b")
 
 
 def _everyday(t: str) -> str:
@@ -329,8 +336,11 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
             head, last = c.rsplit(" ", 1) if " " in c else ("", c)
             for p in _plural(last):
                 phrases.setdefault((head + " " + p).strip(), set()).add(o.id)
-    for p, e in lex.items():
-        phrases.setdefault(p, set(e.ids))
+    for p, e in lex.items():        # "the bottle" is the fabric softener too: a declared group (not a synonym,
+        if p in GROUPS:             # "the carton" is the carton, not the cereal box) adds to a label's phrase
+            phrases.setdefault(p, set()).update(e.ids)
+        else:
+            phrases.setdefault(p, set(e.ids))
     return phrases
 
 

@@ -23,6 +23,13 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
     "something to drink": ("bottle", "can", "carton"),
+    "something to clean with": ("sanitizer", "soap", "wipes", "sponge", "cloth", "cleaner"),
+    "something to wipe with": ("towel", "towels", "napkin", "napkins", "wipes", "cloth", "tissue", "tissues"),
+    "something to take a temperature with": ("thermometer",),
+    # what liquids and sprays come in: "the pink bottle" is the fabric softener
+    "bottle": ("sanitizer", "softener", "detergent", "shampoo", "conditioner", "lotion", "bleach", "remover", "cleaner",
+               "ketchup", "vinegar", "syrup", "oil"),
+    "spray bottle": ("remover", "cleaner", "spray", "starch"),
     # a toy box holds toys, it is not one (`lexicon.packaging_content`)
     "toy": ("ball", "block", "bear", "doll", "duck", "car", "truck", "train", "robot", "dinosaur", "puzzle", "top",
             "yoyo", "kite", "rattle", "figure", "lego"),
@@ -33,6 +40,7 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("bottle", "flask"),
     ("box", "carton", "package"),
     ("can", "tin"),
+    ("peg", "clothes peg", "clothespin"),
 )
 # the form a material comes in: "the pink yarn" is the pink yarn ball
 FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick", "bar", "sheet")
@@ -46,8 +54,8 @@ MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
 }
 # the last word of a label that names the packaging (or the form), not the thing: "the cereal" is the cereal box
 PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
-                                    "tube", "pot") + FORM_HEADS
+                                    "tube", "pot", "basket") + FORM_HEADS
 # what things are put in (open at the top): "put it in the bowl" sets it down inside one of these
-# (a tin as a box is kept in, "the button tin", "the pencil tin"; a can, its synonym, is not)
+# (a tin as a box is kept in, a dish as a kidney dish holds instruments, "the button tin", "the pencil tin"; a can, its synonym, is not)
 OPEN_CONTAINERS: tuple[str, ...] = ("bowl", "basket", "box", "tray", "bin", "crate", "bucket", "tub", "mug", "cup",
-                                    "jar", "pot", "pan", "drawer", "container", "tin")
+                                    "jar", "pot", "pan", "drawer", "container", "tin", "dish")
