@@ -38,7 +38,8 @@ from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.perception import SegmentationHints, make_segmenter, perceive_with_workspace
-from spatial_manip.pipeline import Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, Verified
+from spatial_manip.pipeline import (Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, TouchedGraspError,
+                                    Verified)
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection, keep_described
@@ -75,6 +76,13 @@ MOTION_PICK, MOTION_PLACE, MOTION_HOME = "pick", "place", "home"
 
 GRASP_CENTRE_BIN_M = 0.03     # for a pick-and-place, grasps this much nearer the object's middle
 GRASP_SQUARE_BIN_DEG = 10.0   # or this much squarer to its faces go first
+# A grasp whose TCP pose is this close to one that reached the object and failed, and turned from it by
+# less than SAME_GRASP_DEG, is that grasp again (a new look proposes much the same list): not tried again
+SAME_GRASP_M = 0.015
+SAME_GRASP_DEG = 15.0
+# a motion that ended with the TCP this far from where it started moved the arm: one stopped by contact
+# on its way to a grasp touched something (one refused before moving did not)
+ARM_MOVED_M = 0.01
 ARM_SEEN_M = 0.03             # depth this close to the arm's collision bodies is the arm itself
 ARM_DEPTH_M = 0.01            # ... and is replaced by this: nearer than anything, below every camera's range
 
@@ -148,6 +156,27 @@ def _tcp_poses(grasps: GraspGroup) -> list[np.ndarray]:
     """The TCP pose of each proposed grasp (graspnetAPI frame and depth -> the 2F-85's TCP)."""
     gripper = GripperGeometry()
     return [gripper.tcp_poses(g.matrix()[None], [g.depth])[0] for g in grasps]
+
+
+def _touched(result: MotionResult, start: np.ndarray | None) -> bool:
+    """Whether a pick motion that holds nothing reached its object: the fingers closed at the grasp
+    (GRASP_FAILED: closed on nothing, or it slipped out in the lift), or the arm moved and was
+    stopped (by contact, on a real arm a protective stop) before it got there."""
+    if result.error_code == ErrorCode.GRASP_FAILED.value:
+        return True
+    if result.error_code != ErrorCode.MOTION_FAILED.value or start is None or result.final_pose is None:
+        return False
+    return bool(np.linalg.norm(np.asarray(result.final_pose, float)[:3, 3] - np.asarray(start, float)[:3, 3])
+                > ARM_MOVED_M)
+
+
+def _tried_before(T_tcp: np.ndarray, failed) -> bool:
+    """Whether TCP pose `T_tcp` is one of the `failed` grasps again (SAME_GRASP_M, SAME_GRASP_DEG)."""
+    for F in failed:
+        turned = np.degrees(np.linalg.norm(Rotation.from_matrix(F[:3, :3].T @ T_tcp[:3, :3]).as_rotvec()))
+        if np.linalg.norm(F[:3, 3] - T_tcp[:3, 3]) <= SAME_GRASP_M and turned <= SAME_GRASP_DEG:
+            return True
+    return False
 
 
 def _carry_risk(T_tcp: np.ndarray, T_obj: np.ndarray) -> tuple[int, int]:
@@ -530,8 +559,12 @@ class Agent:
         tcps, place_pose = _tcp_poses(grasps), None
         if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
             grasps, tcps, place_pose = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
-        errors = []
-        for g, T_tcp in list(zip(grasps, tcps))[: self.config.max_grasp_tries]:
+        errors, tried = [], [(g, T) for g, T in zip(grasps, tcps) if not _tried_before(T, decision.failed_grasps)]
+        if not tried and len(grasps):
+            raise GraspFailedError(f"every proposed grasp of {decision.pick_id} is one that reached it and failed "
+                                   "before; nothing was moved")
+        for g, T_tcp in tried[: self.config.max_grasp_tries]:
+            start = self.ports.tcp_pose()
             request = MotionRequest(kind=MOTION_PICK, target=T_tcp,
                                     gripper_width_m=float(gripper.opening_m(g.width)),
                                     lift_height_m=lift_height_for(obj.size),
@@ -545,7 +578,11 @@ class Agent:
                                tcp_path=result.tcp_path, place_pose=place_pose)
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
             if result.error_code == "CANCELED" or cancel.is_set():
-                break     # a missed grasp or a blocked approach: the next grasp may still work
+                break
+            if _touched(result, start):   # the rest of the list was proposed for a table that may be gone
+                raise TouchedGraspError(f"{len(errors)} grasp(s) of {decision.pick_id} failed, the last after reaching "
+                                        "it: " + "; ".join(errors), T_tcp)
+            # refused before the arm moved (no path, out of reach): the next grasp may still work
         raise GraspFailedError(f"{len(errors)} grasp(s) of {decision.pick_id} failed: " + "; ".join(errors))
 
     def _grasps_that_place(self, grasps: GraspGroup, tcps, T_obj, size,

@@ -21,12 +21,13 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from spatial_manip.errors import (CanceledError, ErrorCode, InvalidGoalError, SpatialManipError)
+from spatial_manip.errors import (CanceledError, ErrorCode, GraspFailedError, InvalidGoalError, SpatialManipError)
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.perception.look_ahead import LookAhead
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
-from spatial_manip.reasoning.reflection import Reflection, reflect
+from spatial_manip.reasoning.reflection import PUSHED_MAX_M, Reflection, reflect
+from spatial_manip.reasoning.reflection import _now as found_now
 from spatial_manip.scene import Region, Scene
 from spatial_manip.task_kinds import TASK_KINDS
 from spatial_manip.trace import Trace
@@ -42,6 +43,21 @@ MAX_PICK_CANDIDATES = 3
 # A retry's refusals of the world the failed attempt left (the words name nothing there now, or
 # several things, or no place there can be made): the goal reports the failure it retried (`_failure`).
 RETRY_REFUSALS = {ErrorCode.TARGET_NOT_FOUND, ErrorCode.AMBIGUOUS, ErrorCode.NOT_UNDERSTOOD, ErrorCode.UNREACHABLE}
+# A grasp that reached the object and left nothing held (`TouchedGraspError`: the fingers closed on
+# nothing, it slipped out in the lift, the arm was stopped by contact on its way) may have pushed or
+# dropped it: the pick looks again (the target found again near where it stood, new grasps proposed
+# on the new look) instead of trying the rest of a list proposed for a table that may be gone, at
+# most this many times a pick; then the goal's reflection (another attempt) takes over.
+MAX_RELOOKS = 2
+
+
+class TouchedGraspError(GraspFailedError):
+    """A grasp that reached its object and failed (`tcp_pose`: its 4x4 TCP pose, base frame):
+    what it touched may have moved, so the grasps proposed on the look before are stale."""
+
+    def __init__(self, message: str, tcp_pose: np.ndarray):
+        super().__init__(message)
+        self.tcp_pose = np.asarray(tcp_pose, float)
 
 
 class Stage(str, enum.Enum):
@@ -123,6 +139,7 @@ class Decision:
     scene: Scene | None = None                    # the look it was planned on
     pick_targets: tuple[str, ...] = ()            # every object the words allow picking (for reflection)
     avoid_place_poses: tuple[np.ndarray, ...] = ()   # set-downs that failed before: their rotations go last
+    failed_grasps: tuple[np.ndarray, ...] = ()    # 4x4 TCP poses that reached the object and failed: not tried again
     any_pose_class: bool = False                  # no pose word: the set-down may change the pose class
 
 
@@ -238,6 +255,7 @@ class InstructionPipeline:
         self._drawing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="trace_images")
         self._drawn: list[Future] = []
         self._trace: Trace | None = None      # the running goal's, which its images go to
+        self._seen_last: Perceived | None = None   # the running pick's latest look (a pick may look again)
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = self._trace = Trace(self.trace_dir, goal.__dict__)
@@ -287,14 +305,17 @@ class InstructionPipeline:
 
     # --- one attempt --------------------------------------------------------------------------
     def _enter(self, stage: Stage, detail: str, attempt: int, goal: GoalRequest, trace: Trace,
-               cancel: threading.Event) -> None:
+               cancel: threading.Event, *, progress_of: Stage | None = None) -> None:
+        """`progress_of`: the stage whose progress to report (a pick's look again is reported at
+        moving's, so progress never goes back within an attempt)."""
         if cancel.is_set():
             self._safe_stop()
             raise CanceledError("the goal was canceled")
         trace.stage(stage.value, detail)
         self._moved = self._moved or stage is Stage.MOVING
         span = 1.0 / goal.max_attempts
-        self.feedback(stage, detail, min(1.0, (attempt - 1 + STAGE_PROGRESS[stage]) * span), attempt)
+        at = STAGE_PROGRESS[progress_of or stage]
+        self.feedback(stage, detail, min(1.0, (attempt - 1 + at) * span), attempt)
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = self._set_down = None
@@ -326,7 +347,7 @@ class InstructionPipeline:
         grasped = placed = None
         if decision.pick_id is not None:
             decision, grasped = self._pick_one_of(decision, seen, attempt, goal, trace, cancel)
-            outcome.target_pose = _object_pose(scene, decision.pick_id)
+            outcome.target_pose = _object_pose(decision.scene or scene, decision.pick_id)
             outcome.grasp, outcome.grasp_score, outcome.grasp_width = grasped.tcp_pose, grasped.score, grasped.width
             trace.event("picked", **grasped.trace_fields())
         if decision.place_pose is not None:
@@ -358,13 +379,17 @@ class InstructionPipeline:
     def _pick_one_of(self, decision, seen, attempt, goal, trace, cancel) -> tuple[Decision, Grasped]:
         """Pick `decision.pick_id`; when none of its grasps holds and the words allow other
         objects (`pick_alternatives`), try those in order. Returns the decision with `pick_id`
-        on the one held."""
+        on the one held (and, when the pick looked again, `scene` that look and `pick_id` the
+        object's id on it)."""
         candidates = ([decision.pick_id] + list(decision.pick_alternatives))[:MAX_PICK_CANDIDATES]
+        self._seen_last = seen
         for k, pick_id in enumerate(candidates):
-            decision = self._decision = replace(decision, pick_id=pick_id)
+            # reflection keeps the first look's ids and scene (where the words' objects stood untouched)
+            self._decision = replace(decision, pick_id=pick_id)
             try:
-                return decision, self._pick(decision, seen, attempt, goal, trace, cancel,
-                                            overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
+                on = self._decision if self._seen_last is seen else _found_again(self._decision, self._seen_last.scene)
+                return self._pick(on, self._seen_last, attempt, goal, trace, cancel,
+                                  overlay="overlay_grasp" if k == 0 else f"overlay_grasp_{k + 1}")
             except SpatialManipError as e:
                 if e.code not in PICK_FALLBACK or not getattr(e, "retryable", True) or k + 1 == len(candidates) \
                         or cancel.is_set():
@@ -372,24 +397,63 @@ class InstructionPipeline:
                 trace.event("pick_fallback", failed=pick_id, code=e.code.value, reason=e.message,
                             next=candidates[k + 1])
 
-    def _pick(self, decision, seen, attempt, goal, trace, cancel, overlay: str) -> Grasped:
+    def _pick(self, decision, seen, attempt, goal, trace, cancel, overlay: str) -> tuple[Decision, Grasped]:
+        """Propose grasps of `decision.pick_id` and pick with them; after a grasp that reached the
+        object and left nothing held (TouchedGraspError) look again, find the object near where it
+        stood and propose new grasps, at most MAX_RELOOKS times. Returns the decision the pick
+        held on (its scene and pick_id the last look's) and the grasp."""
         self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
-        grasps = self.agent.propose_grasps(decision, seen)
-        drawn = grasps.to_dicts()
-        trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(drawn))
+        grasps = self._proposed(decision, seen, trace)
         self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
         picked = None
         try:
-            picked = self._guarded(lambda: self.agent.pick(grasps, decision, cancel), cancel)
+            for looks in range(MAX_RELOOKS + 1):
+                try:
+                    picked = self._guarded(lambda: self.agent.pick(grasps, decision, cancel), cancel)
+                    return decision, picked
+                except TouchedGraspError as e:
+                    if looks == MAX_RELOOKS or cancel.is_set():
+                        raise
+                    decision, seen = self._look_again(decision, e, looks + 1, attempt, goal, trace, cancel)
+                    self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id} on the new look", attempt,
+                                goal, trace, cancel, progress_of=Stage.MOVING)
+                    grasps = self._proposed(decision, seen, trace)
+                    self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
         finally:  # drawn whether the pick worked or not: a failed grasp is what one debugs
-            shown, chosen = grasps_to_draw(drawn, picked.trace_fields() if picked is not None else None)
+            shown, chosen = grasps_to_draw(grasps.to_dicts(), picked.trace_fields() if picked is not None else None)
             self._overlay(trace, overlay, f"attempt {attempt}: best proposed grasps of {decision.pick_id} "
                           "(grey), enlarged on the right; " +
                           ("the grasp that held (orange) and the TCP's planned way to it and up (yellow)"
                            if chosen is not None else "the pick failed: none held"),
                           seen, decision, grasps=shown, chosen=chosen,
                           path=picked.tcp_path if picked is not None else ())
-        return picked
+
+    def _proposed(self, decision: Decision, seen: Perceived, trace: Trace) -> GraspGroup:
+        grasps = self.agent.propose_grasps(decision, seen)
+        trace.event("grasps", object_id=decision.pick_id, count=len(grasps), top=grasp_summary(grasps.to_dicts()))
+        return grasps
+
+    def _look_again(self, decision: Decision, error: TouchedGraspError, n: int, attempt: int, goal: GoalRequest,
+                    trace: Trace, cancel: threading.Event) -> tuple[Decision, Perceived]:
+        """A new look after a grasp of `decision.pick_id` that touched it and failed (`error`):
+        the decision moved onto it (`_found_again`), the failed grasp's pose not to be tried again.
+        GraspFailedError when nothing of its kind is near where it stood."""
+        trace.event("relook", object_id=decision.pick_id, look=n, max_looks=MAX_RELOOKS, reason=error.message,
+                    failed_grasp=error.tcp_pose)
+        self._enter(Stage.PERCEIVING, f"a grasp reached {decision.pick_id} and nothing is held: looking again "
+                    f"({n} of {MAX_RELOOKS}); it may have moved", attempt, goal, trace, cancel, progress_of=Stage.MOVING)
+        seen = self._seen_last = self._look(cancel, trace, goal, clear=True)
+        was = decision.scene.get(decision.pick_id) if decision.scene is not None else None
+        try:
+            found = _found_again(replace(decision, failed_grasps=decision.failed_grasps + (error.tcp_pose,)),
+                                 seen.scene)
+        except GraspFailedError as e:
+            trace.event("relook_found", object_id=decision.pick_id, found=None, reason=e.message)
+            raise GraspFailedError(f"{error.message}; then {e.message}") from e
+        now = found.scene.get(found.pick_id)
+        trace.event("relook_found", object_id=decision.pick_id, found=found.pick_id, center=now.center,
+                    moved_m=None if was is None else round(float(np.linalg.norm(now.center - was.center)), 4))
+        return found, seen
 
     def _look(self, cancel: threading.Event, trace: Trace, goal: GoalRequest, *, clear: bool) -> Perceived:
         """A look at the table, the arm first moved out of the camera's view when `clear`: the
@@ -531,6 +595,21 @@ def _failure(error: SpatialManipError, attempt: int, reflection: Reflection | No
         return error.code.value, error.message
     return reflection.error_code, (f"{reflection.reason}; attempt {attempt}, the retry, stopped before moving "
                                    f"anything: {error.code.value}: {error.message}")
+
+
+def _found_again(decision: Decision, scene: Scene) -> Decision:
+    """`decision` moved onto a new look (`scene`) of a table a grasp touched: its `pick_id` the id
+    there of the object of its kind nearest to where `decision.scene` showed it, within
+    PUSHED_MAX_M (reasoning.reflection: how far a failed grasp may push or tip what it touched).
+    GraspFailedError when there is none (it fell off, or is no longer seen as such)."""
+    was = decision.scene.get(decision.pick_id) if decision.scene is not None and \
+        decision.pick_id in decision.scene.ids() else None
+    now = None if was is None else found_now(scene, was.id, was.center, was.category)
+    if now is None or now not in scene.ids():
+        kind = was.category if was is not None else "object"
+        raise GraspFailedError(f"looking again, no {kind} was seen within {PUSHED_MAX_M:g} m of where "
+                               f"{decision.pick_id} stood: it may have fallen or be seen as something else now")
+    return replace(decision, pick_id=now, scene=scene)
 
 
 def _with_notes(message: str, decision: Decision) -> str:

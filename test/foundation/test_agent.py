@@ -5,13 +5,15 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy.spatial.transform import Rotation
 
-from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, MotionResult
+from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, MotionResult, _tcp_poses
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import GraspFailedError, MotionFailedError
 from spatial_manip.grasping.grasp_group import GraspGroup
-from spatial_manip.pipeline import Decision, Perceived, Placed, SetDown, Verified, validate_goal
+from spatial_manip.pipeline import Decision, Perceived, Placed, SetDown, TouchedGraspError, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
+from spatial_manip.transforms import make_transform
 
 BOOK = SceneObject("book_1", "book", "book", [0.5, 0.0, 0.02], [0.2, 0.15, 0.03])
 
@@ -97,8 +99,9 @@ def test_a_lost_arm_server_before_a_look_leaves_the_look_to_say_whether_the_came
     assert len(ports.requests) == 1 and "arm server lost" in warnings[0]
 
 
-def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remembered():
-    ports = FakePorts([MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed on nothing"),
+def test_a_grasp_refused_before_the_arm_moved_gives_way_to_the_next_and_the_one_that_holds_is_remembered():
+    ports = FakePorts([MotionResult(success=False, error_code="MOTION_FAILED", message="no path to the pre-grasp",
+                                    final_pose=np.eye(4)),
                        MotionResult(success=True, object_held=True)])
     agent = Agent(ports)
     decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
@@ -109,6 +112,37 @@ def test_a_missed_grasp_gives_way_to_the_next_and_the_one_that_holds_is_remember
     assert ports.requests[0].lift_height_m == lift_height_for(BOOK.size)
     goal = validate_goal("pick the book", "pick")
     assert agent.verify(decision, None, goal, None) == Verified(True, "", "book_1 is in the gripper")
+
+
+@pytest.mark.parametrize("result", [
+    MotionResult(success=False, error_code="GRASP_FAILED", message="the gripper closed to 0.002 m without detecting "
+                 "an object"),
+    MotionResult(success=False, error_code="GRASP_FAILED", message="the object slipped out of the gripper during "
+                 "the lift"),
+    MotionResult(success=False, error_code="MOTION_FAILED", message="move_l: the simulated arm could not follow "
+                 "(blocked by contact or IK)", final_pose=make_transform(np.eye(3), [0.3, 0.1, 0.2]))])
+def test_a_grasp_that_reached_the_object_and_holds_nothing_stops_the_list_for_a_new_look(result):
+    """A miss, a slip, or an arm stopped on its way may have moved the object: the rest of the list
+    was proposed for a table that may be gone (the pipeline looks again, `MAX_RELOOKS`)."""
+    ports = FakePorts([result, MotionResult(success=True, object_held=True)])
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
+    poses = [make_transform(np.eye(3), [0.5, 0.0, 0.05]), make_transform(np.eye(3), [0.45, 0.0, 0.05])]
+    with pytest.raises(TouchedGraspError, match="1 grasp.s. of book_1 failed, the last after reaching it") as e:
+        Agent(ports).pick(_grasps([0.9, 0.8], poses=poses), decision, threading.Event())
+    assert len(ports.requests) == 1 and e.value.code.value == "GRASP_FAILED"
+    assert np.allclose(e.value.tcp_pose, ports.requests[0].target)
+
+
+def test_a_grasp_that_failed_after_reaching_the_object_is_not_tried_again_on_the_new_look():
+    ports = FakePorts([MotionResult(success=True, object_held=True)])
+    failed = _tcp_poses(_grasps([0.9], poses=[make_transform(np.eye(3), [0.5, 0.0, 0.05])]))[0]
+    same = make_transform(Rotation.from_euler("z", 10, degrees=True).as_matrix(), [0.504, 0.0, 0.05])
+    other = make_transform(Rotation.from_euler("z", 90, degrees=True).as_matrix(), [0.5, 0.0, 0.05])
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK), failed_grasps=(failed,))
+    picked = Agent(ports).pick(_grasps([0.9, 0.8], poses=[same, other]), decision, threading.Event())
+    assert picked.score == pytest.approx(0.8) and len(ports.requests) == 1
+    with pytest.raises(GraspFailedError, match="every proposed grasp of book_1 is one that reached it and failed"):
+        Agent(FakePorts()).pick(_grasps([0.9], poses=[same]), decision, threading.Event())
 
 
 def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():

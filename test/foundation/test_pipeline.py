@@ -1,6 +1,7 @@
 """The ROS-free pipeline with a unit-test agent: stage order, feedback, cancel, retries."""
 import json
 import threading
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,8 +11,8 @@ from spatial_manip.errors import (GraspFailedError, InvalidGoalError, MotionFail
 from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.grasping.grasp_group import GraspGroup
-from spatial_manip.pipeline import (Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown, Verified,
-                                    validate_goal)
+from spatial_manip.pipeline import (MAX_RELOOKS, Decision, Grasped, InstructionPipeline, Perceived, Placed, SetDown,
+                                    TouchedGraspError, Verified, validate_goal)
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 from spatial_manip.trace import Trace, read_when_drawn
 
@@ -433,3 +434,75 @@ def test_the_trace_images_are_drawn_beside_the_stages_and_the_result_does_not_wa
     assert trace["total_s"] == first["total_s"]
     assert all((tmp_path / "goal" / i["file"]).is_file() for i in trace["images"])
     assert drawing and all(name.startswith("trace_images") for name in drawing)
+
+
+class TouchingAgent(FakeAgent):
+    """Grasps that reach the book and hold nothing (`touches` of them: a miss, a slip, an arm
+    stopped on its way), each of which pushes it 3 cm; every look after the first sees it under
+    another name there, or (`gone`) sees it nowhere. Books stand 0.3 m apart."""
+
+    def __init__(self, touches=1, gone=False):
+        super().__init__()
+        self.touches, self.gone, self.looks, self.picks = touches, gone, 0, []
+
+    def perceive(self, obs):
+        self.calls.append("perceive")
+        self.looks += 1
+        x = 0.6 + 0.03 * (self.looks - 1)
+        book = [] if self.gone and self.looks > 1 else \
+            [SceneObject("book_1" if self.looks == 1 else f"book_seen_{self.looks}", "book", "book", [x, 0.0, 0.8],
+                         [0.2, 0.15, 0.03])]
+        books = book + [SceneObject("book_2", "book", "book", [0.6, 0.3, 0.8], [0.2, 0.15, 0.03])]
+        return Perceived(obs, Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), books))
+
+    def reason(self, seen, goal, reflection, trace):
+        return replace(super().reason(seen, goal, reflection, trace), scene=seen.scene)
+
+    def pick(self, grasps, decision, cancel):
+        self.picks.append((decision.pick_id, len(decision.failed_grasps)))
+        if self.touches > 0:
+            self.touches -= 1
+            raise TouchedGraspError(f"1 grasp(s) of {decision.pick_id} failed, the last after reaching it: "
+                                    "GRASP_FAILED: the gripper closed to 0.002 m without detecting an object",
+                                    np.eye(4))
+        return super().pick(grasps, decision, cancel)
+
+
+def _run_traced(agent, tmp_path, **goal):
+    p = InstructionPipeline(agent, trace_dir=str(tmp_path / "goal"))
+    out = p.run(validate_goal("pick the book", "pick", **goal), threading.Event())
+    p.wait_drawn(30.0)
+    return out, read_when_drawn(out.trace_path, timeout_s=0.0)["events"]
+
+
+def test_a_grasp_that_reached_the_book_and_holds_nothing_looks_again_and_picks_it_where_it_is_now(tmp_path):
+    """A slip may have moved the object: the pick looks again, finds it near where it stood
+    (under whatever name the new look gives it), proposes new grasps there and never tries the
+    failed grasp again; the trace says so."""
+    agent = TouchingAgent(touches=1)
+    out, events = _run_traced(agent, tmp_path)
+    assert out.success and out.attempts == 1 and out.target_ids == ["book_1"]
+    assert agent.picks == [("book_1", 0), ("book_seen_2", 1)] and agent.held == "book_seen_2"
+    assert agent.looks == 2 and agent.calls.count("grasps") == 2
+    relook = [e for e in events if e["kind"] in ("relook", "relook_found")]
+    assert [e["kind"] for e in relook] == ["relook", "relook_found"]
+    assert relook[0]["object_id"] == "book_1" and relook[0]["look"] == 1 and "reaching it" in relook[0]["reason"]
+    assert relook[1]["found"] == "book_seen_2" and relook[1]["moved_m"] == pytest.approx(0.03)
+    assert [e["object_id"] for e in events if e["kind"] == "grasps"] == ["book_1", "book_seen_2"]
+
+
+def test_a_pick_looks_again_at_most_max_relooks_times_then_fails_grasp_failed(tmp_path):
+    agent = TouchingAgent(touches=10)
+    out, events = _run_traced(agent, tmp_path)
+    assert not out.success and out.error_code == "GRASP_FAILED" and "after reaching it" in out.message
+    assert len(agent.picks) == MAX_RELOOKS + 1 and agent.looks == MAX_RELOOKS + 1
+    assert [e["look"] for e in events if e["kind"] == "relook"] == list(range(1, MAX_RELOOKS + 1))
+
+
+def test_a_book_not_seen_near_where_it_stood_after_the_touch_fails_the_pick_saying_so(tmp_path):
+    """Gone (fallen, or seen as something else): never the book 0.3 m away in its place."""
+    agent = TouchingAgent(touches=1, gone=True)
+    out, events = _run_traced(agent, tmp_path)
+    assert not out.success and out.error_code == "GRASP_FAILED" and agent.picks == [("book_1", 0)]
+    assert "looking again, no book was seen within 0.12 m of where book_1 stood" in out.message
+    assert [e.get("found", "-") for e in events if e["kind"] == "relook_found"] == [None]
