@@ -47,7 +47,9 @@ RETRY_REFUSALS = {ErrorCode.TARGET_NOT_FOUND, ErrorCode.AMBIGUOUS, ErrorCode.NOT
 # nothing, it slipped out in the lift, the arm was stopped by contact on its way) may have pushed or
 # dropped it: the pick looks again (the target found again near where it stood, new grasps proposed
 # on the new look) instead of trying the rest of a list proposed for a table that may be gone, at
-# most this many times a pick; then the goal's reflection (another attempt) takes over.
+# most this many times a goal (each look costs a home motion, a look and new grasps: 5-20 s under
+# load, and the bench gives a goal 120 s); after that a touch ends the attempt and the goal's
+# reflection (another attempt, its own look) takes over.
 MAX_RELOOKS = 2
 
 
@@ -256,11 +258,13 @@ class InstructionPipeline:
         self._drawn: list[Future] = []
         self._trace: Trace | None = None      # the running goal's, which its images go to
         self._seen_last: Perceived | None = None   # the running pick's latest look (a pick may look again)
+        self._relooks_left = MAX_RELOOKS           # the running goal's
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = self._trace = Trace(self.trace_dir, goal.__dict__)
         outcome = Outcome(success=False, attempts=0)
         reflection: Reflection | None = None
+        self._relooks_left = MAX_RELOOKS
         try:
             for attempt in range(1, goal.max_attempts + 1):
                 outcome.attempts = attempt
@@ -400,21 +404,23 @@ class InstructionPipeline:
     def _pick(self, decision, seen, attempt, goal, trace, cancel, overlay: str) -> tuple[Decision, Grasped]:
         """Propose grasps of `decision.pick_id` and pick with them; after a grasp that reached the
         object and left nothing held (TouchedGraspError) look again, find the object near where it
-        stood and propose new grasps, at most MAX_RELOOKS times. Returns the decision the pick
-        held on (its scene and pick_id the last look's) and the grasp."""
+        stood and propose new grasps, at most MAX_RELOOKS times a goal. Returns the decision the
+        pick held on (its scene and pick_id the last look's) and the grasp."""
         self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id}", attempt, goal, trace, cancel)
         grasps = self._proposed(decision, seen, trace)
         self._enter(Stage.MOVING, f"picking {decision.pick_id}", attempt, goal, trace, cancel)
         picked = None
         try:
-            for looks in range(MAX_RELOOKS + 1):
+            while True:
                 try:
                     picked = self._guarded(lambda: self.agent.pick(grasps, decision, cancel), cancel)
                     return decision, picked
                 except TouchedGraspError as e:
-                    if looks == MAX_RELOOKS or cancel.is_set():
+                    if self._relooks_left <= 0 or cancel.is_set():
                         raise
-                    decision, seen = self._look_again(decision, e, looks + 1, attempt, goal, trace, cancel)
+                    self._relooks_left -= 1
+                    decision, seen = self._look_again(decision, e, MAX_RELOOKS - self._relooks_left, attempt, goal,
+                                                      trace, cancel)
                     self._enter(Stage.GRASPING, f"proposing grasps for {decision.pick_id} on the new look", attempt,
                                 goal, trace, cancel, progress_of=Stage.MOVING)
                     grasps = self._proposed(decision, seen, trace)

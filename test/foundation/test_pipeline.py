@@ -491,11 +491,12 @@ def test_a_grasp_that_reached_the_book_and_holds_nothing_looks_again_and_picks_i
     assert [e["object_id"] for e in events if e["kind"] == "grasps"] == ["book_1", "book_seen_2"]
 
 
-def test_a_pick_looks_again_at_most_max_relooks_times_then_fails_grasp_failed(tmp_path):
+def test_a_goal_looks_again_at_most_max_relooks_times_then_fails_grasp_failed(tmp_path):
+    """The bound is the goal's: a retry (its own look) after the last one tries one grasp and ends."""
     agent = TouchingAgent(touches=10)
-    out, events = _run_traced(agent, tmp_path)
+    out, events = _run_traced(agent, tmp_path, max_attempts=2)
     assert not out.success and out.error_code == "GRASP_FAILED" and "after reaching it" in out.message
-    assert len(agent.picks) == MAX_RELOOKS + 1 and agent.looks == MAX_RELOOKS + 1
+    assert out.attempts == 2 and len(agent.picks) == MAX_RELOOKS + 2 and agent.looks == MAX_RELOOKS + 2
     assert [e["look"] for e in events if e["kind"] == "relook"] == list(range(1, MAX_RELOOKS + 1))
 
 
