@@ -105,7 +105,7 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     nearest the centre among those inside the box at least as far as the box's median depth:
     a placement area seen past an occluder (the arm holding the book stands in front of the
     shelf) is clicked where the camera sees into it, while the occluder covers less than half the
-    box: place seed 0's arm covers 60% of it, and the pixel is on the arm (which the server
+    box: place seed 0's arm covers 56% of it, and the pixel is on the arm (which the server
     refuses as not the target area); `low_pixel_in_box` clicks where the camera sees into it. With `camera` (K, T_base_camera, as the
     observation gives them), of those the one whose point lies nearest the robot's base across
     (|y|): the box outline is wider than the area it marks (the camera sees its back past its
