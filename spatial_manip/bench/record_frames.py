@@ -18,6 +18,8 @@ A frame is a folder named after its task:
 instruction, the noise draws of seed N), as a task whose answer is the book the words pick;
 `--demo-frame K` records the K-th frame of those draws instead of the first (K = 0): a live demo's
 first look takes whichever frame the camera stream has reached, so its noise varies between runs.
+`--frame K` does the same for generated tasks: a bench's place task looks after its pick, and
+its look has taken the episode's second frame (K = 1; place-80-00004 at 71af7a5).
 
 test/perception/test_recorded_frames.py perceives each frame with the agent's perceive stage and
 scores it as `reference_bench` scores a live task.
@@ -99,6 +101,8 @@ def main(argv=None) -> int:
                                                         "instead of generated tasks")
     ap.add_argument("--demo-frame", type=int, default=0, help="with --demo-noise-seed: record this frame of the "
                                                              "draws (0: the first), as a live look may take")
+    ap.add_argument("--frame", type=int, default=0, help="with --suite: record this frame of the episode's draws "
+                                                        "(0: the first), as the bench's look may take")
     ap.add_argument("--catalogue", choices=("library", "episode"), default="library")
     ap.add_argument("--why", required=True, help="what this frame shows: the rule it motivated or the wrong name")
     ap.add_argument("--out", default="test/perception/frames")
@@ -114,6 +118,8 @@ def main(argv=None) -> int:
                           skip=args.demo_frame)
         print(record(look, args.out, sensing_label=profile.label, why=args.why, command=command))
         return 0
+    if args.frame < 0:
+        ap.error(f"--frame is a frame count >= 0, got {args.frame}")
     if not (args.suite and args.seed is not None and args.count and args.only):
         ap.error("give --suite, --seed, --count and --only (the generated tasks to record), or --demo-noise-seed")
     with _quiet_stderr():
@@ -125,7 +131,8 @@ def main(argv=None) -> int:
         return 2
     for task_id in args.only:
         task, scene = items[task_id]
-        look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile)
+        look = first_look(task, scene, catalogue=args.catalogue, library=library_for(args.catalogue), profile=profile,
+                          skip=args.frame)
         print(record(look, args.out, sensing_label=profile.label, why=args.why, command=command))
     return 0
 

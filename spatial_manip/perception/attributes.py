@@ -43,19 +43,44 @@ def mean_rgb(rgb: np.ndarray, mask: np.ndarray) -> tuple:
     yellow cube's lit top reads (255, 255, 40) where its material is (242, 204, 25), and a
     library enrolled from above listed that top, which a side view of the cube never matched;
     the demo's rubik's cube was named the yellow carton), while a white pixel clipped in all
-    three is still white."""
+    three is still white. When the clipped pixels are the mask's larger part and the others are
+    no dimmer view of their colour (lit_alike), the others are another surface and all are kept:
+    the depth registered a few pixels off the colour takes the shelf around a small object into
+    its mask, and a yellow cube lit to (255, 235, 32) on a shelf read as the shelf's (163, 129, 88)
+    around it, which fit no cube (place-80-00004)."""
     px = np.asarray(rgb)[np.asarray(mask, bool)].reshape(-1, 3)
     if px.size == 0:
         return (0.0, 0.0, 0.0)
     at_max = px >= CLIPPED_LEVEL
     hue_lost = at_max.any(axis=1) & ~at_max.all(axis=1)
-    if np.count_nonzero(~hue_lost) >= MIN_UNCLIPPED_SHARE * len(px):
+    kept = np.count_nonzero(~hue_lost)
+    if kept >= MIN_UNCLIPPED_SHARE * len(px) and (
+            2 * kept >= len(px) or lit_alike(np.median(px[hue_lost], axis=0), np.median(px[~hue_lost], axis=0))):
         px = px[~hue_lost]
     return tuple(float(c) for c in np.median(px, axis=0))
 
 
+def lit_alike(clipped, unclipped) -> bool:
+    """Whether colour `clipped` (some channels at the sensor's maximum) is colour `unclipped` more
+    brightly lit: the channels it keeps are `unclipped`'s scaled by one factor (within
+    LIT_ALIKE_RATIO, each with LIT_ALIKE_FLOOR added against the noise of a dark channel), and the
+    channels it clips would pass the maximum at that factor (within the same ratio). A book's shaded
+    side (228, 122, 22) and its lit top (255, 179, 32) are alike; a yellow cube's (255, 235, 32) and
+    the brown shelf (163, 129, 88) behind it are not."""
+    c, u = np.asarray(clipped, float), np.asarray(unclipped, float)
+    lit = c < CLIPPED_LEVEL
+    if not lit.any():
+        return True
+    scale = (c[lit] + LIT_ALIKE_FLOOR) / (u[lit] + LIT_ALIKE_FLOOR)
+    if scale.max() > LIT_ALIKE_RATIO * scale.min():
+        return False
+    return bool(np.all(u[~lit] * scale.max() * LIT_ALIKE_RATIO >= CLIPPED_LEVEL))
+
+
 CLIPPED_LEVEL = 254          # a channel this high (0-255) is at the sensor's maximum
 MIN_UNCLIPPED_SHARE = 0.2    # mean_rgb keeps clipped pixels when fewer unclipped ones remain
+LIT_ALIKE_RATIO = 1.5        # lit_alike: channels scaled by factors this close are one colour more lit
+LIT_ALIKE_FLOOR = 16.0       # lit_alike: added to each channel (0-255) before the ratio
 
 
 # --- colour names --------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from spatial_manip.perception.attributes import (book_size_class, colour_distance, seen_colour_distance, colour_name, colour_names, mean_rgb,
+from spatial_manip.perception.attributes import (book_size_class, colour_distance, seen_colour_distance, colour_name, colour_names, lit_alike, mean_rgb,
                                                   size_mismatch)
 
 
@@ -58,6 +58,23 @@ def test_a_pixel_clipped_in_some_channels_says_nothing_of_the_hue():
     assert mean_rgb(white, np.ones(white.shape[:2], bool)) == (255.0, 255.0, 255.0)
     cover = np.array([[top] * 9 + [side]], np.uint8)
     assert mean_rgb(cover, np.ones(cover.shape[:2], bool)) == (255.0, 255.0, 40.0)
+
+
+def test_clipped_pixels_that_are_most_of_a_mask_are_the_object_when_the_rest_is_another_colour():
+    # a yellow cube on a lit shelf, its mask 70% cube (red and green clipped) and 30% the brown shelf
+    # the misregistered depth takes in (place-80-00004): the cube's colour, not the shelf's
+    cube, shelf = (255, 235, 32), (163, 129, 88)
+    rgb = np.array([[cube] * 7 + [shelf] * 3], np.uint8)
+    assert not lit_alike(cube, shelf)
+    assert mean_rgb(rgb, np.ones(rgb.shape[:2], bool)) == (255.0, 235.0, 32.0)
+    # an orange book's lit top over its shaded side is one colour more lit: the side's
+    top, side = (255, 179, 32), (228, 122, 22)
+    assert lit_alike(top, side) and lit_alike((41, 97, 255), (10, 25, 74))
+    book = np.array([[top] * 7 + [side] * 3], np.uint8)
+    assert mean_rgb(book, np.ones(book.shape[:2], bool)) == (228.0, 122.0, 22.0)
+    # the shelf as most of the mask stays what it is read as, as before
+    mostly_shelf = np.array([[cube] * 4 + [shelf] * 6], np.uint8)
+    assert mean_rgb(mostly_shelf, np.ones(mostly_shelf.shape[:2], bool)) == (163.0, 129.0, 88.0)
 
 
 
