@@ -16,7 +16,6 @@ from spatial_manip.perception.attributes import (BOOK_SIZE_RANGES_M, BOOK_TOLERA
                                                   book_size_class, seen_colour_distance, size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 from spatial_manip.scene import Scene
-from spatial_manip.transforms import box_corners
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
@@ -416,14 +415,7 @@ def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_c
     its name (cost above `max_cost`): the two are pieces of one object cut apart by colour, and a
     name only the hidden-topped piece fits is an extrapolation the rest contradicts (a distant
     shrub's brown pot, its height hidden by the green foliage on it, named the brown cheval mirror:
-    pick-84-00004). Books are left alone: they lie on the work surface, stacked or not.
-    A name the two pieces fit together, surely (the box around both in the named piece's axes,
-    in both pieces' colours), is the object's, and the named piece
-    takes both pieces' box and mask: a distant plant's green foliage fit the magnolia sieboldii 0.18
-    and its brown pot, no magnolia alone, cost it the name (place-81-00011); the pot and foliage
-    together fit it surely, where the shrub's pot and foliage do not fit the cheval mirror. The other
-    piece is then a part of it, unnamed, unless it is a book (_book_like): a book lying under a
-    statue is no part of it."""
+    pick-84-00004). Books are left alone: they lie on the work surface, stacked or not."""
     off_surface = [d for d in detections if not work_areas or not on_work_surface(d, work_areas)]
     for piece in off_surface:
         entry = entries.get(piece.extra.get("matched"))
@@ -431,35 +423,9 @@ def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_c
             continue
         other = next((o for o in off_surface if o is not piece and _stacked(piece.box, o.box)
                       and match_cost(o, entry) > max_cost), None)
-        if other is None:
-            continue
-        whole = _together(piece, other)
-        if not _book_like(other, entries) and sure_fit(whole, entry):
-            piece.box, piece.mask = whole.box, piece.mask | other.mask
-            piece.extra["n_points"] = _point_count(piece) + _point_count(other)
-            _unname(other, f"stands on or under {piece.label} ({piece.id}), which the two fit together")
-        else:
+        if other is not None:
             _unname(piece, f"a piece of one object with the detection stacked on or under it at "
                            f"{np.round(other.box.center, 2).tolist()}, which does not fit the {entry.label}")
-
-
-def _book_like(d: Detection, entries: dict) -> bool:
-    """Named after a book's entry, or book-shaped: a book under or on an object is no part of it."""
-    entry = entries.get(d.extra.get("matched"))
-    return (entry is not None and entry.category == "book") or book_shaped(d)
-
-
-def _together(piece: Detection, other: Detection) -> Detection:
-    """`piece` with the box around both its own and `other`'s box, in `piece`'s axes (its sides
-    lower bounds as `piece`'s), and the two pieces' colours averaged by their points: one piece's
-    colour alone would let a brown pot under green foliage fit a brown cheval mirror whole."""
-    R = np.asarray(piece.box.rotation, float)
-    corners = np.vstack([box_corners(b.center, b.size, b.rotation) for b in (piece.box, other.box)]) @ R
-    lo, hi = corners.min(axis=0), corners.max(axis=0)
-    n = np.array([_point_count(piece), _point_count(other)], float)
-    rgb = tuple(float(c) for c in n @ np.array([piece.mean_rgb, other.mean_rgb], float) / max(n.sum(), 1.0))
-    return replace(piece, mean_rgb=rgb,
-                   box=replace(piece.box, center=R @ ((lo + hi) / 2), size=hi - lo, points=None, pixels=None))
 
 
 def _stacked(a, b) -> bool:
