@@ -97,13 +97,13 @@ def reflect(error: SpatialManipError, *, attempt: int, holding: str | None, pick
 
 def keep_described(reflection: Reflection, scene, pick_ids: list[str]) -> tuple[list[str], str | None]:
     """Of the objects the words describe on a retry's new look (`pick_ids`, the planner's answer on
-    `scene`), those they described on the first look (`_now`: found where the first look saw them,
+    `scene`), those they described on the first look (`found_now`: found where the first look saw them,
     under whatever name the new look gives them). Returns (the ids kept, a note when some were
     dropped). Raises TargetNotFoundError when none is left: what the words meant is gone or no
     longer read as such, and taking another object would take one the words did not describe."""
     if not reflection.named_ids:
         return list(pick_ids), None
-    now = {_now(scene, i, c, k) for i, c, k in zip(reflection.named_ids, reflection.named_centres,
+    now = {found_now(scene, i, c, k) for i, c, k in zip(reflection.named_ids, reflection.named_centres,
                                                    reflection.named_categories or (None,) * len(reflection.named_ids))}
     now.discard(None)
     kept = [i for i in pick_ids if i in now]
@@ -121,7 +121,7 @@ def keep_described(reflection: Reflection, scene, pick_ids: list[str]) -> tuple[
     return kept, note
 
 
-def _now(scene, obj_id: str, centre, category: str | None) -> str | None:
+def found_now(scene, obj_id: str, centre, category: str | None) -> str | None:
     """The id on `scene` of the object the first look saw as `obj_id` at `centre`: the object of its
     category nearest to where it stood, within PUSHED_MAX_M (a new look may name one book
     book_blue_small and then book_blue_medium, pick-59-00007); by name alone when where it stood is
