@@ -23,12 +23,11 @@ fan's left" (NOT_UNDERSTOOD instead of UNREACHABLE), "the light brown teddy bear
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, LEFT_V, MID, NEAR, NEAR_V, FAR_V, NOT_FOUND,
                                                      NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
-from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
-from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.bench.paraphrase_scenes import Shelf, held_object, on_table, table, table_scene
+from spatial_manip.scene import Scene, SceneObject
 
 
 # Lab bench, left to right as the viewer sees it (y descending):
@@ -86,27 +85,18 @@ def _toy_objects() -> list[SceneObject]:
 # Bathroom wall shelf at x = 0.85: 3 rows (1 = top, centres z 1.30 / 0.95 / 0.60, 33 cm high) x 2
 # columns of 40 cm (1 = viewer's left, y 0.20; 2 = y -0.20). A white cup in r1c1, a blue shampoo
 # bottle in r1c2, a green soap in r2c2, a white folded towel in r3c1. Free: r2c1 and r3c2.
-BATH_X, BATH_ROWS, BATH_COLS = 0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.20, 2: -0.20}
+BATH = Shelf(0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.20, 2: -0.20}, slot_width=0.4, width=0.85)
 BATH_OCCUPANCY = {(1, 1): 0.25, (1, 2): 0.3, (2, 1): 0.0, (2, 2): 0.2, (3, 1): 0.6, (3, 2): 0.0}
 
 
-def _on_bath_shelf(id_, label, row, col, size, colours) -> SceneObject:
-    bottom = BATH_ROWS[row] - 0.165
-    return SceneObject(id_, label, "reference", [BATH_X, BATH_COLS[col], bottom + size[2] / 2], size,
-                       extra={"colour_names": list(colours)})
-
-
 def _bathroom(held: bool) -> Scene:
-    regions = [Region(f"r{r}c{c}", "slot", [BATH_X, y, z], [0.3, 0.40, 0.33], r, c, BATH_OCCUPANCY[(r, c)])
-               for r, z in BATH_ROWS.items() for c, y in BATH_COLS.items()]
-    objs = [SceneObject("shelf", "shelf", "shelf", [BATH_X, 0.0, 0.72], [0.32, 0.85, 1.44], rot_z(180), True),
-            _on_bath_shelf("cup", "cup", 1, 1, [0.08, 0.08, 0.11], ["white"]),
-            _on_bath_shelf("shampoo", "shampoo bottle", 1, 2, [0.07, 0.05, 0.20], ["blue"]),
-            _on_bath_shelf("soap", "soap", 2, 2, [0.09, 0.06, 0.03], ["green"]),
-            _on_bath_shelf("towel", "towel", 3, 1, [0.25, 0.30, 0.08], ["white"])]
+    objs = [BATH.on("cup", "cup", 1, 1, [0.08, 0.08, 0.11], ["white"]),
+            BATH.on("shampoo", "shampoo bottle", 1, 2, [0.07, 0.05, 0.20], ["blue"]),
+            BATH.on("soap", "soap", 2, 2, [0.09, 0.06, 0.03], ["green"]),
+            BATH.on("towel", "towel", 3, 1, [0.25, 0.30, 0.08], ["white"])]
     if held:
         objs.append(held_object("toothpaste", [0.18, 0.04, 0.03], ["white"]))
-    return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
+    return BATH.scene(objs, BATH_OCCUPANCY)
 
 
 EVERYDAY6_SCENES = {

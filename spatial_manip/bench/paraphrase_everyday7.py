@@ -47,12 +47,11 @@ to" is the free slot beside the object in its row.
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, LEFT_V, MID, NEAR, NEAR_V, FAR_V, NOT_FOUND,
                                                      NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
-from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
-from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.bench.paraphrase_scenes import Shelf, held_object, on_table, table, table_scene
+from spatial_manip.scene import Scene, SceneObject
 
 
 # Garden potting table, left to right as the viewer sees it (y descending):
@@ -129,30 +128,21 @@ def _craft_objects() -> list[SceneObject]:
 # r3c1, a yellow oil bottle in r3c3. Free: r1c2, r2c1, r3c2 (one in each row; none in column 3).
 # Hand-worked: under the paint can = r2c1; above the toolbox = r1c2, below it r3c2; the slot
 # between the paint can and the spray can = r1c2; beside the toolbox: r2c1 (free) and r2c3 (full).
-GARAGE_X, GARAGE_ROWS, GARAGE_COLS = 0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.35, 2: 0.0, 3: -0.35}
+GARAGE = Shelf(0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.35, 2: 0.0, 3: -0.35}, slot_width=0.35, width=1.1)
 GARAGE_OCCUPANCY = {(1, 1): 0.5, (1, 2): 0.0, (1, 3): 0.2, (2, 1): 0.0, (2, 2): 0.7, (2, 3): 0.96,
                     (3, 1): 0.2, (3, 2): 0.0, (3, 3): 0.3}
 
 
-def _on_garage_shelf(id_, label, row, col, size, colours, rgb) -> SceneObject:
-    bottom = GARAGE_ROWS[row] - 0.165
-    return SceneObject(id_, label, "reference", [GARAGE_X, GARAGE_COLS[col], bottom + size[2] / 2], size,
-                       extra={"colour_names": list(colours), "rgb": list(rgb)})
-
-
 def _garage(held: bool) -> Scene:
-    regions = [Region(f"r{r}c{c}", "slot", [GARAGE_X, y, z], [0.3, 0.35, 0.33], r, c, GARAGE_OCCUPANCY[(r, c)])
-               for r, z in GARAGE_ROWS.items() for c, y in GARAGE_COLS.items()]
-    objs = [SceneObject("shelf", "shelf", "shelf", [GARAGE_X, 0.0, 0.72], [0.32, 1.10, 1.44], rot_z(180), True),
-            _on_garage_shelf("paint", "paint can", 1, 1, [0.17, 0.17, 0.19], ["blue"], (30, 70, 180)),
-            _on_garage_shelf("spraycan", "spray can", 1, 3, [0.07, 0.07, 0.20], ["red"], (200, 30, 30)),
-            _on_garage_shelf("toolbox", "toolbox", 2, 2, [0.30, 0.18, 0.15], ["red"], (190, 25, 25)),
-            _on_garage_shelf("rags", "rags", 2, 3, [0.28, 0.32, 0.25], ["gray"], (150, 150, 150)),
-            _on_garage_shelf("tape", "duct tape", 3, 1, [0.12, 0.12, 0.05], ["gray"], (170, 170, 175)),
-            _on_garage_shelf("oil", "oil bottle", 3, 3, [0.10, 0.06, 0.25], ["yellow"], (230, 200, 30))]
+    objs = [GARAGE.on("paint", "paint can", 1, 1, [0.17, 0.17, 0.19], ["blue"], (30, 70, 180)),
+            GARAGE.on("spraycan", "spray can", 1, 3, [0.07, 0.07, 0.20], ["red"], (200, 30, 30)),
+            GARAGE.on("toolbox", "toolbox", 2, 2, [0.30, 0.18, 0.15], ["red"], (190, 25, 25)),
+            GARAGE.on("rags", "rags", 2, 3, [0.28, 0.32, 0.25], ["gray"], (150, 150, 150)),
+            GARAGE.on("tape", "duct tape", 3, 1, [0.12, 0.12, 0.05], ["gray"], (170, 170, 175)),
+            GARAGE.on("oil", "oil bottle", 3, 3, [0.10, 0.06, 0.25], ["yellow"], (230, 200, 30))]
     if held:
         objs.append(held_object("nail box", [0.12, 0.08, 0.06], ["brown"], (140, 100, 60)))
-    return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
+    return GARAGE.scene(objs, GARAGE_OCCUPANCY)
 
 
 EVERYDAY7_SCENES = {

@@ -58,12 +58,11 @@ free slot beside the object in its row.
 """
 from __future__ import annotations
 
-from spatial_manip.reasoning.examples import rot_z
 from spatial_manip.bench.paraphrase_eval import (AMBIGUOUS, LEFT_V, MID, NEAR, NEAR_V, FAR_V, NOT_FOUND,
                                                      NOT_UNDERSTOOD, RIGHT_V, UNREACHABLE, M, P, PP, S, X)
 from spatial_manip.bench.paraphrase_everyday3 import IN
-from spatial_manip.bench.paraphrase_scenes import held_object, on_table, table, table_scene
-from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
+from spatial_manip.bench.paraphrase_scenes import Shelf, held_object, on_table, table, table_scene
+from spatial_manip.scene import Scene, SceneObject
 
 
 # Hospital supply trolley, left to right as the viewer sees it (y descending):
@@ -148,31 +147,22 @@ def _picnic_objects() -> list[SceneObject]:
 # between the detergent and the softener = r1c2; beside the peg basket: r2c1 (full) and r2c3
 # (free); white = detergent, towels; bottles = detergent, softener (and the stain remover's spray
 # bottle, on the bottom shelf); the middle shelf holds the towels and the peg basket.
-LAUNDRY_X, LAUNDRY_ROWS, LAUNDRY_COLS = 0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.35, 2: 0.0, 3: -0.35}
+LAUNDRY = Shelf(0.85, {1: 1.30, 2: 0.95, 3: 0.60}, {1: 0.35, 2: 0.0, 3: -0.35}, slot_width=0.35, width=1.1)
 LAUNDRY_OCCUPANCY = {(1, 1): 0.4, (1, 2): 0.0, (1, 3): 0.3, (2, 1): 0.97, (2, 2): 0.3, (2, 3): 0.0,
                      (3, 1): 0.0, (3, 2): 0.4, (3, 3): 0.2}
 
 
-def _on_laundry_shelf(id_, label, row, col, size, colours, rgb) -> SceneObject:
-    bottom = LAUNDRY_ROWS[row] - 0.165
-    return SceneObject(id_, label, "reference", [LAUNDRY_X, LAUNDRY_COLS[col], bottom + size[2] / 2], size,
-                       extra={"colour_names": list(colours), "rgb": list(rgb)})
-
-
 def _laundry(held: bool) -> Scene:
-    regions = [Region(f"r{r}c{c}", "slot", [LAUNDRY_X, y, z], [0.3, 0.35, 0.33], r, c, LAUNDRY_OCCUPANCY[(r, c)])
-               for r, z in LAUNDRY_ROWS.items() for c, y in LAUNDRY_COLS.items()]
-    objs = [SceneObject("shelf", "shelf", "shelf", [LAUNDRY_X, 0.0, 0.72], [0.32, 1.10, 1.44], rot_z(180), True),
-            _on_laundry_shelf("detergent", "detergent bottle", 1, 1, [0.12, 0.10, 0.25], ["blue", "white"],
-                              (120, 150, 210)),
-            _on_laundry_shelf("softener", "fabric softener", 1, 3, [0.10, 0.08, 0.22], ["pink"], (240, 150, 190)),
-            _on_laundry_shelf("towels", "towels", 2, 1, [0.28, 0.32, 0.25], ["white"], (240, 240, 240)),
-            _on_laundry_shelf("pegs", "peg basket", 2, 2, [0.15, 0.15, 0.10], ["yellow"], (230, 200, 40)),
-            _on_laundry_shelf("iron", "iron", 3, 2, [0.25, 0.12, 0.14], ["gray"], (150, 150, 155)),
-            _on_laundry_shelf("stain", "stain remover", 3, 3, [0.07, 0.07, 0.22], ["orange"], (240, 130, 30))]
+    objs = [LAUNDRY.on("detergent", "detergent bottle", 1, 1, [0.12, 0.10, 0.25], ["blue", "white"],
+                       (120, 150, 210)),
+            LAUNDRY.on("softener", "fabric softener", 1, 3, [0.10, 0.08, 0.22], ["pink"], (240, 150, 190)),
+            LAUNDRY.on("towels", "towels", 2, 1, [0.28, 0.32, 0.25], ["white"], (240, 240, 240)),
+            LAUNDRY.on("pegs", "peg basket", 2, 2, [0.15, 0.15, 0.10], ["yellow"], (230, 200, 40)),
+            LAUNDRY.on("iron", "iron", 3, 2, [0.25, 0.12, 0.14], ["gray"], (150, 150, 155)),
+            LAUNDRY.on("stain", "stain remover", 3, 3, [0.07, 0.07, 0.22], ["orange"], (240, 130, 30))]
     if held:
         objs.append(held_object("folded shirt", [0.25, 0.20, 0.05], ["green"], (60, 150, 80)))
-    return Scene(Viewpoint([-0.3, 0.0, 1.4], [1.0, 0.0, -0.3]), Viewpoint([0, 0, 0], [1, 0, 0]), objs, regions)
+    return LAUNDRY.scene(objs, LAUNDRY_OCCUPANCY)
 
 
 EVERYDAY8_SCENES = {
