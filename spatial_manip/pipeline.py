@@ -26,8 +26,7 @@ from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.perception.look_ahead import LookAhead
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.overlay import grasp_summary, grasps_to_draw, scene_overlay
-from spatial_manip.reasoning.reflection import PUSHED_MAX_M, Reflection, reflect
-from spatial_manip.reasoning.reflection import found_now
+from spatial_manip.reasoning.reflection import PUSHED_MAX_M, Reflection, found_now, reflect
 from spatial_manip.scene import Region, Scene
 from spatial_manip.task_kinds import TASK_KINDS
 from spatial_manip.trace import Trace
