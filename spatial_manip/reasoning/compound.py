@@ -23,6 +23,7 @@ from functools import lru_cache
 from typing import Callable
 
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, SpatialManipError
+from spatial_manip.reasoning.lexicon import spoken_label
 from spatial_manip.reasoning.reader import first_words
 from spatial_manip.scene import Scene
 
@@ -98,7 +99,7 @@ def _one_as_moved_kind(place_text: str, held) -> str:
     pill bottle 10 cm to the right of the big one" places it beside the big pill bottle."""
     if held is None:
         return place_text
-    label = held.label.lower().replace("_", " ")
+    label = spoken_label(held)
     return _REFERENCE_ONE.sub(lambda m: f"{m.group(1)} {m.group(2)}{m.group(3)} {label}", place_text)
 
 

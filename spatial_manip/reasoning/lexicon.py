@@ -51,12 +51,17 @@ def graspable(scene: Scene) -> list[SceneObject]:
     return [o for o in scene.objects if not o.held and o.category not in _FURNITURE]
 
 
+def spoken_label(o: SceneObject) -> str:
+    """`o`'s label as words are said: lower case, underscores as spaces ("ceramic_jar": "ceramic jar")."""
+    return o.label.lower().replace("_", " ").strip()
+
+
 def label_words(o: SceneObject) -> set[str]:
     """The words naming `o` itself: its label, the label's last word ("ceramic jar", "jar"), what a
     packaging label holds ("juice" of "juice carton": "the orange juice") and the packaging or form
     "of" its content ("the ball of yarn"); a material's forms with it ("the spool of ribbon", "the
     ribbon spool"; the bare form word is `form_names`)."""
-    label = o.label.lower().replace("_", " ").strip()
+    label = spoken_label(o)
     words = label.split()
     names = {label, words[-1]} | packaging_content(o)
     if len(words) > 1 and words[-1] in PACKAGING_HEADS:     # "the ball of yarn" is the yarn ball
@@ -68,14 +73,14 @@ def label_words(o: SceneObject) -> set[str]:
 
 def form_names(o: SceneObject) -> set[str]:
     """The forms the material a label names comes in ("spool" of "ribbon", `MATERIAL_FORMS`)."""
-    return set(MATERIAL_FORMS.get(o.label.lower().replace("_", " ").split()[-1], ()))
+    return set(MATERIAL_FORMS.get(spoken_label(o).split()[-1], ()))
 
 
 def packaging_content(o: SceneObject) -> set[str]:
     """What a packaging label holds ("cereal" of "cereal box", "ceramic" of "ceramic jar"): a name
     of the object where no other noun follows it (the parser's `_mark_references`). Not when what it
     holds is a declared group: "the toy" is one of the toys, not the toy box that holds them."""
-    words = o.label.lower().replace("_", " ").split()
+    words = spoken_label(o).split()
     content = " ".join(words[:-1])
     return {content} if len(words) > 1 and words[-1] in PACKAGING_HEADS and content not in GROUPS else set()
 

@@ -38,7 +38,7 @@ from functools import lru_cache
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon
+from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon, spoken_label
 from spatial_manip.reasoning.taxonomy import GROUPS
 from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
@@ -325,7 +325,7 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
     for o in scene.objects:
         if o.category in _CONTAINERS or (o.category == "book" and o.label.lower() in ("book", "books")):
             continue
-        words = o.label.lower().replace("_", " ").split()
+        words = spoken_label(o).split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
         cands |= packaging_content(o)              # "the cereal" is the cereal box
         if len(words) > 1:                          # "the box of gloves" is the glove box
