@@ -12,7 +12,8 @@ the job proposes for waits for it and has it run at the node's priority again (`
 job a new look, an arm motion or a request for another object made useless is stale (`stale`:
 grasp_node's proposing stops at its next step). The jobs go in the order a pick is likely to ask for them (`likely_order`): the objects
 the planner can name that are no landmark first; of those, the categories the last requests asked for;
-then the ones a superlative singles out in their category (leftmost, closest ...); nearest the arm's base first.
+then the ones a superlative singles out among the few of their category (leftmost, closest ...); nearest
+the arm's base first.
 
 ROS-free: grasp_node hands in the scenes and joints it hears and runs the work on a thread of its
 own; what a result is (a grasping.service.GraspResult) does not matter here."""
@@ -67,6 +68,14 @@ def graspable_ids(objects) -> list[str]:
 LANDMARK_CATEGORIES = ("reference",)
 # an object is first or last along an axis only this far clear of the next (a near tie names neither)
 SUPERLATIVE_GAP_M = 0.02
+# a superlative singles objects out only among this many of a kind or fewer. Among more, nearly every one
+# is first or last along one of the five axes, so the count put the corners first and the middle ones,
+# which a rank or a relation names ('the third leftmost book', 'a book between ...'), last. On session
+# 30's traces (latency 77, pick 80-84, objects 86-88) the target of a kind of 4 or more stood 1.50 jobs
+# deep by reach alone and 1.70 with the superlatives (pick); of a kind of 2-3, 1.06 -> 0.88 (pick) and
+# 1.23 -> 0.77 (objects). Latency-bench seed 77's 'third leftmost book' (the nearest the base, 5th by
+# the count) waited 1.44 s (quiet) and 4.02 s (load 11) for grasps proposed anew
+SUPERLATIVE_KIND_MAX = 3
 UNNAMED_LABELS = ("", "object")
 
 
@@ -75,9 +84,9 @@ def likely_order(objects, asked_categories=(), viewer=None) -> list[str]:
     named objects that are no landmark, then landmarks, then unnamed ones; within each, those of
     `asked_categories` first (the categories the last requests named: a person who asked for a
     book asks for a book next, issue 42's latency bench asked for 6 books in a row), then those a
-    superlative singles out among their category, most such ways first (`extremes`: 'the leftmost
-    book', 'the one closest to you' name these; a middle one needs a rank or an attribute), then nearest the arm's base (the
-    base frame's origin) first, as the far ones are seldom within reach. Objects need `id`,
+    superlative singles out among the few of their category, most such ways first (`extremes`: 'the
+    leftmost mug', 'the one closest to you' name these; a middle one needs a rank or an attribute),
+    then nearest the arm's base (the base frame's origin) first, as the far ones are seldom within reach. Objects need `id`,
     `category`, `held`, `label` and a centre (`center`, or a message's `pose.position`); one without
     a finite centre goes last in its group. `viewer`: the camera's position (x, y, z), whose left and
     right and near and far a person names too; None: the base frame's alone."""
@@ -114,7 +123,9 @@ def extremes(placed: dict, viewer=None) -> dict[str, int]:
     and distance ('the leftmost book as you see it', 'the one closest to you'), when it stands
     SUPERLATIVE_GAP_M clear of the next along it. A corner object counts on several, a middle one on
     none, one alone of its kind on none (its noun names it; on sessions 28-29's pick and objects
-    traces the target was more often one among others of its kind); one without a centre is absent."""
+    traces the target was more often one among others of its kind), one of more than
+    SUPERLATIVE_KIND_MAX of its kind on none (most of them are an end of some axis); one without a
+    centre is absent."""
     by_category: dict = {}
     for i, (category, c) in placed.items():
         if c is not None:
@@ -125,6 +136,8 @@ def extremes(placed: dict, viewer=None) -> dict[str, int]:
         v = v if v.shape == (3,) and np.all(np.isfinite(v)) else None
     out: dict[str, int] = {}
     for members in by_category.values():
+        if len(members) > SUPERLATIVE_KIND_MAX:
+            continue
         ids = [i for i, _ in members]
         C = np.array([c for _, c in members])
         axes = [C[:, 0], C[:, 1], np.hypot(C[:, 0], C[:, 1])]
