@@ -26,6 +26,13 @@ from spatial_manip.motion.description import TCP_Z, finger_boxes
 DROP_M = 0.004          # release this far above the support
 CLEARANCE_M = 0.003     # the lowest finger point stays this far above the support
 AVOID_DEG = 30.0        # a retry's set-down differs from a failed one by at least this rotation, if it can
+# a held object whose smallest size is more than this fraction of the next is chunky (a carton,
+# a mug, a bottle, a can; a book or a plate is a slab: antipodal's square_thin_ratio): it rests on
+# its own base, and a rotation that puts another of its axes up is not the same pose, whatever
+# book_pose_class says of its box. A lying carton's 5.4 x 5.5 cm section read 'flat' either way,
+# so a carton out of top-down reach at its place was rolled 90 degrees onto its side to be held
+# from the side (objects-88-00001: tipped 90 deg; the agent saw it where it meant to put it)
+CHUNKY_RATIO = 0.3
 # how far the 2F-85's pads reach past the TCP along the approach: the arm planner's finger boxes
 # (motion.description), which a finger kept out of a slot's opening must clear too
 PAD_PAST_TCP_M = max(b.xyz[2] + b.size[2] / 2 for b in finger_boxes(+1)) - TCP_Z
@@ -71,7 +78,8 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     in front of it (`entry.approach_m`). `avoid`: object poses whose set-down failed before (a
     retry); rotations within AVOID_DEG of one are tried last. `any_pose_class`: the instruction
     named no pose, so when no rotation of T_place's class works (a book lying flat on the table
-    is held by its edges, a finger under it) another class may (stood upright). Raises
+    is held by its edges, a finger under it) another class may (stood upright); a chunky object
+    (`keeps_its_up`: a carton, a mug) is never turned onto another face, whatever the words.
     `rests(T_obj)`: raises UnreachableError when the object set down at T_obj would not rest
     (geometry.support: over an edge, inside a neighbour); such rotations are skipped. Raises
     UnreachableError when no rotation works."""
@@ -80,6 +88,8 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     T_place = np.asarray(T_place, float)
     R0, p0 = T_place[:3, :3], T_place[:3, 3]
     want = book_pose_class(SimpleNamespace(rotation=R0, size=size))
+    # a chunky object keeps the axis that is up in T_place up (in object axes: R0's last row)
+    own_up = R0[2, :] if keeps_its_up(size) else None
     support_z = p0[2] - float(np.abs(R0.T[:, 2]) @ (size / 2))   # R0.T[:, 2] = world up in object axes
     cands = []
     # in a slot the object stays square to its walls, and goes in deepest first (a book stands
@@ -87,6 +97,8 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     yaws = np.arange(0.0, 360.0, 90.0 if entry else yaw_step_deg)
     for P, yaw in itertools.product(AXIS_TURNS, yaws):
         R = rpy_to_matrix(0.0, 0.0, math.radians(yaw)) @ R0 @ P
+        if own_up is not None and float(R[2, :] @ own_up) < 0.5:
+            continue
         other_class = book_pose_class(SimpleNamespace(rotation=R, size=size)) != want
         if other_class and not any_pose_class:
             continue
@@ -137,6 +149,13 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         f"the held object cannot be set down {want} at {np.round(p0, 3).tolist()} as it is held: of "
         f"{len(cands)} rotations, {n_low} put a finger into the support, {n_side} hold it from the far side "
         f"of the opening, {n_rest} would not rest there{why_not_rest} and {n_ik} have no arm IK solution")
+
+
+def keeps_its_up(size) -> bool:
+    """Whether an object of box `size` is set down only on the face it is asked to rest on
+    (chunky: its smallest size more than CHUNKY_RATIO of the next), never turned onto another."""
+    s = np.sort(np.asarray(size, float))
+    return bool(s[0] > CHUNKY_RATIO * s[1])
 
 
 def _reachable(kinematics, pre: np.ndarray, T_tcp: np.ndarray) -> bool:

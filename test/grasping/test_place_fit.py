@@ -6,7 +6,7 @@ from spatial_manip.control.config import load_kinematics
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import book_pose_class
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.place_fit import finger_points, fit_place
+from spatial_manip.grasping.place_fit import finger_points, fit_place, keeps_its_up
 from types import SimpleNamespace
 
 SIZE = np.array([0.16, 0.022, 0.23])      # width, thickness, height (GT book axes)
@@ -141,3 +141,38 @@ def test_other_places_along_a_slot_stay_clear_of_its_walls_and_contents_nearest_
     assert all(np.allclose(T[[0, 2], 3], T_place[[0, 2], 3]) and np.allclose(T[:3, :3], np.eye(3)) for T in out)
     assert len(slot_positions(scene, slot, T_place, SIZE)) == 4           # a few at most by default
 
+
+
+CARTON = np.array([0.054, 0.143, 0.055])        # a lying milk carton: 5.4 x 5.5 cm across, 14.3 cm long
+
+
+def _carton_top_grasp() -> np.ndarray:
+    """TCP pinching the carton across its 5.4 cm (x) from above, 2 cm down from its top."""
+    T = np.eye(4)
+    T[:3, :3] = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, -1.0]])   # closing x, approach -z
+    T[:3, 3] = [0.0, 0.0, CARTON[2] / 2 - 0.02]
+    return T
+
+
+class _OnlyFromTheSide:
+    """An arm that reaches a TCP only when its approach (z) is horizontal (a far place)."""
+
+    def ik_all(self, T):
+        return [np.zeros(6)] if abs(np.asarray(T)[2, 2]) < 0.3 else []
+
+
+def test_a_chunky_object_is_never_turned_onto_another_face_to_be_reached():
+    """objects-88-00001: the carton's square section read 'flat' on either face, and where its
+    top-down hold was out of reach it was rolled onto its side to be held from the side (tipped
+    90 deg). A chunky object keeps the face it is asked to rest on, whatever the words left
+    open: refused instead; where the arm reaches, set down as asked."""
+    T_place = np.eye(4)
+    T_place[:3, 3] = [0.45, 0.1, CARTON[2] / 2]
+    T_obj, _ = fit_place(T_place, CARTON, _carton_top_grasp(), width_m=0.054, any_pose_class=True)
+    assert T_obj[2, 2] > 0.99
+    with pytest.raises(UnreachableError, match="no arm IK solution"):
+        fit_place(T_place, CARTON, _carton_top_grasp(), width_m=0.054, kinematics=_OnlyFromTheSide(),
+                  any_pose_class=True)
+    # a book is a slab: its pose class, not its face, is what is kept (turned over, or stood up when
+    # the words left it open)
+    assert keeps_its_up(CARTON) and not keeps_its_up(SIZE)
