@@ -103,7 +103,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("unnamed_frame", "intrinsic", "left/right of a reference whose front was only assumed, when the "
               "words name no frame", choices=("intrinsic", "viewer", "ask")),
         Param("grasp_service", "spatial_manip/propose_grasps", "grasp_node's ProposeGrasps service"),
-        Param("grasp_timeout_s", 10.0, "how long a grasp request may take", POSITIVE, runtime=True),
+        Param("grasp_timeout_s", 30.0, "how long a grasp request may take (a busy 2-core host: 8-16 s)", POSITIVE,
+              runtime=True),
         Param("max_grasp_tries", 5, "top-k grasps tried before GRASP_FAILED", (1, 100), runtime=True),
         Param("home_before_perceiving", True, "move the arm out of view before each look (unless holding)", runtime=True),
         Param("look_max_age_s", 3.0, "a goal reasons at once on the newest look when it is younger than this and "

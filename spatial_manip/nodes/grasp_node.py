@@ -60,10 +60,12 @@ DEPTH_KEEP = 5             # recent depth images kept, to pair one with its own 
 AHEAD_POLL_S = 0.1         # how often the proposing-ahead thread asks whether a job is due
 # a request for the object being proposed for ahead waits for that (up to this long, then the job is
 # stopped) rather than proposing the same again beside it on the same cores. As long as the planner's
-# grasp_timeout_s (10 s): under load 30-45 one proposal took 4-11 s (pick 62), so a request that gave up
+# grasp_timeout_s (30 s): under load 30-45 one proposal took 4-11 s (pick 62), so a request that gave up
 # at 5 s on a job for its own object and proposed anew beside it could only answer later than the job,
-# with two proposals sharing the cores
-AHEAD_WAIT_S = 10.0
+# with two proposals sharing the cores. At 10 s (the planner's former timeout) a white bottle's job 16 s
+# under way at load 11-14 was stopped at 10 s and proposed anew (8.3 s), the planner gone at 10 s
+# (objects-88-00007 TIMEOUT; -00003's own proposal took 15.6 s: TIMEOUT too)
+AHEAD_WAIT_S = 30.0
 # a job proposing ahead runs at the node's priority until a goal shows itself (a request, a new look,
 # an arm motion), then this far below it (Linux niceness applies per thread): it uses the CPU the goal's
 # perception, planning and motion leave. Niced from the start, it was starved on a loaded host (3-7 s a
