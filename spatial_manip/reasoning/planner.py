@@ -22,6 +22,7 @@ from spatial_manip.scene import Scene
 from spatial_manip.task_kinds import PLANNER_TASK_KINDS
 from spatial_manip.reasoning import compound
 from spatial_manip.reasoning.parser import FRAME_POLICIES, InstructionParser, check_target_reference
+from spatial_manip.reasoning.unsure_names import check_unsure_names
 
 BACKENDS = {
     "program": "spatial_manip.reasoning.planner:ProgramPlanner",
@@ -165,13 +166,19 @@ class ProgramPlanner:
             program_text = str(parsed.program)
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
-            res = execute(parsed.program, scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
+            def run(sc: Scene) -> ProgramResult:
+                return execute(parsed.program, sc, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
+                               tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
+            res = run(scene)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
             if parsed.reference:
                 # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS
                 trace.append({"event": "reference", **parsed.reference, "candidates": list(res.targets)})
                 check_target_reference(parsed, res.targets)
+            # an answer that would change were an unnamed detection one of the objects it fits is a guess
+            readings = check_unsure_names(scene, res, lambda sc: _checked(parsed, run(sc)))
+            if readings:
+                trace.append({"event": "unsure_names", "readings": readings})
             notes = parser.spelling_notes + [n["text"] for n in parser.frame_notes
                                              if n["why"] != "named in the instruction"]
             if parser.spelling_notes:
@@ -181,6 +188,13 @@ class ProgramPlanner:
             trace.append({"event": "error", **e.to_dict()})
             return PlanResult.failure(e, action=action, program=program_text, trace=trace,
                                       elapsed_s=time.perf_counter() - t0)
+
+
+def _checked(parsed, res: ProgramResult) -> ProgramResult:
+    """`res` after the reference check the planner's own answer passes."""
+    if parsed.reference:
+        check_target_reference(parsed, res.targets)
+    return res
 
 
 def make_planner(name: str = "program", **cfg) -> Planner:

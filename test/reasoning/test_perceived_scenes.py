@@ -3,7 +3,8 @@ benchmark episode's first perceived scene under realistic sensing (its trace's s
 camera as the viewer), the instruction it was asked, why it is kept, and which of its detections
 the words mean (the true answer's boxes). The planner must take one of those, and only those; or,
 where the file names some `also_possible` (detections its measurement cannot rule out), it must
-pick one of those first and list nothing else."""
+pick one of those first and list nothing else; where it names an `expect_error`, the answer hangs on
+what the measurement cannot tell and the planner must refuse with that code."""
 import json
 from pathlib import Path
 
@@ -28,6 +29,10 @@ def _load(path: Path) -> tuple[dict, Scene]:
 def test_the_reader_takes_what_the_words_mean_on_a_perceived_scene(path):
     doc, scene = _load(path)
     plan = ProgramPlanner().plan(scene, doc["instruction"])
+    if "expect_error" in doc:         # the measurement cannot tell the answer: refused, never guessed
+        assert not plan.ok and plan.error["code"] == doc["expect_error"], (doc["why"], plan.to_json())
+        assert all(w in plan.error["message"] for w in doc["expect_in_message"]), plan.error["message"]
+        return
     assert plan.ok, f"{doc['why']}: {plan.error}"
     allowed = set(doc["expect_targets"]) | set(doc.get("also_possible", []))
     assert plan.targets and plan.targets[0] in doc["expect_targets"], (doc["why"], plan.targets)

@@ -1,0 +1,67 @@
+"""An answer that hangs on a detection perception left unnamed between two objects is refused
+(reasoning/unsure_names.py): the planner never guesses a target (pick-84-00004)."""
+import numpy as np
+
+from spatial_manip.reasoning.planner import ProgramPlanner
+from spatial_manip.reasoning.unsure_names import tied_readings
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+VIEWER = Viewpoint([-0.6, 0.0, 0.9], [0.6, 0.0, -0.8])        # looking along +x: its left is +y
+ROBOT = Viewpoint([0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+BOOKEND = {"label": "pillar bookend", "category": "reference", "id": "pillar_bookend", "tie": True}
+SMALL_BOOK = {"label": "book", "category": "book", "id": "book_grey_small", "tie": True}
+
+
+def _book(id, y):
+    return SceneObject(id, "book", "book", [0.5, y, 0.02], [0.22, 0.15, 0.03], np.eye(3), size_class="medium")
+
+
+def _unnamed(y, candidates=(BOOKEND, SMALL_BOOK)):
+    return SceneObject("object_4", "object", "object", [0.5, y, 0.02], [0.2, 0.13, 0.02], np.eye(3),
+                       extra={"candidates": [dict(c) for c in candidates]})
+
+
+def _scene(*objects):
+    return Scene(VIEWER, ROBOT, list(objects))
+
+
+def plan(scene, text):
+    return ProgramPlanner().plan(scene, text)
+
+
+def test_a_rank_the_unsure_detection_would_take_is_refused_naming_it():
+    r = plan(_scene(_book("book_a", 0.3), _book("book_b", 0.0), _unnamed(-0.3)), "take the rightmost book")
+    assert not r.ok and r.error["code"] == "AMBIGUOUS", r.to_json()
+    assert "object_4" in r.error["message"] and "pillar bookend" in r.error["message"], r.error["message"]
+    assert r.targets == []
+
+
+def test_a_rank_the_unsure_detection_cannot_change_stands_and_says_what_was_checked():
+    r = plan(_scene(_book("book_a", 0.3), _book("book_b", 0.0), _unnamed(0.1)), "take the rightmost book")
+    assert r.ok and r.targets == ["book_b"], r.to_json()
+    checked = [e for e in r.trace if e.get("event") == "unsure_names"]
+    assert checked and {"object": "object_4", "as": "book", "changes": ""} in checked[0]["readings"]
+
+
+def test_any_book_stands_when_the_reading_only_adds_a_choice():
+    r = plan(_scene(_book("book_a", 0.3), _unnamed(-0.3)), "take a book")
+    assert r.ok and r.targets == ["book_a"], r.to_json()
+
+
+def test_the_book_is_refused_when_the_unsure_detection_may_be_a_second_book():
+    r = plan(_scene(_book("book_a", 0.3), _unnamed(-0.3)), "take the book")
+    assert not r.ok and r.error["code"] == "AMBIGUOUS", r.to_json()
+
+
+def test_a_candidate_another_detection_is_named_after_is_no_reading():
+    named = _book("book_grey_small", 0.3)
+    scene = _scene(named, _unnamed(-0.3))
+    assert [c["id"] for _, c in tied_readings(scene)] == ["pillar_bookend"]
+    assert plan(scene, "take the rightmost book").targets == ["book_grey_small"]
+
+
+def test_candidates_not_tied_are_no_reading():
+    loose = [{**SMALL_BOOK, "tie": False}, BOOKEND]
+    scene = _scene(_book("book_a", 0.3), _unnamed(-0.3, loose))
+    assert [c["id"] for _, c in tied_readings(scene)] == ["pillar_bookend"]
+    assert plan(scene, "take the rightmost book").targets == ["book_a"]
