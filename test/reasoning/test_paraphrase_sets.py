@@ -17,6 +17,7 @@ from spatial_manip.bench.paraphrase_everyday5 import EVERYDAY5_CASES, EVERYDAY5_
 from spatial_manip.bench.paraphrase_everyday6 import EVERYDAY6_AFTER, EVERYDAY6_CASES, EVERYDAY6_SCENES
 from spatial_manip.bench.paraphrase_everyday7 import EVERYDAY7_CASES, EVERYDAY7_SCENES
 from spatial_manip.bench.paraphrase_everyday8 import EVERYDAY8_CASES, EVERYDAY8_SCENES
+from spatial_manip.bench.paraphrase_everyday9 import EVERYDAY9_CASES, EVERYDAY9_SCENES
 from spatial_manip.bench.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
 
 
@@ -46,6 +47,9 @@ SETS = {
     # 84.2% and 3 wrong plans, written without reading the reader, before any change for it (at
     # ba329c9); 100% after the reader's change for it, two answers re-keyed (its docstring)
     "everyday8": HeldOutSet(EVERYDAY8_CASES, EVERYDAY8_SCENES, 80, min_understood=0.97),
+    # 89.1%, 0 wrong plans, written without reading the reader, before any change for it (at
+    # 5d83c69): the 12 misses are listed in its docstring; raise the floor as the reader reads them
+    "everyday9": HeldOutSet(EVERYDAY9_CASES, EVERYDAY9_SCENES, 100, min_understood=0.89),
     # 96.8% at commit 364d02d; 21.9% before the planner read objects
     "objects": HeldOutSet(OBJECT_CASES, OBJECT_SCENES, 150, min_understood=0.95),
 }
