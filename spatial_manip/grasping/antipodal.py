@@ -465,10 +465,9 @@ class AntipodalProposer:
         # beside it): across the whole 8.5 cm bowl no pinch fits the opening
         margin = cfg.margin_m if fit_margin_m is None else fit_margin_m
         run = self._seed_run(y, x, slab, inside, x0, g.finger_thickness_m + 2 * margin)
-        if run is not None:
-            rows, inside = run
-            R, origins, q, valid, idx, x0, truncated = (a[rows] for a in (R, origins, q, valid, idx, x0, truncated))
-            x, y, z, slab = x[rows], y[rows], z[rows], slab[rows]
+        rows, inside, spans = run            # spans: the jaws span a gap the camera saw empty (an opening)
+        R, origins, q, valid, idx, x0, truncated = (a[rows] for a in (R, origins, q, valid, idx, x0, truncated))
+        x, y, z, slab = x[rows], y[rows], z[rows], slab[rows]
         count = inside.sum(axis=1)
         ymin = np.where(inside, y, np.inf).min(axis=1)
         ymax = np.where(inside, y, -np.inf).max(axis=1)
@@ -481,7 +480,7 @@ class AntipodalProposer:
             & (seen_width >= cfg.min_object_width_m) & ~truncated
         if not ok.any():
             return None
-        R, origins, q, inside, idx, valid = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok]
+        R, origins, q, inside, idx, valid, spans = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok], spans[ok]
         x0, ymin, ymax, width, count = x0[ok], ymin[ok], ymax[ok], width[ok], count[ok]
         lo_end, hi_end = lo_end[ok], hi_end[ok]
         ymid = (lo_end + hi_end) / 2
@@ -517,6 +516,12 @@ class AntipodalProposer:
         widen = cfg.flank_widen_m
         wider = beside & ((q[..., 1] > (ymax + widen)[:, None]) | (q[..., 1] < (ymin - widen)[:, None]))
         antipodal = np.where(wider.sum(1) >= 3, 0.5 * antipodal, antipodal)
+        # jaws spanning an opening (a bowl's inside, where the wall's own pinch was measured apart)
+        # close on the rims of two walls, not across one: a thin-walled vessel's rim is round and
+        # sloped outside, and a shallow pinch of two rims squeezed the 8.5 cm bowl out upward
+        # (objects-88-00000: 7.2 and 8.2 cm across it slipped out during the lift; the rim pinch
+        # held). The wall's pinch goes first; a chord across stays, scored as an edge pinch is
+        antipodal = np.where(spans, 0.5 * antipodal, antipodal)
         zmean = np.where(inside, q[..., 2], 0).sum(1) / np.maximum(count, 1)
         centre = target.mean(axis=0)
         off = centre - new_origins
@@ -530,11 +535,11 @@ class AntipodalProposer:
         return R, new_origins, width, antipodal, centring
 
     def _seed_run(self, y, x, slab, inside, x0, gap_m: float):
-        """Rows (every candidate, then again those with a part set apart) and their `inside`
-        masks: a candidate's second row keeps only the points between the gaps nearest its seed
-        (y = 0) on either side, a gap being at least `gap_m` along the closing axis with no point
-        within min_depth_m of the near boundary (room for a finger to go in; how deep, pass 2
-        says). None when no candidate has such a part."""
+        """Rows (every candidate, then again those with a part set apart), their `inside` masks,
+        and which rows' jaws span a gap (between their extreme points): a candidate's second row
+        keeps only the points between the gaps nearest its seed (y = 0) on either side, a gap
+        being at least `gap_m` along the closing axis with no point within min_depth_m of the near
+        boundary (room for a finger to go in; how deep, pass 2 says)."""
         g, b = self.gripper, self.config.voxel_m
         nb = int(np.ceil(2 * g.max_width_m / b))
         k = max(1, int(np.ceil(gap_m / b)))
@@ -555,10 +560,12 @@ class AntipodalProposer:
         part = inside & (y > lo[:, None]) & (y < hi[:, None])
         n_part, n_all = part.sum(axis=1), inside.sum(axis=1)
         split = occ[:, s0] & (n_part < n_all) & (n_part >= self.config.min_grasp_points)
-        if not split.any():
-            return None
+        # a gap lies between the jaws' extreme points: they close across it
+        lo_b = np.where(inside, bins, nb).min(axis=1)
+        hi_b = np.where(inside, bins, -1).max(axis=1)
+        spans = (free & (j > lo_b[:, None]) & (j + k - 1 < hi_b[:, None])).any(axis=1)
         rows = np.concatenate([np.arange(len(y)), np.flatnonzero(split)])
-        return rows, np.concatenate([inside, part[split]])
+        return rows, np.concatenate([inside, part[split]]), np.concatenate([spans, np.zeros(int(split.sum()), bool)])
 
     def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None):
         """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates

@@ -9,6 +9,7 @@ boxes stood within 2 cm of these).
   top edge across its thickness, and every squared one (approaching down the book's plane)
   swept its knuckle through the box of the bicycle sculpture beside it (GRASP_FAILED, all
   candidates colliding); a slab's grasps tilted about their closing axis pass beside it.
+- objects-86-00000: the 8.5 cm white bowl; a chord across its inside slipped out.
 - pick-63-00004: a small book lying on its pedestal. Its squared pinch at the end nearest the
   robot has no arm configuration 10 cm back from it, only at a shorter stand-off (GRASP_FAILED,
   none reachable).
@@ -96,3 +97,16 @@ def test_a_bowls_and_a_mugs_wall_is_pinched_at_its_rim(service, name):
     assert np.linalg.norm(off) > half - 0.02, "on the wall, not across the middle"
     closing = T[:3, 1]
     assert abs(closing[2]) < 0.5 and abs(closing[:2] @ off / np.linalg.norm(off)) > 0.6, "across the wall"
+
+
+def test_no_grasp_closes_across_the_bowls_seen_empty_middle(service):
+    """objects-86-00000 (and -88-00000): the 8.5 cm white bowl's grasps closing across its inside
+    (two rims, 7 cm apart, through its middle) slipped out during the lift or closed on nothing.
+    Jaws that span a gap the camera saw empty are scored as an edge pinch: none of the kept ones
+    closes 6 cm or more within 2 cm of the bowl's middle; the wall's own pinch leads."""
+    res, box = _propose(service, "objects-86-00000")
+    assert res.success, res.message
+    T = res.grasps.matrices()
+    off = np.linalg.norm(T[:, :2, 3] - box.center[:2], axis=1)
+    assert not np.any((res.grasps.widths > 0.06) & (off < 0.02)), np.c_[res.grasps.widths, off].round(3)
+    assert float(res.grasps.widths[0]) < 0.05
