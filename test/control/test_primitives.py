@@ -318,3 +318,18 @@ def test_lift_height_covers_an_object_hanging_from_its_end():
     assert lift_height_for([0.6, 0.1, 0.1]) == LIFT_MAX_M
     with pytest.raises(InvalidGoalError):
         lift_height_for([np.nan, 0.1, 0.1])
+
+
+class LateGripper(FakeGripper):
+    """Closing detects nothing (a thin wall between the pads), yet the object comes up in them."""
+    def close(self):
+        super().close()
+        return False
+
+
+def test_an_object_the_lift_carries_up_is_held_though_closing_detected_none(setup):
+    env, pc = setup
+    arm = FakeArm(env.kin, pc.home_q)
+    prims = MotionPrimitives(arm, LateGripper(), env, pc, _plans())
+    res = prims.pick(grasp(0.5, 0.0, 0.05))
+    assert res.object_held and len(arm.log) == 3
