@@ -131,6 +131,19 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
     return match_cost(det, exp, noise_allowance=False, upright=True) <= sure_cost
 
 
+def _piece_of(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether `det`'s measured box spans less than PIECE_SHARE of `exp`'s longest side: a name it
+    took would extrapolate the object from a piece (as one_name_per_object says of a piece beside
+    its whole). Seen with its sides lower bounds (cut by the image's edge), a shortfall costs a
+    quarter, so any larger entry of about its colour fits such a piece within SURE_COST, its size
+    telling nothing: a shaded 10.5 x 7.2 x 2.7 cm piece of a distant copper scale in the image's
+    corner fit the 41 x 16 x 42 cm cheval mirror 0.44 and the scale 0.54, and was named the mirror
+    (place-84-00015). assign_labels names no piece so; the words still may (name_from_words: a
+    tie, or the one detection that fits the named object at all: the mona lisa seen from behind
+    as its 18 cm canvas, pick-66-00001)."""
+    return exp.size_m is not None and float(np.max(det.box.size)) < PIECE_SHARE * float(np.max(exp.size_m))
+
+
 def _sliver(det: Detection, exp: ExpectedObject) -> bool:
     """Whether `det` is too thin to show `exp`'s shape (SLIVER_SHARE), across the line of sight: a
     face seen head-on (`extra["depth_unseen"]`, classical.py) is thin along it, its depth unseen,
@@ -205,14 +218,17 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
         # sliver: sure_fit) names nothing, and takes no entry from a detection that fits it better.
         # A book entry keeps the gate: a book-shaped cluster is called "book" anyway.
         sure = (cost <= max_cost) & _sure_fits(detections, expected, cost, sure_cost)
-        gated = np.where(sure, cost + fallback, _UNMATCHED)
+        # Nor does a piece's (_piece_of): its name would rest on its colour; the words may still name
+        # it (ties below, sure_names) when no other detection fits that object.
+        pieces = np.array([[e.category != "book" and _piece_of(d, e) for e in expected] for d in detections])
+        gated = np.where(sure & ~pieces, cost + fallback, _UNMATCHED)
         rows, cols = _assign_or_leave(gated, max_cost)
         # an entry the assignment gave to another detection is accounted for: no rival
         taken = {int(c) for c in cols}
         taker = dict(zip(cols, rows))
         for r in sorted(set(range(len(detections))) - set(rows)):
             _refuse_weak(detections[r], np.where(cost[r] <= max_cost, cost[r], _UNMATCHED), sure[r], expected, taken,
-                         sure_cost)
+                         sure_cost, pieces[r])
         for r, c in zip(rows, cols):
             # on the match cost alone: the assignment's fallback cost says a book entry left over is
             # cheap, not that the cluster looks less like a book (a book on its wedge fits the
@@ -308,15 +324,30 @@ def _sure_fits(detections, expected, cost: np.ndarray, sure_cost: float) -> np.n
     return sure | books[None, :]
 
 
-def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, taken, sure_cost: float) -> None:
+def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, taken, sure_cost: float,
+                 pieces: np.ndarray | None = None) -> None:
     """Leave `d` unnamed with the entries it fits within the gate (`within` < _UNMATCHED, best
     first, one per label, not `taken`) as its candidates, when its best fit is weaker than
-    `sure_cost` or not sure (`sure` per entry: sure_fit); a detection whose good fits other
-    detections took has no candidates."""
+    `sure_cost`, not sure (`sure` per entry: sure_fit) or a piece of it (`pieces` per entry:
+    _piece_of); a detection whose good fits other detections took has no candidates."""
     shown = _further(within, expected, (), taken)
-    if not shown or (within[shown[0]] <= sure_cost and sure[shown[0]]):
+    if not shown:
         return
-    d.extra["refused"] = f"{expected[shown[0]].label} (not a sure fit: cost {within[shown[0]]:.2f})"
+    best = shown[0]
+    if within[best] <= sure_cost and sure[best] and pieces is not None and pieces[best]:
+        e = expected[best]
+        d.extra["refused"] = (f"{e.label} (a piece: {100 * float(np.max(d.box.size)):.0f} cm of its "
+                              f"{100 * float(np.max(e.size_m)):.0f} cm, cost {within[best]:.2f})")
+        d.extra["weak_fit"] = True          # nor does the depth name it (settle_names_by_depth)
+        # the words may, between the entries it fits surely and about equally (a tie, its catalogue
+        # box posed for it), when no whole detection fits the named one so (name_from_words)
+        ties = {k for k in shown if sure[k] and within[k] <= sure_cost and within[k] < within[best] + NAME_MARGIN}
+        d.extra["candidates"] = [{**_candidate(expected[k], tie=k in ties), **({"piece": True} if pieces[k] else {})}
+                                 for k in shown]
+        return
+    if within[best] <= sure_cost and sure[best]:
+        return
+    d.extra["refused"] = f"{expected[best].label} (not a sure fit: cost {within[best]:.2f})"
     d.extra["weak_fit"] = True
     d.extra["candidates"] = [_candidate(expected[k]) for k in shown]
 
@@ -543,6 +574,11 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     for label, found in sorted(hits.items()):
         best = min(rank for rank, _, _ in found)
         first = [(o, c) for rank, o, c in found if rank == best]
+        if len(first) > 1:
+            # a piece of the named object (labelling._piece_of) yields to a detection that shows
+            # more of it: a shaded corner piece of a copper scale tied to the cheval mirror beside
+            # the mirror seen as a 32 cm slab (place-84-00015)
+            first = [(o, c) for o, c in first if not c.get("piece")]
         if len(first) != 1 or first[0][0].id in renamed:
             continue
         o, c = first[0]

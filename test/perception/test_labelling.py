@@ -368,6 +368,35 @@ def test_a_sliver_takes_no_catalogue_name():
     assert sure_fit(board, book)
 
 
+def test_a_piece_under_half_its_entry_takes_no_catalogue_name_and_the_words_name_the_larger_detection():
+    """place-84-00015 (realistic, frames/place-84-00015): a shaded 10.5 x 7.2 x 2.7 cm piece of a
+    distant copper scale in the image's corner (every side a lower bound, a shortfall costing a
+    quarter) fit the 41 x 16 x 42 cm cheval mirror 0.44 by its colour and was named it, the place
+    going 95 cm from the mirror's slots. A piece spanning less than PIECE_SHARE of its entry's
+    longest side is not named so; the mirror seen as a 32 x 4 x 31 cm slab, between the mirror
+    and the scale, is named by the words that name the mirror."""
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.observation import RGBDObservation
+    from spatial_manip.perception.base import detections_to_scene
+    from spatial_manip.perception.labelling import PIECE_SHARE, name_from_words
+    mirror = ExpectedObject("cheval mirror", "reference", (0.4104, 0.1624, 0.4219), (127, 78, 41), id="cheval_mirror")
+    scale = ExpectedObject("copper scale", "reference", (0.5237, 0.4545, 0.4614), (184, 115, 51), id="copper_scale")
+    piece = _seen((0.105, 0.072, 0.027), (1.10, 1.32, -0.80), (131, 72, 35))
+    assert match_cost(piece, mirror) <= 0.5 and 0.105 < PIECE_SHARE * 0.4219                    # the premise
+    assign_labels([piece], [mirror, scale])
+    assert piece.label == "object" and piece.id != "cheval_mirror" and "a piece" in piece.extra["refused"]
+    piece = _seen((0.105, 0.072, 0.027), (1.10, 1.32, -0.80), (131, 72, 35))
+    slab = _seen((0.316, 0.045, 0.305), (1.09, -1.29, -0.64), (124, 84, 52))
+    assign_labels([piece, slab], [mirror, scale])
+    assert piece.label == "object" and "sure_names" not in piece.extra
+    obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
+                          intrinsics=CameraIntrinsics.from_fovy(64, 48, 45.0), T_base_cam=np.eye(4))
+    scene = detections_to_scene([piece, slab], obs)
+    named, _ = name_from_words(scene, "place the book in a slot within 95 centimeters of the cheval mirror")
+    mirrors = [o for o in named.objects if o.label == "cheval mirror"]
+    assert len(mirrors) == 1 and np.allclose(mirrors[0].center[:2], (1.09, -1.29))
+
+
 def test_an_entry_enrolled_all_the_way_round_costs_its_best_view_size_and_colour_together():
     """The demo's rubik's cube lost its name to the yellow milk carton when the carton's views were
     matched by the best size of one view and the best colour of another: no side of the carton
@@ -432,7 +461,8 @@ def test_a_slab_thin_along_the_line_of_sight_is_no_sliver():
     from behind as its canvas, 15.5 x 2.5 x 18 cm, thin along the line of sight: one view measures
     only its near face there, so it shows the painting's face, not a board's edge, and keeps the
     fit its size and colour give (0.43, a sure one). The same slab thin across the line of sight is
-    a sliver still."""
+    a sliver still. Under half the painting's longest side, it is a piece (labelling._piece_of):
+    perception does not name it, the words that name the painting do (its sure_names)."""
     from spatial_manip.perception.labelling import SLIVER_SHARE, sure_fit
     mona = ExpectedObject("mona lisa", "reference", (0.5314, 0.2385, 0.5124), (117, 105, 57), id="mona_lisa")
     canvas = _seen((0.155, 0.025, 0.18), (1.37, -0.12, 0.18), (81, 65, 34))
@@ -443,7 +473,7 @@ def test_a_slab_thin_along_the_line_of_sight_is_no_sliver():
     canvas.extra["along_sight"] = [False, True, False]
     assert sure_fit(canvas, mona)
     assign_labels([canvas], [mona])
-    assert canvas.id == "mona_lisa"
+    assert canvas.label == "object" and [c["id"] for c in canvas.extra["sure_names"]] == ["mona_lisa"]
 
 
 def test_a_book_measured_long_by_the_range_noise_is_still_book_shaped():
