@@ -148,10 +148,24 @@ def measure_front(obs: RGBDObservation, mask: np.ndarray, box, signature: dict) 
                   f"other (differences {seen}; the front within {FRONT_MATCH}, the other {MIN_END_MARGIN} farther)")
 
 
+def front_axis(box, signature: dict) -> np.ndarray | None:
+    """The footprint axis (either way along it) the front lies on, when the box tells it: the
+    enrolled side (longer or shorter) of a footprint that was and is clearly not square; None
+    otherwise. Which end is the front may still be unseen (a picture frame's face has its body's
+    colour), but not which side: a frame's front is never its 4 cm edge."""
+    if float(signature.get("aspect", 0.0)) < MIN_FOOTPRINT_ASPECT or signature.get("side") not in ("long", "short"):
+        return None
+    long_axis, short_axis, aspect = footprint_axes(box)
+    if aspect < MIN_FOOTPRINT_ASPECT:
+        return None
+    return long_axis if signature["side"] == "long" else short_axis
+
+
 def orient_measured_fronts(scene, detections, obs: RGBDObservation, signatures: dict):
     """`scene` with each detected object whose catalogue entry has a front signature (`signatures`:
     id -> signature) turned to the front measured from `detections`' masks; where the measurement
-    could not tell it, why not goes to `extra["front_unmeasured"]` (the planner then assumes, and
+    could not tell it, why not goes to `extra["front_unmeasured"]` and the axis its front lies on,
+    when the box tells it (front_axis), to `extra["front_axis"]` (the planner then assumes, and
     says so: reasoning.program.assume_visible_fronts)."""
     masks = {d.id: d.mask for d in detections}
     objects = []
@@ -161,6 +175,10 @@ def orient_measured_fronts(scene, detections, obs: RGBDObservation, signatures: 
             objects.append(o)
             continue
         front, why = measure_front(obs, masks[o.id], o, sig)
-        objects.append(rel.turned_to_face(o, front, f"measured: {why}") if front is not None else
-                       replace(o, extra={**o.extra, "front_unmeasured": why}))
+        if front is not None:
+            objects.append(rel.turned_to_face(o, front, f"measured: {why}"))
+            continue
+        axis = front_axis(o, sig)
+        objects.append(replace(o, extra={**o.extra, "front_unmeasured": why,
+                                         **({"front_axis": [round(float(v), 4) for v in axis]} if axis is not None else {})}))
     return scene.with_objects(objects)

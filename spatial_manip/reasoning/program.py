@@ -599,15 +599,22 @@ def front_assumed(o) -> bool:
 
 
 def _facing_viewer(o: SceneObject, viewer_position: np.ndarray) -> SceneObject | None:
-    """`o` with its front (+x) on the vertical box side facing `viewer_position` most directly;
-    None when the viewer is straight above it."""
+    """`o` with its front (+x) on the vertical box side facing `viewer_position` most directly, of
+    the two ends of the axis its front lies on when perception knows it (`extra["front_axis"]`,
+    perception.front.front_axis: a picture frame seen edge on faces along its thin side, not out of
+    its edge toward the camera, pick-82-00001); None when the viewer is straight above it."""
     try:
         to_viewer = rel.horizontal(np.asarray(viewer_position, float) - o.center)
     except ValueError:
         return None
     unmeasured = o.extra.get("front_unmeasured")
-    return rel.turned_to_face(o, to_viewer, "assumed: the side facing the camera" +
-                              (f" (not measured: {unmeasured})" if unmeasured else ""))
+    why = "assumed: the side facing the camera"
+    axis = o.extra.get("front_axis")
+    if axis is not None:
+        axis = rel.horizontal(np.asarray(axis, float))
+        to_viewer = axis if float(axis @ to_viewer) >= 0.0 else -axis
+        why = "assumed: the end of its front's side nearer the camera"
+    return rel.turned_to_face(o, to_viewer, why + (f" (not measured: {unmeasured})" if unmeasured else ""))
 
 
 def _finish_pose(scene: Scene, xy, base_z: float, R: np.ndarray) -> PlacePose:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.perception.front import MIN_FOOTPRINT_ASPECT, footprint_axes, measure_front
+from spatial_manip.perception.front import MIN_FOOTPRINT_ASPECT, footprint_axes, front_axis, measure_front
 from spatial_manip.scene import SceneObject
 from spatial_manip.workspace.enroll import Library, LibraryEntry
 
@@ -35,6 +35,18 @@ def test_a_nearly_square_footprint_or_a_front_of_the_bodys_colour_is_refused_bef
     assert front is None and "body's colour" in why
     front, why = measure_front(None, None, _box(), {**DARK_FRONT, "front_colour": None})
     assert front is None and "enroll it again facing the camera" in why
+
+
+def test_the_axis_a_front_lies_on_is_told_by_a_footprint_that_was_and_is_not_square():
+    """A picture frame's face has its body's colour, so which end is its front is not measured,
+    but its front is on its thin side (enrolled 'short', 21.6 x 4.5 cm): the planner assumes the
+    nearer end of that axis, not the frame's edge (pick-82-00001). A square footprint tells no axis."""
+    frame = {"side": "short", "aspect": 4.6, "front_colour": [1.0, 1.0, 1.0]}
+    long_axis, short_axis, _ = footprint_axes(_box(30.0))
+    assert np.allclose(front_axis(_box(30.0), frame), short_axis)
+    assert np.allclose(front_axis(_box(30.0), DARK_FRONT), long_axis)
+    assert front_axis(_box(30.0), {**frame, "aspect": MIN_FOOTPRINT_ASPECT - 0.1}) is None
+    assert front_axis(_box(30.0, size=(0.16, 0.15, 0.24)), frame) is None
 
 
 def test_turned_to_face_puts_the_front_on_the_nearest_box_side_with_its_sizes():

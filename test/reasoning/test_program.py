@@ -181,6 +181,29 @@ def test_an_object_with_an_unknown_front_faces_the_viewer_with_its_most_facing_s
     assert np.allclose(key(bust.corners()), key(before.corners()))
 
 
+def test_an_unknown_front_on_a_known_axis_faces_the_viewer_from_that_axis_s_nearer_end():
+    """pick-82-00001 (realistic): a picture frame seen edge on (its face the colour of its body, so
+    which end is the front is unmeasured) was assumed to face the camera out of its 4 cm edge, and
+    nothing lay 'behind' it. Perception knows its front is on its thin side (`extra["front_axis"]`,
+    perception.front.front_axis): the assumed front is the end of that axis nearer the viewer."""
+    from dataclasses import replace
+
+    from spatial_manip.reasoning.program import assume_visible_fronts
+
+    scene = _perceived_bust(0.0)                 # box x (30 cm) toward the viewer's line, y across it
+    across = np.array([0.0, 1.0, 0.0])
+    frame = replace(scene.get("bust"), extra={"has_front": True, "front_axis": across.tolist(),
+                                              "front_unmeasured": "its enrolled front has its body's colour"})
+    out, assumed = assume_visible_fronts(scene.with_objects([frame if o.id == "bust" else o for o in scene.objects]))
+    turned = out.get("bust")
+    # the viewer at the origin sees the box from its -y side (it stands at y = 0.2): the front is -y
+    assert assumed == ["bust"] and np.allclose(turned.rotation[:, 0], [0.0, -1.0, 0.0])
+    assert turned.extra["front"].startswith("assumed: the end of its front's side nearer the camera")
+    # without the axis, the side facing the viewer most: -x, out of the box's end
+    plain = assume_visible_fronts(scene)[0].get("bust")
+    assert np.allclose(plain.rotation[:, 0], [-1.0, 0.0, 0.0])
+
+
 def test_the_assumed_front_answers_own_left_and_is_traced_and_can_be_switched_off():
     from spatial_manip.reasoning.planner import make_planner
 
