@@ -502,7 +502,7 @@ def test_two_pieces_that_both_match_the_one_teddy_bear_best_are_joined():
         return Detection("", "object", "object", mask, 0.5, _box(size, "yaw", center=centre), rgb,
                          extra={"lower_bound_sides": lower_bounds})
     clusters = [np.arange(0, 50), np.arange(50, 90)]
-    centres = np.zeros((90, 3))
+    centres = np.tile([0.61, 0.52, 0.11], (90, 1))         # inside the union's box (classical._box_holds)
     centres[50:] += [0.0, 0.0, 0.02]                         # 2 cm apart: neighbours
     dets = [detection("body", [True] * 3), detection("head", [True] * 3)]
     seg = ClassicalSegmenter()
@@ -519,6 +519,29 @@ def test_two_pieces_that_both_match_the_one_teddy_bear_best_are_joined():
     twins = [Detection("", "object", "object", mask, 0.5, _box((0.15, 0.02, 0.22), "yaw"), (90, 90, 90)) for _ in (1, 2)]
     stacked = Detection("", "object", "object", mask, 0.5, _box((0.15, 0.04, 0.22), "yaw"), (90, 90, 90))
     assert len(seg._merge_pieces(clusters, twins, centres, lambda members: stacked, plain)) == 2
+
+
+def test_a_union_whose_box_leaves_out_one_piece_is_no_join():
+    """pick-84-00005: a red book flat on its pedestal and a brown book on the next one, joined by a
+    sliver of an edge; the union's box, fitted to the brown book alone, would have swallowed the
+    red one. Both enrolled books match their union's box best (it is a book's), yet it holds only
+    one piece: they stay two."""
+    from spatial_manip.perception.base import Detection, ExpectedObject
+    from spatial_manip.perception.classical import ClassicalSegmenter
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 10:20] = True
+    book = ExpectedObject("book", "book", size_m=(0.23, 0.156, 0.023), colour="brown", id="book_brown")
+    brown = _box((0.23, 0.156, 0.023), "yaw", center=(0.43, 0.11, 0.074))
+    red = _box((0.21, 0.136, 0.021), "yaw", center=(0.59, 0.315, 0.073))
+    dets = [Detection("", "object", "object", mask, 0.5, b, (150, 90, 40), colour="brown") for b in (brown, red)]
+    centres = np.vstack([np.tile([0.43, 0.11, 0.08], (50, 1)), np.tile([0.56, 0.23, 0.08], (40, 1))])
+    centres[49] = [0.54, 0.20, 0.08]                   # the brown book's corner, 3.6 cm from the red book
+    clusters = [np.arange(0, 50), np.arange(50, 90)]
+    union = Detection("", "object", "object", mask, 0.5, brown, (150, 90, 40), colour="brown")
+    kept = ClassicalSegmenter()._merge_pieces(clusters, dets, centres, lambda members: union, [book])
+    assert len(kept) == 2
+    centres[50:] = [0.53, 0.19, 0.08]                  # the second piece inside the box: one object
+    assert len(ClassicalSegmenter()._merge_pieces(clusters, dets, centres, lambda members: union, [book])) == 1
 
 
 def test_the_held_object_is_not_a_segment_to_match():
