@@ -100,6 +100,9 @@ SAME_AS = {
     "gap": "empty slot", "gaps": "empty slots",
 }
 _SAME_AS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(SAME_AS, key=len, reverse=True)) + r")\b")
+# "you get a sec", "you're free": when a request is to be done, not what it asks
+_WHEN_FREE = (r"you (?:(?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)|(?:have|get|got) (?:the )?time|"
+              r"(?:are |re |'re )?(?:free|ready|done|able)|can)")
 # Rewrites that depend on the words around them, in the order they apply
 _EVERYDAY = [(re.compile(p), r) for p, r in [
     # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
@@ -127,11 +130,13 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:spot|slot|position) (?=(?:\d+|one|two|three|four|five|six|seven|eight|nine)\b)", "column "),
     (r"^((?:pass|hand|bring|give) .+) over\s*$", r"\1"),     # "pass the green bottle over"
     (r" (?:real|really|super) (?:quick|quickly|fast)\s*$", " "),    # "get the glue stick real quick"
-    # "when you get a sec, pass me the gauze": when, not what
-    (r"^(?:when|whenever|if) you (?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)\b[\s,]*", ""),
+    # "when you get a sec, pass me the gauze", "hey, when you're free ...": when, not what
+    (r"^(?:(?:hey|hi|hello|ok|okay|so)\s+)*(?:when|whenever|if) " + _WHEN_FREE + r"\b[\s,]*", ""),
     # "something to cut the ribbon with": what it is for, not which ribbon
     # (not "to take a temperature with": what is taken is the purpose there)
     (r"\bsomething to (?!take\b)([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from)\b", r"something to \1 \2"),
+    # "something for the mosquitoes": what it is for, as the taxonomy's purpose groups name it
+    (r"\bsomething for (?:the |my |your |these |those )([a-z]+)\b", r"something for \1"),
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
     (r"\bthe (tall|short)er\b", r"the \1est"),
     # shades and two colours: "lite blue" / "sky blue" is light blue, "deep red" dark red, "red n white" red and white
@@ -161,9 +166,10 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:on|to|at) the (?:far|very) (left|right)\b", r"\1most"),
     (r"\bstand (it|this|the book) up(?:right)?\b", r"place \1 upright"),
 ]]
-# (not "when you get a sec, pass me ...": a request with its time)
+# (not "when you get a sec, pass me ...": a request with its time; "has the dog been walked?" is one)
 _QUESTION = re.compile(r"^\s*(?:what|where|which|how|why|who|whose|is|are|was|were|does|do|did|should|shall|"
-                       r"when(?! you (?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)\b))\b")
+                       r"(?:has|have|had)(?= (?:the|you|it|they|we|he|she|anyone|someone)\b)|"
+                       r"when(?! " + _WHEN_FREE + r"\b))\b")
 
 
 def _everyday(t: str) -> str:
@@ -279,7 +285,8 @@ def correct_spelling(t: str, scene_words: set[str], known: set[str]) -> tuple[st
             out.append(w)
             continue
         fix = None
-        in_scene = _one_edit_matches(base, scene_words)
+        # a slip in a short word keeps its first letter: "fish" one edit from the scene's "dish" is fish
+        in_scene = [c for c in _one_edit_matches(base, scene_words) if len(base) > SPELL_MIN_LEN or c[0] == base[0]]
         if in_scene:
             fix = _singular_of_all(in_scene) or _clearly_closest(base, in_scene)
         else:
@@ -351,6 +358,7 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
     modifies that word: "the ceramic vase" names a vase, not the ceramic jar (and is refused as
     not in the scene when there is none)."""
     t = re.sub(r" (?:the robot|robot)'s ", " possrobot ", t)
+    t = _owners(t, phrases)
     t = re.sub(r" (?:your|my) ", " possviewer ", t)
     t = re.sub(r" (?:the )?(?:robot) ", " refrobot ", t)
     t = re.sub(r" (?:you|me|yourself|the viewer|the camera) ", " refviewer ", t)
@@ -381,6 +389,18 @@ def _mark_references(t: str, refs: _Refs, phrases: dict[str, set[str]], lex: dic
             t = t[:m.start()] + lead + (f"poss{tok} " if m.group(1) else f"{tok} ") + t[m.end():]
     refs.ids["refviewer"], refs.ids["refrobot"] = "viewer", "robot"
     return re.sub(r"\s+", " ", t)
+
+
+def _owners(t: str, phrases) -> str:
+    """"the dog's bowl": an owner that names nothing in the scene, before an object that does, says
+    whose the object is, not where: the dog bowl when there is one, else the bowl (AMBIGUOUS when
+    there are several). An owner in the scene ("the mug's left") is a reference as before."""
+    def whose(m):
+        owner, thing = m.group(1), m.group(2)
+        if f"{owner} {thing}" in phrases:
+            return f" {owner} {thing} "
+        return f" {thing} " if owner not in phrases and thing in phrases else m.group(0)
+    return re.sub(r" ([a-z]+)'s ([a-z]+) ", whose, t)
 
 
 # "hand me my phone": a speaker's possessive before an object says whose it is, not where

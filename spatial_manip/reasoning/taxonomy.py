@@ -19,6 +19,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to write with": ("pen", "pencil", "marker", "crayon"),
     "something to draw with": ("pen", "pencil", "marker", "crayon", "chalk"),
     "something to cut with": ("scissors", "shears", "knife", "cutter", "scalpel", "blade", "snips"),
+    "something to slice with": ("knife", "cutter", "slicer", "cleaver"),
+    "something to chop with": ("knife", "cleaver", "hatchet", "axe"),
     "something to dig with": ("trowel", "shovel", "spade"),
     "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
@@ -26,6 +28,15 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to clean with": ("sanitizer", "soap", "wipes", "sponge", "cloth", "cleaner"),
     "something to wipe with": ("towel", "towels", "napkin", "napkins", "wipes", "cloth", "tissue", "tissues"),
     "something to take a temperature with": ("thermometer",),
+    # what a thing is for: "something for the mosquitoes" (`parser`: "something for the X" -> "something for X")
+    "something for mosquitoes": ("spray", "repellent", "net", "coil"),
+    "something for bugs": ("spray", "repellent"),
+    "something for insects": ("spray", "repellent"),
+    "something for flies": ("spray", "repellent", "swatter"),
+    "something for a headache": ("aspirin", "ibuprofen", "paracetamol", "painkillers", "tablets", "pills"),
+    # what comes in a can: "the yellow and black can" is the bug spray
+    "can": ("spray", "deodorant", "hairspray", "soda", "cola", "tuna", "beans"),
+    "cake": ("cupcake", "cheesecake", "gateau"),
     # what liquids and sprays come in: "the pink bottle" is the fabric softener
     "bottle": ("sanitizer", "softener", "detergent", "shampoo", "conditioner", "lotion", "bleach", "remover", "cleaner",
                "ketchup", "vinegar", "syrup", "oil"),
@@ -41,6 +52,9 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("box", "carton", "package"),
     ("can", "tin"),
     ("peg", "clothes peg", "clothespin"),
+    ("donut", "doughnut"),
+    ("register", "till", "cash register"),
+    ("cat litter", "kitty litter"),
 )
 # the form a material comes in: "the pink yarn" is the pink yarn ball
 FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick", "bar", "sheet")
