@@ -46,6 +46,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--domain", type=int, default=None, help="ROS_DOMAIN_ID of the bench's own graph (the baseline's "
                    "is the next one; default: two free ones no other measurement on this machine holds)")
     p.add_argument("--baseline", default="", help="git revision to time on the same tasks, for ratios (e.g. HEAD~1)")
+    p.add_argument("--baseline-first", action="store_true",
+                   help="time the baseline before the current code (the side timed second meets whatever load the "
+                        "machine has then; run both orders on a busy machine and report both)")
     p.add_argument("--think-s", type=float, default=0.0,
                    help="seconds between a reset and its goal, as a person looks at the table and types (0: at "
                         "once, the hardest case for a planner that looks ahead while idle; a baseline revision whose "
@@ -287,13 +290,18 @@ def run(args) -> int:
     tasks = prepare_tasks(args.suite, args.goals, args.seed, out)[:args.goals]
     tasks_file = out / "latency_tasks.jsonl"
     tasks_file.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    baseline, base_think_s = None, None
+    if args.baseline and args.baseline_first:
+        baseline, base_think_s = run_baseline(args.baseline, args, tasks_file, out)
     current = run_goals(tasks, args.segmenter, out, profile, args.think_s)
-    baseline, base_think_s = run_baseline(args.baseline, args, tasks_file, out) if args.baseline else (None, None)
+    if args.baseline and not args.baseline_first:
+        baseline, base_think_s = run_baseline(args.baseline, args, tasks_file, out)
     (out / "latency.json").write_text(json.dumps({"current": current, "baseline": baseline}, indent=1))
     ok = sum(bool(r.get("success")) for r in current)
     print(f"\n[latency] {len(tasks)} goals of {args.suite} (seed {args.seed}), one worker, segmenter {args.segmenter}, "
           f"sensing {profile.label}, {args.think_s:g} s between a reset and its goal"
-          + (f" ({base_think_s:g} s on the baseline {args.baseline})" if baseline is not None else ""))
+          + (f" ({base_think_s:g} s on the baseline {args.baseline}, timed "
+             f"{'before' if args.baseline_first else 'after'} the current code)" if baseline is not None else ""))
     print_table(summarize(current), summarize(baseline) if baseline else None,
                 (ok, sum(bool(r.get("success")) for r in baseline) if baseline else None, len(current)))
     print(f"current: {looks_reused(current)}")

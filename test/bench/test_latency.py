@@ -107,3 +107,23 @@ def test_moving_to_first_motion_is_measured_or_derived_from_one_attempts_stages(
     assert abs(moving_to_first_motion(old) - 0.5) < 1e-9
     assert moving_to_first_motion(retried) is None and moving_to_first_motion({"stages": {}}) is None
     assert summarize([measured, old, retried])["moving_to_first_motion_s"][2] == 2
+
+
+def test_baseline_first_times_the_baseline_before_the_current_code(tmp_path, monkeypatch, capsys):
+    """The side timed second meets the machine's later load: --baseline-first swaps the order."""
+    import argparse
+
+    from spatial_manip.bench import latency
+
+    order = []
+    monkeypatch.setattr(latency, "hold_domains", lambda n, first=None: [0, 1])
+    monkeypatch.setattr(latency, "prepare_tasks", lambda suite, goals, seed, out: [{"id": "t"}])
+    monkeypatch.setattr(latency, "run_goals", lambda *a, **k: order.append("current") or [{"id": "t", "skipped": True}])
+    monkeypatch.setattr(latency, "run_baseline", lambda *a, **k: order.append("baseline") or ([{"id": "t", "skipped": True}], 0.0))
+    p = argparse.ArgumentParser()
+    latency.add_arguments(p)
+    for flags, want in (([], ["current", "baseline"]), (["--baseline-first"], ["baseline", "current"])):
+        order.clear()
+        assert latency.run(p.parse_args(["--out", str(tmp_path), "--baseline", "HEAD~1", *flags])) == 0
+        assert order == want
+    assert "timed before the current code" in capsys.readouterr().out
