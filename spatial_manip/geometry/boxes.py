@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import ndimage
-from scipy.spatial import ConvexHull, QhullError, cKDTree
+from scipy.spatial import ConvexHull, QhullError
 
 from spatial_manip.camera_model import pixel_rays, valid_depth_mask
 from spatial_manip.geometry.pointcloud import fit_plane
@@ -48,7 +48,6 @@ class BoxFitConfig:
     mad_floor_m: float = 0.01
     min_neighbours: int = 4           # flying pixels: fewer of the 8 pixel neighbours within the radius
     neighbour_radius_floor_m: float = 0.008  # radius = max(3 pixel footprints, this)
-    join_gap_m: float = 0.015         # a piece of the region this close in 3D to its largest piece is the object's
     trim: float = 0.004               # quantile trimmed from each end when measuring extents
     prefer_yaw_ratio: float = 0.6     # the full box wins only if its residual < ratio x the yaw box's
     seed: int = 0
@@ -313,29 +312,13 @@ def _lean_turns(step_deg: float) -> np.ndarray:
 
 # --- outliers ------------------------------------------------------------------------------
 
-def _largest_component(m: np.ndarray, P: np.ndarray | None = None, join_m: float = 0.0) -> np.ndarray:
-    """The largest 4-connected piece of mask `m`, with every other piece that comes within
-    `join_m` of it in 3D (`P`: the organised points, h x w x 3): a row of depth dropouts across a
-    standing bottle's narrow neck cut the region in two, and the box kept the body alone, 9.6 cm
-    of the bottle's 15.9 (objects-86-00008, its neck and cap 5 mm across the gap)."""
+def _largest_component(m: np.ndarray) -> np.ndarray:
     lab, n = ndimage.label(m)
     if n <= 1:
         return m
     counts = np.bincount(lab.ravel())
     counts[0] = 0
-    keep = lab == int(np.argmax(counts))
-    if P is None or join_m <= 0.0:
-        return keep
-    joined = True
-    while joined:
-        joined = False
-        tree = cKDTree(P[keep])
-        for k in np.flatnonzero(counts):
-            piece = lab == k
-            if not (piece & keep).any() and np.isfinite(tree.query(P[piece], distance_upper_bound=join_m)[0]).any():
-                keep |= piece
-                joined = True
-    return keep
+    return lab == int(np.argmax(counts))
 
 
 def _mad_inliers(depth: np.ndarray, cfg: BoxFitConfig) -> np.ndarray:
@@ -397,9 +380,9 @@ def box_2d_to_box_3d(obs: RGBDObservation, box=None, mask=None, *, config: BoxFi
         keep &= plane.height(p) > cfg.plane_tol_m
     grid = np.zeros_like(ok)
     grid[ys[keep], xs[keep]] = True
+    grid = _largest_component(grid)
     P = np.full(ok.shape + (3,), np.nan)
     P[ys, xs] = p
-    grid = _largest_component(grid, P, cfg.join_gap_m)
     P[~grid] = np.nan
     footprint = depth / obs.intrinsics.fx * s  # metres between neighbouring grid points
     counts = _neighbour_counts(P, np.maximum(3.0 * footprint, cfg.neighbour_radius_floor_m))

@@ -146,21 +146,3 @@ def test_min_area_rect_angle_recovers_rotation():
     rot = pts @ np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
     got = min_area_rect_angle(rot)
     assert min(abs(got - a), abs(got - a + np.pi / 2), abs(got - a - np.pi / 2)) < 0.02
-
-
-def test_a_row_of_depth_dropouts_across_the_object_does_not_cut_it():
-    # objects-86-00008: a row of dropouts across a standing bottle's neck cut the region in two,
-    # and the box kept the larger piece alone; a piece across a gap this narrow is the object's
-    b, obs, bb = _cases(18, 1)[0]
-    seg = obs.segmentation == 0
-    ys, xs = np.nonzero(seg)
-    cut = ys.min() + (ys.max() - ys.min()) // 3
-    obs.depth_m[cut] = 0.0
-    r = box_2d_to_box_3d(obs, mask=seg, support_plane=SupportPlane(np.array([0, 0, 1.0]), 0.0))
-    assert np.abs(np.sort(r.size) - np.sort(b.size)).max() <= 0.010, (r.size, b.size)
-    # a piece beyond the gap far behind the object in depth is not joined to it
-    far = seg.copy()
-    far[cut - 1] = False
-    obs.depth_m[:cut - 1][seg[:cut - 1]] += 0.2
-    r2 = box_2d_to_box_3d(obs, mask=far, support_plane=False)
-    assert r2.n_points < np.count_nonzero(seg)
