@@ -239,10 +239,6 @@ class InHand:
     T_object_tcp: np.ndarray | None = None   # the grasp (None: not known, so no place can be fitted)
     size: np.ndarray | None = None           # its box size, measured before it was in the fingers
     width_m: float = 0.0                     # the jaws' opening on it
-    # the TCP pose it was held at before the arm first carried it out of the camera's view (None: not
-    # carried): a look from there places it as held here, so a place that keeps its pose keeps this one
-    # (home turns the tool; the object's pose relative to the table is the one the goal means)
-    T_base_tcp_before_carry: np.ndarray | None = None
 
 
 HELD_SEEN_M = 0.05   # a movable segment this close to the held object is that object seen in the fingers
@@ -261,7 +257,6 @@ class AgentConfig:
     unnamed_frame: str = "intrinsic"    # program planner: intrinsic | viewer | ask
     max_grasp_tries: int = 5            # top-k grasps tried before GRASP_FAILED
     home_before_perceiving: bool = True
-    carry_out_of_view: bool = True      # ... holding an object too, carried as a body on the gripper
     arm_config_file: str = ""           # arm.yaml for the place-pose IK check ("" = the default file)
     arm_backend: str = ""               # that file's per-backend overrides (sim: the model's TCP)
     verify_tolerance_m: float = 0.03    # ESPIRE: within 3 cm of the expected position
@@ -342,25 +337,15 @@ class Agent:
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides
-        nothing; holding an object, carry it there (`carry_out_of_view`) as a body on the gripper,
-        which the arm server plans around the table, the cell and the arm itself. Skipped with
-        no arm server, and holding an object whose grasp is not known (it cannot be carried as
-        planned). A refusal only costs visibility, so it is logged and perceiving goes on.
-        Holding the object where the scene began, the arm hid the reference of the place it
-        looked for (objects-88-00014: the forearm in front of the pillar bookend)."""
-        if not self.config.home_before_perceiving:
-            return
-        if self.held_id() is not None and (not self.config.carry_out_of_view or self._in_hand is None):
+        nothing. Skipped while holding something or with no arm server; a refusal only costs
+        visibility, so it is logged and perceiving goes on."""
+        if not self.config.home_before_perceiving or self.held_id() is not None:
             return
         if self._still_home():
             return
         if not self.ports.arm_ready():
             self._warn_once("home", "no arm action server: perceiving with the arm where it is")
             return
-        T_now = self.ports.tcp_pose()
-        if self._holding is not None and self._holding.T_base_tcp_before_carry is None and T_now is not None \
-                and np.shape(T_now) == (4, 4):
-            self._holding = replace(self._holding, T_base_tcp_before_carry=np.asarray(T_now, float))
         try:
             result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME, scene=self._obstacles()), cancel)
         except MotionFailedError as e:   # a lost arm server: the look says whether the camera is there too
@@ -425,14 +410,9 @@ class Agent:
         down since where it was set down; before any look, the workspace's fixtures), with the
         held object marked held with its grasp, so the planner carries it on the gripper."""
         scene = scene if scene is not None else self._known
-        if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves), and what is held
+        if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves)
             ws = self._workspace()[0]
             fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
-            held = ws.held_object() if ws is not None else None
-            if held is not None and held.id == self._held_id and self._in_hand is not None:
-                extra = {**held.extra, "T_object_tcp": np.asarray(self._in_hand).tolist()}
-                size = self._holding.size if self._holding.size is not None else held.size
-                fixtures = fixtures + [replace(held, held=True, size=size, extra=extra)]
             return ws.with_objects(fixtures) if fixtures else None
         if self._cloud is not None:     # what the boxes do not explain is avoided too (the arm server drops the rest)
             scene = replace(scene, extra={**scene.extra, "cloud": self._cloud.result().as_extra()})
@@ -446,10 +426,7 @@ class Agent:
 
     def _mark_held(self, scene: Scene, ws: Scene | None) -> Scene:
         """The object in the gripper, placed where the TCP says it is (perception of an object
-        inside the fingers is unreliable; the in-hand transform is known from the grasp), or was
-        before the arm carried it out of view (`InHand.T_base_tcp_before_carry`: at home the tool
-        is turned, and a place that keeps the object's pose set a bottle down on its side,
-        objects-81-00009)."""
+        inside the fingers is unreliable; the in-hand transform is known from the grasp)."""
         others = [replace(o, held=False) for o in scene.objects if o.id != self._held_id]
         seen = next((o for o in scene.objects if o.id == self._held_id), None)
         ref = seen or (ws.get(self._held_id) if ws and self._held_id in ws.ids() else None)
@@ -458,8 +435,7 @@ class Agent:
         held = replace(ref, held=True)
         if self._holding.size is not None:      # measured before it was in the fingers (or configured)
             held = replace(held, size=self._holding.size)
-        T_base_tcp = self._holding.T_base_tcp_before_carry
-        T_base_tcp = self.ports.tcp_pose() if T_base_tcp is None else T_base_tcp
+        T_base_tcp = self.ports.tcp_pose()
         if self._in_hand is not None and T_base_tcp is not None:
             T_obj = T_base_tcp @ invert(self._in_hand)
             held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
