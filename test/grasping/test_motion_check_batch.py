@@ -34,6 +34,11 @@ REQUESTS = json.loads((Path(__file__).parent / "data" / "motion_requests.json").
 # housing now covers the sim's (test/motion/test_sim_links_covered.py), and on this pre-grasp's
 # arm configuration the sim's elbow capsule lies inside the camera mount's keep-out box
 ARM_MODEL_DROPS = {"grasp-bench book_upright seed 2": {5: "upper_arm_link touches keep_out:camera_mount"}}
+# grasps this case keeps on some runs only: on the same commit and seed, at load 2-10, grasps 4, 12 and
+# 13 were dropped in about half the runs ("pre_grasp: forearm_link touches robotiq_base", an arm
+# configuration the search reached or not), at session 31's start (5d83c69) as at its end; the others
+# must still be kept every time
+SOMETIMES_KEPT = {"grasp-bench book_upright seed 2": {4, 12, 13}}
 
 
 @pytest.fixture
@@ -81,6 +86,7 @@ def test_every_grasp_is_checked_and_the_old_kept_set_kept(planners, r):
     for rank, why in ARM_MODEL_DROPS.get(r["source"].split(",")[0], {}).items():
         assert rank not in report.kept and any(d.rank == rank and why in str(d) for d in report.drops), report.drops
         old.discard(rank)
+    old -= SOMETIMES_KEPT.get(r["source"].split(",")[0], set())
     assert old <= set(report.kept), f"dropped now: {[str(d) for d in report.drops if d.rank in old]}"
     allowed = support_ids(scene, r["target_id"], gap_m=SUPPORT_GAP_M)
     for i in set(report.kept) - old:                # found on another arm configuration: re-check it alone
