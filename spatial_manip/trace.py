@@ -72,14 +72,15 @@ class Trace:
 
     def image(self, name: str, rgb: np.ndarray, caption: str = "") -> str | None:
         """Save an RGB image (uint8 HxWx3) beside the trace; returns its file name."""
-        if self.dir is None:
+        folder = self.dir                 # read once (see write)
+        if folder is None:
             return None
         fname = f"{len(self.data['images']):02d}_{name}.png"
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            Image.fromarray(np.ascontiguousarray(rgb)).save(self.dir / fname)
+            folder.mkdir(parents=True, exist_ok=True)
+            Image.fromarray(np.ascontiguousarray(rgb)).save(folder / fname)
         except OSError as e:
-            self._unwritable(e)
+            self._unwritable(e, folder)
             return None
         with self._lock:
             self.data["images"].append({"file": fname, "name": name, "caption": caption})
@@ -100,27 +101,30 @@ class Trace:
         return self.write()
 
     def write(self) -> str:
-        if self.dir is None:
+        # the folder read once: the result's write and the images' thread may both fail, and the
+        # first to fail clears self.dir under the other (the fresh-clone make test of session 31)
+        folder = self.dir
+        if folder is None:
             return ""
-        path = self.dir / "trace.json"
+        path = folder / "trace.json"
         try:
-            self.dir.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(parents=True, exist_ok=True)
             with self._lock:
                 text = json.dumps(self.data, indent=1)
             # written aside and renamed over: a reader (the bench, the trace page) waiting for the
             # images never sees the file truncated between the result's write and the images' one
-            with tempfile.NamedTemporaryFile("w", dir=self.dir, prefix=".trace-", suffix=".json", delete=False) as f:
+            with tempfile.NamedTemporaryFile("w", dir=folder, prefix=".trace-", suffix=".json", delete=False) as f:
                 f.write(text)
             os.replace(f.name, path)
         except OSError as e:
-            self._unwritable(e)
+            self._unwritable(e, folder)
             return ""
         return str(path)
 
-    def _unwritable(self, e: OSError) -> None:
+    def _unwritable(self, e: OSError, folder: Path) -> None:
         """Stop writing this trace, and say so once per folder."""
-        self.error = f"trace not written to {self.dir}: {e.strerror or e}"
-        root = str(self.dir.parent)
+        self.error = f"trace not written to {folder}: {e.strerror or e}"
+        root = str(folder.parent)
         self.dir = None
         if root not in _unwritable:
             _unwritable.add(root)
