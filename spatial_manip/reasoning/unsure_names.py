@@ -46,8 +46,8 @@ def check_unsure_names(scene: Scene, answer, run: Callable[[Scene], object]) -> 
     """Raise AmbiguousError when reading one unnamed detection as one of its tied candidates
     changes `answer` (a ProgramResult: a target of it is no longer an answer, or its place pose
     moves by more than PLACE_SAME_M), or leaves the program no single answer ("the book" with a
-    second book). A reading that only adds answers ("a book on the far half") leaves it standing. `run(scene)` executes the same program on a scene. Returns
-    the readings checked, for the trace."""
+    second book). A reading that only adds answers ("a book on the far half") leaves it standing.
+    `run(scene)` executes the same program on a scene. Returns the readings checked, for the trace."""
     checked = []
     for obj, cand in tied_readings(scene):
         try:
@@ -73,7 +73,5 @@ def _differs(answer, other) -> str:
     a, b = answer.place_pose, other.place_pose
     if (a is None) != (b is None):
         return "the place would change"
-    if a is not None and np.linalg.norm(np.asarray(a.position) - np.asarray(b.position)) > PLACE_SAME_M:
-        moved = np.linalg.norm(np.asarray(a.position) - np.asarray(b.position))
-        return f"the place would move {moved * 100:.0f} cm"
-    return ""
+    moved = 0.0 if a is None else float(np.linalg.norm(np.asarray(a.position) - np.asarray(b.position)))
+    return f"the place would move {moved * 100:.0f} cm" if moved > PLACE_SAME_M else ""
