@@ -29,6 +29,7 @@ noise (its support plane's scatter) in from the nearest return.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -237,6 +238,9 @@ class AntipodalProposer:
     def __init__(self, *, gripper: GripperGeometry | dict | None = None, **config):
         self.gripper = gripper if isinstance(gripper, GripperGeometry) else GripperGeometry(**(gripper or {}))
         self.config = AntipodalConfig(**config)
+        # called between the proposal's steps (plane, normals, candidates, pass 1, pass 2); may raise
+        # to end it. GraspService sets it to its own stop (grasp_node's job ahead a request replaced)
+        self.checkpoint: Callable[[], None] = lambda: None
 
     # ------------------------------------------------------------------ public API
     def get_grasp(self, points, colors=None, lims=None, apply_object_mask=True, dense_grasp=False,
@@ -264,6 +268,7 @@ class AntipodalProposer:
         support = (scene if tmask is None else pts[~tmask][voxel_downsample(pts[~tmask], cfg.scene_voxel_m)]
                    if (~tmask).sum() >= 3 else scene)
         plane = fit_plane(support, threshold_m=plane_tol, seed=cfg.seed)
+        self.checkpoint()
         _skip_plane_draws(rng, len(support))
         up_vec, up_note = self._up(up, plane, pts)
         if tmask is None:
@@ -280,6 +285,7 @@ class AntipodalProposer:
             return self._empty(f"only {len(target)} target points after cropping/masking: nothing to grasp "
                                "(check the target box or mask)"), scene
         normals = estimate_normals(target, cfg.normal_neighbours)
+        self.checkpoint()
         seen_noise = min(sigma, self._plane_noise_m(plane, support))
         fit_margin, clear_margin = self.margins_m(float(np.median(np.linalg.norm(target, axis=1))), seen_noise)
 
@@ -287,6 +293,7 @@ class AntipodalProposer:
         if len(R) == 0:
             return self._empty("every candidate approach came from below the support surface"), scene
         seen = None if target_box is None else _SeenSpace(scene, sigma)
+        self.checkpoint()
         pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen, seen_noise)
         if pass1 is None:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
@@ -301,11 +308,13 @@ class AntipodalProposer:
                                                                             tilted))
 
         widths = np.clip(width + 2 * fit_margin, 0.0, g.max_width_m)
+        self.checkpoint()
         if collision_detection:
             solid = _onto_plane(scene, plane, plane_tol)
             if obstacles is not None and len(obstacles):
                 solid = np.vstack([solid, np.asarray(obstacles, float)])
             depth, clearance = self._pass2(solid, R, origins, clear_margin, widths)
+            self.checkpoint()
         else:
             depth, clearance = np.full(len(R), g.max_depth_m), np.ones(len(R))
         valid = depth >= g.min_depth_m

@@ -122,6 +122,8 @@ class GraspService:
         # asked between the steps of a request and between the motion check's grasps: True stops the
         # request (CANCELED). grasp_node's service proposing ahead stops a job a new look made useless
         self.should_stop: Callable[[], bool] = lambda: False
+        if hasattr(proposer, "checkpoint"):     # a proposer that can stop between its steps (antipodal)
+            proposer.checkpoint = self._stop_if_asked
 
     # ---- entry points -------------------------------------------------------------------
     def propose_for_box(self, depth_m, intrinsics, T_base_cam, box: TargetBox, max_grasps: int = 0, *,
@@ -212,6 +214,7 @@ class GraspService:
         kw = {"up": up_cam, "target_box": box_cam, "obstacles": fixtures_cam}
         if target_mask is not None:
             kw["target_mask"] = target_mask
+        self._stop_if_asked()
         gg, _ = self.proposer.get_grasp(pts_cam, None, **kw)
         self._stop_if_asked()
         base = gg.transform(T_base_cam, frame_id="base")
@@ -314,6 +317,7 @@ class GraspService:
         q_now = np.asarray(context.q_now, float)
         cloud = scene_base if context.cloud else None
         world, scene = self.motion.build_world(context.scene, context.target, q_now, cloud)
+        self._stop_if_asked()
         q_now = self.motion.cleared_start(q_now, world)
         why = self.motion.start_problem(q_now, world)
         world_s = time.perf_counter() - t0
@@ -348,6 +352,7 @@ class GraspService:
                              self.config.reference_q).reshape(len(tcp), len(poses[0]), 6)
         keep, n_no_ik, n_links = [], 0, 0
         for i, qs in enumerate(q_all):
+            self._stop_if_asked()
             pres = [j for j in range(1, len(qs)) if not np.isnan(qs[j]).any()]
             if np.isnan(qs[0]).any() or not pres:
                 n_no_ik += 1

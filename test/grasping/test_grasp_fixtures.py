@@ -60,3 +60,24 @@ def test_the_fixture_points_stay_out_of_the_target_box():
     local = np.abs(pts - np.asarray(BOOK[0]))
     assert not np.any(np.all(local < np.asarray(BOOK[1]) / 2, axis=1))
     assert np.all(pts[:, 2] <= 0.07 + 1e-9)            # the pedestal's volume, nothing above it
+
+
+def test_a_stop_asked_inside_the_antipodal_proposal_ends_it_at_its_next_step():
+    """The service hands its stop to the proposer (`checkpoint`): grasp_node's job ahead that a
+    request for another object replaced stops between the proposal's steps (plane, normals, pass 1,
+    pass 2), not after the whole proposal, so it no longer shares the GIL with the request."""
+    depth, intr, T, _ = render_boxes([PEDESTAL, BOOK])
+    service = GraspService(make("grasp", "antipodal"), GripperGeometry(), ServiceConfig(max_grasps=50))
+    box = TargetBox(np.array(BOOK[0]), np.array(BOOK[1]), np.eye(3), "book")
+    asked = []
+
+    def should_stop():
+        asked.append(1)
+        return len(asked) >= 2           # the first ask is before proposing, the second inside it
+
+    service.should_stop = should_stop
+    res = service.propose_for_box(depth, intr, T, box, scene=_scene())
+    assert not res.success and res.error_code == "CANCELED" and "no longer wanted" in res.message
+    assert len(asked) == 2
+    service.should_stop = lambda: False
+    assert service.propose_for_box(depth, intr, T, box, scene=_scene()).success

@@ -158,7 +158,9 @@ def test_a_spent_budget_bounds_the_searches_not_the_checks(setup):
 
 def test_a_request_no_longer_wanted_stops_between_its_steps_as_canceled(setup):
     """grasp_node's service proposing ahead stops a job a new look made useless (`should_stop`):
-    the answer is CANCELED, whether it is asked before the motion check or between its grasps."""
+    the answer is CANCELED wherever it is asked: before proposing, among the reachability checks,
+    among the motion check's IK and straight moves (a stale job ran on through these beside the
+    request that replaced it), or between its searches."""
     service = setup[0]
     asked = []
 
@@ -169,7 +171,8 @@ def test_a_request_no_longer_wanted_stops_between_its_steps_as_canceled(setup):
         return should_stop
 
     try:
-        for n in (1, 3):                    # after proposing; inside the motion check's loop
+        # before proposing; the reachability loop (2 grasps); the motion check's IK, its straight moves, its searches
+        for n in (1, 3, 7, 9, 11):
             asked.clear()
             service.should_stop = stop_at(n)
             res = _request(setup, scene=_scene(), q_now=setup[4])
