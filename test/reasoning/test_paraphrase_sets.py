@@ -18,6 +18,7 @@ from spatial_manip.bench.paraphrase_everyday6 import EVERYDAY6_AFTER, EVERYDAY6_
 from spatial_manip.bench.paraphrase_everyday7 import EVERYDAY7_CASES, EVERYDAY7_SCENES
 from spatial_manip.bench.paraphrase_everyday8 import EVERYDAY8_CASES, EVERYDAY8_SCENES
 from spatial_manip.bench.paraphrase_everyday9 import EVERYDAY9_CASES, EVERYDAY9_SCENES
+from spatial_manip.bench.paraphrase_everyday10 import EVERYDAY10_CASES, EVERYDAY10_SCENES
 from spatial_manip.bench.paraphrase_objects import OBJECT_CASES, OBJECT_SCENES
 
 
@@ -28,6 +29,9 @@ class HeldOutSet:
     min_size: int
     after: list = field(default_factory=list)      # written after the reader was tuned on `cases`
     min_understood: float = 0.0
+    # instructions the planner got wrong when the set was measured, before the reader changed for
+    # it: tolerated until the reader's fix, which should empty this; no other wrong plan is
+    wrong_now: tuple = ()
 
 
 SETS = {
@@ -50,6 +54,11 @@ SETS = {
     # 89.1%, 0 wrong plans, written without reading the reader, before any change for it (at
     # 5d83c69): the 12 misses are listed in its docstring; 99.1% after the reader's change for it
     "everyday9": HeldOutSet(EVERYDAY9_CASES, EVERYDAY9_SCENES, 100, min_understood=0.97),
+    # 82.6% and 2 wrong plans (the clementine not read as a fruit), written without reading the
+    # reader, before any change for it (at 0e971af); 84.1% on the 113 left after two keys found
+    # wrong by hand were taken out (its docstring)
+    "everyday10": HeldOutSet(EVERYDAY10_CASES, EVERYDAY10_SCENES, 110, min_understood=0.84,
+                             wrong_now=("grab the fruit", "could I have some fruit")),
     # 96.8% at commit 364d02d; 21.9% before the planner read objects
     "objects": HeldOutSet(OBJECT_CASES, OBJECT_SCENES, 150, min_understood=0.95),
 }
@@ -86,7 +95,7 @@ def test_no_wrong_plans(name, part):
     cases = getattr(s, part)
     summary, rows = pe.evaluate(cases)
     assert summary["instructions"] == len(cases)
-    assert not pe.wrong_plans(rows)
+    assert {text for _, text, _ in pe.wrong_plans(rows)} <= set(s.wrong_now)
     if part == "cases":
         assert summary["understood_rate"] >= s.min_understood
 
