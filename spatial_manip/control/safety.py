@@ -23,16 +23,34 @@ from spatial_manip.errors import InvalidGoalError, UnreachableError
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Box:
+    """An axis-aligned box; with `radius_m`, the upright cylinder of that radius about the box's
+    vertical middle line, over the box's height (a pillar such as the robot's stand, kept as the
+    round body it is: the box around it reaches past it by 0.41 radius at its corners, where the
+    sim's forearm met a stand it was 1 cm clear of, place-85-00013). `min_m`/`max_m` bound it."""
     name: str
     min_m: tuple[float, float, float]
     max_m: tuple[float, float, float]
+    radius_m: float | None = None
 
     def __post_init__(self):
         if len(self.min_m) != 3 or len(self.max_m) != 3 or any(a >= b for a, b in zip(self.min_m, self.max_m)):
             raise InvalidGoalError(f"box {self.name!r} needs min_m < max_m (3 values each), got {self.min_m} / {self.max_m}")
+        if self.radius_m is not None and \
+                not (0 < self.radius_m <= min(self.max_m[k] - self.min_m[k] for k in (0, 1)) / 2 + 1e-9):
+            raise InvalidGoalError(f"keep-out {self.name!r}: radius_m {self.radius_m} must be > 0 and fit in its box "
+                                   f"{self.min_m} / {self.max_m}")
+
+    @property
+    def axis_xy(self) -> tuple[float, float]:
+        return ((self.min_m[0] + self.max_m[0]) / 2, (self.min_m[1] + self.max_m[1]) / 2)
 
     def contains(self, p: np.ndarray) -> bool:
-        return bool(np.all(p >= np.asarray(self.min_m)) and np.all(p <= np.asarray(self.max_m)))
+        if not (np.all(p >= np.asarray(self.min_m)) and np.all(p <= np.asarray(self.max_m))):
+            return False
+        if self.radius_m is None:
+            return True
+        cx, cy = self.axis_xy
+        return bool((p[0] - cx) ** 2 + (p[1] - cy) ** 2 <= self.radius_m ** 2)
 
 
 # The robot's own limits, as ur_rtde checks them before a move (rtde_control_interface.h:
@@ -79,10 +97,12 @@ class SafetyConfig:
 def _box(b, i: int) -> Box:
     """A keep-out (or the workspace) box from its YAML mapping."""
     try:
+        radius = b.get("radius_m")
         return Box(name=str(b.get("name", f"keep_out_{i}")), min_m=tuple(map(float, b["min_m"])),
-                   max_m=tuple(map(float, b["max_m"])))
+                   max_m=tuple(map(float, b["max_m"])), radius_m=None if radius is None else float(radius))
     except (AttributeError, KeyError, TypeError, ValueError):
-        raise InvalidGoalError(f"safety box {b!r} needs min_m and max_m, 3 numbers each") from None
+        raise InvalidGoalError(f"safety box {b!r} needs min_m and max_m, 3 numbers each "
+                               "(and optionally radius_m, a number)") from None
 
 
 class SafetyEnvelope:
@@ -112,8 +132,9 @@ class SafetyEnvelope:
                 f"(table {c.table_height_m} m + {c.min_tcp_height_above_table_m} m); raise the target")
         for box in c.keep_out:
             if box.contains(p):
+                shape = "" if box.radius_m is None else f" (a {box.radius_m} m radius cylinder)"
                 raise UnreachableError(f"{what} {np.round(p, 4).tolist()} m is inside the keep-out box "
-                                       f"{box.name!r} {list(box.min_m)}..{list(box.max_m)}; choose another target")
+                                       f"{box.name!r} {list(box.min_m)}..{list(box.max_m)}{shape}; choose another target")
 
     def check_pose(self, T_base_tcp: np.ndarray, q_ref: Sequence[float] | None = None) -> np.ndarray:
         """Check one TCP pose; return the IK solution closest to q_ref."""

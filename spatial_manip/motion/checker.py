@@ -271,7 +271,7 @@ class EnvelopeBoxes:
         c = envelope.config
         self.lo, self.hi = tuple(c.workspace.min_m), tuple(c.workspace.max_m)
         self.floor = c.table_height_m + c.min_tcp_height_above_table_m
-        self.keep_out = [(tuple(b.min_m), tuple(b.max_m), b.name) for b in c.keep_out]
+        self.keep_out = [(tuple(b.min_m), tuple(b.max_m), b.name, b.axis_xy, b.radius_m) for b in c.keep_out]
 
     def ok(self, p) -> bool:
         return self.refusal(p) is None
@@ -285,7 +285,8 @@ class EnvelopeBoxes:
             return "workspace box"
         if z < self.floor:
             return "table height"
-        for a, b, name in self.keep_out:
-            if a[0] <= x <= b[0] and a[1] <= y <= b[1] and a[2] <= z <= b[2]:
+        for a, b, name, (cx, cy), r in self.keep_out:
+            if a[0] <= x <= b[0] and a[1] <= y <= b[1] and a[2] <= z <= b[2] and \
+                    (r is None or (x - cx) ** 2 + (y - cy) ** 2 <= r * r):
                 return f"keep-out box {name!r}"
         return None

@@ -57,6 +57,17 @@ class CollisionWorld:
             return
         self.obstacles.append(Obstacle(name, owner or name, coal.Box(*size), T))
 
+    def add_cylinder(self, name: str, center, radius_m: float, height_m: float, owner: str | None = None) -> None:
+        """An upright cylinder (axis along z) centred at `center`."""
+        import coal
+
+        if not (np.isfinite(radius_m) and np.isfinite(height_m) and radius_m > 0 and height_m > 0):
+            raise InvalidGoalError(f"obstacle {name!r} needs a positive, finite radius and height, got "
+                                   f"{radius_m} / {height_m}")
+        T = np.eye(4)
+        T[:3, 3] = np.asarray(center, float).reshape(3)
+        self.obstacles.append(Obstacle(name, owner or name, coal.Cylinder(float(radius_m), float(height_m)), T))
+
     def add_cloud(self, points: np.ndarray, voxel_m: float = 0.02, clearance_m: float = 0.0) -> int:
         """Occupy the voxels of a base-frame point cloud (an obstacle map: motion.obstacle_map)
         that no modelled box explains (the boxes already cover their own surfaces; what is left is
@@ -90,7 +101,10 @@ class CollisionWorld:
         out = CollisionWorld(list(self.obstacles), self.attached)
         for b in envelope.config.keep_out:
             lo, hi = np.asarray(b.min_m, float), np.asarray(b.max_m, float)
-            out.add_box(f"keep_out:{b.name}", (lo + hi) / 2, hi - lo)
+            if b.radius_m is None:
+                out.add_box(f"keep_out:{b.name}", (lo + hi) / 2, hi - lo)
+            else:
+                out.add_cylinder(f"keep_out:{b.name}", (lo + hi) / 2, b.radius_m, hi[2] - lo[2])
         return out
 
     def names(self) -> list[str]:

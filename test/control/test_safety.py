@@ -55,6 +55,19 @@ def test_refuses_keep_out_box(cfg, home):
         env.check_motion([down_pose(0.5, 0.3, 0.3), down_pose(0.5, -0.3, 0.3)], home)
 
 
+def test_a_round_keep_out_refuses_inside_its_cylinder_only(cfg, home):
+    cfg2 = {**cfg, "safety": {**cfg["safety"], "keep_out": [{"name": "pillar", "min_m": [0.4, -0.1, 0.0],
+                                                                "max_m": [0.6, 0.1, 0.5], "radius_m": 0.1}]}}
+    env = SafetyEnvelope.from_config(cfg2)
+    with pytest.raises(UnreachableError, match="keep-out box 'pillar'.*radius cylinder"):
+        env.check_pose(down_pose(0.5, 0.0, 0.3), home)
+    env.check_pose(down_pose(0.59, 0.09, 0.3), home)          # the box's corner, outside the pillar
+    for bad in (0.0, -0.1, 0.11):
+        with pytest.raises(InvalidGoalError, match="radius_m"):
+            SafetyEnvelope.from_config({**cfg2, "safety": {**cfg2["safety"], "keep_out": [
+                {"name": "pillar", "min_m": [0.4, -0.1, 0.0], "max_m": [0.6, 0.1, 0.5], "radius_m": bad}]}})
+
+
 def test_refuses_unreachable_by_ik(cfg, home):
     cfg2 = {**cfg, "safety": {**cfg["safety"], "workspace_max_m": [2.0, 2.0, 2.0], "workspace_min_m": [-2, -2, -1]}}
     env = SafetyEnvelope.from_config(cfg2)

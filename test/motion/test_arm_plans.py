@@ -75,6 +75,23 @@ def test_the_sim_cells_stand_blocks_an_arm_hanging_down_beside_it(sim_planner):
     assert pair == ("upper_arm_link", "keep_out:robot_stand")
 
 
+def test_the_sim_cells_stand_is_round(sim_planner):
+    """The stand is a 0.08 m pillar; its keep-out is the pillar plus 1 cm, round: an arm 1 cm
+    clear of the pillar beside the box's corner is not refused (place-85-00013's start: the
+    forearm reaching down past the stand's corner, refused for every motion by the old square
+    box), while one whose forearm passes within 1 cm of the pillar still is."""
+    stand = next(b for b in sim_planner.envelope.config.keep_out if b.name == "robot_stand")
+    assert stand.radius_m == pytest.approx(0.09) and stand.max_m[0] == pytest.approx(0.09)
+    start = np.array([-3.824, -0.274, 2.477, -5.513, -1.108, -0.351])
+    world = CollisionWorld().with_keep_out(sim_planner.envelope)
+    assert CollisionChecker(sim_planner.robot, world, sim_planner.envelope, 0.0).contact(start) is None
+    square = CollisionWorld()
+    square.add_box("square", [0.0, 0.0, -0.46], [0.18, 0.18, 0.88])
+    assert CollisionChecker(sim_planner.robot, square, sim_planner.envelope, 0.0).contact(start) is not None
+    hanging = np.array([0.0, 1.57, 0.0, -1.57, 0.0, 0.0])
+    assert CollisionChecker(sim_planner.robot, world, sim_planner.envelope, 0.0).contact(hanging) is not None
+
+
 def test_a_place_blocked_by_a_fixture_is_refused_around_the_scene_only(planner):
     """A book set down on the table beside a tall board: the bare arm reaches the pose, but the
     arm carrying the book would sweep through the board on every configuration."""

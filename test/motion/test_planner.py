@@ -186,6 +186,26 @@ def test_envelope_boxes_agree_with_the_envelope(planner):
         assert fast.ok(p) == ok, p
 
 
+def test_envelope_boxes_agree_with_a_round_keep_out(arm_cfg):
+    """A keep-out with radius_m (the sim cell's stand) refuses inside the cylinder, not in its
+    box's corners, in the search's fast test as in the envelope's."""
+    cfg = {**arm_cfg, "safety": {**arm_cfg["safety"], "workspace_min_m": [-0.5, -0.5, -0.5], "keep_out": [
+        {"name": "pillar", "min_m": [0.3, -0.1, -0.5], "max_m": [0.5, 0.1, 0.3], "radius_m": 0.1}]}}
+    envelope = make_planner(cfg, {"seed": 5}).envelope
+    fast = EnvelopeBoxes(envelope)
+    assert fast.refusal([0.4, 0.0, 0.2]) == "keep-out box 'pillar'"
+    assert fast.ok([0.49, 0.09, 0.2])          # the box's corner, 0.127 m off the axis
+    envelope.check_position(np.array([0.49, 0.09, 0.2]))
+    rng = np.random.default_rng(4)
+    for p in rng.uniform([0.25, -0.15, -0.1], [0.55, 0.15, 0.35], (2000, 3)):
+        try:
+            envelope.check_position(p)
+            ok = True
+        except UnreachableError:
+            ok = False
+        assert fast.ok(p) == ok, p
+
+
 def test_straight_segment_checks_all_but_the_target_and_its_support(planner, home):
     kin = planner.envelope.kin
     world = table_world()
