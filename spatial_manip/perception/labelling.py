@@ -68,6 +68,14 @@ STACK_GAP_M = 0.08
 # (place-85-00000, -00005, -00006), a bicycle sculpture behind a standing book fits a book 0.16, a
 # pillar bookend 0.21 and itself 0.37 (place-68-00010).
 WORDS_SURE_MARGIN = 0.25
+# ... and that no other detection fits within this of its own fit: one that fits the object about
+# as well could be it, and the words would guess (a brown book on the shelf's bottom row fit the
+# armento rider 0.42, the rider's own piece 0.56: place-68-00014). One that fits it far worse is
+# no contender, even within the gate: a newton's cradle on the bottom shelf behind the robot's
+# stand, seen as a 7 x 4 x 13 cm column, fits itself 0.26, and the black book standing on a shelf
+# above, named a book at 0.26, fits the cradle 0.80; the cradle was left nameless (bench
+# place-85-00000, -00002). On another frame of place-86-00005 the cradle fit itself 0.22, two books 0.63 and 0.68.
+WORDS_ALONE_MARGIN = 0.3
 
 
 def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True, upright: bool = False) -> float:
@@ -355,13 +363,13 @@ def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, t
 def _sure_names_for_words(detections, expected, within: np.ndarray, sure: np.ndarray, sure_cost: float) -> None:
     """Mark each detection left unnamed, and no piece of another (`piece_of`, `part_of_space`), with
     the non-book entries it fits surely within WORDS_SURE_MARGIN of its best fit, that no other
-    detection fits even within the gate, one per label, best first (`extra["sure_names"]`, each
-    with its cost), for name_from_words. A 6 x 3 x 28 cm brown book on the shelf's bottom row fit
-    the armento rider surely (0.42), and the words named it so, 71 cm from the rider, whose own
-    piece fit it within the gate only (0.56) and was named the picture frame (place-68-00014).
+    detection fits within the gate and within WORDS_ALONE_MARGIN of its own fit (_contended), one
+    per label, best first (`extra["sure_names"]`, each with its cost), for name_from_words. A
+    6 x 3 x 28 cm brown book on the shelf's bottom row fit the armento rider surely (0.42), and the
+    words named it so, 71 cm from the rider, whose own piece fit it within the gate only (0.56) and
+    was named the picture frame (place-68-00014).
     `within`: match costs, _UNMATCHED out of the gate; `sure`: sure_fit per entry."""
     named = {d.extra["matched"] for d in detections if "matched" in d.extra}
-    fitting = np.count_nonzero(within < _UNMATCHED, axis=0)       # per entry: detections within the gate
     for r, d in enumerate(detections):
         if "matched" in d.extra or "piece_of" in d.extra or "part_of_space" in d.extra:
             continue
@@ -374,13 +382,20 @@ def _sure_names_for_words(detections, expected, within: np.ndarray, sure: np.nda
             e = expected[int(k)]
             if row[k] > limit:
                 break
-            if (e.category == "book" or not sure[r, k] or fitting[k] > 1 or e.label in labels
-                    or (e.id or e.label) in named):
+            if (e.category == "book" or not sure[r, k] or e.label in labels or (e.id or e.label) in named
+                    or _contended(within[:, k], r)):
                 continue
             labels.add(e.label)
             out.append({**_candidate(e), "cost": round(float(row[k]), 3)})
         if out:
             d.extra["sure_names"] = out
+
+
+def _contended(costs: np.ndarray, r: int) -> bool:
+    """Whether a detection other than `r` fits the entry (`costs`: each detection's match cost of
+    it, _UNMATCHED out of the gate) within the gate and within WORDS_ALONE_MARGIN of `r`'s fit."""
+    others = np.delete(costs, r)
+    return bool(np.any((others < _UNMATCHED) & (others < costs[r] + WORDS_ALONE_MARGIN)))
 
 
 def parts_in_space(detections: list[Detection], sure_costs=None) -> set[int]:

@@ -97,6 +97,20 @@ def _named(label, size, centre, n_points):
                                                                                    "matched": label.replace(" ", "_")})
 
 
+def test_a_detection_that_fits_the_named_object_far_worse_is_no_contender_for_the_words():
+    """Bench place-85-00000 (realistic, frames/place-85-00000): the cradle seen as a 7 x 4 x 13 cm
+    column fits itself 0.26; a black book standing on a shelf above, named a book, fits the cradle
+    0.80, inside the gate. It could not be the cradle, and it no longer keeps the cradle from the
+    column's sure names; one that fits it about as well still does (the armento rider's own piece
+    0.56 against a book's 0.42, place-68-00014), and so does a second fit within WORDS_ALONE_MARGIN."""
+    from spatial_manip.perception.labelling import _UNMATCHED, WORDS_ALONE_MARGIN, _contended
+    assert not _contended(np.array([0.26, 0.80]), 0)
+    assert not _contended(np.array([0.26, _UNMATCHED]), 0)
+    assert _contended(np.array([0.42, 0.56]), 0)
+    assert _contended(np.array([0.30, 0.30 + WORDS_ALONE_MARGIN - 0.01, 0.9]), 0)
+    assert not _contended(np.array([0.9, 0.26]), 1)
+
+
 def test_a_small_piece_within_a_named_object_s_reach_is_no_second_object():
     """pick-83-00001 (realistic): the distant adoration of the magi is found as its 60 cm face
     (8000 points) and a 12 cm strip of 100 points 40 cm from it, which took the mona lisa's name
