@@ -166,8 +166,8 @@ class ProgramPlanner:
             program_text = str(parsed.program)
             action = parsed.program.op
             trace.append({"event": "program", "program": program_text})
-            def run(sc: Scene) -> ProgramResult:
-                return execute(parsed.program, sc, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
+            def run(sc: Scene, program=parsed.program) -> ProgramResult:
+                return execute(program, sc, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
                                tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
             res = run(scene)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
@@ -175,8 +175,14 @@ class ProgramPlanner:
                 # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS
                 trace.append({"event": "reference", **parsed.reference, "candidates": list(res.targets)})
                 check_target_reference(parsed, res.targets)
-            # an answer that would change were an unnamed detection one of the objects it fits is a guess
-            readings = check_unsure_names(scene, res, lambda sc: _checked(parsed, run(sc)))
+            # an answer that would change were an unnamed detection one of the objects it fits is a
+            # guess. Each reading is read anew: the parser binds a noun the scene names once to that
+            # object ("the bowl on the far right" -> filterRel$RightMost(yellow_bowl)), so the same
+            # program run on the reading never saw a second bowl (objects-89-00007, -91-00007).
+            def reread(sc: Scene) -> ProgramResult:
+                again = InstructionParser(sc, unnamed_frame=self.config.unnamed_frame).parse(instruction, task_kind)
+                return _checked(again, run(sc, again.program))
+            readings = check_unsure_names(scene, res, reread)
             if readings:
                 trace.append({"event": "unsure_names", "readings": readings})
             notes = parser.spelling_notes + [n["text"] for n in parser.frame_notes
