@@ -57,9 +57,12 @@ def check_unsure_names(scene: Scene, answer, run: Callable[[Scene], object]) -> 
             why = f"the words would have no single answer ({e.message})"
         checked.append({"object": obj.id, "as": cand["label"], "changes": why})
         if why:
-            rest = " or ".join(c["label"] for c in obj.extra["candidates"] if c.get("tie") and c is not cand)
+            # the other tied names, else (the one tie: its rival fit only by the noise) the other candidates
+            rest = (" or ".join(c["label"] for c in obj.extra["candidates"] if c.get("tie") and c is not cand)
+                    or " or ".join(c["label"] for c in obj.extra["candidates"] if c is not cand))
+            rest = f"the {rest}" if rest else "another object"
             raise AmbiguousError(
-                f"{obj.id} fits the {cand['label']} ({cand.get('id') or cand['category']}) as well as the {rest}, "
+                f"{obj.id} fits the {cand['label']} ({cand.get('id') or cand['category']}) as well as {rest}, "
                 f"and read as the {cand['label']} {why}: which it is decides the answer, so it would be a guess; "
                 "say which object you mean another way (e.g. by colour or by what it stands next to)")
     return checked

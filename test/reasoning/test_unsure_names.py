@@ -96,6 +96,7 @@ def test_a_distance_over_a_noun_the_scene_names_once_is_refused_when_the_unsure_
     r = plan(_scene(_bowl("yellow_bowl", 0.57, 0.103), mug, _half_bowl(0.645, -0.196, (BOWL,))),
              "take the bowl nearest to the mug")
     assert not r.ok and r.error["code"] == "AMBIGUOUS", r.to_json()
+    assert "fits the bowl (black_bowl) as well as another object" in r.error["message"], r.error["message"]
 
 
 def test_a_noun_the_scene_names_once_stands_when_no_reading_changes_it():
