@@ -20,7 +20,7 @@ from typing import Callable, Protocol
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.control.primitives import lift_height_for
+from spatial_manip.control.primitives import back_off, lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.camera_model import backproject
 from spatial_manip.geometry.depth_check import depth_evidence
@@ -30,7 +30,7 @@ from spatial_manip.geometry.support import check_support, resting_surface
 from spatial_manip.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.place_fit import SlotEntry, fit_place, slot_at, slot_positions
+from spatial_manip.grasping.place_fit import SlotEntry, fit_place, shallower_grasps, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
 from spatial_manip.motion.line_of_sight import visible_fraction
 from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
@@ -38,8 +38,8 @@ from spatial_manip.motion.world import REACH_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.perception import SegmentationHints, make_segmenter, perceive_with_workspace
-from spatial_manip.pipeline import (Decision, GoalRequest, Grasped, Perceived, Placed, SetDown, TouchedGraspError,
-                                    Verified)
+from spatial_manip.pipeline import (Decision, GoalRequest, Grasped, Perceived, Placed, Regrasp, SetDown,
+                                    TouchedGraspError, Verified)
 from spatial_manip.reasoning.compound import plan_compound, replan_place
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.reasoning.reflection import RETRY_PLACE, Reflection, keep_described
@@ -67,6 +67,9 @@ ARRIVED_SIGMAS = 5.0          # frame's noise, 3.5 of the difference of two fram
 ARRIVED_MIN_PIXELS = 60       # ... on at least this many pixels: two realistic 640x480 frames of an unchanged shelf
                               # differed so on at most 23 in one whole slot (seed 71's place scenes); a book set
                               # down in a top slot on 158-250
+REGRASP_LIFT_M = 0.03         # a regrasp lifts the object this far off where it was set down (the place's transit follows)
+REGRASP_PRE_M = 0.10          # ... from a pre-grasp this far back along the new grasp's approach
+REGRASP_SEEN_M = 0.03         # the look's depth this close to the object as it was held is that object, not clutter
 HELD_WAIT_S = 2.0             # how long a place waits for the workspace to say what is in the gripper
 HOME_SAME_M = 0.001           # a TCP this close to where the last home motion left it (and turned by less than
 HOME_SAME_RAD = 0.005         # this) is still at home: no motion is sent
@@ -550,7 +553,12 @@ class Agent:
                                     obj.size, decision)
         elif self._in_hand is not None:
             h = self._holding
-            self._fit_place(decision, _slot_entry(decision)[1], (), h.size, h.T_object_tcp, h.width_m)
+            slot, entry = _slot_entry(decision)
+            try:
+                self._fit_place(decision, entry, (), h.size, h.T_object_tcp, h.width_m)
+            except UnreachableError as e:      # a real run would regrasp when it can
+                if not decision.may_regrasp or self._regrasp(decision, slot, entry, h, e.message)[0] is None:
+                    raise
 
     def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped:
         gripper = GripperGeometry()
@@ -618,16 +626,94 @@ class Agent:
             raise MotionFailedError("nothing is known to be in the gripper: pick an object before placing")
         slot, entry = _slot_entry(decision)
         h = self._holding
-        T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, h.size, h.T_object_tcp, h.width_m,
-                                       planned=grasped.place_pose if grasped else None)
-        set_down = SetDown(object_id=h.object_id, object_pose=T_obj, tcp_pose=T_tcp, size=h.size, slot=slot)
-        if entry is None:
-            return set_down
-        # slide in through the slot's open side, not down from above
-        return replace(set_down, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
-                       approach_distance_m=float(entry.approach_m(T_obj, h.size)))
+        regrasp = None
+        try:
+            T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, h.size, h.T_object_tcp,
+                                           h.width_m, planned=grasped.place_pose if grasped else None)
+        except UnreachableError as e:
+            # held as it came (no pick this goal chose the grasp for this place): set it down where
+            # it can go as held, and grasp it again so that it can go here (once a goal)
+            if grasped is not None or not decision.may_regrasp:
+                raise
+            found, why_not = self._regrasp(decision, slot, entry, h, e.message)
+            if found is None:
+                raise UnreachableError(f"{e.message}; nor after a regrasp ({why_not})") from e
+            T_obj, T_tcp, regrasp = found
+        return _through_entry(SetDown(object_id=h.object_id, object_pose=T_obj, tcp_pose=T_tcp, size=h.size, slot=slot,
+                                      regrasp=regrasp), entry)
+
+    def _regrasp(self, decision: Decision, slot, entry, h: InHand, why: str):
+        """((T_obj, T_tcp) of the planned set-down, Regrasp), or (None, why not): the held object
+        set down where it can go as it is held, in any pose class (a book held by its side edge
+        stands in the slot spine out), then grasped again with the same grasp slid out towards
+        its edge (grasping.place_fit.shallower_grasps, the firmest that works) from which the
+        planned set-down can be made; the new grasp's pre-grasp and straight approach reached by
+        the arm. Everything is checked before the arm moves; each motion is planned by the arm
+        server when it is made."""
+        if h.T_object_tcp is None or h.size is None:
+            return None, "the grasp is not known"
+        fits = []
+        for T_obj_tcp in shallower_grasps(h.T_object_tcp, h.size):
+            try:
+                fits.append((T_obj_tcp, self._fit_place(decision, entry, decision.avoid_place_poses, h.size, T_obj_tcp,
+                                                        h.width_m)))
+            except UnreachableError:
+                continue
+        if not fits:
+            return None, "no grasp slid out towards the edge it holds makes it"
+        try:   # as held, in any pose class: where the planned place is, or along its slot
+            A_obj, A_tcp = self._fit_place(replace(decision, any_pose_class=True), entry, (), h.size, h.T_object_tcp,
+                                           h.width_m)
+        except UnreachableError as e:
+            return None, f"it cannot be set down as held to be grasped again: {e.message}"
+        reach = self._arm_reach()
+        for T_obj_tcp, (T_obj, T_tcp) in fits:
+            G = A_obj @ T_obj_tcp
+            if not reach.reaches(back_off(G, REGRASP_PRE_M), G):
+                continue
+            aside = _through_entry(SetDown(object_id=h.object_id, object_pose=A_obj, tcp_pose=A_tcp, size=h.size,
+                                           slot=slot_at(decision.scene, A_obj) if entry is not None else None), entry)
+            slid = float(np.linalg.norm(T_obj_tcp[:3, 3] - np.asarray(h.T_object_tcp, float)[:3, 3]))
+            return (T_obj, T_tcp, Regrasp(reason=why, aside=aside, tcp_pose=G, T_object_tcp=T_obj_tcp,
+                                          width_m=h.width_m, slid_m=slid)), ""
+        return None, f"the arm reaches none of the {len(fits)} new grasps where it would be set down"
+
+    def _make_regrasp(self, decision: Decision, regrasp: Regrasp, cancel: threading.Event) -> None:
+        """Set the held object down as `regrasp.aside` says and grasp it again at `regrasp.tcp_pose`
+        (a small lift: the place's own transit takes it on). The object is in the fingers with the
+        new grasp after; MotionFailedError / GraspFailedError (not retried) when a motion fails."""
+        a = regrasp.aside
+        seen = decision.scene.get(a.object_id) if decision.scene is not None and a.object_id in decision.scene.ids() \
+            else None
+        result = self.ports.run_motion(MotionRequest(kind=MOTION_PLACE, target=a.tcp_pose,
+                                                     scene=self._obstacles(decision.scene),
+                                                     approach_direction=a.approach_direction,
+                                                     approach_distance_m=a.approach_distance_m), cancel)
+        if not result.success:
+            raise SpatialManipError(f"placing failed: setting {a.object_id} down to grasp it again: {result.message}",
+                                    result.error_code or "MOTION_FAILED")
+        self._workspace()
+        self._holding = None
+        self._known_moved(a.object_id, a.object_pose)
+        scene = self._obstacles(decision.scene)
+        if seen is not None and scene is not None:
+            scene = _moved_aside(scene, seen, a.object_pose, a.size)
+        result = self.ports.run_motion(MotionRequest(
+            kind=MOTION_PICK, target=regrasp.tcp_pose, gripper_width_m=float(GripperGeometry().opening_m(regrasp.width_m)),
+            lift_height_m=REGRASP_LIFT_M, scene=scene, target_id=a.object_id), cancel)
+        if not (result.success and result.object_held):
+            e = GraspFailedError(f"{a.object_id} was set down at {np.round(a.object_pose[:3, 3], 3).tolist()} to be "
+                                 f"grasped again {regrasp.slid_m * 100:.1f} cm nearer its edge, and that grasp failed: "
+                                 f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")
+            e.retryable = False
+            raise e
+        self._workspace()
+        self._holding = InHand(object_id=a.object_id, T_object_tcp=np.asarray(regrasp.T_object_tcp, float),
+                               size=np.asarray(a.size, float), width_m=regrasp.width_m)
 
     def place(self, decision: Decision, set_down: SetDown, cancel: threading.Event) -> Placed:
+        if set_down.regrasp is not None:
+            self._make_regrasp(decision, set_down.regrasp, cancel)
         request = MotionRequest(kind=MOTION_PLACE, target=set_down.tcp_pose, scene=self._obstacles(decision.scene),
                                 approach_direction=set_down.approach_direction,
                                 approach_distance_m=set_down.approach_distance_m)
@@ -841,6 +927,28 @@ def _slot_entry(decision: Decision):
     scene = decision.scene
     slot = slot_at(scene, decision.place_pose)
     return slot, (None if slot is None else SlotEntry.of_slot(slot, scene.robot.position))
+
+
+def _through_entry(set_down: SetDown, entry) -> SetDown:
+    """`set_down` slid in through the slot's open side (`entry`), not down from above (None: as is)."""
+    if entry is None:
+        return set_down
+    return replace(set_down, approach_direction=np.array([entry.direction[0], entry.direction[1], 0.0]),
+                   approach_distance_m=float(entry.approach_m(set_down.object_pose, set_down.size)))
+
+
+def _moved_aside(scene: Scene, seen, T_obj: np.ndarray, size) -> Scene:
+    """`scene` with object `seen` (as the look saw it, in the fingers) standing free at T_obj, and
+    the look's depth points on it where it was held no clutter (they were the object)."""
+    obj = replace(seen, held=False, center=T_obj[:3, 3], rotation=T_obj[:3, :3], size=np.asarray(size, float),
+                  extra={k: v for k, v in seen.extra.items() if k != "T_object_tcp"})
+    scene = scene.with_objects([o for o in scene.objects if o.id != seen.id] + [obj])
+    cloud = scene.extra.get("cloud")
+    if cloud and len(cloud.get("points", [])):
+        pts = np.asarray(cloud["points"], float).reshape(-1, 3)
+        keep = ~points_in_box(pts, seen, REGRASP_SEEN_M)
+        scene = replace(scene, extra={**scene.extra, "cloud": {**cloud, "points": pts[keep].tolist()}})
+    return scene
 
 
 def _rests_in(scene: Scene | None, moved: str | None, size):

@@ -142,6 +142,7 @@ class Decision:
     avoid_place_poses: tuple[np.ndarray, ...] = ()   # set-downs that failed before: their rotations go last
     failed_grasps: tuple[np.ndarray, ...] = ()    # 4x4 TCP poses that reached the object and failed: not tried again
     any_pose_class: bool = False                  # no pose word: the set-down may change the pose class
+    may_regrasp: bool = True                      # a held object's place may set it down and grasp it again (once a goal)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -162,6 +163,24 @@ class Grasped:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Regrasp:
+    """Before a set-down the held object cannot make as it is held: set it down where it can
+    go as held (`aside`), open, and grasp it again at `tcp_pose` (`T_object_tcp`, the same grasp
+    slid `slid_m` out along its approach), from which the set-down can be made."""
+
+    reason: str                           # why the set-down cannot be made as held
+    aside: "SetDown"                      # where it is set down first
+    tcp_pose: np.ndarray                  # 4x4 TCP pose of the new grasp there, base frame
+    T_object_tcp: np.ndarray              # the new grasp, inv(T_obj) @ T_tcp
+    width_m: float                        # the jaws' opening on it
+    slid_m: float
+
+    def trace_fields(self) -> dict:
+        return {"reason": self.reason, "aside_pose": self.aside.object_pose, "aside_tcp": self.aside.tcp_pose,
+                "grasp_pose": self.tcp_pose, "slid_m": round(self.slid_m, 4)}
+
+
+@dataclass(frozen=True, kw_only=True)
 class SetDown:
     """How the place stage will set the held object down, fitted before the arm moves (a retry
     sets it down differently: reflection gets `object_pose`)."""
@@ -173,6 +192,7 @@ class SetDown:
     slot: Region | None = None            # the shelf slot it goes into, if any
     approach_direction: np.ndarray | None = None   # the last linear move's direction (None: TCP +z)
     approach_distance_m: float = 0.0      # 0: the arm server's default
+    regrasp: Regrasp | None = None        # set down elsewhere and grasped again first (agent.place makes it)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -258,12 +278,14 @@ class InstructionPipeline:
         self._trace: Trace | None = None      # the running goal's, which its images go to
         self._seen_last: Perceived | None = None   # the running pick's latest look (a pick may look again)
         self._relooks_left = MAX_RELOOKS           # the running goal's
+        self._regrasped = False                    # the running goal set its held object down to grasp it again
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = self._trace = Trace(self.trace_dir, goal.__dict__)
         outcome = Outcome(success=False, attempts=0)
         reflection: Reflection | None = None
         self._relooks_left = MAX_RELOOKS
+        self._regrasped = False
         try:
             for attempt in range(1, goal.max_attempts + 1):
                 outcome.attempts = attempt
@@ -376,7 +398,14 @@ class InstructionPipeline:
                                       decision)
 
     def _place(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> Placed:
+        # one regrasp a goal: a retry after one places with the grasp it made, or fails
+        decision = replace(decision, may_regrasp=decision.may_regrasp and not self._regrasped)
         self._set_down = self.agent.set_down(decision, grasped, cancel)
+        regrasp = getattr(self._set_down, "regrasp", None)
+        if regrasp is not None:
+            self._regrasped = True
+            if self._trace is not None:
+                self._trace.event("regrasp", **regrasp.trace_fields())
         return self.agent.place(decision, self._set_down, cancel)
 
     def _pick_one_of(self, decision, seen, attempt, goal, trace, cancel) -> tuple[Decision, Grasped]:

@@ -151,6 +151,30 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         f"of the opening, {n_rest} would not rest there{why_not_rest} and {n_ik} have no arm IK solution")
 
 
+REGRASP_STEP_M = 0.005   # a regrasp slides the grasp out towards the edge it holds in steps of this
+
+
+def shallower_grasps(T_obj_tcp: np.ndarray, size, gripper: GripperGeometry | None = None,
+                     step_m: float = REGRASP_STEP_M) -> list[np.ndarray]:
+    """The grasp `T_obj_tcp` (inv(T_obj) @ T_tcp) slid back along its approach, out towards the
+    edge it came in over, in steps of `step_m` while the TCP stays `gripper.min_depth_m` inside
+    that edge: the grasps a set-down, an opening and a re-close can make without turning the hand,
+    deepest (the firmest) first. A book held 3 cm in from its side edge, a finger under it once
+    flat, cannot be laid flat in a slot (the finger would have to be in front of the opening,
+    the book's middle too: place-85-00009, place-87-00003); held 1.5 cm in, it overhangs the
+    opening's edge with its middle inside. Empty when the grasp is already that shallow."""
+    gripper = gripper or GripperGeometry()
+    T = np.asarray(T_obj_tcp, float)
+    a = T[:3, 2]                                          # the approach, in object axes
+    depth = float(T[:3, 3] @ a) + float(np.abs(a) @ (np.asarray(size, float) / 2))
+    out = []
+    for k in range(1, int((depth - gripper.min_depth_m) / step_m + 1e-9) + 1):
+        S = T.copy()
+        S[:3, 3] = T[:3, 3] - k * step_m * a
+        out.append(S)
+    return out
+
+
 def keeps_its_up(size) -> bool:
     """Whether an object of box `size` is set down only on the face it is asked to rest on
     (chunky: its smallest size more than CHUNKY_RATIO of the next), never turned onto another."""

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from spatial_manip.agent import MOTION_HOME, MOTION_PICK, Agent, AgentConfig, MotionResult, _tcp_poses
+from spatial_manip.agent import (MOTION_HOME, MOTION_PICK, MOTION_PLACE, REGRASP_LIFT_M, Agent, AgentConfig, MotionResult,
+                                 _tcp_poses)
 from spatial_manip.control.primitives import lift_height_for
-from spatial_manip.errors import GraspFailedError, MotionFailedError
+from spatial_manip.errors import GraspFailedError, MotionFailedError, UnreachableError
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.pipeline import Decision, Perceived, Placed, SetDown, TouchedGraspError, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -224,6 +225,70 @@ def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the
     kept, tcps, fitted = agent._grasps_that_place(_grasps([0.9], width=0.039), [T_obj @ grasp], T_obj, book.size,
                                                   decision)
     assert len(kept) == 1 and fitted[1, 3] > -0.569 + 0.04 and point_in_box(fitted[:3, 3], slot)
+
+
+def _held_by_its_side_edge() -> tuple[Agent, FakePorts, Decision]:
+    """place-85-00009 'lay the book flat on the shelf': the book came into the fingers held 3 cm in
+    from its side edge, across its thickness; laid flat, the lower finger would be under it."""
+    from spatial_manip.scene import Region
+    slot = Region("slot_r3c1", "slot", center=[0.97, 0.368, -0.1475], size=[0.44, 0.825, 0.435],
+                  rotation=np.diag([-1.0, -1.0, 1.0]))
+    grasp = np.array([[0, 0, 1.0, -0.0247], [0, -1.0, 0, 0], [1.0, 0, 0, 0], [0, 0, 0, 1]])
+    held = SceneObject("book_8", "book", "book", [0.52, -0.065, 0.109], [0.109, 0.017, 0.186], held=True,
+                       extra={"T_object_tcp": grasp.tolist()})
+    scene = Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [held], [slot])
+    ports = FakePorts()
+    ports.ws = scene
+    T_place = np.array([[-1.0, 0, 0, 0.97], [0, 0, 1.0, 0.368], [0, 1.0, 0, -0.356], [0, 0, 0, 1]])   # flat
+    return Agent(ports, AgentConfig(arm_backend="sim")), ports, Decision("place", ("slot_r3c1",), place_pose=T_place,
+                                                                          scene=scene)
+
+
+def test_a_held_book_that_cannot_be_laid_flat_as_held_is_stood_in_the_slot_and_grasped_nearer_its_edge():
+    agent, ports, decision = _held_by_its_side_edge()
+    put = agent.set_down(decision, None, threading.Event())
+    r = put.regrasp
+    assert r is not None and "put a finger into the support" in r.reason
+    assert abs(r.aside.object_pose[2, 2]) > 0.99                   # stood upright (its height vertical) first
+    assert abs(put.object_pose[2, 1]) > 0.99                       # then laid flat (its thickness vertical)
+    assert 0.004 < r.slid_m <= 0.0247 + 0.0545 - 0.012             # nearer its edge, the pads still on it
+    np.testing.assert_allclose(r.tcp_pose, r.aside.object_pose @ r.T_object_tcp, atol=1e-9)
+    np.testing.assert_allclose(put.tcp_pose, put.object_pose @ r.T_object_tcp, atol=1e-9)
+    assert r.aside.approach_direction is not None and put.approach_direction is not None
+    ports.results = [MotionResult(success=True), MotionResult(success=True, object_held=True), MotionResult(success=True)]
+    agent.place(decision, put, threading.Event())
+    kinds = [q.kind for q in ports.requests]
+    assert kinds == [MOTION_PLACE, MOTION_PICK, MOTION_PLACE]
+    aside, pick, final = ports.requests
+    np.testing.assert_allclose(aside.target, r.aside.tcp_pose)
+    np.testing.assert_allclose(pick.target, r.tcp_pose)
+    assert pick.target_id == "book_8" and pick.lift_height_m == REGRASP_LIFT_M
+    book = pick.scene.get("book_8")                               # the pick plans around it where it stands
+    assert not book.held and np.allclose(book.center, r.aside.object_pose[:3, 3])
+    np.testing.assert_allclose(final.target, put.tcp_pose)
+    assert agent._holding is None
+
+
+def test_a_regrasp_is_made_once_a_goal_and_one_that_fails_is_not_retried():
+    agent, ports, decision = _held_by_its_side_edge()
+    with pytest.raises(UnreachableError, match="put a finger into the support"):
+        agent.set_down(replace(decision, may_regrasp=False), None, threading.Event())
+    put = agent.set_down(decision, None, threading.Event())
+    ports.results = [MotionResult(success=True), MotionResult(success=False, error_code="GRASP_FAILED", message="slipped")]
+    with pytest.raises(GraspFailedError, match="to be grasped again .* nearer its edge, and that grasp failed") as e:
+        agent.place(decision, put, threading.Event())
+    assert e.value.retryable is False and len(ports.requests) == 2 and agent._holding is None
+    # a book 6 cm wide: held even 1.2 cm in from its edge, laid flat its middle would be out of the
+    # slot with the finger under it; no regrasp can help, and the refusal says so before moving
+    agent, ports, decision = _held_by_its_side_edge()
+    agent.held_id()                    # the workspace says what is held, and how
+    h = agent._holding
+    narrow = np.array(h.T_object_tcp)
+    narrow[0, 3] = -0.005
+    agent._holding = replace(h, T_object_tcp=narrow, size=np.array([0.06, 0.017, 0.186]))
+    with pytest.raises(UnreachableError, match="nor after a regrasp .no grasp slid out"):
+        agent.set_down(decision, None, threading.Event())
+    assert ports.requests == []
 
 
 def test_a_retried_pick_keeps_to_what_the_words_described_before_the_failed_grasp_pushed_it():

@@ -130,6 +130,31 @@ def test_a_place_that_fails_every_attempt_says_the_object_is_still_held():
     assert "book_1 is still in the gripper" in out.message and "place it" in out.message
 
 
+def test_a_regrasp_is_traced_and_made_at_most_once_a_goal(tmp_path):
+    """A place whose set-down needs the held object grasped again (agent.set_down's regrasp) is
+    traced with where it was set down and the new grasp; the retry after it may not regrasp."""
+    from spatial_manip.pipeline import Regrasp
+
+    class Regrasping(FakeAgent):
+        def set_down(self, decision, grasped, cancel):
+            self.calls.append(("may_regrasp", decision.may_regrasp))
+            put = super().set_down(decision, grasped, cancel)
+            if not decision.may_regrasp:
+                return put
+            return replace(put, regrasp=Regrasp(reason="a finger under it", aside=put, tcp_pose=np.eye(4),
+                                                T_object_tcp=np.eye(4), width_m=0.02, slid_m=0.01))
+
+    agent = Regrasping(place_failures=2)
+    p = InstructionPipeline(agent, trace_dir=str(tmp_path))
+    out = p.run(validate_goal("pick the book and place it on the left", "auto", max_attempts=2), threading.Event())
+    assert not out.success and out.error_code == "MOTION_FAILED"
+    assert [c for c in agent.calls if c[0] == "may_regrasp"] == [("may_regrasp", True), ("may_regrasp", False)]
+    p.wait_drawn(10)
+    events = json.loads(open(out.trace_path).read())["events"]
+    traced = [e for e in events if e["kind"] == "regrasp"]
+    assert len(traced) == 1 and traced[0]["reason"] == "a finger under it" and traced[0]["slid_m"] == 0.01
+
+
 def test_a_failed_grasp_replans_the_pick():
     agent = FakeAgent(pick_failures=1)
     out, fb = run(agent, max_attempts=2)

@@ -6,7 +6,7 @@ from spatial_manip.control.config import load_kinematics
 from spatial_manip.errors import UnreachableError
 from spatial_manip.geometry.relations import book_pose_class
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.place_fit import finger_points, fit_place, keeps_its_up
+from spatial_manip.grasping.place_fit import REGRASP_STEP_M, finger_points, fit_place, keeps_its_up, shallower_grasps
 from types import SimpleNamespace
 
 SIZE = np.array([0.16, 0.022, 0.23])      # width, thickness, height (GT book axes)
@@ -176,3 +176,18 @@ def test_a_chunky_object_is_never_turned_onto_another_face_to_be_reached():
     # a book is a slab: its pose class, not its face, is what is kept (turned over, or stood up when
     # the words left it open)
     assert keeps_its_up(CARTON) and not keeps_its_up(SIZE)
+
+
+def test_shallower_grasps_slide_the_grasp_out_towards_its_edge_while_the_fingers_stay_on():
+    """place-85-00009's grasp: 3 cm in from the book's 10.9 cm side edge, across its thickness."""
+    T = np.array([[0, 0, 1.0, -0.0247], [0, -1.0, 0, 0], [1.0, 0, 0, 0], [0, 0, 0, 1]])
+    size = [0.109, 0.017, 0.186]
+    out = shallower_grasps(T, size)
+    assert len(out) == 3
+    for k, S in enumerate(out, 1):
+        np.testing.assert_allclose(S[:3, :3], T[:3, :3])
+        np.testing.assert_allclose(S[:3, 3], T[:3, 3] - [k * REGRASP_STEP_M, 0, 0], atol=1e-12)
+        assert 0.0545 + S[0, 3] >= GripperGeometry().min_depth_m      # the TCP still that far in
+    at_edge = T.copy()
+    at_edge[0, 3] = -0.0545 + GripperGeometry().min_depth_m
+    assert shallower_grasps(at_edge, size) == []
