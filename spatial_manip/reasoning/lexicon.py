@@ -47,6 +47,14 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def each_a_bunch(members: list[SceneObject]) -> bool:
+    """Whether every object is named in the plural ("roses", "scissors", "grapes"): then "the
+    flowers" or "the scissors" names one of them, as "the flower" would, not the set."""
+    def plural_form(w: str) -> bool:
+        return w.endswith("s") and not w.endswith(("ss", "us", "is"))
+    return bool(members) and all(plural_form(spoken_label(o).split()[-1]) for o in members)
+
+
 def graspable(scene: Scene) -> list[SceneObject]:
     return [o for o in scene.objects if not o.held and o.category not in _FURNITURE]
 
@@ -227,7 +235,7 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
         frag = node("filterLabel", None, kind, table)
         add(kind, frag, False, members)
         if " " not in kind or kind.split()[-1] not in ("with", "from"):
-            add(plural(kind), frag, True, members)
+            add(plural(kind), frag, not each_a_bunch(members), members)
         if kind in GROUPS:      # "a piece of fruit", "pieces of fruit"
             add(f"piece of {kind}", frag, False, members)
             add(f"pieces of {kind}", frag, True, members)
@@ -256,5 +264,5 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
             if members:
                 frag = wrap(node("filterLabel", None, kind, table))
                 add(f"{term} {kind}", frag, False, members)
-                add(f"{term} {plural(kind)}", frag, True, members)
+                add(f"{term} {plural(kind)}", frag, not each_a_bunch(members), members)
     return lex

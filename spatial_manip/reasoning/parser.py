@@ -39,7 +39,7 @@ from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstood
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon, spoken_label
-from spatial_manip.reasoning.taxonomy import GROUPS
+from spatial_manip.reasoning.taxonomy import DRINK_VESSELS, DRINKS, GROUPS
 from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
 from spatial_manip.scene import Scene, SceneObject
@@ -134,7 +134,9 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"^(?:(?:hey|hi|hello|ok|okay|so)\s+)*(?:when|whenever|if) " + _WHEN_FREE + r"\b[\s,]*", ""),
     # "something to cut the ribbon with": what it is for, not which ribbon
     # (not "to take a temperature with": what is taken is the purpose there)
-    (r"\bsomething to (?!take\b)([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from)\b", r"something to \1 \2"),
+    (r"\bsomething to (?!take\b)([a-z]+) (?:the |a |an |some |my |your )?[a-z]+ (with|from|on)\b", r"something to \1 \2"),
+    # "a bunch of flowers", "a bouquet of roses": the flowers themselves
+    (r"\b(?:an? |the )?(?:bunch|bouquet|posy) of (?=[a-z])", ""),
     # "something for the mosquitoes": what it is for, as the taxonomy's purpose groups name it
     (r"\bsomething for (?:the |my |your |these |those )([a-z]+)\b", r"something for \1"),
     # "the taller of the two": of several, the tallest by height (not "large", which goes by volume)
@@ -146,6 +148,12 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\bthe ([a-z]+) with (?:some )?(" + _COLOURS + r")(?: (?:on|in) it)?", r"the \2 \1"),
     (r"^\s*(?:(?:hey|hi|hello|yo|ok|okay|so|now|alright|well|like|yeah|yes|yep|sure|right(?= +so\b))(?: robot)? +)+(?=\w)",
      " "),
+    # "sorry to bother you, can you get ...", "excuse me, ...": an apology before the request
+    (r"^\s*(?:sorry|excuse me|pardon(?: me)?)(?: (?:to|for) (?:bother|bothering|trouble|troubling|interrupt|interrupting) "
+     r"you)? +", " "),
+    # "... if you can reach it", "... if you don't mind": a condition after the request, not a place
+    (r" if (?:you can|you could|you are able to|possible|you do not mind|you don't mind|that is ok|that's ok)"
+     r"(?: (?:reach|get|manage|do) it)?\s*$", " "),
     # "can you like grab ...": a filler before the verb
     (r"\b(?:like|just|kinda|maybe) (?=(?:grab|take|get|pick|hand|pass|give|bring|fetch|put|place|set|move|stick)\b)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
@@ -156,10 +164,14 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"\b(?:in|at) the (?:middle|centre|center) of (?=the [a-z]+ (?:shelf|row|level)\b)", " in the middle slot on "),
     # "the fruit that's yellow": a colour said after the noun, as "the yellow fruit" reads it
     (r"\bthe ([a-z]+) (?:that|which) (?:is|are) (" + _COLOURS + ")", r"the \2 \1"),
+    # "would you mind passing me ...": the request's verb
+    (r"\b(?:would|do) (?:you|ya) mind (pass|hand|bring|fetch|grab|pick|mov|plac|putt|sett|tak|giv|gett)ing\b",
+     lambda m: {"mov": "move", "plac": "place", "putt": "put", "sett": "set", "tak": "take", "giv": "give",
+                "gett": "get"}.get(m.group(1), m.group(1))),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
-    (r"\bi (?:would like|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
+    (r"\bi (?:would (?:like|love)|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),
-    (r"\b(?:i (?:would like|want|need|wanna)|(?:give|hand|pass|bring|fetch|get|grab) me)\b", "take"),
+    (r"\b(?:i (?:would (?:like|love)|want|need|wanna)|(?:give|hand|pass|bring|fetch|get|grab) me)\b", "take"),
     # "next to / beside / by X" is a relation of its own (`relations.next_to`); "near X" the closest to it
     (r"\b(?:right|just|immediately|directly) (?:next to|beside)\b", "dnextto"),
     (r"\b(?:next to|beside|by)" + _ABOUT_AN_OBJECT, "nextto "), (r"\bnear" + _ABOUT_AN_OBJECT, "closest to "),
@@ -327,8 +339,11 @@ def _plural(w: str) -> list[str]:
 def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
     """Every phrase naming objects of the scene -> their ids: labels, their endings and plurals,
     the object ids, the contents of a packaging label ("cereal" for "cereal box"), a label's head
-    "of" what comes before it ("box of gloves" for "glove box"), and the scene lexicon's phrases (colours, categories, taxonomy groups)."""
+    "of" what comes before it ("box of gloves" for "glove box"), a drink vessel "of" a drink ("my glass of water"
+    for "glass", unless another label says it: "bottle of water" is the water bottle), and the scene lexicon's
+    phrases (colours, categories, taxonomy groups)."""
     phrases: dict[str, set[str]] = {}
+    served: dict[str, set[str]] = {}
     for o in scene.objects:
         if o.category in _CONTAINERS or (o.category == "book" and o.label.lower() in ("book", "books")):
             continue
@@ -337,12 +352,17 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
         cands |= packaging_content(o)              # "the cereal" is the cereal box
         if len(words) > 1:                          # "the box of gloves" is the glove box
             cands |= {f"{words[-1]} of {' '.join(words[:-2] + [p])}" for p in _plural(words[-2])}
+        if words[-1] in DRINK_VESSELS:
+            for d in DRINKS:
+                served.setdefault(f"{' '.join(words)} of {d}", set()).add(o.id)
         for c in cands:
             if c in ("book",):
                 continue
             head, last = c.rsplit(" ", 1) if " " in c else ("", c)
             for p in _plural(last):
                 phrases.setdefault((head + " " + p).strip(), set()).add(o.id)
+    for p, ids in served.items():
+        phrases.setdefault(p, ids)
     for p, e in lex.items():        # "the bottle" is the fabric softener too: a declared group (not a synonym,
         if p in GROUPS:             # "the carton" is the carton, not the cereal box) adds to a label's phrase
             phrases.setdefault(p, set()).update(e.ids)

@@ -237,6 +237,9 @@ class ClauseMaker(Transformer):
     def ref(self, c):
         return str(c[-1])
 
+    def ref_book(self, c):      # "left of the book": the one book not in the hand (the parser resolves it)
+        return ANY_BOOK
+
     def poss(self, c):
         return str(c[0])
 

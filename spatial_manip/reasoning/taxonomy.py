@@ -10,7 +10,10 @@ from __future__ import annotations
 # group word -> the labels (or labels' last words) it names
 GROUPS: dict[str, tuple[str, ...]] = {
     "fruit": ("apple", "banana", "orange", "pear", "lemon", "lime", "peach", "plum", "mango", "kiwi",
-              "strawberry", "grape", "grapes", "apricot", "nectarine"),
+              "strawberry", "grape", "grapes", "apricot", "nectarine", "clementine", "mandarin", "tangerine",
+              "satsuma", "cherry", "cherries", "melon", "pineapple", "grapefruit", "fig", "pomegranate"),
+    "flower": ("rose", "roses", "tulip", "tulips", "daisy", "daisies", "lily", "lilies", "sunflower", "sunflowers",
+               "carnation", "carnations", "orchid", "peony", "peonies", "bouquet", "posy"),
     "vegetable": ("carrot", "tomato", "potato", "onion", "pepper", "cucumber", "broccoli", "corn"),
     "drink": ("bottle", "can", "carton", "soda", "juice", "milk"),
     "container": ("bowl", "jar", "box", "basket", "mug", "cup", "can", "bottle", "tin", "carton", "tub"),
@@ -28,6 +31,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to clean with": ("sanitizer", "soap", "wipes", "sponge", "cloth", "cleaner"),
     "something to wipe with": ("towel", "towels", "napkin", "napkins", "wipes", "cloth", "tissue", "tissues"),
     "something to take a temperature with": ("thermometer",),
+    "something to tie with": ("ribbon", "string", "twine", "rope", "cord", "raffia", "band", "bands", "tie", "ties"),
+    "something to write on": ("paper", "notebook", "notepad", "pad", "card", "cards", "envelope"),
+    # "something to blow my nose on" (`parser`: "something to blow my nose on" -> "something to blow on")
+    "something to blow on": ("tissue", "tissues", "handkerchief", "hanky", "napkin", "napkins"),
     # what a thing is for: "something for the mosquitoes" (`parser`: "something for the X" -> "something for X")
     "something for mosquitoes": ("spray", "repellent", "net", "coil"),
     "something for bugs": ("spray", "repellent"),
@@ -37,6 +44,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # what comes in a can: "the yellow and black can" is the bug spray
     "can": ("spray", "deodorant", "hairspray", "soda", "cola", "tuna", "beans"),
     "cake": ("cupcake", "cheesecake", "gateau"),
+    # what comes as a box: "the green and white box" is the first aid kit
+    "box": ("kit",),
     # what liquids and sprays come in: "the pink bottle" is the fabric softener
     "bottle": ("sanitizer", "softener", "detergent", "shampoo", "conditioner", "lotion", "bleach", "remover", "cleaner",
                "ketchup", "vinegar", "syrup", "oil"),
@@ -55,7 +64,14 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("donut", "doughnut"),
     ("register", "till", "cash register"),
     ("cat litter", "kitty litter"),
+    ("shears", "secateurs", "pruners", "clippers"),
+    ("spray bottle", "mister", "plant mister", "sprayer", "spritzer"),
 )
+# what one drinks, and what it is served in: "my glass of water" is the glass (`parser.scene_phrases`)
+DRINKS: tuple[str, ...] = ("water", "tea", "coffee", "milk", "juice", "soda", "lemonade", "cola", "wine", "beer",
+                           "cocoa", "squash", "smoothie")
+DRINK_VESSELS: tuple[str, ...] = ("glass", "cup", "mug", "bottle", "jug", "flask", "thermos", "tumbler", "carton",
+                                  "can", "beaker")
 # the form a material comes in: "the pink yarn" is the pink yarn ball
 FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick", "bar", "sheet")
 # the forms a material is sold and kept in: "the spool" or "the spool of ribbon" is the ribbon, when
@@ -64,7 +80,7 @@ FORM_HEADS: tuple[str, ...] = ("ball", "roll", "spool", "reel", "skein", "stick"
 MATERIAL_FORMS: dict[str, tuple[str, ...]] = {
     "yarn": ("ball", "skein"), "wool": ("ball", "skein"), "twine": ("ball", "roll"), "string": ("ball", "roll"),
     "ribbon": ("spool", "roll", "reel"), "thread": ("spool", "reel"), "wire": ("spool", "roll", "reel"),
-    "tape": ("roll",), "foil": ("roll",), "soap": ("bar",), "chocolate": ("bar",), "chalk": ("stick",),
+    "tape": ("roll",), "foil": ("roll",), "paper": ("roll", "sheet"), "soap": ("bar",), "chocolate": ("bar",), "chalk": ("stick",),
 }
 # the last word of a label that names the packaging (or the form), not the thing: "the cereal" is the cereal box
 PACKAGING_HEADS: tuple[str, ...] = ("box", "bottle", "jar", "can", "carton", "bag", "tin", "packet", "pack", "tub",
