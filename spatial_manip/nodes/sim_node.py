@@ -150,13 +150,22 @@ class SimNode(Node):
 
     def publish_camera(self):
         gen = self._reset_gen   # read before rendering: a reset after this point makes the frame old
-        # stamped before the world's state is read, as a camera stamps a frame when it is exposed:
-        # stamped after rendering (0.3-1 s under load), a frame read in the middle of a reset (the new
-        # scene, the arm still where the world's reset leaves it, not yet at home_q) or just before it
-        # carried a stamp later than the new workspace, and the planner took it for the new scene's
-        # (pick-62-00013: the arm masked at home_q, its shoulder seen elsewhere blocked the approach)
-        stamp, fid = self.get_clock().now().to_msg(), self.p["color_frame_id"]
-        obs = self.world.render()
+        # stamped as the world's state is read (under the world's lock), as a camera stamps a frame when
+        # it is exposed. Stamped after rendering (0.3-1 s under load), a frame read in the middle of a
+        # reset (the new scene, the arm still where the world's reset leaves it, not yet at home_q) or
+        # just before it carried a stamp later than the new workspace, and the planner took it for the
+        # new scene's (pick-62-00013: the arm masked at home_q, its shoulder seen elsewhere blocked the
+        # approach). Stamped before waiting for the lock, a frame asked for as an arm motion began was
+        # read only once the motion let the world go, seconds later under load: its stamp said "before
+        # the motion", which no reader could tell from a frame of the arm mid-way
+        exposed = {}
+
+        def clock() -> float:
+            exposed["stamp"] = self.get_clock().now()
+            return exposed["stamp"].nanoseconds * 1e-9
+
+        obs = self.world.render(clock=clock)
+        stamp, fid = exposed["stamp"].to_msg(), self.p["color_frame_id"]
         depth_mm = metres_to_mm(obs.depth_m)
         info = convert.intrinsics_to_camera_info(obs.intrinsics, fid, stamp)
         # the calibrated pose this frame was rendered from, read with it under the world's lock: a

@@ -610,16 +610,20 @@ class SimWorld:
         r.update_scene(self.data, camera=self._cam)
         return _seg_of(r, self._geom_seg)
 
-    def render(self) -> RGBDObservation:
+    def render(self, clock: Callable[[], float] | None = None) -> RGBDObservation:
         """One frame. The world is locked only while its state is copied into the renderer's scene:
         drawing it and the sensor's effects hold up no motion and no state reading (under load a
-        frame took 0.3-1 s, and the arm server's joint readings waited that long, issue 42)."""
+        frame took 0.3-1 s, and the arm server's joint readings waited that long, issue 42).
+        `clock()` (seconds), when given, stamps the frame as the state is copied, under the lock: the
+        instant the frame shows, as a camera stamps its exposure (default: the simulation time). A
+        frame asked for while an arm motion holds the world is exposed after that motion, not when asked."""
         with self.lock:
             r = self._get_renderer()
             r.update_scene(self.data, camera=self._cam)
+            stamp_s = float(clock()) if clock is not None else float(self.data.time)
             sensing, rng, geom_seg = self.sensing, self.rng, self._geom_seg
             zfar = 0.99 * self.model.vis.map.zfar * self.model.stat.extent
-            frame = dict(intrinsics=self.intrinsics, T_base_cam=self.T_base_cam, stamp_s=float(self.data.time),
+            frame = dict(intrinsics=self.intrinsics, T_base_cam=self.T_base_cam, stamp_s=stamp_s,
                          segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
         rgb = r.render().copy()
         r.enable_depth_rendering()

@@ -151,3 +151,38 @@ def test_the_arm_state_is_read_while_a_motion_holds_the_world(table_world):
     q, T = readings[len(readings) // 2]
     assert np.allclose(T[:3, 3], w.tcp_pose()[:3, 3], atol=0.05)   # the wrist turns the TCP in place, about
     w.move_joints(start)
+
+
+def test_a_frame_asked_for_during_a_motion_is_stamped_when_it_reads_the_world(table_world):
+    """The demo's verification look under load (VERIFY_FAILED at load 17): sim_node stamped a frame
+    before waiting for the world, which an arm motion holds for a whole segment, so a frame of the
+    arm mid-way carried a stamp from before the motion's end. With a clock, the stamp is taken as
+    the state is read, under the lock: never before the motion that held the world let it go."""
+    import threading
+    import time
+
+    w = table_world
+    start = w.joint_positions()[:6]
+    goal = start + np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.6])    # the wrist alone: clear of everything
+    ended = {}
+
+    def move():
+        w.move_joints(goal, speed_rad_s=0.3)
+        ended["s"] = time.monotonic()           # still under no lock: the stamp must come after it, or with it
+
+    moving = threading.Thread(target=move)
+    moving.start()
+    while not w.lock.acquire(blocking=False):
+        time.sleep(0.001)
+    w.lock.release()                             # the motion may not have taken it yet
+    held = time.monotonic() + 5.0
+    while time.monotonic() < held and w.lock.acquire(blocking=False):
+        w.lock.release()
+        time.sleep(0.001)
+    asked = time.monotonic()
+    obs = w.render(clock=time.monotonic)         # waits for the motion to let the world go
+    moving.join()
+    assert np.max(np.abs(w.joint_positions()[:6] - goal)) < 0.01
+    assert obs.stamp_s > asked and obs.stamp_s >= ended["s"] - 0.05, (asked, obs.stamp_s, ended)
+    assert w.render().stamp_s == pytest.approx(float(w.data.time))    # no clock: the simulation's time, as before
+    w.move_joints(start)
