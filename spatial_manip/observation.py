@@ -193,6 +193,23 @@ class ObservationBuffer:
                                stamp_s=stamp, segmentation=seg,
                                segment_ids=self.segment_ids if seg is not None else {})
 
+    def stamp_lag_s(self) -> float | None:
+        """How far the colour images' stamps lie behind their arrival (arrival, monotonic, minus
+        stamp): the least over those kept, as transport and a loaded machine only add to it. Two
+        streams stamped on one clock show about the same (the clocks' fixed offset); one on a
+        clock of its own stands apart by that clock's. None: no stamped image yet."""
+        with self._cv:
+            lags = [r - st for st, _, r in self._color if st > 0]
+        return min(lags) if lags else None
+
+    def frame_period_s(self) -> float | None:
+        """The camera's recent period as the colour images arrived (the median gap between those
+        kept; a loaded machine renders, sends and receives them slower). None: fewer than two."""
+        with self._cv:
+            arrived = [r for _, _, r in self._color]
+        gaps = np.diff(arrived)
+        return float(np.median(gaps)) if len(gaps) else None
+
     def newest_stamp_s(self) -> float | None:
         """The newest colour image's stamp (None: none yet)."""
         with self._cv:

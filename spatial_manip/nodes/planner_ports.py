@@ -3,6 +3,7 @@ publishes, the grasp service and the arm action, as the `spatial_manip.agent.Por
 makes its decisions over. Nothing here decides anything."""
 from __future__ import annotations
 
+import collections
 import json
 import os
 import threading
@@ -53,11 +54,18 @@ STILL_TOL_RAD = 1e-3
 # a frame to confirm a set-down on is one stamped this long after the arm's last motion as the joint
 # states' stamps tell (a camera stamps a frame at its exposure; the sim's before it reads the world)
 FRAME_AFTER_MOTION_S = 0.03
-# the joint states' and the camera's stamps are compared only when the newest of each lie this close
-# (the same clock): a camera or an arm on a clock of its own falls back to the frames' arrival
-CLOCKS_AGREE_S = 2.0
+# the joint states' and the camera's stamps are compared only when each stream's stamps lie about as far
+# behind their arrival (the least lag over its recent messages: the same clock, whatever the load; a frame's
+# render and transport took 1-2 s at load 17): a camera or an arm on a clock of its own falls back to the
+# frames' arrival. Compared as the newest stamp of each (2 s), a long motion that held the simulated world
+# left the newest frame older than that, and the look after it went by arrival: a frame of the arm mid-way
+# that arrived late was taken for one after its stop (the demo's VERIFY_FAILED at load 17)
+CLOCKS_AGREE_S = 5.0
 JOINTS_FRESH_WAIT_S = 0.3   # for a joint state sent after the question (the last motion's stamp is then known)
 ALREADY_THERE_S = 1.0       # frames that arrived this long before the question are judged by their stamps too
+# a look waits for its frame the configured observation_timeout_s, or this many of the camera's recent periods
+# if longer: a loaded machine renders and delivers frames slower (NO_OBSERVATION at load 17: no frame in 5 s)
+CAMERA_PERIODS_WAIT = 4
 
 
 class ArmStops:
@@ -66,14 +74,16 @@ class ArmStops:
     ARM_STILL_TOL_RAD from the reference (the first, then each that moved) marks motion. Thread-safe;
     `heard` counts readings, so a caller can wait for one sent after its question."""
 
-    def __init__(self):
+    def __init__(self, keep: int = 20):
         self._cv = threading.Condition()
         self._ref: np.ndarray | None = None
         self.moved_stamp_s: float | None = None     # the stamp of the last reading that showed motion
         self.latest_stamp_s: float | None = None
         self.heard = 0
+        self._lags = collections.deque(maxlen=keep)   # arrival (monotonic) minus stamp, recent readings
 
-    def note(self, q, stamp_s: float) -> None:
+    def note(self, q, stamp_s: float, received_s: float | None = None) -> None:
+        """A reading with its stamp, heard at `received_s` (monotonic; default now)."""
         q = np.asarray(q, float)
         if np.shape(q) != (6,) or not np.all(np.isfinite(q)) or not stamp_s > 0:
             return
@@ -81,8 +91,14 @@ class ArmStops:
             if self._ref is None or float(np.max(np.abs(q - self._ref))) > ARM_STILL_TOL_RAD:
                 self._ref, self.moved_stamp_s = q, float(stamp_s)
             self.latest_stamp_s = float(stamp_s)
+            self._lags.append((time.monotonic() if received_s is None else received_s) - float(stamp_s))
             self.heard += 1
             self._cv.notify_all()
+
+    def stamp_lag_s(self) -> float | None:
+        """The least lag of the recent readings' stamps behind their arrival (ObservationBuffer.stamp_lag_s)."""
+        with self._cv:
+            return min(self._lags) if self._lags else None
 
     def after(self, heard: int, timeout_s: float) -> tuple[float | None, float | None]:
         """(last motion's stamp, latest reading's stamp) once a reading beyond the `heard`-th has
@@ -97,6 +113,25 @@ class ArmStops:
             return self.moved_stamp_s, self.latest_stamp_s
 
 
+def stamps_agree(buffer: ObservationBuffer, arm: ArmStops) -> bool:
+    """Whether the camera's and the joint states' stamps are on one clock (CLOCKS_AGREE_S)."""
+    frames, joints = buffer.stamp_lag_s(), arm.stamp_lag_s()
+    return frames is not None and joints is not None and abs(frames - joints) <= CLOCKS_AGREE_S
+
+
+def arm_still_since_s(buffer: ObservationBuffer, arm: ArmStops) -> float:
+    """The stamp from which a frame shows the arm where the joint states heard so far leave it:
+    FRAME_AFTER_MOTION_S after its last motion; 0 when the stamps cannot tell (no motion heard, a
+    camera or an arm on a clock of its own). A frame exposed while the arm still moved shows it
+    elsewhere than the joints the look masks it at, and hides what it stood over, however late
+    it arrives: under load a frame of the arm mid-way home arrived after the arm's stop, and the
+    verification look took it (the demo's VERIFY_FAILED at load 17: the set-down book not seen)."""
+    moved = arm.moved_stamp_s
+    if moved is None or not stamps_agree(buffer, arm):
+        return 0.0
+    return moved + FRAME_AFTER_MOTION_S
+
+
 def frame_after_arm_stop(buffer: ObservationBuffer, arm: ArmStops, since_stamp_s: float, *, timeout_s: float,
                          cancel: threading.Event) -> RGBDObservation | None:
     """The first frame stamped FRAME_AFTER_MOTION_S after the arm's last motion (and at or after
@@ -108,8 +143,7 @@ def frame_after_arm_stop(buffer: ObservationBuffer, arm: ArmStops, since_stamp_s
     asked = time.monotonic()
     moved_s, latest_s = arm.after(arm.heard, JOINTS_FRESH_WAIT_S)
     newest = buffer.newest_stamp_s()
-    if moved_s is None or latest_s is None or newest is None or newest <= 0 or \
-            abs(newest - latest_s) > CLOCKS_AGREE_S:
+    if moved_s is None or latest_s is None or newest is None or newest <= 0 or not stamps_agree(buffer, arm):
         return None
     since = max(since_stamp_s, moved_s + FRAME_AFTER_MOTION_S)
     obs, _ = frame_of_workspace(buffer, since, timeout_s=timeout_s, cancel=cancel,
@@ -257,9 +291,16 @@ class PlannerPorts:
 
     def observe(self, cancel: threading.Event, arrived_after_s: float | None = None) -> RGBDObservation:
         """`arrived_after_s`: a frame that arrived since this (monotonic) shows the table as it is
-        now (None: only one that arrives after the question does)."""
-        timeout = float(self.p["observation_timeout_s"])
-        since_s = self._workspace_since_stamp_s
+        now (None: only one that arrives after the question does). Either way the frame is stamped
+        after the workspace in use came and after the arm's last motion as the joint states heard
+        up to the question tell (`arm_still_since_s`): arrival alone let a frame of the arm mid-way,
+        delivered late, serve as one after its stop."""
+        asked, timeout = time.monotonic(), self.observation_wait_s()
+        arrived_after_s = asked if arrived_after_s is None else arrived_after_s
+        if self.arm_stops.heard:       # the arm's motion up to the question heard first (one state period, as a rule)
+            self.arm_stops.after(self.arm_stops.heard, JOINTS_FRESH_WAIT_S)
+        workspace_s, arm_s = self._workspace_since_stamp_s, arm_still_since_s(self.buffer, self.arm_stops)
+        since_s = max(workspace_s, arm_s)
         obs, refused_stamp_s = frame_of_workspace(self.buffer, since_s, timeout_s=timeout, cancel=cancel,
                                                   arrived_after_s=arrived_after_s)
         if obs is None:
@@ -268,18 +309,26 @@ class PlannerPorts:
             missing = self.buffer.missing()
             what = ", ".join(missing) if missing else "a fresh colour/depth pair with matching stamps"
             if not missing and refused_stamp_s is not None:
-                what = (f"a frame stamped after the workspace came at {since_s:.3f} s; the newest was stamped "
-                        f"{refused_stamp_s:.3f} s: do the camera's and the planner's clocks agree?")
+                after = f"the workspace came at {workspace_s:.3f} s" if arm_s <= workspace_s else \
+                    f"the arm last moved at {arm_s - FRAME_AFTER_MOTION_S:.3f} s (by the joint states' stamps)"
+                what = (f"a frame stamped after {after}; the newest was stamped {refused_stamp_s:.3f} s: do the "
+                        "camera's and the planner's clocks agree?")
             raise NoObservationError(
                 f"no synchronized RGB-D observation within {timeout:g} s (missing: {what}); "
                 f"is the camera (or sim) node running and publishing on the configured topics?")
         return obs
 
+    def observation_wait_s(self) -> float:
+        """How long a look waits for its frame: observation_timeout_s, or CAMERA_PERIODS_WAIT of the
+        camera's recent periods when longer (a loaded machine's camera is slower, not gone)."""
+        period = self.buffer.frame_period_s()
+        return max(float(self.p["observation_timeout_s"]), CAMERA_PERIODS_WAIT * period if period else 0.0)
+
     def observe_after_arm_stop(self, cancel: threading.Event) -> RGBDObservation | None:
         """After a motion's result: the first frame exposed after the arm stopped, by the stamps
         (`frame_after_arm_stop`); None when they cannot tell (then `observe` by arrival)."""
         return frame_after_arm_stop(self.buffer, self.arm_stops, self._workspace_since_stamp_s,
-                                    timeout_s=float(self.p["observation_timeout_s"]), cancel=cancel)
+                                    timeout_s=self.observation_wait_s(), cancel=cancel)
 
     def propose_grasps(self, target_id: str, max_grasps: int) -> GraspGroup:
         """Grasps of `target_id` in the scene last published, from grasp_node, best first."""

@@ -152,3 +152,117 @@ def test_the_stamps_cannot_tell_when_no_joints_come_or_the_clocks_disagree():
     unstamped = ArmStops()
     _arm_heard(unstamped, (0.0, 0.0))
     assert unstamped.moved_stamp_s is None and unstamped.heard == 0  # a driver that stamps nothing is not heard
+
+
+# --- PlannerPorts.observe on the real messages, as the subscriptions hand them in ------------------
+
+@pytest.fixture
+def ports():
+    """planner_node's ports on a node of their own (not spun: each test hands the messages to the
+    callbacks itself, in the order it means)."""
+    import rclpy
+    from rclpy.callback_groups import ReentrantCallbackGroup
+
+    from spatial_manip.nodes.planner_ports import PlannerPorts
+    from spatial_manip.parameters import defaults
+
+    ctx = rclpy.Context()
+    rclpy.init(args=[], context=ctx, domain_id=231)
+    node = rclpy.create_node("planner_observe_test", context=ctx)
+    params = {**defaults("planner_node"), "observation_timeout_s": 1.5, "trace_dir": ""}
+    try:
+        yield PlannerPorts(node, ReentrantCallbackGroup(), params)
+    finally:
+        node.destroy_node()
+        ctx.try_shutdown()
+
+
+def _camera_frame(ports, stamp_s: float) -> None:
+    """One frame as sim_node publishes it: its pose, colour, depth and camera_info with one stamp."""
+    from spatial_manip.nodes import convert
+
+    stamp = convert.seconds_to_stamp(stamp_s)
+    intr = CameraIntrinsics.from_fovy(W, H, 43.3)
+    ports._on_extrinsics(convert.pose_stamped(np.eye(4), "base", stamp))
+    ports._on_color(convert.array_to_image(np.zeros((H, W, 3), np.uint8), "rgb8", "camera", stamp))
+    ports._on_depth(convert.array_to_image(np.full((H, W), 1000, np.uint16), "16UC1", "camera", stamp))
+    ports._on_info(convert.intrinsics_to_camera_info(intr, "camera", stamp))
+
+
+def _joint_state(ports, angle: float, stamp_s: float) -> None:
+    from sensor_msgs.msg import JointState
+
+    from spatial_manip.control.kinematics import JOINT_NAMES
+    from spatial_manip.nodes import convert
+
+    msg = JointState(name=list(JOINT_NAMES), position=[angle, 0.0, 0.0, 0.0, 0.0, 0.0])
+    msg.header.stamp = convert.seconds_to_stamp(stamp_s)
+    ports._on_joints(msg)
+
+
+def test_a_look_never_takes_a_frame_exposed_while_the_arm_moved_however_late_it_arrives(ports):
+    """The demo's VERIFY_FAILED at load 17: after the place, the arm went home; a frame exposed
+    while it was still over the table (stamped then) arrived at the planner after the arm's stop,
+    so a look that went by arrival took it: the arm hid the set-down book, "not seen after placing".
+    The joint states' stamps say when the arm last moved: that frame is passed over for the next,
+    however late it comes, by a goal's look and by one that may take a frame already there."""
+    now = time.time()
+    for k in range(4):                                 # the arm still, the camera streaming: the clocks agree
+        _joint_state(ports, 0.0, now - 3.0 + 0.1 * k)
+        _camera_frame(ports, now - 3.0 + 0.1 * k)
+    for k in range(10):                                # the motion home, until now - 1.0
+        _joint_state(ports, 0.1 * k, now - 2.0 + 0.1 * k)
+    _joint_state(ports, 0.9, now - 0.5)                # still since
+    moved_s = now - 1.1
+    assert ports.arm_stops.moved_stamp_s == pytest.approx(moved_s)
+    heard_at = time.monotonic()
+    late = threading.Thread(target=lambda: (time.sleep(0.1), _joint_state(ports, 0.9, now + 0.05),
+                                            _camera_frame(ports, now - 1.5),    # mid-way home, delivered late
+                                            time.sleep(0.3), _camera_frame(ports, now + 0.2)), daemon=True)
+    late.start()
+    obs = ports.observe(threading.Event(), arrived_after_s=heard_at)
+    late.join()
+    assert obs.stamp_s == pytest.approx(now + 0.2, abs=1e-6)
+    # a goal's own look (no frame already there may serve) is held to the same rule
+    late = threading.Thread(target=lambda: (time.sleep(0.1), _joint_state(ports, 0.9, now + 0.3),
+                                            _camera_frame(ports, now - 1.4), time.sleep(0.3),
+                                            _camera_frame(ports, now + 0.4)), daemon=True)
+    late.start()
+    obs = ports.observe(threading.Event())
+    late.join()
+    assert obs.stamp_s == pytest.approx(now + 0.4, abs=1e-6)
+
+
+def test_only_frames_of_the_motion_end_in_a_no_observation_that_says_so(ports):
+    from spatial_manip.errors import NoObservationError
+
+    now = time.time()
+    for k in range(3):
+        _camera_frame(ports, now - 3.0 + 0.1 * k)
+        _joint_state(ports, 0.1 * k, now - 3.0 + 0.1 * k)
+    _joint_state(ports, 0.5, now)                      # moving until now
+    sender = threading.Thread(target=lambda: (time.sleep(0.2), _camera_frame(ports, now - 0.3)), daemon=True)
+    sender.start()
+    with pytest.raises(NoObservationError, match="stamped after the arm last moved"):
+        ports.observe(threading.Event())
+    sender.join()
+
+
+def test_a_camera_slowed_by_load_is_waited_for_some_of_its_periods_not_the_fixed_timeout(ports):
+    """NO_OBSERVATION at load 17 (no frame within 5 s): a camera whose frames came every 1.2 s is
+    slow, not gone; a look waits CAMERA_PERIODS_WAIT of its periods when that is longer than
+    observation_timeout_s (1.5 s here), and the configured timeout otherwise."""
+    from spatial_manip.nodes.planner_ports import CAMERA_PERIODS_WAIT
+
+    assert ports.observation_wait_s() == 1.5                         # no frames yet: the configured wait
+    t0 = time.time()
+    for k in range(3):                                               # frames arriving 1.2 s apart
+        _camera_frame(ports, t0 + 1.2 * k)
+        if k < 2:
+            time.sleep(1.2)
+    assert ports.observation_wait_s() == pytest.approx(CAMERA_PERIODS_WAIT * 1.2, abs=0.3)
+    sender = threading.Thread(target=lambda: (time.sleep(2.5), _camera_frame(ports, time.time())), daemon=True)
+    sender.start()
+    obs = ports.observe(threading.Event())                           # 2.5 s: beyond the 1.5 s timeout
+    sender.join()
+    assert obs is not None
