@@ -242,6 +242,10 @@ class InHand:
     T_object_tcp: np.ndarray | None = None   # the grasp (None: not known, so no place can be fitted)
     size: np.ndarray | None = None           # its box size, measured before it was in the fingers
     width_m: float = 0.0                     # the jaws' opening on it
+    # the TCP pose it was held at before the arm first carried it out of the camera's view (None: not
+    # carried): a look from there places it as held here, so a place that keeps its pose keeps this one
+    # (home turns the tool; the object's pose relative to the table is the one the goal means)
+    T_base_tcp_before_carry: np.ndarray | None = None
 
 
 HELD_SEEN_M = 0.05   # a movable segment this close to the held object is that object seen in the fingers
@@ -260,6 +264,7 @@ class AgentConfig:
     unnamed_frame: str = "intrinsic"    # program planner: intrinsic | viewer | ask
     max_grasp_tries: int = 5            # top-k grasps tried before GRASP_FAILED
     home_before_perceiving: bool = True
+    carry_out_of_view: bool = True      # ... holding an object too, carried as a body on the gripper (if home is a carry pose)
     arm_config_file: str = ""           # arm.yaml for the place-pose IK check ("" = the default file)
     arm_backend: str = ""               # that file's per-backend overrides (sim: the model's TCP)
     verify_tolerance_m: float = 0.03    # ESPIRE: within 3 cm of the expected position
@@ -291,6 +296,8 @@ class Agent:
         self._seen_from: tuple[np.ndarray, np.ndarray | None] | None = None   # that look's camera position, arm joints
         self._seen_frame: RGBDObservation | None = None   # that look's frame as the camera gave it
         self._home_tcp: np.ndarray | None = None      # the TCP pose where the last home motion left the arm
+        self._carry_refused_at: np.ndarray | None = None   # the TCP pose from which the arm server refused a carry
+        self.carry_note: str | None = None     # the last clear_view's carry, or why none (for the look's trace)
         self._building = threading.RLock()     # the segmenter and the arm's model are built once (`prepare`)
         self._reasoning = threading.Lock()     # the language planner plans one instruction at a time (`prepare`'s too)
         if config.planner == "program":    # built now, so a bad setting stops the node at start-up
@@ -303,6 +310,7 @@ class Agent:
         if ws is not None and ws is not self._workspace_seen:
             self._workspace_seen = ws
             self._known = self._cloud = self._seen_frame = None   # a new world (a reset): the last look shows the old one
+            self._carry_refused_at = None      # and a carry refused in the old one may be one in this
             held = ws.held_object()
             self._holding = None if held is None else InHand(
                 object_id=held.id, size=np.asarray(held.size, float), width_m=float(np.min(held.size)),
@@ -340,34 +348,59 @@ class Agent:
 
     def clear_view(self, cancel: threading.Event) -> None:
         """Before a look: send the arm home (configured out of the camera's view) so it hides
-        nothing. Skipped while holding something or with no arm server; a refusal only costs
-        visibility, so it is logged and perceiving goes on."""
-        if not self.config.home_before_perceiving or self.held_id() is not None:
+        nothing; holding an object, carry it there (`carry_out_of_view`) as a body on the gripper,
+        which the arm server plans around the table, the cell and the arm itself, and refuses
+        unless home is a carry pose on this layout (motion.carry: clear of every keep-out and body
+        by a margin, hiding less of the scene than the arm where it is). Skipped with no arm
+        server, and holding an object whose grasp is not known (it cannot be carried as planned).
+        A refusal only costs visibility: the look is taken where the arm is, and `carry_note`
+        says why for the look's trace. Holding the object where the scene began, the arm hid the
+        reference of the place it looked for (objects-88-00014: the forearm in front of the
+        pillar bookend; books place-86-00002: the teddy bear)."""
+        self.carry_note = None
+        if not self.config.home_before_perceiving:
             return
-        if self._still_home():
+        holding = self.held_id() is not None
+        if holding and (not self.config.carry_out_of_view or self._in_hand is None):
+            return
+        if self._still_home() or (holding and self._at(self._carry_refused_at)):
             return
         if not self.ports.arm_ready():
             self._warn_once("home", "no arm action server: perceiving with the arm where it is")
             return
+        T_now = self.ports.tcp_pose()
+        T_now = np.asarray(T_now, float) if T_now is not None and np.shape(T_now) == (4, 4) else None
         try:
             result = self.ports.run_motion(MotionRequest(kind=MOTION_HOME, scene=self._obstacles()), cancel)
         except MotionFailedError as e:   # a lost arm server: the look says whether the camera is there too
             self._warn_once("home", f"could not move the arm out of view before perceiving: {e.message}")
             return
+        moved = T_now is None or not self._at(T_now)
+        if holding and moved and self._holding is not None and self._holding.T_base_tcp_before_carry is None:
+            self._holding = replace(self._holding, T_base_tcp_before_carry=T_now)
         if not result.success:
             self._warn_once("home", f"could not move the arm out of view before perceiving: {result.message}")
+            if holding:
+                self.carry_note = f"not carried out of view ({result.message}): looking with the arm where it is"
+                self._carry_refused_at = None if moved else T_now
+        elif holding:
+            self.carry_note = f"{self._held_id} carried out of the camera's view"
         self._home_tcp = result.final_pose if result.success else None
+
+    def _at(self, T) -> bool:
+        """Whether the TCP is at pose T (within HOME_SAME_M and HOME_SAME_RAD); False for None."""
+        now = self.ports.tcp_pose()
+        if T is None or now is None or np.shape(now) != (4, 4):
+            return False
+        now = np.asarray(now, float)
+        turned = np.linalg.norm(Rotation.from_matrix(np.asarray(T)[:3, :3].T @ now[:3, :3]).as_rotvec())
+        return bool(np.linalg.norm(now[:3, 3] - np.asarray(T)[:3, 3]) <= HOME_SAME_M and turned <= HOME_SAME_RAD)
 
     def _still_home(self) -> bool:
         """Whether the TCP is where the last home motion left it: a goal after a reset or a pick then
         sends no home motion that would not move the arm (its round trip cost 0.1-3 s under load,
         before the look; issue 42)."""
-        T = self.ports.tcp_pose()
-        if self._home_tcp is None or T is None or np.shape(T) != (4, 4):
-            return False
-        turned = np.linalg.norm(Rotation.from_matrix(self._home_tcp[:3, :3].T @ np.asarray(T)[:3, :3]).as_rotvec())
-        return bool(np.linalg.norm(np.asarray(T)[:3, 3] - self._home_tcp[:3, 3]) <= HOME_SAME_M
-                    and turned <= HOME_SAME_RAD)
+        return self._at(self._home_tcp)
 
     def perceive(self, obs: RGBDObservation, instruction: str = "", should_stop=None) -> Perceived:
         """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them).
@@ -413,9 +446,14 @@ class Agent:
         down since where it was set down; before any look, the workspace's fixtures), with the
         held object marked held with its grasp, so the planner carries it on the gripper."""
         scene = scene if scene is not None else self._known
-        if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves)
+        if scene is None:       # nothing seen yet: at least the cell's fixtures (the table, shelves), and what is held
             ws = self._workspace()[0]
             fixtures = [o for o in ws.objects if o.category in FIXTURES] if ws is not None else []
+            held = ws.held_object() if ws is not None else None
+            if held is not None and held.id == self._held_id and self._in_hand is not None:
+                extra = {**held.extra, "T_object_tcp": np.asarray(self._in_hand).tolist()}
+                size = self._holding.size if self._holding.size is not None else held.size
+                fixtures = fixtures + [replace(held, held=True, size=size, extra=extra)]
             return ws.with_objects(fixtures) if fixtures else None
         if self._cloud is not None:     # what the boxes do not explain is avoided too (the arm server drops the rest)
             scene = replace(scene, extra={**scene.extra, "cloud": self._cloud.result().as_extra()})
@@ -429,7 +467,10 @@ class Agent:
 
     def _mark_held(self, scene: Scene, ws: Scene | None) -> Scene:
         """The object in the gripper, placed where the TCP says it is (perception of an object
-        inside the fingers is unreliable; the in-hand transform is known from the grasp)."""
+        inside the fingers is unreliable; the in-hand transform is known from the grasp), or was
+        before the arm carried it out of view (`InHand.T_base_tcp_before_carry`: at home the tool
+        is turned, and a place that keeps the object's pose set a bottle down on its side,
+        objects-81-00009)."""
         others = [replace(o, held=False) for o in scene.objects if o.id != self._held_id]
         seen = next((o for o in scene.objects if o.id == self._held_id), None)
         ref = seen or (ws.get(self._held_id) if ws and self._held_id in ws.ids() else None)
@@ -438,7 +479,8 @@ class Agent:
         held = replace(ref, held=True)
         if self._holding.size is not None:      # measured before it was in the fingers (or configured)
             held = replace(held, size=self._holding.size)
-        T_base_tcp = self.ports.tcp_pose()
+        T_base_tcp = self._holding.T_base_tcp_before_carry
+        T_base_tcp = self.ports.tcp_pose() if T_base_tcp is None else T_base_tcp
         if self._in_hand is not None and T_base_tcp is not None:
             T_obj = T_base_tcp @ invert(self._in_hand)
             held = replace(held, center=T_obj[:3, 3], rotation=T_obj[:3, :3])
@@ -582,6 +624,7 @@ class Agent:
                 self._workspace()      # a workspace that came during the motion is older than this grasp
                 self._holding = InHand(object_id=decision.pick_id, T_object_tcp=invert(T_obj) @ T_tcp,
                                        size=np.asarray(obj.size, float), width_m=g.width)
+                self._carry_refused_at = None
                 return Grasped(object_id=decision.pick_id, tcp_pose=T_tcp, score=g.score, width=g.width,
                                tcp_path=result.tcp_path, place_pose=place_pose)
             errors.append(f"{result.error_code or 'GRASP_FAILED'}: {result.message or 'nothing in the gripper'}")

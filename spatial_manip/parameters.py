@@ -106,7 +106,10 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("grasp_timeout_s", 30.0, "how long a grasp request may take (a busy 2-core host: 8-16 s)", POSITIVE,
               runtime=True),
         Param("max_grasp_tries", 5, "top-k grasps tried before GRASP_FAILED", (1, 100), runtime=True),
-        Param("home_before_perceiving", True, "move the arm out of view before each look (unless holding)", runtime=True),
+        Param("home_before_perceiving", True, "move the arm out of view before each look", runtime=True),
+        Param("carry_out_of_view", True, "holding an object whose grasp is known, carry it home (a body on the "
+              "gripper) before a look too, where the arm server finds home a carry pose on the layout (clear of "
+              "every keep-out, hiding less than the arm where it is: motion/carry.py)", runtime=True),
         Param("look_max_age_s", 3.0, "a goal reasons at once on the newest look when it is younger than this and "
               "the arm has not moved since; an older look only when a new frame's depth shows the table unchanged, "
               "else it is taken again (0: every goal takes its own)", (0.0, 60.0)),

@@ -502,8 +502,9 @@ class InstructionPipeline:
             marks["homed"] = time.monotonic()
 
         look = self.looks.for_goal(cancel, goal.instruction, prepare=home)
+        carry = getattr(self.agent, "carry_note", None) if clear else None    # holding: carried, or why not
         trace.event("look", **look.trace_fields(), home_s=round(marks["homed"] - marks["home"], 3),
-                    look_s=round(time.monotonic() - marks["homed"], 3),
+                    look_s=round(time.monotonic() - marks["homed"], 3), **({"carry": carry} if carry else {}),
                     **({} if look.reused else {"perceive_s": look.seen.timing_s}))
         return look.seen
 

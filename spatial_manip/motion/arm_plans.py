@@ -18,6 +18,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
+from spatial_manip.motion.carry import carry_refusal
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.world import CLOUD_EXPLAINED_M, Attached, CollisionWorld, support_ids, touching_ids
 from spatial_manip.control.config import load_arm_config
@@ -168,10 +169,17 @@ class ArmPlans:
 
     def home(self, q_now, home_q, scene, held: Attached | None) -> Transit:
         """The way home; none, and no world built, when the arm is there (every look before
-        perceiving asks for home, and the goal's cloud costs tens of milliseconds to model)."""
+        perceiving asks for home, and the goal's cloud costs tens of milliseconds to model).
+        Carrying `held`, UnreachableError unless home is a carry pose in `scene` (motion.carry:
+        clear of every keep-out and body by a margin, and hiding less of the scene from its
+        viewer than the arm where it is); the arm then stays where it is."""
         if q_now is not None and float(np.max(np.abs(np.asarray(q_now, float) - np.asarray(home_q, float)))) < SAME_RAD:
             return Transit(None)
         world = self.world(scene, held, [held.name] if held is not None else [], q_now)
+        if held is not None and q_now is not None:      # a carry: home must be safe, and clear the camera's view
+            refusal = carry_refusal(self.robot, self.envelope, world, scene, q_now, home_q)
+            if refusal is not None:
+                raise UnreachableError(f"home is no carry pose for {held.name} on this layout: {refusal}")
         return self.transit(q_now, np.asarray(home_q, float), world, "home")
 
     def waypoints(self, q_now, poses: Sequence[np.ndarray], scene, held: Attached | None) -> None:
