@@ -436,7 +436,8 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
                    **({"candidates": [{**c, "has_front": c["id"] in fronts} for c in d.extra["candidates"]]}
                       if d.extra.get("candidates") else {}),
                    **({"sure_names": [{**c, "has_front": c["id"] in fronts} for c in d.extra["sure_names"]]}
-                      if d.extra.get("sure_names") else {})}))
+                      if d.extra.get("sure_names") else {}),
+                   **({"gate_fits": dict(d.extra["gate_fits"])} if d.extra.get("gate_fits") else {})}))
     ids = [o.id for o in objects] + [o.id for o in extra_objects]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

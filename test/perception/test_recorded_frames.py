@@ -5,7 +5,8 @@ live task, with the catalogue the planner was told, and is scored against the re
 every object the task needs named at its place (`expect.named`), those perception leaves between
 candidates named at their place once the instruction's words choose (`expect.named_by_words`,
 labelling.name_from_words, as the agent does before it plans; `expect.named_by_words_within_m`:
-within that distance of their centre), and no name given where no
+within that distance of their centre; `expect.not_misnamed_by_words`: nothing named after them
+away from them once the words choose), and no name given where no
 such object stands beyond those frame.json lists as known (`expect.known_wrong_names`, with
 why): a new wrong name fails, and a fixed one is to be struck from the list."""
 from pathlib import Path
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from spatial_manip.bench import record_frames
-from spatial_manip.bench.reference_bench import FirstLook, TaskResult, perceive_look, score_perception
+from spatial_manip.bench.reference_bench import GATE_M, SIZE_GATE, FirstLook, TaskResult, perceive_look, score_perception
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import load_segmenter_config
 from spatial_manip.perception.labelling import name_from_words
@@ -47,6 +48,13 @@ def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
         words = TaskResult(look.task.id, look.task.instruction)
         score_perception(words, name_from_words(seen.scene, look.task.instruction)[0], look)
         assert {gid: words.refs[gid] for gid in by_words} == dict.fromkeys(by_words, "ok"), meta["why"]
+    for gid in expect.get("not_misnamed_by_words", []):
+        # the words name nothing after it away from it (a tie they may not settle: it is not found)
+        g = look.truth.get(gid)
+        gate = max(GATE_M, SIZE_GATE * float(np.max(g.size)))
+        named = name_from_words(seen.scene, look.task.instruction)[0]
+        far = [float(np.linalg.norm(o.center - g.center)) for o in named.objects if o.label == g.label]
+        assert all(d <= gate for d in far), (gid, far, meta["why"])
     near_words = expect.get("named_by_words_within_m", {})
     if near_words:
         # named by the words with its piece's own box (a near object's catalogue box is not posed
