@@ -222,7 +222,9 @@ def _admitted(kind: str, seed: int, scene: Scene) -> tuple[Scene, frozenset] | N
         with _reset_world(scene, seed) as world:
             world.step(int(SETTLE_S / world.model.opt.timestep))
             moved = world.export_scene().objects        # the drawn order; held as drawn
-            scene = scene.with_objects(replace(m, held=o.held) for o, m in zip(scene.objects, moved))
+        scene = scene.with_objects(replace(m, held=o.held) for o, m in zip(scene.objects, moved))
+        # the settled scene must reset too: a tall book can come to lean against the gripper
+        with _reset_world(scene, seed) as world:
             stowed = STOW_Q if scene.held_object() is None else None
             short = visibility_shortfall(scene, held_min_visible=0.0, arm_q=stowed, world=world)
     except (SpatialManipError, ValueError):
