@@ -103,6 +103,10 @@ _SAME_AS = re.compile(r"\b(?:" + "|".join(re.escape(k) for k in sorted(SAME_AS, 
 # "you get a sec", "you're free": when a request is to be done, not what it asks
 _WHEN_FREE = (r"you (?:(?:get|have|got) (?:a )?(?:sec|second|moment|minute|min|chance)|(?:have|get|got) (?:the )?time|"
               r"(?:are |re |'re )?(?:free|ready|done|able)|can)")
+# "would you mind passing me ...": the verb a request's gerund names
+_GERUNDS = {"passing": "pass", "handing": "hand", "bringing": "bring", "fetching": "fetch", "grabbing": "grab",
+            "picking": "pick", "moving": "move", "placing": "place", "putting": "put", "setting": "set",
+            "taking": "take", "giving": "give", "getting": "get"}
 # Rewrites that depend on the words around them, in the order they apply
 _EVERYDAY = [(re.compile(p), r) for p, r in [
     # chat fillers (issue 38): "ok so um, put it like 15 cm behind the bottle I guess"
@@ -152,7 +156,7 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"^\s*(?:sorry|excuse me|pardon(?: me)?)(?: (?:to|for) (?:bother|bothering|trouble|troubling|interrupt|interrupting) "
      r"you)? +", " "),
     # "... if you can reach it", "... if you don't mind": a condition after the request, not a place
-    (r" if (?:you can|you could|you are able to|possible|you do not mind|you don't mind|that is ok|that's ok)"
+    (r" if (?:you can|you could|you are able to|possible|you do not mind|you don't mind|that is ok)"
      r"(?: (?:reach|get|manage|do) it)?\s*$", " "),
     # "can you like grab ...": a filler before the verb
     (r"\b(?:like|just|kinda|maybe) (?=(?:grab|take|get|pick|hand|pass|give|bring|fetch|put|place|set|move|stick)\b)", " "),
@@ -165,9 +169,7 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     # "the fruit that's yellow": a colour said after the noun, as "the yellow fruit" reads it
     (r"\bthe ([a-z]+) (?:that|which) (?:is|are) (" + _COLOURS + ")", r"the \2 \1"),
     # "would you mind passing me ...": the request's verb
-    (r"\b(?:would|do) (?:you|ya) mind (pass|hand|bring|fetch|grab|pick|mov|plac|putt|sett|tak|giv|gett)ing\b",
-     lambda m: {"mov": "move", "plac": "place", "putt": "put", "sett": "set", "tak": "take", "giv": "give",
-                "gett": "get"}.get(m.group(1), m.group(1))),
+    (r"\b(?:would|do) (?:you|ya) mind (" + "|".join(_GERUNDS) + r")\b", lambda m: _GERUNDS[m.group(1)]),
     (r"\b(?:could|can|would|will) (?:you|ya) (?:please |kindly )?(?:mind )?", " "),
     (r"\bi (?:would (?:like|love)|want|need|wanna) (?:you to )?(?=(?:put|place|set|move|take|grab|pick|get|fetch|bring|hand|"
      r"give|pass|stick|slide|pop|drop|lay)\b)", " "),

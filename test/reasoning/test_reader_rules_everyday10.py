@@ -50,6 +50,7 @@ def test_apologies_conditions_and_would_you_mind():
     assert plan("bedside10", "sorry to bother you, can you get the clementine for me?").targets == ["clementine"]
     assert plan("bedside10", "I'd love my glasses case if you can reach it").targets == ["case"]
     assert plan("florist10", "would you mind passing me the roll of wrapping paper").targets == ["paper"]
+    assert plan("florist10", "would you mind grabbing the ribbon spool").targets == ["ribbon"]
 
 
 def test_the_book_as_a_place_reference():
