@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from spatial_manip.motion.checker import CollisionChecker
-from spatial_manip.motion.line_of_sight import ARM_MARGIN_M, RAY_END_GAP_M, RAY_STEP_M, box_points
+from spatial_manip.motion.line_of_sight import ARM_MARGIN_M, blocked_lines, box_points
 from spatial_manip.motion.world import Attached, CollisionWorld
 
 CARRY_CLEAR_M = 0.03      # a carry pose keeps this from every keep-out, fixture and seen object
@@ -85,19 +85,5 @@ def hidden_share(robot, envelope, q, held: Attached | None, camera, points: list
     if held is not None:
         T = np.asarray(envelope.kin.fk(q), float) @ np.asarray(held.T_tcp_object, float)
         box = (T, np.asarray(held.size, float) / 2 + ARM_MARGIN_M)
-    shares = []
-    for targets in points:
-        length = np.linalg.norm(targets - camera, axis=1)
-        n = max(2, int(np.ceil(float(length.max()) / RAY_STEP_M)))
-        along = np.linspace(0.0, 1.0, n)
-        stop = np.clip(1.0 - RAY_END_GAP_M / np.maximum(length, 1e-9), 0.0, 1.0)
-        samples = camera + (targets - camera)[:, None, :] * along[None, :, None]
-        used = along[None, :] <= stop[:, None]
-        hit = np.zeros(used.shape, bool)
-        hit[used] = robot.points_on(samples[used], q, ARM_MARGIN_M)
-        if box is not None:
-            T, half = box
-            local = (samples - T[:3, 3]) @ T[:3, :3]
-            hit |= used & np.all(np.abs(local) <= half, axis=-1)
-        shares.append(float(hit.any(axis=1).mean()))
+    shares = [float(blocked_lines(robot, q, camera, targets, ARM_MARGIN_M, box).mean()) for targets in points]
     return float(np.mean(shares)) if shares else 0.0

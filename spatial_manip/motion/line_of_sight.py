@@ -27,8 +27,15 @@ def visible_fraction(robot, q, camera_position, center, size, rotation, *, margi
     """The fraction of the box's grid points whose straight line from `camera_position` passes
     clear of the arm's bodies at joints `q` (1.0: nothing of the arm in the way). Only the arm
     counts: what else may hide the box (a shelf board) is the scene's, and the look shows it."""
-    camera = np.asarray(camera_position, float)
     targets = box_points(center, size, rotation)
+    return float(1.0 - blocked_lines(robot, q, camera_position, targets, margin_m).mean())
+
+
+def blocked_lines(robot, q, camera_position, targets, margin_m: float = ARM_MARGIN_M, held_box=None) -> np.ndarray:
+    """Per target point, whether its straight line from `camera_position` passes through the arm's
+    bodies at joints `q` (grown by `margin_m`) or, given `held_box` (T_base_object, half extents),
+    through that box: what the arm holds hides as much as the arm."""
+    camera = np.asarray(camera_position, float)
     length = np.linalg.norm(targets - camera, axis=1)
     n = max(2, int(np.ceil(float(length.max()) / RAY_STEP_M)))
     along = np.linspace(0.0, 1.0, n)                                     # (n,)
@@ -37,4 +44,8 @@ def visible_fraction(robot, q, camera_position, center, size, rotation, *, margi
     used = along[None, :] <= stop[:, None]
     hit = np.zeros(used.shape, bool)
     hit[used] = robot.points_on(samples[used], np.asarray(q, float), margin_m)
-    return float(1.0 - hit.any(axis=1).mean())
+    if held_box is not None:
+        T, half = held_box
+        local = (samples - T[:3, 3]) @ T[:3, :3]
+        hit |= used & np.all(np.abs(local) <= half, axis=-1)
+    return hit.any(axis=1)
