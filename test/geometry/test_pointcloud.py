@@ -158,3 +158,21 @@ def test_depth_edge_pixels_mark_the_ring_at_a_jump_not_noise_on_a_surface():
     assert edge[:, 19:21].mean() > 0.95
     assert edge[:, :17].mean() < 0.01 and edge[:, 23:].mean() < 0.01
     assert not pc.depth_edge_pixels(np.zeros((5, 5))).any()
+
+
+def test_depth_edge_pixels_asked_at_some_pixels_are_the_whole_images_there():
+    """`only`: the same verdict at the asked pixels (those at the image's border, beside holes
+    and on the step among them), False elsewhere."""
+    from spatial_manip.geometry.noise import L515Noise
+
+    rng = np.random.default_rng(3)
+    depth = np.full((30, 50), 1.2)
+    depth[8:20, 10:25] = 1.1
+    noisy = L515Noise().apply(depth, rng)          # flying pixels and holes too
+    noisy[0, :5] = 0.0
+    asked = rng.random(noisy.shape) < 0.3
+    asked[0, :], asked[:, -1] = True, True
+    whole = pc.depth_edge_pixels(noisy)
+    assert 20 < (whole & asked).sum() < asked.sum()
+    assert np.array_equal(pc.depth_edge_pixels(noisy, only=asked), whole & asked)
+    assert not pc.depth_edge_pixels(noisy, only=np.zeros(noisy.shape, bool)).any()
