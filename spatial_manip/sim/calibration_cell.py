@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 import json
@@ -122,9 +121,7 @@ class CalibrationCell(Closeable):
             png = Path(tmp) / "charuco.png"
             _write_png(png, board.image(px_per_square))
             spec = self._build_spec(str(png))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.model = spec.compile()
+            self.model = spec.compile()
         self.data = mujoco.MjData(self.model)
         self._renderer = None
         self._qadr = [self.model.jnt_qposadr[self.model.joint(n).id] for n in self._arm_joints]
@@ -135,10 +132,8 @@ class CalibrationCell(Closeable):
         c = self.cell
         fwd = np.asarray(c.camera_target, float) - np.asarray(c.camera_position, float)
         scene = Scene(Viewpoint(c.camera_position, fwd), Viewpoint([0, 0, 0], [1, 0, 0]))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            spec, _ = mjcf.build_spec(scene, width=c.width, height=c.height, fovy_deg=c.fovy_deg,
-                                      book_density=350.0, timestep_s=0.002)
+        spec, _ = mjcf.build_spec(scene, width=c.width, height=c.height, fovy_deg=c.fovy_deg,
+                                  book_density=350.0, timestep_s=0.002)
         self._arm_joints = mjcf.ARM_JOINTS
         self._camera = mjcf.CAMERA
         self._add_material(spec, texture_file)

@@ -9,7 +9,6 @@ y = finger closing axis (the convention of layouts.R_TCP_*). The camera is "rgbd
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import mujoco
@@ -101,9 +100,13 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
                timestep_s: float, light_scale: float = 1.0) -> tuple[mujoco.MjSpec, ModelMeta]:
     spec = mujoco.MjSpec.from_file(str(ur5e_xml()))
     grip = mujoco.MjSpec.from_file(str(robotiq_2f85_xml()))
-    with warnings.catch_warnings():     # option conflicts (cone, impratio): set explicitly below
-        warnings.simplefilter("ignore")
-        spec.attach(grip, prefix=GRIPPER_PREFIX, site=spec.site("attachment_site"))
+    # The arm's file leaves the solver's options at their defaults (pyramidal cones, impratio 1);
+    # the gripper's asks for elliptic cones and impratio 10, the settings under which its grasps
+    # hold without slip. The combined model carries the gripper's, set before the attach so the
+    # two specs agree and MuJoCo has no conflict to report.
+    spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
+    spec.option.impratio = 10
+    spec.attach(grip, prefix=GRIPPER_PREFIX, site=spec.site("attachment_site"))
     for b in spec.bodies:
         if b.name in PAD_BODIES:
             for g in b.geoms:
@@ -113,8 +116,6 @@ def build_spec(scene: Scene, *, width: int, height: int, fovy_deg: float, book_d
         if b.name and b.name != "world":
             b.gravcomp = 1.0
     spec.option.timestep = timestep_s
-    spec.option.cone = mujoco.mjtCone.mjCONE_ELLIPTIC
-    spec.option.impratio = 10
     spec.option.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
     spec.visual.quality.shadowsize = 0
     spec.visual.quality.offsamples = 0

@@ -40,7 +40,6 @@ import functools
 import math
 import os
 import threading
-import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable
@@ -147,9 +146,7 @@ class SimWorld:
             spec, self.meta = mjcf.build_spec(scene, width=c.width, height=c.height, fovy_deg=c.fovy_deg,
                                               book_density=c.book_density_kg_m3, timestep_s=c.timestep_s,
                                               light_scale=self.sensing.light_scale)
-            with warnings.catch_warnings():   # cone/impratio attach conflict: set explicitly in mjcf
-                warnings.simplefilter("ignore")
-                self.model = spec.compile()
+            self.model = spec.compile()
             self._apply_sensing()
             self.data = mujoco.MjData(self.model)
             self._kd = mujoco.MjData(self.model)            # scratch data for checks on the true model
