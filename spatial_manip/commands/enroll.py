@@ -43,7 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--category", default="object", help="its category (book, reference, object ...; default object)")
     p.add_argument("--front", dest="front", action="store_true", default=False,
                    help="the object has a front (a clock, a bust); --no-front (default) when not")
-    p.add_argument("--no-front", dest="front", action="store_false")
+    p.add_argument("--no-front", dest="front", action="store_false", help="the object has no front (the default)")
     p.add_argument("--facing", choices=FACINGS, default="camera",
                    help="with --front: which way the object was set down facing, as the camera sees it (default "
                         "camera); its front signature lets perception tell which way it faces in a scene")
