@@ -220,6 +220,29 @@ def where_looks_went(records: list[dict]) -> str:
     return f"where {len(taken)} looks taken went (median s): {medians}"
 
 
+def slowest_goals(records: list[dict], count: int = 2) -> list[str]:
+    """Where the `count` slowest goals' wait for the first motion went, one line each (the p95 is
+    theirs): waiting for an idle look under way, the rest of perceiving (homing, the change test or
+    a look of its own), reasoning, grasping (a few hundredths when the grasps were ready ahead, the
+    proposal's whole time when not), and the moving stage's start to the motion (the arm server's
+    checks)."""
+    timed = sorted((r for r in records if r.get("accepted_to_first_motion_s") is not None),
+                   key=lambda r: -r["accepted_to_first_motion_s"])
+    lines = []
+    for r in timed[:count]:
+        stages, look = r.get("stages", {}), r.get("look") or {}
+        waited = float(look.get("waited_s") or 0.0)
+        parts = [f"waiting for a look under way {waited:.2f}"] if waited else []
+        parts.append(f"perceiving {stages.get('perceiving', 0.0) - waited:.2f}"
+                     + (f" (look {'reused' if look.get('reused') else 'taken'})" if look else ""))
+        parts += [f"{stage} {stages[stage]:.2f}" for stage in ("reasoning", "grasping") if stage in stages]
+        moving = moving_to_first_motion(r)
+        if moving is not None:
+            parts.append(f"moving -> first motion {moving:.2f}")
+        lines.append(f"{r['id']}: first motion {r['accepted_to_first_motion_s']:.2f} s = " + ", ".join(parts))
+    return lines
+
+
 def summarize(records: list[dict]) -> dict[str, tuple[float, float, int]]:
     """{measure: (median, p95, n)} over the records that have it."""
     out = {}
@@ -307,4 +330,7 @@ def run(args) -> int:
     print(f"current: {looks_reused(current)}")
     if where_looks_went(current):
         print(f"current: {where_looks_went(current)}")
+    for side, records in (("current", current), ("baseline", baseline or [])):
+        for line in slowest_goals(records):
+            print(f"{side} slowest: {line}")
     return 0

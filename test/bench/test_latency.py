@@ -127,3 +127,22 @@ def test_baseline_first_times_the_baseline_before_the_current_code(tmp_path, mon
         assert latency.run(p.parse_args(["--out", str(tmp_path), "--baseline", "HEAD~1", *flags])) == 0
         assert order == want
     assert "timed before the current code" in capsys.readouterr().out
+
+
+def test_the_slowest_goals_say_where_their_wait_for_the_first_motion_went():
+    """The p95 is the slowest goals': each says how long it waited for an idle look under way, the
+    rest of perceiving, reasoning, grasping and the arm server's part, slowest first."""
+    from spatial_manip.bench.latency import slowest_goals
+
+    records = [
+        {"id": "hit", "accepted_to_first_motion_s": 0.6, "stages": {"perceiving": 0.2, "reasoning": 0.05,
+                                                                   "grasping": 0.05, "moving": 9.0}},
+        {"id": "miss", "accepted_to_first_motion_s": 3.1, "look": {"reused": True, "waited_s": 1.5},
+         "stages": {"perceiving": 1.7, "reasoning": 0.1, "grasping": 1.0, "moving": 9.0}},
+        {"id": "never moved", "stages": {"perceiving": 1.0}},
+        {"id": "quick", "accepted_to_first_motion_s": 0.4, "stages": {"perceiving": 0.1, "moving": 5.0}}]
+    assert slowest_goals(records) == [
+        "miss: first motion 3.10 s = waiting for a look under way 1.50, perceiving 0.20 (look reused), "
+        "reasoning 0.10, grasping 1.00, moving -> first motion 0.30",
+        "hit: first motion 0.60 s = perceiving 0.20, reasoning 0.05, grasping 0.05, moving -> first motion 0.30"]
+    assert slowest_goals([]) == []
