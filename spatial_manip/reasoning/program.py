@@ -60,6 +60,7 @@ from spatial_manip.reasoning import lexicon
 from spatial_manip.reasoning.taxonomy import OPEN_CONTAINERS
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
+from spatial_manip.geometry.reach import reaches_from_above
 from spatial_manip.geometry.support import check_support
 from spatial_manip.transforms import matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
@@ -718,9 +719,11 @@ def _offset_pose(scene: Scene, ref, direction: np.ndarray, gap: float, R: np.nda
 
 def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
     """For "N cm from X" with no direction: of the 8 viewer-frame directions, the place where the
-    held object rests (geometry.support) whose neighbourhood is farthest from every other object,
-    ties broken towards the viewer's right; when none rests, the freest (which execute refuses,
-    saying why)."""
+    held object rests (geometry.support) and the arm reaches (`_reached`) whose neighbourhood is
+    farthest from every other object, ties broken towards the viewer's right; when none is in
+    reach, the freest that rests (the arm's own check decides); when none rests, the freest (which
+    execute refuses, saying why). The freest alone was a corner of the table behind a bookend 0.93 m
+    from the robot, while its front side was free and in reach (objects-93-00011, UNREACHABLE)."""
     axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=ev.scene.viewer)
     c = rel.position_of(ref)
     others = [o for o in ev.scene.objects if o is not ref and not o.held and o.category not in ("table", "shelf")]
@@ -731,7 +734,20 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
         scored.append((-round(min((rel.distance_to_point(o, p) for o in others), default=1e9), 6), len(scored), d))
     scored.sort(key=lambda t: t[:2])          # freest first; ties keep the order above
     places = [_offset_pose(ev.scene, ref, d, gap, R) for *_, d in scored]
-    return next((pp for pp in places if _rests(ev.scene, pp)), places[0])
+    resting = [pp for pp in places if _rests(ev.scene, pp)]
+    reached = [pp for pp in resting if _reached(ev.scene, pp)]
+    if reached and reached[0] is not resting[0]:
+        freer = resting[:next(k for k, pp in enumerate(resting) if pp is reached[0])]
+        ev.trace.append({"node": "reach", "ids": [], "position": reached[0].to_dict()["position"],
+                         "out_of_reach": [pp.to_dict()["position"] for pp in freer],
+                         "why": "freer places beside it lie beyond the arm's reach"})
+    return (reached or resting or places)[0]
+
+
+def _reached(scene: Scene, pp: PlacePose) -> bool:
+    """The arm reaches down to the top of the held object set at `pp` (geometry.reach)."""
+    top = float(rel._corners(_placed(scene, pp))[:, 2].max())
+    return reaches_from_above([pp.position[0], pp.position[1], top], scene.robot.position)
 
 
 # --- entry point -------------------------------------------------------------------------------
@@ -778,11 +794,25 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
     regions = [o for o in items if isinstance(o, Region)]
     pp = None
     if regions:
-        # Several slots may qualify; place in the one nearest the robot (easiest to reach).
-        best = min(regions, key=lambda s: rel.distance(s, scene.robot))
+        best = _slot_to_place(ev, regions)
         pp = slot_place_pose(scene, best, pose, tilt)
         _check_supported(ev, pp)
     return ProgramResult("place", ids, pp, _trace_kept_pose(ev.trace, pose, scene), pose)
+
+
+def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:
+    """Of the slots the words allow (any one satisfies them), the one the arm reaches (a slot's
+    `extra["reachable"]`, flagged where the shelf is captured or generated: workspace.reach) nearest
+    the robot; when none is flagged reachable the nearest, which the arm's own check then refuses
+    as UNREACHABLE. Nearest alone put the book into a slot out of reach while another the words
+    allow was in reach (session 32)."""
+    ranked = sorted(slots, key=lambda s: (not s.extra.get("reachable", True), rel.distance(s, ev.scene.robot)))
+    skipped = [s.id for s in ranked if not s.extra.get("reachable", True)
+               and rel.distance(s, ev.scene.robot) < rel.distance(ranked[0], ev.scene.robot)]
+    if skipped:
+        ev.trace.append({"node": "reach", "ids": [ranked[0].id], "out_of_reach": skipped,
+                         "why": "nearer slots the words allow lie beyond the arm's reach"})
+    return ranked[0]
 
 
 def _placed(scene: Scene, pp: PlacePose) -> SceneObject:

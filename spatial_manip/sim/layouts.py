@@ -33,7 +33,7 @@ import numpy as np
 from spatial_manip.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
-from spatial_manip.workspace.reach import REACH_M, wrist_reaches
+from spatial_manip.geometry.reach import REACH_M, wrist_reaches
 
 TABLE_FRONT_X = 0.25             # robot base to the table's front edge
 TABLE_TOP_Z = 0.0

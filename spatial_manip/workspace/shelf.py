@@ -34,7 +34,7 @@ from spatial_manip.perception.base import check_observation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-from spatial_manip.workspace.reach import wrist_reaches
+from spatial_manip.geometry.reach import wrist_reaches
 
 FACE, THROUGH = 0, 1            # grid channels: rays ending on the front face, rays passing through it
 

@@ -9,7 +9,7 @@ import pytest
 from spatial_manip.espire import feasible
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim import tasks as gen
-from spatial_manip.workspace.reach import SHOULDER
+from spatial_manip.geometry.reach import SHOULDER
 
 
 def _flags(scene) -> dict:

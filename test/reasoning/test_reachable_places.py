@@ -1,0 +1,77 @@
+"""Of several places the words allow, the program chooses one the arm reaches (geometry.reach):
+a slot flagged reachable before a nearer one that is not, and for "beside X" the freest side
+that rests and is in reach, not a free corner beyond it (objects-93-00011: "set it down beside
+the pillar bookend" chose the table's far corner behind it, 0.93 m away, and ended UNREACHABLE)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.reach import reaches_from_above
+from spatial_manip.reasoning.examples import rot_z, shelf_scene
+from spatial_manip.reasoning.program import execute
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+EMPTY_SLOTS = "place(unique(filterAttr$Empty(filterSlot(SHELF))))"      # r1c1, r1c3 and r2c2
+
+
+def _flag(scene: Scene, out_of_reach: set) -> Scene:
+    regions = [replace(s, extra={**s.extra, "reachable": s.id not in out_of_reach}) for s in scene.regions]
+    return Scene(scene.viewer, scene.robot, scene.objects, regions)
+
+
+def _placed_slot(scene: Scene, res) -> str:
+    return next(s.id for s in scene.regions if rel.point_in_box(res.place_pose.position, s))
+
+
+def test_a_slot_out_of_reach_gives_way_to_one_the_words_allow_in_reach():
+    scene = shelf_scene()
+    assert _placed_slot(scene, execute(EMPTY_SLOTS, scene)) == "slot_r2c2"       # the nearest, unflagged
+    flagged = _flag(scene, {"slot_r2c2"})
+    res = execute(EMPTY_SLOTS, flagged)
+    assert res.targets == ["slot_r1c1", "slot_r1c3", "slot_r2c2"]              # the answer set is the words'
+    assert _placed_slot(flagged, res) in ("slot_r1c1", "slot_r1c3")
+    assert [t["out_of_reach"] for t in res.trace if t.get("node") == "reach"] == [["slot_r2c2"]]
+
+
+def test_when_no_slot_the_words_allow_is_in_reach_the_nearest_is_still_planned():
+    scene = _flag(shelf_scene(), {"slot_r1c1", "slot_r1c3", "slot_r2c2"})
+    res = execute(EMPTY_SLOTS, scene)
+    assert _placed_slot(scene, res) == "slot_r2c2"      # the arm's own check says UNREACHABLE
+    assert not [t for t in res.trace if t.get("node") == "reach"]
+
+
+def _bookend_scene() -> Scene:
+    """objects-93-00011's table: the robot's base at the origin level with the table top, a pillar
+    bookend near the table's back right corner (viewer's left), a lying bottle in the hand."""
+    up = np.eye(3)
+    objects = [
+        SceneObject("table", "table", "table", [0.55, 0.0, -0.35], [0.6, 1.4, 0.7], rot_z(180), True),
+        SceneObject("bottle_1", "bottle", "bottle", [0.466, -0.136, 0.055], [0.05, 0.033, 0.114], up),
+        SceneObject("carton_2", "carton", "carton", [0.536, 0.084, 0.026], [0.054, 0.143, 0.055], up),
+        SceneObject("bottle_3", "bottle", "bottle", [0.399, 0.388, 0.017], [0.065, 0.149, 0.043], up),
+        SceneObject("near_1", "pillar bookend", "bookend", [0.619, 0.39, 0.065], [0.07, 0.16, 0.13], rot_z(180)),
+        SceneObject("held", "bottle", "bottle", [0.29, -0.185, 0.625], [0.064, 0.147, 0.044], up, held=True),
+    ]
+    return Scene(Viewpoint([-0.61, 0.29, 0.98], [0.65, -0.14, -0.75]), Viewpoint([0, 0, 0], [1, 0, 0]), objects, [])
+
+
+def test_beside_an_object_near_the_far_corner_is_the_free_side_in_reach():
+    scene = _bookend_scene()
+    res = execute("place(metric$Near(0.05, near_1), pose=keep)", scene)
+    p = np.asarray(res.place_pose.position)
+    top = p[2] + 0.022
+    assert reaches_from_above([p[0], p[1], top])
+    assert np.linalg.norm(p[:2]) < 0.75                 # was (0.75, 0.54): 0.93 m out, behind the bookend
+    placed = SceneObject("p", "bottle", "bottle", p, [0.064, 0.147, 0.044], np.eye(3))
+    assert rel.distance(placed, scene.get("near_1")) <= rel.NEXT_TO_MAX_M     # still beside it
+    note = next(t for t in res.trace if t.get("node") == "reach")
+    assert note["out_of_reach"] and all(not reaches_from_above([x, y, z + 0.022]) for x, y, z in note["out_of_reach"])
+
+
+def test_reach_from_above_is_measured_from_the_robots_base():
+    assert reaches_from_above([0.5, 0.2, 0.05])
+    assert not reaches_from_above([0.75, 0.54, 0.05])
+    assert reaches_from_above([1.0, 0.2, 0.05], base=[0.5, 0.0, 0.0])
