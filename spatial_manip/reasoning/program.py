@@ -802,7 +802,7 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
 
 def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:
     """Of the slots the words allow (any one satisfies them), the one the arm reaches (a slot's
-    `extra["reachable"]`, flagged where the shelf is captured or generated: workspace.reach) nearest
+    `extra["reachable"]`, flagged where the shelf is captured or generated: geometry.reach) nearest
     the robot; when none is flagged reachable the nearest, which the arm's own check then refuses
     as UNREACHABLE. Nearest alone put the book into a slot out of reach while another the words
     allow was in reach (session 32)."""
