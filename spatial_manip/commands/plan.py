@@ -18,7 +18,8 @@ from spatial_manip.scene import Scene, SceneFormatError
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--scene", required=True, help="scene file (JSON, the public format of issue 4)")
+    p.add_argument("--scene", required=True, help="scene file (JSON; its format is spatial_manip/scene.py's docstring; "
+                   "`spatial-manip tasks --out DIR` writes one per task in DIR/scenes/)")
     p.add_argument("--instruction", required=True, help="the instruction in English")
     p.add_argument("--json", action="store_true", help="print one JSON object (action, targets, place_pose, program, error, notes; "
                    "a pick and place in one instruction adds steps)")
