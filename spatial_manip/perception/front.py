@@ -6,13 +6,12 @@ box the front is on (its longer or its shorter side) and the colour of its front
 within a few centimetres of that end, below its top, each channel over the object's own median
 in that view, so its plain body reads about 1 and a brighter or dimmer room cancels). In a scene,
 the detected box's footprint axes leave two candidate ends on that side; the end whose colour
-matches the enrolled front's, while the other end's clearly does not, and which faces the camera
-within 60 degrees (as it faced the enrolling one), is the front. When the ends
-look alike (a view straight at one end, where the face fills the object), neither is seen, the
-enrolled front looks like the rest of the object (a clock whose face is its body's colour), the
-matching end is seen at a grazing angle (its shading alone may darken it), or the
-footprint is nearly square (the side cannot be told from the box), the measurement refuses and
-says why; it never names a front it did not see.
+matches the enrolled front's, while the other end's clearly does not, is the front, whichever way
+it is turned from the camera (a body seen from its side shows both its ends from their sides).
+When the ends look alike (a view straight at one end, where the face fills the object), neither
+is seen, the enrolled front looks like the rest of the object (a clock whose face is its body's
+colour), or the footprint is nearly square (the side cannot be told from the box), the
+measurement refuses and says why; it never names a front it did not see.
 
     sig = front_signature(obs, mask, box, toward=camera_xy - centre_xy)      # at enrollment
     front, why = measure_front(obs, mask, box, sig)                          # in a scene
@@ -49,10 +48,12 @@ MIN_FOOTPRINT_ASPECT = 1.25
 FRONT_MATCH = 0.2              # the front end is this close to the enrolled front's colour
 MIN_END_MARGIN = 0.15          # and the other end at least this much farther
 MIN_FRONT_CONTRAST = 0.25      # an enrolled front this close to the body's colour (1) tells nothing
-# The end read as the front must face the camera within 60 degrees, as it faced the enrolling one:
-# a face seen at a grazing angle reads its shading, and a shaded back end is as dark as a dark
-# front (pick-52-00002's bicycle, turned to the camera's right, read back to front at 0.14 / 0.77).
-MIN_FRONT_FACING = 0.5
+# The matching end may face away from the camera: with the library enrolled from the cell's own
+# camera (3b1974c), a rider and a bicycle sculpture turned every 15 degrees at three places before
+# the benchmark's camera (144 views) were read right 74 times and never back to front, 55 of them
+# with the front turned more than 60 degrees from the camera; an older rule refused those (a
+# library enrolled from above had read pick-52-00002's bicycle back to front), and the planner then
+# assumed the end nearer the camera, the back (pick-88-00008's rider, its front 106 degrees away).
 
 
 def footprint_axes(box) -> tuple[np.ndarray, np.ndarray, float]:
@@ -136,12 +137,6 @@ def measure_front(obs: RGBDObservation, mask: np.ndarray, box, signature: dict) 
         ends[sign] = np.inf if colour is None else float(np.max(np.abs(colour - enrolled)))
     (best, sign), (other, _) = sorted((d, s) for s, d in ends.items())
     seen = ", ".join("unseen" if np.isinf(d) else f"{d:.2f}" for d in (best, other))
-    to_camera = rel.horizontal(np.asarray(obs.T_base_cam, float)[:3, 3] - np.asarray(box.center, float))
-    facing = float(sign * axis @ to_camera)
-    if best <= FRONT_MATCH and other >= best + MIN_END_MARGIN and facing < MIN_FRONT_FACING:
-        return None, (f"the end of its {signature['side']} side that has the enrolled front's colour ({seen}) is seen "
-                      f"at a grazing angle ({np.degrees(np.arccos(np.clip(facing, -1, 1))):.0f} degrees from the "
-                      "camera), where shading darkens a face as much as a dark front")
     if best <= FRONT_MATCH and other >= best + MIN_END_MARGIN:
         return sign * axis, f"one end of its {signature['side']} side has the enrolled front's colour, the other not ({seen})"
     return None, (f"neither end of its {signature['side']} side has the enrolled front's colour clearly apart from the "

@@ -112,13 +112,49 @@ def test_a_rider_enrolled_facing_the_camera_has_its_front_measured_when_it_faces
     assert math.degrees(math.acos(np.clip(float(front @ true_front), -1, 1))) < 30, why
 
 
+@pytest.mark.parametrize("yaw_deg", [45.0, 300.0])
 @pytest.mark.slow
-def test_a_rider_turned_to_the_cameras_right_is_refused_not_mistaken(enrolled_rider):
-    """pick-52-00011 ('a book at 3 o'clock of the armento rider, relative to the way it faces'):
-    the rider faced the camera's right (yaw 261). Its ends are seen at grazing angles, where a
-    shaded back end is as dark as the dark front (pick-52-00002's bicycle read back to front):
-    the measurement refuses and says why rather than name either end."""
+def test_a_rider_turned_away_from_the_camera_has_its_front_measured(enrolled_rider, yaw_deg):
+    """Its front turned 120 and 135 degrees from the camera's direction: seen from its side, both
+    ends show, the dark one is the front, and it is measured within 30 degrees (a rule that read
+    only a front turned within 60 degrees of the camera left the planner to assume the end nearer
+    the camera, the rider's back: pick-88-00008)."""
     signature, obj = enrolled_rider
-    obs, seen, _ = _rider_seen_from_the_benchmark_camera(obj, 261.0)
+    obs, seen, true_front = _rider_seen_from_the_benchmark_camera(obj, yaw_deg)
     front, why = measure_front(obs, seen.mask, seen.box, signature)
-    assert front is None and why
+    assert front is not None, why
+    assert math.degrees(math.acos(np.clip(float(front @ true_front), -1, 1))) < 30, why
+
+
+@pytest.mark.slow
+def test_a_rider_turned_to_the_cameras_right_is_refused_or_read_never_back_to_front(enrolled_rider):
+    """pick-52-00011 ('a book at 3 o'clock of the armento rider, relative to the way it faces'):
+    the rider faced the camera's right (yaw 261), its ends seen about equally from the side. The
+    measurement names the front within 30 degrees or refuses and says why; it never names the back."""
+    signature, obj = enrolled_rider
+    obs, seen, true_front = _rider_seen_from_the_benchmark_camera(obj, 261.0)
+    front, why = measure_front(obs, seen.mask, seen.box, signature)
+    assert why
+    assert front is None or math.degrees(math.acos(np.clip(float(front @ true_front), -1, 1))) < 30, why
+
+
+@pytest.mark.slow
+def test_a_recorded_rider_facing_away_is_turned_to_its_measured_front():
+    """The recorded first look of books pick-88-00008 ('a book behind the armento rider, relative
+    to the way it faces'): the rider's front, 106 degrees from the camera, is measured, and the
+    perceived rider faces within 30 degrees of the way the truth's does."""
+    from pathlib import Path
+
+    from spatial_manip.bench import record_frames
+    from spatial_manip.bench.reference_bench import TaskResult, perceive_look
+    from spatial_manip.paths import config_dir
+    from spatial_manip.perception import load_segmenter_config
+
+    look, _ = record_frames.load(Path(__file__).parent / "frames" / "pick-88-00008")
+    config = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")[1]
+    _, seen = perceive_look(look, config, TaskResult(look.task.id, look.task.instruction))
+    rider = next(o for o in seen.scene.objects if o.label == "armento rider")
+    assert "front_unmeasured" not in rider.extra, rider.extra["front_unmeasured"]
+    true_front = rel.horizontal(np.asarray(look.truth.get("near_1").rotation, float)[:, 0])
+    seen_front = rel.horizontal(np.asarray(rider.rotation, float)[:, 0])
+    assert math.degrees(math.acos(np.clip(float(seen_front @ true_front), -1, 1))) < 30
