@@ -36,9 +36,8 @@ PLACE_AREA = (0.33, -0.48, 0.73, 0.48)   # x0, y0, x1, y1: on the table, within 
 # on them is not fair.
 SECTOR_MARGIN_DEG = 10.0
 # A question in a reference's own frame ("behind the alarm clock") is asked only when its front faces
-# the camera within this: a person sees which way it faces (perception measures a front seen within
-# 60 degrees too, perception/front.py). objects-75-00008 asked "behind the alarm clock" of a clock
-# turned 88 degrees from the camera, which shows the camera its side.
+# the camera within this: a person sees which way it faces. objects-75-00008 asked "behind the alarm
+# clock" of a clock turned 88 degrees from the camera, which shows the camera its side.
 FRONT_SEEN_DEG = 60.0
 
 
