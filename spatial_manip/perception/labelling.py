@@ -565,10 +565,14 @@ def _candidate(e: ExpectedObject, *, tie: bool = False, cost: float | None = Non
 def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     """`scene` with a detection whose name was refused between two listed objects it fits surely
     and about equally (its `extra["candidates"]` marked `tie`) named after the one the instruction
-    names, when no object of the scene carries that name and no other refused detection fits it
-    as well: the person says an alarm clock is there, and the cluster that fits an alarm clock or
-    a book is it. One view cannot tell a red clock seen face-on from a red book standing cover-out
-    (both boxes fit its depth); the words can. A named object no tie settles is the one
+    names, when no object of the scene is that entry (by its name, or by its id when an object of
+    its name is another entry: a second mug), the words name no other of its ties, and no other
+    refused detection fits it as well: the person says an alarm clock is there, and the cluster
+    that fits an alarm clock or a book is it. A white mug half hidden, tied between the porcelain
+    mug and a small book, is the mug "on the left of the bowl" though a red mug is named
+    (objects-94-00008); a reading that changes a named object's answer is refused by the planner
+    (reasoning/unsure_names.py) as before. One view cannot tell a red clock seen face-on from a
+    red book standing cover-out (both boxes fit its depth); the words can. A named object no tie settles is the one
     detection left unnamed that fits it surely, when no other detection in view fits it even
     within the gate (`extra["sure_names"]`, _sure_names_for_words): a newton's cradle on a shelf
     seen in part fits a bottle and a mug better than itself (place-85-00005). A detection that
@@ -581,13 +585,17 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     def names(label):
         # "the alarm clock's right" names the alarm clock, "the newton's cradle's left" the cradle
         return f" {label} " in text or f" {label}'s " in text
-    present = {o.label for o in scene.objects}
+    present, present_ids = {o.label for o in scene.objects}, set(scene.ids())
     hits: dict[str, list] = {}
     for o in scene.objects:
-        for rank, c in enumerate(o.extra.get("candidates") or ()):
-            label = c["label"]
-            if c.get("tie") and c["category"] != "book" and label not in present and names(label):
-                hits.setdefault(label, []).append((rank, o, c))
+        tied = [(rank, c) for rank, c in enumerate(o.extra.get("candidates") or ())
+                if c.get("tie") and c["category"] != "book" and names(c["label"])]
+        unnamed = [(rank, c) for rank, c in tied if c["label"] not in present]
+        # else a second object of a name the scene holds, after an entry no detection holds (a second
+        # mug may be the porcelain mug while the red one is named), when the words name no other tie
+        second = [(rank, c) for rank, c in tied if c["id"] and c["id"] not in present_ids]
+        for rank, c in unnamed or (second if len({c["label"] for _, c in tied}) == 1 else []):
+            hits.setdefault(c["label"], []).append((rank, o, c))
     renamed, notes, ids = {}, [], set(scene.ids())
 
     def give(o, c, label, why, note):

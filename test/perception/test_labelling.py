@@ -565,3 +565,35 @@ def test_the_words_settle_no_tie_when_another_unnamed_detection_fits_the_named_o
     scene = Scene(view, view, [obj("object_2", (1.19, -1.49, -0.63), dict(tie)), worse], [])
     named, notes = name_from_words(scene, "place the book within 50 centimeters of the lady with an ermine")
     assert named.get("lady_with_an_ermine") is not None and len(notes) == 1
+
+
+def _tied(oid, centre, *ties):
+    from spatial_manip.scene import SceneObject
+
+    candidates = [{"label": label, "category": category, "id": entry, "tie": True, "cost": 0.2}
+                  for label, category, entry in ties]
+    return SceneObject(oid, "object", "object", centre, (0.12, 0.06, 0.11), extra={"candidates": candidates})
+
+
+def test_the_words_name_a_second_object_of_a_named_label_after_a_tied_entry_no_detection_holds():
+    """objects-94-00008 ('take the mug on the left of the bowl'): the red coffee mug is named; a
+    white mug half hidden is left between the porcelain mug and a small book. The porcelain mug's
+    entry is no detection's, so the words name it a mug, though a mug is in the scene. A tie whose
+    entry a detection already holds stays unnamed; a detection whose ties the words name twice ("the
+    bottle next to the bowl", a bowl in view) takes the name no object of the scene has, as before."""
+    from spatial_manip.perception.labelling import name_from_words
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+    red = SceneObject("red_coffee_mug", "mug", "mug", (0.48, -0.25, 0.07), (0.12, 0.09, 0.13))
+    bowl = SceneObject("black_bowl", "bowl", "bowl", (0.52, 0.19, 0.03), (0.11, 0.10, 0.05))
+    white = _tied("object_1", (0.64, 0.38, 0.06), ("mug", "mug", "porcelain_mug"), ("book", "book", "book_grey_small"))
+    scene = Scene(Viewpoint([-0.8, 0.0, 0.7], [1.0, 0.0, -0.6]), Viewpoint([0, 0, 0], [1, 0, 0]), [red, bowl, white])
+    named, notes = name_from_words(scene, "take the mug on the left of the bowl")
+    assert named.get("porcelain_mug").label == "mug" and len(notes) == 1
+    held = _tied("object_1", (0.64, 0.38, 0.06), ("mug", "mug", "red_coffee_mug"), ("book", "book", "book_grey_small"))
+    scene = scene.with_objects([red, bowl, held])
+    assert name_from_words(scene, "take the mug on the left of the bowl") == (scene, [])
+    both = _tied("object_1", (0.64, 0.38, 0.06), ("bottle", "bottle", "salad_dressing"), ("bowl", "bowl", "white_bowl"))
+    scene = scene.with_objects([red, bowl, both])
+    named, _ = name_from_words(scene, "put the bottle next to the bowl")
+    assert named.get("salad_dressing").label == "bottle" and "white_bowl" not in named.ids()
