@@ -153,7 +153,8 @@ class LookAhead:
         self._workspace_since_s = clock()     # when the workspace last changed, as polled
         self._lock = threading.Lock()
         self._latest: Look | None = None
-        self._next_idle_s = 0.0
+        self._next_idle_s = 0.0               # no idle look before this (`_pause`) ...
+        self._paused_s = -np.inf              # ... unless the world changed after the pause was set then
         self._held_back_s = -np.inf           # when idle looks were last held back (a goal ran)
 
     @property
@@ -294,7 +295,7 @@ class LookAhead:
         taken again only when the table changed."""
         self.poll()
         now = self._clock()
-        if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or self.words_matter or now < self._next_idle_s:
+        if self.config.max_age_s <= 0 or self.config.cpu_share <= 0 or self.words_matter or self._paused(now):
             return None
         latest = self._latest
         if self.stale_because(latest) is None and now - latest.asked_at_s < self.config.max_age_s / 2:
@@ -322,7 +323,7 @@ class LookAhead:
                     self.stages.observe(cancel, arrived_after_s=earliest)
                 changes = depth_changes(latest.frame, frame)
                 if changes is not None and changes <= CHANGED_MAX_PIXELS:
-                    self._next_idle_s = self._clock() + CHECK_EVERY_S
+                    self._pause(CHECK_EVERY_S)
                     return None
                 obs = (frame, asked if earliest is None else earliest)
             try:
@@ -330,7 +331,7 @@ class LookAhead:
             except CanceledError:
                 # the world changed under it (its segmenter stopped at a stage's end): the next look
                 # is due once the world has settled, with no CPU share's pause (this one served nothing)
-                self._next_idle_s = self._clock()
+                self._pause(0.0)
                 return None
         finally:
             self._lock.release()
@@ -340,8 +341,22 @@ class LookAhead:
         # pause after a look of the world before the reset, first motion 8.4 s)
         self.poll()
         pause = look.took_s * (1.0 / self.config.cpu_share - 1.0) if self._moved_since(look) is None else 0.0
-        self._next_idle_s = self._clock() + pause
+        self._pause(pause)
         return look
+
+    def _pause(self, seconds: float) -> None:
+        """No idle look for `seconds` from now, unless the world changes meanwhile (`_paused`)."""
+        self._paused_s = self._clock()
+        self._next_idle_s = self._paused_s + seconds
+
+    def _paused(self, now: float) -> bool:
+        """Whether an idle look must still wait: its pause runs, and neither a reset nor an arm motion
+        came since the pause was set. A pause keeps looks of one world to their CPU share; a look of a
+        new world serves the next goal, and holding it back made that goal look for itself (latency-bench
+        seed 78 at load 20: the pause after a 40 s look outlasted the goal and the reset after it, so the
+        next goal took its own look, 15.8 s)."""
+        changed = max(self.arm.moved_at_s or -np.inf, self._workspace_since_s)
+        return now < self._next_idle_s and changed <= self._paused_s
 
     def look_note(self, look: Look) -> str:
         """One line on an idle look: how long it took, of that waiting for its frame, its longest
@@ -383,7 +398,7 @@ class LookAhead:
                 if kind not in warned:
                     warned.add(kind)
                     warn(f"looking ahead while idle failed ({kind}): {text}; goals look for themselves")
-                self._next_idle_s = self._clock() + 1.0
+                self._pause(1.0)
 
 
 def depth_changes(before: RGBDObservation | None, after: RGBDObservation) -> int | None:

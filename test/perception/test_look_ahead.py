@@ -419,6 +419,33 @@ def test_a_look_the_world_changed_under_is_taken_again_without_the_cpu_share_pau
     assert looks.idle_look(threading.Event()) is None and stages.looks == 2
 
 
+def test_a_reset_after_an_idle_look_ends_its_cpu_share_pause(cell):
+    """A long look's pause (its time again, at a share of 0.5) holds back the looks of its own
+    world only: a reset after the look ended, or an arm motion, makes the new world's look due once
+    it has settled (on a loaded machine the pause outlasted a goal and the reset after it, and the
+    next goal took its own look)."""
+    clock, state, stages, looks = cell
+    stages.perceive_s = 20.0                     # a look at load 20
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 1
+    clock.t += 5.0
+    state["workspace"] = object()                # the reset, 15 s into the look's 20 s pause
+    assert looks.idle_look(threading.Event()) is None       # the new world settles first
+    clock.t += IDLE_SETTLE_S + 0.01
+    stages.perceive_s = 1.0
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 2
+    assert looks.stale_because(looks.latest) is None
+    stages.depth = with_object()                 # the table changed (no reset, no arm motion) ...
+    clock.t += 0.5
+    assert looks.idle_look(threading.Event()) is None and stages.looks == 2   # ... within the 1 s pause: it holds
+    clock.t += 0.6
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 3
+    clock.t += 0.1
+    state["q"] = HOME + 0.01                     # an arm motion within the new look's pause ends it too
+    looks.poll()
+    clock.t += IDLE_SETTLE_S + 0.01
+    assert looks.idle_look(threading.Event()) is not None and stages.looks == 4
+
+
 def test_an_idle_look_the_world_changed_under_is_stopped_and_the_next_is_due_at_once(cell):
     """A reset as an idle look perceives: the look asks `should_stop` as its stages end, stops
     (nothing stored, no CPU share's pause) and the look of the new world is due once it settled;
