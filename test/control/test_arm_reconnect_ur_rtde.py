@@ -26,7 +26,7 @@ from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from emulator_ports import dashboard, ports_free  # noqa: E402
+from emulator_ports import dashboard, ports_free, start_emulator  # noqa: E402
 from ros_helpers import stop_spinning  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
@@ -36,13 +36,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.ros]
 
 def emu_state() -> dict:
     return json.loads(dashboard("emulator state"))
-
-
-def start_emulator() -> subprocess.Popen:
-    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert emu.stdout.readline().strip() == "[ur-emulator] ready"
-    return emu
 
 
 def down_pose(x, y, z):

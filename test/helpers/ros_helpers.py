@@ -35,13 +35,14 @@ def client_node(name: str = "test_client"):
 
 
 @contextlib.contextmanager
-def launched(graph: str, *overrides: str, log_path=None):
-    """Start `spatial-manip launch GRAPH --set ...` and stop it with Ctrl-C afterwards."""
+def launched(graph: str, *overrides: str, log_path=None, env=None):
+    """Start `spatial-manip launch GRAPH --set ...` (in `env`, else this process's environment)
+    and stop it with Ctrl-C afterwards."""
     cmd = [sys.executable, "-m", "spatial_manip.cli", "launch", graph, "--grace", "3"]
     for o in overrides:
         cmd += ["--set", o]
     out = open(log_path, "w") if log_path else subprocess.DEVNULL
-    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True, env=env)
     try:
         yield proc
     finally:

@@ -110,14 +110,12 @@ def test_a_node_refuses_a_bad_configuration_at_start_up(case, started):
 
 def test_arm_node_refuses_a_model_preset_the_controller_contradicts():
     """ur_type:=ur5 (CB3 kinematics, 125 Hz) against a controller reporting 5.11 (e-series)."""
-    from emulator_ports import ports_free
+    from emulator_ports import ports_free, start_emulator
 
     if not ports_free():
         pytest.skip("a UR controller or emulator already serves the fixed UR ports here")
-    emu = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "ur-emulator", "--quiet", "--no-gripper"],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    emu = start_emulator("--no-gripper")
     try:
-        assert emu.stdout.readline().strip() == "[ur-emulator] ready"
         out = refusal(_run(_node("arm_node", "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1",
                                   "-p", "ur_type:=ur5")))
     finally:

@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from ros_helpers import client_node, launched, launched_pid, wait_for
+from machine_load import scaled_by_load
+from ros_helpers import client_node, launched, launched_pid, private_domain_id, wait_for
 from spatial_manip.bringup.goal_client import send_goal
 
 pytestmark = pytest.mark.ros
@@ -98,10 +99,17 @@ def test_second_goal_is_refused_while_one_runs(graph):
     assert first["r"].result.error_code == "NO_OBSERVATION"
 
 
+def _own_graph_env() -> dict:
+    """The environment of a test that starts a planner graph of its own: a private ROS domain, so
+    the module's `graph` (still up until the module ends) or another run's planner never serves
+    its goals (session 32, load 30: the Ctrl-C test's goal met two action servers)."""
+    return {**os.environ, "ROS_DOMAIN_ID": str(private_domain_id())}
+
+
 def test_killing_a_required_node_stops_the_launcher_and_names_it(tmp_path):
     log = tmp_path / "launch.log"
-    with launched("planner", log_path=log) as proc:
-        assert wait_for(lambda: "ready" in log.read_text(), 20), log.read_text()
+    with launched("planner", log_path=log, env=_own_graph_env()) as proc:
+        assert wait_for(lambda: "ready" in log.read_text(), scaled_by_load(20)), log.read_text()
         os.kill(launched_pid(log.read_text(), "planner_node"), signal.SIGKILL)
         assert proc.wait(15) != 0
     text = log.read_text()
@@ -113,16 +121,16 @@ def test_ctrl_c_on_the_goal_command_cancels_the_goal_and_waits_for_its_result(tm
     answered CANCELED, with no traceback (the arm is stopped before the command returns)."""
     import sys
 
-    log = tmp_path / "launch.log"
+    log, env = tmp_path / "launch.log", _own_graph_env()
     with launched("planner", "planner_node.observation_timeout_s=30", f"planner_node.trace_dir={tmp_path}",
-                  log_path=log):
-        assert wait_for(lambda: "ready" in log.read_text(), 30), log.read_text()
+                  log_path=log, env=env):
+        assert wait_for(lambda: "ready" in log.read_text(), scaled_by_load(30)), log.read_text()
         goal = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "goal", "pick the leftmost book"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         out = []
-        assert wait_for(lambda: _read_line(goal, out) and "perceiving" in "".join(out), 30), out
+        assert wait_for(lambda: _read_line(goal, out) and "perceiving" in "".join(out), scaled_by_load(30)), out
         goal.send_signal(signal.SIGINT)
-        stdout, stderr = goal.communicate(timeout=30)
+        stdout, stderr = goal.communicate(timeout=scaled_by_load(30))
     text = "".join(out) + stdout
     assert goal.returncode == 130, (text, stderr)
     assert "canceling the goal" in text and "Traceback" not in stderr
