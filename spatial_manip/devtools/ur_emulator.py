@@ -494,7 +494,12 @@ class URControllerEmulator:
                 return
             self._program_stopped("a new program replaces it")
             self.script_running = True
-            self._executing = self._busy = False
+            # the command register still holds what the last client wrote: ur_rtde clears it after
+            # stopScript, but under load that RTDE packet came after the new upload, and the new
+            # program ran the stale stopScript at once (ur_rtde's moveJ(path) then waited for it
+            # for ever). A program takes a command only once it has seen the register cleared.
+            self._executing = int(self.inputs.get("input_int_register_0", 0)) != 0
+            self._busy = False
             self._path, self._path_other = path, other
             self._path_progress, self._sync_path = None, False
             # a new program starts with its globals: async_wr_count = async_op_id = 0, then
