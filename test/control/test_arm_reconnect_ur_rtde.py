@@ -7,7 +7,6 @@ of goals sent meanwhile, resume /joint_states, never move by itself, and serve t
 ur_rtde's ports are fixed: this module starts its own emulator and must not overlap with
 test_arm_node_ur_rtde.py (pytest runs modules one after the other).
 """
-import json
 import os
 import signal
 import subprocess
@@ -21,21 +20,15 @@ import pytest
 rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("rtde_control")
 
-from rclpy.action import ActionClient  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 
-from emulator_ports import dashboard, ports_free, start_emulator  # noqa: E402
-from ros_helpers import stop_spinning  # noqa: E402
+from emulator_ports import emu_state, ports_free, start_emulator  # noqa: E402
+from ros_helpers import arm_motion_client  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.ros]
-
-
-def emu_state() -> dict:
-    return json.loads(dashboard("emulator state"))
 
 
 def down_pose(x, y, z):
@@ -81,19 +74,9 @@ def stack():
         [sys.executable, "-m", "spatial_manip.nodes.arm_node", "--ros-args", "-p", "arm.backend:=ur_rtde",
          "-p", "arm.host:=127.0.0.1", "-p", "reconnect_max_delay_s:=1.0"],
         env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    rclpy.init()
-    node = rclpy.create_node("arm_reconnect_test")
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
-    client = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
     try:
-        if not client.wait_for_server(timeout_sec=20.0):
-            procs["node"].terminate()
-            pytest.fail(f"arm_node did not serve the action: {procs['node'].stderr.read()[-2000:]}")
-        time.sleep(1.0)  # the server's discovery of this client (see test_arm_node_ur_rtde.py)
-        yield node, client, procs
+        with arm_motion_client("arm_reconnect_test", procs["node"], discovery_s=1.0) as (node, client):
+            yield node, client, procs
     finally:
         for p in (procs["node"], procs["emu"]):  # node first: its stopScript needs a live controller
             p.send_signal(signal.SIGINT)
@@ -101,9 +84,6 @@ def stack():
                 p.wait(10)
             except subprocess.TimeoutExpired:
                 p.kill()
-        stop_spinning(executor, spinner)      # before the node (and its action client) goes
-        node.destroy_node()
-        rclpy.try_shutdown()
 
 
 def test_controller_lost_mid_motion_then_back(stack):

@@ -8,7 +8,6 @@ path written in as movej lines and starts it with command 45; the emulator runs 
 joint_trajectory: the path as one JointTrajectory, checked without ROS (`path_trajectory`) and
 against the MuJoCo consumer of test_trajectory_arm.py (gz-sim's JointTrajectoryController's place).
 """
-import json
 import threading
 import time
 from pathlib import Path
@@ -16,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from emulator_ports import dashboard
+from emulator_ports import dashboard, emu_state
 from machine_load import scaled_by_load
 from ros_helpers import wait_for
 from spatial_manip.errors import CanceledError, InvalidGoalError
@@ -151,7 +150,7 @@ def test_ur_rtde_stop_from_another_thread_cancels_the_path(ur_arm):
         ur_arm.move_path(qs, 0.5, 1.0)
     assert time.monotonic() - stopped["at"] < scaled_by_load(1.5)
     stopper.join()
-    assert wait_for(lambda: not json.loads(dashboard("emulator state"))["moving"], scaled_by_load(1.0))
+    assert wait_for(lambda: not emu_state()["moving"], scaled_by_load(1.0))
     time.sleep(0.3)
     q_stop = ur_arm.joint_positions()
     time.sleep(0.3)

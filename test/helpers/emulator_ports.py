@@ -1,6 +1,7 @@
 """The UR controller's ports that `spatial-manip ur-emulator` serves on loopback (RTDE, script,
 dashboard, Robotiq socket): tests that start an emulator wait until all of them are free, and
 talk to its dashboard (its test hooks: `emulator drop 0.5`, `emulator state`, ...)."""
+import json
 import socket
 import subprocess
 import sys
@@ -8,6 +9,11 @@ import sys
 from spatial_manip.devtools.ur_emulator import dashboard_line as dashboard  # noqa: F401  (the tests' name)
 
 PORTS = (30004, 30003, 29999, 63352)
+
+
+def emu_state() -> dict:
+    """The emulator's `emulator state` line: q, tcp pose, moving, protective_stop, script_running."""
+    return json.loads(dashboard("emulator state"))
 
 
 def ports_free() -> bool:

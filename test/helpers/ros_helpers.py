@@ -9,7 +9,11 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+
+import pytest
+from machine_load import scaled_by_load
 
 from spatial_manip.bench.domains import hold_domains
 from spatial_manip.bringup.goal_client import spinning_node
@@ -70,6 +74,40 @@ def _kill_with_its_nodes(launcher: subprocess.Popen) -> None:
         with contextlib.suppress(psutil.NoSuchProcess):
             p.kill()
     launcher.wait()
+
+
+@contextlib.contextmanager
+def arm_motion_client(name: str, arm_node: subprocess.Popen, *, discovery_s: float):
+    """rclpy, a node `name` spun by two threads, and an ArmMotion action client that has found the
+    server of `arm_node` (a process started by the test: the test fails with its log when it serves
+    nothing in time); all shut down after the block. `discovery_s`: wait_for_server means this
+    client found the server's request readers, not that the server found this client's reply
+    readers, and a goal's answer sent before that is lost (CI once saw "goal not answered" on the
+    first goal)."""
+    import rclpy
+    from rclpy.action import ActionClient
+    from rclpy.executors import MultiThreadedExecutor
+
+    from spatial_manip_interfaces.action import ArmMotion
+
+    rclpy.init()
+    node = rclpy.create_node(name)
+    executor = MultiThreadedExecutor(num_threads=2)
+    executor.add_node(node)
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
+    client = ActionClient(node, ArmMotion, "/spatial_manip/arm_motion")
+    try:
+        if not client.wait_for_server(timeout_sec=scaled_by_load(20.0)):
+            arm_node.terminate()
+            pytest.fail(f"arm_node did not serve the action: {arm_node.stderr.read()[-2000:]}")
+        time.sleep(discovery_s)
+        yield node, client
+    finally:
+        # a teardown that raised here would leave rclpy initialised for every later test
+        stop_spinning(executor, spinner)      # before the node (and its action client) goes
+        node.destroy_node()
+        rclpy.try_shutdown()
 
 
 def wait_for(predicate, timeout_s: float, poll_s: float = 0.05) -> bool:

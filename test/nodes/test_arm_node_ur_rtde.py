@@ -4,7 +4,6 @@ Processes: the emulator (`spatial-manip ur-emulator`), arm_node (ur_rtde backend
 socket), and this test as an rclpy action client. ur_rtde's ports are fixed, so these tests run
 one at a time (module-scoped processes, tests in order) and are marked slow.
 """
-import json
 import subprocess
 import sys
 import threading
@@ -17,15 +16,13 @@ rclpy = pytest.importorskip("rclpy")
 pytest.importorskip("rtde_control")
 
 from geometry_msgs.msg import PoseStamped  # noqa: E402
-from rclpy.action import ActionClient  # noqa: E402
-from rclpy.executors import MultiThreadedExecutor  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Empty  # noqa: E402
 
-from emulator_ports import dashboard, ports_free, start_emulator  # noqa: E402
+from emulator_ports import dashboard, emu_state, ports_free, start_emulator  # noqa: E402
 from machine_load import scaled_by_load  # noqa: E402
 from node_process import stop  # noqa: E402
-from ros_helpers import stop_spinning, wait_for  # noqa: E402
+from ros_helpers import arm_motion_client, wait_for  # noqa: E402
 from spatial_manip.nodes import convert  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
@@ -47,32 +44,14 @@ def stack():
     node = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.arm_node", "--ros-args",
                              "-p", "arm.backend:=ur_rtde", "-p", "arm.host:=127.0.0.1", "-p", "state_rate_hz:=50.0"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    rclpy.init()
-    client_node = rclpy.create_node("arm_test_client")
-    executor = MultiThreadedExecutor(num_threads=2)
-    executor.add_node(client_node)
-    spin = threading.Thread(target=executor.spin, daemon=True)
-    spin.start()
-    client = ActionClient(client_node, ArmMotion, "/spatial_manip/arm_motion")
     try:
-        if not client.wait_for_server(timeout_sec=scaled_by_load(20.0)):
-            node.terminate()
-            pytest.fail(f"arm_node did not serve the action: {node.stderr.read()[-2000:]}")
-        # wait_for_server means this client found the server's request readers, not that the
-        # server found this client's reply readers: a goal's answer sent before that is lost
-        # (CI once saw "goal not answered" on the first goal). Give discovery a moment, with
-        # margin for a loaded machine.
-        time.sleep(3.0)
-        yield client_node, client
+        with arm_motion_client("arm_test_client", node, discovery_s=3.0) as (client_node, client):
+            yield client_node, client
     finally:
         # killed when SIGTERM does not end them in 10 s (a node stuck in a motion the library
-        # never returns from): a node left running would answer the next tests' goals, and a
-        # teardown that raised here would leave rclpy initialised for every later test
+        # never returns from): a node left running would answer the next tests' goals
         stop(node)
         stop(emu)
-        stop_spinning(executor, spin)
-        client_node.destroy_node()
-        rclpy.try_shutdown()
 
 
 def run_goal(client, goal, *, cancel_after_phase=None, on_feedback=None, timeout_s=30.0):
@@ -126,10 +105,6 @@ def place_goal(x, y, z):
     g = pick_goal(x, y, z)
     g.motion = ArmMotion.Goal.MOTION_PLACE
     return g
-
-
-def emu_state():
-    return json.loads(dashboard("emulator state"))
 
 
 def test_pick_and_place_through_the_real_library(stack):
