@@ -76,6 +76,13 @@ WORDS_SURE_MARGIN = 0.25
 # above, named a book at 0.26, fits the cradle 0.80; the cradle was left nameless (bench
 # place-85-00000, -00002). On another frame of place-86-00005 the cradle fit itself 0.22, two books 0.63 and 0.68.
 WORDS_ALONE_MARGIN = 0.3
+# A book's points lie within its thickness of one plane however it leans (_flat_as_a_book); they
+# may spread this much more (a voxel of depth-edge points the box fit kept), besides the range
+# noise at the detection's range (extra["range_smear_m"]). The spread is read between the
+# SLAB_QUANTILE of the points and its complement, from at least SLAB_MIN_POINTS points.
+SLAB_ALLOWANCE_M = 0.01
+SLAB_QUANTILE = 0.02
+SLAB_MIN_POINTS = 30
 
 
 def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = True, upright: bool = False) -> float:
@@ -91,7 +98,7 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
     best size of one view and the best colour of another describe no side of the object: the
     yellow milk carton's dim end's colour and its long side fit the demo's rubik's cube, which
     took its name."""
-    leaning = exp.category == "book" and det.box.mode != "full"
+    leaning = exp.category == "book" and det.box.mode != "full" and _flat_as_a_book(det, exp.size_m)
     pairs = ((exp.size_m, exp.colour), *exp.views) if exp.views and not leaning else ((exp.size_m, exp.colour),)
     upright = upright and det.box.mode == "yaw"
     # per side when the segmenter says which sides are lower bounds, else all or none; the
@@ -183,6 +190,37 @@ def leaning_extents(size_m, tilts_deg=range(0, 91, 5)) -> list[np.ndarray]:
 @functools.lru_cache(maxsize=256)
 def _leaning(size_m: tuple) -> np.ndarray:
     return np.array(leaning_extents(size_m))
+
+
+def _flat_as_a_book(det: Detection, size_m) -> bool:
+    """Whether `det`'s points could be a book of `size_m` leaning in its upright box: however a
+    book leans, all of it lies within its thickness of one plane (its covers'), so its points
+    spread no more than that (plus the range noise and SLAB_ALLOWANCE_M) across their flattest
+    direction. A chunky object an upright box around a leaning book happens to fit is not one:
+    the teddy bear seen in full, 16.8 x 11 x 23.6 cm, fit the 23 x 15.4 x 2.6 cm brown book leaning
+    at 20 degrees 0.144, better than its own entry 0.153, but its points spread 6.7 cm across
+    (pick-89-00008). True without points or a listed size (nothing tells)."""
+    spread = flattest_spread_m(det)
+    if spread is None or size_m is None:
+        return True
+    noise = max(det.extra.get("range_smear_m") or [0.0])
+    return spread <= float(np.min(size_m)) + noise + SLAB_ALLOWANCE_M
+
+
+def flattest_spread_m(det: Detection) -> float | None:
+    """How far `det`'s points spread across their flattest direction (the least principal axis;
+    between the SLAB_QUANTILE and its complement, so stray flying pixels do not count); measured
+    once and kept in `extra["flattest_spread_m"]`. None with too few points."""
+    if "flattest_spread_m" not in det.extra:
+        p = det.box.points
+        spread = None
+        if p is not None and len(p) >= SLAB_MIN_POINTS:
+            centred = np.asarray(p, float) - np.mean(p, axis=0)
+            normal = np.linalg.eigh(centred.T @ centred)[1][:, 0]
+            lo, hi = np.quantile(centred @ normal, [SLAB_QUANTILE, 1.0 - SLAB_QUANTILE])
+            spread = float(hi - lo)
+        det.extra["flattest_spread_m"] = spread
+    return det.extra["flattest_spread_m"]
 
 
 def on_work_surface(det: Detection, work_areas) -> bool:

@@ -597,3 +597,36 @@ def test_the_words_name_a_second_object_of_a_named_label_after_a_tied_entry_no_d
     scene = scene.with_objects([red, bowl, both])
     named, _ = name_from_words(scene, "put the bottle next to the bowl")
     assert named.get("salad_dressing").label == "bottle" and "white_bowl" not in named.ids()
+
+
+def _yaw_box_around(points):
+    """An upright box fitted around `points` (a "yaw" fit: what a leaning book gets when its
+    covers are not seen well enough to fit it in full)."""
+    lo, hi = points.min(axis=0), points.max(axis=0)
+    return Box3D((lo + hi) / 2, hi - lo, np.eye(3), "yaw", len(points), len(points), 1.0, 0.01, points=points)
+
+
+def test_a_book_leans_in_its_box_only_when_its_points_lie_within_a_books_thickness_of_one_plane():
+    """pick-89-00008 (realistic): the brown teddy bear seen in full, 16.8 x 11 x 23.6 cm, fit the
+    23 x 15.4 x 2.6 cm brown book leaning at 20 degrees 0.14, better than its own entry 0.15,
+    and was left unnamed. A leaning book lies within its thickness of its covers' plane; the
+    bear's points spread across the whole box. The same box filled by a book leaning so stays a book."""
+    from spatial_manip.perception.labelling import flattest_spread_m
+    rng = np.random.default_rng(3)
+    book = ExpectedObject("book", "book", (0.2305, 0.1545, 0.0261), (151, 94, 40), id="book_brown_medium")
+    bear = ExpectedObject("teddy bear", "reference", (0.1522, 0.1231, 0.2364), (62, 41, 21), id="teddy_bear")
+    t = np.radians(20)                         # the book's cover: width along x, length tilted 20 degrees from up
+    local = rng.uniform(-0.5, 0.5, (600, 3)) * np.array([0.1545, 0.0261, 0.2305])
+    R = np.array([[1.0, 0.0, 0.0], [0.0, np.cos(t), np.sin(t)], [0.0, -np.sin(t), np.cos(t)]])
+    leaning_book = local @ R.T + np.array([0.6, 0.1, 0.12])
+    mask = np.zeros((48, 64), bool)
+    mask[10:30, 20:30] = True
+    seen_book = Detection("", "object", "object", mask, 0.5, _yaw_box_around(leaning_book), (150, 94, 41))
+    box = seen_book.box
+    chunky = box.center + rng.uniform(-0.5, 0.5, (600, 3)) * box.size       # the same box, filled
+    seen_bear = Detection("", "object", "object", mask, 0.5, _yaw_box_around(chunky), (126, 85, 40))
+    assert flattest_spread_m(seen_book) <= 0.0261 and flattest_spread_m(seen_bear) > 0.08
+    assert match_cost(seen_book, book) < 0.1                          # the book leaning in its box
+    assert match_cost(seen_bear, book) > match_cost(seen_bear, bear) + 0.5
+    assign_labels([seen_bear], [book, bear])
+    assert (seen_bear.label, seen_bear.id) == ("teddy bear", "teddy_bear")
