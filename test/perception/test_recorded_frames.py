@@ -6,7 +6,8 @@ every object the task needs named at its place (`expect.named`), those perceptio
 candidates named at their place once the instruction's words choose (`expect.named_by_words`,
 labelling.name_from_words, as the agent does before it plans; `expect.named_by_words_within_m`:
 within that distance of their centre; `expect.not_misnamed_by_words`: nothing named after them
-away from them once the words choose), and no name given where no
+away from them once the words choose; `expect.also_named`: objects the task does not need named
+at their place, whose name kept them from rivalling a needed one), and no name given where no
 such object stands beyond those frame.json lists as known (`expect.known_wrong_names`, with
 why): a new wrong name fails, and a fixed one is to be struck from the list."""
 from pathlib import Path
@@ -55,6 +56,11 @@ def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
         named = name_from_words(seen.scene, look.task.instruction)[0]
         far = [float(np.linalg.norm(o.center - g.center)) for o in named.objects if o.label == g.label]
         assert all(d <= gate for d in far), (gid, far, meta["why"])
+    for gid in expect.get("also_named", []):
+        g = look.truth.get(gid)
+        gate = max(GATE_M, SIZE_GATE * float(np.max(g.size)))
+        at = [float(np.linalg.norm(o.center - g.center)) for o in seen.scene.objects if o.label == g.label]
+        assert at and min(at) <= gate, (gid, at, meta["why"])
     near_words = expect.get("named_by_words_within_m", {})
     if near_words:
         # named by the words with its piece's own box (a near object's catalogue box is not posed
