@@ -14,9 +14,7 @@ of sampling angles):
      two extremes along the closing axis within the friction cone; halved where the object
      widens right beside the pads: an edge or corner pinched, not a thickness) and centring;
      with the target's perceived box, a closing axis that runs away from the camera has its far
-     contact hidden: the width and centre reach to where the box ends there (a bottle's back;
-     a standing round target's box is first completed about the circle its seen front follows,
-     round_completed, since a box fitted to its front stops short of its back);
+     contact hidden: the width and centre reach to where the box ends there (a bottle's back);
   5. pass 2 on the whole scene: the deepest insertion that keeps the gripper's bodies (fingers,
      knuckles, palm and base of the real 2F-85, open as the arm opens them, along their approach
      path) free of scene points; too shallow = collision;
