@@ -178,10 +178,10 @@ ROUND_SEEN_DEPTH = 0.85    # a front seen this deep (share of its width) already
 
 
 def round_section(points: np.ndarray, centre: np.ndarray, up: np.ndarray, camera_position: np.ndarray):
-    """For an object standing on a support (`up`, its normal) with `points` about `centre` (any
-    frame, the camera at `camera_position` in it): (lateral axis, depth axis, lateral centre,
-    depth centre, radius), in metres from `centre` along the level axes across and along the line
-    of sight, of the circle its seen front follows; None when the front is no such arc (ROUND_*)."""
+    """For an object standing on a support (`up`, its normal) with base-frame `points` about
+    `centre`: (lateral axis, depth axis, lateral centre, depth centre, radius), in metres from
+    `centre` along the level axes across and along the line of sight, of the circle its seen front
+    follows; None when the front is no such arc (see ROUND_*)."""
     up = np.asarray(up, float)
     d = np.asarray(centre, float) - np.asarray(camera_position, float)
     d = d - (d @ up) * up
@@ -257,8 +257,7 @@ def round_completed(box: ObjectBox, target: np.ndarray, up: np.ndarray) -> Objec
     lo = np.array([min(mid - r, u_lo), min(v0 - r, v_lo)])
     hi = np.array([max(mid + r, u_hi), max(v0 + r, v_hi)])
     centre = centre + lateral * (lo[0] + hi[0]) / 2 + depth * (lo[1] + hi[1]) / 2
-    size = hi - lo
-    return ObjectBox(centre, np.array([size[1], size[0], float(box.size[k])]), np.stack([depth, lateral, up], axis=1))
+    return ObjectBox(centre, np.array([*(hi - lo), float(box.size[k])]), np.stack([lateral, depth, up], axis=1))
 
 
 UPRIGHT_COS = 0.95         # a box axis this near the up vector: the object stands upright
