@@ -160,109 +160,6 @@ def is_slab(box: ObjectBox, thin_ratio: float) -> bool:
     return thin_ratio > 0 and size[0] <= thin_ratio * size[1]
 
 
-# A round object's seen front: its side (below its top band of ROUND_BAND_M, which the camera
-# sees from above, behind the front; in the height bands at least ROUND_BODY of its usual width,
-# the 75th percentile of the bands': a bottle's neck and cap stand behind its front), its width
-# across the line of sight and, in bins across its middle ROUND_SPAN of that width, its front's
-# depth (the bin's median). It is round when a circle of that width fits the front within
-# ROUND_FIT of a straight line's misfit (a flat face, or one seen at a slant) and within ROUND_TOL
-# of its radius; a corner seen edge-on bends sharper than the circle and fits neither.
-ROUND_RADIUS_M = (0.012, 0.08)
-ROUND_BAND_M = 0.02
-ROUND_BODY = 0.85
-ROUND_SPAN = 0.75
-ROUND_BINS = 9
-ROUND_FIT = 0.75
-ROUND_TOL = 0.12
-ROUND_SEEN_DEPTH = 0.85    # a front seen this deep (share of its width) already shows its far side
-
-
-def round_section(points: np.ndarray, centre: np.ndarray, up: np.ndarray, camera_position: np.ndarray):
-    """For an object standing on a support (`up`, its normal) with base-frame `points` about
-    `centre`: (lateral axis, depth axis, lateral centre, depth centre, radius), in metres from
-    `centre` along the level axes across and along the line of sight, of the circle its seen front
-    follows; None when the front is no such arc (see ROUND_*)."""
-    up = np.asarray(up, float)
-    d = np.asarray(centre, float) - np.asarray(camera_position, float)
-    d = d - (d @ up) * up
-    if np.linalg.norm(d) < 1e-6 or len(points) < 30:
-        return None
-    d /= np.linalg.norm(d)
-    lateral = np.cross(up, d)
-    rel = np.asarray(points, float) - centre
-    h = rel @ up
-    side = body_bands(rel @ lateral, h) & (h < np.percentile(h, 98) - ROUND_BAND_M)
-    if np.count_nonzero(side) < 30:
-        return None
-    u, v = rel[side] @ lateral, rel[side] @ d
-    u_lo, u_hi = np.percentile(u, [2, 98])
-    r, mid = (u_hi - u_lo) / 2, (u_lo + u_hi) / 2
-    v_lo, v_hi = np.percentile(rel @ d, [2, 98])
-    if not ROUND_RADIUS_M[0] <= r <= ROUND_RADIUS_M[1] or v_hi - v_lo >= ROUND_SEEN_DEPTH * 2 * r:
-        return None
-    edges = mid + np.linspace(-ROUND_SPAN, ROUND_SPAN, ROUND_BINS + 1) * r
-    which = np.digitize(u, edges) - 1
-    fronts = np.array([np.median(v[which == k]) if np.count_nonzero(which == k) >= 3 else np.nan
-                       for k in range(ROUND_BINS)])
-    du = (edges[:-1] + edges[1:]) / 2 - mid
-    ok = np.isfinite(fronts)
-    if ok.sum() < ROUND_BINS - 2:
-        return None
-    du, fronts = du[ok], fronts[ok]
-    behind = np.sqrt(r ** 2 - du ** 2)                 # from the front to the circle's centre, per bin
-    v0 = float(np.median(fronts + behind))
-    circle = np.sqrt(np.mean((fronts - (v0 - behind)) ** 2))
-    line = np.sqrt(np.mean((fronts - np.polyval(np.polyfit(du, fronts, 1), du)) ** 2))
-    if circle > ROUND_FIT * line or circle > ROUND_TOL * r:
-        return None
-    return lateral, d, float(mid), v0, float(r)
-
-
-def body_bands(u: np.ndarray, h: np.ndarray) -> np.ndarray:
-    """Which points (lateral `u`, height `h`) lie in the height bands as wide as the body
-    (ROUND_BAND_M, ROUND_BODY)."""
-    band = np.floor((h - h.min()) / ROUND_BAND_M).astype(int)
-    widths = np.zeros(band.max() + 1)
-    for k in np.unique(band):
-        if np.count_nonzero(band == k) >= 10:
-            widths[k] = np.subtract(*np.percentile(u[band == k], [98, 2]))
-    if not widths.any():
-        return np.zeros(len(u), bool)
-    return widths[band] >= ROUND_BODY * np.percentile(widths[widths > 0], 75)
-
-
-def round_completed(box: ObjectBox, target: np.ndarray, up: np.ndarray) -> ObjectBox:
-    """`box` (camera frame, the camera at the origin) of an object standing upright whose seen
-    front `target` follows a circle as wide as it is seen (round_section: a bottle, a can, a
-    mug's body) with its level section made the circle's square, as deep as it is wide, about the
-    circle's centre (still holding every seen point); `box` itself otherwise. The camera sees such
-    an object's nearer half, and a box fitted to it is short on the far side with its centre
-    toward the camera: the standing white bottle's by 1.7 cm, and grasps centred on it closed in
-    front of its axis and pushed it over (objects-92-00004). Perception's box stays as measured
-    (its names and sizes are compared as enrolled, front only: completing it there made "the
-    smaller bottle" of a standing and a lying one a tie)."""
-    up = np.asarray(up, float)
-    R = np.asarray(box.rotation, float)
-    k = int(np.argmax(np.abs(R.T @ up)))
-    if abs(R[:, k] @ up) < UPRIGHT_COS:
-        return box
-    centre = np.asarray(box.center, float)
-    arc = round_section(target, centre, up, np.zeros(3))
-    if arc is None:
-        return box
-    lateral, depth, mid, v0, r = arc
-    rel = np.asarray(target, float) - centre
-    u_lo, u_hi = np.percentile(rel @ lateral, [2, 98])
-    v_lo, v_hi = np.percentile(rel @ depth, [2, 98])
-    lo = np.array([min(mid - r, u_lo), min(v0 - r, v_lo)])
-    hi = np.array([max(mid + r, u_hi), max(v0 + r, v_hi)])
-    centre = centre + lateral * (lo[0] + hi[0]) / 2 + depth * (lo[1] + hi[1]) / 2
-    return ObjectBox(centre, np.array([*(hi - lo), float(box.size[k])]), np.stack([lateral, depth, up], axis=1))
-
-
-UPRIGHT_COS = 0.95         # a box axis this near the up vector: the object stands upright
-
-
 def tilted_off_box(R: np.ndarray, box: ObjectBox, tilt_deg: float) -> np.ndarray:
     """Per grasp frame of (n, 3, 3) `R`: its approach lies at least half of `tilt_deg` off every
     axis of `box` (a slab's tilted grasp, not a squared one)."""
@@ -388,8 +285,6 @@ class AntipodalProposer:
             return self._empty(f"only {len(target)} target points after cropping/masking: nothing to grasp "
                                "(check the target box or mask)"), scene
         normals = estimate_normals(target, cfg.normal_neighbours)
-        if target_box is not None:
-            target_box = round_completed(target_box, target, up_vec)
         self.checkpoint()
         seen_noise = min(sigma, self._plane_noise_m(plane, support))
         fit_margin, clear_margin = self.margins_m(float(np.median(np.linalg.norm(target, axis=1))), seen_noise)
