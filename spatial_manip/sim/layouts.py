@@ -33,7 +33,7 @@ import numpy as np
 from spatial_manip.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
-from spatial_manip.geometry.reach import REACH_M, wrist_reaches
+from spatial_manip.geometry.reach import REACH_M, TCP_TO_WRIST_M, wrist_reaches
 
 TABLE_FRONT_X = 0.25             # robot base to the table's front edge
 TABLE_TOP_Z = 0.0
@@ -317,7 +317,7 @@ class ShelfStance:
 
     def reaches(self, y: float, z_floor: float, z_ceiling: float) -> bool:
         z = min(z_floor + self.wrist_above_floor_m, z_ceiling - 0.05)
-        wrist = np.array([self.front_x + 0.06 - 0.156, y, z])
+        wrist = np.array([self.front_x + 0.06 - TCP_TO_WRIST_M, y, z])
         return wrist_reaches(wrist, self.reach_m)
 
 
