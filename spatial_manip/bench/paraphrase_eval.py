@@ -7,7 +7,7 @@ the coordinates below (which book lies where, which slot is free), never by runn
     python -m spatial_manip.bench.paraphrase_eval [--set SET] [--verbose] [--json]
 
 (SET: main|heldout|all|objects|everyday2|everyday2_after|everyday3|everyday3_after|everyday4|everyday4_after|everyday5|
-everyday6|everyday6_after|everyday7|everyday8|everyday9|everyday10;
+everyday6|everyday6_after|everyday7|everyday8|everyday9|everyday10|everyday11;
 `--set objects`: `paraphrase_objects.py`, mugs, bottles, fruit, colours, sizes and category words;
 `--set everyday2`: `paraphrase_everyday.py`, the everyday forms of issue 38 and a desk with a radio;
 `--set everyday2_after`: more of them, written after the reader was changed for everyday2;
@@ -20,7 +20,8 @@ everyday6|everyday6_after|everyday7|everyday8|everyday9|everyday10;
 `--set everyday7`: `paraphrase_everyday7.py`, held out, on a garden potting table, a craft table and a garage shelf;
 `--set everyday8`: `paraphrase_everyday8.py`, held out, on a hospital supply trolley, a picnic table and a laundry shelf;
 `--set everyday9`: `paraphrase_everyday9.py`, held out, on a camping table, a bakery counter and a pet-care shelf;
-`--set everyday10`: `paraphrase_everyday10.py`, held out, on a bedside table, a florist's bench and a first-aid cabinet.)
+`--set everyday10`: `paraphrase_everyday10.py`, held out, on a bedside table, a florist's bench and a first-aid cabinet;
+`--set everyday11`: `paraphrase_everyday11.py`, held out, on a school desk, a music teacher's table and a hotel minibar.)
 
 prints the rate of correct plans, of correct refusals, of refusals where a plan was due, and of
 wrong plans (a plan that picks or places the wrong thing, or a plan where a refusal was due).
@@ -576,6 +577,13 @@ def _everyday10_set() -> tuple[list, dict]:
     return everyday10_set()
 
 
+def _everyday11_set() -> tuple[list, dict]:
+    """The `everyday11` set and its scenes (held out: written before the reader changed for it)."""
+    # late: that module imports this one's helpers at its top
+    from spatial_manip.bench.paraphrase_everyday11 import everyday11_set
+    return everyday11_set()
+
+
 def _everyday_set() -> tuple[list, dict]:
     """The `everyday2` set and its scenes (paraphrase_everyday imports this module's helpers)."""
     # late: that module imports this one's helpers at its top
@@ -590,7 +598,7 @@ def scene_builders() -> dict[str, Callable[[], Scene]]:
     merged: dict[str, Callable[[], Scene]] = {}
     for builders in (SCENES, _object_set()[1], _everyday_set()[1], _everyday3_set()[1], _everyday4_set()[1],
                      _everyday5_set()[1], _everyday6_set()[1], _everyday7_set()[1], _everyday8_set()[1],
-                     _everyday9_set()[1], _everyday10_set()[1]):
+                     _everyday9_set()[1], _everyday10_set()[1], _everyday11_set()[1]):
         clash = {k for k in set(merged) & set(builders) if merged[k] is not builders[k]}
         if clash:
             raise ValueError(f"two paraphrase sets name a scene {sorted(clash)}: give each set its own keys")
@@ -681,7 +689,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", choices=["main", "heldout", "all", "objects", "everyday2", "everyday2_after", "everyday3",
                                           "everyday3_after", "everyday4", "everyday4_after", "everyday5",
                                           "everyday6", "everyday6_after", "everyday7", "everyday8",
-                                          "everyday9", "everyday10"],
+                                          "everyday9", "everyday10", "everyday11"],
                     default="all",
                     help="which instructions: the main set, the held-out set, both (default), the "
                          "objects set (non-book objects, colours, sizes, category words; issue 38), or "
@@ -695,7 +703,8 @@ def main(argv=None) -> int:
                          "a garage shelf; everyday8: held out, on a hospital supply trolley, a picnic table and a "
                          "laundry shelf; everyday9: held out, on a camping table, a bakery counter and a pet-care "
                          "shelf; everyday10: held out, on a bedside table, a florist's bench and a first-aid "
-                         "cabinet)")
+                         "cabinet; everyday11: held out, on a school desk, a music teacher's table and a hotel "
+                         "minibar)")
     args = ap.parse_args(argv)
     cases = {"main": CASES, "heldout": HELDOUT, "all": CASES + HELDOUT, "objects": _object_set()[0],
              "everyday2": _everyday_set()[0], "everyday2_after": _everyday_after(),
@@ -704,7 +713,7 @@ def main(argv=None) -> int:
              "everyday5": _everyday5_set()[0], "everyday6": _everyday6_set()[0],
              "everyday6_after": _everyday6_after(), "everyday7": _everyday7_set()[0],
              "everyday8": _everyday8_set()[0], "everyday9": _everyday9_set()[0],
-             "everyday10": _everyday10_set()[0]}[args.set]
+             "everyday10": _everyday10_set()[0], "everyday11": _everyday11_set()[0]}[args.set]
     summary, rows = evaluate(cases)
     if args.json:
         print(json.dumps(summary))
