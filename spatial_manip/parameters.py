@@ -90,6 +90,9 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         *CAMERA_TF,
         Param("workspace_topic", "spatial_manip/workspace", "the cell's fixtures, slots and catalogue (JSON scene, latched)"),
         Param("workspace_file", "", "the same as a file, for a real cell (\"\": the topic's)"),
+        Param("library_file", "", "the enrolled object library (spatial-manip enroll --library; relative: under "
+              "config/): its objects are the workspace's catalogue, whichever way the workspace comes (\"\": the "
+              "workspace's own catalogue)"),
         Param("workspace_ack_topic", "spatial_manip/planner/workspace_revision", "the workspace revision in use (latched)"),
         Param("tcp_topic", "tcp_pose_broadcaster/pose", "the arm's TCP pose, as the UR driver publishes it"),
         Param("joint_states_topic", "joint_states", "the arm's joints: its own pixels are left out of each look"),

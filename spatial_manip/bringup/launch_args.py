@@ -59,6 +59,9 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
                    "start-up)", targets=(("cell_tf_node", "publish_robot_tf"),), choices=("true", "false")),
     LaunchArgument("workspace_file", "", "the cell's fixtures, slots and object catalogue (a scene JSON); "
                    "\"\" = none, or what the workspace topic brings", targets=(("planner_node", "workspace_file"),)),
+    LaunchArgument("library_file", "", "the enrolled object library (spatial-manip enroll --library); relative "
+                   "paths are looked up under config/; \"\" = the workspace's own catalogue (the simulator: its "
+                   "assets' library)", targets=(("planner_node", "library_file"), ("sim_node", "library_file"))),
     LaunchArgument("camera", "", "camera_node's source: live (an L515 on USB), file (the SDK recording "
                    "camera_file) or none (realsense2_camera already publishes the images: camera_node only "
                    "publishes the calibrated camera pose); \"\" = camera.yaml's",

@@ -40,6 +40,7 @@ from spatial_manip.observation import ObservationBuffer, RGBDObservation
 from spatial_manip.perception.look_ahead import ARM_STILL_TOL_RAD
 from spatial_manip.perception import SegmentationHints
 from spatial_manip.scene import Scene, SceneFormatError
+from spatial_manip.workspace.catalogue import load_library_file, with_library
 
 MOTIONS = {MOTION_PICK: ArmMotion.Goal.MOTION_PICK, MOTION_PLACE: ArmMotion.Goal.MOTION_PLACE,
            MOTION_HOME: ArmMotion.Goal.MOTION_HOME}
@@ -192,8 +193,12 @@ class PlannerPorts:
         for msg_type, param, cb, qos in subs:
             node.create_subscription(msg_type, self.p[param], cb, qos,
                                      callback_group=in_order if qos is latched else group)
+        # the enrolled library, read and checked before anything else: a bad file refuses the start
+        self._library = load_library_file(self.p["library_file"]) if self.p["library_file"] else None
+        if self._library is not None:
+            node.get_logger().info(f"library_file: {len(self._library.entries)} enrolled objects, the workspace's catalogue")
         if self.p["workspace_file"]:
-            workspace = Scene.load(self.p["workspace_file"])
+            workspace = self._with_library(Scene.load(self.p["workspace_file"]))
             self._workspace = (workspace, SegmentationHints.from_scene(workspace))   # a bad fixture box fails here
         # the camera pose from TF (the calibration on /tf_static); the extrinsics topic is the fallback
         self.camera_tf = CameraPoseFromTf(node, self.buffer.set_extrinsics, base_frame=self.p["tf_base_frame"],
@@ -242,7 +247,7 @@ class PlannerPorts:
 
     def _on_workspace(self, msg: String) -> None:
         try:
-            workspace = Scene.from_dict(json.loads(msg.data))
+            workspace = self._with_library(Scene.from_dict(json.loads(msg.data)))
             hints = SegmentationHints.from_scene(workspace)     # refuses bad fixture boxes by name
         except (ValueError, SceneFormatError) as e:
             self._warn_once("workspace", f"ignoring the workspace description: {e}")
@@ -253,6 +258,10 @@ class PlannerPorts:
         self._workspace = (workspace, hints)
         # whoever changed the workspace (a simulator reset) learns when goals will use it
         self.ack_pub.publish(String(data=str(workspace.extra.get("revision", ""))))
+
+    def _with_library(self, workspace: Scene) -> Scene:
+        """The workspace with the library_file's objects as its catalogue (as it came without one)."""
+        return with_library(workspace, self._library) if self._library is not None else workspace
 
     def _on_segmentation(self, msg: Image) -> None:
         workspace = self._workspace[0]

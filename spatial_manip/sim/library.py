@@ -22,14 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from spatial_manip.paths import resolve_config
-from spatial_manip.perception.attributes import book_size_class
+from spatial_manip.paths import resolve_config, resolve_user_file
 from spatial_manip.scene import FIXTURE_CATEGORIES, Scene, SceneObject, Viewpoint, workspace_description
 from spatial_manip.sim import assets as A
 from spatial_manip.sim.capture_cell import TABLE_FRONT_X, TABLE_SIZE, _rz, fixtures_only, render_cell
 from spatial_manip.sim.layouts import _support
 from spatial_manip.sim.object_scenes import TABLE_GAP_M, everyday_object
 from spatial_manip.sim.object_sets import EVERYDAY_MODELS, model_for
+from spatial_manip.workspace.catalogue import with_library
 from spatial_manip.workspace.enroll import EnrollmentError, Library, fused_views, measure_object
 
 CATALOGUES = ("library", "episode")
@@ -254,31 +254,7 @@ def catalogue_workspace(scene: Scene, T_base_tcp=None, *, catalogue: str = "libr
         raise ValueError("catalogue 'library' needs the enrolled library (config/library/sim_assets.json, written by "
                          "spatial-manip enroll --sim all)")
     kept = [o for o in described.objects if o.category in FIXTURE_CATEGORIES or o.held]
-    taken = {o.id for o in kept}
-    entries = [library_object(e) for e in library.entries.values() if e.id not in taken]
-    return described.with_objects(kept + entries)
-
-
-def library_object(entry) -> SceneObject:
-    """A library entry as a catalogue SceneObject (no pose: it must be perceived)."""
-    extra = {"catalogue": True, "rgb": list(entry.rgb), "placement": entry.placement, "colours": list(entry.colours),
-             "shape": entry.shape, **({"front_signature": entry.front} if entry.has_front and entry.front else {}),
-             **({"views": entry_views(entry)} if entry_views(entry) else {})}
-    size_class = None
-    if entry.category == "book":
-        size_class = book_size_class(entry.size_m)
-    # `oriented` says the object has a front (the agent's `fronts`), as in the episode's catalogue
-    return SceneObject(entry.id, entry.name, entry.category, np.zeros(3), entry.size_m, np.eye(3), entry.has_front,
-                       size_class, False, extra)
-
-
-def entry_views(entry) -> list[dict]:
-    """Each enrolled view's size and colour ({"size_m", "rgb"}), when enrolment recorded its
-    colours too (entries enrolled turned all the way round, `enroll_turns`); [] otherwise."""
-    sizes, rgbs = entry.extra.get("view_sizes") or (), entry.extra.get("view_rgbs") or ()
-    if len(sizes) != len(rgbs):
-        return []
-    return [{"size_m": list(s), "rgb": list(c)} for s, c in zip(sizes, rgbs)]
+    return with_library(described.with_objects(kept), library)
 
 
 def library_for(catalogue: str, path: str | Path | None = None):
@@ -290,4 +266,6 @@ def library_for(catalogue: str, path: str | Path | None = None):
 
 
 def load_default_library(path: str | Path | None = None):
-    return Library.load(path or resolve_config(DEFAULT_LIBRARY))
+    """The library at `path` (relative: from the working directory, else under config/, as
+    planner_node's library_file), else the simulated assets' library."""
+    return Library.load(resolve_user_file(path) if path else resolve_config(DEFAULT_LIBRARY))

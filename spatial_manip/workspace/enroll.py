@@ -17,7 +17,7 @@ measures the rest from the camera:
     entry = measure_object(obs, workspace, name="armento rider", has_front=True, facing="camera")
     library = Library.load(path); library.put(entry); library.save(path)
 
-The library file is what the planner's catalogue reads (`spatial_manip/sim/library.py` turns it
+The library file is what the planner's catalogue reads (`spatial_manip/workspace/catalogue.py` turns it
 into the workspace's catalogue): every object the cell may meet, most of them absent from a scene.
 """
 from __future__ import annotations

@@ -9,6 +9,7 @@ Building the interfaces a second time here cost 2-6 min of a loaded 2-core CI ru
 the set-up's build does not: the overlay build takes seconds. That colcon finds both packages when
 given both paths is test_packaging's."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -117,7 +118,8 @@ def _nodes(tmp_path: Path) -> dict[str, str]:
     return {
         "sim_node": "-p camera_rate_hz:=2.0",
         "grasp_node": "",
-        "planner_node": "",
+        # a relative library_file, as a launch gives it: read from the install's share/config
+        "planner_node": "-p library_file:=library/sim_assets.json",
         "arm_node": "-p arm.backend:=sim",
         "camera_node": f"-p source:=none -p calibration_file:={cal}",
         "cell_tf_node": f"-p calibration_file:={cal}",
@@ -142,6 +144,7 @@ def test_every_node_starts_from_the_install(install, tmp_path):
     logs = {n: seen.get(n, "") + logs[n] for n in logs}
     missing = [n for n in procs if n not in ready]
     assert not missing, "\n".join(f"--- {n}:\n{logs[n][-2000:]}" for n in missing)
+    assert re.search(r"library_file: \d+ enrolled objects", logs["planner_node"]), logs["planner_node"][-2000:]
 
 
 def _wait_ready(procs: dict, timeout_s: float) -> tuple[set[str], dict[str, str]]:

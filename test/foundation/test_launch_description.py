@@ -100,9 +100,10 @@ def test_inline_values_keep_their_types(graph_launch):
 def test_launch_arguments_reach_the_nodes_they_name(graph_launch):
     declared, nodes, _ = build(graph_launch, "real", namespace="cell1", use_sim_time="true",
                                robot_ip="192.168.1.10", ur_type="ur5", calibration_file="/etc/cell/hand_eye.yaml",
-                               workspace_file="/etc/cell/ws.json", camera="file", camera_file="/data/run.db3")
-    assert {"namespace", "use_sim_time", "robot_ip", "ur_type", "calibration_file", "workspace_file", "camera",
-            "camera_file"} <= set(declared)
+                               workspace_file="/etc/cell/ws.json", library_file="/etc/cell/library.json",
+                               camera="file", camera_file="/data/run.db3")
+    assert {"namespace", "use_sim_time", "robot_ip", "ur_type", "calibration_file", "workspace_file", "library_file",
+            "camera", "camera_file"} <= set(declared)
     inline = {name: {k: v for p in kw["parameters"] if isinstance(p, dict) for k, v in p.items()}
               for name, kw in nodes.items()}
     assert all(kw["namespace"] == "/cell1" for kw in nodes.values())
@@ -111,8 +112,20 @@ def test_launch_arguments_reach_the_nodes_they_name(graph_launch):
     assert inline["arm_node"]["ur_type"] == inline["grasp_node"]["ur_type"] == "ur5"
     assert inline["cell_tf_node"]["calibration_file"] == inline["camera_node"]["calibration_file"] == "/etc/cell/hand_eye.yaml"
     assert inline["planner_node"]["workspace_file"] == "/etc/cell/ws.json"
+    assert inline["planner_node"]["library_file"] == "/etc/cell/library.json"
     assert inline["camera_node"]["source"] == "file" and inline["camera_node"]["file_path"] == "/data/run.db3"
     assert "arm.host" not in inline["grasp_node"]
+
+
+def test_the_sim_graph_gives_a_library_file_to_the_simulator_and_the_planner_alike(graph_launch):
+    """The simulator's published catalogue and the planner's own library are then one library;
+    left "", both keep theirs (the simulated assets' library, the workspace topic's catalogue)."""
+    _, nodes, _ = build(graph_launch, "sim", library_file="library/sim_assets.json")
+    inline = {name: {k: v for p in kw["parameters"] if isinstance(p, dict) for k, v in p.items()}
+              for name, kw in nodes.items()}
+    assert inline["sim_node"]["library_file"] == inline["planner_node"]["library_file"] == "library/sim_assets.json"
+    _, nodes, _ = build(graph_launch, "sim")
+    assert not any("library_file" in p for kw in nodes.values() for p in kw["parameters"] if isinstance(p, dict))
 
 
 def test_a_graph_declares_only_the_arguments_that_reach_it():

@@ -58,6 +58,18 @@ def _perception_key(t: Path):
             [str(perception), "segmenter.classical", "plane_inlier", "0.008"])
 
 
+def _library_missing(t: Path):
+    return (_node("planner_node", "-p", f"library_file:={t / 'cell.json'}"),
+            ["library_file", "cell.json", "does not exist", "spatial-manip enroll"])
+
+
+def _library_not_a_library(t: Path):
+    """A workspace file given as the library: the planner would have started with no catalogue."""
+    ws = t / "workspace.json"
+    ws.write_text('{"viewer": {}, "robot": {}, "objects": []}')
+    return _node("planner_node", "-p", f"library_file:={ws}"), ["library_file", "workspace.json", "spatial_manip.library/1"]
+
+
 def _sim_params_file(t: Path):
     """A misspelt name in a ROS params file is ignored by ROS (sim.yaml's own speed_mps was)."""
     params = t / "sim.yaml"
@@ -84,6 +96,8 @@ CASES = {
     "grasp_node: a wrong type": _grasp_type,
     "planner_node: a misspelt segmenter, at start-up": _segmenter,
     "planner_node: an unknown key of perception.yaml": _perception_key,
+    "planner_node: a library_file that does not exist": _library_missing,
+    "planner_node: a library_file that is no library": _library_not_a_library,
     "sim_node: an unknown parameter of its params file": _sim_params_file,
     "cell_tf_node: a calibration in millimetres": _calibration_mm,
     "cell_tf_node: a misspelt parameter name": _calibration_misspelt,

@@ -57,7 +57,7 @@ def test_turned_to_face_puts_the_front_on_the_nearest_box_side_with_its_sizes():
 
 
 def test_the_library_keeps_a_front_signature_and_reads_an_older_file_without_one(tmp_path):
-    from spatial_manip.sim.library import library_object
+    from spatial_manip.workspace.catalogue import library_object
 
     e = LibraryEntry(id="armento_rider", name="armento rider", category="reference", size_m=(0.235, 0.065, 0.243),
                      rgb=(140, 90, 50), colours=("brown",), shape="box", has_front=True, front=DARK_FRONT)

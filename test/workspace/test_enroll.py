@@ -134,7 +134,8 @@ def test_an_everyday_object_is_enrolled_all_the_way_round_and_its_views_reach_th
     (enrolled before) lists no views."""
     from spatial_manip.perception.base import SegmentationHints
     from spatial_manip.scene import Scene, Viewpoint
-    from spatial_manip.sim.library import ENROLL_TURNS_DEG, enroll_turns, library_object
+    from spatial_manip.sim.library import ENROLL_TURNS_DEG, enroll_turns
+    from spatial_manip.workspace.catalogue import library_object
 
     # a near reference without a front stands any way round too; one with a front, a distant one
     # and a book keep the three turns within the camera's half
