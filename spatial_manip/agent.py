@@ -267,6 +267,7 @@ class AgentConfig:
     carry_out_of_view: bool = True      # ... holding an object too, carried as a body on the gripper (if home is a carry pose)
     arm_config_file: str = ""           # arm.yaml for the place-pose IK check ("" = the default file)
     arm_backend: str = ""               # that file's per-backend overrides (sim: the model's TCP)
+    ur_type: str = ""                   # that file's model preset (ur5 | ur5e; "" = its arm.model), as every node has it
     verify_tolerance_m: float = 0.03    # ESPIRE: within 3 cm of the expected position
 
     @classmethod
@@ -525,7 +526,7 @@ class Agent:
         """The arm's model for the place-pose checks and the arm's pixels (built on first use)."""
         with self._building:
             if self._reach is None:
-                self._reach = arm_reach(self.config.arm_config_file, self.config.arm_backend)
+                self._reach = arm_reach(self.config.arm_config_file, self.config.arm_backend, self.config.ur_type)
             return self._reach
 
     def _make_planner(self):

@@ -120,6 +120,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
               "changes) with at most this share of one core (0: no idle looks)", (0.0, 1.0)),
         Param("arm_config_file", "", "arm.yaml for the place-pose IK check (\"\": the default file)"),
         Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
+        Param("ur_type", "", "arm model preset of that file (\"\": its arm.model): ur5 | ur5e, the launch's "
+              "ur_type as the arm and grasp nodes have it", choices=("", "ur5", "ur5e")),
         Param("arm_action", "spatial_manip/arm_motion", "the ArmMotion action server (arm_node or sim_node)"),
         Param("motion_timeout_s", 60.0, "longest single motion before it is stopped", POSITIVE, runtime=True),
         Param("arm_lost_after_s", 3.0, "no TCP pose for this long during a motion: the arm server is gone",

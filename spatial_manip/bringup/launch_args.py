@@ -49,7 +49,7 @@ LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument("ur_type", "", "arm model preset of arm.yaml's `presets`: ur5 (CB3, 125 Hz) or ur5e "
                    "(e-series, 500 Hz); \"\" = arm.yaml's arm.model. arm_node refuses one the controller "
                    "contradicts", targets=(("arm_node", "ur_type"), ("grasp_node", "ur_type"),
-                                          ("cell_tf_node", "model")),
+                                          ("planner_node", "ur_type"), ("cell_tf_node", "model")),
                    choices=("ur5", "ur5e")),
     LaunchArgument("calibration_file", "", "hand-eye calibration YAML (spatial-manip calibrate --out); "
                    "relative paths are looked up under config/; \"\" = the graph's",

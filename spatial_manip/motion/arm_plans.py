@@ -21,7 +21,7 @@ from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.carry import carry_refusal
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
 from spatial_manip.motion.world import CLOUD_EXPLAINED_M, Attached, CollisionWorld, support_ids, touching_ids
-from spatial_manip.control.config import load_arm_config
+from spatial_manip.control.config import arm_overrides, load_arm_config
 from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.motion.checker import CollisionChecker
@@ -289,9 +289,10 @@ class ArmReach:
         return False
 
 
-def arm_reach(arm_config_file: str = "", backend: str = "") -> ArmReach:
-    """ArmReach for arm.yaml (`backend`'s overrides: the simulated UR5e's TCP)."""
-    return ArmReach(make_planner(load_arm_config(arm_config_file or None, {"arm.backend": backend} if backend else None)))
+def arm_reach(arm_config_file: str = "", backend: str = "", model: str = "") -> ArmReach:
+    """ArmReach for arm.yaml (`backend`'s overrides: the simulated UR5e's TCP; `model` its preset,
+    "" = its arm.model)."""
+    return ArmReach(make_planner(load_arm_config(arm_config_file or None, arm_overrides(backend, model) or None)))
 
 
 def make_primitives(cfg: Mapping, arm, gripper, motion_overrides: Mapping | None = None) -> MotionPrimitives:

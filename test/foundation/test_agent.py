@@ -564,6 +564,19 @@ def test_prepare_builds_what_the_first_look_would_once():
     assert agent._perception() is segmenter and agent._arm_reach() is reach
 
 
+def test_the_place_checks_use_the_arm_model_the_launch_chose_not_only_arm_yaml():
+    """ur_type reached arm_node and grasp_node but not planner_node, whose place-pose IK and arm mask
+    kept arm.yaml's model: a UR5 cell had its places checked on a UR5e (d1 163 vs 89 mm)."""
+    from spatial_manip.control.kinematics import DH_PRESETS
+
+    config = AgentConfig.from_params({"ur_type": "ur5", "arm_backend": "", "segmenter": "classical"})
+    assert config.ur_type == "ur5"
+    for model in ("ur5", "ur5e"):
+        reach = Agent(FakePorts(), replace(config, ur_type=model))._arm_reach()
+        assert reach.kin.d1 == pytest.approx(DH_PRESETS[model]["d1"])
+        assert reach.planner.robot.urdf.name.startswith(f"{model}_robotiq")
+
+
 def test_no_home_motion_is_sent_while_the_tcp_is_where_the_last_one_left_it():
     """Issue 42: every goal after a reset or a pick sent a home motion that did not move the arm,
     an action round trip before the look. Sent again once the TCP has left home (by 1 mm)."""

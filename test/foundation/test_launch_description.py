@@ -109,7 +109,8 @@ def test_launch_arguments_reach_the_nodes_they_name(graph_launch):
     assert all(kw["namespace"] == "/cell1" for kw in nodes.values())
     assert all(p["use_sim_time"] is True for p in inline.values())
     assert inline["arm_node"]["arm.host"] == "192.168.1.10"
-    assert inline["arm_node"]["ur_type"] == inline["grasp_node"]["ur_type"] == "ur5"
+    assert inline["arm_node"]["ur_type"] == inline["grasp_node"]["ur_type"] == inline["planner_node"]["ur_type"] == "ur5"
+    assert inline["cell_tf_node"]["model"] == "ur5"
     assert inline["cell_tf_node"]["calibration_file"] == inline["camera_node"]["calibration_file"] == "/etc/cell/hand_eye.yaml"
     assert inline["planner_node"]["workspace_file"] == "/etc/cell/ws.json"
     assert inline["planner_node"]["library_file"] == "/etc/cell/library.json"
