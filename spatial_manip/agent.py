@@ -30,7 +30,7 @@ from spatial_manip.geometry.support import check_support, resting_surface
 from spatial_manip.transforms import apply, invert, make_transform, quat_to_matrix
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.grasping.gripper import GripperGeometry
-from spatial_manip.grasping.place_fit import SlotEntry, fit_place, shallower_grasps, slot_at, slot_positions
+from spatial_manip.grasping.place_fit import SlotEntry, fit_place, pose_class, shallower_grasps, slot_at, slot_positions
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
 from spatial_manip.motion.line_of_sight import visible_fraction
 from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
@@ -671,9 +671,10 @@ class Agent:
         slot, entry = _slot_entry(decision)
         h = self._holding
         regrasp = None
+        planned = grasped.place_pose if grasped else None
         try:
             T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, h.size, h.T_object_tcp,
-                                           h.width_m, planned=grasped.place_pose if grasped else None)
+                                           h.width_m, planned=planned)
         except UnreachableError as e:
             # held as it came (no pick this goal chose the grasp for this place): set it down where
             # it can go as held, and grasp it again so that it can go here (once a goal)
@@ -683,8 +684,9 @@ class Agent:
             if found is None:
                 raise UnreachableError(f"{e.message}; nor after a regrasp ({why_not})") from e
             T_obj, T_tcp, regrasp = found
+        note = _pose_change_note(planned if planned is not None else decision.place_pose, T_obj, h.size)
         return _through_entry(SetDown(object_id=h.object_id, object_pose=T_obj, tcp_pose=T_tcp, size=h.size, slot=slot,
-                                      regrasp=regrasp), entry)
+                                      regrasp=regrasp, note=note), entry)
 
     def _regrasp(self, decision: Decision, slot, entry, h: InHand, why: str):
         """((T_obj, T_tcp) of the planned set-down, Regrasp), or (None, why not): the held object
@@ -965,6 +967,19 @@ def _decision(scene: Scene, pick, place, reflection: Reflection | None) -> Decis
     return Decision(action, tuple(targets), pick_id=pick_id, pick_alternatives=tuple(alternatives),
                     place_pose=place_T, program=program, notes=tuple(notes), scene=scene, pick_targets=tuple(pick_ids),
                     avoid_place_poses=avoid, any_pose_class=free)
+
+
+def _pose_change_note(T_planned, T_set, size) -> str:
+    """What the result says when the set-down is in another pose class than the planned one (the
+    words named no pose, and no way the object is held lets it go down as planned: a book wider
+    than the gripper opens is held across its thickness, and laid flat a finger would be under it)."""
+    if size is None or T_planned is None:
+        return ""
+    want, got = pose_class(np.asarray(T_planned)[:3, :3], size), pose_class(np.asarray(T_set)[:3, :3], size)
+    if want == got:
+        return ""
+    return (f"set down {got}, not {want}: as the gripper holds it, it cannot go down {want} there, and the words "
+            f"named no pose")
 
 
 def _slot_entry(decision: Decision):

@@ -193,6 +193,7 @@ class SetDown:
     approach_direction: np.ndarray | None = None   # the last linear move's direction (None: TCP +z)
     approach_distance_m: float = 0.0      # 0: the arm server's default
     regrasp: Regrasp | None = None        # set down elsewhere and grasped again first (agent.place makes it)
+    note: str = ""                        # what the result says of it (set down in another pose class than planned)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -379,6 +380,9 @@ class InstructionPipeline:
             self._enter(Stage.MOVING, "placing", attempt, goal, trace, cancel)
             placed = self._guarded(lambda: self._place(decision, grasped, cancel), cancel)
             trace.event("placed", **placed.trace_fields())
+            note = getattr(self._set_down, "note", "")
+            if note:       # the result says it, as it says how the words were read
+                decision = replace(decision, notes=decision.notes + (note,))
 
         self._enter(Stage.VERIFYING, "checking the result against the instruction", attempt, goal, trace, cancel)
         after = verified = None

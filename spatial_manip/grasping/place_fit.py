@@ -65,6 +65,12 @@ def finger_points(T_tcp: np.ndarray, width_m: float, gripper: GripperGeometry) -
     return pts @ T_tcp[:3, :3].T + T_tcp[:3, 3]
 
 
+def pose_class(R: np.ndarray, size) -> str:
+    """The pose class (geometry.relations.book_pose_class: flat, upright, tilted) of an object of
+    `size` turned by `R`."""
+    return book_pose_class(SimpleNamespace(rotation=np.asarray(R, float), size=np.asarray(size, float)))
+
+
 def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: float,
               gripper: GripperGeometry | None = None, kinematics=None, approach_m: float = 0.10,
               yaw_step_deg: float = 15.0, entry: SlotEntry | None = None,
@@ -87,7 +93,7 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
     size = np.asarray(size, float)
     T_place = np.asarray(T_place, float)
     R0, p0 = T_place[:3, :3], T_place[:3, 3]
-    want = book_pose_class(SimpleNamespace(rotation=R0, size=size))
+    want = pose_class(R0, size)
     # a chunky object keeps the axis that is up in T_place up (in object axes: R0's last row)
     own_up = R0[2, :] if keeps_its_up(size) else None
     support_z = p0[2] - float(np.abs(R0.T[:, 2]) @ (size / 2))   # R0.T[:, 2] = world up in object axes
@@ -99,7 +105,7 @@ def fit_place(T_place: np.ndarray, size, T_obj_tcp: np.ndarray, *, width_m: floa
         R = rpy_to_matrix(0.0, 0.0, math.radians(yaw)) @ R0 @ P
         if own_up is not None and float(R[2, :] @ own_up) < 0.5:
             continue
-        other_class = book_pose_class(SimpleNamespace(rotation=R, size=size)) != want
+        other_class = pose_class(R, size) != want
         if other_class and not any_pose_class:
             continue
         depth = -round(entry.extent(R, size), 3) if entry else 0.0

@@ -11,6 +11,7 @@ from spatial_manip.agent import (MOTION_HOME, MOTION_PICK, MOTION_PLACE, REGRASP
                                  _tcp_poses)
 from spatial_manip.control.primitives import lift_height_for
 from spatial_manip.errors import GraspFailedError, MotionFailedError, UnreachableError
+from spatial_manip.geometry.relations import book_pose_class
 from spatial_manip.grasping.grasp_group import GraspGroup
 from spatial_manip.pipeline import Decision, Perceived, Placed, SetDown, TouchedGraspError, Verified, validate_goal
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -310,6 +311,28 @@ def test_a_slot_place_out_of_reach_in_the_middle_is_made_nearer_the_robot_in_the
     kept, tcps, fitted = agent._grasps_that_place(_grasps([0.9], width=0.039), [T_obj @ grasp], T_obj, book.size,
                                                   decision)
     assert len(kept) == 1 and fitted[1, 3] > -0.569 + 0.04 and point_in_box(fitted[:3, 3], slot)
+
+
+def test_a_book_too_wide_to_lay_flat_as_held_is_stood_up_only_when_the_words_name_no_pose_and_the_result_says_so():
+    """The demo: its flat book (11.1 cm wide, wider than the 2F-85 opens) can be held only across its
+    1.6 cm thickness, from the side where it overhangs its pedestal; laid flat on the table, the lower
+    finger would be under it. With no pose word it stands up and the result says so; with one it is refused."""
+    grasp = np.array([[0, 0, 1.0, -0.0355], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])   # 2 cm in from its edge
+    held = SceneObject("book_3", "book", "book", [0.5, 0.0, 0.3], [0.111, 0.016, 0.185], held=True,
+                       extra={"T_object_tcp": grasp.tolist()})
+    table = SceneObject("table", "table", "table", [0.55, 0.0, -0.35], [0.6, 1.4, 0.7])
+    ports = FakePorts()
+    ports.ws = _scene(held, table)
+    flat = np.eye(4)
+    flat[:3, :3] = [[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]]        # its thickness (y) vertical
+    flat[:3, 3] = [0.55, 0.1, 0.008]
+    agent = Agent(ports, AgentConfig(arm_backend="sim"))
+    free = Decision("place", ("table",), place_pose=flat, scene=ports.ws, any_pose_class=True)
+    put = agent.set_down(free, None, threading.Event())
+    assert book_pose_class(replace(held, rotation=put.object_pose[:3, :3])) == "upright"
+    assert put.note.startswith("set down upright, not flat: as the gripper holds it")
+    with pytest.raises(UnreachableError):
+        agent.set_down(replace(free, any_pose_class=False), None, threading.Event())
 
 
 def _held_by_its_side_edge() -> tuple[Agent, FakePorts, Decision]:
