@@ -3,8 +3,12 @@
 _SM_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$_SM_ROOT/.venv/bin/activate"
 if [ -f "$_SM_ROOT/install/setup.bash" ]; then
-  # colcon's setup scripts read unset variables
-  set +u; . "$_SM_ROOT/install/setup.bash"; set -u 2>/dev/null || true
+  # colcon's setup scripts read unset variables: source them with nounset off, then give the caller back
+  # its own setting (turning nounset on in a user's shell breaks the next setup.bash they source)
+  case $- in *u*) _SM_NOUNSET=1 ;; *) _SM_NOUNSET= ;; esac
+  set +u; . "$_SM_ROOT/install/setup.bash"
+  if [ -n "$_SM_NOUNSET" ]; then set -u; fi
+  unset _SM_NOUNSET
 fi
 # The wheels' shared libraries and the interfaces' typesupport libraries
 _SM_SITE=$("$_SM_ROOT/.venv/bin/python" -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
