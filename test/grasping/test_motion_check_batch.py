@@ -132,12 +132,63 @@ def test_no_search_is_spent_on_grasps_below_the_best_k_reached(planners):
     skipped = 0
     for r in REQUESTS:
         report, _, _ = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0), k=5)
-        assert report.checked + report.not_searched == len(r["tcp"]) and not report.out_of_time
+        assert report.checked + report.not_searched + report.not_checked == len(r["tcp"]) and not report.out_of_time
         assert report.kept == sorted(report.kept) and len(report.kept) == 5
         if report.not_searched:
             assert f"{report.not_searched} below the best 5 not searched for" in report.summary()
         skipped += report.not_searched
     assert skipped > 0
+
+
+def test_grasps_below_the_best_k_reached_at_once_are_not_checked(planners):
+    """With k = 5, once the five best are reached by straight moves with none above them waiting
+    for a search, the grasps below are left unchecked: the kept grasps and their paths are those
+    the check of every grasp keeps first, and the summary says how many were left."""
+    stopped = 0
+    for r in REQUESTS:
+        best, _, _ = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0), k=5)
+        if not best.not_checked:
+            continue
+        stopped += 1
+        every, _, _ = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0))
+        assert best.kept == every.kept[:5] and best.checked + best.not_checked == len(r["tcp"]) == every.checked
+        for i in best.kept:
+            assert np.array_equal(best.paths[i].waypoints, every.paths[i].waypoints)
+            assert np.array_equal(best.approaches[i], every.approaches[i])
+        assert f"{best.not_checked} below the best 5 not checked" in best.summary()
+    assert stopped > 0
+
+
+def test_a_pre_grasp_the_straight_move_cannot_reach_is_reached_by_a_detour_without_a_search(planners, monkeypatch):
+    """With no search at all, grasps whose straight joint move from the start is blocked are
+    reached through a detour's via configurations (`detours`); each such path starts at the arm's
+    joints, ends at the pre-grasp, and passes the planner's final check in a checker of its own."""
+    from spatial_manip.grasping import motion_check
+
+    monkeypatch.setattr(motion_check._Batch, "searched_path", lambda self, g, budget_s: None)
+    detoured = 0
+    for r in REQUESTS:
+        report, _, (check, world, _, _) = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0))
+        for i in report.kept:
+            w = report.paths[i].waypoints
+            if not any(len(v) == len(w) - 2 and np.allclose(v, w[1:-1]) for v in motion_check.detours(w[0], w[-1])):
+                continue                            # a straight move, or one from a pre-grasp reached before
+            detoured += 1
+            fresh = check.planner.checker(world, w[0], "pre_grasp")
+            assert not fresh.segment_valid(w[0], w[-1], check.planner.config.plan_step_rad)
+            assert np.allclose(w[0], r["q_start"]) and check.planner.path_problem(w, fresh) is None
+    assert detoured > 0
+
+
+def test_a_detour_moves_the_arm_first_or_raises_it_halfway():
+    from spatial_manip.grasping.motion_check import DETOUR_RAISE_RAD, detours
+
+    start, goal = np.zeros(6), np.arange(1.0, 7.0)
+    (lift, arm), (raised,), (arm_only,), (base,) = detours(start, goal)
+    assert np.allclose(lift, [0, 2, 3, 0, 0, 0]) and np.allclose(arm, [1, 2, 3, 0, 0, 0]) and np.allclose(arm_only, arm)
+    assert np.allclose(base, [1, 0, 0, 0, 0, 0])
+    assert np.allclose(raised, goal / 2 - [0, DETOUR_RAISE_RAD, 0, 0, 0, 0])
+    assert np.allclose(start, 0)                   # the start is not moved in place
 
 
 def test_time_the_check_is_off_the_cpu_is_not_spent_from_its_budget(planners):
