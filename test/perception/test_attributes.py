@@ -362,6 +362,26 @@ def test_an_outline_hidden_by_something_nearer_makes_that_side_a_lower_bound():
     assert lower_bound_sides(box, mask, K, T, depth) == [True, True, False]
 
 
+def test_a_cut_takes_a_slabs_faces_not_its_thickness_unless_it_crosses_it_squarely():
+    """pick-93-00012: a book lying on a pedestal, cut by the image's left edge to a 22 x 6 x 2.6 cm
+    strip, had its thickness (its image 30% across the edge, by perspective) taken for a lower
+    bound, and the pagoda statue fit it better than a book. A statue cut to a thin strip by the
+    edge has its thin side running into the edge: that one stays a lower bound."""
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.transforms import look_at
+    from spatial_manip.perception.base import lower_bound_sides
+
+    roll = np.radians(25.0)                  # rolled: a vertical side's image leans 25 degrees
+    T = look_at((0.0, 0.0, 0.5), (1.0, 0.0, 0.5), up=(0.0, np.sin(roll), np.cos(roll)))
+    K = CameraIntrinsics.from_fovy(64, 48, 45.0)
+    at_left = np.zeros((48, 64), bool)
+    at_left[20:30, :8] = True
+    lying = _box((0.22, 0.06, 0.026), "yaw", center=(1.0, 0.0, 0.5))      # its thickness is its height
+    assert lower_bound_sides(lying, at_left, K, T) == [True, True, False]
+    strip = _box((0.22, 0.03, 0.2), "yaw", center=(1.0, 0.0, 0.5))        # its thin side runs into the edge
+    assert lower_bound_sides(strip, at_left, K, T) == [True, True, True]
+
+
 def test_a_foot_hidden_by_something_standing_in_front_makes_the_height_a_lower_bound():
     """pick-18-00015: a book in its holder, the holder's near wall hiding its lower 5 cm, measured
     13.5 cm tall instead of 18.3: not a book (cost 0.83 over a gate of 0.8), and "a book at least
