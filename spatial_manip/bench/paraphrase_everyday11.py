@@ -32,6 +32,13 @@ to the right of the wine" (AMBIGUOUS among the six slots right of it, where the 
 due); refused with another code than due: "play me a song" (TARGET_NOT_FOUND 'song' where
 NOT_UNDERSTOOD was due). No expected answer was changed after the run.
 
+After the reader's change for it (session 34, test_reader_rules_everyday11: synonyms mouth organ /
+harmonica, coke / cola, chips / crisps; the groups "snack" and "something to eat"; a speaker's
+state before a request ("I'm hungry, ..."); a label "<packaging> of <content>" named by its
+packaging and its content, also in the singular; "if that's ok" / "any chance you could"; "the
+slot to the left / right of X" as the one beside it; a sentence with no action the reader knows
+and an unknown object is NOT_UNDERSTOOD): 100%, 0 wrong plans; every other set unchanged.
+
 Conventions as `paraphrase_eval` and `everyday10`: world = robot base, viewer at (0, 0, 1.3)
 looking along +x, so the viewer's left is +y ("left to right" = y descending); the table spans x
 0.2..1.2, y -0.8..0.8. "The X on the left" is asked only where the left X is the one X in the

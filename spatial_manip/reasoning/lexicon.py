@@ -76,7 +76,18 @@ def label_words(o: SceneObject) -> set[str]:
         names.add(f"{words[-1]} of {' '.join(words[:-1])}")
     for form in form_names(o):
         names |= {f"{form} of {label}", f"{label} {form}"}
-    return names
+    return names | packaging_of(o)
+
+
+def packaging_of(o: SceneObject) -> set[str]:
+    """The names of a label that says its packaging "of" its content ("box of chocolates"): the
+    packaging ("the purple box") and the content, also in the singular ("the chocolate" may be
+    the box of chocolates as much as a chocolate bar)."""
+    head, of, content = spoken_label(o).partition(" of ")
+    if not of or head.split()[-1] not in PACKAGING_HEADS:
+        return set()
+    one = content[:-1] if content.endswith("s") and not content.endswith("ss") else content
+    return {head.split()[-1], content, one}
 
 
 def form_names(o: SceneObject) -> set[str]:

@@ -38,7 +38,7 @@ from functools import lru_cache
 from spatial_manip.errors import AmbiguousError, InvalidGoalError, NotUnderstoodError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, scene_lexicon, spoken_label
+from spatial_manip.reasoning.lexicon import COLOUR_WORDS, packaging_content, packaging_of, scene_lexicon, spoken_label
 from spatial_manip.reasoning.taxonomy import DRINK_VESSELS, DRINKS, GROUPS
 from spatial_manip.reasoning.program import front_assumed, relative_size
 from spatial_manip.reasoning.reader import ANY_BOOK, Clause, keywords, read_clauses, words_of
@@ -156,8 +156,16 @@ _EVERYDAY = [(re.compile(p), r) for p, r in [
     (r"^\s*(?:sorry|excuse me|pardon(?: me)?)(?: (?:to|for) (?:bother|bothering|trouble|troubling|interrupt|interrupting) "
      r"you)? +", " "),
     # "... if you can reach it", "... if you don't mind": a condition after the request, not a place
-    (r" if (?:you can|you could|you are able to|possible|you do not mind|you don't mind|that is ok)"
+    (r" if (?:you can|you could|you are able to|possible|you do not mind|you don't mind|"
+     r"that is(?: ok| okay| alright| fine)?)"
      r"(?: (?:reach|get|manage|do) it)?\s*$", " "),
+    # "any chance you could pass me ...?": a polite frame around the request
+    (r"^\s*any chance (?:that )?(?:you|ya) (?:could|can|would|might) ", " "),
+    # "I'm hungry, give me something to eat": the speaker's state before a request says why, not what
+    (r"^\s*i am (?:so |really |very |a bit |kinda |getting )?(?:hungry|thirsty|starving|peckish|cold|tired|bored) ",
+     " "),
+    # "the slot to the right of the wine": the one beside it at its level, as "immediately right of"
+    (r"\bthe ((?:free |empty )?(?:slot|spot|space)) (?:to|on) the (left|right) of\b", r"the \1 immediately \2 of"),
     # "can you like grab ...": a filler before the verb
     (r"\b(?:like|just|kinda|maybe) (?=(?:grab|take|get|pick|hand|pass|give|bring|fetch|put|place|set|move|stick)\b)", " "),
     (r"\b(?:can|could|may) i (?:have|get|grab)\b", "take"), (r"\b(?:hand|pass) (?:over|along)\b", "take"),
@@ -351,7 +359,7 @@ def scene_phrases(scene: Scene, lex: dict) -> dict[str, set[str]]:
             continue
         words = spoken_label(o).split()
         cands = {" ".join(words[i:]) for i in range(len(words))} | {o.id.lower().replace("_", " ")}
-        cands |= packaging_content(o)              # "the cereal" is the cereal box
+        cands |= packaging_content(o) | packaging_of(o)      # "the cereal" is the cereal box, "the box" the box of chocolates
         if len(words) > 1:                          # "the box of gloves" is the glove box
             cands |= {f"{words[-1]} of {' '.join(words[:-2] + [p])}" for p in _plural(words[-2])}
         if words[-1] in DRINK_VESSELS:
@@ -617,6 +625,11 @@ class InstructionParser:
         leftover = [w for w in leftover if w not in named]
         unknown_refs = sorted({_without_possessive(w[4:].replace("_", " ")) for w in leftover + [str(a) for c in clauses for a in c.args]
                                if isinstance(w, str) and w.startswith("unk_")})
+        unread = [w for w in leftover if not w.startswith(("unk_", "ref"))]
+        if unknown_refs and unread and not any(c.kind == "verb" for c in clauses):
+            # "play me a song": an action the reader does not know, not an object the scene lacks
+            raise NotUnderstoodError(f"could not interpret {' '.join(repr(w) for w in unread)} in {text.strip()!r}; "
+                                     "say what to take or where to put it, e.g. 'take the leftmost book'")
         if unknown_refs:
             raise TargetNotFoundError(
                 f"{', '.join(repr(u) for u in unknown_refs)} is not in the scene; it holds: {self._contents()}")

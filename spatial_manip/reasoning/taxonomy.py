@@ -7,11 +7,15 @@ jar), a synonym of either, or a group holding either.
 """
 from __future__ import annotations
 
+FRUIT = ("apple", "banana", "orange", "pear", "lemon", "lime", "peach", "plum", "mango", "kiwi", "strawberry", "grape",
+         "grapes", "apricot", "nectarine", "clementine", "mandarin", "tangerine", "satsuma", "cherry", "cherries",
+         "melon", "pineapple", "grapefruit", "fig", "pomegranate")
+# what people eat between meals: "grab me a snack"
+SNACKS = ("crisps", "chips", "chocolate", "chocolates", "biscuit", "biscuits", "cookie", "cookies", "cracker",
+          "crackers", "pretzels", "popcorn", "nuts", "peanuts", "granola", "muffin", "cupcake", "doughnut", "donut")
 # group word -> the labels (or labels' last words) it names
 GROUPS: dict[str, tuple[str, ...]] = {
-    "fruit": ("apple", "banana", "orange", "pear", "lemon", "lime", "peach", "plum", "mango", "kiwi",
-              "strawberry", "grape", "grapes", "apricot", "nectarine", "clementine", "mandarin", "tangerine",
-              "satsuma", "cherry", "cherries", "melon", "pineapple", "grapefruit", "fig", "pomegranate"),
+    "fruit": FRUIT,
     "flower": ("rose", "roses", "tulip", "tulips", "daisy", "daisies", "lily", "lilies", "sunflower", "sunflowers",
                "carnation", "carnations", "orchid", "peony", "peonies", "bouquet", "posy"),
     "vegetable": ("carrot", "tomato", "potato", "onion", "pepper", "cucumber", "broccoli", "corn"),
@@ -27,6 +31,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "something to dig with": ("trowel", "shovel", "spade"),
     "something to eat with": ("spoon", "fork", "chopsticks", "knife"),
     "something to drink from": ("mug", "cup", "glass"),
+    "snack": SNACKS,
+    # "I'm hungry, give me something to eat" (`parser`: a speaker's state before a request is filler)
+    "something to eat": FRUIT + SNACKS + ("sandwich", "bread", "cake", "yoghurt", "yogurt"),
     "something to drink": ("bottle", "can", "carton"),
     "something to clean with": ("sanitizer", "soap", "wipes", "sponge", "cloth", "cleaner"),
     "something to wipe with": ("towel", "towels", "napkin", "napkins", "wipes", "cloth", "tissue", "tissues"),
@@ -66,6 +73,9 @@ SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("cat litter", "kitty litter"),
     ("shears", "secateurs", "pruners", "clippers"),
     ("spray bottle", "mister", "plant mister", "sprayer", "spritzer"),
+    ("harmonica", "mouth organ"),
+    ("cola", "coke"),
+    ("crisps", "chips", "potato chips"),
 )
 # what one drinks, and what it is served in: "my glass of water" is the glass (`parser.scene_phrases`)
 DRINKS: tuple[str, ...] = ("water", "tea", "coffee", "milk", "juice", "soda", "lemonade", "cola", "wine", "beer",
