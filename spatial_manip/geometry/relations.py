@@ -495,6 +495,23 @@ def distance(a: Placeable, b: Placeable) -> float:
     return float(np.linalg.norm(A @ sol.x - rhs))
 
 
+def distance_interval(a: Placeable, b: Placeable, reach_a_m: float = 0.0, reach_b_m: float = 0.0) -> tuple[float, float]:
+    """(least, most) boundary-to-boundary distance between two objects whose boxes may hold only
+    part of them: each object holds at least its box, so they are no farther apart than `distance`
+    of the boxes; each may reach up to `reach_*_m` beyond its box (a part the image's edge cut
+    off), so they may be that much nearer. Both 0: the boxes' distance, twice."""
+    d = distance(a, b)
+    return max(d - float(reach_a_m) - float(reach_b_m), 0.0), d
+
+
+def outside_band_m(measured, low_m: float, high_m: float) -> float:
+    """How much of a measured length (a value, or a (least, most) interval holding the true length)
+    lies outside the band [low_m, high_m] ("more than 95 cm": [0.95, inf]; "30 to 55 cm": [0.3,
+    0.55]): 0 when all of it lies inside, so the length surely meets the band."""
+    low, high = (measured, measured) if np.ndim(measured) == 0 else measured
+    return max(float(low_m) - float(low), 0.0) + max(float(high) - float(high_m), 0.0)
+
+
 # --- "about", sizes and occupancy -------------------------------------------------------------
 def approx_tolerance_m(value_m: float) -> float:
     """Half-width of the band that "about value" accepts: ESPIRE's "within +-3 cm of the expected
