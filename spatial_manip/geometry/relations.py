@@ -177,20 +177,22 @@ def is_in_front_of(a, b, axes: FrameAxes, margin: float = POSITION_MARGIN_M) -> 
 
 def is_above(a, b, margin: float = POSITION_MARGIN_M) -> bool:
     """Along gravity only (absolute): a's bottom is above b's top when both are boxes."""
-    return bool(_bottom(a) > _top(b) - margin)
+    return bool(bottom_z(a) > top_z(b) - margin)
 
 
 def is_below(a, b, margin: float = POSITION_MARGIN_M) -> bool:
     return is_above(b, a, margin)
 
 
-def _top(x) -> float:
+def top_z(x) -> float:
+    """The height of a box's highest corner; of a point or viewpoint, its own height."""
     if isinstance(x, (SceneObject, Region)):
         return float(_corners(x)[:, 2].max())
     return float(position_of(x)[2])
 
 
-def _bottom(x) -> float:
+def bottom_z(x) -> float:
+    """The height of a box's lowest corner; of a point or viewpoint, its own height."""
     if isinstance(x, (SceneObject, Region)):
         return float(_corners(x)[:, 2].min())
     return float(position_of(x)[2])
@@ -831,7 +833,7 @@ def object_height(x) -> float:
             # thickness): canonical_axes' rule
             return float(np.max(x.size))
         return float(x.size[2])
-    return float(_top(x) - _bottom(x))
+    return float(top_z(x) - bottom_z(x))
 
 
 def object_width(x, axes: FrameAxes) -> float:

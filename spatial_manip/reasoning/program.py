@@ -62,7 +62,7 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
 from spatial_manip.geometry.reach import reaches_from_above
 from spatial_manip.geometry.support import check_support
-from spatial_manip.transforms import matrix_to_quat, quat_to_matrix
+from spatial_manip.transforms import box_corners, matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 
@@ -145,7 +145,7 @@ class _Eval:
         pool = items or (self.scene.regions if cat == "shelf" else self.scene.objects)
         if not pool:
             raise TargetNotFoundError(f"there is no {cat} in the scene and nothing to infer it from")
-        pts = np.concatenate([rel._corners(o) for o in pool])
+        pts = np.concatenate([box_corners(o.center, o.size, o.rotation) for o in pool])
         lo, hi = pts.min(0), pts.max(0)
         R = _yaw_facing_viewer(self.scene)                 # its front faces the viewer
         return SceneObject(f"<{cat}>", cat, cat, (lo + hi) / 2, np.maximum(hi - lo, 1e-3), R, True)
@@ -648,7 +648,7 @@ def _finish_pose(scene: Scene, xy, base_z: float, R: np.ndarray) -> PlacePose:
 def slot_place_pose(scene: Scene, slot: Region, pose: str, tilt_deg: float) -> PlacePose:
     base = slot.rotation if not np.allclose(slot.rotation, np.eye(3)) else _yaw_facing_viewer(scene)
     R = _pose_rotation(base, pose, tilt_deg, scene.held_object())
-    bottom = float(rel._corners(slot)[:, 2].min())
+    bottom = rel.bottom_z(slot)
     return _finish_pose(scene, slot.center, bottom, R)
 
 
@@ -684,7 +684,7 @@ def metric_place_pose(ev: _Eval, m: Node, pose: str, tilt_deg: float) -> PlacePo
         raise InvalidGoalError(f"a placement distance must be positive, got {gap} m")
     if r == "Above":
         c = rel.position_of(ref)
-        top = float(rel._corners(ref)[:, 2].max()) if isinstance(ref, (SceneObject, Region)) else c[2]
+        top = rel.top_z(ref)
         return _finish_pose(scene, c, top + gap, R)
     return _offset_pose(scene, ref, direction, gap, R)
 
@@ -707,7 +707,7 @@ def _in_container(scene: Scene, box, R: np.ndarray) -> PlacePose:
                                    f"{box.label} ({opening[1] * 100:.0f} x {opening[0] * 100:.0f} cm across), "
                                    "however it is turned")
         R = turned
-    top = float(rel._corners(box)[:, 2].max())
+    top = rel.top_z(box)
     return _finish_pose(scene, box.center, top, R)
 
 
@@ -733,9 +733,7 @@ def _offset_pose(scene: Scene, ref, direction: np.ndarray, gap: float, R: np.nda
     # the held object's half extent, in its placed orientation, along the offset direction
     held_half = rel.half_extent_along(replace(held, rotation=R), direction) if held is not None else 0.0
     target = rel.offset_position(ref, direction, gap, held_half)
-    c = rel.position_of(ref)
-    ref_bottom = float(rel._corners(ref)[:, 2].min()) if isinstance(ref, (SceneObject, Region)) else c[2]
-    return _finish_pose(scene, target, rel.support_top(scene.objects, target, ref_bottom), R)
+    return _finish_pose(scene, target, rel.support_top(scene.objects, target, rel.bottom_z(ref)), R)
 
 
 def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
@@ -767,7 +765,7 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
 
 def _reached(scene: Scene, pp: PlacePose) -> bool:
     """The arm reaches down to the top of the held object set at `pp` (geometry.reach)."""
-    top = float(rel._corners(_placed(scene, pp))[:, 2].max())
+    top = rel.top_z(_placed(scene, pp))
     return reaches_from_above([pp.position[0], pp.position[1], top], scene.robot.position)
 
 

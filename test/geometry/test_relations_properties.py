@@ -90,7 +90,7 @@ def test_rotating_scene_about_gravity_keeps_intrinsic_relations(a, b, ref, viewe
         assert math.isclose(rel.bearing_deg(a, axes), rel.bearing_deg(a2, axes2), abs_tol=1e-6) or \
             abs(rel.bearing_deg(a, axes) - rel.bearing_deg(a2, axes2)) > 359.99
     assert math.isclose(rel.distance(a, b), rel.distance(a2, b2), abs_tol=1e-6)
-    assert rel.is_above(a, b) == rel.is_above(a2, b2) or abs(rel._bottom(a) - rel._top(b) + rel.POSITION_MARGIN_M) < 1e-9
+    assert rel.is_above(a, b) == rel.is_above(a2, b2) or abs(rel.bottom_z(a) - rel.top_z(b) + rel.POSITION_MARGIN_M) < 1e-9
     assert math.isclose(rel.tilt_deg(a), rel.tilt_deg(a2), abs_tol=1e-4)  # acos near 1 amplifies rounding
     assert rel.is_between(a, b, ref) == rel.is_between(a2, b2, ref2) or _near_between_border(a, b, ref)
 

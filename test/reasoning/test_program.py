@@ -78,7 +78,7 @@ def test_metric_place_is_boundary_distance():
     assert rel.distance(placed, jar) == pytest.approx(0.1, abs=1e-3)
     axes = rel.frame_axes("relative", viewer=s.viewer)
     assert rel.is_right_of(placed, jar, axes)
-    assert rel._bottom(placed) == pytest.approx(0.75, abs=1e-6)     # on the table top
+    assert rel.bottom_z(placed) == pytest.approx(0.75, abs=1e-6)     # on the table top
 
 
 def test_empty_answer_names_the_step():
