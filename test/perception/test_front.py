@@ -141,6 +141,13 @@ def test_a_recorded_rider_facing_away_is_turned_to_its_measured_front():
     """The recorded first look of books pick-88-00008 ('a book behind the armento rider, relative
     to the way it faces'): the rider's front, 106 degrees from the camera, is measured, and the
     perceived rider faces within 30 degrees of the way the truth's does."""
+    _, _, off_deg = _recorded_front("pick-88-00008", "armento rider", "near_1")
+    assert off_deg < 30
+
+
+def _recorded_front(frame: str, label: str, truth_id: str):
+    """(the look, the perceived scene, degrees between the front perception measured for the
+    object named `label` and the truth's `truth_id`) on a recorded frame, the front measured."""
     from pathlib import Path
 
     from spatial_manip.bench import record_frames
@@ -148,14 +155,14 @@ def test_a_recorded_rider_facing_away_is_turned_to_its_measured_front():
     from spatial_manip.paths import config_dir
     from spatial_manip.perception import load_segmenter_config
 
-    look, _ = record_frames.load(Path(__file__).parent / "frames" / "pick-88-00008")
+    look, _ = record_frames.load(Path(__file__).parent / "frames" / frame)
     config = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")[1]
     _, seen = perceive_look(look, config, TaskResult(look.task.id, look.task.instruction))
-    rider = next(o for o in seen.scene.objects if o.label == "armento rider")
-    assert "front_unmeasured" not in rider.extra, rider.extra["front_unmeasured"]
-    true_front = rel.horizontal(np.asarray(look.truth.get("near_1").rotation, float)[:, 0])
-    seen_front = rel.horizontal(np.asarray(rider.rotation, float)[:, 0])
-    assert math.degrees(math.acos(np.clip(float(seen_front @ true_front), -1, 1))) < 30
+    obj = next(o for o in seen.scene.objects if o.label == label)
+    assert "front_unmeasured" not in obj.extra, obj.extra["front_unmeasured"]
+    true_front = rel.horizontal(np.asarray(look.truth.get(truth_id).rotation, float)[:, 0])
+    seen_front = rel.horizontal(np.asarray(obj.rotation, float)[:, 0])
+    return look, seen.scene, math.degrees(math.acos(np.clip(float(seen_front @ true_front), -1, 1)))
 
 
 @pytest.fixture(scope="module")
@@ -200,24 +207,12 @@ def test_a_recorded_bear_facing_the_cameras_right_is_turned_to_its_front_and_a_b
     """The recorded first look of books pick-91-00006 ('a book that is behind the teddy bear,
     from its own point of view'): the bear, its front 88 degrees from the camera, is turned within
     30 degrees of the truth's front, and the planner takes one of the books the truth puts behind it."""
-    from pathlib import Path
-
-    from spatial_manip.bench import record_frames
-    from spatial_manip.bench.reference_bench import TaskResult, perceive_look
-    from spatial_manip.paths import config_dir
-    from spatial_manip.perception import load_segmenter_config
     from spatial_manip.reasoning.planner import ProgramPlanner
 
-    look, _ = record_frames.load(Path(__file__).parent / "frames" / "pick-91-00006")
-    config = load_segmenter_config(config_dir() / "params" / "perception.yaml", "classical")[1]
-    _, seen = perceive_look(look, config, TaskResult(look.task.id, look.task.instruction))
-    bear = next(o for o in seen.scene.objects if o.label == "teddy bear")
-    assert "front_unmeasured" not in bear.extra, bear.extra["front_unmeasured"]
-    true_front = rel.horizontal(np.asarray(look.truth.get("near_2").rotation, float)[:, 0])
-    seen_front = rel.horizontal(np.asarray(bear.rotation, float)[:, 0])
-    assert math.degrees(math.acos(np.clip(float(seen_front @ true_front), -1, 1))) < 30
-    plan = ProgramPlanner().plan(seen.scene, look.task.instruction)
+    look, scene, off_deg = _recorded_front("pick-91-00006", "teddy bear", "near_2")
+    assert off_deg < 30
+    plan = ProgramPlanner().plan(scene, look.task.instruction)
     assert plan.ok, plan.error
-    behind = [o for o in seen.scene.objects for gid in look.task.answer
+    behind = [o for o in scene.objects for gid in look.task.answer
               if float(np.linalg.norm(o.center - look.truth.get(gid).center)) < 0.05]
     assert plan.targets and set(plan.targets) <= {o.id for o in behind}, plan.targets
