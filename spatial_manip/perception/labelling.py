@@ -595,9 +595,11 @@ def refuse(d: Detection, entries, why: str) -> None:
 def _candidate(e: ExpectedObject, *, tie: bool = False, cost: float | None = None) -> dict:
     """A refused detection's candidate; `tie`: one of the two entries it fits surely and about
     equally, between which the instruction's words may choose (name_from_words); `cost`: its
-    match_cost, when known."""
+    match_cost, when known; `size_m`: the entry's size, when listed (the planner's unsure-names rule
+    reads no piece of it as it: reasoning/unsure_names.py)."""
     return {"label": e.label, "category": e.category, "id": e.id or "", **({"tie": True} if tie else {}),
-            **({"cost": round(float(cost), 3)} if cost is not None else {})}
+            **({"cost": round(float(cost), 3)} if cost is not None else {}),
+            **({"size_m": [round(float(x), 4) for x in e.size_m]} if e.size_m is not None else {})}
 
 
 def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
