@@ -222,14 +222,20 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
     """Perceive and plan on the task's first look (`first_look`), scored against its truth."""
     res = TaskResult(task.id, task.instruction)
     look = first_look(task, scene, catalogue=catalogue, library=library, profile=profile)
-    truth = look.truth
     agent, perceived = perceive_look(look, segmenter_config, res, gate_m=gate_m)
-    seen = perceived.scene
+    plan_look(agent, perceived, look, res, gate_m=gate_m)
+    return res
+
+
+def plan_look(agent: Agent, perceived, look: FirstLook, res: TaskResult, *, gate_m: float = GATE_M) -> None:
+    """The agent's reasoning on its perceived look, scored into `res`: its error code, or whether
+    the object it picks (the slot it places in) is the task's answer by the look's truth."""
+    task, truth, seen = look.task, look.truth, perceived.scene
     try:
         decision = agent.reason(perceived, GoalRequest(instruction=task.instruction), None, Trace(None, {}))
     except SpatialManipError as e:
         res.error = e.code.value if hasattr(e.code, "value") else str(e.code)
-        return res
+        return
     res.planned = True
     seen = decision.scene if decision.scene is not None else seen   # with what the words named (name_from_words)
     if task.action == "pick":
@@ -241,7 +247,6 @@ def evaluate(task, scene, segmenter_config: dict, *, gate_m: float = GATE_M, cat
         res.correct = slot is not None and slot.id in task.answer or any(t in task.answer for t in decision.target_ids)
     else:
         res.correct = set_down_holds(task, truth, decision.place_pose)
-    return res
 
 
 PLACE_POSE_CHECKS = ("direction", "distance", "in_area", "in_regions")   # what a set-down's pose alone decides

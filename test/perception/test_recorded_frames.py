@@ -9,14 +9,17 @@ within that distance of their centre; `expect.not_misnamed_by_words`: nothing na
 away from them once the words choose; `expect.also_named`: objects the task does not need named
 at their place, whose name kept them from rivalling a needed one), and no name given where no
 such object stands beyond those frame.json lists as known (`expect.known_wrong_names`, with
-why): a new wrong name fails, and a fixed one is to be struck from the list."""
+why): a new wrong name fails, and a fixed one is to be struck from the list. `expect.plans_answer`:
+the agent's reasoning on the look then takes the task's answer (reference_bench.plan_look), where
+a rule of the planner's had refused it."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from spatial_manip.bench import record_frames
-from spatial_manip.bench.reference_bench import GATE_M, SIZE_GATE, FirstLook, TaskResult, perceive_look, score_perception
+from spatial_manip.bench.reference_bench import (GATE_M, SIZE_GATE, FirstLook, TaskResult, perceive_look, plan_look,
+                                                 score_perception)
 from spatial_manip.paths import config_dir
 from spatial_manip.perception import load_segmenter_config
 from spatial_manip.perception.labelling import name_from_words
@@ -35,7 +38,7 @@ def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
     look, meta = record_frames.load(folder)
     expect = meta.get("expect", {})
     res = TaskResult(look.task.id, look.task.instruction)
-    _, seen = perceive_look(look, classical_config, res)
+    agent, seen = perceive_look(look, classical_config, res)
     needed = expect.get("named", look.refs)
     assert {gid: res.refs[gid] for gid in needed} == dict.fromkeys(needed, "ok"), meta["why"]
     known = set(expect.get("known_wrong_names", ()))
@@ -71,6 +74,9 @@ def test_a_recorded_frame_is_named_as_its_truth_says(folder, classical_config):
             g = look.truth.get(gid)
             d = [float(np.linalg.norm(o.center - g.center)) for o in named.objects if o.label == g.label]
             assert d and min(d) <= within_m, (gid, d, meta["why"])
+    if expect.get("plans_answer"):
+        plan_look(agent, seen, look, res)
+        assert res.correct, (res.error, meta["why"])
 
 
 def test_a_frame_reads_back_as_it_was_recorded(tmp_path):
