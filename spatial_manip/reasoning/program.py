@@ -108,6 +108,7 @@ class _Eval:
                  face_error_m: float = 0.0):
         self.scene, self.direction_slack_deg, self.tilt_slack_deg = scene, float(direction_slack_deg), float(tilt_slack_deg)
         self.face_error_m = float(face_error_m)
+        self.unsure_ids: set[str] = set()     # measured in a distance band, not surely in it
         self.trace: list[dict] = []
 
     def measure_error_m(self, x) -> float:
@@ -346,15 +347,23 @@ def _in_distance_band(ev: _Eval, n: Node, items: list, ref, low: float, high: fl
     (`rel.distance_interval`): at most the boxes' distance, less by what the image's edge may have
     cut off either (`_hidden_m`). Those whose whole interval lies in the band surely meet the
     words (place-91-00008: a slot 1.04 m from a painting seen in part, 0.88 m from the whole
-    painting, was taken as "more than 95 cm" from it). When none does, those measured in the band
-    or within the two boxes' error of it (`ev.measure_error_m`: pick-89-00010's book 31 cm from the
-    succulents measured 28 cm against "30 to 55 cm"), nearest the band first, then the surest."""
+    painting, was taken as "more than 95 cm" from it): they come first, then those measured in the
+    band but not surely, listed in `ev.unsure_ids` (a pick's fallbacks: "a book between 50 and 60
+    cm from the robot" whose sure book has no grasp takes the cut one; a place keeps to the sure,
+    `execute`). When none does, those measured in the band or within the two boxes' error of it
+    (`ev.measure_error_m`: pick-89-00010's book 31 cm from the succulents measured 28 cm against
+    "30 to 55 cm"), nearest the band first, then the surest."""
     if ev.face_error_m <= 0.0:
         return [o for o in items if rel.outside_band_m(rel.distance(o, ref), low, high) <= 0.0]
     seen = [(o, rel.distance_interval(o, ref, _hidden_m(o), _hidden_m(ref))) for o in items]
     sure = [o for o, interval in seen if rel.outside_band_m(interval, low, high) <= 0.0]
     if sure:
-        return sure
+        # measured inside but not surely (cut by the image's edge): still answers, after the sure
+        sure_ids = {o.id for o in sure}
+        maybe = [o for o, interval in seen
+                 if o.id not in sure_ids and rel.outside_band_m(interval[1], low, high) <= 0.0]
+        ev.unsure_ids.update(o.id for o in maybe)
+        return sure + maybe
     near = sorted(((o, interval) for o, interval in seen
                    if rel.outside_band_m(interval[1], low, high) <= ev.measure_error_m(o) + ev.measure_error_m(ref)),
                   key=lambda t: (rel.outside_band_m(t[1][1], low, high), rel.outside_band_m(t[1], low, high)))
@@ -807,6 +816,8 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         # a full slot has no room for what is held: "the slot next to the toolbox", one full and one
         # free beside it, is the free one (and the place never goes into the full one)
         items = [o for o in items if not (isinstance(o, Region) and rel.is_full(o))] or items
+        # where to put it is ours to choose: a place that surely meets the words
+        items = [o for o in items if o.id not in ev.unsure_ids] or items
     ids = [o.id for o in items]
     if program.op == "pick":
         return ProgramResult("pick", ids, None, ev.trace, None)

@@ -24,7 +24,7 @@ def load_library_file(text: str) -> Library:
     path = resolve_user_file(text)
     try:
         library = Library.load(path)
-    except ValueError as e:
+    except (ValueError, OSError) as e:     # not a library; a folder, unreadable
         raise ConfigError(f"library_file {text!r}: {e}") from e
     if not library.entries:
         raise ConfigError(f"library_file {text!r} ({path}) holds no object: enroll objects into it first "

@@ -108,6 +108,22 @@ def test_a_book_cut_by_the_image_edge_has_no_size_class_by_its_length():
     assert "b_cut" not in targets and set(targets) == {"b_med_up", "b_med_flat", "b_back_up"}
 
 
+def test_a_distance_band_answers_the_sure_first_and_a_cut_one_measured_inside_after():
+    """A book cut by the image's edge, measured 50-60 cm from the robot, may be nearer than its
+    box: the whole book measured inside comes first, the cut one after it (a pick's fallback when
+    the first has no grasp: pick-81-00001 failed GRASP_FAILED when the cut book was dropped)."""
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+    def book(oid, x, extra):
+        return SceneObject(oid, "book", "book", np.array([x, 0.2, 0.12]), np.array([0.03, 0.15, 0.22]),
+                           np.eye(3), False, None, False, extra)
+    scene = Scene(Viewpoint([1.6, 0.0, 0.6], [-1.0, 0.0, 0.0]), Viewpoint([0.0, 0.0, 0.0], [1.0, 0.0, 0.0]),
+                  [book("b_cut", 0.56, {"truncated": True}), book("b_whole", 0.565, {})])
+    text = "pick(unique(filterDist$Range(0.5, 0.6, filterBook(TABLE), robot)))"
+    assert execute(text, scene, face_error_m=0.01).targets == ["b_whole", "b_cut"]
+    assert sorted(execute(text, scene).targets) == ["b_cut", "b_whole"]       # an exact scene: both inside
+
+
 def test_a_perceived_direction_just_outside_its_sector_is_taken_only_when_none_is_inside():
     from spatial_manip.errors import TargetNotFoundError
     from spatial_manip.reasoning.examples import book

@@ -50,6 +50,8 @@ def test_a_bad_library_file_is_refused_at_start_up_naming_the_file_and_what_is_w
     bad.write_text(json.dumps({"format": "spatial_manip.library/1", "objects": []}))
     with pytest.raises(ConfigError, match="holds no object"):
         load_library_file(str(bad))
+    with pytest.raises(ConfigError, match=r"library_file '.*'"):            # a folder, not a file
+        load_library_file(str(tmp_path))
 
 
 def test_a_relative_library_file_is_found_under_config_as_an_installed_launch_gives_it(tmp_path, monkeypatch):
