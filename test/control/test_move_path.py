@@ -90,6 +90,14 @@ def _settled(read, timeout_s: float, still_rad: float = 0.002, gap_s: float = 0.
     return q
 
 
+def _stop_once_moved(arm, q0: np.ndarray, rad: float, timeout_s: float) -> None:
+    """arm.stop() once its first joint is `rad` from `q0` (or at `timeout_s`)."""
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end and abs(arm.joint_positions()[0] - q0[0]) < rad:
+        time.sleep(0.01)
+    arm.stop()
+
+
 def _controller_clock(ur_arm):
     """The controller's timestamp (RTDE `timestamp`), read through the backend's receive interface."""
     return lambda: ur_arm._recv.getTimestamp()
@@ -313,8 +321,9 @@ def test_trajectory_arm_path_in_the_mujoco_world(traj_arm):
 def test_trajectory_arm_stop_cancels_the_path(traj_arm):
     q0 = traj_arm.joint_positions()
     qs = q0 + np.outer(np.linspace(0, 1, 4), [0.8, 0, 0, 0, 0, 0])
-    timer = threading.Timer(0.5, traj_arm.stop)
-    timer.start()
+    # stop() once the arm is on its way, not at a fixed time: a starved controller (load 10-14 in a
+    # fresh-clone run) had moved 0.010 rad by 0.5 s
+    threading.Thread(target=_stop_once_moved, args=(traj_arm, q0, 0.05, scaled_by_load(10.0)), daemon=True).start()
     with pytest.raises(CanceledError):
         traj_arm.move_path(qs, 0.5, 1.0)
     q_stop = _settled(traj_arm.joint_positions, scaled_by_load(0.3))
