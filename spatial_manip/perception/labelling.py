@@ -156,7 +156,13 @@ def _piece_of(det: Detection, exp: ExpectedObject) -> bool:
     (place-84-00015). assign_labels names no piece so; the words still may (name_from_words: a
     tie, or the one detection that fits the named object at all: the mona lisa seen from behind
     as its 18 cm canvas, pick-66-00001)."""
-    return exp.size_m is not None and float(np.max(det.box.size)) < PIECE_SHARE * float(np.max(exp.size_m))
+    return is_piece(det.box.size, exp.size_m)
+
+
+def is_piece(measured_size, whole_size) -> bool:
+    """Whether a box of `measured_size` spans less than PIECE_SHARE of the longest side of
+    `whole_size` (an entry's size; None: unknown, no piece)."""
+    return whole_size is not None and float(np.max(measured_size)) < PIECE_SHARE * float(np.max(whole_size))
 
 
 def _sliver(det: Detection, exp: ExpectedObject) -> bool:

@@ -25,7 +25,7 @@ from typing import Callable
 import numpy as np
 
 from spatial_manip.errors import AmbiguousError, SpatialManipError
-from spatial_manip.perception.labelling import PIECE_SHARE
+from spatial_manip.perception.labelling import is_piece
 from spatial_manip.scene import Scene
 
 PLACE_SAME_M = 0.02      # two place poses nearer than this are one answer (the slot's own slack)
@@ -55,8 +55,7 @@ def pieces_not_read(scene: Scene) -> list[dict]:
 def piece_of(obj, candidate: dict) -> bool:
     """Whether `obj`'s measured box spans less than PIECE_SHARE of the candidate entry's longest
     side (`candidate["size_m"]`, when listed): as perception's labelling._piece_of judges a name."""
-    size = candidate.get("size_m")
-    return size is not None and float(np.max(obj.size)) < PIECE_SHARE * float(np.max(size))
+    return is_piece(obj.size, candidate.get("size_m"))
 
 
 def as_candidate(scene: Scene, obj, candidate: dict) -> Scene:
