@@ -193,7 +193,7 @@ class PlannerPorts:
         for msg_type, param, cb, qos in subs:
             node.create_subscription(msg_type, self.p[param], cb, qos,
                                      callback_group=in_order if qos is latched else group)
-        # the enrolled library, read and checked before anything else: a bad file refuses the start
+        # the enrolled library, read and checked before the node spins (the callbacks above use it): a bad file refuses the start
         self._library = load_library_file(self.p["library_file"]) if self.p["library_file"] else None
         if self._library is not None:
             node.get_logger().info(f"library_file: {len(self._library.entries)} enrolled objects, the workspace's catalogue")
