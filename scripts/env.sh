@@ -11,8 +11,6 @@ if [ -f "$_SM_ROOT/install/setup.bash" ]; then
   unset _SM_NOUNSET
 fi
 # The wheels' shared libraries and the interfaces' typesupport libraries
-_SM_SITE=$("$_SM_ROOT/.venv/bin/python" -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
 export LD_LIBRARY_PATH="$_SM_ROOT/install/spatial_manip_interfaces/lib:$_SM_ROOT/.venv/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export ROS_AUTOMATIC_DISCOVERY_RANGE=${ROS_AUTOMATIC_DISCOVERY_RANGE:-LOCALHOST}
 export ROS_LOCALHOST_ONLY=${ROS_LOCALHOST_ONLY:-1}
-unset _SM_SITE
