@@ -20,6 +20,7 @@ class ReplayConfig:
     start_offset_s: float = 0.0    # skip this much of the beginning of the recording
     loop: bool = False
     topics: tuple = ()             # () = every topic
+    clock: bool = False            # publish the recording's time on /clock (nodes with use_sim_time follow it)
 
     def __post_init__(self):
         if not self.rate > 0:

@@ -36,8 +36,9 @@ class LaunchArgument:
 LAUNCH_ARGUMENTS: tuple[LaunchArgument, ...] = (
     LaunchArgument("namespace", "", "ROS namespace of every node of the graph (two cells on one network: "
                    "cell1, cell2); \"\" = the root namespace"),
-    LaunchArgument("use_sim_time", "false", "every node reads the clock from /clock (a simulator or "
-                   "`ros2 bag play --clock`)", targets=((EVERY_NODE, "use_sim_time"),), choices=("true", "false")),
+    LaunchArgument("use_sim_time", "", "every node reads the clock from /clock (a simulator, `ros2 bag play "
+                   "--clock` or `spatial-manip replay --clock`); \"\" = the graph's (true for replay, false elsewhere)",
+                   targets=((EVERY_NODE, "use_sim_time"),), choices=("true", "false")),
     LaunchArgument("robot_ip", "", "the UR controller's address; \"\" = arm.yaml's arm.ur_rtde.host",
                    targets=(("arm_node", "arm.host"),)),
     LaunchArgument("arm_backend", "", "how arm_node drives the arm: ur_rtde (the controller directly, a cell "

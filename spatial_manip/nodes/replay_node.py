@@ -37,17 +37,20 @@ class ReplayNode(Node):
         self.declare_parameter("start_offset_s", cfg.start_offset_s)
         self.declare_parameter("loop", cfg.loop)
         self.declare_parameter("topics", list(cfg.topics) or [""])
+        self.declare_parameter("clock", cfg.clock)
         paths = [p for p in self.get_parameter("bags").value if p]
         if not paths:
             raise BagError("replay_node needs the 'bags' parameter (one or more bag paths)")
         self.config = ReplayConfig(rate=self.get_parameter("rate").value,
                                    start_offset_s=self.get_parameter("start_offset_s").value,
                                    loop=self.get_parameter("loop").value,
-                                   topics=tuple(t for t in self.get_parameter("topics").value if t))
+                                   topics=tuple(t for t in self.get_parameter("topics").value if t),
+                                   clock=self.get_parameter("clock").value)
         self.readers = [BagReader(p) for p in paths]
         self.mappers = {id(r): RealSenseBagMapper(r) for r in self.readers if is_realsense_bag(r)}
         self._pubs: dict = {}
         self._create_publishers()
+        self._clock_pub = self._create_clock_publisher() if self.config.clock else None
         self.published = 0
         self.error: Exception | None = None
         self.done = threading.Event()
@@ -68,6 +71,19 @@ class ReplayNode(Node):
                     continue
                 cls = message_class(info.msgtype, f"bag {r.path} topic {info.topic}")
                 self._publisher(info.topic, cls, info.topic in LATCHED_TOPICS or info.latched)
+
+    def _create_clock_publisher(self):
+        """/clock at the recording's time, as `ros2 bag play --clock` does: the planner judges a
+        frame's freshness against its own clock (a frame must be stamped after the workspace came),
+        so a replayed session answers goals only when the planner runs on the recording's time."""
+        from rosgraph_msgs.msg import Clock
+
+        return self.create_publisher(Clock, "/clock", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
+
+    def _publish_clock(self, t_ns: int) -> None:
+        from rosgraph_msgs.msg import Clock
+
+        self._clock_pub.publish(Clock(clock=ros_time(t_ns)))
 
     def subscriber_count(self) -> int:
         return sum(p.get_subscription_count() for p in self._pubs.values())
@@ -94,6 +110,8 @@ class ReplayNode(Node):
         return self._pubs[topic]
 
     def _publish(self, msg: BagMessage) -> None:
+        if self._clock_pub is not None:     # the time first: a node reading a message sees its clock at it
+            self._publish_clock(msg.t_ns)
         reader = next(r for r in self.readers if msg.topic in r.topics)
         mapper = self.mappers.get(id(reader))
         if mapper is not None:

@@ -136,11 +136,14 @@ def test_replay_into_another_process(tmp_path, node):
         w.write("/camera/extrinsics", msgs[0][0] - 1, serialize_message(PoseStamped()))
         for t, topic, m in msgs:
             w.write(topic, t, serialize_message(m))
-    got, times, extr = [], [], []
+    from rosgraph_msgs.msg import Clock
+
+    got, times, extr, clock = [], [], [], []
     node.create_subscription(Image, "/camera/color/image_raw", lambda m: (got.append(m), times.append(time.monotonic())), RELIABLE)
     node.create_subscription(PoseStamped, "/camera/extrinsics", extr.append, LATCHED)
-    proc = cli_proc("replay", str(tmp_path / "b"), "--rate", "0.5", "--wait-subscribers", "10")
-    ok = spin_until(node, lambda: len(got) == 5 and extr, 60, proc)     # start-up on a loaded machine
+    node.create_subscription(Clock, "/clock", lambda m: clock.append(m.clock.sec * 10**9 + m.clock.nanosec), RELIABLE)
+    proc = cli_proc("replay", str(tmp_path / "b"), "--rate", "0.5", "--wait-subscribers", "10", "--clock")
+    ok = spin_until(node, lambda: len(got) == 5 and extr and clock and clock[-1] == msgs[-1][0], 60, proc)  # start-up on a loaded machine
     spin_until(node, lambda: False, 0.2)
     output = proc.communicate(timeout=20)[0]
     assert ok, output
@@ -148,6 +151,9 @@ def test_replay_into_another_process(tmp_path, node):
     want = [m for _, t, m in msgs if t == "/camera/color/image_raw"]
     assert all(np.array_equal(image_to_array(a), image_to_array(b)) for a, b in zip(got, want))
     assert [m.header.stamp for m in got] == [m.header.stamp for m in want]
+    # /clock is the recording's time, ticked before each message (the latched extrinsics first)
+    assert clock == sorted(clock) and set(clock) <= {msgs[0][0] - 1} | {t for t, _, _ in msgs}
+    assert clock[-1] == msgs[-1][0] and len(clock) >= len(msgs) - 2
     gaps = np.diff(times)      # recorded 1/30 s apart, played at half speed
     assert np.median(gaps) == pytest.approx(2 / 30, abs=0.03)
 
