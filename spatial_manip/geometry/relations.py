@@ -708,6 +708,13 @@ def same_object(a, b) -> bool:
     return share_inside(small, big) >= SAME_OBJECT_OVERLAP
 
 
+def one_object(items: Sequence) -> bool:
+    """Whether `items` (at least one) are all boxes of one solid (`same_object` with the first):
+    "the second closest book" whose rank holds a tilted book boxed twice names one book
+    (pick-99-00000: its two boxes, 0.4 cm apart, were refused as two candidates)."""
+    return bool(items) and all(o is items[0] or same_object(items[0], o) for o in items[1:])
+
+
 def lateral(x, axes: FrameAxes) -> float:
     """Coordinate along the frame's right axis (smaller = further left)."""
     return float(axes.coords(position_of(x))[1])

@@ -1159,12 +1159,15 @@ def slot_reference(t: str, clauses: list[Clause]) -> dict:
     return {"determiner": det, "plural": plural, "choice": any(c.kind in _CHOICE for c in clauses), "slot": True}
 
 
-def check_target_reference(parsed: Parsed, targets: list[str]) -> None:
+def check_target_reference(parsed: Parsed, targets: list[str], scene: Scene) -> None:
     """Raise AmbiguousError when a pick says "the X" (one object), several objects are X, and no
     word chooses between them, or a place promises one slot (`slot_reference`) that several fit.
-    Called on the executed answer set, before anything moves."""
+    Two boxes of one solid (`rel.one_object`) are one object. Called on the executed answer set
+    (ids of `scene`), before anything moves."""
     ref = parsed.reference
     if not ref or ref.get("determiner") != "the" or ref.get("plural") or len(targets) <= 1:
+        return
+    if rel.one_object([scene.get(t) for t in targets]):
         return
     if ref.get("choice") and ref.get("slot"):
         return          # "the emptiest slot": slots tied for it are equally the emptiest

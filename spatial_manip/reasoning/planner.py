@@ -174,14 +174,14 @@ class ProgramPlanner:
             if parsed.reference:
                 # "the X" promises one object: several with nothing to choose between them is AMBIGUOUS
                 trace.append({"event": "reference", **parsed.reference, "candidates": list(res.targets)})
-                check_target_reference(parsed, res.targets)
+                check_target_reference(parsed, res.targets, scene)
             # an answer that would change were an unnamed detection one of the objects it fits is a
             # guess. Each reading is read anew: the parser binds a noun the scene names once to that
             # object ("the bowl on the far right" -> filterRel$RightMost(yellow_bowl)), so the same
             # program run on the reading never saw a second bowl (objects-89-00007, -91-00007).
             def reread(sc: Scene) -> ProgramResult:
                 again = InstructionParser(sc, unnamed_frame=self.config.unnamed_frame).parse(instruction, task_kind)
-                return _checked(again, run(sc, again.program))
+                return _checked(again, run(sc, again.program), sc)
             readings = check_unsure_names(scene, res, reread)
             if readings:
                 trace.append({"event": "unsure_names", "readings": readings})
@@ -196,10 +196,10 @@ class ProgramPlanner:
                                       elapsed_s=time.perf_counter() - t0)
 
 
-def _checked(parsed, res: ProgramResult) -> ProgramResult:
+def _checked(parsed, res: ProgramResult, scene: Scene) -> ProgramResult:
     """`res` after the reference check the planner's own answer passes."""
     if parsed.reference:
-        check_target_reference(parsed, res.targets)
+        check_target_reference(parsed, res.targets, scene)
     return res
 
 

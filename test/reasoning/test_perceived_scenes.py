@@ -62,6 +62,7 @@ def test_two_boxes_of_one_book_share_a_rank_and_separate_books_do_not():
     by_y = lambda o: float(o.center[1])                               # noqa: E731
     assert [o.id for o in rel.rank_select([a, b, d], by_y, 2)] == ["d"]
     assert [o.id for o in rel.rank_select([a, c, d], by_y, 2)] == ["c"]
+    assert rel.one_object([a, b]) and rel.one_object([a]) and not rel.one_object([a, b, c]) and not rel.one_object([])
 
 
 def test_a_box_thicker_than_any_book_is_a_leaning_book_not_a_standing_one():
