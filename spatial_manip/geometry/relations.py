@@ -514,6 +514,30 @@ def outside_band_m(measured, low_m: float, high_m: float) -> float:
     return max(float(low_m) - float(low), 0.0) + max(float(high) - float(high_m), 0.0)
 
 
+def distance_band(word: str, value_m: float, upper_m: float | None = None) -> tuple[float, float]:
+    """(low, high) of the distances the words accept: "less than v" / "within v" (LessThan) below
+    v, "more than v" / "farther than v" (MoreThan) above v, "v to w" / "between v and w" (Range)
+    from v to w. Which ends belong to the band: `in_distance_band`."""
+    bands = {"LessThan": (0.0, value_m), "MoreThan": (value_m, math.inf), "Range": (value_m, upper_m)}
+    if word not in bands or (word == "Range" and upper_m is None):
+        raise ValueError(f"unknown distance band {word!r} (value {value_m}, upper {upper_m})")
+    return float(bands[word][0]), float(bands[word][1])
+
+
+def in_distance_band(measured, word: str, value_m: float, upper_m: float | None = None) -> bool:
+    """Whether a measured distance (a value, or a (least, most) interval holding it: all of it)
+    meets the words (`distance_band`): "less than v" strictly under v, "more than v" strictly over
+    it, "v to w" from v to w with both ends. The one definition the task generator (its answer
+    sets, which the checker tests) and the planner share."""
+    least, most = (measured, measured) if np.ndim(measured) == 0 else measured
+    low, high = distance_band(word, value_m, upper_m)
+    if word == "LessThan":
+        return float(most) < high
+    if word == "MoreThan":
+        return float(least) > low
+    return low <= float(least) and float(most) <= high
+
+
 # --- "about", sizes and occupancy -------------------------------------------------------------
 def approx_tolerance_m(value_m: float) -> float:
     """Half-width of the band that "about value" accepts: ESPIRE's "within +-3 cm of the expected

@@ -325,7 +325,7 @@ def op_dist(ev: _Eval, n: Node):
     if r == "Range":
         lo, hi = sorted((_num(a[0], "a distance"), _num(a[1], "a distance")))
         items, ref = ev.set_(a[2]), ev.ref(a[3])
-        return _in_distance_band(ev, n, [o for o in items if o is not ref], ref, lo, hi)
+        return _in_distance_band(ev, n, [o for o in items if o is not ref], ref, r, lo, hi)
     if r == "NextTo":
         return _next_to(ev, n, [o for o in ev.set_(a[0]) if o is not ev.ref(a[1])], ev.ref(a[1]))
     v = _num(a[0], "a distance in metres")
@@ -335,15 +335,14 @@ def op_dist(ev: _Eval, n: Node):
         # an object seen in part may reach nearer the reference than its box, by what is hidden
         return _about(ev, n, items, v, lambda o: (rel.distance(o, ref) - _hidden_m(o), rel.distance(o, ref)),
                       lambda o: ev.measure_error_m(o) + ev.measure_error_m(ref))
-    band = {"LessThan": (0.0, v), "MoreThan": (v, np.inf)}.get(r)
-    if band is None:
+    if r not in ("LessThan", "MoreThan"):
         raise InvalidGoalError(f"unknown distance filter {r!r}")
-    return _in_distance_band(ev, n, items, ref, *band)
+    return _in_distance_band(ev, n, items, ref, r, v)
 
 
-def _in_distance_band(ev: _Eval, n: Node, items: list, ref, low: float, high: float) -> list:
-    """Items whose distance to `ref` lies in [low, high] ("within 30 cm of", "more than 95 cm
-    from", "30 to 55 cm from"). On a perceived scene a distance is an interval
+def _in_distance_band(ev: _Eval, n: Node, items: list, ref, word: str, value: float, upper: float | None = None) -> list:
+    """Items whose distance to `ref` meets the words (`rel.in_distance_band`: "within 30 cm of",
+    "more than 95 cm from", "30 to 55 cm from"). On a perceived scene a distance is an interval
     (`rel.distance_interval`): at most the boxes' distance, less by what the image's edge may have
     cut off either (`_hidden_m`). Those whose whole interval lies in the band surely meet the
     words (place-91-00008: a slot 1.04 m from a painting seen in part, 0.88 m from the whole
@@ -353,15 +352,17 @@ def _in_distance_band(ev: _Eval, n: Node, items: list, ref, low: float, high: fl
     `execute`). When none does, those measured in the band or within the two boxes' error of it
     (`ev.measure_error_m`: pick-89-00010's book 31 cm from the succulents measured 28 cm against
     "30 to 55 cm"), nearest the band first, then the surest."""
+    def meets(measured) -> bool:
+        return rel.in_distance_band(measured, word, value, upper)
     if ev.face_error_m <= 0.0:
-        return [o for o in items if rel.outside_band_m(rel.distance(o, ref), low, high) <= 0.0]
+        return [o for o in items if meets(rel.distance(o, ref))]
+    low, high = rel.distance_band(word, value, upper)
     seen = [(o, rel.distance_interval(o, ref, _hidden_m(o), _hidden_m(ref))) for o in items]
-    sure = [o for o, interval in seen if rel.outside_band_m(interval, low, high) <= 0.0]
+    sure = [o for o, interval in seen if meets(interval)]
     if sure:
         # measured inside but not surely (cut by the image's edge): still answers, after the sure
         sure_ids = {o.id for o in sure}
-        maybe = [o for o, interval in seen
-                 if o.id not in sure_ids and rel.outside_band_m(interval[1], low, high) <= 0.0]
+        maybe = [o for o, interval in seen if o.id not in sure_ids and meets(interval[1])]
         ev.unsure_ids.update(o.id for o in maybe)
         return sure + maybe
     near = sorted(((o, interval) for o, interval in seen

@@ -212,8 +212,9 @@ def v_extreme(action: str, rel_: str, rank: bool):
 
 
 def _threshold_test(rel_: str, v: float, w: float | None = None) -> Callable[[float], bool]:
-    return {"LessThan": lambda d: d < v, "MoreThan": lambda d: d > v, "EqualTo": lambda d: rel.is_about(d, v),
-            "Range": lambda d: v <= d <= w}[rel_]
+    if rel_ == "EqualTo":
+        return lambda d: rel.is_about(d, v)
+    return lambda d: rel.in_distance_band(d, rel_, v, w)
 
 
 def v_threshold(action: str, rel_: str):
