@@ -132,8 +132,10 @@ class OmplPlanner:
     def hinted_path(self, hint, start, goals, checker: CollisionChecker) -> np.ndarray | None:
         """`hint` (waypoints (n, 6)) as a path from `start` to one of `goals`: its first waypoint
         within HINT_START_RAD of the start and its last within HINT_GOAL_RAD of a goal (both moved
-        onto them), every waypoint and every segment between them valid with `checker` (the
-        search's own, padding and all); None when it does not serve. A malformed hint serves not."""
+        onto them), every waypoint within the joint limits (a detour's via configuration may lie
+        outside them: the search's own samples never do) and every waypoint and every segment
+        between them valid with `checker` (the search's own, padding and all); None when it does
+        not serve. A malformed hint serves not."""
         try:
             w = np.array(hint, float)
         except (TypeError, ValueError):
@@ -145,6 +147,8 @@ class OmplPlanner:
         if goal is None:
             return None
         w[0], w[-1] = start, goal
+        if not all(self.envelope.kin.within_limits(q) for q in w):
+            return None
         step = self.config.plan_step_rad
         if all(checker.valid(q) for q in w) and all(checker.segment_valid(a, b, step) for a, b in zip(w[:-1], w[1:])):
             return w

@@ -270,3 +270,26 @@ def test_a_hint_that_is_clear_in_the_plans_world_is_taken_instead_of_a_search(pl
         assert planner.hinted_path(hint, start, [goal], checker) is None
     searched = planner.plan(start, goal, world, phase="transit", hints=[through_the_wall])
     assert searched.found_by == "search" and dense_problems(planner, world, searched.q) == []
+
+
+def test_a_hint_through_a_configuration_outside_the_joint_limits_is_refused(planner, home):
+    """A grasp check's detour (a hint) turns a joint past its limit on a via configuration while
+    its ends lie within them: a planner with those limits refuses it and searches within them
+    (the search's own samples never leave them); the same hint serves a planner whose limits
+    hold it."""
+    from spatial_manip.grasping.motion_check import detours
+
+    kin = planner.envelope.kin
+    start, goal = kin.ik(pose([0.45, -0.30, 0.12]), home), kin.ik(pose([0.45, 0.30, 0.12]), home)
+    vias = [np.array(v) for v in detours(start, goal)[0]]
+    for v in vias:
+        v[5] = max(start[5], goal[5]) + 0.8             # the wrist turned past both ends
+    hint = np.array([start, *vias, goal])
+    world = table_world()
+    assert planner.hinted_path(hint, start, [goal], planner.checker(world, start)) is not None
+    lo, hi = list(kin.q_min), list(kin.q_max)
+    lo[5], hi[5] = min(start[5], goal[5]) - 0.2, max(start[5], goal[5]) + 0.4
+    narrow = make_planner(load_arm_config(None, {"kinematics.joint_limits": {"min": lo, "max": hi}}), {"seed": 5})
+    assert narrow.hinted_path(hint, start, [goal], narrow.checker(world, start)) is None
+    path = narrow.plan(start, goal, world, hints=[hint])
+    assert path.found_by != "hint" and all(narrow.envelope.kin.within_limits(q) for q in path.waypoints)
