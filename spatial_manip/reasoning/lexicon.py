@@ -47,6 +47,18 @@ def plural(word: str) -> str:
     return word + "s"
 
 
+def singular(word: str) -> str:
+    """`plural`'s inverse on a plural ("glasses": "glass", "berries": "berry", "boxes": "box",
+    "chocolates": "chocolate"); a word that is no plural is itself ("glass", "hummus")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
 def each_a_bunch(members: list[SceneObject]) -> bool:
     """Whether every object is named in the plural ("roses", "scissors", "grapes"): then "the
     flowers" or "the scissors" names one of them, as "the flower" would, not the set."""
@@ -86,8 +98,7 @@ def packaging_of(o: SceneObject) -> set[str]:
     head, of, content = spoken_label(o).partition(" of ")
     if not of or head.split()[-1] not in PACKAGING_HEADS:
         return set()
-    one = content[:-1] if content.endswith("s") and not content.endswith("ss") else content
-    return {head.split()[-1], content, one}
+    return {head.split()[-1], content, singular(content)}
 
 
 def form_names(o: SceneObject) -> set[str]:
