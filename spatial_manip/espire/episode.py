@@ -589,15 +589,31 @@ class Episode:
 def espire_criteria(task: Task) -> dict:
     """The task as ESPIRE scores it: a book put on the shelf must also stand as the words ask,
     upright when they name no pose (ESPIRE's place prompt: "the book in your hand should be
-    placed in the vertical manner"; A.4: the tilt within 10 degrees of the expected one). The
-    generator names the pose only when the family is about it, so without this a book laid flat
-    in a right slot would count, and a driver turning the book at random would lose nothing."""
+    placed in the vertical manner"), and ESPIRE judges that pose by its angle (A.4: "the final
+    tilt angle within +-10 degrees of the expected angle"): upright is a tilt of 0, flat of 90
+    (`POSE_TILT_DEG`), not the looser pose classes of relations.book_pose_class (a book leaning
+    20 degrees in a slot still reads upright there). The generator names the pose only when the
+    family is about it, so without this a book laid flat in a right slot would count, and a
+    driver turning the book at random would lose nothing."""
     d = task.to_dict()
     kinds = {c["type"] for c in d["check"]}
+    checks = list(d["check"])
     if "in_regions" in kinds and "pose" not in kinds:
-        book = next(c["object"] for c in d["check"] if c["type"] == "in_regions")
-        d["check"] = list(d["check"]) + [{"type": "pose", "object": book, "pose": "upright"}]
+        book = next(c["object"] for c in checks if c["type"] == "in_regions")
+        checks.append({"type": "pose", "object": book, "pose": "upright"})
+    d["check"] = [_as_tilt(c) for c in checks]
     return d
+
+
+# the tilt (relations.book_tilt_deg: 0 standing, 90 lying) ESPIRE expects of a book in a named pose
+POSE_TILT_DEG = {"upright": 0.0, "flat": 90.0}
+
+
+def _as_tilt(check: dict) -> dict:
+    """A pose check of a pose with an angle, as ESPIRE's tilt criterion on that angle."""
+    if check["type"] != "pose" or check["pose"] not in POSE_TILT_DEG:
+        return check
+    return {"type": "tilt", "object": check["object"], "deg": POSE_TILT_DEG[check["pose"]], "tol_deg": rel.TILT_TOL_DEG}
 
 
 def free_span(slot: Region) -> tuple[float, float]:
