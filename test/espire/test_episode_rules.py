@@ -249,17 +249,21 @@ def test_a_book_sent_to_a_wrong_slot_is_not_set_down_and_the_trial_counts(server
     _assert_no_goal_in(s.replies, task, scene)
 
 
+def _looking(server, task) -> tuple:
+    """(session, episode, observation) once SET_TASK and a highlighted world view are sent."""
+    s = Session(server)
+    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
+    s("GET_OBSERVATION", view="world", highlight_goal=True)
+    return s, s.episode, s.episode.kept[s.last_obs].obs
+
+
 def test_a_right_slot_the_views_did_not_mark_is_a_target_area(occluded_server, occluded_item):
     """ESPIRE A.4's target area is all the relation allows (its checker accepts the book in any
     answer slot); the views mark one. A point low in another answer slot's placement area is on a
     target area (the book is set down there), as a pick grasps any right book, not only the
     marked one; a point in a slot outside every answer's box is not (the test above)."""
     task, scene = occluded_item
-    s = Session(occluded_server)
-    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
-    s("GET_OBSERVATION", view="world", highlight_goal=True)
-    ep = s.episode
-    obs = ep.kept[s.last_obs].obs
+    s, ep, obs = _looking(occluded_server, task)
     marked = ep.marked[1][0]
     others = [a for a in ep.target_areas if not np.allclose(a.center, marked.center)]
     assert len(task.answer) >= 2 and len(ep.target_areas) == len(task.answer) and others
@@ -520,11 +524,7 @@ def test_after_a_release_a_moves_distance_is_the_books_not_the_points(occluded_s
     judges it: a book dropped on the floor is not 0 m from the goal because the new click is in
     the slot (the e2e test's trials 2 and 3 after the drop reported 0.0)."""
     task, scene = occluded_item
-    s = Session(occluded_server)
-    s("SET_TASK", task_id=task.id, rotation=[None, None, None])
-    s("GET_OBSERVATION", view="world", highlight_goal=True)
-    ep = s.episode
-    obs = ep.kept[s.last_obs].obs
+    s, ep, obs = _looking(occluded_server, task)
     p = views.pixel_point(obs, *_robot_pixel_in_box(ep, s.last_obs))
     act = ep._move_place(p, [0.0, 0.0, 0.0], on_area=True)      # what the server did there before
     if act.did != "place":
