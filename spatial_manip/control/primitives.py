@@ -1,8 +1,10 @@
 """Pick, place, home and waypoint motions over the `Arm` / `Gripper` protocols.
 
 Every motion is planned and checked before the arm makes it (`motion.arm_plans`: collision-free
-paths around the goal's scene, straight segments, the SafetyEnvelope at every configuration) and
-runs phase by phase, reporting `progress(phase, detail, fraction)`. Place, home and waypoints are
+paths around the goal's scene, straight segments, the SafetyEnvelope at every configuration), is
+checked again by the envelope just before it reaches the arm (`_follow`, `_line`: the joint
+limits, the workspace and keep-out boxes, the table, the speed caps, from where the arm is then),
+and runs phase by phase, reporting `progress(phase, detail, fraction)`. Place, home and waypoints are
 checked in full before the arm moves. A pick starts as soon as its transit and approach are
 checked: its lift is planned and the fingers open while the arm travels to the pre-grasp, and
 a lift that fails there leaves the arm stopped at the pre-grasp, the fingers never closed.
@@ -125,10 +127,10 @@ class MotionPrimitives:
             futures.wait([lift_plan])
         lift = lift_plan.result()       # refused: the arm stays stopped at the pre-grasp, the fingers open
         v_near = v * self.config.contact_speed_scale
-        run.phase("approach", "linear approach to the grasp", lambda: self.arm.move_l(grasp_T, v_near, a))
+        run.phase("approach", "linear approach to the grasp", lambda: self._line(grasp_T, v_near, a))
         held = run.phase("close", "closing the gripper", gripper.close)
         self.held = start.held if held else None
-        run.phase("lift", "lifting", lambda: self.arm.move_l(lift, v_near, a))
+        run.phase("lift", "lifting", lambda: self._line(lift, v_near, a))
         run.done("lift")
         if not held and gripper.holding():
             # the lift tests the grasp too: the fingers hold what they carried up, whatever closing
@@ -187,14 +189,14 @@ class MotionPrimitives:
         run = _Runner(self.arm, progress, cancel, total=4)
         self._transit(run, "pre_place", "planned path to the pre-place pose", plan.transit, vj, aj)
         v_near = v * self.config.contact_speed_scale
-        run.phase("descend", "linear descent", lambda: self.arm.move_l(place_T, v_near, a))
+        run.phase("descend", "linear descent", lambda: self._line(place_T, v_near, a))
         if release_if is not None and not release_if():
-            run.phase("back_out", "backing out, still holding", lambda: self.arm.move_l(pre, v_near, a))
+            run.phase("back_out", "backing out, still holding", lambda: self._line(pre, v_near, a))
             run.done("back_out")
             return MotionResult(self.arm.tcp_pose(), object_held=True, tcp_path=path)
         run.phase("open", "releasing", gripper.open)
         self.held = None
-        run.phase("retreat", "retreating", lambda: self.arm.move_l(retreat, v_near, a))
+        run.phase("retreat", "retreating", lambda: self._line(retreat, v_near, a))
         run.done("retreat")
         return MotionResult(self.arm.tcp_pose(), object_held=False, tcp_path=path)
 
@@ -217,7 +219,7 @@ class MotionPrimitives:
         v, a, _, _ = self._speeds(speed_scale)
         run = _Runner(self.arm, progress, cancel, total=len(poses))
         for i, T in enumerate(poses):
-            run.phase("waypoint", f"waypoint {i + 1}/{len(poses)}", lambda T=T: self.arm.move_l(T, v, a))
+            run.phase("waypoint", f"waypoint {i + 1}/{len(poses)}", lambda T=T: self._line(T, v, a))
         run.done("waypoint")
         return MotionResult(self.arm.tcp_pose())
 
@@ -230,13 +232,23 @@ class MotionPrimitives:
         if transit.clear_T is not None:
             v, a, _, _ = self._speeds(0.0)
             run.total += 1
-            run.phase("clear", "moving straight out of contact", lambda: self.arm.move_l(transit.clear_T, v, a))
+            run.phase("clear", "moving straight out of contact", lambda: self._line(transit.clear_T, v, a))
         def follow():
             leaving()
             if transit.path is not None:
-                self.arm.move_path(transit.path.waypoints, vj, aj)
+                self._follow(transit.path.waypoints, vj, aj)
 
         run.phase(name, detail, follow)
+
+    def _follow(self, waypoints: np.ndarray, vj: float, aj: float) -> None:
+        """Every joint path reaches the arm here, checked from where the arm is now and its speeds
+        capped by the envelope (SafetyEnvelope.checked_path), whichever planner produced it."""
+        self.arm.move_path(*self.safety.checked_path(self.arm.joint_positions(), waypoints, vj, aj))
+
+    def _line(self, T: np.ndarray, v: float, a: float) -> None:
+        """Every straight move reaches the arm here, checked from where the arm is now and its
+        speeds capped by the envelope (SafetyEnvelope.checked_line)."""
+        self.arm.move_l(*self.safety.checked_line(self.arm.joint_positions(), T, v, a))
 
     def _held(self, scene):
         """What is in the fingers: the goal's scene says so (a held object), else the last pick."""
@@ -248,9 +260,7 @@ class MotionPrimitives:
             raise InvalidGoalError(f"speed_scale must be within 0..1 (0 = default), got {scale}")
         c = self.config
         s = scale or 1.0
-        v, a = self.safety.clamp_speed(c.speed_m_s * s, c.accel_m_s2)
-        vj, aj = self.safety.clamp_speed(c.joint_speed_rad_s * s, c.joint_accel_rad_s2, joint=True)
-        return v, a, vj, aj
+        return c.speed_m_s * s, c.accel_m_s2, c.joint_speed_rad_s * s, c.joint_accel_rad_s2
 
     def _need_gripper(self, what: str) -> Gripper:
         if self.gripper is None:

@@ -1,4 +1,5 @@
-"""The safety envelope every arm command passes before a backend sees it.
+"""The safety envelope every arm command passes before a backend sees it (`checked_path` and
+`checked_line`, called by MotionPrimitives just before each motion, whatever planned it).
 
 Checks, from config `safety` + `kinematics`: the TCP inside a workspace box, outside keep-out
 boxes (e.g. the camera mount), at least a minimum height above the table, reachable by
@@ -188,6 +189,34 @@ class SafetyEnvelope:
         for s in np.linspace(0.0, 1.0, n)[1:]:
             self.check_position(self.kin.fk(q_start + s * (q_goal - q_start))[:3, 3], what="joint move passes TCP")
         return q_goal
+
+    # ---- what reaches the arm: every motion's last check (MotionPrimitives._follow / _line) ----
+    def checked_path(self, q_now: Sequence[float], waypoints, speed: float, accel: float) -> tuple[np.ndarray, float, float]:
+        """A joint path as the arm will follow it from `q_now` (its joints now) through `waypoints`
+        ((n, 6)), whatever planned it (a search, a hint or a grasp check's detour, a straight joint
+        move, a carry home): every waypoint within the joint limits and the TCP inside the
+        workspace, outside the keep-out boxes and above the table along every segment, the first
+        from q_now included (check_joint_motion); the joint speed and acceleration capped
+        (clamp_speed). Returns the waypoints and the capped speed and acceleration."""
+        w = np.asarray(waypoints, float)
+        if w.ndim != 2 or w.shape[1:] != (6,) or not len(w) or not np.all(np.isfinite(w)):
+            raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {w.shape}")
+        q = np.asarray(q_now, float).reshape(6)
+        for i, goal in enumerate(w):
+            try:
+                q = self.check_joint_motion(q, goal)
+            except UnreachableError as e:
+                raise UnreachableError(f"joint path waypoint {i} of {len(w)}: {e.message}") from e
+        return w, *self.clamp_speed(speed, accel, joint=True)
+
+    def checked_line(self, q_now: Sequence[float], T_base_tcp, speed: float, accel: float) -> tuple[np.ndarray, float, float]:
+        """A straight TCP move from `q_now` to the pose T_base_tcp as the arm will make it:
+        check_motion's checks along the line (workspace, keep-out, table, IK within the joint
+        limits without a jump), the TCP speed and acceleration capped. Returns the pose and the
+        capped speed and acceleration."""
+        T = _as_pose(T_base_tcp)
+        self.check_motion([T], q_now)
+        return T, *self.clamp_speed(speed, accel)
 
     def clamp_speed(self, speed: float, accel: float, *, joint: bool = False) -> tuple[float, float]:
         """Refuse non-positive or non-finite values; cap the rest at the configured limits."""

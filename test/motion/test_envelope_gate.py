@@ -1,0 +1,213 @@
+"""The envelope's last check of every motion (SafetyEnvelope.checked_path / checked_line, called by
+MotionPrimitives._follow / _line just before the arm moves): each producer's real output (a search,
+a grasp check's detour as a hint, a straight joint move, the way home, a Cartesian line) passes it
+as planned and is refused once it leaves the envelope (a joint limit, a keep-out box on its way),
+and a refused motion never reaches the arm."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl")
+pytest.importorskip("pinocchio")
+pytest.importorskip("toppra")
+
+from spatial_manip.control.config import load_arm_config  # noqa: E402
+from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig  # noqa: E402
+from spatial_manip.control.safety import Box, SafetyEnvelope  # noqa: E402
+from spatial_manip.errors import UnreachableError  # noqa: E402
+from spatial_manip.grasping.motion_check import detours  # noqa: E402
+from spatial_manip.motion.arm_plans import ArmPlans, Transit  # noqa: E402
+from spatial_manip.motion.cartesian import straight_segment  # noqa: E402
+from spatial_manip.motion.factory import make_planner  # noqa: E402
+from spatial_manip.motion.world import CollisionWorld  # noqa: E402
+
+DOWN = np.diag([1.0, -1.0, -1.0])
+
+
+def pose(p) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3], T[:3, 3] = DOWN, p
+    return T
+
+
+@pytest.fixture(scope="module")
+def cfg():
+    return load_arm_config()             # the real cell: UR5e, 2F-85, the camera mount's keep-out
+
+
+@pytest.fixture(scope="module")
+def planner(cfg):
+    return make_planner(cfg, {"seed": 5})
+
+
+@pytest.fixture(scope="module")
+def home(cfg):
+    return np.asarray(cfg["primitives"]["home_q"], float)
+
+
+def table(wall: bool = False) -> CollisionWorld:
+    w = CollisionWorld()
+    w.add_box("table", [0.6, 0.0, -0.025], [0.9, 1.4, 0.05])
+    if wall:
+        w.add_box("wall", [0.45, 0.0, 0.15], [0.30, 0.06, 0.30])
+    return w
+
+
+def ends(planner, home):
+    kin = planner.envelope.kin
+    return kin.ik(pose([0.45, -0.30, 0.12]), home), kin.ik(pose([0.45, 0.30, 0.12]), home)
+
+
+def produced(planner, home) -> dict[str, np.ndarray]:
+    """Each producer's waypoints, as it hands them on: a search around a wall, a detour served as
+    a hint, a straight joint move, the way home."""
+    start, goal = ends(planner, home)
+    searched = planner.plan(start, goal, table(wall=True))
+    checker = planner.checker(table(), start)
+    detoured = next(w for w in (planner.hinted_path(np.array([start, *vias, goal]), start, [goal], checker)
+                                for vias in detours(start, goal)) if w is not None)
+    straight = planner.plan(start, goal, table())
+    to_home = ArmPlans(planner).home(start, home, None, None).path
+    assert (searched.found_by, straight.found_by) == ("search", "straight") and len(detoured) > 2
+    return {"search": searched.waypoints, "detour": detoured, "straight": straight.waypoints,
+            "home": to_home.waypoints}
+
+
+def with_limits(envelope: SafetyEnvelope, joint: int, lo: float, hi: float) -> SafetyEnvelope:
+    q_min, q_max = list(envelope.kin.q_min), list(envelope.kin.q_max)
+    q_min[joint], q_max[joint] = lo, hi
+    return SafetyEnvelope(envelope.config, dataclasses.replace(envelope.kin, q_min=tuple(q_min), q_max=tuple(q_max)))
+
+
+def with_keep_out(envelope: SafetyEnvelope, around, half_m: float = 0.02) -> SafetyEnvelope:
+    box = Box(name="in_the_way", min_m=tuple(np.asarray(around) - half_m), max_m=tuple(np.asarray(around) + half_m))
+    return SafetyEnvelope(dataclasses.replace(envelope.config, keep_out=(box,)), envelope.kin)
+
+
+def test_every_producers_path_passes_as_planned_and_is_refused_outside_the_envelope(planner, home):
+    env = planner.envelope
+    for name, w in produced(planner, home).items():
+        out, v, a = env.checked_path(w[0], w, 1.0, 1.0)
+        assert np.array_equal(out, w) and (v, a) == (1.0, 1.0), name
+        # a joint limit the path's widest joint crosses halfway between its extremes
+        j = int(np.argmax(np.ptp(w, axis=0)))
+        middle = float(w[:, j].min() + w[:, j].max()) / 2
+        narrow = with_limits(env, j, middle - 10.0, middle) if w[-1, j] <= middle else \
+            with_limits(env, j, middle, middle + 10.0)
+        with pytest.raises(UnreachableError, match="outside the joint limits"):
+            narrow.checked_path(w[0], w, 1.0, 1.0)
+        # a keep-out box around the TCP halfway along the path, away from its waypoints
+        a_, b_ = w[0], w[1]
+        blocked = with_keep_out(env, env.kin.fk((a_ + b_) / 2)[:3, 3])
+        with pytest.raises(UnreachableError, match="keep-out box 'in_the_way'"):
+            blocked.checked_path(w[0], w, 1.0, 1.0)
+
+
+def test_the_path_is_checked_from_where_the_arm_is(planner, home):
+    """The segment from the arm's joints to the path's first waypoint is checked too: the arm
+    starts from where it stands, not from where the plan assumed."""
+    env = planner.envelope
+    start, goal = ends(planner, home)
+    elsewhere = env.kin.ik(pose([0.45, -0.30, 0.40]), home)
+    blocked = with_keep_out(env, env.kin.fk((elsewhere + start) / 2)[:3, 3])
+    blocked.checked_path(start, np.array([start, goal]), 1.0, 1.0)
+    with pytest.raises(UnreachableError, match="waypoint 0 of 2"):
+        blocked.checked_path(elsewhere, np.array([start, goal]), 1.0, 1.0)
+
+
+def test_a_cartesian_line_passes_as_planned_and_is_refused_outside_the_envelope(planner, home):
+    env = planner.envelope
+    start = ends(planner, home)[0]
+    down = pose([0.45, -0.30, 0.02])
+    qs = straight_segment(planner.robot, env, table(), start, down, allowed=["table"])
+    T, v, a = env.checked_line(qs[0], down, 0.3, 1.0)
+    assert np.array_equal(T, down) and (v, a) == (0.3, 1.0)
+    middle = (env.kin.fk(qs[0])[:3, 3] + down[:3, 3]) / 2
+    with pytest.raises(UnreachableError, match="keep-out box 'in_the_way'"):
+        with_keep_out(env, middle).checked_line(qs[0], down, 0.3, 1.0)
+    below = pose([0.45, -0.30, -0.01])
+    with pytest.raises(UnreachableError, match="below the table limit"):
+        env.checked_line(qs[0], below, 0.3, 1.0)
+
+
+def test_speeds_over_the_caps_are_capped(planner, home):
+    env, c = planner.envelope, planner.envelope.config
+    start, goal = ends(planner, home)
+    _, vj, aj = env.checked_path(start, np.array([start, goal]), 10.0, 50.0)
+    _, v, a = env.checked_line(start, pose([0.45, -0.30, 0.05]), 3.0, 100.0)
+    assert (vj, aj, v, a) == (c.max_joint_speed_rad_s, c.max_joint_accel_rad_s2, c.max_tcp_speed_m_s,
+                              c.max_tcp_accel_m_s2)
+
+
+class RecordingArm:
+    """Records what reaches it; moves go where commanded."""
+
+    def __init__(self, kin, q0):
+        self.kin, self.q, self.log = kin, np.array(q0, float), []
+
+    def move_path(self, qs, speed, accel):
+        self.log.append(("path", np.array(qs), speed, accel))
+        self.q = np.array(qs[-1], float)
+
+    def move_l(self, T, speed, accel):
+        self.log.append(("line", np.array(T), speed, accel))
+        self.q = self.kin.ik(T, self.q)
+
+    def joint_positions(self):
+        return self.q.copy()
+
+    def tcp_pose(self):
+        return self.kin.fk(self.q)
+
+
+class FixedPlans:
+    """A `plans` double whose home is a given Transit (a producer's output, possibly doctored)."""
+
+    def __init__(self, transit: Transit):
+        self.transit = transit
+
+    def home(self, q_now, home_q, scene, held):
+        return self.transit
+
+
+def test_a_refused_path_never_reaches_the_arm_and_a_safe_one_does_capped(cfg, planner, home):
+    """Whatever a producer hands on, MotionPrimitives sends it through the envelope: a detour
+    outside a joint limit of the arm's envelope stops before the arm moves; within it, the arm gets
+    the path with the speeds capped."""
+    start, goal = ends(planner, home)
+    w = produced(planner, home)["detour"]
+    j = 0                                             # the base turns on this detour
+    path = dataclasses.replace(ArmPlans(planner).home(start, goal, None, None).path, waypoints=w)
+    narrow = with_limits(planner.envelope, j, start[j] - 0.1, start[j] + 0.5)
+    pc = dataclasses.replace(PrimitivesConfig.from_config(cfg["primitives"]), joint_speed_rad_s=1.5,
+                             joint_accel_rad_s2=3.0)
+    arm = RecordingArm(narrow.kin, start)
+    with pytest.raises(UnreachableError, match="outside the joint limits"):
+        MotionPrimitives(arm, None, narrow, pc, FixedPlans(Transit(path))).home()
+    assert arm.log == []
+    capped = SafetyEnvelope(dataclasses.replace(planner.envelope.config, max_joint_speed_rad_s=0.5), planner.envelope.kin)
+    MotionPrimitives(arm, None, capped, pc, FixedPlans(Transit(path))).home()
+    [(kind, sent, speed, accel)] = arm.log
+    assert kind == "path" and np.array_equal(sent, w) and (speed, accel) == (0.5, 3.0)
+
+
+def test_the_primitives_move_the_arm_in_their_two_gates_only():
+    """MotionPrimitives commands a motion only in _follow and _line (each through the envelope):
+    a new phase that called the arm directly would bypass the check."""
+    import ast
+    import inspect
+
+    from spatial_manip.control import primitives
+
+    tree = ast.parse(inspect.getsource(primitives))
+    callers = set()
+    for fn in ast.walk(tree):
+        if isinstance(fn, ast.FunctionDef):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Attribute) and node.attr in ("move_l", "move_j", "move_path") and \
+                        isinstance(node.value, ast.Attribute) and node.value.attr == "arm":
+                    callers.add(fn.name)
+    assert callers == {"_follow", "_line"}
