@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 import math
 from pathlib import Path
 from typing import Any, Mapping
@@ -18,6 +19,7 @@ from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.control.primitives import PrimitivesConfig
 from spatial_manip.control.safety import SafetyConfig
 from spatial_manip.control.ur_rtde_arm import URRtdeConfig
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.errors import ConfigError, InvalidGoalError
 from spatial_manip.paths import params_file
 
@@ -171,6 +173,13 @@ def load_kinematics(path: str | Path | None = None, backend: str = "", model: st
     """The arm's URKinematics (model, limits, TCP offset) from arm.yaml; `backend` picks that
     file's per-backend overrides (the simulated UR5e's own TCP offset), `model` its preset."""
     return URKinematics.from_config(_for_backend(path, backend, model)["kinematics"])
+
+
+@functools.lru_cache(maxsize=8)
+def load_reach(path: str = "", backend: str = "", model: str = "") -> Reach:
+    """The reach rule (geometry.reach) of the arm arm.yaml configures: `backend`'s overrides (the
+    simulator's UR5e), `model` its preset ("" = its arm.model); read once per arguments."""
+    return load_kinematics(path or None, backend, model).reach()
 
 
 def load_home_q(path: str | Path | None = None, backend: str = "", model: str = "") -> tuple:

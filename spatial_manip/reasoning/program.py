@@ -60,7 +60,7 @@ from spatial_manip.reasoning import lexicon
 from spatial_manip.reasoning.taxonomy import OPEN_CONTAINERS
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
-from spatial_manip.geometry.reach import reaches_from_above
+from spatial_manip.control.config import load_reach
 from spatial_manip.geometry.support import check_support
 from spatial_manip.transforms import box_corners, matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
@@ -774,9 +774,10 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
 
 
 def _reached(scene: Scene, pp: PlacePose) -> bool:
-    """The arm reaches down to the top of the held object set at `pp` (geometry.reach)."""
+    """The arm reaches down to the top of the held object set at `pp` (geometry.reach, the arm
+    model arm.yaml configures)."""
     top = rel.top_z(_placed(scene, pp))
-    return reaches_from_above([pp.position[0], pp.position[1], top], scene.robot.position)
+    return load_reach().reaches_from_above([pp.position[0], pp.position[1], top], scene.robot.position)
 
 
 # --- entry point -------------------------------------------------------------------------------

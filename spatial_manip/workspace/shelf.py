@@ -34,7 +34,7 @@ from spatial_manip.perception.base import check_observation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-from spatial_manip.geometry.reach import wrist_reaches
+from spatial_manip.control.config import load_reach
 
 FACE, THROUGH = 0, 1            # grid channels: rays ending on the front face, rays passing through it
 
@@ -420,7 +420,7 @@ def slot_regions(frame: ShelfFrame, front: float, boards: list[Band], columns: l
             ys = [frame.world(front / 2, v, z.mid)[1] for v in (u.lo, u.hi)]
             out.append(Region(f"slot_r{r}c{c}", "slot", centre, [front, u.hi - u.lo, z.hi - z.lo], row=r, col=c,
                               rotation=frame.rotation,
-                              extra={"reachable": wrist_reaches(wrist),
+                              extra={"reachable": load_reach().wrist_reaches(wrist),
                                      "free_y": [min(ys), max(ys)], "captured": True}))
     return out
 

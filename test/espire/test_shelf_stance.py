@@ -9,7 +9,6 @@ import pytest
 from spatial_manip.espire import feasible
 from spatial_manip.sim import layouts as L
 from spatial_manip.sim import tasks as gen
-from spatial_manip.geometry.reach import SHOULDER
 
 
 def _flags(scene) -> dict:
@@ -65,7 +64,7 @@ def test_the_server_arm_puts_the_book_into_the_farthest_flagged_slot():
     def reach(r):
         z_floor = r.center[2] - r.size[2] / 2
         wrist = np.array([st.front_x + 0.06 - 0.156, r.center[1], min(z_floor + 0.16, z_floor + r.size[2] - 0.05)])
-        return float(np.linalg.norm(wrist - SHOULDER))
+        return float(np.linalg.norm(wrist - [0.0, 0.0, L.SIM_SHOULDER_Z_M]))
 
     slot = max((r for r in scene.regions if r.extra["reachable"]), key=reach)
     assert reach(slot) > 0.9          # well beyond the bench flag's 0.80 m

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.geometry.reach import reaches_from_above
+from spatial_manip.control.config import load_reach
 from spatial_manip.reasoning.examples import rot_z, shelf_scene
 from spatial_manip.reasoning.program import execute
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -63,15 +63,15 @@ def test_beside_an_object_near_the_far_corner_is_the_free_side_in_reach():
     res = execute("place(metric$Near(0.05, near_1), pose=keep)", scene)
     p = np.asarray(res.place_pose.position)
     top = p[2] + 0.022
-    assert reaches_from_above([p[0], p[1], top])
+    assert load_reach().reaches_from_above([p[0], p[1], top])
     assert np.linalg.norm(p[:2]) < 0.75                 # was (0.75, 0.54): 0.93 m out, behind the bookend
     placed = SceneObject("p", "bottle", "bottle", p, [0.064, 0.147, 0.044], np.eye(3))
     assert rel.distance(placed, scene.get("near_1")) <= rel.NEXT_TO_MAX_M     # still beside it
     note = next(t for t in res.trace if t.get("node") == "reach")
-    assert note["out_of_reach"] and all(not reaches_from_above([x, y, z + 0.022]) for x, y, z in note["out_of_reach"])
+    assert note["out_of_reach"] and all(not load_reach().reaches_from_above([x, y, z + 0.022]) for x, y, z in note["out_of_reach"])
 
 
 def test_reach_from_above_is_measured_from_the_robots_base():
-    assert reaches_from_above([0.5, 0.2, 0.05])
-    assert not reaches_from_above([0.75, 0.54, 0.05])
-    assert reaches_from_above([1.0, 0.2, 0.05], base=[0.5, 0.0, 0.0])
+    assert load_reach().reaches_from_above([0.5, 0.2, 0.05])
+    assert not load_reach().reaches_from_above([0.75, 0.54, 0.05])
+    assert load_reach().reaches_from_above([1.0, 0.2, 0.05], base=[0.5, 0.0, 0.0])
