@@ -16,6 +16,7 @@ from spatial_manip.perception.attributes import (BOOK_SIZE_RANGES_M, BOOK_TOLERA
                                                   book_size_class, seen_colour_distance, size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 from spatial_manip.scene import Scene
+from spatial_manip.transforms import box_corners
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
@@ -403,7 +404,25 @@ def _refuse_weak(d: Detection, within: np.ndarray, sure: np.ndarray, expected, t
         return
     d.extra["refused"] = f"{expected[best].label} (not a sure fit: cost {within[best]:.2f})"
     d.extra["weak_fit"] = True
-    d.extra["candidates"] = [_candidate(expected[k], cost=within[k]) for k in shown]
+    # ... but the words may name it after an entry nothing else in the library explains (_alone)
+    alone = within[best] <= sure_cost and _alone(within, expected, best)
+    d.extra["candidates"] = [{**_candidate(expected[k], tie=alone and k == best, cost=within[k]),
+                              **({"piece": True} if pieces is not None and pieces[k] else {})}
+                             for k in shown]
+
+
+def _alone(within: np.ndarray, expected, best: int) -> bool:
+    """Whether entry `best` is the only label that explains a detection (`within`: its match
+    costs, _UNMATCHED out of the gate): every entry of another label, taken or not, fits it
+    WORDS_ALONE_MARGIN worse. A fit that is not sure (a piece, a side short only because it is
+    hidden) names nothing by itself; when the instruction names that object and no other
+    detection fits it better (name_from_words), the words settle what the library cannot. A
+    cheval mirror 2.4 m away, cut by the image's top edge and seen as its frame's light brown
+    side, 12.7 x 3.4 x 18.8 cm, fit the mirror 0.36 (its colour exactly), a piece of it, and the
+    next label, the copper scale, 0.68: "the book to the right of the cheval mirror" found no
+    mirror (pick-99-00007)."""
+    others = [within[k] for k, e in enumerate(expected) if e.label != expected[best].label and within[k] < _UNMATCHED]
+    return all(c >= within[best] + WORDS_ALONE_MARGIN for c in others)
 
 
 def _sure_names_for_words(detections, expected, within: np.ndarray, sure: np.ndarray, sure_cost: float) -> None:
@@ -523,17 +542,43 @@ def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_c
     its name (cost above `max_cost`): the two are pieces of one object cut apart by colour, and a
     name only the hidden-topped piece fits is an extrapolation the rest contradicts (a distant
     shrub's brown pot, its height hidden by the green foliage on it, named the brown cheval mirror:
-    pick-84-00004). Books are left alone: they lie on the work surface, stacked or not."""
+    pick-84-00004). Books are left alone: they lie on the work surface, stacked or not. The rest
+    contradicts nothing when the box around both pieces measures the entry (its size mismatch
+    within SURE_COST, as match_cost weighs it) and the named piece was seen with at least twice the
+    other's points: the entry's colour, enrolled over the whole object, is then mostly the named
+    piece's, and the name is the whole's, the other piece the rest of it. A juniper's green
+    foliage 3.1 m away, 38.7 x 23.2 x 16.5 cm and 3528 points, fit its entry 0.15, and its brown
+    pot under it, 1031 points, which fits no juniper, took the name away; the two measure
+    38.7 x 23.2 x 33.6 cm against the entry's 38.7 x 19.2 x 33 (place-99-00004). The shrub's pot,
+    about as large as its foliage, stays a piece whatever the two measure. The name keeps the
+    piece's own box: joined, the two outgrew the entry's enrolled footprint, and the depth renamed
+    the juniper of place-99-00001 the larger magnolia (catalogue_fit.settle_names_by_depth)."""
     off_surface = [d for d in detections if not work_areas or not on_work_surface(d, work_areas)]
     for piece in off_surface:
         entry = entries.get(piece.extra.get("matched"))
         if entry is None or entry.category == "book" or not np.any(piece.extra.get("lower_bound_sides") or False):
             continue
-        other = next((o for o in off_surface if o is not piece and _stacked(piece.box, o.box)
-                      and match_cost(o, entry) > max_cost), None)
+        stacked = [o for o in off_surface if o is not piece and _stacked(piece.box, o.box)
+                   and match_cost(o, entry) > max_cost]
+        other = next((o for o in stacked if 2 * _point_count(o) > _point_count(piece)
+                      or not _together_measure(piece.box, o.box, entry)), None)
         if other is not None:
             _unname(piece, f"a piece of one object with the detection stacked on or under it at "
                            f"{np.round(other.box.center, 2).tolist()}, which does not fit the {entry.label}")
+
+
+def _together_measure(a, b, entry: ExpectedObject) -> bool:
+    """Whether the box around boxes `a` and `b` (_size_around) measures `entry`'s size: its size
+    mismatch, weighed as match_cost weighs it, within SURE_COST. Without a listed size, no."""
+    if entry.size_m is None:
+        return False
+    return 2.0 * size_mismatch(_size_around(a, b), entry.size_m) <= SURE_COST
+
+
+def _size_around(a, b) -> np.ndarray:
+    """The sides of the box around boxes `a` and `b`, in `a`'s axes."""
+    local = np.vstack([box_corners(box.center, box.size, box.rotation) for box in (a, b)]) @ np.asarray(a.rotation, float)
+    return local.max(axis=0) - local.min(axis=0)
 
 
 def _stacked(a, b) -> bool:
