@@ -78,6 +78,9 @@ def _held_book() -> SceneObject:
 # Shelf: 3 rows (1 = top, z 1.325 / 0.975 / 0.625) x 3 columns (1 = viewer's left, y 0.45 / 0 / -0.45),
 # column 2 is 45 cm wide, the others 30 cm. Free (empty) slots: r1c1, r1c3, r2c2, r3c2. Partly
 # occupied: r1c2, r2c1, r2c3, r3c1; r3c3 is full. A potted plant sits in r2c1 and a globe in r2c3.
+# The one slot the words name being full (r3c3, 97 %), there is nowhere to put the book: refused as
+# TARGET_NOT_FOUND, never placed into it (re-keyed in session 35 from S("r3c3") when the planner stopped
+# placing into a full slot; session 34's review: "the slot immediately left of the wine" planned a full one).
 OCCUPANCY = {(1, 1): 0.0, (1, 2): 0.6, (1, 3): 0.0, (2, 1): 0.3, (2, 2): 0.0, (2, 3): 0.8,
              (3, 1): 0.5, (3, 2): 0.0, (3, 3): 0.97}
 
@@ -316,7 +319,7 @@ CASES: list[tuple[str, str, Expect]] = [
     ("shelf", "put the book in the second row, third column", S("r2c3")),
     ("shelf", "slot it into the 3rd column, 1st row", S("r1c3")),
     ("shelf", "place it in the second slot from the left on the top shelf", S("r1c2")),
-    ("shelf", "put it in the third slot from the left on the bottom shelf", S("r3c3")),
+    ("shelf", "put it in the third slot from the left on the bottom shelf", X(NOT_FOUND)),  # r3c3 is full (see above OCCUPANCY)
     ("shelf", "put it in the 2nd slot from the right in the middle row", S("r2c2")),
     ("shelf", "put the book in the first free slot from the left", S("r1c1")),
     ("shelf", "any empty slot will do", S(*EMPTY)),
@@ -327,7 +330,7 @@ CASES: list[tuple[str, str, Expect]] = [
     ("shelf", "put it between the potted plant and the globe", S("r2c2")),
     ("shelf", "the book goes in the slot between the plant and the globe", S("r2c2")),
     ("shelf", "place it in the slot directly above the plant", S("r1c1")),
-    ("shelf", "put it in the slot right below the globe", S("r3c3")),
+    ("shelf", "put it in the slot right below the globe", X(NOT_FOUND)),  # r3c3 is full (see above OCCUPANCY)
     ("shelf", "put it directly next to the plant on its right", S("r2c2")),
     ("shelf", "put it in the slot immediately to the right of the potted plant", S("r2c2")),
     ("shelf", "put the book in the slot just left of the globe", S("r2c2")),
@@ -341,7 +344,7 @@ CASES: list[tuple[str, str, Expect]] = [
     ("shelf", "put it at a tilt in the empty slot on the bottom shelf", S("r3c2", pose="tilted")),
     ("shelf", "put it in the emptiest slot tilted at about 20 degrees", S(*EMPTY, pose="tilted")),
     ("shelf", "could you put the book in the right column, top row please", S("r1c3")),
-    ("shelf", "put it in the bottom right slot", S("r3c3")),
+    ("shelf", "put it in the bottom right slot", X(NOT_FOUND)),  # r3c3 is full (see above OCCUPANCY)
     ("shelf", "put it in the top left slot", S("r1c1")),
     ("shelf", "place the book in the middle slot of the middle shelf", S("r2c2")),
     ("shelf", "put it on the shelf in the first column, second row", S("r2c1")),

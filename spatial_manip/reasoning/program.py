@@ -815,9 +815,7 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
     except (IndexError, TypeError) as e:
         raise InvalidGoalError(f"malformed program {program}: {e}") from e
     if program.op == "place":
-        # a full slot has no room for what is held: "the slot next to the toolbox", one full and one
-        # free beside it, is the free one (and the place never goes into the full one)
-        items = [o for o in items if not (isinstance(o, Region) and rel.is_full(o))] or items
+        items = _with_room(items)
         # where to put it is ours to choose: a place that surely meets the words
         items = [o for o in items if o.id not in ev.unsure_ids] or items
     ids = [o.id for o in items]
@@ -830,6 +828,18 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
         pp = slot_place_pose(scene, best, pose, tilt)
         _check_supported(ev, pp)
     return ProgramResult("place", ids, pp, _trace_kept_pose(ev.trace, pose, scene), pose)
+
+
+def _with_room(items: list) -> list:
+    """The places of `items` with room for what is held: a full slot (`rel.is_full`) has none, so
+    "the slot next to the toolbox", one full and one free beside it, is the free one; when every
+    slot the words name is full ("the slot immediately left of the wine" holding an ice bucket)
+    there is nowhere to put it: TARGET_NOT_FOUND naming them, never a place into a full slot."""
+    room = [o for o in items if not (isinstance(o, Region) and rel.is_full(o))]
+    if not room:
+        full = ", ".join(f"{o.id} ({o.occupancy:.0%} occupied)" for o in items)
+        raise TargetNotFoundError(f"every slot the words name is full: {full}; there is no room to put it there")
+    return room
 
 
 def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:

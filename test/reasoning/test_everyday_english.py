@@ -76,7 +76,7 @@ def test_number_and_unit_words():
     ("top shelf, second slot", "r1c2"), ("put it on the bottom shelf in the empty slot", "r3c2"),
     ("put it in the free slot on the middle shelf", "r2c2"), ("put it in the top left slot", "r1c1"),
     ("could you put the book in the right column, top row please", "r1c3"),
-    ("put it in row two col one", "r2c1"), ("third slot from the left on the bottom shelf", "r3c3"),
+    ("put it in row two col one", "r2c1"), ("third slot from the left on the middle shelf", "r2c3"),
 ])
 def test_shelf_words(text, slot):
     res = plan("shelf", text)

@@ -77,3 +77,16 @@ def test_one_place_promised_and_several_slots_fitting_is_ambiguous_naming_them(t
 def test_an_indefinite_place_may_take_any_slot_that_fits(text, slots):
     res = plan("shelf3", text)
     assert res.ok and sorted(res.targets) == slots, (res.program, res.targets, res.error)
+
+
+@pytest.mark.parametrize("text", ["put it in the slot immediately left of the wine",
+                                  "put it in the slot to the left of the wine", "put it right next to the wine on the left"])
+def test_a_place_whose_every_slot_is_full_is_not_found_never_the_full_slot(text):
+    """The minibar's slot left of the wine (r3c1) holds the ice bucket (97 % occupied): there is no
+    room there, and the words name no other slot (session 34's review: it planned r3c1)."""
+    from spatial_manip.bench.paraphrase_everyday11 import EVERYDAY11_SCENES
+    result = PLANNER.plan(EVERYDAY11_SCENES["minibar11_held"](), text)
+    assert not result.ok and result.error["code"] == "TARGET_NOT_FOUND", result.to_json()
+    assert "r3c1" in result.error["message"] and "full" in result.error["message"]
+    beside = PLANNER.plan(EVERYDAY11_SCENES["minibar11_held"](), text.replace("left", "right"))
+    assert beside.ok and beside.targets == ["r3c3"], beside.to_json()

@@ -46,11 +46,12 @@ def test_a_trailing_hurry_is_filler_and_plant_is_a_place_verb():
 
 def test_a_place_never_offers_a_full_slot_beside_a_free_one():
     """Beside the toolbox are a free slot and a full one: the words mean the one with room. A full
-    slot named alone stays the answer (the place then finds no room and says so)."""
+    slot named alone has no room: refused before anything moves, naming it (TARGET_NOT_FOUND)."""
     scene = EVERYDAY7_SCENES["garage7_held"]()
     assert rel.is_full(next(r for r in scene.regions if r.id == "r2c3"))
     assert plan("garage7_held", "put it next to the toolbox").targets == ["r2c1"]
-    assert plan("garage7_held", "put it in row 2, column 3").targets == ["r2c3"]
+    alone = plan("garage7_held", "put it in row 2, column 3")
+    assert alone.error["code"] == "TARGET_NOT_FOUND" and "r2c3" in alone.error["message"], alone.to_json()
 
 
 def test_a_material_label_is_named_by_the_form_it_comes_in():
