@@ -37,7 +37,7 @@ from spatial_manip.scene import FIXTURE_CATEGORIES
 class GraspsAheadConfig:
     enabled: bool = True
     quiet_s: float = 0.75       # the arm and the requests quiet this long before proposing ahead (a new scene: at once)
-    max_grasps: int = 5         # grasps asked for ahead, until a request says how many (a pick: 5, a pick and place: 15)
+    max_grasps: int = 1         # grasps asked for ahead, until a request says how many (a pick: 1, a pick and place: 15)
 
     def __post_init__(self):
         if not (isinstance(self.quiet_s, (int, float)) and 0.0 <= self.quiet_s <= 60.0):

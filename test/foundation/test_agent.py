@@ -228,8 +228,40 @@ def test_a_grasp_that_failed_after_reaching_the_object_is_not_tried_again_on_the
     decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK), failed_grasps=(failed,))
     picked = Agent(ports).pick(_grasps([0.9, 0.8], poses=[same, other]), decision, threading.Event())
     assert picked.score == pytest.approx(0.8) and len(ports.requests) == 1
+
+    class SameAgain(FakePorts):     # the best alone was proposed: the pick asks for more, and gets it again
+        def propose_grasps(self, target_id, max_grasps):
+            return _grasps([0.9], poses=[same])
     with pytest.raises(GraspFailedError, match="every proposed grasp of book_1 is one that reached it and failed"):
-        Agent(FakePorts()).pick(_grasps([0.9], poses=[same]), decision, threading.Event())
+        Agent(SameAgain()).pick(_grasps([0.9], poses=[same]), decision, threading.Event())
+
+
+def test_a_pick_refused_its_best_grasp_before_moving_asks_for_the_rest_and_tries_the_ones_not_tried():
+    """A pick proposes its best grasp alone; when the arm refuses it without moving, the pick asks
+    for as many as it may try and goes on with the others (the refused one proposed again is
+    skipped), as it went down the list before; a grasp that held asks for nothing more."""
+    asked = []
+    best, second = (make_transform(np.eye(3), [0.5, 0.0, 0.05]),
+                    make_transform(Rotation.from_euler("z", 90, degrees=True).as_matrix(), [0.45, 0.0, 0.05]))
+
+    class Proposing(FakePorts):
+        def propose_grasps(self, target_id, max_grasps):
+            asked.append(max_grasps)
+            return _grasps([0.9, 0.8][:max_grasps], poses=[best, second][:max_grasps])
+    refused = MotionResult(success=False, error_code="MOTION_FAILED", message="approach: the straight move is blocked")
+    ports = Proposing([refused, MotionResult(success=True, object_held=True)])
+    agent = Agent(ports, AgentConfig(max_grasp_tries=3))
+    decision = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
+    picked = agent.pick(agent.propose_grasps(decision, Perceived(None, decision.scene)), decision, threading.Event())
+    assert asked == [1, 3] and picked.score == pytest.approx(0.8)
+    assert [r.target[:3, 3].tolist() for r in ports.requests] == [t[:3, 3].tolist() for t in
+                                                                 _tcp_poses(_grasps([0.9, 0.8], poses=[best, second]))]
+    asked.clear()
+    held = Proposing([MotionResult(success=True, object_held=True)])
+    agent = Agent(held, AgentConfig(max_grasp_tries=3))
+    assert agent.pick(agent.propose_grasps(decision, Perceived(None, decision.scene)), decision,
+                      threading.Event()).score == pytest.approx(0.9)
+    assert asked == [1] and len(held.requests) == 1
 
 
 def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():
@@ -246,7 +278,7 @@ def test_grasps_not_in_the_base_frame_are_refused_before_the_arm_moves():
     assert ports.requests == []
 
 
-def test_a_pick_asks_for_as_many_grasps_as_it_tries_and_a_pick_and_place_for_three_times_as_many():
+def test_a_pick_asks_for_its_best_grasp_and_a_pick_and_place_for_three_times_as_many_as_it_tries():
     asked = []
 
     class CountingPorts(FakePorts):
@@ -257,7 +289,7 @@ def test_a_pick_asks_for_as_many_grasps_as_it_tries_and_a_pick_and_place_for_thr
     pick = Decision("pick", ("book_1",), pick_id="book_1", scene=_scene(BOOK))
     agent.propose_grasps(pick, Perceived(None, pick.scene))
     agent.propose_grasps(replace(pick, place_pose=np.eye(4)), Perceived(None, pick.scene))
-    assert asked == [4, 12]
+    assert asked == [1, 12]
 
 
 def test_grasps_that_all_miss_are_grasp_failed_with_each_reason():
