@@ -195,7 +195,8 @@ class MotionCheck:
 
     # ---- the check -------------------------------------------------------------------------
     def filter(self, q_now, tcp_poses: Sequence[np.ndarray], pre_poses: Sequence[np.ndarray], world, scene: Scene,
-               target_id: str, k: int, stop: Callable[[], None] = lambda: None) -> MotionReport:
+               target_id: str, k: int, stop: Callable[[], None] = lambda: None,
+               admit: Callable[[int], bool] = lambda i: True) -> MotionReport:
         """Check every candidate against one world as the arm's pick will run it
         (motion.arm_plans.ArmPlans.pick_start): the pre-grasp's IK solutions nearest the arm's
         first, the first whose straight approach is clear, reached by a collision-free path
@@ -208,12 +209,14 @@ class MotionCheck:
         best `k` are reached. Keeps the best `k` that pass. `stop()` is called before each grasp's
         IK, its cheap path and its search, and may raise to end the check (a request no longer
         wanted): a job ahead made stale ran on through every grasp's IK and straight moves (tens of
-        ms each, 20-30 grasps a large book) beside the request that replaced it, on the same GIL."""
+        ms each, 20-30 grasps a large book) beside the request that replaced it, on the same GIL.
+        `admit(i)`, asked as grasp i comes up, refuses it unchecked (the grasp service's test of the
+        arm's links at the grasp, which cost as much for the grasps never reached as for the best)."""
         t0, work = time.perf_counter(), WorkClock()
         report = MotionReport(world=world)
         batch = _Batch(self.planner, np.asarray(q_now, float), world, support_ids(scene, target_id, gap_m=SUPPORT_GAP_M))
-        grasps = self._cheap_paths(batch, tcp_poses, pre_poses, k, stop)
-        report.not_checked = len(tcp_poses) - len(grasps)
+        grasps, looked_at = self._cheap_paths(batch, tcp_poses, pre_poses, k, stop, admit)
+        report.not_checked = len(tcp_poses) - looked_at
         reached = 0
         for g in grasps:
             stop()
@@ -237,16 +240,21 @@ class MotionCheck:
         return report
 
     @staticmethod
-    def _cheap_paths(batch: "_Batch", tcp_poses, pre_poses, k: int, stop: Callable[[], None]) -> list["_Candidate"]:
+    def _cheap_paths(batch: "_Batch", tcp_poses, pre_poses, k: int, stop: Callable[[], None],
+                     admit: Callable[[int], bool] = lambda i: True) -> tuple[list["_Candidate"], int]:
         """The grasps, best first, each with its pre-grasp's IK, the first configuration whose
         approach is clear and a straight joint move to it when one is clear (from the start or a
         pre-grasp reached before), up to the point where the best `k` are reached with none above
         them waiting for a search: the grasps below cannot change what is kept (the best `k` that
         pass), and checking them cost most of a request whose best grasps were reached at once
-        (36 grasps checked for 5 kept: the bottle of objects-86-00000's recorded frame)."""
-        grasps, reached, waiting = [], 0, False
+        (36 grasps checked for 5 kept: the bottle of objects-86-00000's recorded frame). Also returns
+        how many grasps were looked at (those `admit` refused among them)."""
+        grasps, reached, waiting, looked_at = [], 0, False, 0
         for i, (T, T_pre) in enumerate(zip(tcp_poses, pre_poses)):
             stop()
+            looked_at = i + 1
+            if not admit(i):
+                continue
             g = batch.candidate(i, T, T_pre)
             stop()
             batch.next_goal(g) and batch.cheap_path(g)
@@ -256,7 +264,7 @@ class MotionCheck:
             reached += not waiting and batch.verified(g)
             if not waiting and reached >= k:
                 break
-        return grasps
+        return grasps, looked_at
 
     def _settle(self, report: MotionReport, g: "_Candidate", batch: "_Batch", k: int) -> None:
         """Keep a grasp (its path checked once more without padding, for the best k) or drop it
