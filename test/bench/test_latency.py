@@ -146,3 +146,13 @@ def test_the_slowest_goals_say_where_their_wait_for_the_first_motion_went():
         "reasoning 0.10, grasping 1.00, moving -> first motion 0.30",
         "hit: first motion 0.60 s = perceiving 0.20, reasoning 0.05, grasping 0.05, moving -> first motion 0.30"]
     assert slowest_goals([]) == []
+
+
+def test_the_summary_says_how_many_goals_the_first_motion_figures_rest_on():
+    """A goal that failed before the arm moved has no first motion: the line says of how many goals
+    the median and p95 are (skipped goals are not counted at all)."""
+    from spatial_manip.bench.latency import goals_that_moved
+
+    records = [{"id": "a", "accepted_to_first_motion_s": 0.7, "stages": {}}, {"id": "b", "stages": {"reasoning": 0.1}},
+               {"id": "c", "accepted_to_first_motion_s": 1.2, "stages": {}}, {"id": "d", "skipped": True}]
+    assert goals_that_moved(records).startswith("2 of 3 goals reached the arm's first motion")
