@@ -105,7 +105,7 @@ def _projection(obs: RGBDObservation, p) -> tuple[int, int] | None:
 
 
 def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = False,
-                 lowest: bool = False) -> tuple[int, int] | None:
+                 lowest: bool = False, deepest: bool = False) -> tuple[int, int] | None:
     """(row, col) where the camera sees the target: among pixels whose 3D point lies in `box`
     (an object or a slot, 1 cm margin), the one nearest the box centre's projection, so that the
     server's point-based action lands on it (a slot is clicked where the camera sees into it, not
@@ -113,7 +113,9 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
     perceived book's box takes in the pedestal, holder or ramp it rests on, whose pixels are not
     the book (4 of 24 first pixels on seeds 41-43 fell on a support); `lowest`: only the lowest
     points it sees in the box (a slot: the server releases the held book with its bottom at the
-    clicked point's height, so a point high on the back panel drops it). For a `point` (a metric
+    clicked point's height, so a point high on the back panel drops it); `deepest`: the pixel
+    farthest inside the image region of those points instead of the one nearest the centre (a
+    second try when the first grasped nothing). For a `point` (a metric
     place position), the surface pixel under it (nearest across, not above it). Falls back to the
     plain projection; None when the target is outside the image."""
     valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
@@ -126,6 +128,9 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
             sel = top if top.any() else sel
         if lowest and sel.any():
             sel &= pts[:, 2] <= pts[sel, 2].min() + LOWEST_BAND_M
+        if sel.any() and deepest:
+            u, v = _deepest(uv[sel], obs.depth_m.shape)
+            return int(v), int(u)
         if sel.any():
             cand = _inner(uv[sel], obs.depth_m.shape)
             ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
@@ -151,6 +156,15 @@ def _inner(uv: np.ndarray, shape: tuple, erode_px: int = INNER_PX) -> np.ndarray
     inner = ndimage.binary_erosion(region, iterations=erode_px)
     keep = inner[uv[:, 1], uv[:, 0]]
     return uv[keep] if keep.any() else uv
+
+
+def _deepest(uv: np.ndarray, shape: tuple) -> np.ndarray:
+    """The pixel (u, v) farthest from the edge of the image region the pixels form: where a
+    click is surest to land on the target even when the region's centre lies near its edge."""
+    region = np.zeros(shape, bool)
+    region[uv[:, 1], uv[:, 0]] = True
+    inside = ndimage.distance_transform_edt(region)[uv[:, 1], uv[:, 0]]
+    return uv[int(np.argmax(inside))]
 
 
 # --- perception + planning ------------------------------------------------------------------
@@ -220,6 +234,7 @@ class StackPolicy:
             p = np.asarray(result.place_pose.position, float)
             out.target, out.pixel = f"place at {np.round(p, 3).tolist()}", target_pixel(obs, point=p)
         elif result.targets:
+            second = []     # an object's deepest pixel, tried once every first pixel is (a click that grasped nothing)
             for tid in result.targets:
                 slot = next((r for r in scene.regions if r.id == tid), None)
                 # a slot is clicked in the middle of its free part (the server sets the book down where
@@ -228,6 +243,9 @@ class StackPolicy:
                       else target_pixel(obs, box=scene.get(tid), upper=True))
                 if px is not None:
                     out.alternatives.append((tid, px))
+                if slot is None and (deep := target_pixel(obs, box=scene.get(tid), upper=True, deepest=True)) is not None:
+                    second.append((tid, deep))
+            out.alternatives += second
             out.target, out.pixel = out.alternatives[0] if out.alternatives else (result.targets[0], None)
         elif result.place_pose is not None:
             p = np.asarray(result.place_pose.position, float)

@@ -91,3 +91,25 @@ def test_a_books_pixel_lies_inside_the_region_its_points_form_not_on_its_edge():
     px = target_pixel(obs, box=book, upper=True)
     assert 0.07 <= _height_at(obs, px) <= 0.10, px
     assert all(obs.depth_m[r, px[1]] > 0 for r in range(px[0] - INNER_PX, px[0] + INNER_PX + 1)), px
+
+
+def test_a_second_try_at_a_book_clicks_the_deepest_pixel_of_its_region():
+    """The upper half of the box shows as a 2 px strip nearest the centre and a band above: the
+    first pixel (nearest the centre, INNER_PX inside) and the deepest one lie in the band, the
+    deepest farther from the band's edge; it is the pixel a driver tries when the first grasped
+    nothing (pick-54-00008 at 7c93cdf: the first pixel 1.4 px off the book, the same pixel again
+    on the re-plan, then no trial left to try)."""
+    obs = _facing_a_wall(gap_z=(0.055, 0.07))
+    book = SceneObject("book_1", "book", "book", [1.0, 0.0, 0.05], [0.04, 0.2, 0.10])
+    first = target_pixel(obs, box=book, upper=True)
+    deep = target_pixel(obs, box=book, upper=True, deepest=True)
+    assert 0.07 <= _height_at(obs, deep) <= 0.10, deep
+
+    def margin(px):        # rows of the region (the box's upper half, 1 cm margin) above and below px, in its column
+        up = next(k for k in range(1, 100) if obs.depth_m[px[0] - k, px[1]] == 0 or _height_at(obs, (px[0] - k, px[1])) > 0.11)
+        down = next(k for k in range(1, 100) if obs.depth_m[px[0] + k, px[1]] == 0)
+        return min(up, down)
+    assert margin(deep) > margin(first) >= INNER_PX
+    # the re-plan gives the same first pixel: the driver goes on to the deepest one
+    replan = Choice(pixel=first, target="book_1", alternatives=[("book_1", first), ("book_1", deep)])
+    assert _untried(replan, [first]).pixel == deep
