@@ -36,6 +36,28 @@ def test_a_book_entry_that_fits_clearly_better_than_the_object_the_assignment_ch
     assert (det.id, det.label) == ("book_black_large", "book") and "refused" not in det.extra
 
 
+def test_an_object_s_name_for_a_detection_with_no_side_measured_in_full_needs_twice_the_margin():
+    """pick-97-00002: a floor lamp's shade cut by the image's top, every side a lower bound, fit
+    the marble bust 0.31 and the lady with an ermine 0.41 and was named the bust by the 0.08 margin."""
+    from spatial_manip.perception.labelling import NAME_MARGIN, name_margin_for
+    mask = np.zeros((48, 64), bool)
+    mask[10:20, 10:20] = True
+    box = _tilted_slab((0.22, 0.215, 0.26), 0, center=(1.3, -0.4, 0.1))
+    bust = ExpectedObject("marble bust", "reference", (0.33, 0.31, 0.52), (220, 220, 215), id="marble_bust")
+    lady = ExpectedObject("lady with an ermine", "reference", (0.5, 0.25, 0.6), (190, 180, 160), id="lady_with_an_ermine")
+    book = ExpectedObject("book", "book", BOOK_LARGE, (32, 32, 32), id="book_black_large")
+
+    def seen(sides):
+        return Detection("", "object", "object", mask, 0.5, box, (210, 212, 205), extra={"lower_bound_sides": sides})
+    cut, measured = seen([True, True, True]), seen([True, False, True])
+    assert name_margin_for(cut, bust, NAME_MARGIN) == 2 * NAME_MARGIN
+    assert name_margin_for(measured, bust, NAME_MARGIN) == NAME_MARGIN == name_margin_for(cut, book, NAME_MARGIN)
+    gap = match_cost(cut, lady) - match_cost(cut, bust)
+    assert NAME_MARGIN <= gap < 2 * NAME_MARGIN          # the premise: a gap the plain margin lets through
+    assign_labels([cut], [bust, lady])
+    assert cut.label == "object" and cut.extra["refused"] == "marble bust or lady with an ermine"
+
+
 def test_near_equal_fits_are_still_refused_and_a_clearly_better_object_is_still_named():
     mask = np.zeros((48, 64), bool)
     mask[10:20, 10:20] = True
