@@ -260,7 +260,11 @@ class MotionPrimitives:
             raise InvalidGoalError(f"speed_scale must be within 0..1 (0 = default), got {scale}")
         c = self.config
         s = scale or 1.0
-        return c.speed_m_s * s, c.accel_m_s2, c.joint_speed_rad_s * s, c.joint_accel_rad_s2
+        # capped before scaling: a configured speed over the envelope's limit still makes the contact
+        # moves (contact_speed_scale of it) slower than the transits, not as fast as the cap
+        v, a = self.safety.clamp_speed(c.speed_m_s, c.accel_m_s2)
+        vj, aj = self.safety.clamp_speed(c.joint_speed_rad_s, c.joint_accel_rad_s2, joint=True)
+        return v * s, a, vj * s, aj
 
     def _need_gripper(self, what: str) -> Gripper:
         if self.gripper is None:

@@ -275,6 +275,20 @@ def test_speed_scale_is_capped_by_the_envelope(setup):
     assert arm.last_speed <= env.config.max_tcp_speed_m_s
 
 
+def test_contact_moves_stay_slower_than_transits_when_the_configured_speed_is_over_the_cap(setup):
+    """A TCP speed configured over the envelope's cap: the approach and lift run at the contact
+    scale of the capped speed (the cap was applied after scaling, so they ran at the full cap)."""
+    import dataclasses
+
+    env, pc = setup
+    fast = dataclasses.replace(pc, speed_m_s=10 * env.config.max_tcp_speed_m_s)
+    arm, speeds = FakeArm(env.kin, pc.home_q), []
+    move_l = arm.move_l
+    arm.move_l = lambda T, speed, accel: (speeds.append(speed), move_l(T, speed, accel))
+    MotionPrimitives(arm, FakeGripper(), env, fast, _plans()).pick(grasp(0.5, 0.0, 0.05))
+    assert speeds and all(v == pytest.approx(env.config.max_tcp_speed_m_s * pc.contact_speed_scale) for v in speeds)
+
+
 def test_cancel_during_a_phase_stops_the_arm_and_raises(setup):
     env, pc = setup
     away = np.asarray(pc.home_q) + [0.3, 0.0, 0.0, 0.0, 0.0, 0.0]     # home is then a real move
