@@ -47,16 +47,17 @@ def plural(word: str) -> str:
     return word + "s"
 
 
-def singular(word: str) -> str:
-    """`plural`'s inverse on a plural ("glasses": "glass", "berries": "berry", "boxes": "box",
-    "chocolates": "chocolate"); a word that is no plural is itself ("glass", "hummus")."""
+def singulars(word: str) -> set[str]:
+    """What a plural may be the plural of ("glasses": glass, "boxes": box, "chocolates": chocolate;
+    "-ies" either way: "berries" berry, "cookies" cookie); a word that is no plural is itself
+    ("glass", "hummus")."""
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
+        return {word[:-3] + "y", word[:-1]}
     if word.endswith(("sses", "xes", "ches", "shes")):
-        return word[:-2]
+        return {word[:-2]}
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+        return {word[:-1]}
+    return {word}
 
 
 def each_a_bunch(members: list[SceneObject]) -> bool:
@@ -98,7 +99,7 @@ def packaging_of(o: SceneObject) -> set[str]:
     head, of, content = spoken_label(o).partition(" of ")
     if not of or head.split()[-1] not in PACKAGING_HEADS:
         return set()
-    return {head.split()[-1], content, singular(content)}
+    return {head.split()[-1], content} | singulars(content)
 
 
 def form_names(o: SceneObject) -> set[str]:
