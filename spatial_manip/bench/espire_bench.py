@@ -110,7 +110,7 @@ def _rate(logs: list, action: str, attr: str) -> str:
 def report(logs: dict, wall_s: float, what: str) -> str:
     every = [lg for v in logs.values() for lg in v]
     lines = [(f"espire bench ({what}; SET_TASK rotation [null, null, null]; a place MOVE sets the book "
-              f"down only on an answer slot's placement area (one is marked), at its point, in the pose its driver chose; "
+              f"down only on the marked placement area, at its point, in the pose its driver chose; "
               f"ESPIRE's budget of 3 LOCALIZE and 5 MOVE): {len(every)} episodes "
               f"in {wall_s:.1f} s = {3600 * len(every) / max(wall_s, 1e-9):.0f} episodes/hour (one client at a time)")]
     cols = [(a, k, f"{a}: {label}") for a in ("pick", "place")

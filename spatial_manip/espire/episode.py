@@ -11,8 +11,8 @@ Algorithm 3) does; what it does stands, right or wrong:
   or the gripper already full, the end-effector moves over the point (a new wrist view) when it
   safely can, as ESPIRE's execution prompt says of a point "on another object or a free-space
   region".
-- place: a pixel outside the box the highlighted views draw around the placement area (of any
-  answer slot: the views mark one, `target_areas`), or inside it on the robot (the arm carrying the book often stands in front of the area) or on the
+- place: a pixel outside the box the highlighted views draw around the placement area, or
+  inside it on the robot (the arm carrying the book often stands in front of the area) or on the
   book it holds, sets nothing down (the arm holding the book does not move; a failed trial), as
   ESPIRE's execution prompt has it: the robot places only at a point "on the target area",
   elsewhere it only moves its end-effector. Inside the box the held book is released at the point, as ESPIRE's end-effector goes to the clicked
@@ -85,7 +85,7 @@ ROTATION_TOL_DEG = 10.0     # ESPIRE A.4's angle tolerance
 # that no driver can turn refused moves into unlimited guesses.
 LOCALIZING_TRIALS = 3
 MOVING_TRIALS = 5
-OUTSIDE_BOX = "the pixel is outside the box the highlighted view draws around the placement area of any right slot"
+OUTSIDE_BOX = "the pixel is outside the box the highlighted view draws around the placement area"
 
 
 @dataclasses.dataclass
@@ -122,7 +122,6 @@ class Episode:
         self.criteria = espire_criteria(task)
         self.color_name, self.color_rgb = views.highlight_color(scene)
         self.marked = self._choose_marked()
-        self.target_areas = self._target_areas()
         self.version = 0                  # bumped by every MOVE: older observations are stale
         self.kept: dict[str, Kept] = {}
         self._views: dict = {}            # view -> (version, observation, encodings): see _render
@@ -190,18 +189,6 @@ class Episode:
         if t.action != "pick" and boxes and boxes[0].kind == "slot" and held is not None:
             return [], [set_down_area(boxes[0], held.size, self._pose())]
         return ids, boxes
-
-    def _target_areas(self) -> list:
-        """The placement areas a shelf place is made on: the set-down area of every answer slot,
-        the marked one among them. ESPIRE's A.4 calls all the relation allows "the target area
-        defined by a reference frame", and its checker accepts a book in any of it; the highlighted
-        views mark one (as they mark one of several right books, and a pick grasps any right book).
-        A driver that reasons out a right slot the views did not mark places there, not nowhere."""
-        held = self.initial.held_object()
-        if self.task.action == "pick" or held is None:
-            return list(self.marked[1])
-        slots = [r for r in (self.initial.get(i) for i in self.task.answer) if r.kind == "slot"]
-        return [set_down_area(r, held.size, self._pose()) for r in slots] or list(self.marked[1])
 
     def _pose(self) -> str:
         return next((c["pose"] for c in self.task.check if c["type"] == "pose"), "upright")
@@ -483,13 +470,13 @@ class Episode:
         return self._place_along(poses, held_id, status, err)
 
     def off_target_area(self, obs, row: int, col: int) -> str | None:
-        """Why a pixel of `obs` is not on a placement area ESPIRE places on, or None when it is:
-        inside the box a highlighted view draws around a target area (`in_target_box`) and
+        """Why a pixel of `obs` is not on the placement area ESPIRE places on, or None when it is:
+        inside the box the highlighted view draws around the marked area (`in_marked_box`) and
         showing neither the robot (its arm, its gripper: segmentation -1, as is the floor) nor the
         book it holds. The arm carrying the book often stands in front of the area, inside its box:
         such a point "lies on another object" (ESPIRE's execution prompt), and a release there
         dropped the book from the arm to the floor (place seed 0's test click, 1.13 m from the goal)."""
-        if not self.in_target_box(obs, row, col):
+        if not self.in_marked_box(obs, row, col):
             return OUTSIDE_BOX
         if obs.segmentation is None:
             return None
@@ -501,15 +488,14 @@ class Episode:
             return "the pixel shows the book in the gripper, in front of the placement area"
         return None
 
-    def in_target_box(self, obs, row: int, col: int) -> bool:
-        """Whether a pixel of `obs` lies inside the box a highlighted view draws around one of the
-        target areas (`target_areas`: the marked one is drawn): ESPIRE places only there ("If the
-        predicted target point lies on the target area, the robot will attempt to directly place
-        the book at that location. If the predicted point lies on another object or a free-space
-        region, the robot will move its end-effector to the indicated position": its execution
-        prompt, supplementary Figure 4b for picks). The box, not the area's 3-D extent, is what
-        counts, as the driver sees the box."""
-        return any(views.in_box(views.mask_box(views.goal_mask(obs, [], [a])), row, col) for a in self.target_areas)
+    def in_marked_box(self, obs, row: int, col: int) -> bool:
+        """Whether a pixel of `obs` lies inside the box the highlighted view draws around the marked
+        placement area: ESPIRE places only there ("If the predicted target point lies on the target
+        area, the robot will attempt to directly place the book at that location. If the predicted
+        point lies on another object or a free-space region, the robot will move its end-effector
+        to the indicated position": its execution prompt, supplementary Figure 4b for picks). The
+        driver sees the box, so the box, not the area's 3-D extent, is what counts."""
+        return views.in_box(views.mask_box(views.goal_mask(obs, *self.marked)), row, col)
 
     def _place_along(self, poses, held_id: str, status: str, err) -> Action:
         """The robot's place primitive (planned transit, the envelope, the planner's collision
