@@ -15,6 +15,7 @@ import pytest
 ou = pytest.importorskip("ompl.util")
 pytest.importorskip("pinocchio")
 
+from ompl_seed import reseed_ompl  # noqa: E402
 from spatial_manip.control.config import arm_overrides, load_arm_config  # noqa: E402
 from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig, _with_target  # noqa: E402
 from spatial_manip.motion.arm_plans import SUPPORT_GAP_M, ArmPlans  # noqa: E402
@@ -53,13 +54,9 @@ def planners():
 
 def _reseed_ompl() -> None:
     """OMPL seeds every planner's and sampler's generator from one process-wide seed sequence,
-    which the suite's earlier tests have drawn from: set again here (as the planners' config
-    did once, PLANNER_SEED), every search below draws what it draws in a fresh process, whatever
-    ran before. OMPL logs that a seed set after draws is not deterministic: it restarts the
-    sequence, which is all this needs (the planners' searches build their samplers anew)."""
-    ou.setLogLevel(ou.LogLevel.LOG_NONE)
-    ou.RNG.setSeed(PLANNER_SEED)
-    ou.setLogLevel(ou.LogLevel.LOG_WARN)
+    which the suite's earlier tests have drawn from: restarted here (as the planners' config did
+    once, PLANNER_SEED), every search below draws what it draws in a fresh process."""
+    reseed_ompl(PLANNER_SEED)
 
 
 def _run(planners, r, config: MotionCheckConfig, k: int | None = None):
