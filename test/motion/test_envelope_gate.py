@@ -15,14 +15,12 @@ pytest.importorskip("pinocchio")
 pytest.importorskip("toppra")
 
 from ompl_seed import reseed_ompl  # noqa: E402
-from spatial_manip.control.config import load_arm_config  # noqa: E402
 from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig  # noqa: E402
 from spatial_manip.control.safety import Box, SafetyEnvelope  # noqa: E402
 from spatial_manip.errors import UnreachableError  # noqa: E402
 from spatial_manip.grasping.motion_check import detours  # noqa: E402
 from spatial_manip.motion.arm_plans import ArmPlans, Transit  # noqa: E402
 from spatial_manip.motion.cartesian import straight_segment  # noqa: E402
-from spatial_manip.motion.factory import make_planner  # noqa: E402
 from spatial_manip.motion.world import CollisionWorld  # noqa: E402
 
 DOWN = np.diag([1.0, -1.0, -1.0])
@@ -32,21 +30,6 @@ def pose(p) -> np.ndarray:
     T = np.eye(4)
     T[:3, :3], T[:3, 3] = DOWN, p
     return T
-
-
-@pytest.fixture(scope="module")
-def cfg():
-    return load_arm_config()             # the real cell: UR5e, 2F-85, the camera mount's keep-out
-
-
-@pytest.fixture(scope="module")
-def planner(cfg):
-    return make_planner(cfg, {"seed": 5})
-
-
-@pytest.fixture(scope="module")
-def home(cfg):
-    return np.asarray(cfg["primitives"]["home_q"], float)
 
 
 def table(wall: bool = False) -> CollisionWorld:
@@ -177,7 +160,7 @@ class FixedPlans:
         return self.transit
 
 
-def test_a_refused_path_never_reaches_the_arm_and_a_safe_one_does_capped(cfg, planner, home):
+def test_a_refused_path_never_reaches_the_arm_and_a_safe_one_does_capped(arm_cfg, planner, home):
     """Whatever a producer hands on, MotionPrimitives sends it through the envelope: a detour
     outside a joint limit of the arm's envelope stops before the arm moves; within it, the arm gets
     the path with the speeds capped."""
@@ -186,7 +169,7 @@ def test_a_refused_path_never_reaches_the_arm_and_a_safe_one_does_capped(cfg, pl
     j = 0                                             # the base turns on this detour
     path = dataclasses.replace(ArmPlans(planner).home(start, goal, None, None).path, waypoints=w)
     narrow = with_limits(planner.envelope, j, start[j] - 0.1, start[j] + 0.5)
-    pc = dataclasses.replace(PrimitivesConfig.from_config(cfg["primitives"]), joint_speed_rad_s=1.5,
+    pc = dataclasses.replace(PrimitivesConfig.from_config(arm_cfg["primitives"]), joint_speed_rad_s=1.5,
                              joint_accel_rad_s2=3.0)
     arm = RecordingArm(narrow.kin, start)
     with pytest.raises(UnreachableError, match="outside the joint limits"):

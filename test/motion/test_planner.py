@@ -28,21 +28,6 @@ def pose(p, R=DOWN) -> np.ndarray:
     return T
 
 
-@pytest.fixture(scope="module")
-def arm_cfg():
-    return load_arm_config()             # the real cell: UR5e, 2F-85 TCP 0.15 m, camera-stand keep-out
-
-
-@pytest.fixture(scope="module")
-def planner(arm_cfg):
-    return make_planner(arm_cfg, {"seed": 5})
-
-
-@pytest.fixture(scope="module")
-def home(arm_cfg):
-    return np.asarray(arm_cfg["primitives"]["home_q"], float)
-
-
 def table_world() -> CollisionWorld:
     w = CollisionWorld()
     w.add_box("table", [0.6, 0.0, -0.025], [0.9, 1.4, 0.05])
