@@ -13,6 +13,7 @@ from rclpy.node import Node
 
 from spatial_manip.nodes.runner import spin_node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
 
 from spatial_manip.bags.io import BagError, BagMessage, BagReader
 from spatial_manip.bags.realsense_bag import RealSenseBagMapper, is_realsense_bag
@@ -76,14 +77,7 @@ class ReplayNode(Node):
         """/clock at the recording's time, as `ros2 bag play --clock` does: the planner judges a
         frame's freshness against its own clock (a frame must be stamped after the workspace came),
         so a replayed session answers goals only when the planner runs on the recording's time."""
-        from rosgraph_msgs.msg import Clock
-
         return self.create_publisher(Clock, "/clock", QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
-
-    def _publish_clock(self, t_ns: int) -> None:
-        from rosgraph_msgs.msg import Clock
-
-        self._clock_pub.publish(Clock(clock=ros_time(t_ns)))
 
     def subscriber_count(self) -> int:
         return sum(p.get_subscription_count() for p in self._pubs.values())
@@ -111,7 +105,7 @@ class ReplayNode(Node):
 
     def _publish(self, msg: BagMessage) -> None:
         if self._clock_pub is not None:     # the time first: a node reading a message sees its clock at it
-            self._publish_clock(msg.t_ns)
+            self._clock_pub.publish(Clock(clock=ros_time(msg.t_ns)))
         reader = next(r for r in self.readers if msg.topic in r.topics)
         mapper = self.mappers.get(id(reader))
         if mapper is not None:
