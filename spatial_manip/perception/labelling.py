@@ -20,6 +20,7 @@ from spatial_manip.transforms import box_corners
 
 _UNMATCHED = 1e6
 FALLBACK_LABEL_COST = 0.15   # see assign_labels
+SIZE_COST_WEIGHT = 2.0       # match_cost's weight of the size mismatch against the colour distance
 # A name is given only when every listed object of another name costs this much more: a cluster
 # that fits two objects about equally is left unnamed rather than guessed (the planner then says
 # it does not see the object, which a person can fix; a wrong name moves the wrong object).
@@ -114,7 +115,8 @@ def match_cost(det: Detection, exp: ExpectedObject, *, noise_allowance: bool = T
         cost, terms = 0.0, 0
         if size_m is not None:
             sizes = _leaning(tuple(size_m)) if leaning else size_m
-            cost += 2.0 * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear, upright=upright)
+            cost += SIZE_COST_WEIGHT * size_mismatch(det.box.size, sizes, at_least=at_least, excess_tol_m=smear,
+                                                     upright=upright)
             terms += 1
         if colour is not None:
             cost += seen_colour_distance(colour, det.mean_rgb)
@@ -590,7 +592,7 @@ def _together_measure(a, b, entry: ExpectedObject) -> bool:
     mismatch, weighed as match_cost weighs it, within SURE_COST. Without a listed size, no."""
     if entry.size_m is None:
         return False
-    return 2.0 * size_mismatch(_size_around(a, b), entry.size_m) <= SURE_COST
+    return SIZE_COST_WEIGHT * size_mismatch(_size_around(a, b), entry.size_m) <= SURE_COST
 
 
 def _size_around(a, b) -> np.ndarray:
