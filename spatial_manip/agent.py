@@ -648,9 +648,9 @@ class Agent:
         """The (grasp, TCP pose) pairs a pick tries, in turn, at most `max_grasp_tries`, each noted
         in `tried` as it is handed out: the proposed ones that did not reach the object and fail
         before (`decision.failed_grasps`), then, for a pick proposed fewer than it may try (its best
-        alone: `propose_grasps`), those of a new request for as many as it may try that are neither
-        nor one tried already (the pick goes on to them only when the arm refused the ones before it
-        without moving)."""
+        alone: `propose_grasps`), those of a new request for as many as it may try that neither
+        failed before nor were tried already (the pick goes on to them only when the arm refused
+        the ones before it without moving)."""
         limit = self.config.max_grasp_tries
 
         def untried(pairs, skipped):
