@@ -57,19 +57,19 @@ class SimArm(Device):
 
     def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
         T = np.asarray(T_base_tcp, float)
-        self._run("move_l", lambda c: self.world.move_tcp(T, speed_mps=speed, cancel=c) or self._pressed_on(T))
+        self._run("move_l", lambda c: self.world.move_tcp(T, speed_mps=speed, accel_mps2=accel, cancel=c) or self._pressed_on(T))
 
     def move_j(self, q, speed: float, accel: float) -> None:
-        self._run("move_j", lambda c: self.world.move_joints(np.asarray(q, float), speed_rad_s=speed, cancel=c))
+        self._run("move_j", lambda c: self.world.move_joints(np.asarray(q, float), speed_rad_s=speed,
+                                                                           accel_rad_s2=accel, cancel=c))
 
     def move_path(self, qs, speed: float, accel: float) -> None:
-        """Joint moves through the waypoints; the simulated controller settles at each (the
-        paths are shortened to a few waypoints, so this costs little time)."""
+        """One curve through the waypoints within the speed and acceleration limits, as the
+        trajectory backend's (SimWorld.move_joint_path)."""
         qs = np.asarray(qs, float)
         if qs.ndim != 2 or qs.shape[1] != 6 or len(qs) == 0 or not np.all(np.isfinite(qs)):
             raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {qs.shape}")
-        for q in qs[1:] if len(qs) > 1 else qs:
-            self.move_j(q, speed, accel)
+        self._run("move_path", lambda c: self.world.move_joint_path(qs, speed_rad_s=speed, accel_rad_s2=accel, cancel=c))
 
     def _pressed_on(self, T: np.ndarray) -> bool:
         """A straight move that contact stopped within ARRIVE_TOL_M of its goal arrived: MuJoCo's

@@ -50,8 +50,10 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.control.kinematics import DH_PRESETS, URKinematics
+from spatial_manip.control.trajectory_arm import cosine_duration
 from spatial_manip.errors import UnreachableError
 from spatial_manip.heap import release_freed_memory
+from spatial_manip.motion.timing import time_parameterise
 from spatial_manip.rendering import NO_GL_MESSAGE
 from spatial_manip.camera_model import CameraIntrinsics, project
 from spatial_manip.transforms import apply, invert, make_transform
@@ -84,6 +86,7 @@ def _description():
 
 
 CONTROL_DT_S = 0.02
+PATH_START_RAD = 0.005    # a path's first row this close to the joints is where the arm is (TrajectoryArm's tolerance)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,6 +119,14 @@ class SimConfig:
             raise ValueError("book_density_kg_m3 and max_speed_mps must be positive")
         if not 0.0 <= self.start_clearance_m <= 0.05:
             raise ValueError(f"start_clearance_m must be within 0-0.05 m, got {self.start_clearance_m}")
+
+
+def _control_periods(distance: float, speed: float, accel: float | None) -> int:
+    """Control periods of a cosine-profile move over `distance`: within the peak speed and
+    acceleration a controller keeps (`cosine_duration`) when `accel` is given; else at `speed` on
+    average (its peak is pi/2 times that: the backend's moves pass their limits)."""
+    duration = cosine_duration(distance, speed, accel) if accel else distance / speed
+    return max(1, int(math.ceil(duration / CONTROL_DT_S)))
 
 
 def _pose_error(T_target: np.ndarray, T: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -491,8 +502,12 @@ class SimWorld:
             q_cmd = q_cmd + err
         return True
 
-    def move_tcp(self, T_target: np.ndarray, *, speed_mps: float = 0.2,
+    def move_tcp(self, T_target: np.ndarray, *, speed_mps: float = 0.2, accel_mps2: float | None = None,
                  cancel: Callable[[], bool] | None = None) -> bool:
+        """A straight line to `T_target` on a cosine profile. With `accel_mps2` (the arm's backend
+        passes its limits) the profile's peak speed and acceleration keep within `speed_mps` and
+        it, as a controller's; without, `speed_mps` is the line's mean speed (tools that drive the
+        world directly: the oracle, the grasp-stability bench)."""
         T_target = np.asarray(T_target, float)
         if T_target.shape != (4, 4):
             raise ValueError(f"move_tcp expects a 4x4 pose, got shape {T_target.shape}")
@@ -505,7 +520,7 @@ class SimWorld:
             T0 = self._nominal_tcp(q_now)
             dist = max(np.linalg.norm(T_target[:3, 3] - T0[:3, 3]),
                        0.15 * np.linalg.norm(_pose_error(T_target, T0)[1]))    # 1 rad ~ 15 cm of travel
-            n = max(1, int(math.ceil(dist / (speed * CONTROL_DT_S))))
+            n = _control_periods(dist, speed, accel_mps2)
             slerp = Slerp([0, 1], Rotation.from_matrix([T0[:3, :3], T_target[:3, :3]]))
             q = q_now
             for i in range(1, n + 1):
@@ -522,14 +537,16 @@ class SimWorld:
             dp, dr = _pose_error(T_target, self._nominal_tcp(self.data.qpos[self._arm_qadr]))
             return bool(np.linalg.norm(dp) < 0.005 and np.linalg.norm(dr) < math.radians(2))
 
-    def move_joints(self, q: np.ndarray, *, speed_rad_s: float = 1.0,
+    def move_joints(self, q: np.ndarray, *, speed_rad_s: float = 1.0, accel_rad_s2: float | None = None,
                     cancel: Callable[[], bool] | None = None) -> bool:
+        """A joint move on a cosine profile; `accel_rad_s2` as `move_tcp`'s `accel_mps2` (the
+        leading joint's peak speed and acceleration within the limits)."""
         q = np.asarray(q, float).reshape(-1)[:6]
         if np.any(q < self._q_limits[:, 0]) or np.any(q > self._q_limits[:, 1]):
             raise UnreachableError(f"joint target {q.round(3).tolist()} is outside the joint limits")
         with self.lock:
             q0 = self.data.qpos[self._arm_qadr].copy()
-            n = max(1, int(math.ceil(np.max(np.abs(q - q0)) / (max(speed_rad_s, 1e-3) * CONTROL_DT_S))))
+            n = _control_periods(float(np.max(np.abs(q - q0))), max(speed_rad_s, 1e-3), accel_rad_s2)
             for i in range(1, n + 1):
                 s = 0.5 - 0.5 * math.cos(math.pi * i / n)
                 if not self._drive(q0 + s * (q - q0), cancel):
@@ -537,6 +554,27 @@ class SimWorld:
             if not self._settle(q, cancel):
                 return False
             return bool(np.max(np.abs(self.data.qpos[self._arm_qadr] - q)) < 0.01)
+
+    def move_joint_path(self, rows: np.ndarray, *, speed_rad_s: float, accel_rad_s2: float,
+                        cancel: Callable[[], bool] | None = None) -> bool:
+        """Through the joint waypoints `rows` ((n, 6)) without stopping at each: the planner's
+        time-optimal curve through them (motion.timing.time_parameterise, the one its final check
+        verified), every joint within `speed_rad_s` and `accel_rad_s2`; then settle on the last
+        row. A first row within PATH_START_RAD of the joints now is where the arm already is."""
+        rows = np.asarray(rows, float).reshape(-1, 6)
+        if np.any(rows < self._q_limits[:, 0]) or np.any(rows > self._q_limits[:, 1]):
+            raise UnreachableError(f"a joint path row of {rows.round(3).tolist()} is outside the joint limits")
+        with self.lock:
+            q0 = self.data.qpos[self._arm_qadr].copy()
+            path = np.vstack([q0, rows[1:] if np.max(np.abs(rows[0] - q0)) <= PATH_START_RAD else rows])
+            qs = time_parameterise(path, max(speed_rad_s, 1e-3), max(accel_rad_s2, 1e-3), CONTROL_DT_S)[1]
+            qs[-1] = rows[-1]           # where the curve ends, up to the interpolator's rounding
+            for q in qs[1:]:            # the last period may be shorter: driven as a whole one, never faster
+                if not self._drive(q, cancel):
+                    return False
+            if not self._settle(rows[-1], cancel):
+                return False
+            return bool(np.max(np.abs(self.data.qpos[self._arm_qadr] - rows[-1])) < 0.01)
 
     def set_gripper(self, width_m: float) -> None:
         """Open (or close) to `width_m` between the pads (0 .. 0.085) and let the fingers settle."""

@@ -186,3 +186,81 @@ def test_a_frame_asked_for_during_a_motion_is_stamped_when_it_reads_the_world(ta
     assert obs.stamp_s > asked and obs.stamp_s >= ended["s"] - 0.05, (asked, obs.stamp_s, ended)
     assert w.render().stamp_s == pytest.approx(float(w.data.time))    # no clock: the simulation's time, as before
     w.move_joints(start)
+
+
+def test_the_arm_backends_moves_keep_within_its_speed_and_acceleration_limits(table_world):
+    """The simulator's moves ran a cosine profile whose mean was the commanded speed: its peak was
+    pi/2 times the limit (1.65 rad/s against the 1.5 cap) and its acceleration unbounded on short
+    moves. Given the limits (as SimArm passes the safety envelope's), the commanded joints keep
+    within both, on a long move and on a short one; with the old mean-speed timing the peak is over."""
+    from spatial_manip.sim.world import CONTROL_DT_S
+
+    w = table_world
+    start = w.joint_positions()[:6].copy()
+    commanded = []
+    drive = w._drive
+    w._drive = lambda q, cancel: (commanded.append(np.array(q, float)), drive(q, cancel))[1]
+    try:
+        for delta, speed, accel in ((1.2, 1.05, 1.4), (0.1, 1.05, 1.4)):
+            commanded.clear()
+            q0 = w.joint_positions()[:6].copy()
+            assert w.move_joints(q0 + [0, 0, 0, 0, 0, delta], speed_rad_s=speed, accel_rad_s2=accel)
+            wrist = np.array([q0[5]] + [q[5] for q in commanded[:_moving(commanded, q0 + [0, 0, 0, 0, 0, delta])]])
+            v = np.diff(wrist) / CONTROL_DT_S
+            assert np.max(np.abs(v)) <= speed * 1.001 and np.max(np.abs(np.diff(v))) / CONTROL_DT_S <= accel * 1.1
+        commanded.clear()
+        q0 = w.joint_positions()[:6].copy()
+        w.move_joints(q0 - [0, 0, 0, 0, 0, 1.2], speed_rad_s=1.05)           # mean-speed timing: the peak is over
+        wrist = np.array([q0[5]] + [q[5] for q in commanded[:_moving(commanded, q0 - [0, 0, 0, 0, 0, 1.2])]])
+        assert np.max(np.abs(np.diff(wrist))) / CONTROL_DT_S > 1.5
+    finally:
+        w._drive = drive
+        w.move_joints(start)
+
+
+def test_a_joint_path_is_one_curve_within_the_limits_not_a_stop_at_every_waypoint(table_world):
+    """SimArm.move_path ran one cosine move per waypoint, stopping at each: within the limits (with
+    their acceleration) a transit took up to 3.6x as long. It follows one time-optimal curve through
+    the waypoints now: on a long multi-waypoint path and on a short one the commanded joints keep
+    within the speed and acceleration limits, and the long path takes not much longer than the
+    leading joint's bang-coast-bang bound, and well under stopping at every waypoint."""
+    from spatial_manip.control.trajectory_arm import cosine_duration
+    from spatial_manip.sim.world import CONTROL_DT_S
+
+    w = table_world
+    speed, accel = 1.05, 1.4
+    start = w.joint_positions()[:6].copy()
+    commanded = []
+    drive = w._drive
+    w._drive = lambda q, cancel: (commanded.append(np.array(q, float)), drive(q, cancel))[1]
+    try:
+        for deltas in ([[0.1, 0, 0, 0, 0, 0.4], [0.2, 0, 0, 0, 0, 0.8], [0.3, 0, 0, 0, 0, 1.2], [0.3, 0, 0, 0, 0.2, 1.6]],
+                       [[0, 0, 0, 0, 0, 0.05]]):
+            commanded.clear()
+            q0 = w.joint_positions()[:6].copy()
+            path = q0 + np.array(deltas)
+            assert w.move_joint_path(path, speed_rad_s=speed, accel_rad_s2=accel)
+            moving = np.vstack([q0, commanded[:_moving(commanded, path[-1])]])
+            v = np.diff(moving, axis=0) / CONTROL_DT_S
+            assert np.max(np.abs(v)) <= speed * 1.001
+            assert np.max(np.abs(np.diff(v, axis=0))) / CONTROL_DT_S <= accel * 1.1
+        q0 = q0 - np.array(deltas[0])
+        long_path = np.vstack([q0, q0 + np.array([[0.1, 0, 0, 0, 0, 0.4], [0.2, 0, 0, 0, 0, 0.8],
+                                                  [0.3, 0, 0, 0, 0, 1.2], [0.3, 0, 0, 0, 0.2, 1.6]])])
+        w.move_joints(q0, speed_rad_s=speed, accel_rad_s2=accel)
+        commanded.clear()
+        assert w.move_joint_path(long_path, speed_rad_s=speed, accel_rad_s2=accel)
+        took = _moving(commanded, long_path[-1]) * CONTROL_DT_S
+        lead = 1.6                                                  # the wrist's travel
+        bound = lead / speed + speed / accel                        # rest to rest at the caps
+        stops = sum(cosine_duration(np.max(np.abs(b - a)), speed, accel) for a, b in zip(long_path[:-1], long_path[1:]))
+        assert took <= 1.25 * bound and took < 0.7 * stops, (took, bound, stops)
+    finally:
+        w._drive = drive
+        w.move_joints(start)
+
+
+def _moving(commanded: list, goal) -> int:
+    """How many commands the profile sent, up to its `goal`, before the settling ones (which hold
+    it, then correct a steady offset)."""
+    return next(i for i, q in enumerate(commanded) if np.allclose(q, goal, atol=1e-9)) + 1
