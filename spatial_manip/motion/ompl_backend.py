@@ -16,7 +16,7 @@ from spatial_manip.errors import InvalidGoalError, UnreachableError
 from spatial_manip.motion.base import GoalBlockedError, JointPath, PlanNotFoundError, as_goal
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.robot import RobotModel
-from spatial_manip.motion.timing import DENSIFY_RAD, time_parameterise
+from spatial_manip.motion.timing import DENSIFY_RAD, densify, time_parameterise
 from spatial_manip.motion.world import CollisionWorld
 
 WINDOW_RAD = np.pi       # joints search within [min(start, goal) - pi, max(start, goal) + pi]
@@ -205,7 +205,9 @@ class OmplPlanner:
 
     def _timed(self, waypoints: np.ndarray, checker: CollisionChecker, phase: str) -> JointPath:
         """Time the path; when the spline through the waypoints strays into something, follow
-        the polyline more closely (denser points) and try again."""
+        the polyline more closely (denser points) and try again. The path's waypoints are then
+        the denser ones: an arm that times them itself (the sim's move_path) follows the curve
+        checked here, not the first one that strayed."""
         bare = checker
         bare.set_padding(0.0)
         why = None
@@ -213,7 +215,8 @@ class OmplPlanner:
             t, q, qd, qdd = time_parameterise(waypoints, self.v_max, self.a_max, self.config.sample_dt_s, step)
             why, tcp = _verify(bare, q, self.config.verify_step_rad)
             if why is None:
-                return JointPath(waypoints=waypoints, t=t, q=q, qd=qd, qdd=qdd, tcp=tcp)
+                followed = waypoints if step == DENSIFY_RAD else densify(waypoints, step)
+                return JointPath(waypoints=followed, t=t, q=q, qd=qd, qdd=qdd, tcp=tcp)
         raise PlanNotFoundError(f"{phase}: the timed trajectory is not safe: {why}", phase=phase, body=why)
 
 

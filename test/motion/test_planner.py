@@ -278,3 +278,27 @@ def test_a_hint_through_a_configuration_outside_the_joint_limits_is_refused(plan
     assert narrow.hinted_path(hint, start, [goal], narrow.checker(world, start)) is None
     path = narrow.plan(start, goal, world, hints=[hint])
     assert path.found_by != "hint" and all(narrow.envelope.kin.within_limits(q) for q in path.waypoints)
+
+
+@pytest.mark.parametrize("coarse_strays", [False, True])
+def test_an_arm_timing_the_paths_waypoints_follows_the_curve_the_final_check_passed(planner, home, monkeypatch,
+                                                                                    coarse_strays):
+    """The arm gets a path's waypoints and times them itself (the sim's move_path: the same TOPP-RA
+    curve through them). When the spline through the search's waypoints strayed into something
+    and a denser one passed the final check, the path's waypoints were still the search's: the arm
+    followed the curve that had failed. Re-timed at the arm's own caps, the waypoints give the
+    checked curve, whether the first curve passed or a denser one had to."""
+    import spatial_manip.motion.ompl_backend as backend
+    from spatial_manip.motion.timing import time_parameterise
+
+    if coarse_strays:                    # the first (coarsest) curve is refused, as one straying would be
+        verify, calls = backend._verify, []
+        monkeypatch.setattr(backend, "_verify", lambda *a: (calls.append(1), ("strays", np.empty((0, 3)))
+                                                             if len(calls) == 1 else verify(*a))[1])
+    kin = planner.envelope.kin
+    start = kin.ik(pose([0.45, -0.30, 0.12]), home)
+    path = planner.plan(start, kin.ik(pose([0.45, 0.30, 0.12]), home), wall_world())
+    assert (len(path.waypoints) > 4) == coarse_strays          # denser waypoints only when needed
+    q = time_parameterise(path.waypoints, 1.05, 1.4, 0.02)[1]
+    gap = [float(np.min(np.max(np.abs(path.q - x), axis=1))) for x in q]
+    assert max(gap) < 0.01, max(gap)        # every sample on the checked curve (its 8 ms samples)
