@@ -20,6 +20,7 @@ from typing import Callable, Protocol
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from spatial_manip.control.config import load_reach
 from spatial_manip.control.primitives import back_off, lift_height_for
 from spatial_manip.errors import ErrorCode, GraspFailedError, MotionFailedError, SpatialManipError, UnreachableError
 from spatial_manip.camera_model import backproject
@@ -531,7 +532,9 @@ class Agent:
 
     def _make_planner(self):
         name = self.config.planner
-        cfg = {"unnamed_frame": self.config.unnamed_frame} if name == "program" else {}
+        c = self.config
+        cfg = {"unnamed_frame": c.unnamed_frame,                # the reach of the arm this graph drives
+               "reach": load_reach(c.arm_config_file, c.arm_backend, c.ur_type)} if name == "program" else {}
         try:
             return make_planner(name, **cfg)
         except ValueError as e:

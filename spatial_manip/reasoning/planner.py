@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from spatial_manip.errors import BackendUnavailableError, ErrorCode, SpatialManipError
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.registry import make, register_role
 from spatial_manip.reasoning.program import (PERCEIVED_DIRECTION_SLACK_DEG, PERCEIVED_FACE_ERROR_M, PERCEIVED_TILT_SLACK_DEG, PlacePose,
                                              ProgramResult, assume_visible_fronts, execute)
@@ -101,6 +102,9 @@ class ProgramPlannerConfig:
     # left/right in its own frame ("intrinsic", ESPIRE's reading), the camera's ("viewer"), or
     # refuse as AMBIGUOUS asking which side is meant ("ask"). The result's notes say which.
     unnamed_frame: str = "intrinsic"
+    # the arm's reach rule (places it reaches are preferred): the arm the graph was started with
+    # (planner_node's arm_config_file, arm_backend, ur_type); None: arm.yaml's model
+    reach: Reach | None = None
 
     def __post_init__(self):
         if not isinstance(self.assume_fronts, bool):
@@ -168,7 +172,8 @@ class ProgramPlanner:
             trace.append({"event": "program", "program": program_text})
             def run(sc: Scene, program=parsed.program) -> ProgramResult:
                 return execute(program, sc, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                               tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
+                               tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M,
+                               reach=self.config.reach)
             res = run(scene)
             trace.append({"event": "execute", "steps": res.trace, "targets": res.targets})
             if parsed.reference:

@@ -61,6 +61,7 @@ from spatial_manip.reasoning.taxonomy import OPEN_CONTAINERS
 from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.boxes import LEAN_STEP_DEG
 from spatial_manip.control.config import load_reach
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.geometry.support import check_support
 from spatial_manip.transforms import box_corners, matrix_to_quat, quat_to_matrix
 from spatial_manip.program_text import Node, Sym, parse_program
@@ -105,9 +106,10 @@ Item = Any  # SceneObject | Region
 
 class _Eval:
     def __init__(self, scene: Scene, direction_slack_deg: float = 0.0, tilt_slack_deg: float = 0.0,
-                 face_error_m: float = 0.0):
+                 face_error_m: float = 0.0, reach: Reach | None = None):
         self.scene, self.direction_slack_deg, self.tilt_slack_deg = scene, float(direction_slack_deg), float(tilt_slack_deg)
         self.face_error_m = float(face_error_m)
+        self.reach = reach or load_reach()    # the arm the graph runs; arm.yaml's when not told
         self.unsure_ids: set[str] = set()     # measured in a distance band, not surely in it
         self.trace: list[dict] = []
 
@@ -764,7 +766,7 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
     scored.sort(key=lambda t: t[:2])          # freest first; ties keep the order above
     places = [_offset_pose(ev.scene, ref, d, gap, R) for *_, d in scored]
     resting = [pp for pp in places if _rests(ev.scene, pp)]
-    reached = [pp for pp in resting if _reached(ev.scene, pp)]
+    reached = [pp for pp in resting if _reached(ev, pp)]
     if reached and reached[0] is not resting[0]:
         freer = resting[:next(k for k, pp in enumerate(resting) if pp is reached[0])]
         ev.trace.append({"node": "reach", "ids": [], "position": reached[0].to_dict()["position"],
@@ -773,16 +775,16 @@ def _freest_place(ev: _Eval, ref, gap: float, R: np.ndarray) -> PlacePose:
     return (reached or resting or places)[0]
 
 
-def _reached(scene: Scene, pp: PlacePose) -> bool:
-    """The arm reaches down to the top of the held object set at `pp` (geometry.reach, the arm
-    model arm.yaml configures)."""
-    top = rel.top_z(_placed(scene, pp))
-    return load_reach().reaches_from_above([pp.position[0], pp.position[1], top], scene.robot.position)
+def _reached(ev: _Eval, pp: PlacePose) -> bool:
+    """The arm reaches down to the top of the held object set at `pp` (geometry.reach, the
+    evaluation's arm model)."""
+    top = rel.top_z(_placed(ev.scene, pp))
+    return ev.reach.reaches_from_above([pp.position[0], pp.position[1], top], ev.scene.robot.position)
 
 
 # --- entry point -------------------------------------------------------------------------------
 def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0.0,
-            tilt_slack_deg: float = 0.0, face_error_m: float = 0.0) -> ProgramResult:
+            tilt_slack_deg: float = 0.0, face_error_m: float = 0.0, reach: Reach | None = None) -> ProgramResult:
     """Evaluate a program on a scene. Raises TargetNotFoundError when the answer set is empty
     (the message names the step where the candidates ran out), InvalidGoalError on a malformed
     program. `direction_slack_deg`: for a perceived scene, a left/right/front/behind filter that
@@ -790,12 +792,14 @@ def execute(program: Node | str, scene: Scene, *, direction_slack_deg: float = 0
     `tilt_slack_deg`: a 'tilted about N degrees' filter that finds nothing inside its band takes
     the object nearest it within this many degrees; `face_error_m`: the least error of a
     perceived box's face, by which (growing with range) an 'about N cm' that finds nothing inside
-    its band may miss it (the task generator and checker keep the exact sectors and bands)."""
+    its band may miss it (the task generator and checker keep the exact sectors and bands);
+    `reach`: the arm's reach rule, the one of the arm the graph was started with (None: arm.yaml's
+    model, read on first use)."""
     if isinstance(program, str):
         program = parse_program(program)
     if not isinstance(program, Node) or program.op not in ("pick", "place"):
         raise InvalidGoalError(f"a program's root must be pick(...) or place(...), got {program}")
-    ev = _Eval(scene, direction_slack_deg, tilt_slack_deg, face_error_m)
+    ev = _Eval(scene, direction_slack_deg, tilt_slack_deg, face_error_m, reach)
     pose = _name(program.kw("pose", Sym("upright" if program.op == "place" else "keep")))
     tilt = float(program.kw("tilt_deg", DEFAULT_TILT_DEG if pose == "tilted" else 0.0))
     if pose not in ("upright", "flat", "tilted", "keep"):

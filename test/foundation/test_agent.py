@@ -675,3 +675,14 @@ def test_the_language_planner_is_warmed_before_the_first_goal_and_a_failing_warm
         agent._planner = Planner(fail)
         agent._warm_planner()
     assert len(planned) == 2 and "book_1" in planned[0][0] and "book" in planned[0][1]
+
+
+def test_the_program_planner_gets_the_reach_of_the_arm_the_graph_drives():
+    """The planner's reach rule read arm.yaml's model at plan time; it is the one of the agent's
+    arm_config_file, arm_backend and ur_type (planner_node's parameters, the launch's ur_type)."""
+    from spatial_manip.geometry.reach import Reach
+    from spatial_manip.control.kinematics import DH_PRESETS
+
+    for model in ("ur5", "ur5e"):
+        planner = Agent(FakePorts(), AgentConfig(planner="program", ur_type=model))._make_planner()
+        assert planner.config.reach == Reach(DH_PRESETS[model]["d1"])

@@ -75,3 +75,20 @@ def test_reach_from_above_is_measured_from_the_robots_base():
     assert load_reach().reaches_from_above([0.5, 0.2, 0.05])
     assert not load_reach().reaches_from_above([0.75, 0.54, 0.05])
     assert load_reach().reaches_from_above([1.0, 0.2, 0.05], base=[0.5, 0.0, 0.0])
+
+
+def test_the_reach_is_the_one_of_the_arm_the_planner_was_given():
+    """The planner read arm.yaml's model at plan time, whatever arm the graph was started with
+    (planner_node's ur_type). Given a shorter arm's reach (the agent passes the one of its
+    arm_config_file, arm_backend and ur_type), the place beside the bookend is one that arm
+    reaches, nearer than the default arm's."""
+    from spatial_manip.geometry.reach import Reach
+    from spatial_manip.reasoning.planner import make_planner
+
+    scene, usual = _bookend_scene(), load_reach()
+    short = Reach(usual.shoulder_z_m, reach_m=0.7)
+    default = np.asarray(make_planner("program").plan(scene, "set it down beside the pillar bookend").place_pose.position)
+    assert not short.reaches_from_above(default + [0, 0, 0.022])
+    res = make_planner("program", reach=short).plan(scene, "set it down beside the pillar bookend")
+    p = np.asarray(res.place_pose.position)
+    assert short.reaches_from_above(p + [0, 0, 0.022]) and usual.reaches_from_above(p + [0, 0, 0.022])
