@@ -26,6 +26,7 @@ from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig
 from spatial_manip.control.safety import SafetyEnvelope
 from spatial_manip.motion.checker import CollisionChecker
 from spatial_manip.motion.factory import make_planner
+from spatial_manip.motion.ompl_backend import HINT_GOAL_RAD, HINT_START_RAD
 from spatial_manip.scene import SceneObject
 
 SAME_RAD = 1e-4          # a transit shorter than this in every joint is no transit
@@ -191,41 +192,62 @@ class ArmPlans:
 
     def _reach(self, q_now, pre_T, world: CollisionWorld, phase: str, then, hints=()):
         """A transit to the pre-pose `pre_T` on an arm configuration from which `then(q_pre)` (the
-        straight moves that follow) passes: each IK solution in turn, nearest the current joints
-        first, the straight moves checked before the (costlier) transit. Returns (transit, then's
-        result); raises the last refusal when none works. `hints`: the planner's, for the transit."""
+        straight moves that follow) passes: each IK solution in turn, one a hint runs to from the
+        arm first (`checked_goals`), then nearest the current joints, the straight moves checked
+        before the (costlier) transit. Returns (transit, then's result); raises the last refusal
+        when none works. `hints`: the planner's, for the transit."""
         q_now = np.asarray(q_now, float)
-        self.envelope.check_position(np.asarray(pre_T, float)[:3, 3], what=f"{phase} pose")
-        candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
-        if not candidates:
-            self.envelope.kin.ik(pre_T, q_now)          # raises UnreachableError naming the pose
-        refusals = []
-        for q_pre in candidates:
+        candidates = self._configurations(q_now, pre_T, phase)
+        checked = checked_goals(candidates, q_now, hints)
+        refusals = {}
+        for q_pre in checked + [q for q in candidates if not any(q is c for c in checked)]:
             try:
                 rest = then(q_pre)
                 return self.transit(q_now, q_pre, world, phase, hints), rest
             except SpatialManipError as e:       # this arm configuration is blocked; the next may not be
-                refusals.append(e)
+                refusals[id(q_pre)] = e
         # the refusal of the configuration nearest the arm's, the one a user would expect it to take,
         # and what blocked the others: in books place 78-00007 the nearest met the robot's stand while
         # the cloud blocked every other, and the message named only the stand
-        first = refusals[0]
+        first = refusals.pop(id(candidates[0]))
         first.message = f"{first.message} (and the other {len(candidates) - 1} arm configurations reaching the " \
-                        f"{phase} pose{_what_blocked(refusals[1:])})"
+                        f"{phase} pose{_what_blocked(list(refusals.values()))})"
         raise first
 
+    def _configurations(self, q_now: np.ndarray, pre_T, phase: str) -> list[np.ndarray]:
+        """The IK solutions at the pre-pose `pre_T`, nearest the current joints first;
+        UnreachableError naming the pose when there is none (or it is outside the workspace)."""
+        self.envelope.check_position(np.asarray(pre_T, float)[:3, 3], what=f"{phase} pose")
+        candidates = sorted(self.envelope.kin.ik_all(pre_T, q_now), key=lambda q: float(np.max(np.abs(q - q_now))))
+        if not candidates:
+            self.envelope.kin.ik(pre_T, q_now)          # raises UnreachableError naming the pose
+        return candidates
+
     def _reach_any(self, q_now, pre_Ts: np.ndarray, world: CollisionWorld, phase: str, then, hints=()):
-        """`_reach` of the first of the pre-poses `pre_Ts` that one reaches; the refusal of the
-        first (the full stand-off, the one a user would expect) when none does."""
-        first = None
-        for pre_T in pre_Ts:
+        """`_reach` of the first of the pre-poses `pre_Ts` that one reaches, one with a
+        configuration a hint runs to from the arm first (the grasp service's motion check may have
+        reached a grasp only at a shorter stand-off); the refusal of the first (the full
+        stand-off, the one a user would expect) when none does."""
+        q_now = np.asarray(q_now, float)
+        refusals: dict[int, SpatialManipError] = {}
+        for i in sorted(range(len(pre_Ts)), key=lambda i: not self._hinted(q_now, pre_Ts[i], phase, hints)):
             try:
-                return self._reach(q_now, pre_T, world, phase, then, hints)
+                return self._reach(q_now, pre_Ts[i], world, phase, then, hints)
             except SpatialManipError as e:
-                first = first or e
+                refusals[i] = e
+        first = refusals[0]
         if len(pre_Ts) > 1:
             first.message = f"{first.message} (and at {len(pre_Ts) - 1} shorter stand-offs)"
         raise first
+
+    def _hinted(self, q_now: np.ndarray, pre_T, phase: str, hints) -> bool:
+        """Whether a hint runs from the arm to a configuration at `pre_T`."""
+        if not any(_runs_from(h, q_now) for h in hints):
+            return False
+        try:
+            return bool(checked_goals(self._configurations(q_now, pre_T, phase), q_now, hints))
+        except SpatialManipError:
+            return False
 
     def transit(self, q_now, goal, world: CollisionWorld, phase: str, hints=()) -> Transit:
         """A planned path to `goal` (joints or a TCP pose), out of any contact the arm starts in;
@@ -311,6 +333,23 @@ def scene_world(scene, held: Attached | None = None, leave_out: Sequence[str] = 
         world = CollisionWorld.from_scene(scene.with_objects(kept))
     world.attached = held
     return world
+
+
+def checked_goals(candidates: Sequence[np.ndarray], q_now: np.ndarray, hints) -> list[np.ndarray]:
+    """The `candidates` (arm configurations at a pre-pose) that a hint runs to from `q_now`, as the
+    planner takes a hint (its ends within HINT_START_RAD / HINT_GOAL_RAD): the grasp service's motion
+    check found the way to them from where the arm still is, so the pick tries them before the
+    nearest, which may need a search that fails. pick-82-00002 searched 1 s in vain for each of two
+    configurations, then took the hint to the third: 2.1 s before the arm's first motion (issue 42)."""
+    ends = [np.asarray(h, float)[-1] for h in hints if _runs_from(h, q_now)]
+    return [q for q in candidates if any(float(np.max(np.abs(q - end))) <= HINT_GOAL_RAD for end in ends)]
+
+
+def _runs_from(hint, q_now: np.ndarray) -> bool:
+    """Whether `hint` (waypoints (n, 6)) starts where the arm is, as the planner's hinted_path asks."""
+    w = np.asarray(hint, float)
+    return w.ndim == 2 and w.shape[1:] == (6,) and len(w) >= 2 and bool(np.all(np.isfinite(w))) and \
+        float(np.max(np.abs(w[0] - q_now))) <= HINT_START_RAD
 
 
 def _what_blocked(refusals: Sequence[SpatialManipError], most: int = 3) -> str:

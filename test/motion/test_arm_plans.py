@@ -189,3 +189,25 @@ def test_a_picks_transit_hands_the_pre_grasp_hints_to_the_planner(monkeypatch):
     plans.transit(np.zeros(6), np.ones(6), None, "pre_grasp", [np.zeros((2, 6))])
     plans.transit(np.zeros(6), np.ones(6), None, "home")
     assert len(calls[0]["hints"]) == 1 and calls[1] == {}
+
+
+def test_a_pick_goes_first_where_the_motion_checks_path_runs(planner, home):
+    """The grasp service's motion check reached a grasp on a configuration other than the nearest
+    and at a shorter stand-off (the nearer ones may need a search that fails: pick-82-00002 spent
+    2.1 s so before its first motion). Its path, handed over as a hint from where the arm still
+    is, is what the pick's transit follows; a hint from elsewhere leaves the nearest first."""
+    from spatial_manip.control.primitives import pre_grasp_poses
+
+    grasp = pose([0.45, 0.1, 0.10])
+    pres = pre_grasp_poses(grasp, 0.10)
+    plans = ArmPlans(planner)
+    nearest = plans._configurations(home, pres[0], "pre_grasp")[0]
+    checked = plans._configurations(home, pres[1], "pre_grasp")[1]         # the shoulder turned the other way
+    path = planner.plan(home, checked, CollisionWorld(), phase="pre_grasp").waypoints
+    plans.pre_grasp_hints = [path]
+    transit = plans.pick_start(home + 0.003, grasp, pres, None, "").transit    # the arm's noise since the check
+    assert transit.path.found_by == "hint"
+    np.testing.assert_allclose(transit.path.waypoints[-1], checked, atol=1e-9)
+    plans.pre_grasp_hints = [np.vstack([home + 0.1, path[1:]])]
+    transit = plans.pick_start(home, grasp, pres, None, "").transit
+    np.testing.assert_allclose(transit.path.waypoints[-1], nearest, atol=1e-9)
