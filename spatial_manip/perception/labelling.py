@@ -294,7 +294,9 @@ def assign_labels(detections: list[Detection], expected, *, max_cost: float = 0.
             # entry stays taken: a library lists many books alike, and a white newton's cradle
             # fits the white book's entry a standing white book took.)
             held = {k for k in taken if books[k] or k not in taker or cost[taker[k], k] <= cost[r, k]}
-            better = _rival(np.where(sure[r], within, _UNMATCHED), expected, c, taken - {int(c)})
+            # (a piece's fit names nothing here either: a 5.8 cm cube in a shelf's shade, a piece of
+            # the 13.5 cm carton's length, took the carton's name from a book's, place-101-00003)
+            better = _rival(np.where(sure[r] & ~pieces[r], within, _UNMATCHED), expected, c, taken - {int(c)})
             if better is not None and within[better] + name_margin <= cost[r, c]:
                 # the fallback cost decides near-ties only: a book entry (no other detection's)
                 # that fits clearly better than the object the assignment chose is the name (a black
@@ -651,15 +653,22 @@ def _unname(d: Detection, why: str) -> None:
 
 
 def refuse(d: Detection, entries, why: str) -> None:
-    """Leave named `d` unnamed between `entries` (ExpectedObjects, best first), which become its
-    candidates for the instruction's words (name_from_words); `why` goes to
-    `extra["refused_by_depth"]`. Its id is cleared for a fresh one."""
+    """Leave named `d` unnamed between `entries` (ExpectedObjects), which become its candidates for
+    the instruction's words (name_from_words), each with its match cost, ranked as assign_labels
+    ranks a name against its rival (the cost, a book's with FALLBACK_LABEL_COST); `why` goes to
+    `extra["refused_by_depth"]`. Its id is cleared for a fresh one. Ranked in the order the depth
+    weighed them, orange books standing together on the bottom shelf, 9 x 3 x 21 cm and fitting a
+    book 0.10, were refused between the armento rider (0.34, ranked first) and a book, and tied
+    with the rider itself 1.8 m above (0.43 against a book's 0.39) for the words: "the armento
+    rider" named neither (place-100-00001)."""
+    costs = {id(e): match_cost(d, e) for e in entries}
+    ranked = sorted(entries, key=lambda e: costs[id(e)] + (FALLBACK_LABEL_COST if e.category == "book" else 0.0))
     d.label, d.category, d.id, d.size_class = "object", "object", "", None
     d.score = min(d.score, 0.5)
     for key in ("matched", "keep_id", "runner_up"):
         d.extra.pop(key, None)
-    d.extra["refused"] = " or ".join(e.label for e in entries)
-    d.extra["candidates"] = [_candidate(e, tie=True) for e in entries]
+    d.extra["refused"] = " or ".join(e.label for e in ranked)
+    d.extra["candidates"] = [_candidate(e, tie=True, cost=costs[id(e)]) for e in ranked]
     d.extra["refused_by_depth"] = why
 
 

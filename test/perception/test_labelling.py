@@ -213,6 +213,38 @@ def test_a_refused_detection_keeps_its_candidates_for_the_words_and_loses_its_na
     assert [c["label"] for c in d.extra["candidates"]] == ["teddy bear", "book"] and "matched" not in d.extra
 
 
+def test_a_refusal_ranks_its_candidates_as_the_assignment_ranks_a_name_and_its_rival():
+    """place-100-00001 (realistic, frames/place-100-00001): books standing together that fit a
+    book far better than the armento rider were refused between the two with the rider first, and
+    tied with the rider itself for "the armento rider", which then named neither. The book, whose
+    fit beats the rider's by more than its fallback cost, ranks first; each candidate has its cost."""
+    from spatial_manip.perception.labelling import refuse
+    rider = ExpectedObject("armento rider", "reference", (0.23, 0.07, 0.24), id="armento_rider")
+    book = ExpectedObject("book", "book", (0.09, 0.034, 0.205), id="book_brown_small")
+    d = _named("book", (0.09, 0.034, 0.205), (0.8, 0.2, -0.6), 500)
+    refuse(d, [rider, book], "why")
+    assert [c["label"] for c in d.extra["candidates"]] == ["book", "armento rider"]
+    assert d.extra["candidates"][0]["cost"] < d.extra["candidates"][1]["cost"]
+    close = _named("book", (0.22, 0.07, 0.24), (0.8, 0.2, 0.9), 500)
+    refuse(close, [rider, book], "why")
+    assert [c["label"] for c in close.extra["candidates"]] == ["armento rider", "book"]
+
+
+def test_an_entry_the_cluster_is_a_piece_of_does_not_take_the_name_from_the_one_assigned():
+    """place-101-00003 (realistic, frames/place-101-00003): a rubik's cube in a shelf's shade,
+    a 5.5 x 2.6 x 5.8 cm block, fits the 13.5 cm carton 0.24 as a piece of it and the cube 0.46.
+    The assignment names no piece, and nor does the switch to an entry fitting clearly better:
+    the cube is refused between itself and the carton, never named the carton."""
+    expected = [ExpectedObject("rubik's cube", "reference", (0.062, 0.059, 0.062), (219, 184, 23), id="rubiks_cube"),
+                ExpectedObject("carton", "carton", (0.135, 0.054, 0.055), (150, 133, 29), id="yellow_milk")]
+    cube = _seen((0.055, 0.026, 0.058), (0.94, -0.65, 0.67), (73, 64, 23))
+    cube.extra.update(lower_bound_sides=[False, True, True], range_smear_m=[0.01, 0.03, 0.001])
+    assert match_cost(cube, expected[1]) + 0.08 < match_cost(cube, expected[0])     # the premise
+    assign_labels([cube], expected)
+    assert cube.label == "object"
+    assert {c["label"] for c in cube.extra["candidates"]} == {"rubik's cube", "carton"}
+
+
 DISK = (0.5089, 0.184, 0.3864)
 LAMP = (0.462, 0.4599, 0.4617)
 
