@@ -713,8 +713,10 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     text = " " + re.sub(r"[^a-z0-9']+", " ", instruction.lower()) + " "
 
     def names(label):
-        # "the alarm clock's right" names the alarm clock, "the newton's cradle's left" the cradle
-        return f" {label} " in text or f" {label}'s " in text
+        # "the alarm clock's right" names the alarm clock, "the newton's cradle's left" the cradle,
+        # "the smaller of the two bowls" the bowl (objects-104-00012: a white bowl tied with a jar)
+        said = (label, f"{label}'s", f"{label}s", f"{label}es", f"{label[:-1]}ies" if label.endswith("y") else label)
+        return any(f" {form} " in text for form in said)
     present, present_ids = {o.label for o in scene.objects}, set(scene.ids())
     hits: dict[str, list] = {}
     for o in scene.objects:

@@ -502,6 +502,16 @@ def _label(scene: Scene, oid: str) -> str:
     return next((o.label for o in scene.objects if o.id == oid), oid)
 
 
+def _named_by_perception(scene: Scene, ids) -> list[str]:
+    """Of a reference's candidates, those perception named itself, not the instruction's words
+    (`extra["named_by_words"]`, labelling.name_from_words). "The bottle" says one bottle is there:
+    when perception named one and the words a second (a detection it left between a bottle and a
+    jar), the words' reading would make their own reference ambiguous, so they meant the one
+    perception named. The wall of a black bowl, split from it, was read as a second bottle and
+    refused "the bowl closest to the bottle" (objects-106-00012)."""
+    return [i for i in ids if not any(o.id == i and o.extra.get("named_by_words") for o in scene.objects)]
+
+
 def _told_apart(scene: Scene, ids) -> str:
     """The candidates of an ambiguous reference as a person could tell them apart: "the white bowl
     (white_bowl) or the yellow bowl (yellow_bowl)" when their colour names differ, else by label
@@ -694,6 +704,9 @@ class InstructionParser:
             raise TargetNotFoundError(f"{tok[4:]!r} is not in the scene; it holds: {self._contents()}")
         if tok in self._refs.groups and len(self._refs.groups[tok][1]) > 1:
             ids = self._refs.groups[tok][1]
+            seen = _named_by_perception(self.scene, ids)
+            if len(seen) == 1:
+                return Sym(seen[0])
             raise AmbiguousError(f"{self._refs.labels[tok]!r} as a reference could be any of {list(ids)}; name it "
                                  f"more precisely, by colour, size or position ({_told_apart(self.scene, ids)})")
         return Sym(self._refs.ids[tok])

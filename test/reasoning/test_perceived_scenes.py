@@ -4,7 +4,8 @@ camera as the viewer), the instruction it was asked, why it is kept, and which o
 the words mean (the true answer's boxes). The planner must take one of those, and only those; or,
 where the file names some `also_possible` (detections its measurement cannot rule out), it must
 pick one of those first and list nothing else; where it names an `expect_error`, the answer hangs on
-what the measurement cannot tell and the planner must refuse with that code."""
+what the measurement cannot tell and the planner must refuse with that code. As in the agent, the
+instruction's words first name what perception left between two entries (labelling.name_from_words)."""
 import json
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import pytest
 
 from spatial_manip.errors import TargetNotFoundError
 from spatial_manip.geometry import relations as rel
+from spatial_manip.perception.labelling import name_from_words
 from spatial_manip.reasoning.planner import ProgramPlanner
 from spatial_manip.reasoning.program import execute
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
@@ -28,6 +30,7 @@ def _load(path: Path) -> tuple[dict, Scene]:
 @pytest.mark.parametrize("path", SCENES, ids=[p.stem for p in SCENES])
 def test_the_reader_takes_what_the_words_mean_on_a_perceived_scene(path):
     doc, scene = _load(path)
+    scene, _ = name_from_words(scene, doc["instruction"])
     plan = ProgramPlanner().plan(scene, doc["instruction"])
     if "expect_error" in doc:         # the measurement cannot tell the answer: refused, never guessed
         assert not plan.ok and plan.error["code"] == doc["expect_error"], (doc["why"], plan.to_json())
