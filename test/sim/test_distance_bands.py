@@ -1,6 +1,7 @@
 """'less than / more than / between ... cm' have one definition (relations.in_distance_band): the task
 generator's answer set, the checker that tests it and the planner on an exact scene agree at the
-band's ends ("less than v" and "more than v" leave v itself out, "v to w" keeps both ends).
+band's ends (the checker judges a pick by the generator's answer set: each generated band task is
+judged with every book in the gripper) ("less than v" and "more than v" leave v itself out, "v to w" keeps both ends).
 Session 34's review: the planner had read "less than v" as "at most v" while the generator's was strict."""
 import dataclasses
 
@@ -12,7 +13,8 @@ from spatial_manip.geometry import relations as rel
 from spatial_manip.reasoning.examples import table_scene
 from spatial_manip.reasoning.program import execute
 from spatial_manip.sim.checker import check_task
-from spatial_manip.sim.families import _threshold_test
+from spatial_manip.sim.families import FAMILIES, _threshold_test
+from spatial_manip.sim.tasks import evaluate
 
 
 def _held(scene, book_id):
@@ -50,8 +52,37 @@ def test_generator_checker_and_planner_agree_on_a_book_exactly_at_the_stated_dis
         except TargetNotFoundError:                     # an empty answer set
             planned = set()
         assert planned == answer, (word, v, planned, answer)
-        task = {"id": "t", "check": [{"type": "held", "ids": sorted(answer)}]}
-        assert check_task(task, _held(scene, at), scene).success == (at in answer)
+
+
+def _band(program) -> tuple[str, float, float | None, str]:
+    """The word, stated values and reference of a task's filterDist node."""
+    body = program.args[0].args[0]                      # pick(unique(filterDist$Word(v[, w], source, ref)))
+    assert body.op == "filterDist", program
+    values = [a for a in body.args if isinstance(a, float)]
+    return body.rel, values[0], (values[1] if len(values) > 1 else None), body.args[-1].name
+
+
+@pytest.mark.parametrize("word", ["LessThan", "MoreThan", "Range"])
+def test_the_checker_accepts_a_generated_band_task_for_exactly_the_books_the_band_holds(word):
+    """Each task the generator poses (its answer set and checks, tasks.evaluate) judged by the
+    checker with each book of the scene in the gripper in turn: success for exactly the books
+    whose distance in_distance_band puts inside, and those are what the planner takes."""
+    scene = table_scene()
+    books = scene.by_category("book")
+    family = next(f for f in FAMILIES if f.key == f"pick:Distance/{word}")
+    judged = 0
+    for variant in family.variants(scene):
+        task = evaluate(family, variant, scene)
+        if task is None:
+            continue
+        band, v, w, ref_name = _band(variant.program)
+        ref = scene.get(ref_name) if ref_name not in ("viewer", "robot") else getattr(scene, ref_name)
+        inside = {b.id for b in books if rel.in_distance_band(rel.distance(b, ref), band, v, w)}
+        accepted = {b.id for b in books if check_task(task, _held(scene, b.id), scene).success}
+        assert accepted == inside and 0 < len(inside) < len(books), (str(variant.program), accepted, inside)
+        assert set(execute(variant.program, scene).targets) == inside, str(variant.program)
+        judged += 1
+    assert judged >= 3, f"the generator posed only {judged} {word} tasks on the table scene"
 
 
 def test_within_and_farther_than_contradict_at_one_value():
