@@ -23,7 +23,7 @@ import numpy as np
 
 from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, COLOUR_RGB, LIGHTING_NEIGHBOURS, rgb_to_lab
 from spatial_manip.program_text import Node, Sym, node
-from spatial_manip.reasoning.taxonomy import GROUPS, MATERIAL_FORMS, PACKAGING_HEADS, SYNONYMS
+from spatial_manip.reasoning.taxonomy import GROUPS, MATERIAL_FORMS, PACKAGING_HEADS, SYNONYMS, WHOLE_LABEL_ONLY
 from spatial_manip.scene import Scene, SceneObject
 
 GENERIC_HEADS = ("object", "thing", "item")
@@ -92,6 +92,15 @@ def label_words(o: SceneObject) -> set[str]:
     return names | packaging_of(o)
 
 
+def kin_words(o: SceneObject) -> set[str]:
+    """The words by which `o` is a group's member or shares a synonym: its label_words and category,
+    without a last word that counts only as the whole label (`WHOLE_LABEL_ONLY`: "wing nuts" are
+    no snack)."""
+    label = spoken_label(o)
+    last = label.split()[-1]
+    return (label_words(o) | {o.category.lower()}) - ({last} if last in WHOLE_LABEL_ONLY and last != label else set())
+
+
 def packaging_of(o: SceneObject) -> set[str]:
     """The names of a label that says its packaging "of" its content ("box of chocolates"): the
     packaging ("the purple box") and the content, also in the singular ("the chocolate" may be
@@ -124,9 +133,10 @@ def kind_matches(word: str, o: SceneObject) -> str | None:
         return "label"
     if word in form_names(o):
         return "form"
-    if any(word in syn and own & set(syn) for syn in SYNONYMS):
+    kin = kin_words(o)
+    if any(word in syn and kin & set(syn) for syn in SYNONYMS):
         return "synonym"
-    if word in GROUPS and own & set(GROUPS[word]):
+    if word in GROUPS and kin & set(GROUPS[word]):
         return f"taxonomy:{word}"
     return None
 
@@ -243,9 +253,9 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
         words = label_words(o) if o.category != "book" else set()
         kinds |= words | (form_names(o) if o.category != "book" else set())
         for syn in SYNONYMS:
-            if words & set(syn):
+            if words & kin_words(o) & set(syn):
                 kinds |= set(syn)
-        kinds |= {g for g, members in GROUPS.items() if (label_words(o) | {o.category}) & set(members)}
+        kinds |= {g for g, members in GROUPS.items() if kin_words(o) & set(members)}
     lex: dict[str, Entry] = {}
 
     def add(phrase: str, fragment, is_plural: bool, members: list[SceneObject]):

@@ -11,8 +11,13 @@ FRUIT = ("apple", "banana", "orange", "pear", "lemon", "lime", "peach", "plum", 
          "grapes", "apricot", "nectarine", "clementine", "mandarin", "tangerine", "satsuma", "cherry", "cherries",
          "melon", "pineapple", "grapefruit", "fig", "pomegranate")
 # what people eat between meals: "grab me a snack"
-SNACKS = ("crisps", "chips", "chocolate", "chocolates", "biscuit", "biscuits", "cookie", "cookies", "cracker",
-          "crackers", "pretzels", "popcorn", "nuts", "peanuts", "granola", "muffin", "cupcake", "doughnut", "donut")
+SNACKS = ("crisps", "chips", "potato chips", "tortilla chips", "chocolate", "chocolates", "biscuit", "biscuits",
+          "cookie", "cookies", "cracker", "crackers", "pretzels", "popcorn", "nuts", "mixed nuts", "peanuts", "granola",
+          "muffin", "cupcake", "doughnut", "donut")
+# words that make a label a group's member or a synonym's only as the whole label, not as its last
+# word: "wing nuts" and "hex nuts" are hardware, "poker chips" and "wood chips" no snack nor crisps
+# (a food of them is listed whole: "potato chips", "mixed nuts"); "the chips" still names poker chips
+WHOLE_LABEL_ONLY: tuple[str, ...] = ("nuts", "chips")
 # group word -> the labels (or labels' last words) it names
 GROUPS: dict[str, tuple[str, ...]] = {
     "fruit": FRUIT,

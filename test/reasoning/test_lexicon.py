@@ -108,3 +108,26 @@ def test_a_colour_word_names_the_object_whose_main_colour_is_its_lighting_neighb
                                                              scene).trace)
     mugs["mugR"].extra["colour_names"] = ["white"]         # one mug is white: gray ones are not it
     assert scene_lexicon(scene)["white mug"].ids == ("mugR",)
+
+
+def test_nuts_and_chips_make_a_snack_only_as_the_whole_label():
+    """taxonomy.WHOLE_LABEL_ONLY: a label's last word made "wing nuts" and "hex nuts" a snack and
+    something to eat, and "poker chips" and "wood chips" a snack and the crisps (a synonym of
+    chips), so "grab me a snack" on a workbench could take the hardware. Their own words still
+    name them ("the nuts" are the wing nuts), and the snacks stay snacks."""
+    import numpy as np
+
+    from spatial_manip.reasoning.lexicon import kind_matches
+    from spatial_manip.scene import SceneObject
+
+    def named(label):
+        o = SceneObject("x", label, "object", [0.5, 0.0, 0.1], [0.1, 0.1, 0.1], np.eye(3))
+        return {w for w in ("snack", "something to eat", "crisps", "chips", "nuts") if kind_matches(w, o)}
+    assert named("wing nuts") == named("hex nuts") == {"nuts"}
+    assert named("poker chips") == named("wood chips") == {"chips"}
+    assert named("nuts") == named("mixed nuts") == {"snack", "something to eat", "nuts"}
+    assert named("potato chips") == named("chips") == {"snack", "something to eat", "crisps", "chips"}
+    scene = kitchen_scene()
+    scene = scene.with_objects(scene.objects + [SceneObject("wingnuts", "wing nuts", "object", [0.7, -0.3, 0.03],
+                                                            [0.06, 0.04, 0.04], np.eye(3))])
+    assert "snack" not in scene_lexicon(scene) and "nuts" in scene_lexicon(scene)
