@@ -318,10 +318,13 @@ def seen_book_pose_class(obj: SceneObject) -> str:
 
 
 def book_tilt_deg(obj: SceneObject) -> float:
-    """Tilt of a book from upright: 0 standing, 90 lying flat (the angle between the up axis
-    and the book's long upright edge)."""
-    thin = obj.rotation[:, int(np.argmin(obj.size))]
-    return 90.0 - math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
+    """Tilt of a book from upright: 0 standing, 90 lying flat. ESPIRE A.2 measures a tilt as the
+    angle between the global up axis and the object's upright axis; a book's is the edge of its
+    cover it stands on, the cover's side nearest the vertical (long or short: `book_pose_class`
+    calls a book upright on either). So a book leaning within its cover's plane (standing on a
+    corner) is tilted as much as one leaning back by that angle; the thin axis alone missed it."""
+    cover = np.argsort(obj.size)[1:]
+    return min(math.degrees(math.acos(float(np.clip(abs(obj.rotation[:, k] @ UP), 0.0, 1.0)))) for k in cover)
 
 
 def object_tilt_deg(obj: SceneObject) -> float:
