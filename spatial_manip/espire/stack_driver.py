@@ -160,10 +160,12 @@ def _inner(uv: np.ndarray, shape: tuple, erode_px: int = INNER_PX) -> np.ndarray
 
 def _deepest(uv: np.ndarray, shape: tuple) -> np.ndarray:
     """The pixel (u, v) farthest from the edge of the image region the pixels form: where a
-    click is surest to land on the target even when the region's centre lies near its edge."""
-    region = np.zeros(shape, bool)
-    region[uv[:, 1], uv[:, 0]] = True
-    inside = ndimage.distance_transform_edt(region)[uv[:, 1], uv[:, 0]]
+    click is surest to land on the target even when the region's centre lies near its edge. The
+    image's border is an edge too (what lies past it is unseen): the region is measured inside a
+    one-pixel frame of background, else a target cut by the border had its deepest pixel on it."""
+    region = np.zeros((shape[0] + 2, shape[1] + 2), bool)
+    region[uv[:, 1] + 1, uv[:, 0] + 1] = True
+    inside = ndimage.distance_transform_edt(region)[uv[:, 1] + 1, uv[:, 0] + 1]
     return uv[int(np.argmax(inside))]
 
 

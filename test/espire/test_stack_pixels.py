@@ -2,7 +2,7 @@
 the arm refused, on a target an earlier plan listed when the new plan's are all tried."""
 import numpy as np
 
-from spatial_manip.espire.stack_driver import INNER_PX, Choice, _carried, _untried, target_pixel
+from spatial_manip.espire.stack_driver import INNER_PX, Choice, _carried, _deepest, _untried, target_pixel
 from spatial_manip.camera_model import CameraIntrinsics
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
@@ -113,3 +113,14 @@ def test_a_second_try_at_a_book_clicks_the_deepest_pixel_of_its_region():
     # the re-plan gives the same first pixel: the driver goes on to the deepest one
     replan = Choice(pixel=first, target="book_1", alternatives=[("book_1", first), ("book_1", deep)])
     assert _untried(replan, [first]).pixel == deep
+
+
+def test_the_deepest_pixel_of_a_region_cut_by_the_image_border_keeps_off_the_border():
+    """A book cut by the image's left border (columns 0-29, rows 100-139): what lies past the
+    border is unseen, so the surest pixel is 15 columns inside (and at least 15 rows from the
+    top and bottom), not on column 0, which a distance to the region's edge alone (no frame)
+    took as deepest (20 rows from the top and bottom, nothing to its left)."""
+    rows, cols = np.mgrid[100:140, 0:30]
+    uv = np.column_stack([cols.ravel(), rows.ravel()])
+    u, v = _deepest(uv, (240, 320))
+    assert 14 <= u <= 15 and 114 <= v <= 125
