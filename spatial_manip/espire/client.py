@@ -110,7 +110,7 @@ def goal_box_pixel(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray,
     observation gives them), of those the one whose point lies nearest the robot's base across
     (|y|): the box outline is wider than the area it marks (the camera sees its back past its
     front), and the far side of a wide shelf is beyond the arm."""
-    box = _largest_box(plain_rgb, highlighted_rgb)
+    box = drawn_box(plain_rgb, highlighted_rgb)
     if box is None:
         return None
     r0, r1, c0, c1 = box
@@ -144,7 +144,7 @@ def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: 
     the rays through the box's left and right edges bound it in both its front and its back
     plane (`_area_middle_y`). Points in front of the slot (the arm and the book it holds) do not
     count. None when nothing is in view."""
-    box = _largest_box(plain_rgb, highlighted_rgb)
+    box = drawn_box(plain_rgb, highlighted_rgb)
     if box is None:
         return None
     r0, r1, c0, c1 = box
@@ -198,7 +198,7 @@ def book_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth:
     among its highest `top_share` (the book stands above the wedge or holder it may touch).
     The server grasps only at a point on the book, and the box's centre alone can fall on an
     occluder or a support."""
-    box = _largest_box(plain_rgb, highlighted_rgb)
+    box = drawn_box(plain_rgb, highlighted_rgb)
     if box is None:
         return None
     r0, r1, c0, c1 = box
@@ -228,7 +228,7 @@ def book_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth:
     return int(rr[k]), int(cc[k])
 
 
-def _largest_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray) -> tuple[int, int, int, int] | None:
+def drawn_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray) -> tuple[int, int, int, int] | None:
     """(r0, r1, c0, c1) of the largest box outline the server drew (where the images differ)."""
     diff = np.any(plain_rgb != highlighted_rgb, axis=2)
     labels, n = ndimage.label(diff)

@@ -1,26 +1,35 @@
-"""Our stack as an ESPIRE driver: perception + planner choose the pixel of LOCALIZE and MOVE.
+"""Our stack as an ESPIRE driver: perception + planner choose the pixel of LOCALIZE, perception
+the pixel of MOVE in the box ESPIRE's execution view marks.
 
 The driver is a client of the protocol and nothing else. Per task, in the order ESPIRE's own
 driver sequences an episode (espire_eval_common/driver.py: choose, set, localize with trials,
 move with trials, a last observation, END_TASK, one more observation):
 
 1. SET_TASK (no rotation requirement); the reply's end-effector pose is kept for the held object;
-2. GET_OBSERVATION of the `world` view *without* the goal highlight (the highlighted image draws
-   the answer, and its box would be segmented as an object);
+2. GET_OBSERVATION of the `world` view *without* the goal highlight (localization is the
+   spatial reasoning ESPIRE scores: the highlighted image draws the answer);
 3. the reply becomes an `RGBDObservation` (PNG colour, float32 depth, intrinsic, extrinsic), the
    classical segmenter turns it into a Scene, the `program` planner reads the instruction on it;
 4. the target becomes a pixel: a pick's object, a slot, or a metric place position, through the
    observation's own intrinsic/extrinsic (`target_pixel`);
-5. LOCALIZE that pixel (SKIP_LOCALIZATION when it missed or nothing was planned), then MOVE at
-   it; after a MOVE that did not meet the goal, observe, perceive and plan again, and MOVE again
-   while the stack chooses a pixel it has not tried (ESPIRE's `moving_trials`, default 5);
-6. GET_OBSERVATION, END_TASK, GET_OBSERVATION (ESPIRE's finalize_task), with highlight off.
+5. LOCALIZE that pixel (SKIP_LOCALIZATION when it missed or nothing was planned);
+6. execution as ESPIRE's drivers do it (espire_eval_common/driver.py moves on the highlighted
+   view; the execution prompt names only "the book ... marked by a bounding box" or "the
+   placement area ... marked by a bounding box", not the instruction): the world view plain,
+   then highlighted; the box is where they differ; the stack perceives the plain image and
+   clicks inside the box where its geometry says the action lands (`choose_marked`), and MOVEs
+   there on the highlighted observation, in the set-down pose its plan of the instruction chose;
+   after a MOVE that did not meet the goal, it looks again and MOVEs again while it has a pixel
+   it has not tried (ESPIRE's `moving_trials`, default 5);
+7. GET_OBSERVATION, END_TASK, GET_OBSERVATION (ESPIRE's finalize_task), with highlight off.
 
-What it reads of the replies: images, depth, intrinsic, extrinsic, the end-effector pose and the
-`goal_met` of its own LOCALIZE / MOVE (to stop, as ESPIRE's drivers do). It never reads
-`bbox_color`, `click_distance_px`, the MOVE's `distance`, or the task list's family fields: those
-would hint at the answer (the server names no goal object, slot or point in any reply). They are
-logged, as ESPIRE's client logs every reply, for the statistics.
+What it reads of the replies: images, depth, intrinsic, extrinsic, the end-effector pose, the
+`goal_met` of its own LOCALIZE / MOVE (to stop, as ESPIRE's drivers do), and for execution the
+highlighted image's box. It never reads `click_distance_px`, the MOVE's `distance`, or the task
+list's family fields (the server names no goal object, slot or point in any reply). They are
+logged, as ESPIRE's client logs every reply, for the statistics. So localization scores the
+stack's reasoning, execution its acting on a marked target (ESPIRE Table 9's column), and
+analyze's "localized and goal met" both.
 
 Cell knowledge: by default none, only what a model driver gets (observation + instruction).
 With the served tasks' file (`--cell-config`), what a lab gives the stack it deploys
@@ -52,7 +61,7 @@ from scipy import ndimage
 
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
-from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError
+from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError, drawn_box
 from spatial_manip.espire.episode import placement_area, set_down_area
 from spatial_manip.camera_model import CameraIntrinsics, project
 from spatial_manip.geometry.relations import points_in_box
@@ -105,7 +114,7 @@ def _projection(obs: RGBDObservation, p) -> tuple[int, int] | None:
 
 
 def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = False,
-                 lowest: bool = False, deepest: bool = False) -> tuple[int, int] | None:
+                 lowest: bool = False, deepest: bool = False, within=None) -> tuple[int, int] | None:
     """(row, col) where the camera sees the target: among pixels whose 3D point lies in `box`
     (an object or a slot, 1 cm margin), the one nearest the box centre's projection, so that the
     server's point-based action lands on it (a slot is clicked where the camera sees into it, not
@@ -115,14 +124,18 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
     points it sees in the box (a slot: the server releases the held book with its bottom at the
     clicked point's height, so a point high on the back panel drops it); `deepest`: the pixel
     farthest inside the image region of those points instead of the one nearest the centre (a
-    second try when the first grasped nothing). For a `point` (a metric
-    place position), the surface pixel under it (nearest across, not above it). Falls back to the
-    plain projection; None when the target is outside the image."""
+    second try when the first grasped nothing); `within`: only pixels inside that image box
+    (r0, r1, c0, c1: the box ESPIRE's execution view marks), nearest its centre. For a `point` (a
+    metric place position), the surface pixel under it (nearest across, not above it). Falls back
+    to the plain projection; None when the target is outside the image."""
     valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
     pts, uv = base_cloud(obs, valid)
     if box is not None:
         centre = _projection(obs, box.center)
         sel = points_in_box(pts, box, 0.01)
+        if within is not None:
+            sel &= _in_pixel_box(uv, within)
+            centre = ((within[0] + within[1]) // 2, (within[2] + within[3]) // 2)
         if upper and sel.any():
             top = sel & (pts[:, 2] >= float(np.asarray(box.center, float)[2]))
             sel = top if top.any() else sel
@@ -136,7 +149,7 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
             ref = np.array(centre[::-1]) if centre is not None else cand.mean(axis=0)
             k = int(np.argmin(np.sum((cand - ref) ** 2, axis=1)))
             return int(cand[k, 1]), int(cand[k, 0])
-        return centre
+        return centre if within is None else None
     p = np.asarray(point, float)
     below = pts[:, 2] <= p[2] + 0.005
     if below.any():
@@ -145,6 +158,11 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
         if d[k] <= METRIC_NEAR_M:
             return int(uv[below][k, 1]), int(uv[below][k, 0])
     return _projection(obs, p)
+
+
+def _in_pixel_box(uv: np.ndarray, box) -> np.ndarray:
+    r0, r1, c0, c1 = box
+    return (uv[:, 1] >= r0) & (uv[:, 1] <= r1) & (uv[:, 0] >= c0) & (uv[:, 0] <= c1)
 
 
 def _inner(uv: np.ndarray, shape: tuple, erode_px: int = INNER_PX) -> np.ndarray:
@@ -255,6 +273,72 @@ class StackPolicy:
         if out.pixel is None and not out.error:
             out.error = f"the target {out.target or '?'} is not in the image"
         return out
+
+
+    def choose_marked(self, obs: RGBDObservation, task: dict, T_tcp: np.ndarray | None, marked,
+                      set_down: str = "upright") -> Choice:
+        """The pixel of a MOVE in the box ESPIRE's execution view marks (`marked`: r0, r1, c0, c1
+        of `obs`'s image), as ESPIRE's own drivers act: their execution prompt names only the box
+        ("the book ... marked by a bounding box", "the placement area is marked by a bounding
+        box"), not the instruction. The stack perceives the plain image and clicks where its
+        geometry says the action lands: a pick, on the perceived object that fills the box best
+        (then the next), upper part, inside the box; a place, on the lowest points the box shows
+        of the perceived slot it shows most, in the stack's own set-down area there. `set_down`
+        is the pose the instruction's plan chose (the box does not say it)."""
+        out = Choice(set_down=set_down, target="marked box")
+        t0 = time.perf_counter()
+        try:
+            scene = self.perceive(obs, T_tcp)
+        except Exception as e:        # as in choose: nothing perceived, nothing to click
+            out.error, out.perceive_s = f"perception: {type(e).__name__}: {e}", time.perf_counter() - t0
+            return out
+        out.perceive_s = time.perf_counter() - t0
+        valid = np.isfinite(obs.depth_m) & (obs.depth_m > 0)
+        pts, uv = base_cloud(obs, valid)
+        inside = _in_pixel_box(uv, marked)
+        if task.get("action") == "place":
+            out.alternatives = _marked_place_pixels(obs, scene, pts, inside, marked, set_down)
+        else:
+            out.alternatives = _marked_pick_pixels(obs, scene, pts, inside, marked)
+        if out.alternatives:
+            out.target, out.pixel = out.alternatives[0]
+        else:
+            out.error = "nothing the stack perceives lies in the marked box"
+        return out
+
+
+def _marked_pick_pixels(obs, scene: Scene, pts, inside, marked) -> list:
+    """(object id, pixel) for the perceived movable objects whose image overlaps the marked box,
+    best overlap (intersection over union of pixels) first: each one's pixel in its upper part,
+    then, for a second try, each one's deepest pixel there."""
+    scored = []
+    for o in scene.objects:
+        if o.held or o.category in FIXTURE_CATEGORIES:
+            continue
+        mine = points_in_box(pts, o, 0.01)
+        shared = int(np.sum(mine & inside))
+        if shared:
+            scored.append((shared / int(np.sum(mine | inside)), o))
+    ranked = [o for _, o in sorted(scored, key=lambda so: -so[0])]
+    first = [(o.id, target_pixel(obs, box=o, upper=True, within=marked)) for o in ranked]
+    second = [(o.id, target_pixel(obs, box=o, upper=True, within=marked, deepest=True)) for o in ranked]
+    return [(t, px) for t, px in first + second if px is not None]
+
+
+def _marked_place_pixels(obs, scene: Scene, pts, inside, marked, set_down: str) -> list:
+    """(slot id, pixel) for the perceived slots the marked box shows, most shown first: the
+    lowest point in the stack's set-down area of the slot (its free middle) inside the box, else
+    in the slot inside the box. The held book's points do not count (it hangs in front)."""
+    held = scene.held_object()
+    mine = inside & ~points_in_box(pts, held, 0.02) if held is not None else inside
+    shown = [(int(np.sum(mine & points_in_box(pts, r, 0.0))), r) for r in scene.regions]
+    out = []
+    for _, slot in sorted([sr for sr in shown if sr[0]], key=lambda sr: -sr[0]):
+        px = (target_pixel(obs, box=_free_middle(slot, scene, set_down), lowest=True, within=marked)
+              or target_pixel(obs, box=slot, lowest=True, within=marked))
+        if px is not None:
+            out.append((slot.id, px))
+    return out
 
 
 def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
@@ -401,6 +485,25 @@ class StackDriver:
         content = self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
         return content, observation_from_reply(content)
 
+    def _observe_marked(self, log: RunLog) -> tuple[dict, RGBDObservation, tuple | None]:
+        """ESPIRE's execution view: the world view plain (what the stack perceives) and then
+        highlighted (the reply a MOVE refers to, as ESPIRE's driver moves on it); the marked box
+        is where the two images differ (client.drawn_box)."""
+        _, obs = self._observe(log)
+        high = self._send(log, "GET_OBSERVATION", view="world", highlight_goal=True)
+        return high, obs, drawn_box(obs.rgb, proto.decode_png(high["rgb"]))
+
+    def _move_choice(self, log: RunLog, rec: dict, task: dict, T_tcp, set_down: str) -> tuple[dict, Choice]:
+        """The next MOVE's reference observation and pixel: in the marked box (choose_marked),
+        or, with no box in view, where the stack's own plan puts the target."""
+        content, obs, marked = self._observe_marked(log)
+        if marked is None:
+            choice = self.policy.choose(obs, task, T_tcp)
+        else:
+            choice = self.policy.choose_marked(obs, task, T_tcp, marked, set_down)
+        rec["choices"].append({**choice.to_dict(), "marked_box": list(marked) if marked else None})
+        return content, choice
+
     def _episode(self, task: dict, log: RunLog, rec: dict) -> None:
         st = self._send(log, "SET_TASK", task_id=task["id"], rotation=NO_ROTATION)
         env = st["start_state"]["env_state"]
@@ -426,9 +529,11 @@ class StackDriver:
         if not met:
             self._send(log, "SKIP_LOCALIZATION", goal=None)
 
-        # move: a fresh look and plan after every MOVE that did not meet the goal; the targets of
-        # earlier plans stay candidates after the new plan's (an answer the arm cannot grasp is
-        # refused without moving, and a re-plan may list fewer of the answers)
+        # move, as ESPIRE's drivers do: on the execution view's marked box, a fresh look after
+        # every MOVE that did not meet the goal; the targets of earlier looks stay candidates
+        # after the new one's (a book the arm cannot grasp is refused without moving)
+        set_down = choice.set_down
+        content, choice = self._move_choice(log, rec, task, T_tcp, set_down)
         tried: list[tuple[int, int]] = []
         earlier: list = []
         for trial in range(self.move_trials):
@@ -449,9 +554,7 @@ class StackDriver:
             if r["goal_met"]:
                 break
             earlier = _carried(choice, earlier)
-            content, obs = self._observe(log)
-            choice = self.policy.choose(obs, task, tcp_pose(r["post_state"]["env_state"]))
-            rec["choices"].append(choice.to_dict())
+            content, choice = self._move_choice(log, rec, task, tcp_pose(r["post_state"]["env_state"]), set_down)
 
         self._send(log, "GET_OBSERVATION", view="world", highlight_goal=False)
         end = self._send(log, "END_TASK")

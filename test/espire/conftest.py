@@ -1,5 +1,7 @@
 """Shared by the ESPIRE tests, which start servers on loopback."""
+import io
 import socket
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
@@ -14,3 +16,17 @@ def _free_port() -> int:
 def free_port():
     """A function giving a TCP port nobody on this machine listens on now."""
     return _free_port
+
+
+@pytest.fixture(scope="session")
+def seed31_items():
+    """Seed 31's feasible tasks, one of each action: pick-31-00000, a tilted book of three;
+    place-31-00001, the slot at row 3, column 2, of eight (task generation and the feasibility
+    filter: minutes on a loaded machine, so once a session)."""
+    from spatial_manip.espire import feasible
+
+    quiet = io.StringIO()
+    with redirect_stdout(quiet), redirect_stderr(quiet):
+        picks = feasible.generate_feasible("pick", 1, 31, pool_size=3)
+        places = feasible.generate_feasible("place", 2, 31, pool_size=3)
+    return {"pick": picks[0], "place": places[1]}

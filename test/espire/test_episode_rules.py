@@ -29,16 +29,11 @@ from spatial_manip.sim.tasks import feasible_slots
 # MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
-SEED = 31        # pick-31-00000: a tilted book of three; place-31-00001: the slot at row 3, column 2, of eight
 
 
 @pytest.fixture(scope="module")
-def items():
-    quiet = io.StringIO()
-    with redirect_stdout(quiet), redirect_stderr(quiet):
-        picks = feasible.generate_feasible("pick", 1, SEED, pool_size=3)
-        places = feasible.generate_feasible("place", 2, SEED, pool_size=3)
-    return {"pick": picks[0], "place": places[1]}
+def items(seed31_items):
+    return seed31_items
 
 
 @pytest.fixture()

@@ -1,8 +1,8 @@
 """`spatial-manip espire-eval` (our perception + planner as an ESPIRE driver) against
 `spatial-manip espire-server`, each in its own process over real ZeroMQ: every served task is
 played to END_TASK, the results file has one record per task with the fields ESPIRE's analyze.py
-reads, the run.logs are in ESPIRE's client format, and the driver never asks for the highlighted
-goal (that image draws the answer)."""
+reads, the run.logs are in ESPIRE's client format, and the driver localizes on the plain view
+(the highlighted one draws the answer) and moves on the highlighted one, as ESPIRE's drivers do."""
 import json
 import re
 import subprocess
@@ -87,7 +87,9 @@ def test_run_logs_are_in_espires_client_format_and_never_ask_for_the_answer(eval
                  if m.group(3).strip() == "Send"]
         kinds = [s["type"] for s in sends]
         assert kinds[0] == "SET_TASK" and kinds[-2:] == ["END_TASK", "GET_OBSERVATION"]
-        assert all(s["content"].get("highlight_goal") is False for s in sends if s["type"] == "GET_OBSERVATION")
+        looks = {s["uid"]: s["content"]["highlight_goal"] for s in sends if s["type"] == "GET_OBSERVATION"}
+        refs = [(s["type"], looks[s["content"]["reference_uid"]]) for s in sends if s["type"] in ("LOCALIZE", "MOVE")]
+        assert all(high is (kind == "MOVE") for kind, high in refs), refs
         assert "GET_TASK_LIST" not in kinds[1:]
 
 
