@@ -801,3 +801,21 @@ def test_foliage_cut_by_the_images_edge_keeps_its_name_when_its_pot_under_it_com
     leaves.extra.update(n_points=5809)
     assign_labels([leaves, _seen((0.069, 0.176, 0.064), (0.95, -1.26, -0.76), (69, 37, 25))], [magnolia, mirror])
     assert leaves.label == "object"
+
+
+def test_a_name_must_beat_its_rival_as_the_object_stands():
+    """place-101-00000 (realistic, frames/place-101-00000): the armento rider in a shelf's shade,
+    a 13.5 x 5.2 x 23.5 cm column in an upright box, its width cut, fit the picture frame 0.16
+    with the frame's 21.6 cm width standing for the column's height, the rider 0.36, and was
+    named the picture frame. Standing, the 17.8 cm tall frame fits it about as well as the rider:
+    the name is refused between them, never given."""
+    frame = ExpectedObject("picture frame", "reference", (0.2164, 0.045, 0.1782), (173, 139, 69), id="picture_frame")
+    rider = ExpectedObject("armento rider", "reference", (0.2269, 0.0662, 0.2392), (70, 44, 25), id="armento_rider")
+    box = Box3D(np.array([0.9, 0.82, -0.69]), np.array([0.135, 0.052, 0.235]), np.eye(3), "yaw", 500, 500, 1.0, 0.001)
+    column = Detection("", "object", "object", np.ones((4, 4), bool), 0.5, box, (120, 86, 50),
+                       extra={"lower_bound_sides": [True, False, False], "range_smear_m": [0.038, 0.011, 0.018]})
+    assert match_cost(column, frame) + 0.08 < match_cost(column, rider)                      # the premise
+    assert match_cost(column, frame, upright=True) + 0.08 > match_cost(column, rider)
+    assign_labels([column], [frame, rider])
+    assert column.label == "object"
+    assert {c["label"] for c in column.extra["candidates"][:2]} == {"picture frame", "armento rider"}
