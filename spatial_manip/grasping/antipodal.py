@@ -7,7 +7,7 @@ of sampling angles):
   3. candidates at sampled contacts: (A) approach into the surface (-normal), closing axis swept
      around it; (B) closing along the normal (the contact and its antipodal partner), approach
      swept around it; with the target's box a slab's are squared to its axes and each also
-     tilted slab_tilt_deg both ways about its closing axis (a fallback, scored lower);
+     tilted by each of slab_tilts_deg both ways about its closing axis (a fallback, scored lower);
      approaches from below the support are dropped;
   4. pass 1 on the target: slide each gripper frame to the object's near boundary, centre it on
      the points between the fingers, measure the width, and rate antipodality (normals at the
@@ -60,12 +60,15 @@ class AntipodalConfig:
     max_upward_approach: float = 0.2    # reject approaches with a.up above this (from below)
     square_thin_ratio: float = 0.3      # with the target's box: a slab's grasps (smallest size at most this
                                         # fraction of the next) are squared to its axes (0: never)
-    # a slab's squared grasps turned this far about their closing axis, both ways (0: not): the
-    # approach then runs diagonally across the slab's edge, not square to it, and its sweep clears a
-    # neighbour the square one meets (a book leaning on its wedge: every top pinch swept its knuckle
-    # through the sculpture beside it, pick-63-00012), or its arm reaches it where the square one's
-    # does not (a lying book's near end, pick-63-00004); a fallback: its score is scaled by
-    slab_tilt_deg: float = 40.0
+    # a slab's squared grasps turned by each of these about their closing axis, both ways (empty:
+    # not): the approach then runs diagonally across the slab's edge, not square to it, and its
+    # sweep clears a neighbour the square one meets (a book leaning on its wedge: every top pinch
+    # swept its knuckle through the sculpture beside it, pick-63-00012), or its arm reaches it where
+    # the square one's does not (a lying book's near end, pick-63-00004). One turn left a book on
+    # its wedge between two neighbours ungrasped: at 40 degrees its wrist met the plant on one side,
+    # square its knuckle the statue on the other; 20 degrees passes between (pick-101-00000 and
+    # -00010). A fallback: its score is scaled by
+    slab_tilts_deg: tuple = (20.0, 40.0)
     tilted_score: float = 0.7           # ... this share (below the squared ones of the same quality)
     min_view_alignment: float = 0.3     # reject approaches with a.view below this (from the side/behind)
     max_candidates_checked: int = 400   # pass-2 budget, best pass-1 first
@@ -91,9 +94,11 @@ class AntipodalConfig:
                   "contact_band_m", "noise_sigmas"):
             if not getattr(self, k) > 0:
                 raise ValueError(f"antipodal {k} must be positive, got {getattr(self, k)}")
-        if not (0 <= self.slab_tilt_deg < 90 and 0 < self.tilted_score <= 1):
-            raise ValueError(f"antipodal slab_tilt_deg must be in [0, 90) degrees (0: no tilted grasps) and "
-                             f"tilted_score in (0, 1], got {self.slab_tilt_deg}, {self.tilted_score}")
+        tilts = np.asarray(self.slab_tilts_deg, float).reshape(-1) if np.ndim(self.slab_tilts_deg) <= 1 else None
+        if tilts is None or not (np.all((tilts > 0) & (tilts < 90)) and 0 < self.tilted_score <= 1):
+            raise ValueError(f"antipodal slab_tilts_deg must be angles in (0, 90) degrees (none: no tilted grasps) "
+                             f"and tilted_score in (0, 1], got {self.slab_tilts_deg}, {self.tilted_score}")
+        object.__setattr__(self, "slab_tilts_deg", tuple(float(t) for t in tilts))
         if not 0 <= self.square_thin_ratio < 1:
             raise ValueError(f"antipodal square_thin_ratio must be in [0, 1) (0: grasps are never squared to the "
                              f"target's box), got {self.square_thin_ratio}")
@@ -340,11 +345,11 @@ class AntipodalProposer:
         return gg, scene
 
     def _tilted(self, R: np.ndarray, box: ObjectBox | None) -> np.ndarray:
-        """Which grasp frames are a slab's tilted ones (slab_tilt_deg)."""
+        """Which grasp frames are a slab's tilted ones (slab_tilts_deg)."""
         cfg = self.config
-        if box is None or cfg.slab_tilt_deg <= 0 or not is_slab(box, cfg.square_thin_ratio):
+        if box is None or not cfg.slab_tilts_deg or not is_slab(box, cfg.square_thin_ratio):
             return np.zeros(len(R), bool)
-        return tilted_off_box(R, box, cfg.slab_tilt_deg)
+        return tilted_off_box(R, box, min(cfg.slab_tilts_deg))
 
     @staticmethod
     def _plane_noise_m(plane, support) -> float:
@@ -413,9 +418,8 @@ class AntipodalProposer:
         if box is not None and is_slab(box, cfg.square_thin_ratio):
             # squared, a seed's frames fall on a few: each once, then each also tilted both ways
             R, o, s = _distinct(square_to_box(R, box, cfg.square_thin_ratio), o, s)
-            if cfg.slab_tilt_deg > 0:
-                turns = [R] + [R @ _about_closing(t) for t in (cfg.slab_tilt_deg, -cfg.slab_tilt_deg)]
-                R, o, s = np.concatenate(turns), np.tile(o, (3, 1)), np.tile(s, 3)
+            turns = [R] + [R @ _about_closing(sign * t) for t in cfg.slab_tilts_deg for sign in (1, -1)]
+            R, o, s = np.concatenate(turns), np.tile(o, (len(turns), 1)), np.tile(s, len(turns))
         ok = R[:, :, 0] @ up <= cfg.max_upward_approach
         # approach through space the camera has seen: not from behind the object (the fingers
         # would sweep through its hidden back)

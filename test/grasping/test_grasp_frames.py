@@ -13,6 +13,11 @@ boxes stood within 2 cm of these).
 - pick-63-00004: a small book lying on its pedestal. Its squared pinch at the end nearest the
   robot has no arm configuration 10 cm back from it, only at a shorter stand-off (GRASP_FAILED,
   none reachable).
+- pick-101-00000 (and -00010, the same scene): a book leaning on its wedge between the succulents
+  and the armento rider. Its squared top pinch swept its knuckle through the rider, the one
+  tilted 40 degrees put the wrist in the succulents at all eight arm configurations of its
+  pre-grasp (GRASP_FAILED, none reachable, reported as the nearest one's 'upper_arm_link touches
+  table'); tilted 20 degrees it passes between.
 """
 import dataclasses
 from pathlib import Path
@@ -22,11 +27,14 @@ import pytest
 
 from spatial_manip.bench import record_frames
 from spatial_manip.bench.grasp_stability import make_service
+from spatial_manip.control.config import arm_overrides, load_arm_config
 from spatial_manip.control.primitives import STAND_OFF_FRACTIONS, back_off
 from spatial_manip.grasping.antipodal import tilted_off_box
 from spatial_manip.grasping.base import ObjectBox
-from spatial_manip.grasping.service import TargetBox
+from spatial_manip.grasping.motion_check import MotionCheck
+from spatial_manip.grasping.service import GraspService, TargetBox
 from spatial_manip.motion.batch_kinematics import ik_near_many
+from spatial_manip.motion.factory import make_planner
 
 FRAMES = Path(__file__).parent / "frames"
 
@@ -45,30 +53,31 @@ def _request(name):
     return look.obs, box, look.truth
 
 
-def _propose(service, name, **proposer):
+def _propose(service, name, q_now=None, **proposer):
     obs, box, scene = _request(name)
     saved = service.proposer.config
     service.proposer.config = dataclasses.replace(saved, **proposer)
     try:
-        return service.propose_for_box(obs.depth_m, obs.intrinsics, obs.T_base_cam, box, scene=scene), box
+        return service.propose_for_box(obs.depth_m, obs.intrinsics, obs.T_base_cam, box, scene=scene,
+                                       q_now=q_now), box
     finally:
         service.proposer.config = saved
 
 
 def test_the_book_on_its_wedge_is_grasped_by_a_tilted_top_pinch(service):
-    res, _ = _propose(service, "pick-63-00012", slab_tilt_deg=0.0)
+    res, _ = _propose(service, "pick-63-00012", slab_tilts_deg=())
     assert not res.success and "collide" in res.message, res.message
     res, box = _propose(service, "pick-63-00012")
     assert res.success, res.message
     slab = ObjectBox(box.center, box.size, box.rotation)
-    assert tilted_off_box(res.grasps.rotation_matrices, slab, 40.0).all()
+    assert tilted_off_box(res.grasps.rotation_matrices, slab, min(service.proposer.config.slab_tilts_deg)).all()
     # each closes across the book's thickness, its pads on the top edge
     thickness = box.rotation[:, int(np.argmin(box.size))]
     assert np.all(np.abs(res.grasps.rotation_matrices[:, :, 1] @ thickness) > 0.99)
 
 
 def test_the_lying_books_near_end_pinch_is_kept_at_a_shorter_stand_off(service):
-    res, _ = _propose(service, "pick-63-00004", slab_tilt_deg=0.0)
+    res, _ = _propose(service, "pick-63-00004", slab_tilts_deg=())
     assert res.success, res.message
     tcp = service.gripper.tcp_poses(res.grasps.matrices(), res.grasps.depths)
     full = ik_near_many(service.kinematics, [back_off(T, service.config.approach_distance_m) for T in tcp],
@@ -78,6 +87,22 @@ def test_the_lying_books_near_end_pinch_is_kept_at_a_shorter_stand_off(service):
                             service.config.reference_q)
     assert np.isnan(full).any(axis=1).any(), "some kept grasp has no arm configuration at the full stand-off"
     assert not np.isnan(shortest).any()
+
+
+def test_the_book_on_its_wedge_between_two_neighbours_is_reached_by_a_shallower_tilt(service):
+    """pick-101-00000: from the joints the frame was taken at (the arm stowed), the motion check
+    as grasp_node runs it on the simulator's arm keeps a grasp tilted 20 degrees, where squared
+    and 40 degrees alone every candidate met a neighbour."""
+    res, _ = _propose(service, "pick-101-00000", slab_tilts_deg=(40.0,))
+    assert not res.success and "collide" in res.message, res.message
+    joints = record_frames.load(FRAMES / "pick-101-00000")[0].joints
+    planner = make_planner(load_arm_config(None, arm_overrides("sim", "")))
+    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, MotionCheck(planner))
+    res, box = _propose(checked, "pick-101-00000", q_now=joints)
+    assert res.success and res.motion.kept and not res.motion.skipped, res.message
+    slab = ObjectBox(box.center, box.size, box.rotation)
+    assert tilted_off_box(res.grasps.rotation_matrices, slab, 20.0).all()
+    assert not tilted_off_box(res.grasps.rotation_matrices, slab, 40.0).any(), "20 degrees off the book's axes"
 
 
 @pytest.mark.parametrize("name", ["objects-79-00008", "objects-79-00014"])
