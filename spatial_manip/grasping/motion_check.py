@@ -11,7 +11,8 @@ while the request's time budget lasts. The arm's pick (motion.arm_plans) runs th
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -93,9 +94,14 @@ class Drop:
     phase: str              # "pre_grasp" | "approach"
     body: str               # what blocks, as the planner names it
     message: str
+    # what refused the grasp's other arm configurations, each once, most often first: the nearest
+    # one's "upper_arm_link touches table" alone hid that every other one's wrist met the plant
+    # beside the book (pick-101-00000), and the drop was read as the arm unable to clear the table
+    others: tuple = ()
 
     def __str__(self) -> str:
-        return f"#{self.rank} {self.phase}: {self.body}"
+        tail = f" (other arm configurations: {'; '.join(self.others)})" if self.others else ""
+        return f"#{self.rank} {self.phase}: {self.body}{tail}"
 
 
 @dataclass
@@ -274,7 +280,7 @@ class MotionCheck:
         report.checked += 1
         why = None if g.path is None or len(report.kept) == k else batch.problem_of(g)
         if g.path is None or why is not None:
-            report.drops.append(g.drop if why is None else
+            report.drops.append(_with_others(g.drop, g.refused) if why is None else
                                 Drop(g.rank, "pre_grasp", why, f"pre_grasp: the path is not safe: {why}"))
         elif len(report.kept) < k:
             report.kept.append(g.rank)
@@ -305,6 +311,7 @@ class _Candidate:
     approach: np.ndarray | None = None
     path: PreGraspPath | None = None
     drop: Drop | None = None        # the refusal of the configuration nearest the arm's
+    refused: Counter = field(default_factory=Counter)  # what refused each configuration tried
     problem: str | None = UNVERIFIED  # the path's final check without padding (None: safe)
 
 
@@ -351,7 +358,9 @@ class _Batch:
                 g.approach = straight_segment(self.planner.robot, self.planner.envelope, self.world, q, g.T,
                                               allowed=self.allowed, phase="approach", checker=self.approach_checker)
             except SpatialManipError as e:
-                g.drop = g.drop or _drop(g.rank, "approach", e)
+                refusal = _drop(g.rank, "approach", e)
+                g.refused[refusal.body.split(" (")[0]] += 1      # a cloud's contact without its points
+                g.drop = g.drop or refusal
                 continue
             g.goal = q
             return True
@@ -437,6 +446,17 @@ def _moved(start: np.ndarray, goal: np.ndarray, joints: tuple) -> np.ndarray:
 def _drop(rank: int, phase: str, e: SpatialManipError) -> Drop:
     """GoalBlocked / PlanNotFound carry the blocking body; IK and envelope refusals do not."""
     return Drop(rank, getattr(e, "phase", phase), getattr(e, "body", "") or _short(e.message), e.message)
+
+
+OTHERS_NAMED = 3       # a drop names this many of what refused its other configurations
+
+
+def _with_others(drop: Drop, refused: Counter) -> Drop:
+    """`drop` naming what refused the grasp's other configurations, most often first
+    (`refused`: each configuration's blocking body)."""
+    others = refused - Counter([drop.body.split(" (")[0]])
+    named = [f"{body} x{n}" if n > 1 else body for body, n in others.most_common(OTHERS_NAMED)]
+    return replace(drop, others=tuple(named)) if named else drop
 
 
 def _short(message: str) -> str:

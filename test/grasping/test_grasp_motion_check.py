@@ -1,6 +1,7 @@
 """GraspService's motion stage on the real planner (OMPL, Pinocchio, coal, TOPP-RA): a grasp whose
-straight approach runs through a board is dropped and the message names the board; the next
-grasp is kept with its pre-grasp path; unknown joints skip the stage with a note."""
+straight approach runs through a board is dropped and the message names the board (for its
+other arm configurations too); the next grasp is kept with its pre-grasp path; unknown joints
+skip the stage with a note."""
 import numpy as np
 import pytest
 
@@ -73,6 +74,8 @@ def test_a_grasp_whose_approach_hits_a_board_is_dropped_and_the_board_named(setu
     assert report.checked == 2 and report.kept == [1]
     (drop,) = report.drops
     assert drop.rank == 0 and drop.phase == "approach" and "board" in drop.body
+    # it names what refused its other arm configurations too (each pre-grasp has several)
+    assert drop.others and any("board" in o for o in drop.others) and "other arm configurations" in str(drop)
     assert "#0 approach:" in res.message and "board" in res.message and "2 checked, 1 kept" in res.message
     path = report.paths[1]
     assert np.allclose(path.waypoints[0], setup[4]) and len(path.waypoints) >= 2
