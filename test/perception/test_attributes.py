@@ -161,6 +161,16 @@ def test_a_detection_touching_the_image_edge_is_truncated_and_matched_as_a_lower
     assert match_cost(cut, shrub) < 0.8 < match_cost(whole, shrub)
 
 
+def test_a_cluster_two_pixels_across_is_a_depth_edge_not_an_object():
+    from spatial_manip.perception.classical import EDGE_BAND_PX, image_width_px
+    strip, lying, book = (np.zeros((48, 64), bool) for _ in range(3))
+    strip[5:40, 30:32] = True
+    lying[20:22, 5:60] = True
+    book[5:40, 30:33] = True             # the thinnest book's spine 3 m away
+    assert image_width_px(strip) <= EDGE_BAND_PX and image_width_px(lying) <= EDGE_BAND_PX
+    assert image_width_px(book) > EDGE_BAND_PX
+
+
 def test_a_lower_bound_on_some_sides_pairs_each_side_with_the_expected_side_that_fits_it():
     frame = (0.13, 0.22, 0.18)
     face_on = (0.22, 0.03, 0.18)         # its depth, along the line of sight, is hidden
