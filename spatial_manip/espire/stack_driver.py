@@ -61,6 +61,7 @@ from scipy import ndimage
 
 from spatial_manip.agent import with_held
 from spatial_manip.espire import protocol as proto
+from spatial_manip.espire import views
 from spatial_manip.espire.client import EspireProtocolClient, EspireReplyError, drawn_box
 from spatial_manip.espire.episode import placement_area, set_down_area
 from spatial_manip.camera_model import CameraIntrinsics, project
@@ -283,7 +284,7 @@ class StackPolicy:
         box"), not the instruction. The stack perceives the plain image and clicks where its
         geometry says the action lands: a pick, on the perceived object that fills the box best
         (then the next), upper part, inside the box; a place, on the lowest points the box shows
-        of the perceived slot it shows most, in the stack's own set-down area there. `set_down`
+        of the stack's own set-down area in the perceived slot whose area the box outlines. `set_down`
         is the pose the instruction's plan chose (the box does not say it)."""
         out = Choice(set_down=set_down, target="marked box")
         t0 = time.perf_counter()
@@ -297,7 +298,7 @@ class StackPolicy:
         pts, uv = base_cloud(obs, valid)
         inside = _in_pixel_box(uv, marked)
         if task.get("action") == "place":
-            out.alternatives = _marked_place_pixels(obs, scene, pts, inside, marked, set_down)
+            out.alternatives = _marked_place_pixels(obs, scene, marked, set_down)
         else:
             out.alternatives = _marked_pick_pixels(obs, scene, pts, inside, marked)
         if out.alternatives:
@@ -325,20 +326,43 @@ def _marked_pick_pixels(obs, scene: Scene, pts, inside, marked) -> list:
     return [(t, px) for t, px in first + second if px is not None]
 
 
-def _marked_place_pixels(obs, scene: Scene, pts, inside, marked, set_down: str) -> list:
-    """(slot id, pixel) for the perceived slots the marked box shows, most shown first: the
-    lowest point in the stack's set-down area of the slot (its free middle) inside the box, else
-    in the slot inside the box. The held book's points do not count (it hangs in front)."""
-    held = scene.held_object()
-    mine = inside & ~points_in_box(pts, held, 0.02) if held is not None else inside
-    shown = [(int(np.sum(mine & points_in_box(pts, r, 0.0))), r) for r in scene.regions]
+def _marked_place_pixels(obs, scene: Scene, marked, set_down: str) -> list:
+    """(slot id, pixel) for the perceived slots whose set-down area (the stack's own, its free
+    middle) the marked box outlines, best first: the box ESPIRE draws is the image box of the
+    placement area, so the slot whose area's image box overlaps it most (intersection over union)
+    is the one marked; a box also shows the floor of the slot above or below it in perspective,
+    and counting the points it shows chose that slot (place-54-00003: the box of row 4 showed
+    more of row 3's floor). Clicked at the lowest point of that area inside the box, else of the
+    slot inside the box."""
+    scored = []
+    for slot in scene.regions:
+        area = _free_middle(slot, scene, set_down)
+        overlap = _box_iou(views.mask_box(views.box_mask(obs, area)), marked)
+        if overlap > 0.0:
+            scored.append((overlap, slot, area))
     out = []
-    for _, slot in sorted([sr for sr in shown if sr[0]], key=lambda sr: -sr[0]):
-        px = (target_pixel(obs, box=_free_middle(slot, scene, set_down), lowest=True, within=marked)
+    for _, slot, area in sorted(scored, key=lambda s: -s[0]):
+        px = (target_pixel(obs, box=area, lowest=True, within=marked)
               or target_pixel(obs, box=slot, lowest=True, within=marked))
         if px is not None:
             out.append((slot.id, px))
     return out
+
+
+def _box_iou(a, b) -> float:
+    """Intersection over union of two image boxes (r0, r1, c0, c1, inclusive); 0 when one is None."""
+    if a is None or b is None:
+        return 0.0
+    rows = min(a[1], b[1]) - max(a[0], b[0]) + 1
+    cols = min(a[3], b[3]) - max(a[2], b[2]) + 1
+    if rows <= 0 or cols <= 0:
+        return 0.0
+    shared = rows * cols
+    return shared / (_box_area(a) + _box_area(b) - shared)
+
+
+def _box_area(box) -> int:
+    return (box[1] - box[0] + 1) * (box[3] - box[2] + 1)
 
 
 def cell_configuration(full: Scene, T_tcp: np.ndarray | None, library) -> Scene:
