@@ -136,12 +136,31 @@ UPRIGHT_AXIS_MIN_COS = 0.9  # a box side within ~25 degrees of vertical is the o
 ON_SUPPORT_M = 0.01         # a box whose bottom lies this close to its support stands on it
 
 
+# A face seen head-on far away is smeared along the line of sight by the range noise, and a box
+# fitted to it may turn any way: when the box's level sides reach along the line of sight no
+# further than that smear (RANGE_SMEAR_SIGMAS of the noise past each end), no depth was measured
+# there, and each level side within ~60 degrees of the line of sight may run on behind the face.
+FACE_AXIS_MIN_COS = 0.5
+LEVEL_AXIS_MAX_COS = 0.5    # a box side within ~60 degrees of horizontal is level
+
+
 def along_line_of_sight(box: Box3D, camera_position) -> np.ndarray:
     """Per side of `box` (in its axis order): whether it runs within ~37 degrees of the camera's
-    line of sight to the box's centre, so that one view sees only its near end."""
+    line of sight to the box's centre, so that one view sees only its near end; or, when the box
+    shows no depth beyond the range noise's smear (FACE_AXIS_MIN_COS), whether it is a level side
+    within ~60 degrees of it. Two standing books' spines in a shelf 2.7 m away, smeared 6 cm deep,
+    were boxed 4.9 x 3.0 x 17.9 cm turned 40 degrees from the line of sight, neither level side
+    along it: with their lengths taken as measured the books fit the white bottle 0.13 and a small
+    book 0.43, and were named the bottle (place-99-00004)."""
     ray = np.asarray(box.center, float) - np.asarray(camera_position, float)
-    ray /= max(np.linalg.norm(ray), 1e-9)
-    return np.abs(np.asarray(box.rotation, float).T @ ray) >= VIEW_AXIS_MIN_COS
+    range_m = max(float(np.linalg.norm(ray)), 1e-9)
+    cosines = np.abs(np.asarray(box.rotation, float).T @ (ray / range_m))
+    along = cosines >= VIEW_AXIS_MIN_COS
+    level = np.abs(np.asarray(box.rotation, float)[2]) < LEVEL_AXIS_MAX_COS
+    depth_seen_m = float(np.asarray(box.size, float)[level] @ cosines[level])
+    if depth_seen_m <= 2 * range_tolerance_m(range_m, sigmas=RANGE_SMEAR_SIGMAS):
+        along |= level & (cosines >= FACE_AXIS_MIN_COS)
+    return along
 
 
 # How many standard deviations of the sensor's range noise a side may measure longer than its object

@@ -171,6 +171,19 @@ def test_a_cluster_two_pixels_across_is_a_depth_edge_not_an_object():
     assert image_width_px(book) > EDGE_BAND_PX
 
 
+def test_a_face_smeared_by_the_range_noise_has_its_level_sides_along_the_line_of_sight():
+    from spatial_manip.perception.base import along_line_of_sight
+    camera = np.array([-1.7, 0.0, 0.6])            # 2.7 m from the box, looking 13 degrees down
+    c, s = np.cos(np.radians(40)), np.sin(np.radians(40))
+    turned = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])   # by the noise: neither side along the sight
+    spine = _box((0.049, 0.030, 0.179), "yaw", center=(1.0, 0.0, 0.0), R=turned)
+    assert along_line_of_sight(spine, camera).tolist() == [True, True, False]
+    deep = _box((0.30, 0.030, 0.179), "yaw", center=(1.0, 0.0, 0.0), R=turned)    # its depth was seen
+    assert along_line_of_sight(deep, camera).tolist() == [False, False, False]
+    near = _box((0.049, 0.030, 0.179), "yaw", center=(-1.0, 0.0, 0.0), R=turned)  # 0.9 m: little noise
+    assert along_line_of_sight(near, camera).tolist() == [False, False, False]
+
+
 def test_a_lower_bound_on_some_sides_pairs_each_side_with_the_expected_side_that_fits_it():
     frame = (0.13, 0.22, 0.18)
     face_on = (0.22, 0.03, 0.18)         # its depth, along the line of sight, is hidden
