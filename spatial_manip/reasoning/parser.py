@@ -566,7 +566,10 @@ class Parsed:
 
 def _unknown_simple(t: str) -> str:
     """A word after 'the/a/an' that names nothing we know (and is not an adjective of 'book' or
-    'slot') is an object the scene does not hold: mark it so the error says so."""
+    'slot') is an object the scene does not hold: mark it so the error says so. A colour word is no
+    object where it says the colour of a word the reader knows: "the yellow mug" with a yellow bowl and no
+    yellow mug is nothing yellow of that kind (parse), not "'yellow' is not in the scene"; "the
+    orange" alone is the fruit."""
     out, words = [], t.split()
 
     def unknown(w):
@@ -574,7 +577,9 @@ def _unknown_simple(t: str) -> str:
     for i, w in enumerate(words):
         prev = words[i - 1] if i else ""
         nxt = words[i + 1] if i + 1 < len(words) else ""
-        if prev in ("the", "a", "an") and unknown(w) and nxt not in _NOUNS:
+        if w in COLOUR_WORDS and nxt and nxt not in _FILLER and not unknown(nxt):
+            out.append(w)
+        elif prev in ("the", "a", "an") and unknown(w) and nxt not in _NOUNS:
             out.append("unk_" + w)
         elif out and out[-1].startswith("unk_") and unknown(w) and w not in _FILLER:
             out[-1] += "_" + w           # "the ceramic jar" -> one unknown name
@@ -621,6 +626,8 @@ class InstructionParser:
         phrases = scene_phrases(self.scene, lex)
         scene_words = {w for p in phrases for w in p.split()}
         t, fixes = correct_spelling(normalise(text), scene_words, self._vocabulary(scene_words))
+        if any(c in _ORD or c in _ONES or c in _TENS for _, c in fixes):
+            t = normalise(t)        # "thrid" read as "third" is a rank, as normalise reads the word itself
         _check_quantities(t)
         self.spelling_notes = [f"read {w!r} as {c!r}" for w, c in fixes]
         modifiers = frozenset(c for o in self.scene.objects for c in packaging_content(o))

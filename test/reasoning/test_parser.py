@@ -184,3 +184,22 @@ def test_plan_cli_refuses_a_directory_and_huge_scenes_by_name(tmp_path, monkeypa
         Scene.load(big)
     many["objects"] = many["objects"][:S.MAX_SCENE_OBJECTS]           # at the limit: read
     assert len(Scene.from_dict(many).objects) == S.MAX_SCENE_OBJECTS
+
+
+def test_a_refusal_names_what_is_missing_a_corrected_ordinal_and_a_colour_of_a_known_kind():
+    """"thrid" read as "third" is a rank, as "third" itself is (it said "'third' is not in the
+    scene"); a colour said of a known kind that nothing of that kind has is "nothing yellow of that
+    kind", though other things are yellow (it said "'yellow' is not in the scene"); "the orange"
+    alone is still the fruit the scene lacks, and "the orange ball" the ball."""
+    from spatial_manip.bench.paraphrase_objects import kitchen_scene
+    scene, planner = kitchen_scene(), make_planner("program")
+    assert {o.id for o in scene.objects if "yellow" in o.extra.get("colour_names", [])} == {"bowl", "banana"}
+    for text, says in [("take the thrid bottle from the left", "RankLeftMost(3"),
+                       ("take the third bottle from the left", "RankLeftMost(3"),
+                       ("take the yelow mug", "nothing yellow of that kind"),
+                       ("take the yellow mug", "nothing yellow of that kind"),
+                       ("grab the orange", "'orange' is not in the scene"),
+                       ("grab the orange ball", "'orange ball' is not in the scene")]:
+        r = planner.plan(scene, text)
+        assert r.error["code"] == "TARGET_NOT_FOUND" and says in r.error["message"], (text, r.error)
+    assert planner.plan(scene, "take the secnd bottle from the left").targets == ["botB"]
