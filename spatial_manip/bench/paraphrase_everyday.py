@@ -74,8 +74,8 @@ EVERYDAY_CASES = [
     ("desk", "take the book that the radio faces", P("bookA")),
     ("desk", "pick up the book to the radio's left", P("bookB")),
     ("desk", "get the book on the radio's left side", P("bookB")),
-    ("desk", "take the book to the radio's right", X(NOT_FOUND)),
-    ("desk", "grab the book the lamp is facing", X(NOT_FOUND)),
+    ("desk", "take the book to the radio's right", X(NOT_FOUND, "Right(")),
+    ("desk", "grab the book the lamp is facing", X(NOT_FOUND, "lamp")),
     ("both", "move the flat book the alarm clock is facing to the top left slot", PP(("bD",), S("r1c1"))),
     ("desk_held", "put it to the radio's left", M(RADIO_ALONG_X, NEAR_V, 0.05)),
     # --- what sits on what -----------------------------------------------------------------------
@@ -86,7 +86,7 @@ EVERYDAY_CASES = [
     # --- row and spot ----------------------------------------------------------------------------
     ("shelf", "row 2, spot 3", S("r2c3")),
     ("shelf", "put it in row 1, spot 2", S("r1c2")),
-    ("shelf", "put it in row 2, spot 4", X(NOT_FOUND)),
+    ("shelf", "put it in row 2, spot 4", X(NOT_FOUND, "Index2D(2")),
     ("pantry", "stick the banana in row 3, spot 2", PP(("banana",), S("r3c2"))),
     ("shelf", "top shelf, last spot on the right", S("r1c3")),
     ("shelf", "put it in the last free slot on the right", S("r1c3")),
@@ -105,7 +105,7 @@ EVERYDAY_CASES = [
     # --- typos next to a scene word --------------------------------------------------------------
     ("kitchen", "grab the yelow bowl", P("bowl")),
     ("kitchen", "take the yelow fruit", P("banana")),
-    ("kitchen", "take the yelow mug", X(NOT_FOUND)),
+    ("kitchen", "take the yelow mug", X(NOT_FOUND, "nothing yellow")),
     ("study", "pick up the gren book", P("g1")),
     ("kitchen", "hand me the bleu bottle", P("botB")),
     ("kitchen", "take the whte mug", P("mugW")),
@@ -140,7 +140,7 @@ EVERYDAY_AFTER = [
     ("kitchen", "the last bottle on the left pls", P("botG")),
     ("kitchen", "grab the mug on my right", P("mugW")),
     ("kitchen", "grab me the cereal box on the table", P("box")),
-    ("kitchen", "take the thrid bottle from the left", X(NOT_FOUND)),
+    ("kitchen", "take the thrid bottle from the left", X(NOT_FOUND, "RankLeftMost(3")),
     ("kitchen", "so um can you grab the bowl", P("bowl")),
     ("kitchen", "hand me the can I guess", P("can")),
     ("kitchen", "grab the botle on the right", P("botB")),

@@ -237,8 +237,8 @@ EVERYDAY10_CASES = [
     ("bedside10", "grab the thing farthest away from you", P("candle")),
     ("bedside10", "take the second object from the left", P("lamp")),
     ("bedside10", "take the third thing from the right", P("apple")),
-    ("bedside10", "grab the book", X(NOT_FOUND)),
-    ("bedside10", "take the green glass", X(NOT_FOUND)),
+    ("bedside10", "grab the book", X(NOT_FOUND, "filterBook")),
+    ("bedside10", "take the green glass", X(NOT_FOUND, "nothing green")),
     ("bedside10", "grab the allarm clock", P("clock")),
     ("bedside10", "pass me the hand creme pls", P("cream")),
     ("bedside10", "um, could you grab me the tissues, thanks", P("tissues")),
@@ -261,7 +261,7 @@ EVERYDAY10_CASES = [
     ("bedside10_held", "put it next to the mug", X(AMBIGUOUS)),
     ("bedside10_held", "put it 30 cm to the right of the candle", X(UNREACHABLE)),
     ("bedside10_held", "put it 20 cm behind the lamp", X(UNREACHABLE)),
-    ("bedside10_held", "put it 10 cm left of the book", X(NOT_FOUND)),
+    ("bedside10_held", "put it 10 cm left of the book", X(NOT_FOUND, "no book")),
     # --- florist's bench: picks ------------------------------------------------------------------------
     ("florist10", "hand me the secateurs", P("shears")),
     ("florist10", "I need something to cut the stems with", P("shears")),
@@ -288,8 +288,8 @@ EVERYDAY10_CASES = [
     ("florist10", "grab the bottle on my right", P("mister")),
     ("florist10", "grab the wattering can", P("can")),
     ("florist10", "would you mind passing me the roll of wrapping paper", P("paper")),
-    ("florist10", "grab the lilies", X(NOT_FOUND)),
-    ("florist10", "take the purple ribbon", X(NOT_FOUND)),
+    ("florist10", "grab the lilies", X(NOT_FOUND, "lilies")),
+    ("florist10", "take the purple ribbon", X(NOT_FOUND, "nothing purple")),
     ("florist10", "what time does the flower market open?", X(NOT_UNDERSTOOD)),
     # --- florist's bench: two steps --------------------------------------------------------------------
     ("florist10", "move the spray bottle 10 cm left of the tulips", PP(("mister",), M(TULIPS_Y, LEFT_V, 0.10))),
@@ -316,7 +316,7 @@ EVERYDAY10_CASES = [
     ("cabinet10", "get the leftmost thing on the middle shelf", P("bandage")),
     ("cabinet10", "take the green and white box", P("kit")),
     ("cabinet10", "grab the ice pakc", P("icepack")),
-    ("cabinet10", "grab the burn cream", X(NOT_FOUND)),
+    ("cabinet10", "grab the burn cream", X(NOT_FOUND, "burn cream")),
     ("cabinet10", "do we need to buy more plasters?", X(NOT_UNDERSTOOD)),
     ("cabinet10", "move the ice pack to the empty slot on the top shelf", PP(("icepack",), S("r1c2"))),
     ("cabinet10", "put the bandage in the free spot on the bottom shelf", PP(("bandage",), S("r3c3"))),
@@ -328,7 +328,7 @@ EVERYDAY10_CASES = [
     ("cabinet10_held", "put it in any free slot", S("r1c2", "r2c1", "r3c3")),
     ("cabinet10_held", "put it in the empty slot on the middle shelf", S("r2c1")),
     ("cabinet10_held", "top row, middle column", S("r1c2")),
-    ("cabinet10_held", "put it on the fourth shelf", X(NOT_FOUND)),
+    ("cabinet10_held", "put it on the fourth shelf", X(NOT_FOUND, "Index1D(4")),
     ("cabinet10_held", "put it in the free slot in the left column", S("r2c1")),
 ]
 

@@ -208,8 +208,8 @@ EVERYDAY11_CASES = [
     ("school11", "grab the last thing on the right", P("pencil")),
     ("school11", "pass me the protracter", P("protractor")),
     ("school11", "grab teh glue stick", P("glue")),
-    ("school11", "grab the stapler", X(NOT_FOUND)),
-    ("school11", "take the green marker", X(NOT_FOUND)),
+    ("school11", "grab the stapler", X(NOT_FOUND, "stapler")),
+    ("school11", "take the green marker", X(NOT_FOUND, "nothing green")),
     ("school11", "is the laptop charged?", X(NOT_UNDERSTOOD)),
     ("school11", "can you help me with my maths homework", X(NOT_UNDERSTOOD)),
     # --- school desk: two steps ----------------------------------------------------------------------------
@@ -225,7 +225,7 @@ EVERYDAY11_CASES = [
     ("school11_held", "put it next to the marker", X(AMBIGUOUS)),
     ("school11_held", "put it 20 cm to the left of the ruler", X(UNREACHABLE)),
     ("school11_held", "put it 30 cm behind the lunch box", X(UNREACHABLE)),
-    ("school11_held", "put it 10 cm left of the stapler", X(NOT_FOUND)),
+    ("school11_held", "put it 10 cm left of the stapler", X(NOT_FOUND, "stapler")),
     # --- music teacher's table: picks ----------------------------------------------------------------------
     ("music11", "grab the uke", P("uke")),
     ("music11", "could you hand me the sheet music?", P("sheets")),
@@ -251,8 +251,8 @@ EVERYDAY11_CASES = [
     ("music11", "grab the harmonika", P("harmonica")),
     ("music11", "hand me the tunning fork please", P("fork")),
     ("music11", "any chance you could pass me the drumsticks?", P("sticks")),
-    ("music11", "grab the violin", X(NOT_FOUND)),
-    ("music11", "take the yellow maraca", X(NOT_FOUND)),
+    ("music11", "grab the violin", X(NOT_FOUND, "violin")),
+    ("music11", "take the yellow maraca", X(NOT_FOUND, "nothing yellow")),
     ("music11", "play me a song", X(NOT_UNDERSTOOD)),
     # --- music teacher's table: two steps ------------------------------------------------------------------
     ("music11", "take the harmonica and put it 10 cm left of the mug", PP(("harmonica",), M(MUG, LEFT_V, 0.10))),
@@ -267,7 +267,7 @@ EVERYDAY11_CASES = [
     ("music11_held", "put it 10 cm to the left of the recorder", M(RECORDER_Y, LEFT_V, 0.10)),
     ("music11_held", "put it 30 cm behind the sheet music", X(UNREACHABLE)),
     ("music11_held", "put it next to the maraca", X(AMBIGUOUS)),
-    ("music11_held", "put it 10 cm left of the piano", X(NOT_FOUND)),
+    ("music11_held", "put it 10 cm left of the piano", X(NOT_FOUND, "piano")),
     # --- hotel minibar: picks and two steps ----------------------------------------------------------------
     ("minibar11", "grab the water", P("water")),
     ("minibar11", "get me a coke", P("cola")),
@@ -288,7 +288,7 @@ EVERYDAY11_CASES = [
     ("minibar11", "get the leftmost thing on the middle shelf", P("choc")),
     ("minibar11", "grab the rightmost thing on the bottom shelf", P("chocbox")),
     ("minibar11", "grab the thing in row 3, column 4", P("chocbox")),
-    ("minibar11", "grab the champagne", X(NOT_FOUND)),
+    ("minibar11", "grab the champagne", X(NOT_FOUND, "champagne")),
     ("minibar11", "how much does the minibar cost?", X(NOT_UNDERSTOOD)),
     ("minibar11", "move the beer to the empty slot on the top shelf", PP(("beer",), S("r1c2"))),
     ("minibar11", "put the cola in the free slot on the bottom shelf", PP(("cola",), S("r3c3"))),
@@ -304,7 +304,7 @@ EVERYDAY11_CASES = [
     ("minibar11_held", "put it in the slot to the right of the wine", S("r3c3")),
     # four columns have no single middle one
     ("minibar11_held", "put it in the middle column", X(AMBIGUOUS)),
-    ("minibar11_held", "put it on the fifth shelf", X(NOT_FOUND)),
+    ("minibar11_held", "put it on the fifth shelf", X(NOT_FOUND, "Index1D(5")),
 ]
 
 

@@ -96,8 +96,8 @@ EVERYDAY5_CASES = [
     ("office", "pick up the tall bottle", P("bottle")),
     ("office", "grab whatever is next to the notebook", P("case")),
     ("office", "grab the plant", P("plant")),
-    ("office", "grab the stapler", X(NOT_FOUND)),
-    ("office", "take the green mug", X(NOT_FOUND)),
+    ("office", "grab the stapler", X(NOT_FOUND, "stapler")),
+    ("office", "take the green mug", X(NOT_FOUND, "nothing green")),
     ("office", "grab the mug", X(AMBIGUOUS)),
     # --- office: places with the mouse in hand -----------------------------------------------------
     ("office_held", "put it 10 cm to the right of the laptop", M(LAPTOP_Y, RIGHT_V, 0.10)),

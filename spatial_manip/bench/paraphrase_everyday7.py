@@ -193,7 +193,7 @@ EVERYDAY7_CASES = [
     ("garden7", "take whatever is closest to you", P("trowel")),
     ("garden7", "grab the tallest thing", P("spray")),
     ("garden7", "grab the red thing", X(AMBIGUOUS)),
-    ("garden7", "grab the purple pot", X(NOT_FOUND)),
+    ("garden7", "grab the purple pot", X(NOT_FOUND, "nothing purple")),
     ("garden7", "grab teh watring can", P("can")),
     ("garden7", "could you maybe grab the seed packet for me? thanks", P("seeds")),
     ("garden7", "do the plants need watering?", X(NOT_UNDERSTOOD)),
@@ -226,7 +226,7 @@ EVERYDAY7_CASES = [
     ("craft7", "take the thing closest to the sewing machine", P("glue")),
     ("craft7", "grab the second thing from the right", P("marker")),
     ("craft7", "grab the paint bottle on my right", P("paintR")),
-    ("craft7", "grab the green paint", X(NOT_FOUND)),
+    ("craft7", "grab the green paint", X(NOT_FOUND, "nothing green")),
     ("craft7", "grab the sissors", P("scissors")),
     ("craft7", "uh can you get the purple glue stick real quick", P("glue")),
     ("craft7", "can you sew this for me?", X(NOT_UNDERSTOOD)),
@@ -252,7 +252,7 @@ EVERYDAY7_CASES = [
     ("garage7", "grab the thing on the bottom shelf on the right", P("oil")),
     ("garage7", "grab the can on the top shelf", X(AMBIGUOUS)),
     ("garage7", "take the leftmost can", P("paint")),
-    ("garage7", "grab the drill", X(NOT_FOUND)),
+    ("garage7", "grab the drill", X(NOT_FOUND, "drill")),
     ("garage7", "take the duck tape", P("tape")),
     ("garage7", "whats in the toolbox?", X(NOT_UNDERSTOOD)),
     ("garage7", "move the spray can to the empty slot on the bottom shelf", PP(("spraycan",), S("r3c2"))),
@@ -266,9 +266,9 @@ EVERYDAY7_CASES = [
     ("garage7_held", "row three, column two please", S("r3c2")),
     ("garage7_held", "put it in any empty slot", S("r1c2", "r2c1", "r3c2")),
     ("garage7_held", "put it in the empty slot", X(AMBIGUOUS)),
-    ("garage7_held", "put it on the fifth shelf", X(NOT_FOUND)),
+    ("garage7_held", "put it on the fifth shelf", X(NOT_FOUND, "Index1D(5")),
     ("garage7_held", "put it in the bottom left slot", S("r3c1")),
-    ("garage7_held", "put it in the empty slot in the right column", X(NOT_FOUND)),
+    ("garage7_held", "put it in the empty slot in the right column", X(NOT_FOUND, "Column(3")),
 ]
 
 

@@ -234,8 +234,8 @@ EVERYDAY9_CASES = [
     ("camp9", "grab the third item from the right", P("knife")),
     ("camp9", "take whatever is closest to the lantern", P("stove")),
     ("camp9", "grab the black thing", X(AMBIGUOUS)),
-    ("camp9", "grab the tent", X(NOT_FOUND)),
-    ("camp9", "take the purple mug", X(NOT_FOUND)),
+    ("camp9", "grab the tent", X(NOT_FOUND, "tent")),
+    ("camp9", "take the purple mug", X(NOT_FOUND, "nothing purple")),
     ("camp9", "grab the flashlihgt", P("torch")),
     ("camp9", "pls grab the lanturn, ta", P("lantern")),
     ("camp9", "erm, could you maybe get me the orange?", P("orange")),
@@ -256,7 +256,7 @@ EVERYDAY9_CASES = [
     ("camp9_held", "put it 30 cm behind the lantern", X(UNREACHABLE)),
     ("camp9_held", "put it 20 cm to the right of the banana", X(UNREACHABLE)),
     ("camp9_held", "put it next to the mug", X(AMBIGUOUS)),
-    ("camp9_held", "put it 10 cm left of the tent", X(NOT_FOUND)),
+    ("camp9_held", "put it 10 cm left of the tent", X(NOT_FOUND, "tent")),
     # --- bakery counter: picks -------------------------------------------------------------------------
     ("bakery9", "could I get the big loaf please", P("loafB")),
     ("bakery9", "grab the smaller loaf", P("loafS")),
@@ -280,8 +280,8 @@ EVERYDAY9_CASES = [
     ("bakery9", "grab the croisant", P("croissant")),
     ("bakery9", "grab the doughnut", P("donut")),
     ("bakery9", "hey, when you're free could you pass me the baguette", P("baguette")),
-    ("bakery9", "get me the sourdough", X(NOT_FOUND)),
-    ("bakery9", "grab the blue jar", X(NOT_FOUND)),
+    ("bakery9", "get me the sourdough", X(NOT_FOUND, "sourdough")),
+    ("bakery9", "grab the blue jar", X(NOT_FOUND, "nothing blue")),
     ("bakery9", "how much is a baguette?", X(NOT_UNDERSTOOD)),
     # --- bakery counter: two steps -----------------------------------------------------------------------
     ("bakery9", "put the croissant on the baking tray", PP(("croissant",), IN(TRAY))),
@@ -309,7 +309,7 @@ EVERYDAY9_CASES = [
     ("pets9", "get the rightmost thing on the bottom shelf", P("leash")),
     ("pets9", "grab the dog's bowl", P("bowl")),
     ("pets9", "grab the kitty litter", P("litter")),
-    ("pets9", "grab the fish food", X(NOT_FOUND)),
+    ("pets9", "grab the fish food", X(NOT_FOUND, "fish")),
     ("pets9", "grab the sahmpoo", P("shampoo")),
     ("pets9", "has the dog been walked?", X(NOT_UNDERSTOOD)),
     ("pets9", "move the tennis ball to the empty slot on the bottom shelf", PP(("ball",), S("r3c3"))),
@@ -323,7 +323,7 @@ EVERYDAY9_CASES = [
     ("pets9_held", "put it in any empty slot", S("r1c1", "r1c3", "r2c2", "r3c3")),
     ("pets9_held", "middle row, second column", S("r2c2")),
     ("pets9_held", "put it in the top left slot", S("r1c1")),
-    ("pets9_held", "put it on the fifth shelf", X(NOT_FOUND)),
+    ("pets9_held", "put it on the fifth shelf", X(NOT_FOUND, "Index1D(5")),
     ("pets9_held", "put it in the free slot on the bottom shelf", S("r3c3")),
 ]
 

@@ -110,3 +110,17 @@ def test_every_scene_key_names_one_scene():
     builders = pe.scene_builders()
     for s in SETS.values():
         assert {k for k, _, _ in s.cases + s.after} <= set(builders)
+
+
+def test_a_not_found_key_names_what_is_missing_and_a_refusal_for_another_reason_is_no_pass():
+    """Every TARGET_NOT_FOUND key of every set names what its reason must say (the missing word,
+    slot or rank): a refusal with the right code for another reason ("'third' is not in the scene"
+    for "the thrid bottle from the left") is not a correct refusal."""
+    keys = [(k, t, e) for cases in [pe.CASES, OBJECT_CASES] + [s.cases + s.after for s in SETS.values()]
+            for k, t, e in cases if e is not None and e.refuse == pe.NOT_FOUND]
+    assert keys and all(e.says for _, _, e in keys), [t for _, t, e in keys if not e.says]
+    scene = pe.scene_builders()["kitchen"]()
+    assert pe.run_case(scene, "take the thrid bottle from the left", pe.X(pe.NOT_FOUND, "RankLeftMost(3")).kind \
+        == "refused_ok"
+    out = pe.run_case(scene, "take the thrid bottle from the left", pe.X(pe.NOT_FOUND, "'third'"))
+    assert out.kind == "refused" and "another reason" in out.detail, out
