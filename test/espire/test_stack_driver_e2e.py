@@ -35,21 +35,19 @@ def evaluated(tmp_path_factory, free_port):
             if "serving:" in line or time.monotonic() > deadline:
                 break
         assert server.poll() is None, "espire-server exited before serving"
-        t0 = time.monotonic()
         ev = subprocess.run([sys.executable, "-m", "spatial_manip.cli", "espire-eval", "--server", f"127.0.0.1:{sp}",
                              "--client-port", str(cp), "--out", str(out), "--timeout", "60"],
                             capture_output=True, text=True, timeout=900)
-        wall = time.monotonic() - t0
         server_out, _ = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             server.kill()
             server.wait()
-    return out, ev, wall, server_out
+    return out, ev, server_out
 
 
 def test_the_driver_plays_every_task_and_writes_what_analyze_reads(evaluated):
-    out, ev, wall, server_out = evaluated
+    out, ev, server_out = evaluated
     assert ev.returncode == 0, ev.stdout + ev.stderr
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(records) == COUNT and len({r["id"] for r in records}) == COUNT
@@ -75,7 +73,7 @@ def test_the_driver_plays_every_task_and_writes_what_analyze_reads(evaluated):
 
 
 def test_run_logs_are_in_espires_client_format_and_never_ask_for_the_answer(evaluated):
-    out, ev, _, _ = evaluated
+    out, ev, _ = evaluated
     logs = sorted(out.glob("*/run.log"))
     assert len(logs) == COUNT
     for path in logs:
@@ -92,7 +90,3 @@ def test_run_logs_are_in_espires_client_format_and_never_ask_for_the_answer(eval
         assert all(high is (kind == "MOVE") for kind, high in refs), refs
         assert "GET_TASK_LIST" not in kinds[1:]
 
-
-def test_the_run_stays_within_a_minute(evaluated):
-    _, _, wall, _ = evaluated
-    assert wall < 240, f"espire-eval took {wall:.0f} s for {COUNT} tasks"     # 30-40 s at a load of 30 on 2 cores
