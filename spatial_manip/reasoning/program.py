@@ -109,9 +109,15 @@ class _Eval:
                  face_error_m: float = 0.0, reach: Reach | None = None):
         self.scene, self.direction_slack_deg, self.tilt_slack_deg = scene, float(direction_slack_deg), float(tilt_slack_deg)
         self.face_error_m = float(face_error_m)
-        self.reach = reach or load_reach()    # the arm the graph runs; arm.yaml's when not told
+        self._reach = reach                   # the arm the graph runs; arm.yaml's when not told
         self.unsure_ids: set[str] = set()     # measured in a distance band, not surely in it
         self.trace: list[dict] = []
+
+    @property
+    def reach(self) -> Reach:
+        """The arm's reach rule: the one given, else arm.yaml's model, read only when a place asks
+        (a pick never reads arm.yaml)."""
+        return self._reach or load_reach()
 
     def measure_error_m(self, x) -> float:
         """How far a perceived box's face may lie from the object's (`rel.face_error_m`, at least
