@@ -359,7 +359,7 @@ class _Batch:
                                               allowed=self.allowed, phase="approach", checker=self.approach_checker)
             except SpatialManipError as e:
                 refusal = _drop(g.rank, "approach", e)
-                g.refused[refusal.body.split(" (")[0]] += 1      # a cloud's contact without its points
+                g.refused[_blocker(refusal.body)] += 1
                 g.drop = g.drop or refusal
                 continue
             g.goal = q
@@ -454,9 +454,14 @@ OTHERS_NAMED = 3       # a drop names this many of what refused its other config
 def _with_others(drop: Drop, refused: Counter) -> Drop:
     """`drop` naming what refused the grasp's other configurations, most often first
     (`refused`: each configuration's blocking body)."""
-    others = refused - Counter([drop.body.split(" (")[0]])
+    others = refused - Counter([_blocker(drop.body)])
     named = [f"{body} x{n}" if n > 1 else body for body, n in others.most_common(OTHERS_NAMED)]
     return replace(drop, others=tuple(named)) if named else drop
+
+
+def _blocker(body: str) -> str:
+    """A drop's blocking body as `_with_others` counts it: a cloud's contact without its points."""
+    return body.split(" (")[0]
 
 
 def _short(message: str) -> str:
