@@ -25,7 +25,7 @@ PKG = ROOT.name
 # geometry/ holds the operations on those types, above them.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__", "errors", "registry", "device", "paths", "heap", "progress", "task_kinds", "rendering",
-     "camera_model", "transforms"),
+     "camera_model", "transforms", "plurals"),
     ("config", "parameters", "program_text", "observation", "scene", "trace"),
     ("geometry",),
     ("camera", "calibration", "bags", "control"),

@@ -15,6 +15,7 @@ from spatial_manip.geometry.relations import share_inside
 from spatial_manip.perception.attributes import (BOOK_SIZE_RANGES_M, BOOK_TOLERANCE_M, SHORTFALL_WEIGHT_AT_LEAST,
                                                   book_size_class, seen_colour_distance, size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
+from spatial_manip.plurals import plurals
 from spatial_manip.scene import Scene
 from spatial_manip.transforms import box_corners
 
@@ -716,8 +717,7 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     def names(label):
         # "the alarm clock's right" names the alarm clock, "the newton's cradle's left" the cradle,
         # "the smaller of the two bowls" the bowl (objects-104-00012: a white bowl tied with a jar)
-        said = (label, f"{label}'s", f"{label}s", f"{label}es", f"{label[:-1]}ies" if label.endswith("y") else label)
-        return any(f" {form} " in text for form in said)
+        return any(f" {form} " in text for form in {label, f"{label}'s"} | plurals(label))
     present, present_ids = {o.label for o in scene.objects}, set(scene.ids())
     hits: dict[str, list] = {}
     for o in scene.objects:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.perception.attributes import ALIASES, COLOUR_NAMES, COLOUR_RGB, LIGHTING_NEIGHBOURS, rgb_to_lab
+from spatial_manip.plurals import plural, plurals, singulars
 from spatial_manip.program_text import Node, Sym, node
 from spatial_manip.reasoning.taxonomy import GROUPS, MATERIAL_FORMS, PACKAGING_HEADS, SYNONYMS, WHOLE_LABEL_ONLY
 from spatial_manip.scene import Scene, SceneObject
@@ -39,33 +40,10 @@ class Entry:
     plural: bool
 
 
-def plural(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
-def singulars(word: str) -> set[str]:
-    """What a plural may be the plural of ("glasses": glass, "boxes": box, "chocolates": chocolate;
-    "-ies" either way: "berries" berry, "cookies" cookie); a word that is no plural is itself
-    ("glass", "hummus")."""
-    if word.endswith("ies") and len(word) > 4:
-        return {word[:-3] + "y", word[:-1]}
-    if word.endswith(("sses", "xes", "ches", "shes")):
-        return {word[:-2]}
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return {word[:-1]}
-    return {word}
-
-
 def each_a_bunch(members: list[SceneObject]) -> bool:
     """Whether every object is named in the plural ("roses", "scissors", "grapes"): then "the
     flowers" or "the scissors" names one of them, as "the flower" would, not the set."""
-    def plural_form(w: str) -> bool:
-        return w.endswith("s") and not w.endswith(("ss", "us", "is"))
-    return bool(members) and all(plural_form(spoken_label(o).split()[-1]) for o in members)
+    return bool(members) and all(singulars(w) != {w} for w in (spoken_label(o).split()[-1] for o in members))
 
 
 def graspable(scene: Scene) -> list[SceneObject]:
@@ -268,7 +246,8 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
         frag = node("filterLabel", None, kind, table)
         add(kind, frag, False, members)
         if " " not in kind or kind.split()[-1] not in ("with", "from"):
-            add(plural(kind), frag, not each_a_bunch(members), members)
+            for form in plurals(kind):      # "tomatoes" and "tomatos" alike (plurals.plurals)
+                add(form, frag, not each_a_bunch(members), members)
         if kind in GROUPS:      # "a piece of fruit", "pieces of fruit"
             add(f"piece of {kind}", frag, False, members)
             add(f"pieces of {kind}", frag, True, members)
@@ -297,5 +276,6 @@ def scene_lexicon(scene: Scene) -> dict[str, Entry]:
             if members:
                 frag = wrap(node("filterLabel", None, kind, table))
                 add(f"{term} {kind}", frag, False, members)
-                add(f"{term} {plural(kind)}", frag, not each_a_bunch(members), members)
+                for form in plurals(kind):
+                    add(f"{term} {form}", frag, not each_a_bunch(members), members)
     return lex

@@ -3,7 +3,8 @@ each, on its hand-built scenes (paraphrase_everyday11), mostly with other words 
 from __future__ import annotations
 
 from spatial_manip.bench.paraphrase_everyday11 import EVERYDAY11_SCENES
-from spatial_manip.reasoning.lexicon import packaging_of, singulars
+from spatial_manip.plurals import singulars
+from spatial_manip.reasoning.lexicon import packaging_of
 from spatial_manip.reasoning.parser import normalise
 from spatial_manip.reasoning.planner import make_planner
 from spatial_manip.scene import SceneObject
