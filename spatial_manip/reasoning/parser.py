@@ -503,13 +503,35 @@ def _label(scene: Scene, oid: str) -> str:
 
 
 def _named_by_perception(scene: Scene, ids) -> list[str]:
-    """Of a reference's candidates, those perception named itself, not the instruction's words
-    (`extra["named_by_words"]`, labelling.name_from_words). "The bottle" says one bottle is there:
-    when perception named one and the words a second (a detection it left between a bottle and a
-    jar), the words' reading would make their own reference ambiguous, so they meant the one
-    perception named. The wall of a black bowl, split from it, was read as a second bottle and
-    refused "the bowl closest to the bottle" (objects-106-00012)."""
-    return [i for i in ids if not any(o.id == i and o.extra.get("named_by_words") for o in scene.objects)]
+    """Of a reference's candidates, those perception named itself, or that it found surely one of
+    several entries the words then chose between (`_sure_readings`). "The bottle" says one bottle
+    is there: when perception named one and the words a second that fits a bottle only weakly (a
+    detection it left unnamed, `extra["named_by_words"]`, labelling.name_from_words), the words'
+    reading would make their own reference ambiguous, so they meant the one perception named. The
+    wall of a black bowl, split from it, fit a bottle weakly and was read as a second bottle, which
+    refused "the bowl closest to the bottle" (objects-106-00012). A detection that fits a bottle
+    and a jar surely and about equally may be a second real bottle as much as the jar: choosing
+    the named one would be a guess, so it stays a candidate and the reference is AMBIGUOUS."""
+    return [i for i in ids if not _named_by_words(scene, i) or len(_sure_readings(scene, i)) > 1]
+
+
+def _named_by_words(scene: Scene, i: str) -> bool:
+    return any(o.id == i and o.extra.get("named_by_words") for o in scene.objects)
+
+
+def _sure_readings(scene: Scene, i: str) -> list[str]:
+    """The entries perception found detection `i` fits surely and about equally, between which the
+    words chose (its candidates marked `tie`; as a piece of an entry, not: a piece may be of the
+    object perception named)."""
+    o = next((o for o in scene.objects if o.id == i), None)
+    return [c["label"] for c in (o.extra.get("candidates") or ()) if c.get("tie") and not c.get("piece")] if o else []
+
+
+def _words_doubt(scene: Scene, ids) -> str:
+    """Why a reference the words named stays ambiguous, for the message ('' when none did)."""
+    why = [f"{i} fits a {' or a '.join(_sure_readings(scene, i))} about equally, so it may be a second one"
+           for i in ids if _named_by_words(scene, i) and len(_sure_readings(scene, i)) > 1]
+    return f" ({'; '.join(why)})" if why else ""
 
 
 def _told_apart(scene: Scene, ids) -> str:
@@ -714,7 +736,8 @@ class InstructionParser:
             seen = _named_by_perception(self.scene, ids)
             if len(seen) == 1:
                 return Sym(seen[0])
-            raise AmbiguousError(f"{self._refs.labels[tok]!r} as a reference could be any of {list(ids)}; name it "
+            raise AmbiguousError(f"{self._refs.labels[tok]!r} as a reference could be any of {list(ids)}"
+                                 f"{_words_doubt(self.scene, ids)}; name it "
                                  f"more precisely, by colour, size or position ({_told_apart(self.scene, ids)})")
         return Sym(self._refs.ids[tok])
 
