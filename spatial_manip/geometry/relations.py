@@ -30,7 +30,9 @@ from typing import Callable, Iterable, Sequence, Union
 
 import numpy as np
 from scipy.optimize import lsq_linear
+from scipy.special import ndtri
 
+from spatial_manip.geometry.boxes import BoxFitConfig
 from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.transforms import box_corners
 from spatial_manip.scene import Region, SceneObject, Viewpoint
@@ -585,6 +587,57 @@ def face_error_m(x, viewer_position, floor_m: float) -> float:
         return float(floor_m)
     reach = float(np.linalg.norm(position_of(x) - np.asarray(viewer_position, float)))
     return float(range_tolerance_m(reach, sigmas=FACE_ERROR_SIGMAS, floor_m=floor_m))
+
+
+# A box face is a trimmed quantile of its object's points along an axis (boxes.BoxFitConfig.trim a
+# side; perception/box.py's 1% trims less and spreads less). Range noise of sigma a point moves a
+# sample p-quantile of n points by sqrt(p (1 - p)) / phi(z_p) sigma / sqrt(n), phi the normal
+# density at the quantile z_p (its standard error): 5.3 sigma / sqrt(n) at 0.4%.
+_TRIM = BoxFitConfig().trim
+QUANTILE_SPREAD = math.sqrt(_TRIM * (1 - _TRIM)) / (math.exp(-0.5 * float(ndtri(_TRIM)) ** 2) / math.sqrt(2 * math.pi))
+
+
+def face_fit_error_m(x, viewer_position, floor_m: float) -> float:
+    """How far a perceived box's face may lie from the object's as fit to its points, where one
+    face's own error is compared with another's (`rank_gap_error_m`): FACE_ERROR_SIGMAS of range
+    noise averaged over the face's quantile (QUANTILE_SPREAD / sqrt(n) of one point's, n the
+    object's pixels, `extra["mask_area_px"]`), at least `floor_m`. A book of 700 px at 1.67 m:
+    0.3 cm, where one pixel's 3 sigma is 1.7 cm; so the floor (misregistration's, 1 cm) holds.
+    `face_error_m` when n is not known; 0 on an exact scene."""
+    n = x.extra.get("mask_area_px") if isinstance(x, SceneObject) else None
+    if floor_m <= 0.0 or not n:
+        return face_error_m(x, viewer_position, floor_m)
+    reach = float(np.linalg.norm(position_of(x) - np.asarray(viewer_position, float)))
+    return float(range_tolerance_m(reach, sigmas=FACE_ERROR_SIGMAS * QUANTILE_SPREAD / math.sqrt(n), floor_m=floor_m))
+
+
+def rank_gap_error_m(a, b, face_error: Callable[[object], float], to=None) -> float:
+    """How far the measured difference of a rank's key between perceived `a` and `b` may be from
+    the true one (the least gap `rank_margin` that tells their ranks apart): the key is the
+    centre's coordinate along an axis (`lateral`, `depth`) when `to` is None, else the boundary
+    `distance` to `to`. `face_error(x)`: how far each face of x may be off on its own.
+
+    Errors common to both cancel in a difference: the calibration moves every box by one rigid
+    transform (distances and the order along an axis keep), misregistration shifts the depth
+    image against colour by one offset. What is left is each face's own error e, independent of
+    the others' (taken as FACE_ERROR_SIGMAS sigmas, combined in quadrature):
+      a centre, c = (lo + hi) / 2, is off by e / sqrt(2), and a difference of two centres by
+        sqrt((e_a^2 + e_b^2) / 2);
+      a distance, from x's face toward `to` to `to`'s face toward x, by both; a difference of two
+        distances by sqrt(e_a^2 + e_b^2 + (|u_a - u_b| e_to)^2), u the unit direction from `to` to
+        each: `to`'s face error moves the two alike when they lie on one side of it and apart
+        (doubled) on opposite sides.
+    0 on an exact scene (face_error 0)."""
+    ea, eb = face_error(a), face_error(b)
+    if to is None:
+        return math.sqrt((ea ** 2 + eb ** 2) / 2)
+    ua, ub = (_unit(position_of(x) - position_of(to)) for x in (a, b))
+    return math.sqrt(ea ** 2 + eb ** 2 + (float(np.linalg.norm(ua - ub)) * face_error(to)) ** 2)
+
+
+def _unit(v) -> np.ndarray:
+    n = float(np.linalg.norm(v))
+    return np.asarray(v, float) / n if n > 0 else np.zeros(3)
 
 
 def size_class(o) -> str | None:

@@ -124,6 +124,12 @@ class _Eval:
         `face_error_m`); 0 on an exact scene (face_error_m 0) and for a viewpoint."""
         return rel.face_error_m(x, self.scene.viewer.position, self.face_error_m)
 
+    def fit_error_m(self, x) -> float:
+        """How far one face of a perceived box may be off on its own (`rel.face_fit_error_m`), where
+        it is compared with another box's: range noise averaged over its points, misregistration's
+        floor; 0 on an exact scene."""
+        return rel.face_fit_error_m(x, self.scene.viewer.position, self.face_error_m)
+
     # references ---------------------------------------------------------------------------
     def ref(self, s) -> SceneObject | Region | Viewpoint:
         name = s.name if isinstance(s, Sym) else str(s)
@@ -329,7 +335,7 @@ def op_dist(ev: _Eval, n: Node):
         items, ref = ev.set_(rest[0]), ev.ref(rest[1])
         items = [o for o in items if o is not ref]
         picked = (rel.closest if "Closest" in r else rel.farthest)(items, ref, k)
-        return _told_apart(ev, n, picked, items, lambda o: rel.distance(o, ref), k, "Farthest" in r)
+        return _told_apart(ev, n, picked, items, lambda o: rel.distance(o, ref), k, "Farthest" in r, ref)
     if r == "Range":
         lo, hi = sorted((_num(a[0], "a distance"), _num(a[1], "a distance")))
         items, ref = ev.set_(a[2]), ev.ref(a[3])
@@ -382,19 +388,22 @@ def _in_distance_band(ev: _Eval, n: Node, items: list, ref, word: str, value: fl
     return [o for o, _ in near]
 
 
-def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, rank: int, descending: bool) -> list:
+def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, rank: int, descending: bool,
+                to=None) -> list:
     """`picked`, the items at rank `rank` of `key` (`rel.rank_select`), when the measurement tells
-    them from the next rank: on a perceived scene, ranks whose values differ by less than the boxes'
-    measurement error (`ev.measure_error_m`) are not told apart by it, and the answer would be a
-    guess: AMBIGUOUS naming both. An exact scene keeps the ranks as they are."""
+    them from the next rank: on a perceived scene, ranks whose values differ by less than what the
+    measured difference may be off (`rel.rank_gap_error_m` of the two boxes, and of `to` when the
+    key is the distance to it) are not told apart by it, and the answer would be a guess: AMBIGUOUS
+    naming both. The difference of two boxes' keys, not one pixel's range: "the second leftmost"
+    compares centres of hundreds of points each. An exact scene keeps the ranks as they are."""
     if ev.face_error_m <= 0.0 or not picked:
         return picked
     gap, near = rel.rank_margin(items, key, rank, descending)
-    error = max((ev.measure_error_m(o) for o in picked + near), default=0.0)
+    error = max((rel.rank_gap_error_m(a, b, ev.fit_error_m, to) for a in picked for b in near), default=0.0)
     if near and gap < error:
         raise AmbiguousError(
             f"{', '.join(o.id for o in picked)} and {', '.join(o.id for o in near)} differ by {gap * 100:.1f} cm in "
-            f"{n.rel}, less than the depth sensor's error there ({error * 100:.1f} cm), so which comes first is "
+            f"{n.rel}, less than their measurement may be off ({error * 100:.1f} cm), so which comes first is "
             "a guess: say which (e.g. by colour or size)")
     return picked
 

@@ -172,3 +172,18 @@ def test_a_second_bottle_the_words_named_is_ambiguous_when_it_fits_a_bottle_sure
     assert not plan.ok and plan.error["code"] == "AMBIGUOUS", plan.to_json()
     assert all(w in plan.error["message"] for w in ("white_bottle", "salad_dressing", "bottle or a ceramic jar")), \
         plan.error["message"]
+
+
+def test_two_distances_to_a_reference_told_apart_by_less_than_their_error_stay_ambiguous():
+    """pick-104-00012 as the session-36 run measured it: the orange book 1.2 cm farther from the
+    teddy bear than the brown one, under what the two distances' difference may be off (both books'
+    faces and the bear's, 1.9 cm: relations.rank_gap_error_m): AMBIGUOUS naming both."""
+    doc, scene = _load(Path(__file__).parent / "perceived_scenes" / "pick-104-00012.json")
+    bear, brown, orange = (scene.get(i) for i in ("teddy_bear", "book_brown_medium", "book_orange_medium"))
+    away = (orange.center - bear.center) * np.array([1.0, 1.0, 0.0])
+    orange.center = orange.center - away / np.linalg.norm(away) * (rel.distance(orange, bear) - rel.distance(brown, bear)
+                                                                   - 0.012)
+    assert rel.distance(orange, bear) - rel.distance(brown, bear) == pytest.approx(0.012, abs=0.002)
+    plan = ProgramPlanner().plan(scene, doc["instruction"])
+    assert not plan.ok and plan.error["code"] == "AMBIGUOUS", plan.to_json()
+    assert "book_brown_medium" in plan.error["message"] and "book_orange_medium" in plan.error["message"]
