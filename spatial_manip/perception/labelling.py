@@ -579,7 +579,12 @@ def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_c
     foliage 3.1 m away, 38.7 x 23.2 x 16.5 cm and 3528 points, fit its entry 0.15, and its brown
     pot under it, 1031 points, which fits no juniper, took the name away; the two measure
     38.7 x 23.2 x 33.6 cm against the entry's 38.7 x 19.2 x 33 (place-99-00004). The shrub's pot,
-    about as large as its foliage, stays a piece whatever the two measure. The name keeps the
+    about as large as its foliage, stays a piece whatever the two measure. A named piece standing
+    on the other keeps its name whatever their points, when the two together measure the entry:
+    its top is in view, so its name is no hidden-topped extrapolation, and what it stands on off
+    the work surface is its own lower part. A philadelphus shrub's green foliage 2.4 m away,
+    46 x 16 x 14 cm, fit its entry 0.29, and its brown pot under it, with more than half its
+    points and fitting no shrub, took the name away (pick-104-00010). The name keeps the
     piece's own box: joined, the two outgrew the entry's enrolled footprint, and the depth renamed
     the juniper of place-99-00001 the larger magnolia (catalogue_fit.settle_names_by_depth)."""
     off_surface = [d for d in detections if not work_areas or not on_work_surface(d, work_areas)]
@@ -589,8 +594,8 @@ def stacked_pieces(detections: list[Detection], entries: dict, work_areas, max_c
             continue
         stacked = [o for o in off_surface if o is not piece and _stacked(piece.box, o.box)
                    and match_cost(o, entry) > max_cost]
-        other = next((o for o in stacked if 2 * _point_count(o) > _point_count(piece)
-                      or not _together_measure(piece, o.box, entry)), None)
+        other = next((o for o in stacked if not _together_measure(piece, o.box, entry)
+                      or 2 * _point_count(o) > _point_count(piece) and not _upper_of(piece.box, o.box)), None)
         if other is not None:
             _unname(piece, f"a piece of one object with the detection stacked on or under it at "
                            f"{np.round(other.box.center, 2).tolist()}, which does not fit the {entry.label}")
@@ -613,6 +618,11 @@ def _size_around(a, b) -> np.ndarray:
     """The sides of the box around boxes `a` and `b`, in `a`'s axes."""
     local = np.vstack([box_corners(box.center, box.size, box.rotation) for box in (a, b)]) @ np.asarray(a.rotation, float)
     return local.max(axis=0) - local.min(axis=0)
+
+
+def _upper_of(a, b) -> bool:
+    """Whether box `a` is the upper of two stacked boxes (_stacked): it stands on `b`."""
+    return float(a.center[2]) > float(b.center[2])
 
 
 def _stacked(a, b) -> bool:

@@ -713,15 +713,24 @@ def test_foliage_whose_pot_under_it_completes_its_entry_keeps_its_name_and_holds
     assert match_cost(under, juniper) > 0.8                                             # the premise
     assign_labels([leaves, under], [juniper, mirror])
     assert leaves.id == "juniperus_communis" and under.label == "object"
-    # a piece stacked on it that would make it taller than its entry still contradicts the name,
-    # and so does a pot seen with about as many points as the foliage (the shrub's pot, above)
+    # a piece stacked on it that would make it taller than its entry still contradicts the name
     leaves, tall = foliage(), _seen((0.30, 0.20, 0.40), (0.94, 1.16, -0.34), (160, 90, 50), lower_bound=False)
     assign_labels([leaves, tall], [juniper, mirror])
     assert leaves.label == "object" and "stacked on or under" in leaves.extra["piece_of"]
+    # foliage standing on a pot seen with about as many points keeps its name: its top is in view
+    # (pick-104-00010, the philadelphus shrub's foliage on its pot)
     leaves, under = foliage(), pot(-0.83)
     under.extra["n_points"] = 2000
     assign_labels([leaves, under], [juniper, mirror])
-    assert leaves.label == "object" and "stacked on or under" in leaves.extra["piece_of"]
+    assert leaves.id == "juniperus_communis"
+    # ... but a named piece with another of about as many points standing on it, its top hidden,
+    # is the extrapolation (the shrub's pot, above)
+    low = _seen((0.387, 0.232, 0.165), (0.94, 1.16, -0.83), (50, 136, 78))
+    low.extra.update(lower_bound_sides=[False, True, True], n_points=3528)
+    on_top = pot(-0.63)
+    on_top.extra["n_points"] = 2000
+    assign_labels([low, on_top], [juniper, mirror])
+    assert low.label == "object" and "stacked on or under" in low.extra["piece_of"]
 
 
 MIRROR = (0.4104, 0.1624, 0.4219)
