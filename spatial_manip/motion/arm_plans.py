@@ -197,8 +197,17 @@ class ArmPlans:
         before the (costlier) transit. Returns (transit, then's result); raises the last refusal
         when none works. `hints`: the planner's, for the transit."""
         q_now = np.asarray(q_now, float)
+        return self._reach_through(q_now, self._goals(q_now, pre_T, phase, hints), world, phase, then, hints)
+
+    def _goals(self, q_now: np.ndarray, pre_T, phase: str, hints) -> tuple[list, list]:
+        """The IK solutions at `pre_T` (`_configurations`) and those a hint runs to (`checked_goals`)."""
         candidates = self._configurations(q_now, pre_T, phase)
-        checked = checked_goals(candidates, q_now, hints)
+        return candidates, checked_goals(candidates, q_now, hints)
+
+    def _reach_through(self, q_now: np.ndarray, goals: tuple[list, list], world: CollisionWorld, phase: str,
+                       then, hints):
+        """`_reach` over its pre-pose's `goals` (`_goals`: worked out once per pre-pose)."""
+        candidates, checked = goals
         refusals = {}
         for q_pre in checked + [q for q in candidates if not any(q is c for c in checked)]:
             try:
@@ -227,27 +236,40 @@ class ArmPlans:
         """`_reach` of the first of the pre-poses `pre_Ts` that one reaches, one with a
         configuration a hint runs to from the arm first (the grasp service's motion check may have
         reached a grasp only at a shorter stand-off); the refusal of the first (the full
-        stand-off, the one a user would expect) when none does."""
+        stand-off, the one a user would expect) when none does. Each pre-pose's IK and hinted
+        configurations are worked out once, for the order and for the reach."""
         q_now = np.asarray(q_now, float)
-        refusals: dict[int, SpatialManipError] = {}
-        for i in sorted(range(len(pre_Ts)), key=lambda i: not self._hinted(q_now, pre_Ts[i], phase, hints)):
+        goals: dict[int, tuple | SpatialManipError] = {}
+
+        def goals_at(i: int) -> tuple[list, list]:
+            if i not in goals:
+                try:
+                    goals[i] = self._goals(q_now, pre_Ts[i], phase, hints)
+                except SpatialManipError as e:       # no IK there, or outside the workspace
+                    goals[i] = e
+            if isinstance(goals[i], SpatialManipError):
+                raise goals[i]
+            return goals[i]
+
+        def unhinted(i: int) -> bool:
             try:
-                return self._reach(q_now, pre_Ts[i], world, phase, then, hints)
+                return not goals_at(i)[1]
+            except SpatialManipError:
+                return True
+        # the order needs every pre-pose's IK only when a hint runs from where the arm is
+        order = range(len(pre_Ts))
+        if any(_runs_from(h, q_now) for h in hints):
+            order = sorted(order, key=unhinted)
+        refusals: dict[int, SpatialManipError] = {}
+        for i in order:
+            try:
+                return self._reach_through(q_now, goals_at(i), world, phase, then, hints)
             except SpatialManipError as e:
                 refusals[i] = e
         first = refusals[0]
         if len(pre_Ts) > 1:
             first.message = f"{first.message} (and at {len(pre_Ts) - 1} shorter stand-offs)"
         raise first
-
-    def _hinted(self, q_now: np.ndarray, pre_T, phase: str, hints) -> bool:
-        """Whether a hint runs from the arm to a configuration at `pre_T`."""
-        if not any(_runs_from(h, q_now) for h in hints):
-            return False
-        try:
-            return bool(checked_goals(self._configurations(q_now, pre_T, phase), q_now, hints))
-        except SpatialManipError:
-            return False
 
     def transit(self, q_now, goal, world: CollisionWorld, phase: str, hints=()) -> Transit:
         """A planned path to `goal` (joints or a TCP pose), out of any contact the arm starts in;

@@ -211,3 +211,26 @@ def test_a_pick_goes_first_where_the_motion_checks_path_runs(planner, home):
     plans.pre_grasp_hints = [np.vstack([home + 0.1, path[1:]])]
     transit = plans.pick_start(home, grasp, pres, None, "").transit
     np.testing.assert_allclose(transit.path.waypoints[-1], nearest, atol=1e-9)
+
+
+def test_a_hinted_pick_solves_each_pre_grasps_ik_once(planner, home, monkeypatch):
+    """Ordering the pre-grasps by the hint needs every pre-grasp's IK; the reach then uses those
+    solutions, not a second IK of the one it takes. Without a hint from where the arm is, only the
+    pre-grasps tried are solved."""
+    from spatial_manip.control.primitives import pre_grasp_poses
+
+    grasp = pose([0.45, 0.1, 0.10])
+    pres = pre_grasp_poses(grasp, 0.10)
+    plans = ArmPlans(planner)
+    checked = plans._configurations(home, pres[1], "pre_grasp")[1]
+    path = planner.plan(home, checked, CollisionWorld(), phase="pre_grasp").waypoints
+    kin_class, solved = type(planner.envelope.kin), []
+    ik_all = kin_class.ik_all
+    monkeypatch.setattr(kin_class, "ik_all", lambda self, T, q: solved.append(T) or ik_all(self, T, q))
+    plans.pre_grasp_hints = [path]
+    plans.pick_start(home + 0.003, grasp, pres, None, "")
+    assert len(solved) == len(pres) > 1
+    solved.clear()
+    plans.pre_grasp_hints = []
+    plans.pick_start(home, grasp, pres, None, "")
+    assert len(solved) == 1
