@@ -45,7 +45,7 @@ Placeable = Union[SceneObject, Region, Viewpoint]
 
 # Thresholds with a meaning a person would agree with; named so every caller shares them.
 FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's up
-UPRIGHT_MIN_TILT_DEG = 70.0     # standing upright: the book's long side near vertical
+UPRIGHT_MAX_TILT_DEG = 20.0     # standing upright: a book's tilt (`book_tilt_deg`) within 20 deg of 0
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
 RANK_TIE_M = 0.01               # values within 1 cm share a rank
 RANK_SAID_MIN_M = 0.03          # a task asks for a rank only 3 cm clear of the next one (`clearly_ranked`)
@@ -292,14 +292,15 @@ def tilt_deg(obj: SceneObject) -> float:
 
 
 def book_pose_class(obj: SceneObject) -> str:
-    """'flat' | 'upright' | 'tilted' for a book. A book lies flat when its thin axis is vertical
-    and stands upright when its thin axis is horizontal; anything else is tilted. The thin axis
-    is the smallest box extent, so this works whichever local axis the book's thickness is on."""
-    thin = obj.rotation[:, int(np.argmin(obj.size))]
-    angle = math.degrees(math.acos(float(np.clip(abs(thin @ UP), 0.0, 1.0))))
-    if angle <= FLAT_MAX_TILT_DEG:
+    """'flat' | 'upright' | 'tilted' for a book: bands of its tilt (`book_tilt_deg`, ESPIRE A.2),
+    so a pose word and a stated angle never disagree. Upright up to UPRIGHT_MAX_TILT_DEG, flat
+    from 90 - FLAT_MAX_TILT_DEG (both cover edges near level: the cover lies flat), tilted in
+    between, whichever way the book leans: back off its edge, or within its cover's plane onto a
+    corner (the thin axis alone called that upright while the tilt said 30 degrees)."""
+    tilt = book_tilt_deg(obj)
+    if tilt >= 90.0 - FLAT_MAX_TILT_DEG:
         return "flat"
-    if angle >= UPRIGHT_MIN_TILT_DEG:
+    if tilt <= UPRIGHT_MAX_TILT_DEG:
         return "upright"
     return "tilted"
 
@@ -322,9 +323,9 @@ def seen_book_pose_class(obj: SceneObject) -> str:
 def book_tilt_deg(obj: SceneObject) -> float:
     """Tilt of a book from upright: 0 standing, 90 lying flat. ESPIRE A.2 measures a tilt as the
     angle between the global up axis and the object's upright axis; a book's is the edge of its
-    cover it stands on, the cover's side nearest the vertical (long or short: `book_pose_class`
-    calls a book upright on either). So a book leaning within its cover's plane (standing on a
-    corner) is tilted as much as one leaning back by that angle; the thin axis alone missed it."""
+    cover it stands on, the cover's side nearest the vertical (long or short: a book stands
+    upright on either). So a book leaning within its cover's plane (standing on a corner) is
+    tilted as much as one leaning back by that angle; `book_pose_class` is bands of this angle."""
     cover = np.argsort(obj.size)[1:]
     return min(math.degrees(math.acos(float(np.clip(abs(obj.rotation[:, k] @ UP), 0.0, 1.0)))) for k in cover)
 
