@@ -533,8 +533,9 @@ class Agent:
     def _make_planner(self):
         name = self.config.planner
         c = self.config
-        cfg = {"unnamed_frame": c.unnamed_frame,                # the reach of the arm this graph drives
-               "reach": load_reach(c.arm_config_file, c.arm_backend, c.ur_type)} if name == "program" else {}
+        cfg = {"reach": load_reach(c.arm_config_file, c.arm_backend, c.ur_type)}   # the arm this graph drives
+        if name == "program":
+            cfg["unnamed_frame"] = c.unnamed_frame
         try:
             return make_planner(name, **cfg)
         except ValueError as e:

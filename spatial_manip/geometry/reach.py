@@ -1,10 +1,10 @@
-"""Whether the arm reaches a place: one rule for the shelf slots a capture or the generator flags
-(workspace/shelf.py, sim/layouts.ShelfStance) and the table places the planner chooses among
-(reasoning/program.py), so the generator flags the slots a capture would and the planner prefers,
-of the places the words allow, one the arm can reach. The arm model's numbers come from its
-kinematics (control.kinematics.URKinematics.reach: the shoulder's height is the model's DH d1, a
-UR5's 8.9 cm, a UR5e's 16.25 cm) for the planner and a capture (arm.yaml's arm.model), and from
-the simulated UR5e's own model for the task generator (sim/layouts.SIM_SHOULDER_Z_M)."""
+"""Whether the arm reaches a place: one rule for the shelf slots the generator flags
+(sim/layouts.ShelfStance) and the slots and table places the planner chooses among
+(reasoning/program.py), so the generator flags the slots the planner would and the planner
+prefers, of the places the words allow, one the arm can reach. The arm model's numbers come from
+its kinematics (control.kinematics.URKinematics.reach: the shoulder's height is the model's DH d1,
+a UR5's 8.9 cm, a UR5e's 16.25 cm) for the planner (the launched arm's: the agent passes it), and
+from the simulated UR5e's own model for the task generator (sim/layouts.SIM_SHOULDER_Z_M)."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,6 +13,9 @@ import numpy as np
 
 REACH_M = 0.80                           # the wrist within this of the shoulder: the place is reachable
 TCP_TO_WRIST_M = 0.156                   # the wrist behind the TCP along the approach (2F-85 on a UR5e)
+SLOT_ENTRY_M = 0.06                      # a set-down into a slot: the TCP this far past its front face,
+WRIST_ABOVE_SLOT_FLOOR_M = 0.16          # the wrist this high over the slot's floor,
+SLOT_CEILING_CLEARANCE_M = 0.05          # and at least this far under its ceiling
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,3 +39,23 @@ class Reach:
         the robot's base stands at `base` in, axes level with it) keeps the wrist within reach."""
         wrist = np.asarray(top, float) - np.asarray(base, float) + np.array([0.0, 0.0, TCP_TO_WRIST_M])
         return self.wrist_reaches(wrist)
+
+    def reaches_into(self, slot, base=(0.0, 0.0, 0.0)) -> bool:
+        """A set-down into `slot` (a level box: centre, size, rotation with its depth on x) through
+        the face nearest the robot's base `base` keeps the wrist within reach: the TCP SLOT_ENTRY_M
+        past that face, the wrist TCP_TO_WRIST_M behind it, WRIST_ABOVE_SLOT_FLOOR_M over the
+        slot's floor (SLOT_CEILING_CLEARANCE_M under its ceiling at most)."""
+        return self.wrist_reaches(slot_wrist(slot, base) - np.asarray(base, float))
+
+
+def slot_wrist(slot, base=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Where the wrist is as a set-down enters `slot` from the robot's side (`Reach.reaches_into`)."""
+    centre, size = np.asarray(slot.center, float), np.asarray(slot.size, float)
+    depth = np.asarray(slot.rotation, float)[:, 0] * np.array([1.0, 1.0, 0.0])
+    depth /= np.linalg.norm(depth)
+    toward = depth if (np.asarray(base, float) - centre) @ depth > 0 else -depth
+    front = centre + toward * size[0] / 2
+    floor, ceiling = centre[2] - size[2] / 2, centre[2] + size[2] / 2
+    z = min(floor + WRIST_ABOVE_SLOT_FLOOR_M, ceiling - SLOT_CEILING_CLEARANCE_M)
+    wrist = front + toward * (TCP_TO_WRIST_M - SLOT_ENTRY_M)
+    return np.array([wrist[0], wrist[1], z])

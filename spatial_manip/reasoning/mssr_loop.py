@@ -36,6 +36,7 @@ from PIL import Image
 from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialManipError,
                                   TargetNotFoundError)
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
 from spatial_manip.reasoning.vlm_coords import CoordSettings, downscaled_size
 from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, program_ids, unknown_ids
@@ -449,9 +450,11 @@ def image_data_url(rgb: np.ndarray, max_side_px: int = 1024) -> str:
 
 def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: AgentConfig, *,
                     observation=None, task_kind: str = "auto", trace=None,
-                    image_max_side_px: int = 1024, coords: CoordSettings | None = None) -> PlanResult:
+                    image_max_side_px: int = 1024, coords: CoordSettings | None = None,
+                    reach: Reach | None = None) -> PlanResult:
     """Plan one instruction with a chat model; never raises a SpatialManipError (it becomes the
-    result's error). `coords`: how the model writes boxes and points (default: pixels)."""
+    result's error). `coords`: how the model writes boxes and points (default: pixels). `reach`:
+    the launched arm's reach rule, for the places the model's programs choose (None: arm.yaml's)."""
     t0 = time.perf_counter()
     rec = Recorder(trace)
     rec("instruction", text=instruction, task_kind=task_kind, mode=cfg.mode)
@@ -464,7 +467,7 @@ def plan_with_model(model: ChatModel, scene: Scene, instruction: str, cfg: Agent
         adapter = None
         if observation is not None:
             adapter = (coords or CoordSettings()).adapter(observation.rgb.shape, image_max_side_px)
-        tools = ToolSet(scene, orienter=orienter, observation=observation, coords=adapter)
+        tools = ToolSet(scene, orienter=orienter, observation=observation, coords=adapter, reach=reach)
         run = run_mssr if cfg.mode == "mssr" else run_tools
         return run(model, scene, instruction, tools, cfg, rec, image_url, task_kind, t0)
     except SpatialManipError as e:

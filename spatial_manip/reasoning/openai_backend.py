@@ -24,6 +24,7 @@ from spatial_manip.errors import BackendUnavailableError, SpatialManipError, Sta
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
 from spatial_manip.reasoning.planner import PlanResult
 from spatial_manip.reasoning.vlm_coords import QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, CoordSettings
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.scene import Scene
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000/v1"      # vLLM's default; Ollama serves :11434/v1
@@ -48,6 +49,7 @@ class OpenAIConfig:
     coords_min_pixels: int = QWEN_MIN_PIXELS
     coords_max_pixels: int = QWEN_MAX_PIXELS
     agent: dict = field(default_factory=dict)         # AgentConfig fields (mode, max_turns, ...)
+    reach: Reach | None = None                        # the launched arm's reach rule (None: arm.yaml's)
 
     def __post_init__(self):
         self.base_url = (self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
@@ -162,4 +164,4 @@ class OpenAIPlanner:
         obs = observation if self.config.send_image else None
         return plan_with_model(self.client, scene, instruction, self.config.agent, observation=obs,
                                task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px,
-                               coords=self.config.coord_settings)
+                               coords=self.config.coord_settings, reach=self.config.reach)

@@ -862,14 +862,14 @@ def _with_room(items: list) -> list:
 
 
 def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:
-    """Of the slots the words allow (any one satisfies them), the one the arm reaches (a slot's
-    `extra["reachable"]`, flagged where the shelf is captured or generated: geometry.reach) nearest
-    the robot; when none is flagged reachable the nearest, which the arm's own check then refuses
-    as UNREACHABLE. Nearest alone put the book into a slot out of reach while another the words
-    allow was in reach (session 32)."""
-    ranked = sorted(slots, key=lambda s: (not s.extra.get("reachable", True), rel.distance(s, ev.scene.robot)))
-    skipped = [s.id for s in ranked if not s.extra.get("reachable", True)
-               and rel.distance(s, ev.scene.robot) < rel.distance(ranked[0], ev.scene.robot)]
+    """Of the slots the words allow (any one satisfies them), the one the arm reaches (`ev.reach`,
+    the launched arm's: geometry.reach's `reaches_into`) nearest the robot; when it reaches none
+    the nearest, which the arm's own check then refuses as UNREACHABLE. Nearest alone put the book
+    into a slot out of reach while another the words allow was in reach (session 32)."""
+    robot = ev.scene.robot
+    reached = {s.id: ev.reach.reaches_into(s, robot.position) for s in slots}
+    ranked = sorted(slots, key=lambda s: (not reached[s.id], rel.distance(s, robot)))
+    skipped = [s.id for s in ranked if not reached[s.id] and rel.distance(s, robot) < rel.distance(ranked[0], robot)]
     if skipped:
         ev.trace.append({"node": "reach", "ids": [ranked[0].id], "out_of_reach": skipped,
                          "why": "nearer slots the words allow lie beyond the arm's reach"})

@@ -29,6 +29,7 @@ from spatial_manip.errors import BackendUnavailableError, SpatialManipError
 from spatial_manip.reasoning.mssr_loop import AgentConfig, plan_with_model
 from spatial_manip.reasoning.planner import PlanResult
 from spatial_manip.reasoning.vlm_coords import QWEN_MAX_PIXELS, QWEN_MIN_PIXELS, CoordSettings
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.scene import Scene
 
 INSTALL = ("pip install torch==2.13.0 transformers==5.23.0 (torch 2.13.0 is the CPU wheel here; any other "
@@ -65,6 +66,7 @@ class TransformersConfig:
     coords_min_pixels: int = QWEN_MIN_PIXELS
     coords_max_pixels: int = QWEN_MAX_PIXELS
     agent: dict = field(default_factory=dict)
+    reach: Reach | None = None         # the launched arm's reach rule (None: arm.yaml's)
 
     def __post_init__(self):
         self.model_path = self.model_path or os.environ.get("SPATIAL_MANIP_VLM_PATH")
@@ -247,4 +249,4 @@ class TransformersPlanner:
              trace=None) -> PlanResult:
         return plan_with_model(self.model, scene, instruction, self.config.agent, observation=observation,
                                task_kind=task_kind, trace=trace, image_max_side_px=self.config.image_max_side_px,
-                               coords=self.config.coord_settings)
+                               coords=self.config.coord_settings, reach=self.config.reach)

@@ -31,6 +31,7 @@ import numpy as np
 
 from spatial_manip.errors import SpatialManipError, TargetNotFoundError
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.reach import Reach
 from spatial_manip.reasoning import lexicon
 from spatial_manip.reasoning.vlm_coords import CoordAdapter
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
@@ -98,8 +99,9 @@ class ToolSet:
     `scene` may be updated by tools (orientation grounding sets a front)."""
 
     def __init__(self, scene: Scene, *, orienter: Callable[[str, str], np.ndarray] | None = None,
-                 observation=None, coords: CoordAdapter | None = None):
+                 observation=None, coords: CoordAdapter | None = None, reach: Reach | None = None):
         self.scene = scene
+        self.reach = reach         # the launched arm's, for the places a program chooses (execute's)
         self.version = 0           # bumped whenever a tool changes the scene (a repeated call is then new)
         self.orienter = orienter
         self.tools: dict[str, Tool] = {t.name: t for t in self._builtin()}
@@ -321,7 +323,8 @@ class ToolSet:
                                 f"{', '.join(self.known_ids())}")
         try:
             res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M)
+                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M,
+                          reach=self.reach)
         except TargetNotFoundError as e:
             return {"program": str(tree), "targets": [], "note": str(e)}
         return {"program": str(tree), "action": res.action, "targets": res.targets,

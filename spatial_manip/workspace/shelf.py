@@ -34,7 +34,6 @@ from spatial_manip.perception.base import check_observation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.planes import fit_horizontal_planes
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
-from spatial_manip.control.config import load_reach
 
 FACE, THROUGH = 0, 1            # grid channels: rays ending on the front face, rays passing through it
 
@@ -415,13 +414,10 @@ def slot_regions(frame: ShelfFrame, front: float, boards: list[Band], columns: l
         for c, (left, right) in enumerate(zip(cols, cols[1:]), start=1):
             u = Band(left.hi, right.lo)
             centre = frame.world(front / 2, u.mid, z.mid)
-            # the wrist 6 cm inside the slot's entrance, 16 cm above its floor (layouts.py's test)
-            wrist = frame.world(front + 0.096, u.mid, z.lo + 0.16)
             ys = [frame.world(front / 2, v, z.mid)[1] for v in (u.lo, u.hi)]
             out.append(Region(f"slot_r{r}c{c}", "slot", centre, [front, u.hi - u.lo, z.hi - z.lo], row=r, col=c,
                               rotation=frame.rotation,
-                              extra={"reachable": load_reach().wrist_reaches(wrist),
-                                     "free_y": [min(ys), max(ys)], "captured": True}))
+                              extra={"free_y": [min(ys), max(ys)], "captured": True}))
     return out
 
 

@@ -1,7 +1,8 @@
-"""Of several places the words allow, the program chooses one the arm reaches (geometry.reach):
-a slot flagged reachable before a nearer one that is not, and for "beside X" the freest side
-that rests and is in reach, not a free corner beyond it (objects-93-00011: "set it down beside
-the pillar bookend" chose the table's far corner behind it, 0.93 m away, and ended UNREACHABLE)."""
+"""Of several places the words allow, the program chooses one the arm reaches (geometry.reach, the
+launched arm's rule, which the planner is given): a slot in reach before a nearer one that is not,
+and for "beside X" the freest side that rests and is in reach, not a free corner beyond it
+(objects-93-00011: "set it down beside the pillar bookend" chose the table's far corner behind it,
+0.93 m away, and ended UNREACHABLE)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -9,12 +10,17 @@ from dataclasses import replace
 import numpy as np
 
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry.reach import Reach, slot_wrist
 from spatial_manip.control.config import load_reach
 from spatial_manip.reasoning.examples import rot_z, shelf_scene
 from spatial_manip.reasoning.program import execute
+from spatial_manip.reasoning.vlm_tools import ToolSet
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 EMPTY_SLOTS = "place(unique(filterAttr$Empty(filterSlot(SHELF))))"      # r1c1, r1c3 and r2c2
+# an arm whose shoulder stands 1.6 m above its base: the top row's wrists (0.84 m from it) are in
+# reach, the middle row's (0.91 m) are not, though the middle row is nearer the base
+HIGH_SHOULDER = Reach(shoulder_z_m=1.6, reach_m=0.87)
 
 
 def _flag(scene: Scene, out_of_reach: set) -> Scene:
@@ -28,19 +34,42 @@ def _placed_slot(scene: Scene, res) -> str:
 
 def test_a_slot_out_of_reach_gives_way_to_one_the_words_allow_in_reach():
     scene = shelf_scene()
-    assert _placed_slot(scene, execute(EMPTY_SLOTS, scene)) == "slot_r2c2"       # the nearest, unflagged
-    flagged = _flag(scene, {"slot_r2c2"})
-    res = execute(EMPTY_SLOTS, flagged)
+    res = execute(EMPTY_SLOTS, scene, reach=HIGH_SHOULDER)
     assert res.targets == ["slot_r1c1", "slot_r1c3", "slot_r2c2"]              # the answer set is the words'
-    assert _placed_slot(flagged, res) in ("slot_r1c1", "slot_r1c3")
+    assert _placed_slot(scene, res) in ("slot_r1c1", "slot_r1c3")
     assert [t["out_of_reach"] for t in res.trace if t.get("node") == "reach"] == [["slot_r2c2"]]
 
 
 def test_when_no_slot_the_words_allow_is_in_reach_the_nearest_is_still_planned():
-    scene = _flag(shelf_scene(), {"slot_r1c1", "slot_r1c3", "slot_r2c2"})
-    res = execute(EMPTY_SLOTS, scene)
+    """UR5e's 0.80 m from its shoulder reaches none of r1c1, r1c3 and r2c2 (r2c2's wrist is
+    1.04 m from it). A flag a workspace file carries (captures wrote arm.yaml's verdict) is not
+    the launched arm's and counts for nothing."""
+    scene = _flag(shelf_scene(), {"slot_r1c1", "slot_r1c3"})
+    assert not load_reach().reaches_into(scene.get("slot_r2c2"), scene.robot.position)
+    res = execute(EMPTY_SLOTS, scene, reach=load_reach())
     assert _placed_slot(scene, res) == "slot_r2c2"      # the arm's own check says UNREACHABLE
     assert not [t for t in res.trace if t.get("node") == "reach"]
+
+
+def test_a_slot_is_reached_through_its_face_towards_the_robot():
+    """The wrist enters 6 cm past the slot's front face (the one nearest the robot), 16 cm over its
+    floor: turning the slot round (its depth axis the other way) or standing the robot behind the
+    shelf moves the wrist to the face nearest the robot, not across the slot."""
+    slot = shelf_scene().get("slot_r2c2")         # depth 0.30 m from x 0.75 to 1.05, floor at z 0.81
+    assert np.allclose(slot_wrist(slot), [0.75 - 0.096, 0.0, 0.97])
+    assert np.allclose(slot_wrist(replace(slot, rotation=rot_z(180))), [0.75 - 0.096, 0.0, 0.97])
+    assert np.allclose(slot_wrist(slot, base=[2.0, 0.0, 0.0]), [1.05 + 0.096, 0.0, 0.97])
+
+
+def test_the_model_s_programs_place_with_the_launched_arm_s_reach():
+    """vlm_tools' run_program chose slots with arm.yaml's reach whatever arm was launched; it runs
+    the program with the reach the planner was given, as the program planner does."""
+    scene = shelf_scene()
+    for reach, slots in ((HIGH_SHOULDER, ("slot_r1c1", "slot_r1c3")), (load_reach(), ("slot_r2c2",))):
+        out = ToolSet(scene, reach=reach).call("run_program", {"program": EMPTY_SLOTS})
+        assert out.ok, out.error
+        p = out.result["place_pose"]["position"]
+        assert next(s.id for s in scene.regions if rel.point_in_box(p, s)) in slots
 
 
 def _bookend_scene() -> Scene:
@@ -82,7 +111,6 @@ def test_the_reach_is_the_one_of_the_arm_the_planner_was_given():
     (planner_node's ur_type). Given a shorter arm's reach (the agent passes the one of its
     arm_config_file, arm_backend and ur_type), the place beside the bookend is one that arm
     reaches, nearer than the default arm's."""
-    from spatial_manip.geometry.reach import Reach
     from spatial_manip.reasoning.planner import make_planner
 
     scene, usual = _bookend_scene(), load_reach()
