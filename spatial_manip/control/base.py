@@ -5,7 +5,9 @@ Contract shared by all backends:
   UR order (`JOINT_NAMES`).
 - `move_l` / `move_j` / `move_path` block until the motion ends. `move_path` follows a planned
   joint path (rows of an (n, 6) array, the first near the current joints) without stopping at
-  the inner waypoints where the controller can blend, and ends exactly on the last one. They raise `MotionFailedError` (with the
+  the inner waypoints where the controller can blend, and ends exactly on the last one;
+  `driven_path` returns, for the same arguments, the motion move_path will drive (a DrivenPath:
+  the curve it follows, not the waypoints' straight segments), which the envelope checks. They raise `MotionFailedError` (with the
   controller's reason) when the controller refuses or stops, and `CanceledError` when `stop()`
   was called from another thread during the motion; `stop()` is thread-safe and decelerates
   the arm promptly. Backends never re-send an interrupted motion by themselves.
@@ -23,9 +25,41 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from spatial_manip.control.kinematics import JOINT_NAMES
+from spatial_manip.errors import InvalidGoalError
 from spatial_manip.registry import register_role
 
-__all__ = ["Arm", "Gripper", "SafetyStatus", "JOINT_NAMES", "ARM_BACKENDS", "GRIPPER_BACKENDS"]
+__all__ = ["Arm", "DrivenPath", "Gripper", "SafetyStatus", "JOINT_NAMES", "ARM_BACKENDS", "GRIPPER_BACKENDS",
+           "straight_driven_path"]
+
+
+@dataclasses.dataclass(frozen=True)
+class DrivenPath:
+    """The motion an arm's move_path drives, as SafetyEnvelope.checked_path judges it: joint
+    samples `q` ((m, 6), the first where the arm is now, the last the path's end) in the order
+    driven, the arm moving straight in joint space between neighbours (or closer than `stray_m`
+    to that), and `stray_m` ((m - 1,) metres): how far the TCP may stray from the straight
+    segment q[i] -> q[i + 1] because the controller shapes it itself (a blend radius), 0 where
+    the backend sends the samples themselves."""
+
+    q: np.ndarray
+    stray_m: np.ndarray
+
+    def __post_init__(self):
+        q, stray = np.asarray(self.q, float), np.asarray(self.stray_m, float)
+        if q.ndim != 2 or q.shape[1:] != (6,) or not len(q) or not np.all(np.isfinite(q)):
+            raise InvalidGoalError(f"a driven path's samples are an (m, 6) array of finite angles, got shape {q.shape}")
+        if stray.shape != (len(q) - 1,) or not np.all(np.isfinite(stray)) or np.any(stray < 0):
+            raise InvalidGoalError(f"a driven path's stray_m is one finite value >= 0 per segment ({len(q) - 1}), "
+                                   f"got {stray.tolist()}")
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "stray_m", stray)
+
+
+def straight_driven_path(q_now, rows) -> DrivenPath:
+    """From `q_now` straight in joint space through every row: the motion of an arm that stops
+    at each waypoint (and what a path's waypoints alone say)."""
+    q = np.vstack([np.asarray(q_now, float).reshape(1, 6), np.asarray(rows, float).reshape(-1, 6)])
+    return DrivenPath(q, np.zeros(len(q) - 1))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +99,7 @@ class Arm(Protocol):
     def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None: ...
     def move_j(self, q: np.ndarray, speed: float, accel: float) -> None: ...
     def move_path(self, qs: np.ndarray, speed: float, accel: float) -> None: ...
+    def driven_path(self, qs: np.ndarray, speed: float, accel: float) -> DrivenPath: ...
     def stop(self) -> None: ...
     def joint_positions(self) -> np.ndarray: ...
     def tcp_pose(self) -> np.ndarray: ...

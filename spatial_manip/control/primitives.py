@@ -241,9 +241,11 @@ class MotionPrimitives:
         run.phase(name, detail, follow)
 
     def _follow(self, waypoints: np.ndarray, vj: float, aj: float) -> None:
-        """Every joint path reaches the arm here, checked from where the arm is now and its speeds
-        capped by the envelope (SafetyEnvelope.checked_path), whichever planner produced it."""
-        self.arm.move_path(*self.safety.checked_path(self.arm.joint_positions(), waypoints, vj, aj))
+        """Every joint path reaches the arm here, checked from where the arm is now, as the arm
+        will drive it (its driven_path), and its speeds capped by the envelope
+        (SafetyEnvelope.checked_path), whichever planner produced it."""
+        self.arm.move_path(*self.safety.checked_path(self.arm.joint_positions(), waypoints, vj, aj,
+                                                     driven=self.arm.driven_path))
 
     def _line(self, T: np.ndarray, v: float, a: float) -> None:
         """Every straight move reaches the arm here, checked from where the arm is now and its

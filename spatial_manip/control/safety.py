@@ -6,18 +6,21 @@ boxes (e.g. the camera mount), at least a minimum height above the table, reacha
 analytic IK within the joint limits, and speeds/accelerations under their caps. Cartesian paths
 are checked at a fixed spacing, including IK continuity (a jump between neighbouring samples
 means the straight line crosses a singularity or a branch change the controller would refuse).
-Violations raise UnreachableError (geometry) or InvalidGoalError (malformed request).
+A joint path is judged as its backend will drive it (the arm's `driven_path`: a time-optimal
+curve or a spline leaves the waypoints' straight segments at their corners). Violations raise
+UnreachableError (geometry, naming the limit and by how much) or InvalidGoalError (malformed request).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from spatial_manip.config import build
+from spatial_manip.control.base import DrivenPath, straight_driven_path
 from spatial_manip.control.kinematics import URKinematics
 from spatial_manip.errors import InvalidGoalError, UnreachableError
 
@@ -46,13 +49,21 @@ class Box:
         return ((self.min_m[0] + self.max_m[0]) / 2, (self.min_m[1] + self.max_m[1]) / 2)
 
     def contains(self, p: np.ndarray) -> bool:
-        if not (np.all(p >= np.asarray(self.min_m)) and np.all(p <= np.asarray(self.max_m))):
-            return False
-        if self.radius_m is None:
-            return True
-        cx, cy = self.axis_xy
-        return bool((p[0] - cx) ** 2 + (p[1] - cy) ** 2 <= self.radius_m ** 2)
+        return self.depth(p) >= 0.0
 
+    def depth(self, p: np.ndarray, grown_by_m: float = 0.0) -> float:
+        """How far p lies inside the box grown by `grown_by_m` on every side (the cylinder's
+        radius too): >= 0 inside (bounds inclusive), negative outside."""
+        p = np.asarray(p, float)
+        lo, hi = np.asarray(self.min_m) - grown_by_m, np.asarray(self.max_m) + grown_by_m
+        depth = float(np.min(np.minimum(p - lo, hi - p)))
+        if self.radius_m is None:
+            return depth
+        cx, cy = self.axis_xy
+        return min(depth, self.radius_m + grown_by_m - math.hypot(p[0] - cx, p[1] - cy))
+
+
+JOINT_CHECK_STEP_RAD = 0.02    # joint-space segments are checked at this spacing (largest joint change)
 
 # The robot's own limits, as ur_rtde checks them before a move (rtde_control_interface.h:
 # UR_TOOL_VELOCITY_MAX 3.0 m/s, UR_TOOL_ACCELERATION_MAX 150, UR_JOINT_VELOCITY_MAX 3.14 rad/s,
@@ -119,23 +130,32 @@ class SafetyEnvelope:
         return cls(SafetyConfig.from_config(cfg["safety"]), URKinematics.from_config(cfg["kinematics"]))
 
     # ---- single poses --------------------------------------------------------------------
-    def check_position(self, p: np.ndarray, what: str = "TCP target") -> None:
+    def check_position(self, p: np.ndarray, what: str = "TCP target", margin_m: float = 0.0) -> None:
+        """The TCP at p inside the workspace box, above the table limit and outside every
+        keep-out box, each by `margin_m` at least (how far the TCP may stray from p: a blended
+        corner). A refusal names the limit and by how much it is missed."""
         c = self.config
         p = np.asarray(p, float)
-        if not c.workspace.contains(p):
+        slack = "" if margin_m <= 0 else f" (with the {margin_m:.3f} m the TCP may stray from it)"
+        outside = -c.workspace.depth(p, -margin_m)
+        if outside > 0:
             raise UnreachableError(
                 f"{what} {np.round(p, 4).tolist()} m is outside the workspace box "
-                f"{list(c.workspace.min_m)}..{list(c.workspace.max_m)}; choose a target inside it or widen safety.workspace_*")
+                f"{list(c.workspace.min_m)}..{list(c.workspace.max_m)} by {outside:.4f} m{slack}; "
+                "choose a target inside it or widen safety.workspace_*")
         floor = c.table_height_m + c.min_tcp_height_above_table_m
-        if p[2] < floor:
+        if p[2] < floor + margin_m:
             raise UnreachableError(
                 f"{what} height {p[2]:.4f} m is below the table limit {floor:.4f} m "
-                f"(table {c.table_height_m} m + {c.min_tcp_height_above_table_m} m); raise the target")
+                f"(table {c.table_height_m} m + {c.min_tcp_height_above_table_m} m) by {floor + margin_m - p[2]:.4f} m"
+                f"{slack}; raise the target")
         for box in c.keep_out:
-            if box.contains(p):
+            inside = box.depth(p, margin_m)
+            if inside >= 0:
                 shape = "" if box.radius_m is None else f" (a {box.radius_m} m radius cylinder)"
                 raise UnreachableError(f"{what} {np.round(p, 4).tolist()} m is inside the keep-out box "
-                                       f"{box.name!r} {list(box.min_m)}..{list(box.max_m)}{shape}; choose another target")
+                                       f"{box.name!r} {list(box.min_m)}..{list(box.max_m)}{shape} by {inside:.4f} m"
+                                       f"{slack}; choose another target")
 
     def check_pose(self, T_base_tcp: np.ndarray, q_ref: Sequence[float] | None = None) -> np.ndarray:
         """Check one TCP pose; return the IK solution closest to q_ref."""
@@ -181,33 +201,41 @@ class SafetyEnvelope:
             T_prev = T_goal
         return out
 
-    def check_joint_motion(self, q_start: Sequence[float], q_goal: Sequence[float]) -> np.ndarray:
-        """Check a moveJ: the goal in limits, and the TCP along the joint-space line stays safe."""
-        q_goal = self.check_joints(q_goal)
-        q_start = np.asarray(q_start, float).reshape(6)
-        n = max(2, int(np.ceil(np.max(np.abs(q_goal - q_start)) / 0.02)) + 1)
-        for s in np.linspace(0.0, 1.0, n)[1:]:
-            self.check_position(self.kin.fk(q_start + s * (q_goal - q_start))[:3, 3], what="joint move passes TCP")
-        return q_goal
-
     # ---- what reaches the arm: every motion's last check (MotionPrimitives._follow / _line) ----
-    def checked_path(self, q_now: Sequence[float], waypoints, speed: float, accel: float) -> tuple[np.ndarray, float, float]:
-        """A joint path as the arm will follow it from `q_now` (its joints now) through `waypoints`
+    def checked_path(self, q_now: Sequence[float], waypoints, speed: float, accel: float,
+                     driven: Callable[[np.ndarray, float, float], DrivenPath] | None = None
+                     ) -> tuple[np.ndarray, float, float]:
+        """A joint path as the arm will drive it from `q_now` (its joints now) through `waypoints`
         ((n, 6)), whatever planned it (a search, a hint or a grasp check's detour, a straight joint
-        move, a carry home): every waypoint within the joint limits and the TCP inside the
-        workspace, outside the keep-out boxes and above the table along every segment, the first
-        from q_now included (check_joint_motion); the joint speed and acceleration capped
-        (clamp_speed). Returns the waypoints and the capped speed and acceleration."""
+        move, a carry home). The joint speed and acceleration are capped (clamp_speed); `driven`
+        (the arm's driven_path) then says, for the capped values, what its backend will really
+        drive - a time-optimal curve, a spline, blended corners, which leave the waypoints'
+        straight segments by centimetres - and check_driven judges that (without `driven`, the
+        straight segments from q_now). Returns the waypoints and the capped speed and acceleration."""
         w = np.asarray(waypoints, float)
         if w.ndim != 2 or w.shape[1:] != (6,) or not len(w) or not np.all(np.isfinite(w)):
             raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {w.shape}")
-        q = np.asarray(q_now, float).reshape(6)
-        for i, goal in enumerate(w):
-            try:
-                q = self.check_joint_motion(q, goal)
-            except UnreachableError as e:
-                raise UnreachableError(f"joint path waypoint {i} of {len(w)}: {e.message}") from e
-        return w, *self.clamp_speed(speed, accel, joint=True)
+        v, a = self.clamp_speed(speed, accel, joint=True)
+        self.check_driven(driven(w, v, a) if driven is not None else straight_driven_path(q_now, w))
+        return w, v, a
+
+    def check_driven(self, path: DrivenPath) -> None:
+        """Every sample after the first (where the arm is) within the joint limits, and the TCP
+        along every segment between samples (straight in joint space, every JOINT_CHECK_STEP_RAD)
+        inside the workspace, outside the keep-out boxes and above the table by the segment's
+        stray_m. A refusal names the sample, the limit and by how much; nothing has moved."""
+        q, m = path.q, len(path.q) - 1
+        lo, hi = np.asarray(self.kin.q_min), np.asarray(self.kin.q_max)
+        over = np.max(np.maximum(lo - q[1:], q[1:] - hi), axis=1)
+        if np.any(over > 1e-9):                      # URKinematics.within_limits' tolerance
+            i = int(np.argmax(over > 1e-9))
+            raise UnreachableError(f"driven path sample {i + 1} of {m}: joints {np.round(q[i + 1], 4).tolist()} rad "
+                                   f"are outside the joint limits {list(self.kin.q_min)}..{list(self.kin.q_max)} "
+                                   f"by {over[i]:.4f} rad")
+        points, segment = _joint_segments_filled(q, JOINT_CHECK_STEP_RAD)
+        for x, i in zip(points, segment):
+            self.check_position(self.kin.fk(x)[:3, 3], what=f"driven path sample {i + 1} of {m}: TCP",
+                                margin_m=float(path.stray_m[i]))
 
     def checked_line(self, q_now: Sequence[float], T_base_tcp, speed: float, accel: float) -> tuple[np.ndarray, float, float]:
         """A straight TCP move from `q_now` to the pose T_base_tcp as the arm will make it:
@@ -238,6 +266,17 @@ def _as_pose(T) -> np.ndarray:
     if not np.allclose(R @ R.T, np.eye(3), atol=1e-4) or np.linalg.det(R) < 0:
         raise InvalidGoalError("a pose's rotation must be orthonormal with det +1; normalise the quaternion")
     return T
+
+
+def _joint_segments_filled(q: np.ndarray, step_rad: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points along the straight joint-space segments between q's rows, at most step_rad apart
+    (largest joint change), each segment's end included and its start not; with each point's
+    segment index."""
+    d = np.diff(q, axis=0)
+    n = np.maximum(1, np.ceil(np.max(np.abs(d), axis=1) / step_rad).astype(int))
+    segment = np.repeat(np.arange(len(d)), n)
+    k = np.arange(len(segment)) - np.repeat(np.cumsum(n) - n, n) + 1     # 1..n within each segment
+    return q[segment] + (k / n[segment])[:, None] * d[segment], segment
 
 
 def _interpolate(A: np.ndarray, B: np.ndarray, step_m: float) -> list[np.ndarray]:

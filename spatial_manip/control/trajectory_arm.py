@@ -33,7 +33,7 @@ from scipy.spatial.transform import Rotation, Slerp
 from scipy.interpolate import CubicHermiteSpline
 
 from spatial_manip.device import Device
-from spatial_manip.control.base import SafetyStatus
+from spatial_manip.control.base import DrivenPath, SafetyStatus, straight_driven_path
 from spatial_manip.control.kinematics import DH_PRESETS, JOINT_NAMES, URKinematics, tcp_offset_matrix
 from spatial_manip.errors import (BackendUnavailableError, CanceledError, InvalidGoalError, MotionFailedError,
                                   UnreachableError)
@@ -249,6 +249,27 @@ class TrajectoryArm(Device):
     def move_path(self, qs, speed: float, accel: float) -> None:
         """The joint path `qs` ((n, 6) rad, the first row near the current joints) as one
         trajectory (`path_trajectory`), then wait as move_j does until the last row is reached."""
+        _, rows, traj = self._path_trajectory(qs, speed, accel)
+        if traj is None:                                   # nothing left to travel
+            return self.move_j(rows[-1], speed, accel)
+        t, positions, velocities, _ = traj
+        self._execute("move_path", t, positions, velocities)
+
+    def driven_path(self, qs, speed: float, accel: float) -> DrivenPath:
+        """The points move_path will send (the controller goes straight from one to the next,
+        `point_period_s` apart), after the joints now."""
+        q0, rows, traj = self._path_trajectory(qs, speed, accel)
+        return straight_driven_path(q0, rows[-1:] if traj is None else traj[1])
+
+    def _path_trajectory(self, qs, speed: float, accel: float):
+        """(joints now, the rows still to travel, path_trajectory from the one through the other)."""
+        q0 = self.joint_positions()
+        rows = self._path_rows(q0, qs, speed, accel)
+        return q0, rows, path_trajectory(q0, rows, speed, accel, self.period)
+
+    def _path_rows(self, q0: np.ndarray, qs, speed: float, accel: float) -> np.ndarray:
+        """`qs` checked as a joint path (InvalidGoalError, UnreachableError), without a first row
+        where the arm already is (at `q0`)."""
         try:
             rows = np.array(qs, dtype=float)
         except (TypeError, ValueError) as e:
@@ -262,14 +283,9 @@ class TrajectoryArm(Device):
         if outside:
             raise UnreachableError(f"joint path rows {outside} are outside the joint limits "
                                    f"(first: {np.round(rows[outside[0]], 3).tolist()})")
-        q0 = self.joint_positions()
         if np.max(np.abs(rows[0] - q0)) <= self.tol:
             rows = rows[1:] if len(rows) > 1 else rows    # the arm is already at the first row
-        traj = path_trajectory(q0, rows, speed, accel, self.period)
-        if traj is None:                                   # nothing left to travel
-            return self.move_j(rows[-1], speed, accel)
-        t, positions, velocities, _ = traj
-        self._execute("move_path", t, positions, velocities)
+        return rows
 
     def move_l(self, T_base_tcp: np.ndarray, speed: float, accel: float) -> None:
         T1 = np.asarray(T_base_tcp, float)

@@ -48,7 +48,7 @@ import time
 import numpy as np
 
 from spatial_manip.device import Device
-from spatial_manip.control.base import SafetyStatus
+from spatial_manip.control.base import DrivenPath, SafetyStatus
 from spatial_manip.control.ur_rtde_process import LibraryProcess
 from spatial_manip.errors import CanceledError, InvalidGoalError, MotionFailedError
 from spatial_manip.transforms import matrix_to_rotvec_pose, rotvec_pose_to_matrix
@@ -417,6 +417,25 @@ class URRtdeArm(Device):
             self._send_and_watch("moveJ path", sent_last, lambda: self._send_path(path), path=True)
             if np.max(np.abs(np.asarray(sent_last) - rows[-1])) > 1e-9:
                 self._send_and_watch("moveJ", last, lambda: self._ctrl.moveJ(last, speed, accel, True))
+
+    def driven_path(self, qs, speed: float, accel: float) -> DrivenPath:
+        """move_path's motion: from the joints now straight in joint space through the rows (the
+        first skipped as move_path skips it), except that the controller rounds each inner row's
+        corner within its blend radius (at most `path_blend_m`; below half the TCP distance to
+        either neighbour, so within the half of each segment next to that row). Each segment is
+        split at its middle and each half may stray by the blend radius of the row it touches."""
+        rows = joint_path_rows(qs)
+        q_now = self.joint_positions()
+        if len(rows) > 1 and np.max(np.abs(rows[0] - q_now)) <= self.config.arrive_tolerance_rad:
+            rows = rows[1:]
+        points = np.vstack([q_now, rows])
+        blend = np.zeros(len(points))
+        blend[1:-1] = self.config.path_blend_m              # q_now and the last row are not blended
+        q, stray = [points[0]], []
+        for k in range(1, len(points)):
+            q += [(points[k - 1] + points[k]) / 2, points[k]]
+            stray += [blend[k - 1], blend[k]]
+        return DrivenPath(np.array(q), np.array(stray))
 
     def _send_path(self, path: list) -> bool:
         """ur_rtde's moveJ(path), under _lock: the library stops the control script, uploads it

@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from spatial_manip.device import Device
-from spatial_manip.control.base import SafetyStatus
+from spatial_manip.control.base import DrivenPath, SafetyStatus
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import CanceledError, ConfigError, InvalidGoalError, MotionFailedError
@@ -64,12 +64,16 @@ class SimArm(Device):
                                                                            accel_rad_s2=accel, cancel=c))
 
     def move_path(self, qs, speed: float, accel: float) -> None:
-        """One curve through the waypoints within the speed and acceleration limits, as the
-        trajectory backend's (SimWorld.move_joint_path)."""
-        qs = np.asarray(qs, float)
-        if qs.ndim != 2 or qs.shape[1] != 6 or len(qs) == 0 or not np.all(np.isfinite(qs)):
-            raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {qs.shape}")
+        """One time-optimal curve through the waypoints within the speed and acceleration limits
+        (SimWorld.move_joint_path): the samples driven_path returns."""
+        qs = _joint_rows(qs)
         self._run("move_path", lambda c: self.world.move_joint_path(qs, speed_rad_s=speed, accel_rad_s2=accel, cancel=c))
+
+    def driven_path(self, qs, speed: float, accel: float) -> DrivenPath:
+        """The joint targets move_path will drive, one per control period (SimWorld.joint_path_samples):
+        the MuJoCo servo follows them, straight between neighbours 0.02 s apart."""
+        q = self.world.joint_path_samples(_joint_rows(qs), speed_rad_s=speed, accel_rad_s2=accel)
+        return DrivenPath(q, np.zeros(len(q) - 1))
 
     def _pressed_on(self, T: np.ndarray) -> bool:
         """A straight move that contact stopped within ARRIVE_TOL_M of its goal arrived: MuJoCo's
@@ -132,6 +136,13 @@ class SimGripper:
 
     def holding(self) -> bool:
         return self._arm.world.held_object_id() is not None
+
+
+def _joint_rows(qs) -> np.ndarray:
+    qs = np.asarray(qs, float)
+    if qs.ndim != 2 or qs.shape[1] != 6 or len(qs) == 0 or not np.all(np.isfinite(qs)):
+        raise InvalidGoalError(f"a joint path is an (n, 6) array of finite angles, got shape {qs.shape}")
+    return qs
 
 
 def sim_primitives(world, home_q, config_file: str | None = None):

@@ -198,6 +198,7 @@ class SimWorld:
         self._id_of_body = {b: oid for oid, b in self._body_of.items()}
         self.robot_parts = self._robot_parts()
         self._q_limits = np.array([m.jnt_range[j] for j in self._arm_jnt])
+        self._curve_memo: tuple[tuple, np.ndarray] | None = None   # joint_path_samples' last (key, samples)
         # geom -> segmentation index (position of the object in scene.objects), -1 robot / floor
         index = {oid: i for i, oid in enumerate(self.meta.object_ids)}
         self._geom_seg = np.full(m.ngeom, -1, np.int32)
@@ -557,24 +558,38 @@ class SimWorld:
 
     def move_joint_path(self, rows: np.ndarray, *, speed_rad_s: float, accel_rad_s2: float,
                         cancel: Callable[[], bool] | None = None) -> bool:
-        """Through the joint waypoints `rows` ((n, 6)) without stopping at each: the planner's
-        time-optimal curve through them (motion.timing.time_parameterise, the one its final check
-        verified), every joint within `speed_rad_s` and `accel_rad_s2`; then settle on the last
-        row. A first row within PATH_START_RAD of the joints now is where the arm already is."""
+        """Through the joint waypoints `rows` ((n, 6)) without stopping at each: the targets of
+        joint_path_samples, one per control period; then settle on the last row."""
         rows = np.asarray(rows, float).reshape(-1, 6)
-        if np.any(rows < self._q_limits[:, 0]) or np.any(rows > self._q_limits[:, 1]):
-            raise UnreachableError(f"a joint path row of {rows.round(3).tolist()} is outside the joint limits")
         with self.lock:
-            q0 = self.data.qpos[self._arm_qadr].copy()
-            path = np.vstack([q0, rows[1:] if np.max(np.abs(rows[0] - q0)) <= PATH_START_RAD else rows])
-            qs = time_parameterise(path, max(speed_rad_s, 1e-3), max(accel_rad_s2, 1e-3), CONTROL_DT_S)[1]
-            qs[-1] = rows[-1]           # where the curve ends, up to the interpolator's rounding
+            qs = self.joint_path_samples(rows, speed_rad_s=speed_rad_s, accel_rad_s2=accel_rad_s2)
             for q in qs[1:]:            # the last period may be shorter: driven as a whole one, never faster
                 if not self._drive(q, cancel):
                     return False
             if not self._settle(rows[-1], cancel):
                 return False
             return bool(np.max(np.abs(self.data.qpos[self._arm_qadr] - rows[-1])) < 0.01)
+
+    def joint_path_samples(self, rows: np.ndarray, *, speed_rad_s: float, accel_rad_s2: float) -> np.ndarray:
+        """The joint targets move_joint_path drives, one per control period, the first where the
+        arm is now: the planner's time-optimal curve through `rows` (motion.timing.time_parameterise,
+        the one its final check verified), every joint within `speed_rad_s` and `accel_rad_s2`,
+        ending on the last row. A first row within PATH_START_RAD of the joints now is where the
+        arm already is. The last answer is kept: the safety envelope asks for the curve just
+        before the move drives it (SimArm.driven_path)."""
+        rows = np.asarray(rows, float).reshape(-1, 6)
+        if np.any(rows < self._q_limits[:, 0]) or np.any(rows > self._q_limits[:, 1]):
+            raise UnreachableError(f"a joint path row of {rows.round(3).tolist()} is outside the joint limits")
+        v, a = max(speed_rad_s, 1e-3), max(accel_rad_s2, 1e-3)
+        with self.lock:
+            q0 = self.data.qpos[self._arm_qadr].copy()
+        key = (q0.tobytes(), rows.tobytes(), v, a)
+        if self._curve_memo is None or self._curve_memo[0] != key:
+            path = np.vstack([q0, rows[1:] if np.max(np.abs(rows[0] - q0)) <= PATH_START_RAD else rows])
+            qs = time_parameterise(path, v, a, CONTROL_DT_S)[1]
+            qs[-1] = rows[-1]           # where the curve ends, up to the interpolator's rounding
+            self._curve_memo = (key, qs)
+        return self._curve_memo[1].copy()
 
     def set_gripper(self, width_m: float) -> None:
         """Open (or close) to `width_m` between the pads (0 .. 0.085) and let the fingers settle."""

@@ -269,6 +269,40 @@ CMD_TOPIC = "/test_path/joint_trajectory"
 STATE_TOPIC = "/test_path/joint_states"
 
 
+def test_the_trajectory_arms_driven_path_is_the_trajectory_it_sends(monkeypatch):
+    """What the safety envelope judges (driven_path) is what move_path publishes, after the
+    joints now: the spline's points, which leave the waypoints' straight segments at a corner."""
+    from spatial_manip.control.trajectory_arm import TrajectoryArm
+
+    arm = TrajectoryArm(model="ur5e")
+    q0 = np.array([0.0, -1.6, 1.5, -1.5, -1.57, 0.0])
+    sent = []
+    monkeypatch.setattr(arm, "joint_positions", lambda: q0.copy())
+    monkeypatch.setattr(arm, "_execute", lambda what, t, positions, velocities: sent.append(positions))
+    qs = q0 + np.array([[0.0] * 6, [0.4, 0, 0, 0, 0, 0], [0.4, -0.3, 0.2, 0, 0, 0]])
+    driven = arm.driven_path(qs, 1.0, 3.0)
+    arm.move_path(qs, 1.0, 3.0)
+    assert np.array_equal(driven.q[0], q0) and np.array_equal(driven.q[1:], sent[0]) and not np.any(driven.stray_m)
+    assert np.min(np.linalg.norm(driven.q - qs[1], axis=1)) == 0.0     # through the waypoint itself
+
+
+def test_the_ur_rtde_arms_driven_path_strays_by_the_blend_near_inner_rows_only(monkeypatch):
+    """ur_rtde's controller rounds each inner row's corner within path_blend_m of TCP travel, in
+    the half of each segment next to that row: driven_path says so, segment half by segment half;
+    the start (where the arm is) and the last row are not blended."""
+    from spatial_manip.control.ur_rtde_arm import URRtdeArm, URRtdeConfig
+
+    arm = URRtdeArm(URRtdeConfig(path_blend_m=0.02))
+    q0 = np.array([0.0, -1.6, 1.5, -1.5, -1.57, 0.0])
+    monkeypatch.setattr(arm, "joint_positions", lambda: q0.copy())
+    qs = _path_from(q0)                                   # its first row is where the arm is: skipped
+    driven = arm.driven_path(qs, 1.0, 2.0)
+    assert np.array_equal(driven.q[0], q0) and np.array_equal(driven.q[2::2], qs[1:])
+    assert np.allclose(driven.q[1::2], (np.vstack([q0, qs[1:-1]]) + qs[1:]) / 2)
+    assert driven.stray_m.tolist() == [0.0, 0.02, 0.02, 0.02, 0.02, 0.0]
+    assert not np.any(arm.driven_path(qs[-1:], 1.0, 2.0).stray_m)   # one row: a plain moveJ
+
+
 @pytest.fixture(scope="module")
 def traj_arm():
     if not rclpy_available:

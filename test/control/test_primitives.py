@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from spatial_manip.control.base import Arm, Gripper, SafetyStatus
+from spatial_manip.control.base import Arm, Gripper, SafetyStatus, straight_driven_path
 from spatial_manip.control.config import load_arm_config
 from spatial_manip.control.primitives import (STAND_OFF_FRACTIONS, MotionPrimitives, PrimitivesConfig,
                                               approach_direction)
@@ -49,6 +49,9 @@ class FakeArm:
 
     def move_path(self, qs, speed, accel):
         self._move("J", qs[-1])
+
+    def driven_path(self, qs, speed, accel):
+        return straight_driven_path(self.q, qs)      # _move goes straight (to the end)
 
     def stop(self):
         self.stops += 1

@@ -88,8 +88,8 @@ def test_refuses_joint_move_whose_tcp_dips_under_the_table(env, home):
     low = env.kin.ik(down_pose(0.5, 0.0, 0.02), home)
     far = low.copy()
     far[1] += 0.3  # shoulder down: the TCP sweeps below the table
-    with pytest.raises(UnreachableError):
-        env.check_joint_motion(low, far)
+    with pytest.raises(UnreachableError, match="sample 1 of 1: TCP height .* below the table limit"):
+        env.checked_path(low, [far], 1.0, 1.0)
 
 
 def test_refuses_malformed_pose(env, home):

@@ -15,6 +15,7 @@ pytest.importorskip("pinocchio")
 pytest.importorskip("toppra")
 
 from ompl_seed import reseed_ompl  # noqa: E402
+from spatial_manip.control.base import straight_driven_path  # noqa: E402
 from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig  # noqa: E402
 from spatial_manip.control.safety import Box, SafetyEnvelope  # noqa: E402
 from spatial_manip.errors import UnreachableError  # noqa: E402
@@ -101,7 +102,7 @@ def test_the_path_is_checked_from_where_the_arm_is(planner, home):
     elsewhere = env.kin.ik(pose([0.45, -0.30, 0.40]), home)
     blocked = with_keep_out(env, env.kin.fk((elsewhere + start) / 2)[:3, 3])
     blocked.checked_path(start, np.array([start, goal]), 1.0, 1.0)
-    with pytest.raises(UnreachableError, match="waypoint 0 of 2"):
+    with pytest.raises(UnreachableError, match="sample 1 of 2"):
         blocked.checked_path(elsewhere, np.array([start, goal]), 1.0, 1.0)
 
 
@@ -138,6 +139,9 @@ class RecordingArm:
     def move_path(self, qs, speed, accel):
         self.log.append(("path", np.array(qs), speed, accel))
         self.q = np.array(qs[-1], float)
+
+    def driven_path(self, qs, speed, accel):
+        return straight_driven_path(self.q, qs)
 
     def move_l(self, T, speed, accel):
         self.log.append(("line", np.array(T), speed, accel))
@@ -198,3 +202,57 @@ def test_the_primitives_move_the_arm_in_their_two_gates_only():
                         isinstance(node.value, ast.Attribute) and node.value.attr == "arm":
                     callers.add(fn.name)
     assert callers == {"_follow", "_line"}
+
+
+def _lowest_tcp_z(kin, q: np.ndarray, step_rad: float = 0.005) -> float:
+    """The TCP's lowest height on the straight joint-space segments through q's rows."""
+    pts = [a + (b - a) * s for a, b in zip(q[:-1], q[1:])
+           for s in np.linspace(0.0, 1.0, int(np.ceil(np.max(np.abs(b - a)) / step_rad)) + 1)]
+    return min(float(kin.fk(x)[2, 3]) for x in pts)
+
+
+def test_a_path_whose_driven_curve_dips_below_the_table_is_refused_though_its_segments_pass(planner, home):
+    """The sim drives the time-optimal curve through a path's waypoints (motion.timing), which
+    cuts a joint-space corner: here its TCP runs 7 mm lower than either straight segment. With
+    the table limit between the two, the straight segments pass and the curve the arm would
+    drive is refused, naming its sample, the limit and by how much."""
+    from spatial_manip.control.base import DrivenPath
+    from spatial_manip.motion.timing import time_parameterise
+
+    env = planner.envelope
+    a = env.kin.ik(pose([0.45, -0.30, 0.30]), home)
+    w = a + np.array([[0.0] * 6, [0.6, 0, 0, 0, 0, 0], [0.6, -0.4, 0, 0, 0, 0]])
+
+    def curve(rows, v, acc):
+        q = time_parameterise(rows, v, acc, 0.02)[1]
+        return DrivenPath(q, np.zeros(len(q) - 1))
+
+    straight, driven = _lowest_tcp_z(env.kin, w), _lowest_tcp_z(env.kin, curve(w, 1.5, 3.0).q)
+    assert driven < straight - 0.005
+    c = env.config
+    table = (straight + driven) / 2 - c.min_tcp_height_above_table_m
+    low = SafetyEnvelope(dataclasses.replace(c, table_height_m=table), env.kin)
+    low.checked_path(a, w, 1.5, 3.0)
+    with pytest.raises(UnreachableError, match=r"driven path sample \d+ of \d+: TCP height .* below the table limit "
+                                               r".* by 0\.00\d+ m"):
+        low.checked_path(a, w, 1.5, 3.0, driven=curve)
+    env.checked_path(a, w, 1.5, 3.0, driven=curve)        # the real cell's table is far below both
+
+
+def test_a_blended_corner_must_clear_the_limits_by_its_stray(planner, home):
+    """A segment the controller shapes itself (ur_rtde's blend, `stray_m`) must keep its TCP
+    that far inside every limit; the straight rest of the path need not."""
+    from spatial_manip.control.base import DrivenPath
+
+    env = planner.envelope
+    a = env.kin.ik(pose([0.45, -0.30, 0.30]), home)
+    b = env.kin.ik(pose([0.45, 0.0, 0.30]), a)
+    q = np.array([a, (a + b) / 2, b])
+    lowest = _lowest_tcp_z(env.kin, q)
+    c = env.config
+    low = SafetyEnvelope(dataclasses.replace(c, table_height_m=lowest - 0.01 - c.min_tcp_height_above_table_m),
+                         env.kin)
+    low.check_driven(DrivenPath(q, np.array([0.0, 0.005])))
+    with pytest.raises(UnreachableError, match=r"sample 2 of 2: .* below the table limit .* by 0\.0\d+ m "
+                                               r"\(with the 0\.020 m the TCP may stray"):
+        low.check_driven(DrivenPath(q, np.array([0.0, 0.02])))

@@ -264,3 +264,36 @@ def _moving(commanded: list, goal) -> int:
     """How many commands the profile sent, up to its `goal`, before the settling ones (which hold
     it, then correct a steady offset)."""
     return next(i for i, q in enumerate(commanded) if np.allclose(q, goal, atol=1e-9)) + 1
+
+
+def test_the_sim_arms_driven_path_is_what_its_move_path_drives(table_world):
+    """What the safety envelope judges (SimArm.driven_path) is the curve the arm then follows:
+    the same targets, one per control period, from where the arm is - not the waypoints'
+    straight segments, which the curve leaves at a corner."""
+    from spatial_manip.sim.arm import SimArm
+
+    w = table_world
+    arm = SimArm(w)
+    start = w.joint_positions()[:6].copy()
+    path = start + np.array([[0.0] * 6, [0.3, 0, 0, 0, 0, 0], [0.3, -0.2, 0, 0, 0, 0]])
+    speed, accel = 1.0, 2.0
+    driven = arm.driven_path(path, speed, accel)
+    assert np.allclose(driven.q[0], start) and np.array_equal(driven.q[-1], path[-1]) and not np.any(driven.stray_m)
+    off = max(min(_off_segment(q, a, b) for a, b in zip(path[:-1], path[1:])) for q in driven.q)
+    assert off > 2e-3, "the curve keeps to the straight segments: this path shows nothing"
+    commanded = []
+    drive = w._drive
+    w._drive = lambda q, cancel: (commanded.append(np.array(q, float)), drive(q, cancel))[1]
+    try:
+        arm.move_path(path, speed, accel)
+    finally:
+        w._drive = drive
+        w.move_joints(start)
+    assert np.array_equal(np.array(commanded[:len(driven.q) - 1]), driven.q[1:])
+
+
+def _off_segment(q, a, b) -> float:
+    """How far (rad) the joints q are from the straight joint-space segment a -> b."""
+    d = b - a
+    t = float(np.clip(np.dot(q - a, d) / np.dot(d, d), 0.0, 1.0))
+    return float(np.linalg.norm(q - a - t * d))
