@@ -173,6 +173,12 @@ def _neighbours(a: str, b: str) -> bool:
     return min((i - j) % len(_HUE_ORDER), (j - i) % len(_HUE_ORDER)) <= 1
 
 
+def hues_alike(a: str, b: str) -> bool:
+    """Two chromatic names that are one hue or neighbours on the hue circle (_neighbours): what
+    shading and the cell's light may turn one colour into (labelling.hue_contradicts)."""
+    return a == b or _neighbours(a, b)
+
+
 # A cell's lighting scales every colour's brightness: under a dim light an orange book reads
 # brown and a white one gray. A measurement named as the word's lighting neighbour is a near match.
 # Brown is a dark orange or a dark yellow (hue 40-100 below BROWN_L_MAX), so a brighter light reads

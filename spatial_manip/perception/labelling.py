@@ -12,8 +12,9 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from spatial_manip.geometry.relations import share_inside
-from spatial_manip.perception.attributes import (BOOK_SIZE_RANGES_M, BOOK_TOLERANCE_M, SHORTFALL_WEIGHT_AT_LEAST,
-                                                  book_size_class, seen_colour_distance, size_mismatch)
+from spatial_manip.perception.attributes import (ACHROMATIC, BOOK_SIZE_RANGES_M, BOOK_TOLERANCE_M,
+                                                  SHORTFALL_WEIGHT_AT_LEAST, book_size_class, canonical_colour,
+                                                  colour_name, hues_alike, seen_colour_distance, size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 from spatial_manip.plurals import plurals
 from spatial_manip.scene import Scene
@@ -145,14 +146,33 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
     only the allowance makes good is the noise's, not the object's: a 131-pixel piece of a teddy
     bear 2.56 m away, 7.2 x 4.8 x 2.9 cm with up to 2.5 cm forgiven a side, fit the 5.5 x 5.4 x
     13.5 cm orange juice carton 0.35 by its colour, and 0.56 with its sides as measured
-    (place-99-00001)."""
+    (place-99-00001). Nor is a fit whose hue the detection's pixels contradict (hue_contradicts)."""
     if exp.category == "book":
         return True
     if (match_cost(det, exp) if cost is None else cost) > sure_cost:
         return False
-    if _sliver(det, exp):
+    if _sliver(det, exp) or hue_contradicts(det, exp):
         return False
     return match_cost(det, exp, noise_allowance=False, upright=True) <= sure_cost
+
+
+def hue_contradicts(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether the hue most of `det`'s pixels take (`det.colour`, attributes.main_colour) is none
+    of the hues `exp` was enrolled with (its colour's name and each view's) nor next to one
+    (attributes.hues_alike). match_cost weighs the detection's median colour, and the median of a
+    two-coloured object seen in another share than enrolled lies between its parts' hues, where a
+    third object's colour may be: the philadelphus shrub cut by the image's edge, its pixels 56%
+    green leaves and 43% brown pot, read 88/79/42 (olive), which fit the mona lisa's 117/105/57
+    (brown) far better than the shrub's own green 74/138/42. A colour without a hue (white, gray,
+    black: shading and light move between them) contradicts nothing, on either side, nor does an
+    entry enrolled without a colour."""
+    if det.colour in ACHROMATIC or canonical_colour(det.colour) is None:
+        return False
+    enrolled = [exp.colour, *(v[1] for v in exp.views if len(v) > 1)]
+    names = {canonical_colour(c) if isinstance(c, str) else colour_name(c) for c in enrolled if c is not None}
+    if not names or None in names or names & ACHROMATIC:
+        return False
+    return not any(hues_alike(det.colour, n) for n in names)
 
 
 def _piece_of(det: Detection, exp: ExpectedObject) -> bool:

@@ -828,3 +828,32 @@ def test_a_name_must_beat_its_rival_as_the_object_stands():
     assign_labels([column], [frame, rider])
     assert column.label == "object"
     assert {c["label"] for c in column.extra["candidates"][:2]} == {"picture frame", "armento rider"}
+
+
+def test_a_fit_whose_hue_the_pixels_contradict_names_nothing():
+    """pick-84-00000, pick-102-00002 (realistic): the philadelphus shrub cut by the image's edge,
+    its pixels 56% green leaves and 43% brown pot, has a median colour (88/79/42, olive) between its
+    parts' hues that fits the brown mona lisa's 117/105/57 far better than the shrub's own green, and
+    was named the painting. Most of its pixels are green, and a green object is no brown painting.
+    Where the pixels agree with the painting's hue, or show none, the same fit names it."""
+    from spatial_manip.perception.labelling import hue_contradicts, sure_fit
+    expected = [ExpectedObject("mona lisa", "reference", (0.5314, 0.2385, 0.5124), (117, 105, 57), id="mona_lisa"),
+                ExpectedObject("philadelphus shrub", "reference", (0.5149, 0.2323, 0.5768), (74, 138, 42),
+                               id="philadelphus_shrub")]
+
+    def shrub(colour):
+        d = _seen((0.403, 0.253, 0.418), (1.53, 0.21, 0.17), (88, 79, 42))
+        d.extra["lower_bound_sides"] = [False, True, True]
+        d.colour = colour
+        return d
+    green = shrub("green")
+    assert match_cost(green, expected[0]) + 0.08 < match_cost(green, expected[1])      # the premise
+    assert hue_contradicts(green, expected[0]) and not hue_contradicts(green, expected[1])
+    assert not sure_fit(green, expected[0])
+    assign_labels([green], expected)
+    assert green.label != "mona lisa"
+    for colour in ("yellow", "gray"):                 # brown's neighbour, and no hue at all
+        seen = shrub(colour)
+        assert not hue_contradicts(seen, expected[0])
+        assign_labels([seen], expected)
+        assert seen.label == "mona lisa", colour
