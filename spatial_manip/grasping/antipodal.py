@@ -14,7 +14,7 @@ of sampling angles):
      two extremes along the closing axis within the friction cone; halved where the object
      widens right beside the pads: an edge or corner pinched, not a thickness) and centring;
      with the target's perceived box, a closing axis that runs away from the camera has its far
-     contact hidden: the width and centre reach to where the box ends there (a bottle's back);
+     contact hidden: the width and centre reach past where the box ends there (a bottle's back);
   5. pass 2 on the whole scene: the deepest insertion that keeps the gripper's bodies (fingers,
      knuckles, palm and base of the real 2F-85, open as the arm opens them, along their approach
      path) free of scene points; too shallow = collision;
@@ -54,6 +54,13 @@ class AntipodalConfig:
     noise_sigmas: float = 2.0           # the opening's margin: this many sigmas of range noise at the target ...
     calibration_m: float = 0.002        # ... plus the camera pose's error in a calibrated cell (calibrate --sim: 1-2 mm)
     hidden_side_cos: float = 0.25       # |closing . view ray| above this: the far contact is behind the object
+    # ... and, on a tall target (standing, its height over its width: a bottle, a standing carton),
+    # the far finger opens this much past where the box ends there: perception boxes what the
+    # camera saw, and a standing bottle's hidden back lay 1.2 cm behind its box (noise pulls the
+    # seen front forward, the back is a guess); a side grasp closing along the view swept its far
+    # finger 1 mm past the back and knocked the bottle over (objects-109-00000). A low or lying
+    # object is not pushed over: its box's end stands. 0: the box's end always
+    hidden_side_slack_m: float = 0.015
     approach_path_m: float = 0.05       # free path required behind the palm
     min_grasp_points: int = 6
     min_object_width_m: float = 0.008   # narrower = only one face seen: the far side is unknown
@@ -102,9 +109,10 @@ class AntipodalConfig:
         if not 0 <= self.square_thin_ratio < 1:
             raise ValueError(f"antipodal square_thin_ratio must be in [0, 1) (0: grasps are never squared to the "
                              f"target's box), got {self.square_thin_ratio}")
-        if not (self.calibration_m >= 0 and 0 <= self.hidden_side_cos <= 1):
-            raise ValueError(f"antipodal calibration_m must be >= 0 and hidden_side_cos in [0, 1], got "
-                             f"{self.calibration_m}, {self.hidden_side_cos}")
+        if not (self.calibration_m >= 0 and 0 <= self.hidden_side_cos <= 1 and 0 <= self.hidden_side_slack_m < 0.05):
+            raise ValueError(f"antipodal calibration_m must be >= 0, hidden_side_cos in [0, 1] and hidden_side_slack_m "
+                             f"in [0, 0.05) m, got {self.calibration_m}, {self.hidden_side_cos}, "
+                             f"{self.hidden_side_slack_m}")
         if self.num_seeds < 1 or self.closing_angles < 1 or self.approach_angles < 1:
             raise ValueError("num_seeds, closing_angles and approach_angles must be >= 1")
         if set(self.weights) != {"antipodal", "approach", "clearance", "centring", "depth"}:
@@ -163,6 +171,15 @@ def is_slab(box: ObjectBox, thin_ratio: float) -> bool:
     """Whether `box`'s smallest size is at most `thin_ratio` (> 0) of the next: a book, a plate."""
     size = np.sort(np.asarray(box.size, float))
     return thin_ratio > 0 and size[0] <= thin_ratio * size[1]
+
+
+def is_tall(box: ObjectBox, up: np.ndarray, upright_cos: float = 0.9) -> bool:
+    """Whether `box` stands on end: its axis nearest `up` (unit, the box's frame) within
+    acos(upright_cos) of it and its longest side (a standing bottle or carton; not a bowl, a mug
+    wider than tall, a lying bottle, a book on its wedge)."""
+    R, size = np.asarray(box.rotation, float), np.asarray(box.size, float)
+    k = int(np.argmax(np.abs(np.asarray(up, float) @ R)))
+    return bool(abs(float(np.asarray(up, float) @ R[:, k])) >= upright_cos and size[k] >= size.max())
 
 
 def tilted_off_box(R: np.ndarray, box: ObjectBox, tilt_deg: float) -> np.ndarray:
@@ -299,7 +316,9 @@ class AntipodalProposer:
             return self._empty("every candidate approach came from below the support surface"), scene
         seen = None if target_box is None else _SeenSpace(scene, sigma)
         self.checkpoint()
-        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen, seen_noise)
+        slack = cfg.hidden_side_slack_m if target_box is not None and is_tall(target_box, up_vec) else 0.0
+        pass1 = self._pass1(target, normals, R, origins, seed_of, sigma, fit_margin, target_box, seen, seen_noise,
+                            slack)
         if pass1 is None:
             return self._empty(f"no candidate fits the {g.max_width_m:.3f} m opening with {fit_margin * 1000:.0f} mm "
                                "to spare each side and enough contact points (object too wide, too thin or too "
@@ -440,12 +459,13 @@ class AntipodalProposer:
         return q, valid, idx
 
     def _pass1(self, target, normals, R, origins, seed_of, sigma_m: float = 0.0, fit_margin_m: float | None = None,
-               box: ObjectBox | None = None, seen: "_SeenSpace | None" = None, seen_noise_m: float = 0.0):
+               box: ObjectBox | None = None, seen: "_SeenSpace | None" = None, seen_noise_m: float = 0.0,
+               hidden_slack_m: float = 0.0):
         """Pass 1 on the target; `sigma_m`, the sensor's range noise there, widens the contact band
         so that noise is not a thin contact (the edge-pinch test keeps flank_widen_m: see there).
         The object must fit the opening with `fit_margin_m` each side; `box` completes hidden far
-        sides (see _complete_hidden_side). `seen_noise_m`, the range noise this frame shows, moves
-        each near boundary that far in from the nearest return."""
+        sides (see _complete_hidden_side), `hidden_slack_m` past its end. `seen_noise_m`, the range
+        noise this frame shows, moves each near boundary that far in from the nearest return."""
         cfg, g = self.config, self.gripper
         tree = cKDTree(target)
         radius = g.max_width_m + g.max_depth_m
@@ -486,7 +506,7 @@ class AntipodalProposer:
         ymax = np.where(inside, y, -np.inf).max(axis=1)
         seen_width = ymax - ymin
         lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax,
-                                                                                     seen)
+                                                                                     seen, hidden_slack_m)
         width = hi_end - lo_end
         # a width below min_object_width_m means one visible face and a hidden far side: unsafe
         ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * margin) & np.isfinite(x0) \
@@ -580,13 +600,15 @@ class AntipodalProposer:
         rows = np.concatenate([np.arange(len(y)), np.flatnonzero(split)])
         return rows, np.concatenate([inside, part[split]]), np.concatenate([spans, np.zeros(int(split.sum()), bool)])
 
-    def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None):
+    def _complete_hidden_side(self, box: ObjectBox, R, origins, x0, ymin, ymax, seen: "_SeenSpace | None" = None,
+                              slack_m: float = 0.0):
         """The closing interval [lo, hi] with its far end moved to where `box` ends, for candidates
         whose closing axis runs away from the camera (|closing . view| > hidden_side_cos) and whose
         space just past the far end is hidden behind a seen surface: there the far contact is on
         the object's hidden back, and the seen points end short of it (a bottle seen from the
         front is half its diameter deep). Closing across the view, both contacts are on the
-        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured."""
+        silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured. The
+        hidden end moves `slack_m` further (the box's end there is a guess)."""
         g = self.gripper
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
@@ -602,8 +624,8 @@ class AntipodalProposer:
             probe = centre + c * (np.where(measured, far_end, 0.0) - np.where(measured, ymid, 0.0))[:, None]
             hidden[hidden] = seen.occluded(probe[hidden])
         # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
-        hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out)), ymax)
-        lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in)), ymin)
+        hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out) + slack_m), ymax)
+        lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in) - slack_m), ymin)
         return lo, hi
 
     def _pad_shift(self, box: ObjectBox, R, origins, margin_m: float) -> np.ndarray:
