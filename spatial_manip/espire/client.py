@@ -137,9 +137,9 @@ BOTTOM_INSET_PX = 10
 def low_pixel_in_box(plain_rgb: np.ndarray, highlighted_rgb: np.ndarray, depth: np.ndarray,
                      camera: tuple) -> tuple[int, int] | None:
     """(row, col) of the lowest point the camera sees in the placement area the server marked,
-    the one nearest the area's middle across: the server releases the book with its bottom at
-    the clicked point's height, so a click high on the slot's back panel drops it, and one off
-    the area's middle may be beyond the arm. The box is the outline of the area's image, wider
+    the one nearest the area's middle across: the server sets the book down on the floor under
+    the clicked point, across the slot at it, and a point off the area's middle may be beyond
+    the arm. The box is the outline of the area's image, wider
     than the area on the side the camera sees it from: the area's middle across (y) is where
     the rays through the box's left and right edges bound it in both its front and its back
     plane (`_area_middle_y`). Points in front of the slot (the arm and the book it holds) do not

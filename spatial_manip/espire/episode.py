@@ -16,12 +16,13 @@ Algorithm 3) does; what it does stands, right or wrong:
   book it holds, sets nothing down (the arm holding the book does not move; a failed trial), as
   ESPIRE's execution prompt has it: the robot places only at a point "on the target area",
   elsewhere it only moves its end-effector. Inside the box the held book is released at the point, as ESPIRE's end-effector goes to the clicked
-  point and places there (`_slot_plan`): the middle of its bottom at the point's height and
-  across the slot at the point, carried in from the front as far as the arm sets a book down
-  in a slot, never through the slot's floor. Nothing is centred, fitted into a slot's free part
-  or moved to a nearby slot: a point high on a slot's back panel lets the book fall from there,
-  a point off every slot releases it on whatever the point is on (if the arm reaches it), and
-  where the book then ends is physics' answer, judged by ESPIRE's criteria. A point where the
+  point and places there (`_slot_plan`): the middle of its bottom over the point, set down on
+  what is under it (a slot's floor, the table: `_release_heights`), across the slot at the
+  point, carried in from the front as far as the arm sets a book down in a slot. Nothing is
+  centred, fitted into a slot's free part or moved to a nearby slot: a point high on a slot's
+  back panel sets the book down on the floor below it, a point off every slot on whatever the
+  point is on (if the arm reaches it), and where the book then ends is physics' answer, judged
+  by ESPIRE's criteria. A point where the
   book would run into the shelf's frame or into what stands there sets nothing down. The pose is
   the one the driver chose (`chosen_set_down`: the held book turned by the MOVE's
   `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS), never the
@@ -60,6 +61,7 @@ from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
 from spatial_manip.espire.client import low_pixel_in_box
 from spatial_manip.geometry import relations as rel
+from spatial_manip.geometry import support
 from spatial_manip.transforms import quat_to_matrix
 from spatial_manip.motion.arm_plans import ArmReach
 from spatial_manip.scene import Region, Scene
@@ -74,6 +76,10 @@ SLOT_MARGIN_M = 0.01        # a place's point this close to a slot's box is in i
 BACK_GAP_M = 0.005          # a book carried in towards a slot's back panel stops this short of it
 TOUCH_M = 0.002             # boxes may overlap this much before the book is said to run into them
 LIFT_M = 0.10
+# a book is released this much over what it is set down on when the arm cannot set it down right
+# there, lowest first: upright in a top slot, the slide in just over the front board was out of
+# the arm's reach on the floor and in it 1 cm up (place-53-00009)
+RELEASE_RAISES_M = (0.0, 0.01, 0.02, 0.04, 0.08)
 HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
 OPEN_M = 0.085
 MAX_KEPT_OBSERVATIONS = 8   # current observations kept for LOCALIZE / MOVE references
@@ -338,8 +344,7 @@ class Episode:
     def _oracle_click(self):
         """The point the oracle driver clicks on the highlighted world view (client.low_pixel_in_box:
         the lowest point the marked area shows, in its middle across), or None: a task is feasible
-        when the oracle, seeing what a driver sees, can put the book in (a tall book in a slot
-        above the world camera, whose floor it cannot see, would be dropped from too high)."""
+        when the oracle, seeing what a driver sees, can put the book in."""
         obs = views.render(self.world, "world")
         px = low_pixel_in_box(obs.rgb, self.highlighted(obs), obs.depth_m, (obs.intrinsics.K, obs.T_base_cam))
         return views.pixel_point(obs, *px) if px is not None else None
@@ -522,11 +527,12 @@ class Episode:
     def _slot_plan(self, scene: Scene, p, held_id: str, offset, T_now, pose: str):
         """The book released at the point, as ESPIRE's end-effector goes to the clicked 3-D point
         and places there: the held book (in the pose the MOVE chose) with the middle of its
-        bottom at the point's height (never below a slot's floor) and across at the point; in a
-        slot, carried in from the front as far as the generator sets a book down (the arm reaches
-        no deeper; placement.slot_candidates), elsewhere over the point. Nothing is centred,
-        fitted into a free part or moved to a slot's middle: a point high on a back panel drops
-        the book from there, and where it ends is physics' answer, which ESPIRE's criteria judge.
+        bottom over the point, released just above what is under it (`_release_heights`), and
+        across at the point; in a slot, carried in from the front as far as the generator sets a
+        book down (the arm reaches no deeper; placement.slot_candidates), elsewhere over the
+        point. Nothing is centred, fitted into a free part or moved to a slot's middle: a point
+        high on a back panel sets the book down on the floor below it, and where it ends is
+        physics' answer, which ESPIRE's criteria judge.
         A point where the book would run into the shelf's frame or into what stands at the
         point, or that the arm cannot reach, sets nothing down."""
         size = np.asarray(scene.get(held_id).size, float)
@@ -535,24 +541,24 @@ class Episode:
         tried = []
         for R in placement.slot_frames(pose, offset):
             half = np.abs(R) @ (size / 2)                   # the book's half extents along x, y, z
-            c = np.array([p[0], p[1], p[2] + half[2] + placement.DROP_M])
-            if slot is not None:        # carried in as far as the generator's set-down; never through the floor
-                corners = rel._corners(slot)
+            c = np.array([p[0], p[1], 0.0])
+            if slot is not None:        # carried in as far as the generator's set-down
                 inset = -placement.FINGERTIP_M if pose == "flat" else placement.SLOT_INSET_M
-                c[0] = float(corners[:, 0].min()) + inset + half[0]
-                c[2] = max(c[2], float(corners[:, 2].min()) + half[2] + placement.DROP_M)
-            T_book = np.eye(4)
-            T_book[:3, :3], T_book[:3, 3] = R, c
-            if _runs_into(scene, held_id, c, half, slot):
-                tried.append("into")
-                continue
-            T_tcp = T_book @ inv_off
-            pre_dx = float(c[0] - half[0]) - (_shelf_front_x(scene, c[0] - half[0]) - 2 * half[0] - 0.03)
-            poses = placement.approach_poses(T_tcp, np.array([-max(pre_dx, 0.05), 0, 0.015]),
-                                             np.array([-0.10 - placement.FINGERTIP_M, 0, 0.0]))
-            if all(self.adapter.reachable(T, a) for T, a in zip(poses, [T_now] + poses[:-1])):
-                return placement.PlacePlan(poses, T_book, f"at the point {pose}"), "success", ""
-            tried.append("reach")
+                c[0] = float(rel._corners(slot)[:, 0].min()) + inset + half[0]
+            for bottom in _release_heights(scene, held_id, c, p[2]):
+                c[2] = bottom + half[2]
+                T_book = np.eye(4)
+                T_book[:3, :3], T_book[:3, 3] = R, c
+                if _runs_into(scene, held_id, c, half, slot):
+                    tried.append("into")
+                    continue
+                T_tcp = T_book @ inv_off
+                pre_dx = float(c[0] - half[0]) - (_shelf_front_x(scene, c[0] - half[0]) - 2 * half[0] - 0.03)
+                poses = placement.approach_poses(T_tcp, np.array([-max(pre_dx, 0.05), 0, 0.015]),
+                                                 np.array([-0.10 - placement.FINGERTIP_M, 0, 0.0]))
+                if all(self.adapter.reachable(T, a) for T, a in zip(poses, [T_now] + poses[:-1])):
+                    return placement.PlacePlan(poses, T_book, f"at the point {pose}"), "success", ""
+                tried.append("reach")
         if tried and all(t == "into" for t in tried):
             return None, "refocus", f"the book {pose} at the point would run into the shelf or what stands there"
         return None, "refocus", f"no reachable way to put the book {pose} at the point"
@@ -802,6 +808,23 @@ def _seen_fraction(obs, box, margin_m: float = 0.02) -> float:
     local = (pts - box.center) @ box.rotation
     inside = np.all(np.abs(local) <= box.size / 2 + margin_m, axis=1) & (z > 0)
     return float(inside.mean())
+
+
+def _release_heights(scene: Scene, held_id: str, c, z: float) -> list[float]:
+    """The heights to release a book whose bottom middle is over `c` (x, y) at, lowest first:
+    DROP_M above the highest surface under it no higher than the clicked height `z`
+    (geometry.support, the rule that refuses "50 cm above the cube": a slot's floor, a book lying
+    in it, the table), then RELEASE_RAISES_M over that where the arm cannot set it down right
+    there, and at the point's own height last (and alone when nothing carries it there: physics
+    says where it ends). A point high on a slot's back panel so sets the book down on the floor
+    below it, not dropped from there (a flat book dropped 22 cm bounced out over the slot's front
+    edge: the lay-it-flat task of test_episode_rules)."""
+    at_point = z + placement.DROP_M
+    surface = support.surface_under(support.surfaces(scene, held_id), [c[0], c[1], z])
+    if surface is None:
+        return [at_point]
+    low = surface.top_z + placement.DROP_M
+    return [low + r for r in RELEASE_RAISES_M if low + r < at_point] + [max(at_point, low)]
 
 
 def _support_top(scene: Scene, p) -> float | None:

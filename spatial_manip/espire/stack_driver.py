@@ -122,8 +122,8 @@ def target_pixel(obs: RGBDObservation, *, box=None, point=None, upper: bool = Fa
     on the held book in front of it); `upper`: only the box's upper half where it shows, since a
     perceived book's box takes in the pedestal, holder or ramp it rests on, whose pixels are not
     the book (4 of 24 first pixels on seeds 41-43 fell on a support); `lowest`: only the lowest
-    points it sees in the box (a slot: the server releases the held book with its bottom at the
-    clicked point's height, so a point high on the back panel drops it); `deepest`: the pixel
+    points it sees in the box (a slot: its floor, where the server sets the held book down,
+    across the slot at the clicked point); `deepest`: the pixel
     farthest inside the image region of those points instead of the one nearest the centre (a
     second try when the first grasped nothing); `within`: only pixels inside that image box
     (r0, r1, c0, c1: the box ESPIRE's execution view marks), nearest its centre. For a `point` (a

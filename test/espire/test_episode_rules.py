@@ -17,13 +17,13 @@ from scipy import ndimage
 from spatial_manip.espire import feasible
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire import views
-from spatial_manip.espire.episode import (LOCALIZING_TRIALS, MOVING_TRIALS, ROTATION_TOL_DEG, Episode,
-                                          _axis_offsets_deg, set_down_area)
+from spatial_manip.espire.episode import (LOCALIZING_TRIALS, MOVING_TRIALS, RELEASE_RAISES_M, ROTATION_TOL_DEG,
+                                          Episode, _axis_offsets_deg, set_down_area)
 from spatial_manip.espire.server import EspireServer
 from spatial_manip.espire.stack_driver import target_pixel
 from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
-from spatial_manip.sim import oracle
+from spatial_manip.sim import oracle, placement
 from spatial_manip.sim.tasks import feasible_slots
 
 # MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
@@ -314,18 +314,13 @@ def flat_item():
     pytest.skip("no feasible lay-it-flat task in seed 41's first 60")
 
 
-# Since be18c96 the sim arm follows one time-optimal curve through a path's waypoints at the
-# configured acceleration (it had stopped at each, passing its speed cap), and its lines keep their
-# acceleration cap: on this task the released book lands 1.4 cm nearer the slot's front than before
-# and the retreat drags it out onto the floor (found after session 36's freeze). Lifting clear
-# before backing out is the likely mend. Marked, not hidden: it must pass again.
-DROPS_IN_THE_CARRY = pytest.mark.xfail(reason="since be18c96 the book ends on the floor", strict=False)
-
-
-@pytest.mark.parametrize("pose, met", [("upright", False), pytest.param("flat", True, marks=DROPS_IN_THE_CARRY)])
+@pytest.mark.parametrize("pose, met", [("upright", False), ("flat", True)])
 def test_a_place_move_sets_the_book_down_in_the_pose_the_driver_chose(flat_item, free_port, pose, met):
     """On the marked slot of a 'lay it flat' task, a MOVE that keeps the book as held (what a
-    client sending no rotation_delta gets) stands it upright: not a success; turned flat, it is."""
+    client sending no rotation_delta gets) stands it upright: not a success; turned flat, it is.
+    The click is the slot's middle, high on its back panel: the book is set down on the floor
+    under it. Released there, 22 cm up, the flat book bounced to 0.7 cm in front of the slot's
+    front edge and fell out (its centre at x 0.743, the edge at 0.750), the arm standing still."""
     task, scene = flat_item
     server = EspireServer([flat_item], server_port=free_port(), client_port=free_port(), verbose=False,
                           log=lambda *_: None)
@@ -346,10 +341,10 @@ def test_a_place_move_sets_the_book_down_in_the_pose_the_driver_chose(flat_item,
 
 
 def test_a_placed_book_is_released_at_the_point_not_fitted_into_the_slot(server, items):
-    """ESPIRE's end-effector goes to the clicked point and places there: the book's bottom at the
-    point's height and across the slot at the point, with no shift into the slot's free part; a
-    point low in the marked area then meets the task, one high on the slot's back panel drops the
-    book from there (physics, not the server, says where it ends)."""
+    """ESPIRE's end-effector goes to the clicked point and places there: the book set down on the
+    slot's floor under the point (one high on the slot's back panel too: never dropped from
+    mid-air) and across the slot at the point, with no shift into the slot's free part; a point
+    low in the marked area then meets the task (physics, not the server, says where it ends)."""
     task, scene = items["place"]
     s = Session(server)
     s("SET_TASK", task_id=task.id, rotation=[None, None, None])
@@ -362,9 +357,11 @@ def test_a_placed_book_is_released_at_the_point_not_fitted_into_the_slot(server,
     offset = np.linalg.inv(world.tcp_pose()) @ world.object_pose(held)
     high = np.array([float(rel._corners(area)[:, 0].max()), area.center[1] - 0.02, floor + 0.12])
     plan, status, why = ep._slot_plan(world.export_scene(), high, held, offset, world.tcp_pose(), "upright")
-    if plan is not None:          # released 12 cm up, 2 cm off the area's middle: where the point is
+    if plan is not None:          # a point 12 cm up, 2 cm off the area's middle: on the floor under it
         half = np.abs(plan.T_book[:3, :3]) @ (np.asarray(world.export_scene().get(held).size) / 2)
-        assert abs(plan.T_book[2, 3] - half[2] - high[2]) < 0.01 and abs(plan.T_book[1, 3] - high[1]) < 1e-6
+        over_floor = plan.T_book[2, 3] - half[2] - floor - placement.DROP_M
+        assert min(abs(over_floor - r) for r in RELEASE_RAISES_M) < 1e-6, over_floor     # as low as the arm reaches
+        assert abs(plan.T_book[1, 3] - high[1]) < 1e-6
     else:
         assert status == "refocus" and why, why
     row, col, p = _low_point_in(ep, s.last_obs, area)
