@@ -289,8 +289,10 @@ def parse_answer(text: str) -> Answer:
 
 
 def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] | None, rec: Recorder,
-                    elapsed0: float) -> PlanResult:
-    """Execute an answer on the scene. `known`: ids the decision may use (premature-stop check)."""
+                    elapsed0: float, tools: ToolSet | None = None) -> PlanResult:
+    """Execute an answer on the scene. `known`: ids the decision may use (premature-stop check).
+    `tools`: the model's tool set, whose `execute` (the perceived scene's tolerances, the launched
+    arm's reach) runs a program answer, and whose reach ranks a TARGETS answer's slots."""
     if ans.program is not None:
         bad = unknown_ids(ans.program, scene)
         if bad:
@@ -302,7 +304,8 @@ def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] |
         text = str(ans.program)
         rec("program", program=text)
         try:
-            res = execute(ans.program, scene)     # an empty answer set (TargetNotFoundError) is final
+            # an empty answer set (TargetNotFoundError) is final
+            res = tools.execute(ans.program) if tools is not None else execute(ans.program, scene)
         except (InvalidGoalError, NotUnderstoodError) as e:
             raise AnswerError(f"the program cannot run: {e}") from None
         rec("execute", steps=res.trace, targets=res.targets)
@@ -320,7 +323,9 @@ def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] |
     pose = None
     regions = [r for r in scene.regions if r.id in targets]
     if action == "place" and regions:
-        best = min(regions, key=lambda s: rel.distance(s, scene.robot))
+        reach = tools.reach if tools is not None else None      # None: the nearest, as before a reach was known
+        best = min(regions, key=lambda s: (reach is not None and not reach.reaches_into(s, scene.robot.position),
+                                           rel.distance(s, scene.robot)))
         pose = slot_place_pose(scene, best, "upright", 0.0)
     rec("targets", targets=targets, action=action)
     return PlanResult(action, targets, pose, None, None, rec.events, time.perf_counter() - elapsed0)
@@ -351,7 +356,7 @@ def decide(model: ChatModel, messages: list[dict], scene: Scene, task_kind: str,
                 raise AnswerError("you answered before gathering any fact with the tools: look the objects "
                                   "up and compute the relations first", "premature")
             k = (facts.scene_ids() if facts is not None else known)
-            return evaluate_answer(parse_answer(text), tools.scene if tools else scene, task_kind, k, rec, t0)
+            return evaluate_answer(parse_answer(text), tools.scene if tools else scene, task_kind, k, rec, t0, tools)
         except AnswerError as e:
             rec("answer_rejected", category=e.kind, reason=str(e))
             if used[e.kind] >= cfg.answer_corrections:

@@ -312,6 +312,14 @@ class ToolSet:
         return {"object_a": object_a, "object_b": object_b,
                 "distance_m": _r(rel.distance(self._get(object_a), self._get(object_b)))}
 
+    def execute(self, tree):
+        """Run a spatial program on the scene as the stack runs one: the perceived scene's
+        tolerances and the launched arm's reach (the model's run_program calls and its final
+        answer alike, so an answer means what the model's tool calls showed it)."""
+        return execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
+                       tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M,
+                       reach=self.reach)
+
     def _run_program(self, program: str) -> dict:
         try:
             tree = parse_program(program)
@@ -322,9 +330,7 @@ class ToolSet:
             raise ToolCallError(f"the program names {unknown}, which are not in the scene; ids: "
                                 f"{', '.join(self.known_ids())}")
         try:
-            res = execute(tree, self.scene, direction_slack_deg=PERCEIVED_DIRECTION_SLACK_DEG,
-                          tilt_slack_deg=PERCEIVED_TILT_SLACK_DEG, face_error_m=PERCEIVED_FACE_ERROR_M,
-                          reach=self.reach)
+            res = self.execute(tree)
         except TargetNotFoundError as e:
             return {"program": str(tree), "targets": [], "note": str(e)}
         return {"program": str(tree), "action": res.action, "targets": res.targets,

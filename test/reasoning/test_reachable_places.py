@@ -14,6 +14,8 @@ from spatial_manip.geometry.reach import Reach, slot_wrist
 from spatial_manip.control.config import load_reach
 from spatial_manip.reasoning.examples import rot_z, shelf_scene
 from spatial_manip.reasoning.program import execute
+from spatial_manip.program_text import parse_program
+from spatial_manip.reasoning.mssr_loop import Answer, Recorder, evaluate_answer
 from spatial_manip.reasoning.vlm_tools import ToolSet
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
@@ -71,6 +73,18 @@ def test_the_model_s_programs_place_with_the_launched_arm_s_reach():
         p = out.result["place_pose"]["position"]
         assert next(s.id for s in scene.regions if rel.point_in_box(p, s)) in slots
 
+
+
+def test_the_model_s_final_answer_places_with_the_launched_arm_s_reach():
+    """The model's final answer (a program, or the slots it names as TARGETS) is run like its
+    run_program calls: with the launched arm's reach, not arm.yaml's (review of d564158)."""
+    scene = shelf_scene()
+    program = parse_program(EMPTY_SLOTS)
+    for answer in (Answer(program=program), Answer(targets=["slot_r1c1", "slot_r1c3", "slot_r2c2"])):
+        for reach, slots in ((HIGH_SHOULDER, ("slot_r1c1", "slot_r1c3")), (load_reach(), ("slot_r2c2",))):
+            res = evaluate_answer(answer, scene, "place", None, Recorder(), 0.0, ToolSet(scene, reach=reach))
+            p = res.place_pose.position
+            assert next(s.id for s in scene.regions if rel.point_in_box(p, s)) in slots, (answer, reach)
 
 def _bookend_scene() -> Scene:
     """objects-93-00011's table: the robot's base at the origin level with the table top, a pillar
