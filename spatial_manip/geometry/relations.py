@@ -44,7 +44,10 @@ Boxlike = Union[SceneObject, Region]
 Placeable = Union[SceneObject, Region, Viewpoint]
 
 # Thresholds with a meaning a person would agree with; named so every caller shares them.
-FLAT_MAX_TILT_DEG = 20.0        # lying flat: up axis within 20 deg of gravity's up
+# lying flat / level: a box's top face within 20 deg of level (support._level); a book is flat when both
+# cover edges are within 20 deg of level (`book_pose_class`), which a book tipped across its diagonal
+# meets with its thin axis up to about 28 deg off vertical
+FLAT_MAX_TILT_DEG = 20.0
 UPRIGHT_MAX_TILT_DEG = 20.0     # standing upright: a book's tilt (`book_tilt_deg`) within 20 deg of 0
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
 RANK_TIE_M = 0.01               # values within 1 cm share a rank

@@ -342,8 +342,8 @@ def test_a_place_move_sets_the_book_down_in_the_pose_the_driver_chose(flat_item,
 
 def test_a_placed_book_is_released_at_the_point_not_fitted_into_the_slot(server, items):
     """ESPIRE's end-effector goes to the clicked point and places there: the book set down on the
-    slot's floor under the point (one high on the slot's back panel too: never dropped from
-    mid-air) and across the slot at the point, with no shift into the slot's free part; a point
+    slot's floor under the point (one high on the slot's back panel too, as low as the arm reaches
+    there; a refocus when it reaches no set-down) and across the slot at the point, with no shift into the slot's free part; a point
     low in the marked area then meets the task (physics, not the server, says where it ends)."""
     task, scene = items["place"]
     s = Session(server)
