@@ -628,20 +628,37 @@ def rank_gap_error_m(a, b, face_error: Callable[[object], float], to=None) -> fl
       a centre, c = (lo + hi) / 2, is off by e / sqrt(2), and a difference of two centres by
         sqrt((e_a^2 + e_b^2) / 2);
       a distance, from x's face toward `to` to `to`'s face toward x, by both; a difference of two
-        distances by sqrt(e_a^2 + e_b^2 + (|u_a - u_b| e_to)^2), u the unit direction from `to` to
-        each: `to`'s face error moves the two alike when they lie on one side of it and apart
-        (doubled) on opposite sides.
+        distances by sqrt(e_a^2 + e_b^2 + (|g_a - g_b| e_to)^2), g_x how fast the distance to x
+        moves with each of `to`'s six faces (`_face_pull`): a face both distances end on moves them
+        alike and cancels, two different faces add in quadrature (sqrt 2 on opposite sides). The
+        direction between centres would miss which faces the distances end on: craft7's glue and
+        paint share the sewing machine's front face and differ only by its two sides.
     0 on an exact scene (face_error 0)."""
     ea, eb = face_error(a), face_error(b)
     if to is None:
         return math.sqrt((ea ** 2 + eb ** 2) / 2)
-    ua, ub = (_unit(position_of(x) - position_of(to)) for x in (a, b))
-    return math.sqrt(ea ** 2 + eb ** 2 + (float(np.linalg.norm(ua - ub)) * face_error(to)) ** 2)
+    e_to = face_error(to)
+    pulled_apart = float(np.linalg.norm(_face_pull(a, to) - _face_pull(b, to))) if e_to > 0 else 0.0
+    return math.sqrt(ea ** 2 + eb ** 2 + (pulled_apart * e_to) ** 2)
 
 
-def _unit(v) -> np.ndarray:
-    n = float(np.linalg.norm(v))
-    return np.asarray(v, float) / n if n > 0 else np.zeros(3)
+_FACE_STEP_M = 1e-4
+
+
+def _face_pull(x, box) -> np.ndarray:
+    """How fast `distance(x, box)` shrinks as each of `box`'s six faces (+-x, +-y, +-z of its own
+    frame) moves outward, per metre moved: the component of the unit gap along the face's normal
+    for a face the gap ends on, 0 for the others (a finite difference of the exact distance)."""
+    if not isinstance(box, (SceneObject, Region)):
+        return np.zeros(6)
+    d = distance(x, box)
+    pulls = []
+    for axis in range(3):
+        grown = np.eye(3)[axis] * _FACE_STEP_M
+        for sign in (1.0, -1.0):
+            moved = replace(box, center=box.center + sign * box.rotation @ grown / 2, size=box.size + grown)
+            pulls.append((d - distance(x, moved)) / _FACE_STEP_M)
+    return np.asarray(pulls)
 
 
 def size_class(o) -> str | None:

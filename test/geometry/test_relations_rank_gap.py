@@ -44,7 +44,7 @@ def test_a_face_of_hundreds_of_points_is_off_by_misregistration_not_one_pixels_n
 
 def test_what_a_difference_may_be_off_follows_what_is_compared():
     """Centres: sqrt((e_a^2 + e_b^2) / 2). Distances to one reference: both faces and the
-    reference's projected on |u_a - u_b| (alike on one side of it, doubled on opposite sides)."""
+    reference's faces the two gaps end on (one face cancels, opposite faces add in quadrature)."""
     e = {"a": 0.01, "b": 0.01, "r": 0.01}
     err = lambda o: e.get(getattr(o, "id", None), 0.0)               # noqa: E731
     ref = SceneObject("r", "teddy bear", "reference", [0.6, 0.0, 0.1], [0.2, 0.1, 0.2])
@@ -52,9 +52,24 @@ def test_what_a_difference_may_be_off_follows_what_is_compared():
     assert rel.rank_gap_error_m(a, b, err) == pytest.approx(0.01)
     assert rel.rank_gap_error_m(a, b, err, ref) == pytest.approx(math.sqrt(2) * 0.01)
     opposite = _book("b", [0.6, -0.5, 0.1])
-    assert rel.rank_gap_error_m(a, opposite, err, ref) == pytest.approx(math.sqrt(6) * 0.01)
+    assert rel.rank_gap_error_m(a, opposite, err, ref) == pytest.approx(math.sqrt(4) * 0.01, rel=1e-3)
     you = Viewpoint(CAMERA, [0.7, 0.4, -0.6])                        # a point: no face of its own
     assert rel.rank_gap_error_m(a, opposite, err, you) == pytest.approx(math.sqrt(2) * 0.01)
+
+
+def test_two_gaps_ending_on_one_shared_face_and_two_side_faces():
+    """craft7's glue and paint, both in front of the sewing machine's front face, one past its left
+    side and one past its right: the front face moves both gaps by their shares of it (0.71 and
+    0.52 of a centimetre, nearly cancelling) and the sides each their own share; the direction
+    between centres (116 degrees apart) would count the machine's error 1.7 times, not 1.1."""
+    err = lambda o: 0.01                                              # noqa: E731
+    machine = SceneObject("m", "sewing machine", "machine", [0.95, 0.35, 0.89], [0.18, 0.38, 0.28])
+    glue = SceneObject("g", "glue", "glue", [0.75, 0.05, 0.805], [0.03, 0.03, 0.11])
+    paint = SceneObject("p", "paint", "paint", [0.75, 0.70, 0.82], [0.06, 0.06, 0.14])
+    shares = np.array([[0.095, 0.095], [0.08, 0.13]])
+    shares /= np.linalg.norm(shares, axis=1, keepdims=True)
+    pulled = math.hypot(shares[0, 0] - shares[1, 0], math.hypot(shares[0, 1], shares[1, 1]))
+    assert rel.rank_gap_error_m(glue, paint, err, machine) == pytest.approx(0.01 * math.sqrt(2 + pulled ** 2), rel=1e-3)
 
 
 def _scene(*books) -> Scene:
