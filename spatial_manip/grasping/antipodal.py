@@ -59,7 +59,13 @@ class AntipodalConfig:
     # camera saw, and a standing bottle's hidden back lay 1.2 cm behind its box (noise pulls the
     # seen front forward, the back is a guess); a side grasp closing along the view swept its far
     # finger 1 mm past the back and knocked the bottle over (objects-109-00000). A low or lying
-    # object is not pushed over: its box's end stands. 0: the box's end always
+    # object is not pushed over: its box's end stands. 0: the box's end always.
+    # The grasp's centre moves half of this toward the hidden side, on purpose: the fingers ride in
+    # and start closing at opening_m (width + open_margin_m, a bottle's at the full 8.5 cm stroke),
+    # so the centre alone sets each finger's room, and the box sits toward the camera (front pulled
+    # forward, back short). Kept at the box's centre, the far finger passed that bottle's true back
+    # 5.5 mm away on its way in (11 mm as is), the near one 25 mm (19): the far one touches first
+    # and pushes more, not less (test_grasp_frames: test_a_standing_bottles_far_finger_...)
     hidden_side_slack_m: float = 0.015
     approach_path_m: float = 0.05       # free path required behind the palm
     min_grasp_points: int = 6
