@@ -35,7 +35,6 @@ from PIL import Image
 
 from spatial_manip.errors import (InvalidGoalError, NotUnderstoodError, SpatialManipError,
                                   TargetNotFoundError)
-from spatial_manip.geometry import relations as rel
 from spatial_manip.geometry.reach import Reach
 from spatial_manip.reasoning.planner import PlanResult, check_task_kind
 from spatial_manip.reasoning.vlm_coords import CoordSettings, downscaled_size
@@ -43,7 +42,7 @@ from spatial_manip.reasoning.vlm_tools import ToolOutcome, ToolSet, program_ids,
 from spatial_manip.scene import Scene
 from spatial_manip.program_text import parse_program
 from spatial_manip.reasoning.orientation import make_orienter
-from spatial_manip.reasoning.program import execute, slot_place_pose
+from spatial_manip.reasoning.program import execute, slot_place_pose, slot_to_place
 
 MODES = ("mssr", "tools")
 
@@ -292,7 +291,8 @@ def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] |
                     elapsed0: float, tools: ToolSet | None = None) -> PlanResult:
     """Execute an answer on the scene. `known`: ids the decision may use (premature-stop check).
     `tools`: the model's tool set, whose `execute` (the perceived scene's tolerances, the launched
-    arm's reach) runs a program answer, and whose reach ranks a TARGETS answer's slots."""
+    arm's reach) runs a program answer, and whose reach ranks a TARGETS answer's slots as a
+    program's are ranked (program.slot_to_place; no tool set: arm.yaml's reach, as `execute`'s)."""
     if ans.program is not None:
         bad = unknown_ids(ans.program, scene)
         if bad:
@@ -323,9 +323,9 @@ def evaluate_answer(ans: Answer, scene: Scene, task_kind: str, known: set[str] |
     pose = None
     regions = [r for r in scene.regions if r.id in targets]
     if action == "place" and regions:
-        reach = tools.reach if tools is not None else None      # None: the nearest, as before a reach was known
-        best = min(regions, key=lambda s: (reach is not None and not reach.reaches_into(s, scene.robot.position),
-                                           rel.distance(s, scene.robot)))
+        best, skipped = slot_to_place(regions, scene.robot, tools.reach if tools is not None else None)
+        if skipped:
+            rec("reach", slot=best.id, out_of_reach=skipped)
         pose = slot_place_pose(scene, best, "upright", 0.0)
     rec("targets", targets=targets, action=action)
     return PlanResult(action, targets, pose, None, None, rec.events, time.perf_counter() - elapsed0)

@@ -862,18 +862,26 @@ def _with_room(items: list) -> list:
 
 
 def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:
-    """Of the slots the words allow (any one satisfies them), the one the arm reaches (`ev.reach`,
-    the launched arm's: geometry.reach's `reaches_into`) nearest the robot; when it reaches none
-    the nearest, which the arm's own check then refuses as UNREACHABLE. Nearest alone put the book
-    into a slot out of reach while another the words allow was in reach (session 32)."""
-    robot = ev.scene.robot
-    reached = {s.id: ev.reach.reaches_into(s, robot.position) for s in slots}
+    """`slot_to_place` with the evaluation's reach, tracing the nearer slots it passed over."""
+    best, skipped = slot_to_place(slots, ev.scene.robot, ev.reach)
+    if skipped:
+        ev.trace.append({"node": "reach", "ids": [best.id], "out_of_reach": skipped,
+                         "why": "nearer slots the words allow lie beyond the arm's reach"})
+    return best
+
+
+def slot_to_place(slots: list[Region], robot: Viewpoint, reach: Reach | None = None) -> tuple[Region, list[str]]:
+    """Of the slots an answer allows (any one satisfies it), the one the arm reaches (`reach`, the
+    launched arm's, None: arm.yaml's; geometry.reach's `reaches_into`) nearest the robot, and the
+    ids of the nearer slots passed over as out of reach; when it reaches none, the nearest, which
+    the arm's own check then refuses as UNREACHABLE. Nearest alone put the book into a slot out of
+    reach while another the words allow was in reach (session 32). The one ranking of a program's
+    slots and of a model's TARGETS answer (mssr_loop.evaluate_answer)."""
+    reach = reach or load_reach()
+    reached = {s.id: reach.reaches_into(s, robot.position) for s in slots}
     ranked = sorted(slots, key=lambda s: (not reached[s.id], rel.distance(s, robot)))
     skipped = [s.id for s in ranked if not reached[s.id] and rel.distance(s, robot) < rel.distance(ranked[0], robot)]
-    if skipped:
-        ev.trace.append({"node": "reach", "ids": [ranked[0].id], "out_of_reach": skipped,
-                         "why": "nearer slots the words allow lie beyond the arm's reach"})
-    return ranked[0]
+    return ranked[0], skipped
 
 
 def _placed(scene: Scene, pp: PlacePose) -> SceneObject:

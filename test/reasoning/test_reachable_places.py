@@ -86,6 +86,19 @@ def test_the_model_s_final_answer_places_with_the_launched_arm_s_reach():
             p = res.place_pose.position
             assert next(s.id for s in scene.regions if rel.point_in_box(p, s)) in slots, (answer, reach)
 
+
+def test_a_targets_answer_and_a_program_pass_over_the_same_slots_out_of_reach():
+    """One ranking (program.slot_to_place) for both: the model's TARGETS answer places where the
+    program does and says which nearer slots it passed over, as the program's trace does."""
+    scene = shelf_scene()
+    program = execute(EMPTY_SLOTS, scene, reach=HIGH_SHOULDER)
+    targets = evaluate_answer(Answer(targets=program.targets), scene, "place", None, Recorder(), 0.0,
+                              ToolSet(scene, reach=HIGH_SHOULDER))
+    assert np.allclose(targets.place_pose.position, program.place_pose.position)
+    passed_over = [e["out_of_reach"] for e in targets.trace if e.get("event") == "reach"]
+    assert passed_over == [t["out_of_reach"] for t in program.trace if t.get("node") == "reach"] == [["slot_r2c2"]]
+
+
 def _bookend_scene() -> Scene:
     """objects-93-00011's table: the robot's base at the origin level with the table top, a pillar
     bookend near the table's back right corner (viewer's left), a lying bottle in the hand."""
