@@ -44,9 +44,9 @@ Boxlike = Union[SceneObject, Region]
 Placeable = Union[SceneObject, Region, Viewpoint]
 
 # Thresholds with a meaning a person would agree with; named so every caller shares them.
-# lying flat / level: a box's top face within 20 deg of level (support._level); a book is flat when both
-# cover edges are within 20 deg of level (`book_pose_class`), which a book tipped across its diagonal
-# meets with its thin axis up to about 28 deg off vertical
+# level: a face within 20 deg of level (`is_level`): what an object can be set on (geometry.support),
+# and a book lies flat when its cover is (`book_pose_class`), not when its cover's edges merely are (a
+# book tipped across its diagonal had both within 20 deg with its cover 28 deg off level)
 FLAT_MAX_TILT_DEG = 20.0
 UPRIGHT_MAX_TILT_DEG = 20.0     # standing upright: a book's tilt (`book_tilt_deg`) within 20 deg of 0
 POSITION_MARGIN_M = 0.01        # "left of" needs at least 1 cm of separation
@@ -295,17 +295,27 @@ def tilt_deg(obj: SceneObject) -> float:
 
 
 def book_pose_class(obj: SceneObject) -> str:
-    """'flat' | 'upright' | 'tilted' for a book: bands of its tilt (`book_tilt_deg`, ESPIRE A.2),
-    so a pose word and a stated angle never disagree. Upright up to UPRIGHT_MAX_TILT_DEG, flat
-    from 90 - FLAT_MAX_TILT_DEG (both cover edges near level: the cover lies flat), tilted in
-    between, whichever way the book leans: back off its edge, or within its cover's plane onto a
-    corner (the thin axis alone called that upright while the tilt said 30 degrees)."""
-    tilt = book_tilt_deg(obj)
-    if tilt >= 90.0 - FLAT_MAX_TILT_DEG:
+    """'flat' | 'upright' | 'tilted' for a book: flat when its cover is level (`is_level` of its
+    thin axis: what it could carry, as geometry.support has it), upright when its tilt
+    (`book_tilt_deg`, ESPIRE A.2) is within UPRIGHT_MAX_TILT_DEG, tilted otherwise, whichever way
+    the book leans: back off its edge, or within its cover's plane onto a corner (the thin axis
+    alone called that upright while the tilt said 30 degrees). A pose word and a stated angle never
+    disagree: a flat book's tilt is at least 90 - FLAT_MAX_TILT_DEG (its cover's edges lie at least
+    that far off the vertical); one tipped across its diagonal may reach that tilt and still be
+    tilted (its cover 28 degrees off level)."""
+    if is_level(obj, int(np.argmin(obj.size))):
         return "flat"
-    if tilt <= UPRIGHT_MAX_TILT_DEG:
+    if book_tilt_deg(obj) <= UPRIGHT_MAX_TILT_DEG:
         return "upright"
     return "tilted"
+
+
+def is_level(box: Boxlike, axis: int | None = None) -> bool:
+    """Whether the face of `box` across `axis` (default: its axis nearest the vertical, its top)
+    lies within FLAT_MAX_TILT_DEG of level: a face something can rest on, and a flat book's cover."""
+    R = np.asarray(box.rotation, float)
+    k = int(np.argmax(np.abs(R[2, :]))) if axis is None else axis
+    return abs(float(R[2, k])) >= math.cos(math.radians(FLAT_MAX_TILT_DEG))
 
 
 # The thickest book (ESPIRE Table 20) and a cover's measuring tolerance: a book's box thicker than

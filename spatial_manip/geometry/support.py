@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from spatial_manip.errors import UnreachableError
-from spatial_manip.geometry.relations import FLAT_MAX_TILT_DEG, Boxlike, _corners, point_in_box
+from spatial_manip.geometry.relations import Boxlike, _corners, is_level, point_in_box
 from spatial_manip.scene import Scene, SceneObject
 
 HEIGHT_TOL_M = 0.02         # the object's bottom within this of the surface's top rests on it
@@ -59,11 +59,6 @@ def _vertical_axis(box: Boxlike) -> int:
     return int(np.argmax(np.abs(np.asarray(box.rotation, float)[2, :])))
 
 
-def _level(box: Boxlike) -> bool:
-    """Whether the box's top face is within FLAT_MAX_TILT_DEG of level."""
-    return abs(float(np.asarray(box.rotation, float)[2, _vertical_axis(box)])) >= np.cos(np.radians(FLAT_MAX_TILT_DEG))
-
-
 def _words(o) -> str:
     if isinstance(o, SceneObject):
         return f"the {o.label}" if o.category in CONTAINERS else f"the {o.label} ({o.id})"
@@ -74,7 +69,7 @@ def surfaces(scene: Scene, moved_id: str | None = None) -> list[Surface]:
     """Every surface in `scene` that could carry an object, except the moved (or held) one's own."""
     out = []
     for o in scene.objects:
-        if o.held or o.id == moved_id or o.category in NOT_CARRIERS or not _level(o):
+        if o.held or o.id == moved_id or o.category in NOT_CARRIERS or not is_level(o):
             continue
         top = float(_corners(o)[:, 2].max())
         out.append(Surface(o.id, _words(o), top, o, work_surface=o.category in WORK_SURFACES))

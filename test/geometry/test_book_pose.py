@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
 from spatial_manip.geometry import relations as rel
-from spatial_manip.scene import SceneObject
+from spatial_manip.geometry import support
+from spatial_manip.scene import Scene, SceneObject, Viewpoint
 
 SIZE = np.array([0.15, 0.02, 0.22])      # width, thickness, length: standing, the long side is up
 
@@ -55,15 +56,38 @@ def test_a_book_leaning_back_within_20_degrees_of_flat_is_flat_however_it_is_tur
     assert rel.book_pose_class(_book(turned.as_matrix())) == "flat"
 
 
+def _across_the_diagonal(deg: float) -> SceneObject:
+    """Lying flat, then tipped `deg` about the line halfway between its cover's edges (both edges
+    rise the least: each by asin(sin(deg) / sqrt 2))."""
+    diagonal = np.array([1.0, 0.0, 1.0]) / math.sqrt(2.0)
+    lying = Rotation.from_euler("x", 90.0, degrees=True)
+    return _book((Rotation.from_rotvec(np.radians(deg) * (lying.apply(diagonal))) * lying).as_matrix())
+
+
+@pytest.mark.parametrize("deg, pose", [(0.0, "flat"), (15.0, "flat"), (25.0, "tilted")])
+def test_a_book_is_flat_when_its_cover_is_level_enough_to_rest_on(deg, pose):
+    """One definition of level (relations.is_level) for a flat book and for what carries an object:
+    tipped 25 degrees across its diagonal both cover edges stay within 20 degrees of level (its tilt
+    reads 72.6), yet its cover is no surface (geometry.support), and it is not flat either."""
+    book = _across_the_diagonal(deg)
+    assert rel.book_pose_class(book) == pose
+    assert any(s.owner_id == "b" for s in support.surfaces(Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [book]))) == (pose == "flat")
+    if deg == 25.0:
+        assert rel.book_tilt_deg(book) >= 90.0 - rel.FLAT_MAX_TILT_DEG
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-math.pi, math.pi), st.floats(-math.pi, math.pi), st.floats(-math.pi, math.pi))
 def test_the_pose_class_is_the_band_of_the_tilt_for_any_rotation(a, b, c):
     book = _book(Rotation.from_euler("zxy", [a, b, c]).as_matrix())
     tilt, pose = rel.book_tilt_deg(book), rel.book_pose_class(book)
     assert 0.0 <= tilt <= 90.0
-    want = ("flat" if tilt >= 90.0 - rel.FLAT_MAX_TILT_DEG else "upright" if tilt <= rel.UPRIGHT_MAX_TILT_DEG
+    cover_off_level = math.degrees(math.acos(min(1.0, abs(float(book.rotation[2, 1])))))    # SIZE's thin axis
+    want = ("flat" if cover_off_level <= rel.FLAT_MAX_TILT_DEG else "upright" if tilt <= rel.UPRIGHT_MAX_TILT_DEG
             else "tilted")
     assert pose == want
+    # a pose word never contradicts the tilt: flat is at least 90 - FLAT_MAX_TILT_DEG, upright at most UPRIGHT_...
+    assert (pose != "flat" or tilt >= 90.0 - rel.FLAT_MAX_TILT_DEG - 1e-9) and (pose != "upright" or tilt <= 20.0)
     # turning the book about the vertical changes neither
     yawed = _book(Rotation.from_euler("z", a + 1.0).as_matrix() @ book.rotation)
     assert rel.book_tilt_deg(yawed) == pytest.approx(tilt, abs=1e-6) and rel.book_pose_class(yawed) == pose
