@@ -33,7 +33,7 @@ import numpy as np
 from spatial_manip.transforms import box_corners, make_transform
 from spatial_manip.scene import Region, Scene, SceneObject, Viewpoint
 from spatial_manip.sim import assets as A
-from spatial_manip.geometry.reach import REACH_M, TCP_TO_WRIST_M, Reach
+from spatial_manip.geometry.reach import REACH_M, Reach
 
 TABLE_FRONT_X = 0.25             # robot base to the table's front edge
 TABLE_TOP_Z = 0.0
@@ -310,21 +310,19 @@ SIM_SHOULDER_Z_M = 0.163
 class ShelfStance:
     """Where the robot stands before the shelf, and which slots it can put a book into.
 
-    A slot is flagged reachable when the wrist, entering the slot 6 cm past its front face at
-    `wrist_above_floor_m` over the slot's floor (capped below the slot's ceiling), lies within
-    `reach_m` of the shoulder. The generator keeps a place task only when some flagged slot the
-    book fits is a wrong answer, so a flag that misses slots the arm does reach lets a blind
-    placer meet the answer more often."""
+    A slot is flagged reachable when the simulated arm reaches into it (geometry.reach's
+    `reaches_into`, the planner's rule: the wrist entering the slot past its front face, over its
+    floor) with the wrist within `reach_m` of its shoulder (SIM_SHOULDER_Z_M). The generator keeps
+    a place task only when some flagged slot the book fits is a wrong answer, so a flag that
+    misses slots the arm does reach lets a blind placer meet the answer more often."""
     front_x: float               # robot base to the shelf's front face, metres
     ground_z: float              # the floor below the robot base (the robot's stand), metres
     ee_x: tuple                  # the carried book's initial TCP x range, clear of the shelf
     reach_m: float = REACH_M
-    wrist_above_floor_m: float = 0.16
 
-    def reaches(self, y: float, z_floor: float, z_ceiling: float) -> bool:
-        z = min(z_floor + self.wrist_above_floor_m, z_ceiling - 0.05)
-        wrist = np.array([self.front_x + 0.06 - TCP_TO_WRIST_M, y, z])
-        return Reach(SIM_SHOULDER_Z_M, self.reach_m).wrist_reaches(wrist)
+    def reaches(self, slot: Region) -> bool:
+        """Whether the arm standing at the base frame's origin reaches into `slot`."""
+        return Reach(SIM_SHOULDER_Z_M, self.reach_m).reaches_into(slot)
 
 
 SHELF_STANCES = {
@@ -423,9 +421,10 @@ def sample_shelf(rng: np.random.Generator, *, layout: str = "grid", n_distant: i
             y = yc + inner_w / 2 - (c - 1) * (cw + PANEL_T) - cw / 2    # col 1 at the viewer's left (+y)
             if c < k:
                 parts.append(((xc, y - cw / 2 - PANEL_T / 2, z_floor + row_h / 2), (D, PANEL_T, row_h)))
-            regions.append(Region(f"slot_r{r}c{c}", "slot", [xc - 0.005, y, z_floor + row_h / 2], [D - 0.01, cw, row_h],
-                                  row=r, col=c, rotation=_rz(math.pi),
-                                  extra={"reachable": st.reaches(y, z_floor, z_floor + row_h)}))
+            slot = Region(f"slot_r{r}c{c}", "slot", [xc - 0.005, y, z_floor + row_h / 2], [D - 0.01, cw, row_h],
+                          row=r, col=c, rotation=_rz(math.pi))
+            slot.extra["reachable"] = st.reaches(slot)
+            regions.append(slot)
     shelf = SceneObject("shelf", "shelf", "shelf", [xc, yc, g + Ht / 2], [D, Wd, Ht], _rz(math.pi), oriented=True,
                         extra={"asset": key, "layout": layout, "rows": n_rows, "cols": cols,
                                "parts": [_box_dict(c, s, I) for c, s in parts]})
