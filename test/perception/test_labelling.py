@@ -852,8 +852,37 @@ def test_a_fit_whose_hue_the_pixels_contradict_names_nothing():
     assert not sure_fit(green, expected[0])
     assign_labels([green], expected)
     assert green.label != "mona lisa"
-    for colour in ("yellow", "gray"):                 # brown's neighbour, and no hue at all
+    for colour in ("yellow", "white", "black"):       # brown's neighbour; glare and shade take any hue away
         seen = shrub(colour)
         assert not hue_contradicts(seen, expected[0])
         assign_labels([seen], expected)
         assert seen.label == "mona lisa", colour
+
+
+def test_pixels_mostly_gray_contradict_a_clear_hue_and_nothing_else():
+    """place-99-00000 (realistic): three books' spines standing together on a shelf 2.6 m away,
+    gray, white and yellow, were one 5 x 3.4 x 18.7 cm cluster whose median colour (255/212/91) fit
+    the yellow picture frame seen edge-on 0.28 and a book 0.41, and were named the frame. Most of
+    its pixels are gray, which no light makes of a clear hue: the frame's fit is not sure, and the
+    cluster is left between a book and the frame. An entry all but gray (the lady with an ermine,
+    69/57/45) or enrolled without a hue is not contradicted so, nor by pixels mostly white or black."""
+    from spatial_manip.perception.labelling import hue_contradicts, sure_fit
+    frame = ExpectedObject("picture frame", "reference", (0.2164, 0.045, 0.1782), (173, 139, 69), id="picture_frame")
+    book = ExpectedObject("book", "book", (0.1787, 0.115, 0.0191), (255, 255, 34), id="book_yellow_small")
+
+    def spines(colour):
+        d = _seen((0.050, 0.034, 0.187), (0.79, -0.71, 0.62), (255, 212, 91))
+        d.extra["lower_bound_sides"] = [False, True, False]
+        d.colour = colour
+        return d
+    gray = spines("gray")
+    assert match_cost(gray, frame) + 0.08 < match_cost(gray, book)           # the premise: the frame fits better
+    assert hue_contradicts(gray, frame) and not sure_fit(gray, frame)
+    assign_labels([gray], [frame, book])
+    assert gray.label != "picture frame"
+    for colour in ("yellow", "white", "black"):
+        assert not hue_contradicts(spines(colour), frame), colour
+    for entry in (ExpectedObject("lady with an ermine", "reference", (0.2, 0.05, 0.19), (69, 57, 45)),
+                  ExpectedObject("pillar bookend", "reference", (0.2, 0.05, 0.19), (93, 93, 104)),
+                  ExpectedObject("vase", "reference", (0.2, 0.05, 0.19))):
+        assert not hue_contradicts(gray, entry), entry.label
