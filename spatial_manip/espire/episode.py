@@ -23,7 +23,9 @@ Algorithm 3) does; what it does stands, right or wrong:
   back panel sets the book down on the floor below it, a point off every slot on whatever the
   point is on (if the arm reaches it), and where the book then ends is physics' answer, judged
   by ESPIRE's criteria. A point where the
-  book would run into the shelf's frame or into what stands there sets nothing down. The pose is
+  book would run into the shelf's frame or into what stands there sets nothing down, nor does one
+  with nothing under it or where the arm reaches no set-down within MAX_RELEASE_DROP_M over what
+  is under it (a book is set down, never dropped from the point's height). The pose is
   the one the driver chose (`chosen_set_down`: the held book turned by the MOVE's
   `rotation_delta`, upright or flat, whichever is nearer; protocol.SET_DOWN_DELTAS), never the
   task's, and ESPIRE's criteria want the pose the words ask for, upright when they name none
@@ -80,6 +82,9 @@ LIFT_M = 0.10
 # there, lowest first: upright in a top slot, the slide in just over the front board was out of
 # the arm's reach on the floor and in it 1 cm up (place-53-00009)
 RELEASE_RAISES_M = (0.0, 0.01, 0.02, 0.04, 0.08)
+# ... and never more than this over it: a lab's arm sets a book down, it does not drop it (a point
+# high on a slot's back panel, or with nothing under it, is refused where no low set-down is reached)
+MAX_RELEASE_DROP_M = RELEASE_RAISES_M[-1]
 HOVER_M = 0.15              # an end-effector sent to a point with nothing to act on stops this high above it
 OPEN_M = 0.085
 MAX_KEPT_OBSERVATIONS = 8   # current observations kept for LOCALIZE / MOVE references
@@ -545,7 +550,9 @@ class Episode:
             if slot is not None:        # carried in as far as the generator's set-down
                 inset = -placement.FINGERTIP_M if pose == "flat" else placement.SLOT_INSET_M
                 c[0] = float(rel._corners(slot)[:, 0].min()) + inset + half[0]
-            for bottom in _release_heights(scene, held_id, c, p[2]):
+            heights = _release_heights(scene, held_id, c, p[2])
+            tried += [] if heights else ["unsupported"]
+            for bottom in heights:
                 c[2] = bottom + half[2]
                 T_book = np.eye(4)
                 T_book[:3, :3], T_book[:3, 3] = R, c
@@ -561,7 +568,10 @@ class Episode:
                 tried.append("reach")
         if tried and all(t == "into" for t in tried):
             return None, "refocus", f"the book {pose} at the point would run into the shelf or what stands there"
-        return None, "refocus", f"no reachable way to put the book {pose} at the point"
+        if tried and all(t == "unsupported" for t in tried):
+            return None, "refocus", f"nothing under the point to set the book {pose} down on"
+        return None, "refocus", (f"no reachable way to put the book {pose} at the point, set down at most "
+                                 f"{100 * MAX_RELEASE_DROP_M:.0f} cm over what is under it")
 
     def _table_plan(self, scene: Scene, p, held_id: str, offset, T_now):
         """Stand the held book on its gripped edge centred on the point: every yaw (15 deg
@@ -815,16 +825,17 @@ def _release_heights(scene: Scene, held_id: str, c, z: float) -> list[float]:
     DROP_M above the highest surface under it no higher than the clicked height `z`
     (geometry.support, the rule that refuses "50 cm above the cube": a slot's floor, a book lying
     in it, the table), then RELEASE_RAISES_M over that where the arm cannot set it down right
-    there, and at the point's own height last (and alone when nothing carries it there: physics
-    says where it ends). A point high on a slot's back panel so sets the book down on the floor
-    below it, not dropped from there (a flat book dropped 22 cm bounced out over the slot's front
-    edge: the lay-it-flat task of test_episode_rules)."""
+    there, and at the point's own height last if that is within MAX_RELEASE_DROP_M of it. No height
+    when nothing carries it there: a book is set down, never dropped (one dropped 22 cm bounced
+    out over the slot's front edge: the lay-it-flat task of test_episode_rules), so a point high
+    on a slot's back panel sets it down on the floor below or nowhere."""
     at_point = z + placement.DROP_M
     surface = support.surface_under(support.surfaces(scene, held_id), [c[0], c[1], z])
     if surface is None:
-        return [at_point]
+        return []
     low = surface.top_z + placement.DROP_M
-    return [low + r for r in RELEASE_RAISES_M if low + r < at_point] + [max(at_point, low)]
+    last = [max(at_point, low)] if at_point - low <= MAX_RELEASE_DROP_M else []
+    return [low + r for r in RELEASE_RAISES_M if low + r < at_point] + last
 
 
 def _support_top(scene: Scene, p) -> float | None:

@@ -497,18 +497,28 @@ def test_a_click_on_the_arm_in_front_of_the_marked_area_sets_nothing_down(occlud
 
 def test_after_a_release_a_moves_distance_is_the_books_not_the_points(occluded_server, occluded_item):
     """Once the book is released, a later MOVE's distance is where the book lies, as the checker
-    judges it: a book dropped on the floor is not 0 m from the goal because the new click is in
-    the slot (the e2e test's trials 2 and 3 after the drop reported 0.0)."""
+    judges it: a book set down elsewhere is not 0 m from the goal because the new click is in
+    the slot (the e2e test's trials 2 and 3 after a drop on the floor reported 0.0). The server no
+    longer drops a book from a point with nothing under it (a click on the arm, as this test
+    did): here it is set down on the floor of the farthest other slot the arm reaches, as if that
+    were the marked area."""
     task, scene = occluded_item
     s, ep, obs = _looking(occluded_server, task)
-    p = views.pixel_point(obs, *_robot_pixel_in_box(ep, s.last_obs))
-    act = ep._move_place(p, [0.0, 0.0, 0.0], on_area=True)      # what the server did there before
-    if act.did != "place":
-        pytest.skip(f"no release at the point on the arm: {act.message}")
+    ids, _ = ep.goal()
+    slots = [r for r in ep.world.export_scene().regions if r.kind == "slot" and r.id not in ids]
+    if not slots:
+        pytest.skip("no slot besides the goal's")
+    for slot in sorted(slots, key=lambda r: -ep._goal_distance(r.center)):
+        p = np.array([slot.center[0], slot.center[1], float(rel._corners(slot)[:, 2].min())])
+        act = ep._move_place(p, [0.0, 0.0, 0.0], on_area=True)     # a refusal leaves the world as it was
+        if act.did == "place":
+            break
+    else:
+        pytest.skip(f"no release on another slot's floor: {act.message}")
     s("GET_OBSERVATION", view="world", highlight_goal=True)
     row, col, _ = _low_point_in(ep, s.last_obs, ep.marked[1][0])
     r = s.click("MOVE", (row, col))
     d = r["post_state"]["execution"]["details"]
     assert not r["goal_met"] and not d["holding"], d
-    assert d["distance"] == pytest.approx(ep._book_distance(task.held), abs=1e-3) and d["distance"] > 0.5, d
+    assert d["distance"] == pytest.approx(ep._book_distance(task.held), abs=1e-3) and d["distance"] > 0.05, d
     assert not s("END_TASK")["post_state"]["execution"]["finish_goal"]
