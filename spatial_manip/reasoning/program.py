@@ -335,7 +335,8 @@ def op_dist(ev: _Eval, n: Node):
         items, ref = ev.set_(rest[0]), ev.ref(rest[1])
         items = [o for o in items if o is not ref]
         picked = (rel.closest if "Closest" in r else rel.farthest)(items, ref, k)
-        return _told_apart(ev, n, picked, items, lambda o: rel.distance(o, ref), k, "Farthest" in r, ref)
+        return _told_apart(ev, n, picked, items, lambda o: rel.distance(o, ref), k, "Farthest" in r,
+                           _hidden_distance, ref)
     if r == "Range":
         lo, hi = sorted((_num(a[0], "a distance"), _num(a[1], "a distance")))
         items, ref = ev.set_(a[2]), ev.ref(a[3])
@@ -389,23 +390,46 @@ def _in_distance_band(ev: _Eval, n: Node, items: list, ref, word: str, value: fl
 
 
 def _told_apart(ev: _Eval, n: Node, picked: list, items: list, key: Callable, rank: int, descending: bool,
-                to=None) -> list:
+                unseen: Callable, to=None) -> list:
     """`picked`, the items at rank `rank` of `key` (`rel.rank_select`), when the measurement tells
     them from the next rank: on a perceived scene, ranks whose values differ by less than what the
-    measured difference may be off (`rel.rank_gap_error_m` of the two boxes, and of `to` when the
-    key is the distance to it) are not told apart by it, and the answer would be a guess: AMBIGUOUS
-    naming both. The difference of two boxes' keys, not one pixel's range: "the second leftmost"
-    compares centres of hundreds of points each. An exact scene keeps the ranks as they are."""
+    measured difference may be off (`_rank_gap_error_m`) are not told apart by it, and the answer
+    would be a guess: AMBIGUOUS naming both. The difference of two boxes' keys, not one pixel's
+    range: "the second leftmost" compares centres of hundreds of points each. `unseen(o)`: how far
+    o's true key may lie (below, above) its box's, by what the image's edge cut off of it. An
+    exact scene keeps the ranks as they are."""
     if ev.face_error_m <= 0.0 or not picked:
         return picked
     gap, near = rel.rank_margin(items, key, rank, descending)
-    error = max((rel.rank_gap_error_m(a, b, ev.fit_error_m, to) for a in picked for b in near), default=0.0)
+    error = max((_rank_gap_error_m(ev, a, b, key, unseen, to) for a in picked for b in near), default=0.0)
     if near and gap < error:
         raise AmbiguousError(
             f"{', '.join(o.id for o in picked)} and {', '.join(o.id for o in near)} differ by {gap * 100:.1f} cm in "
-            f"{n.rel}, less than their measurement may be off ({error * 100:.1f} cm), so which comes first is "
-            "a guess: say which (e.g. by colour or size)")
+            f"{n.rel}, less than their measurement may be off ({error * 100:.1f} cm, with what the image's edge "
+            "may hide of them), so which comes first is a guess: say which (e.g. by colour or size)")
     return picked
+
+
+def _rank_gap_error_m(ev: _Eval, a, b, key: Callable, unseen: Callable, to=None) -> float:
+    """How far the measured difference of `a`'s and `b`'s keys may be from the true one: the two
+    boxes' measurement (`rel.rank_gap_error_m`, and `to`'s when the key is the distance to it),
+    and what is hidden of either (`unseen`) on the side that closes their gap: the lower key's
+    true value above it, the higher's below it. A rank that hangs on an object's hidden side is a
+    guess as much as one inside the sensor's error."""
+    lower, higher = sorted((a, b), key=key)
+    return rel.rank_gap_error_m(a, b, ev.fit_error_m, to) + unseen(lower)[1] + unseen(higher)[0]
+
+
+def _hidden_distance(o) -> tuple[float, float]:
+    """An object seen in part may reach nearer anything than its box, by what is hidden (`_hidden_m`),
+    never farther: its boundary distance may be that much shorter."""
+    return _hidden_m(o), 0.0
+
+
+def _hidden_centre(o) -> tuple[float, float]:
+    """An object seen in part has its centre up to half of what is hidden (`_hidden_m`) off its
+    box's, on the side the image cut it (which the scene does not say): either way."""
+    return _hidden_m(o) / 2, _hidden_m(o) / 2
 
 
 def _next_to(ev: _Eval, n: Node, items: list, ref) -> list:
@@ -491,7 +515,7 @@ def op_rel(ev: _Eval, n: Node):
         items = ev.set_(rest[0])
         axes = ev.frame(rest[1] if len(rest) > 1 else Sym("viewer"))
         picked = (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
-        return _told_apart(ev, n, picked, items, lambda o: rel.lateral(o, axes), k, "Right" in r)
+        return _told_apart(ev, n, picked, items, lambda o: rel.lateral(o, axes), k, "Right" in r, _hidden_centre)
     if r == "Between":
         items, o1, o2 = ev.set_(a[0]), ev.ref(a[1]), ev.ref(a[2])
         return [o for o in items if o is not o1 and o is not o2

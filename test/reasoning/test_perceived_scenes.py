@@ -156,6 +156,47 @@ def test_a_rank_the_sensor_cannot_tell_from_the_next_is_ambiguous_on_a_perceived
     assert seen == execute(program, Scene(VIEWER, ROBOT, [a, apart], [], {})).targets
 
 
+def test_a_rank_that_hangs_on_a_book_s_hidden_side_is_ambiguous():
+    """A book cut by the image's edge (`truncated`) may run past its box by up to the longest
+    book's length (program._hidden_m): its centre up to half that either way, its boundary
+    nearer anything by all of it, never farther. Two books 4 cm apart across the view are told
+    apart when both are seen whole, not when either is seen in part (its centre may lie 5 cm
+    off); of two books 10 and 14 cm from a jar, the nearer one cut off is surely the closest,
+    while the farther one cut off may be nearer: AMBIGUOUS. An exact scene keeps its ranks."""
+    from spatial_manip.errors import AmbiguousError
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=VIEWER)
+    size = [0.15, 0.03, 0.2]
+
+    def books(cut: str):
+        a = _book("a", [0.5, 0.30, 0.1], size, truncated=cut == "a")
+        b = _book("b", a.center + 0.04 * axes.right, size, truncated=cut == "b")
+        return [a, b]
+
+    leftmost = "pick(unique(filterRel$LeftMost(filterBook(TABLE), viewer)))"
+    assert execute(leftmost, Scene(VIEWER, ROBOT, books(""), [], {}), face_error_m=0.01).targets == ["a"]
+    for cut in ("a", "b"):
+        scene = Scene(VIEWER, ROBOT, books(cut), [], {})
+        with pytest.raises(AmbiguousError, match=r"differ by 4\.0 cm in LeftMost.*the image's edge"):
+            execute(leftmost, scene, face_error_m=0.01)
+        assert execute(leftmost, scene).targets == ["a"]
+
+    jar = SceneObject("jar", "ceramic jar", "object", [0.5, -0.2, 0.1], [0.1, 0.1, 0.2])
+
+    def around_jar(cut: str):
+        near = _book("near", [0.5, -0.2 + 0.05 + 0.10 + 0.015, 0.1], size, truncated=cut == "near")
+        far = _book("far", [0.5, -0.2 - 0.05 - 0.14 - 0.015, 0.1], size, truncated=cut == "far")
+        return Scene(VIEWER, ROBOT, [jar, near, far], [], {})
+
+    closest = "pick(unique(filterDist$Closest(filterBook(TABLE), jar)))"
+    farthest = "pick(unique(filterDist$Farthest(filterBook(TABLE), jar)))"
+    assert execute(closest, around_jar("near"), face_error_m=0.01).targets == ["near"]
+    assert execute(farthest, around_jar("near"), face_error_m=0.01).targets == ["far"]
+    for program in (closest, farthest):
+        with pytest.raises(AmbiguousError, match=r"differ by 4\.0 cm"):
+            execute(program, around_jar("far"), face_error_m=0.01)
+    assert execute(closest, around_jar("far")).targets == ["near"]
+
+
 def test_a_second_bottle_the_words_named_is_ambiguous_when_it_fits_a_bottle_surely():
     """objects-106-00012's wall of the black bowl fit a bottle only weakly (one tied candidate), so
     "the bottle" is the one perception named. Were the same detection surely a bottle or a jar (two
