@@ -11,7 +11,12 @@ import dataclasses
 
 import numpy as np
 
-REACH_M = 0.80                           # the wrist within this of the shoulder: the place is reachable
+# the wrist within this of the shoulder: a set-down from above is reachable (the wrist hangs over the
+# placed object's top; a place 0.93 m out on the table was UNREACHABLE, objects-93-00011)
+REACH_M = 0.80
+# ... and a set-down into a slot, the forearm level: the oracle through the simulated UR5e (ESPIRE's
+# server) put a book into slots up to 0.98 m by this rule and into none from 1.045 m
+SLOT_REACH_M = 1.0
 TCP_TO_WRIST_M = 0.156                   # the wrist behind the TCP along the approach (2F-85 on a UR5e)
 SLOT_ENTRY_M = 0.06                      # a set-down into a slot: the TCP this far past its front face,
 WRIST_ABOVE_SLOT_FLOOR_M = 0.16          # the wrist this high over the slot's floor,
@@ -21,18 +26,20 @@ SLOT_CEILING_CLEARANCE_M = 0.05          # and at least this far under its ceili
 @dataclasses.dataclass(frozen=True)
 class Reach:
     """The reach rule of one arm: its shoulder `shoulder_z_m` above its base (on the base's
-    vertical axis, as on every UR), the wrist within `reach_m` of it."""
+    vertical axis, as on every UR), the wrist within `reach_m` of it for a set-down from above,
+    within `slot_reach_m` for one into a slot."""
     shoulder_z_m: float
     reach_m: float = REACH_M
+    slot_reach_m: float = SLOT_REACH_M
 
     @property
     def shoulder(self) -> np.ndarray:
         """The shoulder in the base frame (metres)."""
         return np.array([0.0, 0.0, self.shoulder_z_m])
 
-    def wrist_reaches(self, wrist) -> bool:
-        """The wrist position (base frame, metres) is within reach_m of the shoulder."""
-        return bool(np.linalg.norm(np.asarray(wrist, float) - self.shoulder) <= self.reach_m)
+    def wrist_reaches(self, wrist, reach_m: float | None = None) -> bool:
+        """The wrist position (base frame, metres) is within `reach_m` (default: reach_m) of the shoulder."""
+        return bool(np.linalg.norm(np.asarray(wrist, float) - self.shoulder) <= (self.reach_m if reach_m is None else reach_m))
 
     def reaches_from_above(self, top, base=(0.0, 0.0, 0.0)) -> bool:
         """A set-down from above whose TCP comes to `top` (the placed object's top, in the frame
@@ -44,8 +51,8 @@ class Reach:
         """A set-down into `slot` (a level box: centre, size, rotation with its depth on x) through
         the face nearest the robot's base `base` keeps the wrist within reach: the TCP SLOT_ENTRY_M
         past that face, the wrist TCP_TO_WRIST_M behind it, WRIST_ABOVE_SLOT_FLOOR_M over the
-        slot's floor (SLOT_CEILING_CLEARANCE_M under its ceiling at most)."""
-        return self.wrist_reaches(slot_wrist(slot, base) - np.asarray(base, float))
+        slot's floor (SLOT_CEILING_CLEARANCE_M under its ceiling at most), within slot_reach_m."""
+        return self.wrist_reaches(slot_wrist(slot, base) - np.asarray(base, float), self.slot_reach_m)
 
 
 def slot_wrist(slot, base=(0.0, 0.0, 0.0)) -> np.ndarray:

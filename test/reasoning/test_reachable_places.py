@@ -22,7 +22,7 @@ from spatial_manip.scene import Scene, SceneObject, Viewpoint
 EMPTY_SLOTS = "place(unique(filterAttr$Empty(filterSlot(SHELF))))"      # r1c1, r1c3 and r2c2
 # an arm whose shoulder stands 1.6 m above its base: the top row's wrists (0.84 m from it) are in
 # reach, the middle row's (0.91 m) are not, though the middle row is nearer the base
-HIGH_SHOULDER = Reach(shoulder_z_m=1.6, reach_m=0.87)
+HIGH_SHOULDER = Reach(shoulder_z_m=1.6, reach_m=0.87, slot_reach_m=0.87)
 
 
 def _flag(scene: Scene, out_of_reach: set) -> Scene:
@@ -43,7 +43,7 @@ def test_a_slot_out_of_reach_gives_way_to_one_the_words_allow_in_reach():
 
 
 def test_when_no_slot_the_words_allow_is_in_reach_the_nearest_is_still_planned():
-    """UR5e's 0.80 m from its shoulder reaches none of r1c1, r1c3 and r2c2 (r2c2's wrist is
+    """UR5e's 1.0 m into a slot from its shoulder reaches none of r1c1, r1c3 and r2c2 (r2c2's wrist is
     1.04 m from it). A flag a workspace file carries (captures wrote arm.yaml's verdict) is not
     the launched arm's and counts for nothing."""
     scene = _flag(shelf_scene(), {"slot_r1c1", "slot_r1c3"})
