@@ -113,7 +113,6 @@ def rgb_to_lab(rgb: np.ndarray) -> np.ndarray:
 def _lab_names(lab: np.ndarray) -> np.ndarray:
     """A basic colour name per CIELAB row (N, 3)."""
     L, a, b = lab[:, 0], lab[:, 1], lab[:, 2]
-    chroma = np.hypot(a, b)
     hue = np.degrees(np.arctan2(b, a)) % 360.0
     centres = np.array([h for _, h in _LAB_HUES])
     gap = np.abs((hue[:, None] - centres[None, :] + 180.0) % 360.0 - 180.0)
@@ -121,12 +120,24 @@ def _lab_names(lab: np.ndarray) -> np.ndarray:
     names = np.where(np.isin(names, ("orange", "red", "yellow")) & (L < BROWN_L_MAX)
                      & (hue > 40.0) & (hue < 100.0), "brown", names)
     grey = np.where(L >= WHITE_L_MIN, "white", np.where(L <= BLACK_L_MAX, "black", "gray"))
-    return np.where(chroma < CHROMA_RATIO_MIN * np.maximum(L, 10.0), grey, names)
+    return np.where(_chroma_ratio(lab) < CHROMA_RATIO_MIN, grey, names)
+
+
+def _chroma_ratio(lab: np.ndarray) -> np.ndarray:
+    """C*/L* per CIELAB row (N, 3), L* floored at 10 (near black, a*, b* are mostly noise): the
+    share of colour a pixel's hue stands on, which CHROMA_RATIO_MIN bounds."""
+    return np.hypot(lab[:, 1], lab[:, 2]) / np.maximum(lab[:, 0], 10.0)
 
 
 def colour_name(rgb) -> str:
     """The basic colour name of one colour (0-255 RGB): the name `colour_names` gives a pixel of it."""
     return str(_lab_names(rgb_to_lab(np.asarray(rgb, float).reshape(1, 3)))[0])
+
+
+def hue_clearance(rgb) -> float:
+    """How many times the achromatic boundary (CHROMA_RATIO_MIN) one colour's (0-255 RGB) C*/L*
+    is: below 1 it reads white, gray or black; at 2 it keeps a hue losing half its chroma."""
+    return float(_chroma_ratio(rgb_to_lab(np.asarray(rgb, float).reshape(1, 3)))[0]) / CHROMA_RATIO_MIN
 
 
 def colour_names(rgb: np.ndarray, mask: np.ndarray | None = None) -> list[str]:

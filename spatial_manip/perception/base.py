@@ -18,7 +18,7 @@ from spatial_manip.camera_model import pixel_rays, project, valid_depth_mask
 from spatial_manip.geometry.pointcloud import range_tolerance_m
 from spatial_manip.transforms import apply
 from spatial_manip.observation import RGBDObservation
-from spatial_manip.perception.attributes import book_size_class, book_size_tolerance_m, colour_names
+from spatial_manip.perception.attributes import book_size_class, book_size_tolerance_m, canonical_colour, colour_names
 from spatial_manip.perception.front import orient_measured_fronts
 from spatial_manip.scene import FIXTURE_CATEGORIES, Region, Scene, SceneObject, Viewpoint
 
@@ -264,7 +264,9 @@ class ExpectedObject:
     stands, when the config says so: "near" on the cell's work surface (the table, a shelf),
     "distant" beyond it (on the floor or a plinth), as ESPIRE's scenes place references.
     `views`: ((size_m, rgb), ...) of each view enrolment took of it turned all the way round
-    (a library entry's `extra["views"]`): what it looks like from each side."""
+    (a library entry's `extra["views"]`): what it looks like from each side. `colours`: the
+    colour names enrolment read of its pixels (a library entry's `colours`, most first): a white
+    mug's median colour may have a hue its white does not (labelling._clearly_hued)."""
 
     label: str
     category: str = "object"
@@ -273,6 +275,7 @@ class ExpectedObject:
     id: str | None = None
     placement: str | None = None
     views: tuple = ()
+    colours: tuple = ()
 
     def __post_init__(self):
         if self.size_m is not None:
@@ -288,6 +291,9 @@ class ExpectedObject:
             if c.shape != (3,) or not np.all(np.isfinite(c)) or np.any((c < 0) | (c > 255)):
                 raise ValueError(f"ExpectedObject {self.label!r}: colour must be a name or 3 values in 0..255 (RGB), "
                                  f"got {self.colour!r}")
+        if isinstance(self.colours, str) or not all(isinstance(c, str) and canonical_colour(c) for c in self.colours):
+            raise ValueError(f"ExpectedObject {self.label!r}: colours must be known colour names, got {self.colours!r}")
+        object.__setattr__(self, "colours", tuple(self.colours))
 
 
 @dataclass(frozen=True)
@@ -349,7 +355,8 @@ class SegmentationHints:
         objects = {o.id: (o.label, o.category) for o in scene.objects}
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
-                           colour=_scene_colour(o), id=o.id, placement=_placement(o), views=_views(o))
+                           colour=_scene_colour(o), id=o.id, placement=_placement(o), views=_views(o),
+                           colours=tuple(o.extra.get("colours") or ()))
             # the held object is known from the grasp (the agent adds it), never a segment to
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)

@@ -14,7 +14,7 @@ from scipy.optimize import linear_sum_assignment
 from spatial_manip.geometry.relations import share_inside
 from spatial_manip.perception.attributes import (ACHROMATIC, BOOK_SIZE_RANGES_M, BOOK_TOLERANCE_M,
                                                   SHORTFALL_WEIGHT_AT_LEAST, book_size_class, canonical_colour,
-                                                  colour_name, hues_alike, rgb_to_lab, seen_colour_distance,
+                                                  colour_name, hue_clearance, hues_alike, seen_colour_distance,
                                                   size_mismatch)
 from spatial_manip.perception.base import Detection, ExpectedObject, over_any
 from spatial_manip.plurals import plurals
@@ -180,25 +180,31 @@ def hue_contradicts(det: Detection, exp: ExpectedObject) -> bool:
     if not names or None in names or names & ACHROMATIC:
         return False
     if det.colour == "gray":
-        return _clearly_hued(enrolled)
+        return _clearly_hued(enrolled, exp.colours)
     return not any(hues_alike(det.colour, n) for n in names)
 
 
-# An enrolled colour with at least this CIELAB chroma has a hue no light takes away (the lady with
-# an ermine's 69/57/45, chroma 10, and the bicycle sculpture's 32/32/40, 6, are all but gray).
-CLEAR_HUE_CHROMA = 15.0
+# An enrolled colour is clearly hued when its C*/L* is at least this many times the achromatic
+# boundary (attributes.CHROMA_RATIO_MIN, attributes.hue_clearance): it keeps a hue losing half its
+# chroma to the cell's light, glare or the camera's colour noise, so its pixels do not read gray.
+CLEAR_HUE_CLEARANCE = 2.0
 
 
-def _clearly_hued(colours) -> bool:
-    """Whether every colour (a name, or 0-255 RGB) has a clear hue: a chromatic name, or an RGB
-    of at least CLEAR_HUE_CHROMA."""
+def _clearly_hued(colours, names) -> bool:
+    """Whether every enrolled colour (a name, or 0-255 RGB) has a clear hue, a chromatic name or
+    an RGB CLEAR_HUE_CLEARANCE times clear of the achromatic boundary, and none of the names
+    enrolment read of the entry's pixels (`names`, ExpectedObject.colours) is white, gray or
+    black. The white porcelain mug's median colour, 177/163/126, reads yellow (C*/L* 0.31, just
+    over the boundary's 0.28) and its pixels yellow and white: shaded, it reads gray, its own
+    colour. The lady with an ermine (69/57/45, 0.40) and the bicycle sculpture (32/32/40, 0.46)
+    are all but gray."""
+    if any(canonical_colour(n) in ACHROMATIC for n in names):
+        return False
     for c in colours:
         if isinstance(c, str):
             if canonical_colour(c) in ACHROMATIC:
                 return False
-            continue
-        lab = rgb_to_lab(np.asarray(c, float).reshape(1, 3))[0]
-        if float(np.hypot(lab[1], lab[2])) < CLEAR_HUE_CHROMA:
+        elif hue_clearance(c) < CLEAR_HUE_CLEARANCE:
             return False
     return True
 

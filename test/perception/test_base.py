@@ -29,6 +29,10 @@ def test_config_is_validated():
         with pytest.raises(ValueError, match="'jar': colour must be a name or 3 values in 0..255"):
             ExpectedObject(label="jar", colour=bad)
     assert ExpectedObject(label="jar", colour=(64, 153, 64)).colour == (64, 153, 64)
+    for bad in ["white", ("white", "mauvish"), (("white",),)]:
+        with pytest.raises(ValueError, match="'jar': colours must be known colour names"):
+            ExpectedObject(label="jar", colours=bad)
+    assert ExpectedObject(label="jar", colours=["yellow", "grey"]).colours == ("yellow", "grey")
 
 
 def test_a_catalogue_colour_that_is_not_rgb_is_refused_when_the_workspace_arrives():
@@ -95,6 +99,14 @@ def test_hints_from_scene_keep_names_not_poses(tabletop):
     assert hints.objects["obj3"] == ("jar", "reference")
     assert all(e.category != "table" for e in hints.expected)
     assert not any(hasattr(e, "center") for e in hints.expected)
+
+
+def test_hints_carry_the_colour_names_enrolment_read():
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+    mug = SceneObject("white_porcelain_mug", "mug", "mug", [0.5, 0, 0.05], [0.12, 0.09, 0.11],
+                      extra={"rgb": [177, 163, 126], "colours": ["yellow", "white"]})
+    hints = SegmentationHints.from_scene(Scene(Viewpoint([0, 0, 1], [1, 0, 0]), Viewpoint([0, 0, 0], [1, 0, 0]), [mug]))
+    assert hints.expected[0].colours == ("yellow", "white")
 
 
 def test_the_cells_floor_is_a_configured_support(tabletop):

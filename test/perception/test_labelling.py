@@ -886,3 +886,25 @@ def test_pixels_mostly_gray_contradict_a_clear_hue_and_nothing_else():
                   ExpectedObject("pillar bookend", "reference", (0.2, 0.05, 0.19), (93, 93, 104)),
                   ExpectedObject("vase", "reference", (0.2, 0.05, 0.19))):
         assert not hue_contradicts(gray, entry), entry.label
+
+
+def test_pixels_mostly_gray_leave_the_name_of_an_entry_near_gray_or_enrolled_white():
+    """The white porcelain mug's median colour, 177/163/126, reads yellow (chroma 21, C*/L* 0.31,
+    just over the achromatic boundary's 0.28) and enrolment read its pixels yellow and white:
+    shaded, most of them read gray, its own colour, and the fit stays sure. A clear hue is well
+    clear of the boundary (twice it), and no entry read white, gray or black has one."""
+    from spatial_manip.perception.attributes import hue_clearance
+    from spatial_manip.perception.labelling import CLEAR_HUE_CLEARANCE, hue_contradicts, sure_fit
+    size = (0.1191, 0.091, 0.1073)
+    mug = ExpectedObject("mug", "mug", size, (177, 163, 126), id="white_porcelain_mug", colours=("yellow", "white"))
+    shaded = _seen(size, (0.6, 0.1, 0.05), (124, 114, 88), lower_bound=False)      # at 70% of its light
+    shaded.colour = "gray"
+    assert not hue_contradicts(shaded, mug) and sure_fit(shaded, mug)
+    assign_labels([shaded], [mug])
+    assert shaded.label == "mug"
+    # its yellow alone is too near the boundary to be a clear hue; the picture frame's is not
+    assert 1.0 < hue_clearance((177, 163, 126)) < CLEAR_HUE_CLEARANCE <= hue_clearance((173, 139, 69))
+    assert not hue_contradicts(shaded, replace(mug, colours=()))
+    # read white, an entry whose median colour has a clear hue has no clear hue either
+    frame = ExpectedObject("picture frame", "reference", (0.2164, 0.045, 0.1782), (173, 139, 69))
+    assert hue_contradicts(shaded, frame) and not hue_contradicts(shaded, replace(frame, colours=("yellow", "white")))
