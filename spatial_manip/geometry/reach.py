@@ -47,12 +47,22 @@ class Reach:
         wrist = np.asarray(top, float) - np.asarray(base, float) + np.array([0.0, 0.0, TCP_TO_WRIST_M])
         return self.wrist_reaches(wrist)
 
-    def reaches_into(self, slot, base=(0.0, 0.0, 0.0)) -> bool:
+    def reaches_into(self, slot, base=(0.0, 0.0, 0.0), reach_m: float | None = None) -> bool:
         """A set-down into `slot` (a level box: centre, size, rotation with its depth on x) through
         the face nearest the robot's base `base` keeps the wrist within reach: the TCP SLOT_ENTRY_M
         past that face, the wrist TCP_TO_WRIST_M behind it, WRIST_ABOVE_SLOT_FLOOR_M over the
-        slot's floor (SLOT_CEILING_CLEARANCE_M under its ceiling at most), within slot_reach_m."""
-        return self.wrist_reaches(slot_wrist(slot, base) - np.asarray(base, float), self.slot_reach_m)
+        slot's floor (SLOT_CEILING_CLEARANCE_M under its ceiling at most), within `reach_m`
+        (default slot_reach_m, the farthest the arm goes into a slot)."""
+        return self.wrist_reaches(slot_wrist(slot, base) - np.asarray(base, float),
+                                  self.slot_reach_m if reach_m is None else reach_m)
+
+    def slot_tier(self, slot, base=(0.0, 0.0, 0.0)) -> int:
+        """0: the wrist goes into `slot` within reach_m (the forearm well short of its stretch);
+        1: only within slot_reach_m (near full stretch, where a flat set-down may need a wrist flip:
+        books place 109's bottom slot 0.97 m out); 2: out of reach."""
+        if self.reaches_into(slot, base, self.reach_m):
+            return 0
+        return 1 if self.reaches_into(slot, base) else 2
 
 
 def slot_wrist(slot, base=(0.0, 0.0, 0.0)) -> np.ndarray:

@@ -895,16 +895,17 @@ def _slot_to_place(ev: _Eval, slots: list[Region]) -> Region:
 
 
 def slot_to_place(slots: list[Region], robot: Viewpoint, reach: Reach | None = None) -> tuple[Region, list[str]]:
-    """Of the slots an answer allows (any one satisfies it), the one the arm reaches (`reach`, the
-    launched arm's, None: arm.yaml's; geometry.reach's `reaches_into`) nearest the robot, and the
-    ids of the nearer slots passed over as out of reach; when it reaches none, the nearest, which
-    the arm's own check then refuses as UNREACHABLE. Nearest alone put the book into a slot out of
-    reach while another the words allow was in reach (session 32). The one ranking of a program's
-    slots and of a model's TARGETS answer (mssr_loop.evaluate_answer)."""
+    """Of the slots an answer allows (any one satisfies it), the one the arm reaches best (`reach`,
+    the launched arm's, None: arm.yaml's; geometry.reach's `slot_tier`: short of full stretch, then
+    at it) nearest the robot, and the ids of the nearer slots passed over as out of reach; when it
+    reaches none, the nearest, which the arm's own check then refuses as UNREACHABLE. Nearest alone
+    put the book into a slot out of reach while another the words allow was in reach (session 32),
+    and into a bottom slot at full stretch while one short of it was allowed (books place 109).
+    The one ranking of a program's slots and of a model's TARGETS answer (mssr_loop)."""
     reach = reach or load_reach()
-    reached = {s.id: reach.reaches_into(s, robot.position) for s in slots}
-    ranked = sorted(slots, key=lambda s: (not reached[s.id], rel.distance(s, robot)))
-    skipped = [s.id for s in ranked if not reached[s.id] and rel.distance(s, robot) < rel.distance(ranked[0], robot)]
+    tier = {s.id: reach.slot_tier(s, robot.position) for s in slots}
+    ranked = sorted(slots, key=lambda s: (tier[s.id], rel.distance(s, robot)))
+    skipped = [s.id for s in ranked if tier[s.id] == 2 and rel.distance(s, robot) < rel.distance(ranked[0], robot)]
     return ranked[0], skipped
 
 

@@ -42,6 +42,23 @@ def test_a_slot_out_of_reach_gives_way_to_one_the_words_allow_in_reach():
     assert [t["out_of_reach"] for t in res.trace if t.get("node") == "reach"] == [["slot_r2c2"]]
 
 
+def test_a_slot_short_of_full_stretch_comes_before_a_nearer_one_at_it():
+    """An arm whose wrist goes 0.84 m from its shoulder only at full stretch (slot_reach_m) and 0.80
+    m short of it (reach_m): the top row (0.84 m) is reached only at full stretch, the middle row
+    (0.91 m) not at all; with reach_m raised to cover the top row, it is chosen short of stretch.
+    A slot at full stretch is taken only when none short of it is allowed (books place 109: a flat
+    set-down into the bottom slot 0.97 m out needed a wrist flip while nearer-to-stretch slots
+    were allowed)."""
+    scene = shelf_scene()
+    stretch = Reach(shoulder_z_m=1.6, reach_m=0.80, slot_reach_m=0.87)
+    tiers = {s: stretch.slot_tier(scene.get(s), scene.robot.position) for s in ("slot_r1c1", "slot_r1c3", "slot_r2c2")}
+    assert tiers == {"slot_r1c1": 1, "slot_r1c3": 1, "slot_r2c2": 2}
+    assert _placed_slot(scene, execute(EMPTY_SLOTS, scene, reach=stretch)) in ("slot_r1c1", "slot_r1c3")
+    comfortable = Reach(shoulder_z_m=1.6, reach_m=0.87, slot_reach_m=0.95)      # r2c2 now at full stretch
+    assert comfortable.slot_tier(scene.get("slot_r2c2"), scene.robot.position) == 1
+    assert _placed_slot(scene, execute(EMPTY_SLOTS, scene, reach=comfortable)) in ("slot_r1c1", "slot_r1c3")
+
+
 def test_when_no_slot_the_words_allow_is_in_reach_the_nearest_is_still_planned():
     """UR5e's 1.0 m into a slot from its shoulder reaches none of r1c1, r1c3 and r2c2 (r2c2's wrist is
     1.04 m from it). A flag a workspace file carries (captures wrote arm.yaml's verdict) is not
