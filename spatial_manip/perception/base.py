@@ -192,7 +192,7 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
     front of it hides (`foot_hidden`), may go on out of view. The others (a book's thickness
     when it runs out of view sideways) are measured in full."""
     T = np.asarray(T_base_cam, float)
-    R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
+    R, size = np.asarray(box.rotation, float), np.asarray(box.size, float)
     flags = along_line_of_sight(box, T[:3, 3])
     left, right, top, bottom = touched_edges(mask)
     foot = False
@@ -202,19 +202,16 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
         if support is not None and not bottom:
             bottom = foot = foot_hidden(mask, depth_m, intrinsics, T, support)
     if left or right or top or bottom:
-        ends = np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T   # (6, 3): +k ends, -k ends
-        cam = (ends - T[:3, 3]) @ T[:3, :3]
-        if np.any(cam[:, 2] <= 1e-3):
+        d = _side_images(box, intrinsics, T)
+        if d is None:
             return [True, True, True]
-        uv, _ = project(cam, intrinsics)
-        d = uv[:3] - uv[3:]
         n = np.maximum(np.linalg.norm(d, axis=1), 1e-9)
         across = (np.abs(d[:, 0]) / n >= EDGE_AXIS_MIN_SHARE) & (left or right)
         upward = (np.abs(d[:, 1]) / n >= EDGE_AXIS_MIN_SHARE) & (top or bottom)
         thin = _slab_thickness(size)
         if thin is not None:
             across[thin], upward[thin] = _cuts_thickness(d[thin] / n[thin], left or right, top or (bottom and not foot))
-        if foot and not top and _stands_on(ends, support):
+        if foot and not top and _stands_on(_side_ends(box), support):
             # The box reaches down to its support (object_box extends it there), so a foot
             # something in front hides cuts none of its height: the height is a lower bound only
             # by its top. A white mug behind a ceramic jar (10.0 x 8.4 x 10.8 cm) with its height
@@ -223,6 +220,47 @@ def lower_bound_sides(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.n
             upward &= np.abs(R[2]) < UPRIGHT_AXIS_MIN_COS
         flags |= across | upward
     return [bool(f) for f in flags]
+
+
+def hidden_directions(box: Box3D, mask: np.ndarray, intrinsics, T_base_cam: np.ndarray) -> list[list[float]] | None:
+    """The world directions in which an object cut by the image's edge may run on out of view:
+    for each edge the mask reaches, each side of `box` whose image runs across that edge
+    (EDGE_AXIS_MIN_SHARE), pointed out through it. The object is its box lengthened along one of
+    them, so a book cut by the image's right edge can only be further right than its box says.
+    None when a cut edge has no such side (or the box reaches behind the camera): the side the
+    hidden part lies on is then unknown."""
+    d = _side_images(box, intrinsics, T_base_cam)
+    if d is None:
+        return None
+    share = d / np.maximum(np.linalg.norm(d, axis=1), 1e-9)[:, None]   # (3, 2): each side's image direction
+    R = np.asarray(box.rotation, float)
+    directions = []
+    # (image axis, outward sign) of the left, right, top and bottom edges: image v grows downwards.
+    for edge_cut, (image_axis, outward) in zip(touched_edges(mask), ((0, -1.0), (0, 1.0), (1, -1.0), (1, 1.0))):
+        if not edge_cut:
+            continue
+        across = np.flatnonzero(np.abs(share[:, image_axis]) >= EDGE_AXIS_MIN_SHARE)
+        if across.size == 0:
+            return None
+        directions += [[round(float(x), 4) for x in np.sign(outward * share[k, image_axis]) * R[:, k]] for k in across]
+    return directions
+
+
+def _side_ends(box: Box3D) -> np.ndarray:
+    """(6, 3): the centres of `box`'s +k faces, then of its -k faces, in its axis order."""
+    R, size, c = np.asarray(box.rotation, float), np.asarray(box.size, float), np.asarray(box.center, float)
+    return np.concatenate([c[:, None] + R * size / 2, c[:, None] - R * size / 2], axis=1).T
+
+
+def _side_images(box: Box3D, intrinsics, T_base_cam: np.ndarray) -> np.ndarray | None:
+    """(3, 2): each side of `box` as the image sees it, from its -k face's pixel to its +k face's;
+    None when the box reaches behind the camera."""
+    T = np.asarray(T_base_cam, float)
+    cam = (_side_ends(box) - T[:3, 3]) @ T[:3, :3]
+    if np.any(cam[:, 2] <= 1e-3):
+        return None
+    uv, _ = project(cam, intrinsics)
+    return uv[:3] - uv[3:]
 
 
 def _slab_thickness(size: np.ndarray) -> int | None:
@@ -484,6 +522,7 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
             extra={"score": float(d.score), "colour": d.colour, "colour_names": colour_names(obs.rgb, d.mask),
                    "rgb": [round(float(c), 1) for c in d.mean_rgb],
                    "mask_area_px": int(np.count_nonzero(d.mask)), "truncated": d.truncated,
+                   **_hidden_towards(d, obs),
                    **({"has_front": True} if d.id in fronts else {}),
                    **({"candidates": [{**c, "has_front": c["id"] in fronts} for c in d.extra["candidates"]]}
                       if d.extra.get("candidates") else {}),
@@ -496,6 +535,16 @@ def detections_to_scene(detections: Iterable[Detection], obs: RGBDObservation, *
         raise ValueError(f"detections and extra objects share ids {dup}: give each object a unique id")
     return Scene(viewer, robot, objects + list(extra_objects), list(regions),
                  {"stamp_s": float(obs.stamp_s)})
+
+
+def _hidden_towards(d: Detection, obs: RGBDObservation) -> dict:
+    """`extra["hidden_towards"]` of an object seen in part only because the image's edge cut it:
+    the directions its hidden part may lie in (`hidden_directions`). Left out when its depth was
+    unseen too, or the directions are unknown: the planner then lets the hidden part lie either way."""
+    if not touches_image_edge(d.mask) or d.extra.get("depth_unseen"):
+        return {}
+    towards = hidden_directions(d.box, d.mask, obs.intrinsics, obs.T_base_cam)
+    return {} if towards is None else {"hidden_towards": towards}
 
 
 def perceived_book_class(d: Detection, camera_m: np.ndarray) -> str | None:

@@ -426,10 +426,21 @@ def _hidden_distance(o) -> tuple[float, float]:
     return _hidden_m(o), 0.0
 
 
-def _hidden_centre(o) -> tuple[float, float]:
-    """An object seen in part has its centre up to half of what is hidden (`_hidden_m`) off its
-    box's, on the side the image cut it (which the scene does not say): either way."""
-    return _hidden_m(o) / 2, _hidden_m(o) / 2
+def _hidden_centre_along(axis) -> Callable:
+    """`unseen` of a centre's coordinate along the unit `axis`: an object seen in part has its
+    centre up to half of what is hidden (`_hidden_m`) off its box's, towards the part the image
+    cut off. Perception says where that lies (`extra["hidden_towards"]`, the directions it may
+    run on in): the key moves only by their components along `axis`, so a book cut by the image's
+    right edge can only be further right. A scene that does not say (one recorded before it
+    did): either way."""
+    def unseen(o) -> tuple[float, float]:
+        half = _hidden_m(o) / 2
+        towards = o.extra.get("hidden_towards") if half > 0.0 else None
+        if not towards:
+            return half, half
+        along = np.asarray(towards, float) @ np.asarray(axis, float)
+        return half * max(0.0, -float(along.min())), half * max(0.0, float(along.max()))
+    return unseen
 
 
 def _next_to(ev: _Eval, n: Node, items: list, ref) -> list:
@@ -515,7 +526,8 @@ def op_rel(ev: _Eval, n: Node):
         items = ev.set_(rest[0])
         axes = ev.frame(rest[1] if len(rest) > 1 else Sym("viewer"))
         picked = (rel.leftmost if "Left" in r else rel.rightmost)(items, axes, k)
-        return _told_apart(ev, n, picked, items, lambda o: rel.lateral(o, axes), k, "Right" in r, _hidden_centre)
+        return _told_apart(ev, n, picked, items, lambda o: rel.lateral(o, axes), k, "Right" in r,
+                           _hidden_centre_along(axes.right))
     if r == "Between":
         items, o1, o2 = ev.set_(a[0]), ev.ref(a[1]), ev.ref(a[2])
         return [o for o in items if o is not o1 and o is not o2

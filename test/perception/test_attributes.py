@@ -236,6 +236,33 @@ def test_only_the_sides_along_the_line_of_sight_or_towards_a_touched_edge_are_lo
     assert lower_bound_sides(box, at_right, K, T) == [True, True, False]    # y runs across the image
 
 
+def test_the_hidden_part_of_an_object_cut_by_the_image_s_edge_lies_beyond_that_edge():
+    """A box cut by the image's right edge may run on only out through it: along its side whose
+    image crosses that edge, pointed out of the image (world -y, the camera's right when it looks
+    along +x); the left edge the other way, the top edge upwards. A cut edge that no side crosses
+    leaves the direction unknown (None); an object inside the image has none."""
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.transforms import look_at
+    from spatial_manip.perception.base import hidden_directions
+
+    T = look_at((0.0, 0.0, 0.5), (1.0, 0.0, 0.5))     # level, looking along +x
+    K = CameraIntrinsics.from_fovy(64, 48, 45.0)
+    box = _box((0.2, 0.1, 0.3), "yaw", center=(1.0, 0.0, 0.5))
+    masks = {name: np.zeros((48, 64), bool) for name in ("inside", "right", "left", "top", "top_right")}
+    masks["inside"][10:20, 10:20] = True
+    masks["right"][10:20, 54:] = True
+    masks["left"][10:20, :10] = True
+    masks["top"][:10, 20:30] = True
+    masks["top_right"][:10, 54:] = True
+    assert hidden_directions(box, masks["inside"], K, T) == []
+    assert np.allclose(hidden_directions(box, masks["right"], K, T), [[0.0, -1.0, 0.0]])
+    assert np.allclose(hidden_directions(box, masks["left"], K, T), [[0.0, 1.0, 0.0]])
+    assert np.allclose(hidden_directions(box, masks["top"], K, T), [[0.0, 0.0, 1.0]])
+    assert np.allclose(hidden_directions(box, masks["top_right"], K, T), [[0.0, -1.0, 0.0], [0.0, 0.0, 1.0]])
+    a_pillar = _box((0.0, 0.0, 0.3), "yaw", center=(1.0, 0.0, 0.5))    # no side of it crosses the image
+    assert hidden_directions(a_pillar, masks["right"], K, T) is None
+
+
 def test_a_cluster_that_fits_a_book_and_a_listed_object_about_equally_is_refused_that_name():
     from spatial_manip.perception.base import Detection, ExpectedObject
     from spatial_manip.perception.labelling import assign_labels, match_cost

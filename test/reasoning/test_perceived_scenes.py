@@ -197,6 +197,33 @@ def test_a_rank_that_hangs_on_a_book_s_hidden_side_is_ambiguous():
     assert execute(closest, around_jar("far")).targets == ["near"]
 
 
+def test_a_book_cut_by_the_image_s_edge_hides_its_part_beyond_that_edge_only():
+    """Perception says where a book cut by the image's edge may run on (`hidden_towards`): a book
+    cut by the right edge can only be further right, so of two books 4 cm apart it is still told
+    the rightmost (the old two-sided rule made its centre 5 cm either way: AMBIGUOUS), while cut
+    by the left edge it may reach past the book just left of it: not told apart either way. A
+    scene that does not say keeps the two-sided rule; an exact scene keeps its ranks."""
+    from spatial_manip.errors import AmbiguousError
+    axes = rel.frame_axes(rel.Frame.RELATIVE, viewer=VIEWER)
+    size = [0.15, 0.03, 0.2]
+
+    def books(cut_towards):
+        a = _book("a", [0.5, 0.30, 0.1], size)
+        hidden = {} if cut_towards is None else {"hidden_towards": [list(cut_towards)]}
+        b = _book("b", a.center + 0.04 * axes.right, size, truncated=True, **hidden)
+        return Scene(VIEWER, ROBOT, [a, b], [], {})
+
+    rightmost = "pick(unique(filterRel$RightMost(filterBook(TABLE), viewer)))"
+    leftmost = "pick(unique(filterRel$LeftMost(filterBook(TABLE), viewer)))"
+    assert execute(rightmost, books(axes.right), face_error_m=0.01).targets == ["b"]
+    assert execute(leftmost, books(axes.right), face_error_m=0.01).targets == ["a"]
+    for cut_towards in (-axes.right, None):
+        for program, word in ((rightmost, "RightMost"), (leftmost, "LeftMost")):
+            with pytest.raises(AmbiguousError, match=rf"differ by 4\.0 cm in {word}.*the image's edge"):
+                execute(program, books(cut_towards), face_error_m=0.01)
+    assert execute(rightmost, books(-axes.right)).targets == ["b"]
+
+
 def test_a_second_bottle_the_words_named_is_ambiguous_when_it_fits_a_bottle_surely():
     """objects-106-00012's wall of the black bowl fit a bottle only weakly (one tied candidate), so
     "the bottle" is the one perception named. Were the same detection surely a bottle or a jar (two
