@@ -115,6 +115,7 @@ def check_arm_config(cfg: Mapping, where: str) -> None:
     safety = _checked(SafetyConfig.from_config, section(cfg, "safety", where), where)
     primitives = _checked(PrimitivesConfig.from_config, section(cfg, "primitives", where), where)
     _checked(URKinematics.from_config, section(cfg, "kinematics", where), where)
+    reach_rule(cfg, where)
     _checked(MotionConfig.from_config, section(cfg, "motion", where, required=False), where)
     _speeds_within_caps(primitives, safety, where)
 
@@ -175,11 +176,29 @@ def load_kinematics(path: str | Path | None = None, backend: str = "", model: st
     return URKinematics.from_config(_for_backend(path, backend, model)["kinematics"])
 
 
+REACH_KEYS = ("reach_m", "slot_reach_m")     # arm.yaml's `reach` section (optional: geometry.reach's defaults)
+
+
+def reach_rule(cfg: Mapping, where: str) -> Reach:
+    """The reach rule (geometry.reach) of the arm `cfg` (a whole arm.yaml) configures: its
+    shoulder at the model's DH d1, its `reach` section's figures, and its safety workspace box,
+    so no set-down the envelope would refuse counts as reached."""
+    figures = section(cfg, "reach", where, required=False)
+    unknown = sorted(set(figures) - set(REACH_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: reach: unknown key {unknown[0]!r}; known: {', '.join(REACH_KEYS)}")
+    kinematics = _checked(URKinematics.from_config, section(cfg, "kinematics", where), where)
+    workspace = _checked(SafetyConfig.from_config, section(cfg, "safety", where), where).workspace
+    return build(Reach, {**figures, "shoulder_z_m": kinematics.d1, "workspace_min_m": tuple(workspace.min_m),
+                         "workspace_max_m": tuple(workspace.max_m)}, f"{where}: reach")
+
+
 @functools.lru_cache(maxsize=8)
 def load_reach(path: str = "", backend: str = "", model: str = "") -> Reach:
     """The reach rule (geometry.reach) of the arm arm.yaml configures: `backend`'s overrides (the
-    simulator's UR5e), `model` its preset ("" = its arm.model); read once per arguments."""
-    return load_kinematics(path or None, backend, model).reach()
+    simulator's UR5e, its own figures and workspace), `model` its preset ("" = its arm.model);
+    read once per arguments."""
+    return reach_rule(_for_backend(path, backend, model), str(path or default_config_path()))
 
 
 def load_home_q(path: str | Path | None = None, backend: str = "", model: str = "") -> tuple:

@@ -16,7 +16,6 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from spatial_manip.errors import ConfigError, InvalidGoalError, UnreachableError
-from spatial_manip.geometry.reach import REACH_M, Reach
 from spatial_manip.transforms import rotvec_pose_to_matrix
 
 JOINT_NAMES = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
@@ -78,10 +77,6 @@ class URKinematics:
             kwargs["q_max"] = tuple(float(v) for v in limits["max"])
         kwargs["T_tool0_tcp"] = tcp_offset_matrix(cfg.get("tcp_offset", [0, 0, 0, 0, 0, 0]))
         return cls(**{k: (float(v) if isinstance(v, (int, float)) else v) for k, v in kwargs.items()})
-
-    def reach(self, reach_m: float = REACH_M) -> Reach:
-        """The reach rule of this arm model (geometry.reach): its shoulder at the DH d1 above the base."""
-        return Reach(shoulder_z_m=self.d1, reach_m=reach_m)
 
     # ---- forward -------------------------------------------------------------------------
     @property

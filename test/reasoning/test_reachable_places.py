@@ -60,9 +60,10 @@ def test_a_slot_short_of_full_stretch_comes_before_a_nearer_one_at_it():
 
 
 def test_when_no_slot_the_words_allow_is_in_reach_the_nearest_is_still_planned():
-    """UR5e's 1.0 m into a slot from its shoulder reaches none of r1c1, r1c3 and r2c2 (r2c2's wrist is
-    1.04 m from it). A flag a workspace file carries (captures wrote arm.yaml's verdict) is not
-    the launched arm's and counts for nothing."""
+    """The real cell's UR5e (arm.yaml: 0.80 m into a slot until measured) reaches none of r1c1, r1c3
+    and r2c2 (r2c2's wrist is 1.04 m from its shoulder, beyond even the simulated arm's 1.0 m). A
+    flag a workspace file carries (captures wrote arm.yaml's verdict) is not the launched arm's and
+    counts for nothing."""
     scene = _flag(shelf_scene(), {"slot_r1c1", "slot_r1c3"})
     assert not load_reach().reaches_into(scene.get("slot_r2c2"), scene.robot.position)
     res = execute(EMPTY_SLOTS, scene, reach=load_reach())

@@ -90,7 +90,7 @@ def test_the_gazebo_graph_loads_with_its_files():
 def test_gazebo_arm_config_is_the_robots_but_for_the_backend():
     gz, real = load_arm_config(GAZEBO_ARM), load_arm_config(CONFIG / "params" / "arm.yaml")
     assert gz["arm"]["backend"] == "joint_trajectory" and gz["arm"]["gripper"]["backend"] == "none"
-    for section in ("kinematics", "primitives"):
+    for section in ("kinematics", "primitives", "reach"):
         assert gz[section] == real[section], f"config/gazebo/arm.yaml's {section} drifted from params/arm.yaml"
     sim_cell = load_arm_config(CONFIG / "params" / "arm.yaml", {"arm.backend": "sim"})["safety"]
     assert gz["safety"] == sim_cell, "config/gazebo/arm.yaml's safety drifted from the sim cell's (arm.sim.overrides)"
