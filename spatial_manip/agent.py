@@ -35,7 +35,7 @@ from spatial_manip.grasping.place_fit import SlotEntry, fit_place, pose_class, s
 from spatial_manip.motion.arm_plans import CLOUD_VOXEL_M, arm_reach
 from spatial_manip.motion.line_of_sight import visible_fraction
 from spatial_manip.motion.obstacle_map import ObstacleMap, ObstacleMapConfig, build_obstacle_map
-from spatial_manip.motion.world import REACH_M
+from spatial_manip.motion.world import OBSTACLE_RANGE_M
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.parameters import DEFAULT_SEGMENTER
 from spatial_manip.perception import SegmentationHints, make_segmenter, perceive_with_workspace
@@ -97,7 +97,7 @@ def cloud_map(obs: RGBDObservation, voxel_m: float = CLOUD_VOXEL_M, fixtures=())
     returns of the cell's `fixtures`, registered to them): what an arm motion's plan checks for
     unmodelled clutter (motion.arm_plans)."""
     return build_obstacle_map(obs.depth_m, obs.intrinsics, obs.T_base_cam, fixtures=fixtures,
-                              config=ObstacleMapConfig(voxel_m=voxel_m, reach_m=REACH_M))
+                              config=ObstacleMapConfig(voxel_m=voxel_m, reach_m=OBSTACLE_RANGE_M))
 
 
 def without_arm(obs: RGBDObservation, robot, q, margin_m: float = ARM_SEEN_M) -> RGBDObservation:

@@ -50,7 +50,7 @@ from scipy.spatial.transform import Rotation
 from spatial_manip.geometry import pointcloud as pc
 from spatial_manip.geometry.registration import RegistrationConfig, fixture_boxes, fixture_registration
 from spatial_manip.camera_model import CameraIntrinsics, backproject
-from spatial_manip.motion.world import CLOUD_EXPLAINED_M
+from spatial_manip.motion.world import CLOUD_EXPLAINED_M, OBSTACLE_RANGE_M
 from spatial_manip.transforms import apply
 
 
@@ -63,7 +63,7 @@ RESIDUAL_MAD_SIGMA = 0.867  # a Gaussian sample minus its 3x3 median: the robust
 class ObstacleMapConfig:
     voxel_m: float = 0.02              # one obstacle point per voxel of this size
     median_px: int = 3                 # depth median window (1: none)
-    reach_m: float = 1.35              # farther points cannot touch the arm (motion.world.REACH_M)
+    reach_m: float = OBSTACLE_RANGE_M  # farther points cannot touch the arm or what it carries
     edge_min_m: float = 0.02           # a 3x3 depth span above max(this, edge_sigmas * sigma(z)) is an edge
     edge_sigmas: float = 8.0
     max_ray_angle_deg: float = 80.0    # surfaces seen more edge-on than this are mixed returns
@@ -105,7 +105,7 @@ class ObstacleMap:
 
 
 def raw_points(depth_m: np.ndarray, intrinsics: CameraIntrinsics, T_base_cam: np.ndarray,
-               reach_m: float = 1.35) -> np.ndarray:
+               reach_m: float = OBSTACLE_RANGE_M) -> np.ndarray:
     """Every valid pixel as a base-frame point within reach (no filtering): the old cloud."""
     pts, _ = backproject(depth_m, intrinsics)
     pts = apply(T_base_cam, pts)

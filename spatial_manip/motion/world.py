@@ -12,9 +12,20 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from spatial_manip.control.kinematics import DH_PRESETS
 from spatial_manip.errors import InvalidGoalError
+from spatial_manip.geometry.reach import REACH_M, SLOT_REACH_M, TCP_TO_WRIST_M
+from spatial_manip.geometry.relations import BOOK_SIZE_RANGES_M
 
-REACH_M = 1.35           # UR5(e) reach 0.85 m + a held book + margin: farther boxes cannot be hit
+# Farther from the base than this, nothing can touch the arm or what it carries, so boxes and cloud
+# points beyond it are left out: the highest shoulder, the wrist at the farthest a set-down reaches
+# (geometry.reach: into a slot, 1.0 m on the simulated UR5e), the TCP ahead of the wrist, a held
+# book's farthest corner from the TCP (the largest book's diagonal), and a margin for the fingers.
+# A literal 1.35 m cropped the obstacles beside a far slot's held book (its far edge ~1.34 m out).
+OBSTACLE_RANGE_M = (max(float(dh["d1"]) for dh in DH_PRESETS.values()) + max(REACH_M, SLOT_REACH_M)
+                    + TCP_TO_WRIST_M + float(np.linalg.norm([max(sizes[k][1] for sizes in BOOK_SIZE_RANGES_M.values())
+                                                                for k in range(3)]))
+                    + 0.05)
 CLOUD_EXPLAINED_M = 0.02  # cloud points this close to a modelled box are that box, not clutter
 FLOOR_HALF_M = 2.0
 
@@ -79,7 +90,7 @@ class CollisionWorld:
             raise InvalidGoalError(f"the cloud's clearance must be a finite distance >= 0 m, got {clearance_m}")
         pts = np.asarray(points, float).reshape(-1, 3)
         pts = pts[np.all(np.isfinite(pts), axis=1)]
-        pts = pts[np.linalg.norm(pts, axis=1) < REACH_M]
+        pts = pts[np.linalg.norm(pts, axis=1) < OBSTACLE_RANGE_M]
         pts = pts[~self.explains(pts, max(CLOUD_EXPLAINED_M, clearance_m))]
         if len(pts):
             self.obstacles.append(Obstacle("cloud", "cloud", coal.makeOctree(pts, float(voxel_m)), np.eye(4),
@@ -164,7 +175,7 @@ class CollisionWorld:
 
 
 def _beyond_reach(center: np.ndarray, size: np.ndarray) -> bool:
-    return float(np.linalg.norm(center)) - 0.5 * float(np.linalg.norm(size)) > REACH_M
+    return float(np.linalg.norm(center)) - 0.5 * float(np.linalg.norm(size)) > OBSTACLE_RANGE_M
 
 
 def support_ids(scene, target_id: str, gap_m: float = 0.01) -> list[str]:

@@ -106,3 +106,24 @@ def test_motion_bench_is_a_subcommand():
 
     args = build_parser(["motion-bench"]).parse_args(["motion-bench", "--seeds", "3", "4", "--count", "2"])
     assert args.seeds == [3, 4] and args.count == 2 and callable(args._run)
+
+
+def test_an_obstacle_beside_a_book_held_at_the_farthest_slot_is_kept():
+    """A book held at the farthest set-down (the wrist SLOT_REACH_M from the shoulder, the TCP
+    TCP_TO_WRIST_M ahead, the largest book's far corner beyond it) ends 1.6 m from the base: a box
+    and a cloud point there are obstacles (the literal 1.35 m range cropped both); far past it they
+    are left out."""
+    from spatial_manip.geometry.reach import SLOT_REACH_M, TCP_TO_WRIST_M
+    from spatial_manip.geometry.relations import BOOK_SIZE_RANGES_M
+    from spatial_manip.motion.world import OBSTACLE_RANGE_M
+
+    shoulder = np.array([0.0, 0.0, 0.1625])
+    ahead = np.array([0.8, 0.6, 0.0])                          # a far slot, level with the shoulder
+    largest = np.linalg.norm([max(r[k][1] for r in BOOK_SIZE_RANGES_M.values()) for k in range(3)])
+    corner = shoulder + ahead * (SLOT_REACH_M + TCP_TO_WRIST_M + largest)
+    assert np.linalg.norm(corner) > 1.35 and np.linalg.norm(corner) < OBSTACLE_RANGE_M
+    boxes = CollisionWorld()
+    boxes.add_box("near", corner, [0.02, 0.02, 0.02])
+    boxes.add_box("far", corner * 2.0, [0.02, 0.02, 0.02])
+    assert boxes.names() == ["near"]
+    assert CollisionWorld().add_cloud(np.array([corner, corner * 2.0]), voxel_m=0.02) == 1
