@@ -338,7 +338,8 @@ def book_tilt_deg(obj: SceneObject) -> float:
     angle between the global up axis and the object's upright axis; a book's is the edge of its
     cover it stands on, the cover's side nearest the vertical (long or short: a book stands
     upright on either). So a book leaning within its cover's plane (standing on a corner) is
-    tilted as much as one leaning back by that angle; `book_pose_class` is bands of this angle."""
+    tilted as much as one leaning back by that angle. `book_pose_class` calls upright within
+    UPRIGHT_MAX_TILT_DEG of it, and flat by the cover being level (`is_level`), never below 70."""
     cover = np.argsort(obj.size)[1:]
     return min(math.degrees(math.acos(float(np.clip(abs(obj.rotation[:, k] @ UP), 0.0, 1.0)))) for k in cover)
 

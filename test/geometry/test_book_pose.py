@@ -78,7 +78,7 @@ def test_a_book_is_flat_when_its_cover_is_level_enough_to_rest_on(deg, pose):
 
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-math.pi, math.pi), st.floats(-math.pi, math.pi), st.floats(-math.pi, math.pi))
-def test_the_pose_class_is_the_band_of_the_tilt_for_any_rotation(a, b, c):
+def test_the_pose_class_agrees_with_the_tilt_and_the_covers_level_for_any_rotation(a, b, c):
     book = _book(Rotation.from_euler("zxy", [a, b, c]).as_matrix())
     tilt, pose = rel.book_tilt_deg(book), rel.book_pose_class(book)
     assert 0.0 <= tilt <= 90.0
