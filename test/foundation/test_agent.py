@@ -679,10 +679,14 @@ def test_the_language_planner_is_warmed_before_the_first_goal_and_a_failing_warm
 
 def test_the_program_planner_gets_the_reach_of_the_arm_the_graph_drives():
     """The planner's reach rule read arm.yaml's model at plan time; it is the one of the agent's
-    arm_config_file, arm_backend and ur_type (planner_node's parameters, the launch's ur_type)."""
-    from spatial_manip.geometry.reach import Reach
+    arm_config_file, arm_backend and ur_type (planner_node's parameters, the launch's ur_type):
+    the model's shoulder, and the backend's reach figures and safety workspace (4319ca6)."""
+    from spatial_manip.control.config import load_reach
     from spatial_manip.control.kinematics import DH_PRESETS
 
     for model in ("ur5", "ur5e"):
-        planner = Agent(FakePorts(), AgentConfig(planner="program", ur_type=model))._make_planner()
-        assert planner.config.reach == Reach(DH_PRESETS[model]["d1"])
+        config = AgentConfig(planner="program", ur_type=model)
+        planner = Agent(FakePorts(), config)._make_planner()
+        assert planner.config.reach.shoulder_z_m == DH_PRESETS[model]["d1"]
+        assert planner.config.reach == load_reach(config.arm_config_file, config.arm_backend, model)
+        assert planner.config.reach.workspace_max_m is not None
