@@ -41,6 +41,8 @@ SEGMENTERS_WITHOUT_WORDS = ("classical", "ground_truth")
 # for (3-28 ms a goal, latency-bench seed 71 at load 10-13; more with many traces kept). The memory is
 # not handed back when a new goal has started by then (its own end does it)
 AFTER_GOAL_S = 0.25
+# how long a stop waits for start-up's preparation (open3d's import, the arm's model: 4-10 s loaded)
+PREPARE_JOIN_S = 10.0
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -80,7 +82,8 @@ class PlannerNode(Node):
         self._looker.start()
         # the segmenter, the arm's model and the point-cloud library, built beside start-up rather
         # than by the first goal's look (which waits for this if it comes first)
-        threading.Thread(target=self._prepare, name="prepare", daemon=True).start()
+        self._preparing = threading.Thread(target=self._prepare, name="prepare", daemon=True)
+        self._preparing.start()
         self._stopping = False
         self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
@@ -203,6 +206,10 @@ class PlannerNode(Node):
     def close(self) -> None:
         self._stop_looking.set()
         self._looker.join(timeout=2.0)
+        # a stop right after start-up: the interpreter exiting while preparation is inside a native
+        # library that starts threads (open3d) aborted the process ("terminate called without an
+        # active exception", exit -6) in about half the runs of the SIGINT test
+        self._preparing.join(timeout=PREPARE_JOIN_S)
         self.ports.close()
 
 
