@@ -119,11 +119,16 @@ def _slot_entry(slot, base) -> tuple[np.ndarray, np.ndarray, float]:
 def slot_tcp(slot, base=(0.0, 0.0, 0.0)) -> np.ndarray:
     """Where the TCP is as a set-down enters `slot` from the robot's side: SLOT_ENTRY_M past its front face."""
     front, toward, z = _slot_entry(slot, base)
-    tcp = front - toward * SLOT_ENTRY_M
-    return np.array([tcp[0], tcp[1], z])
+    return _entered(front, toward, z, -SLOT_ENTRY_M)
 
 
 def slot_wrist(slot, base=(0.0, 0.0, 0.0)) -> np.ndarray:
     """Where the wrist is as a set-down enters `slot` from the robot's side: TCP_TO_WRIST_M behind the TCP."""
-    _, toward, _ = _slot_entry(slot, base)
-    return slot_tcp(slot, base) + toward * TCP_TO_WRIST_M
+    front, toward, z = _slot_entry(slot, base)
+    return _entered(front, toward, z, TCP_TO_WRIST_M - SLOT_ENTRY_M)
+
+
+def _entered(front: np.ndarray, toward: np.ndarray, z: float, out_m: float) -> np.ndarray:
+    """The point `out_m` from the slot's front face toward the robot (inward when negative), at height z."""
+    p = front + toward * out_m
+    return np.array([p[0], p[1], z])

@@ -916,8 +916,9 @@ def slot_to_place(slots: list[Region], robot: Viewpoint, reach: Reach | None = N
     The one ranking of a program's slots and of a model's TARGETS answer (mssr_loop)."""
     reach = reach or load_reach()
     tier = {s.id: reach.slot_tier(s, robot.position) for s in slots}
-    ranked = sorted(slots, key=lambda s: (tier[s.id], rel.distance(s, robot)))
-    skipped = [s.id for s in ranked if tier[s.id] == 2 and rel.distance(s, robot) < rel.distance(ranked[0], robot)]
+    away = {s.id: rel.distance(s, robot) for s in slots}
+    ranked = sorted(slots, key=lambda s: (tier[s.id], away[s.id]))
+    skipped = [s.id for s in ranked if tier[s.id] == 2 and away[s.id] < away[ranked[0].id]]
     return ranked[0], skipped
 
 
