@@ -12,8 +12,10 @@ session's SUB listens (ZeroMQ's slow-joiner drop: the stock client waits for a r
 timeout), nor a known session's reply after a subscriber left (its sockets may be new ones).
 Such a reply waits, without blocking the server, for a subscription that joined
 shortly before the request or after it (an idle subscriber that joined long ago is not the new
-session's), at most JOIN_WAIT_S; when it went out on a join that was another client's, the next
-join within JOIN_WAIT_S sends it again (clients skip replies whose uid they did not ask for).
+session's), at most JOIN_WAIT_S. A first reply that went out on a guess (on a join that may have
+been another client's, or when the wait ran out) is sent again on every join within RESEND_S, so
+a SUB that connects late on a loaded machine still hears it (clients skip replies whose uid they
+did not ask for, and a copy they already have).
 Malformed input is answered at once.
 """
 from __future__ import annotations
@@ -33,6 +35,7 @@ from spatial_manip.sim.sensing import IDEAL, SensingProfile
 
 JOIN_WAIT_S = 0.5        # longest a new session's first reply waits for its SUB to join
 RECENT_JOIN_S = 2.0      # a subscription at most this old when a new session speaks may be its own
+RESEND_S = 10.0          # how long a first reply sent on a guess is re-sent on each new join
 
 
 @dataclass
@@ -88,7 +91,7 @@ class EspireServer:
         self.last_leave = float("-inf")          # when a subscriber last left the reply port
         self.joins: deque = deque()      # times of subscriptions no session has been matched with
         self.held_replies: list = []     # (deadline, reply bytes): new sessions' first replies, unsent
-        self.sent_first: list = []       # (deadline, reply bytes): the same, sent, resent on a new join
+        self.sent_first: list = []       # (deadline, reply bytes): the same, sent, resent on each new join
         self.stats = Stats()
         self._episode_t0 = 0.0
         self.ctx = zmq.Context()
@@ -145,20 +148,26 @@ class EspireServer:
             if msg[:1] != b"\x01":
                 continue
             self.joins.append(now)
-            if self.held_replies:          # a SUB joined: whoever waited for it can hear now
-                self.joins.popleft()
-                self._release_held(float("inf"))
-            # a first reply sent on another subscriber's join may have missed its own SUB:
-            # send it again (a client that got it skips the copy by its uid)
+            # a first reply sent on a guess may have missed its own SUB: send it again (a client
+            # that got it skips the copy by its uid)
             self.sent_first = [(d, r) for d, r in self.sent_first if d > now]
             for _, reply in self.sent_first:
                 self.pub.send(reply)
+            if self.held_replies:          # a SUB joined: whoever waited for it can hear now
+                self.joins.popleft()
+                self._release_held(float("inf"))
 
     def _release_held(self, now: float) -> None:
         due = [r for d, r in self.held_replies if d <= now]
         self.held_replies = [(d, r) for d, r in self.held_replies if d > now]
         for reply in due:
-            self.pub.send(reply)
+            self._send_first(reply)
+
+    def _send_first(self, reply: bytes) -> None:
+        """Send a new session's first reply, and keep it to send again on the joins that follow
+        (the join it went out on may not have been its session's SUB)."""
+        self.sent_first.append((time.monotonic() + RESEND_S, reply))
+        self.pub.send(reply)
 
     def _publish(self, reply: bytes, new_session: bool) -> None:
         """Send now, or (a new session whose SUB may not have joined) once it joins."""
@@ -170,7 +179,8 @@ class EspireServer:
                 self.held_replies.append((now + JOIN_WAIT_S, reply))
                 return
             self.joins.popleft()
-            self.sent_first.append((now + JOIN_WAIT_S, reply))
+            self._send_first(reply)
+            return
         self.pub.send(reply)
 
     def _serve_one(self, raw: bytes) -> None:

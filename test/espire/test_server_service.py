@@ -14,7 +14,7 @@ import zmq
 
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient
-from spatial_manip.espire.server import RECENT_JOIN_S, EspireServer
+from spatial_manip.espire.server import JOIN_WAIT_S, RECENT_JOIN_S, EspireServer
 from spatial_manip.sim import tasks
 
 
@@ -57,6 +57,27 @@ def test_malformed_input_and_new_sessions_do_not_stall_a_legitimate_request(serv
         t0 = time.monotonic()
         assert c.call("GET_TASK_LIST")["tasks"]
         assert time.monotonic() - t0 < 15.0         # 40 x 0.5 s of waiting before, at the least
+
+
+def test_a_sub_that_joins_late_still_hears_its_first_reply(served):
+    """A loaded machine can connect a client's SUB after the server stopped waiting for it (CI
+    lost such a reply once): the first reply is sent again when that SUB joins."""
+    _, ports = served
+    ctx = zmq.Context()
+    push, sub = ctx.socket(zmq.PUSH), ctx.socket(zmq.SUB)
+    try:
+        push.connect(f"tcp://127.0.0.1:{ports['server_port']}")
+        push.send(proto.encode_request("late-1", "GET_TASK_LIST", {"sid": str(uuid.uuid4())}))
+        time.sleep(JOIN_WAIT_S + 1.0)            # the server gave up waiting and sent it unheard
+        sub.connect(f"tcp://127.0.0.1:{ports['client_port']}")
+        sub.setsockopt_string(zmq.SUBSCRIBE, "")
+        assert sub.poll(30_000), "the first reply was never sent again"
+        reply = proto.decode_reply(sub.recv())
+        assert reply["uid"] == "late-1" and reply["response"]["content"]["tasks"]
+    finally:
+        push.close(0)
+        sub.close(0)
+        ctx.term()
 
 
 def test_an_oversized_request_gets_a_413_with_its_uid(served):
