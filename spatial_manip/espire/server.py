@@ -13,9 +13,10 @@ timeout), nor a known session's reply after a subscriber left (its sockets may b
 Such a reply waits, without blocking the server, for a subscription that joined
 shortly before the request or after it (an idle subscriber that joined long ago is not the new
 session's), at most JOIN_WAIT_S. A first reply that went out on a guess (on a join that may have
-been another client's, or when the wait ran out) is sent again on every join within RESEND_S, so
-a SUB that connects late on a loaded machine still hears it (clients skip replies whose uid they
-did not ask for, and a copy they already have).
+been another client's, or when the wait ran out) is sent again on every join within RESEND_S
+until its session speaks again, so a SUB that connects late on a loaded machine still hears it.
+Clients skip replies whose uid they did not ask for (ESPIRE's gives up after 10 in a row, hence
+the copies stop as soon as the session is known to have heard).
 Malformed input is answered at once.
 """
 from __future__ import annotations
@@ -90,8 +91,10 @@ class EspireServer:
         self.spoke_at: dict[str, float] = {}     # sid -> when it last sent a request
         self.last_leave = float("-inf")          # when a subscriber last left the reply port
         self.joins: deque = deque()      # times of subscriptions no session has been matched with
-        self.held_replies: list = []     # (deadline, reply bytes): new sessions' first replies, unsent
-        self.sent_first: list = []       # (deadline, reply bytes): the same, sent, resent on each new join
+        self.held_replies: list = []     # (deadline, sid, reply bytes): new sessions' first replies, unsent
+        # sid -> (deadline, reply bytes): the same, sent, resent on each new join until that session
+        # speaks again (it heard it) or RESEND_S passed
+        self.sent_first: dict[str, tuple[float, bytes]] = {}
         self.stats = Stats()
         self._episode_t0 = 0.0
         self.ctx = zmq.Context()
@@ -120,7 +123,7 @@ class EspireServer:
     def _poll_once(self, poller, timeout_ms: int) -> bool:
         """Serve what arrived within `timeout_ms`; whether a request was served."""
         if self.held_replies:
-            left = min(d for d, _ in self.held_replies) - time.monotonic()
+            left = min(d for d, _, _ in self.held_replies) - time.monotonic()
             timeout_ms = max(0, min(timeout_ms, int(1000 * left) + 1))
         events = dict(poller.poll(timeout_ms))
         if self.pub in events:
@@ -150,36 +153,36 @@ class EspireServer:
             self.joins.append(now)
             # a first reply sent on a guess may have missed its own SUB: send it again (a client
             # that got it skips the copy by its uid)
-            self.sent_first = [(d, r) for d, r in self.sent_first if d > now]
-            for _, reply in self.sent_first:
+            self.sent_first = {sid: (d, r) for sid, (d, r) in self.sent_first.items() if d > now}
+            for _, reply in self.sent_first.values():
                 self.pub.send(reply)
             if self.held_replies:          # a SUB joined: whoever waited for it can hear now
                 self.joins.popleft()
                 self._release_held(float("inf"))
 
     def _release_held(self, now: float) -> None:
-        due = [r for d, r in self.held_replies if d <= now]
-        self.held_replies = [(d, r) for d, r in self.held_replies if d > now]
-        for reply in due:
-            self._send_first(reply)
+        due = [(sid, r) for d, sid, r in self.held_replies if d <= now]
+        self.held_replies = [h for h in self.held_replies if h[0] > now]
+        for sid, reply in due:
+            self._send_first(sid, reply)
 
-    def _send_first(self, reply: bytes) -> None:
+    def _send_first(self, sid: str, reply: bytes) -> None:
         """Send a new session's first reply, and keep it to send again on the joins that follow
         (the join it went out on may not have been its session's SUB)."""
-        self.sent_first.append((time.monotonic() + RESEND_S, reply))
+        self.sent_first[sid] = (time.monotonic() + RESEND_S, reply)
         self.pub.send(reply)
 
-    def _publish(self, reply: bytes, new_session: bool) -> None:
+    def _publish(self, reply: bytes, sid: str, new_session: bool) -> None:
         """Send now, or (a new session whose SUB may not have joined) once it joins."""
         if new_session:
             now = time.monotonic()
             while self.joins and now - self.joins[0] > RECENT_JOIN_S:
                 self.joins.popleft()
             if not self.joins:
-                self.held_replies.append((now + JOIN_WAIT_S, reply))
+                self.held_replies.append((now + JOIN_WAIT_S, sid, reply))
                 return
             self.joins.popleft()
-            self._send_first(reply)
+            self._send_first(sid, reply)
             return
         self.pub.send(reply)
 
@@ -189,6 +192,7 @@ class EspireServer:
         try:
             req = proto.decode_request(raw)
             uid, kind, sid = req.uid, req.type, req.sid
+            self.sent_first.pop(sid, None)      # it speaks again: it heard its first reply
             # a session that speaks again after a subscriber left may have new sockets (its SUB
             # closed and reopened): its reply waits for a join as a new session's does
             before = self.spoke_at.get(sid)
@@ -203,7 +207,7 @@ class EspireServer:
             code, info, content = proto.INTERNAL, f"internal error in {kind}: {type(e).__name__}: {e}", {}
             self.log(traceback.format_exc())
         dt = time.perf_counter() - t0
-        self._publish(proto.encode_reply(uid, code, info, content), new_session)
+        self._publish(proto.encode_reply(uid, code, info, content), sid, new_session)
         self.stats.requests += 1
         self.stats.errors += code != proto.OK
         self.stats.add(kind, dt)

@@ -80,6 +80,35 @@ def test_a_sub_that_joins_late_still_hears_its_first_reply(served):
         ctx.term()
 
 
+def test_a_first_reply_is_not_repeated_once_its_session_speaks_again(served):
+    """ESPIRE's client gives up after 10 replies in a row that are not its own: new subscribers
+    joining later (a dozen here) must not flood it with copies of a first reply it has heard."""
+    _, ports = served
+    ctx = zmq.Context()
+    joiners = []
+    try:
+        with _client(ports) as c:
+            c.call("GET_TASK_LIST")
+            c.call("GET_TASK_LIST")          # it heard its first reply
+            for _ in range(12):
+                joiners.append(ctx.socket(zmq.SUB))
+                joiners[-1].connect(f"tcp://127.0.0.1:{ports['client_port']}")
+                joiners[-1].setsockopt_string(zmq.SUBSCRIBE, "")
+            time.sleep(1.0)
+            c.send_raw(proto.encode_request("after-joins", "GET_TASK_LIST", {"sid": c.sid}))
+            others = 0
+            while True:
+                assert c.sub.poll(30_000), "no reply"
+                if proto.decode_reply(c.sub.recv()).get("uid") == "after-joins":
+                    break
+                others += 1
+            assert others < 10, f"{others} replies not its own before its reply"
+    finally:
+        for j in joiners:
+            j.close(0)
+        ctx.term()
+
+
 def test_an_oversized_request_gets_a_413_with_its_uid(served):
     _, ports = served
     with _client(ports) as c:
