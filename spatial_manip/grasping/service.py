@@ -334,8 +334,18 @@ class GraspService:
                                                skipped=f"the arm's current joints are not a safe start: {why}")
         tcp = self.gripper.tcp_poses(ranked.matrices(), ranked.depths)
         pre = [self._pre_grasps(T) for T in tcp]
-        report = self.motion.filter(q_now, tcp, pre, world, scene, context.target.id, k, stop=self._stop_if_asked,
-                                    admit=reach.clear_at)
+
+        def check(w) -> MotionReport:
+            return self.motion.filter(q_now, tcp, pre, w, scene, context.target.id, k, stop=self._stop_if_asked,
+                                      admit=reach.clear_at)
+        # first around the neighbours' hidden sides (motion.world.HIDDEN_DEPTH_MAX_M: the camera saw
+        # their fronts only), then, when no grasp clears those, around the boxes as measured
+        cautious = world.with_hidden_sides(scene, keep=[context.target.id])
+        report = None
+        if len(cautious.obstacles) > len(world.obstacles) and self.motion.start_problem(q_now, cautious) is None:
+            report = check(cautious)
+        if report is None or not report.kept:
+            report = check(world)
         report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 

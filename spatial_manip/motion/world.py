@@ -16,6 +16,7 @@ from spatial_manip.control.kinematics import DH_PRESETS
 from spatial_manip.errors import InvalidGoalError
 from spatial_manip.geometry.reach import REACH_M, SLOT_REACH_M, TCP_TO_WRIST_M
 from spatial_manip.geometry.relations import BOOK_SIZE_RANGES_M
+from spatial_manip.scene import FIXTURE_CATEGORIES
 
 # Farther from the base than this, nothing can touch the arm or what it carries, so boxes and cloud
 # points beyond it are left out: the highest shoulder, the wrist at the farthest a set-down reaches
@@ -27,6 +28,16 @@ OBSTACLE_RANGE_M = (max(float(dh["d1"]) for dh in DH_PRESETS.values()) + max(REA
                                                                 for k in range(3)]))
                     + 0.05)
 CLOUD_EXPLAINED_M = 0.02  # cloud points this close to a modelled box are that box, not clutter
+# One depth view sees an object's near side and top; its far side is hidden behind it, and a box
+# fitted to what was seen ends at the last surface seen. A potted plant's foliage reached 3.5-5 cm
+# past its perceived box on the side away from the camera, and the gripper, at a pre-grasp clear of
+# the box and of the cloud (no returns there), brushed it. Where the scene holds `hidden_sides`
+# (`with_hidden_side`), an object's footprint is taken to be as deep, along the camera's horizontal
+# view, as it is wide across it, grown away from the camera by at most this much. Books keep their
+# boxes (perception completes a book's hidden thickness from its size class), and so do fixtures
+# (configured). A prior, not a measurement: a statue seen edge-on is as thin as it looks, so the
+# grasp service prefers grasps clear of these sides and falls back to the measured boxes.
+HIDDEN_DEPTH_MAX_M = 0.08
 FLOOR_HALF_M = 2.0
 
 
@@ -162,6 +173,19 @@ class CollisionWorld:
         else:
             self.add_box(o.id, o.center, o.size, o.rotation)
 
+    def with_hidden_sides(self, scene, keep: Sequence[str] = ()) -> "CollisionWorld":
+        """This world plus, for each of the scene's objects it holds as one box (not `keep`: the
+        target, whose far side the grasp reaches round), that box grown on the side the scene's
+        viewer (the camera) could not see (`with_hidden_side`), under the object's name."""
+        out = CollisionWorld(list(self.obstacles), self.attached)
+        boxed = {ob.name for ob in self.obstacles}
+        for o in scene.objects:
+            if o.id in boxed and o.id not in keep:
+                center, size = with_hidden_side(o, scene.viewer.position)
+                if not np.allclose(size, o.size):
+                    out.add_box(o.id, center, size, o.rotation)
+        return out
+
     def _attach_held(self, o, T_base_tcp) -> None:
         T_obj = np.eye(4)
         T_obj[:3, :3], T_obj[:3, 3] = o.rotation, o.center
@@ -172,6 +196,31 @@ class CollisionWorld:
         else:
             raise InvalidGoalError(f"the held object {o.id!r} cannot be attached: give the TCP pose at which it "
                                    "was grasped (T_base_tcp) or record extra['T_object_tcp']")
+
+
+def with_hidden_side(o, camera_position, max_m: float = HIDDEN_DEPTH_MAX_M) -> tuple[np.ndarray, np.ndarray]:
+    """The centre and size of `o`'s box with its hidden far side (HIDDEN_DEPTH_MAX_M): of its two
+    horizontal axes, the one nearer the camera's horizontal view direction is the depth the
+    camera could not measure; it grows, away from the camera, to the width across it (at most
+    `max_m` more). Books and fixtures keep their boxes."""
+    center, size = np.asarray(o.center, float), np.asarray(o.size, float)
+    if o.category == "book" or o.category in FIXTURE_CATEGORIES:
+        return center, size
+    view = center - np.asarray(camera_position, float)
+    view[2] = 0.0
+    if np.linalg.norm(view) < 1e-6:          # seen from straight above: its footprint is in view
+        return center, size
+    R = np.asarray(o.rotation, float)
+    across, depth = [k for k in range(3) if k != int(np.argmax(np.abs(R[2])))]
+    if abs(R[:, across] @ view) > abs(R[:, depth] @ view):
+        across, depth = depth, across
+    grow = float(np.clip(size[across] - size[depth], 0.0, max_m))
+    if grow <= 0.0:
+        return center, size
+    away = float(np.sign(R[:, depth] @ view)) or 1.0
+    size = size.copy()
+    size[depth] += grow
+    return center + away * R[:, depth] * grow / 2, size
 
 
 def _beyond_reach(center: np.ndarray, size: np.ndarray) -> bool:

@@ -92,6 +92,29 @@ def test_without_the_board_both_grasps_are_kept(setup):
     assert res.success and len(res.grasps) == 2 and res.motion.drops == []
 
 
+def _behind(across_m: float, category: str = "reference") -> SceneObject:
+    """A thin object between the camera (at the origin, looking +x) and the block's -y end, 4 cm deep as
+    seen: clear of both grasps, its hidden far side (grown to its width, motion.world.with_hidden_side,
+    up to 8 cm) reaching the -y end's fingers, and the +y end's too when it is wide enough across."""
+    return SceneObject("plant", "plant", category, (0.37, -0.31 + across_m / 2, 0.10), (0.04, across_m, 0.20))
+
+
+def test_a_grasp_clear_of_a_neighbours_hidden_side_is_preferred(setup):
+    scene = _scene().with_objects([o for o in _scene().objects if o.id != "board"])
+    seen = _request(setup, scene=scene.with_objects(scene.objects + [_behind(0.16, "book")]), q_now=setup[4])
+    assert seen.success and seen.motion.kept[0] == 0       # a book's box is complete: the best grasp leads
+    res = _request(setup, scene=scene.with_objects(scene.objects + [_behind(0.16)]), q_now=setup[4])
+    assert res.success, res.message
+    assert res.motion.kept == [1] and abs(res.grasps.translations[0][1] - (-0.11)) < 1e-9   # the +y end's
+    assert "plant" in res.motion.drops[0].body
+
+
+def test_when_no_grasp_clears_the_hidden_sides_the_measured_boxes_decide(setup):
+    scene = _scene().with_objects([o for o in _scene().objects if o.id != "board"])
+    res = _request(setup, scene=scene.with_objects(scene.objects + [_behind(0.26)]), q_now=setup[4])
+    assert res.success and res.motion.kept[0] == 0 and res.motion.drops == [], res.message
+
+
 def test_unknown_joints_skip_the_check_with_a_note(setup):
     res = _request(setup, scene=_scene(), q_now=None)
     assert res.success and len(res.grasps) == 2
