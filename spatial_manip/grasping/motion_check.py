@@ -120,6 +120,9 @@ class MotionReport:
     not_checked: int = 0                          # grasps ranked below k reached at once (none needing a search)
     elapsed_s: float = 0.0                        # checking the grasps
     world_s: float = 0.0                          # building the world (not in the time budget)
+    # why the grasps were checked on the measured boxes after all: none cleared the neighbours'
+    # hidden sides (GraspService._motion_stage; "" = kept clear of them, or none to clear)
+    hidden_sides: str = ""
 
     def tcp_trace(self, index: int, kinematics, step_rad: float = 0.05) -> np.ndarray:
         """TCP positions (n, 3) along a kept grasp's pre-grasp path (its joint polyline, a
@@ -142,6 +145,8 @@ class MotionReport:
             s += f"; {self.not_checked} below the best {len(self.kept)} not checked"
         if self.out_of_time:
             s += "; stopped at the time budget"
+        if self.hidden_sides:
+            s += f"; on the measured boxes: {self.hidden_sides}"
         return s
 
 

@@ -341,11 +341,14 @@ class GraspService:
         # first around the neighbours' hidden sides (motion.world.HIDDEN_DEPTH_MAX_M: the camera saw
         # their fronts only), then, when no grasp clears those, around the boxes as measured
         cautious = world.with_hidden_sides(scene, keep=[context.target.id])
-        report = None
+        first = None
         if len(cautious.obstacles) > len(world.obstacles) and self.motion.start_problem(q_now, cautious) is None:
-            report = check(cautious)
-        if report is None or not report.kept:
-            report = check(world)
+            first = check(cautious)
+        report = first if first is not None and first.kept else check(world)
+        if first is not None and report is not first:
+            report.elapsed_s += first.elapsed_s
+            report.hidden_sides = (f"none of {first.checked} checked cleared the neighbours' hidden sides"
+                                   + (f" (first: {first.drops[0]})" if first.drops else ""))
         report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 
