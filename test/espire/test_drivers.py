@@ -8,6 +8,7 @@ import threading
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from pools import pools_built_once
 
 from spatial_manip.espire import feasible
 from spatial_manip.espire.client import EspireProtocolClient, make_driver
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 @pytest.fixture(scope="module")
 def served(free_port):
     quiet = io.StringIO()
-    with redirect_stdout(quiet), redirect_stderr(quiet):
+    with redirect_stdout(quiet), redirect_stderr(quiet), pools_built_once():       # seed31_items' pools
         items = feasible.generate_feasible("pick", 1, 31, pool_size=3) + feasible.generate_feasible("place", 1, 31, pool_size=3)
     ports = {"server_port": free_port(), "client_port": free_port()}
     server = EspireServer(items, **ports, verbose=False, log=lambda *_: None)

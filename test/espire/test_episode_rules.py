@@ -25,6 +25,7 @@ from spatial_manip.errors import SpatialManipError
 from spatial_manip.geometry import relations as rel
 from spatial_manip.sim import oracle, placement
 from spatial_manip.sim.tasks import feasible_slots
+from pools import pools_built_once
 
 # MuJoCo worlds, task generation and the feasibility filter: minutes on a loaded machine
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
@@ -438,7 +439,7 @@ def occluded_item():
     the arm carrying the book stands in front of the marked area and fills most of its box."""
     from spatial_manip.sim import tasks as gen
     quiet = io.StringIO()
-    with redirect_stdout(quiet), redirect_stderr(quiet):
+    with redirect_stdout(quiet), redirect_stderr(quiet), pools_built_once():     # test_server_e2e's pool
         return gen.generate("place", 1, 0, pool_size=3)[0]
 
 

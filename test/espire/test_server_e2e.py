@@ -13,6 +13,7 @@ import uuid
 import msgpack
 import numpy as np
 import pytest
+from pools import pools_built_once
 
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient, book_pixel_in_box, goal_box_pixel
@@ -27,9 +28,10 @@ OBS_KEYS = {"rgb", "depth", "intrinsic", "extrinsic"}      # what ESPIRE's clien
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, free_port):
     root = tmp_path_factory.mktemp("espire")
-    paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, SEEDS.get(suite, 0), pool_size=3)))
-             for suite in ("pick", "place", "metric")]
-    paths.append(str(tasks.write(root / "occluded", tasks.generate("place", 1, OCCLUDED_SEED, pool_size=3))))
+    with pools_built_once():            # the occluded place's pool is test_episode_rules' too
+        paths = [str(tasks.write(root / suite, tasks.generate(suite, 1, SEEDS.get(suite, 0), pool_size=3)))
+                 for suite in ("pick", "place", "metric")]
+        paths.append(str(tasks.write(root / "occluded", tasks.generate("place", 1, OCCLUDED_SEED, pool_size=3))))
     ports = {"server_port": free_port(), "client_port": free_port()}
     proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--tasks", *paths,
                              "--server-port", str(ports["server_port"]), "--client-port", str(ports["client_port"])],

@@ -17,8 +17,10 @@ from spatial_manip.espire.stack_driver import summarize
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 HEADER = re.compile(r"(\d{4}-\d{2}-\d{2} at \d{2}:\d{2}:\d{2}) \| ([A-Z]+) \| (.+)")   # analyze.py's
-COUNT, SEED = 4, 1     # smoke seed 1's feasible tasks: an empty slot, a vertical book, an upper slot, the closest book
-# (the test is of the protocol, not of success)
+# smoke seed 1 over 3-scene pools (a pool scene's MuJoCo worlds were most of this module's set-up: 9
+# scenes per kind by default): its feasible tasks are an empty slot, a vertical book, an upper slot
+# and a small book (the test is of the protocol, not of success)
+COUNT, SEED, POOL = 4, 1, 3
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +28,7 @@ def evaluated(tmp_path_factory, free_port):
     out = tmp_path_factory.mktemp("espire_eval")
     sp, cp = free_port(), free_port()
     server = subprocess.Popen([sys.executable, "-m", "spatial_manip.cli", "espire-server", "--suite", "smoke",
-                               "--count", str(COUNT), "--seed", str(SEED), "--server-port", str(sp),
+                               "--count", str(COUNT), "--seed", str(SEED), "--pool", str(POOL), "--server-port", str(sp),
                                "--client-port", str(cp), "--quiet", "--max-episodes", str(COUNT)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -64,8 +66,8 @@ def test_the_driver_plays_every_task_and_writes_what_analyze_reads(evaluated):
         assert len(r["localize_timestamp"]) == len(r["localize"]) and len(r["move_timestamp"]) == len(r["move"])
         assert isinstance(r["end_task"][0]["execution"]["finish_goal"], bool)
         assert r["choices"] and ("pixel" in r["choices"][0])
-    # the protocol, not success: the feasible tasks of smoke seed 1 (espire/feasible.py) are three
-    # shelf places the planner refuses (INVALID_GOAL) and a pick it moves on without meeting
+    # the protocol, not success: the feasible tasks served (espire/feasible.py) are three shelf places
+    # and a pick; at least one of them is moved on
     assert any(r["move"] for r in records), ev.stdout
     table = summarize(records)
     assert "[all]" in table and "localization" in table and "execution" in table
