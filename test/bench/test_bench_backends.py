@@ -33,8 +33,8 @@ DETERMINISTIC = ("task_id", "action", "family", "instruction", "skipped", "plann
 def _write_tasks(*outs):
     """tasks/tasks.jsonl as `bench` writes it (and reuses on a re-run) in each of `outs`: [pick,
     refused reset, missing scene file, place]. Two workers take [0, 2] and [1, 3]. Generated once
-    for both runs."""
-    (pick, s_pick), (place, s_place) = tasks.generate("smoke", 2, SEED)
+    for both runs, over 3-scene pools (the default 9 per kind built 27 MuJoCo scenes for two tasks)."""
+    (pick, s_pick), (place, s_place) = tasks.generate("smoke", 2, SEED, pool_size=3)
     refused = tasks.Task.from_dict({**place.to_dict(), "id": f"smoke-{SEED}-refused", "scene": "scenes/refused.json"})
     missing = tasks.Task.from_dict({**pick.to_dict(), "id": f"smoke-{SEED}-missing", "scene": "scenes/missing.json"})
     colliding = layouts.sample_shelf(np.random.default_rng(COLLIDING_SHELF_SEED), layout="panels")
