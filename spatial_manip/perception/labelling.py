@@ -813,13 +813,16 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
         notes.append(f"{o.id} read as the {label} ({new_id}): {note}")
 
     for label, found in sorted(hits.items()):
+        # a piece of the named object (labelling._piece_of) yields to a detection that shows more
+        # of it, whichever rank the name takes among each one's candidates: a shaded corner piece
+        # of a copper scale tied to the cheval mirror beside the mirror seen as a 32 cm slab
+        # (place-84-00015); a 13 cm scrap of the mona lisa's easel, the mona lisa its first tie,
+        # beside the painting's 26 cm slab, tied between the cheval mirror and the mona lisa
+        # (0.48, 0.33): the scrap was chosen, and then refused since the slab fits the painting
+        # better (_fits_better_elsewhere), and the painting went unnamed (pick-109-00005)
+        found = [(rank, o, c) for rank, o, c in found if not c.get("piece")] or found
         best = min(rank for rank, _, _ in found)
         first = [(o, c) for rank, o, c in found if rank == best]
-        if len(first) > 1:
-            # a piece of the named object (labelling._piece_of) yields to a detection that shows
-            # more of it: a shaded corner piece of a copper scale tied to the cheval mirror beside
-            # the mirror seen as a 32 cm slab (place-84-00015)
-            first = [(o, c) for o, c in first if not c.get("piece")]
         if len(first) != 1 or first[0][0].id in renamed:
             continue
         o, c = first[0]

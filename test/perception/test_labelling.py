@@ -623,6 +623,36 @@ def test_the_words_settle_no_tie_when_another_unnamed_detection_fits_the_named_o
     assert named.get("lady_with_an_ermine") is not None and len(notes) == 1
 
 
+def test_a_piece_whose_first_tie_the_words_name_yields_to_a_whole_detection_tied_with_it_second():
+    """Books pick-109-00005 (realistic, session 38's final run): the mona lisa 1.5 m away was seen
+    as a 19 x 5 x 27 cm slab tied between the cheval mirror (0.48) and the mona lisa (0.33), and a
+    13 cm scrap of it, a piece, whose first tie was the mona lisa (0.49). The words chose the scrap
+    by its rank, refused it since the slab fits the painting better, and left the painting unnamed:
+    "the mona lisa is not in the scene". A piece yields to a detection that is not one, whichever
+    rank the name takes in each; two pieces alone still leave the words no choice."""
+    from spatial_manip.perception.labelling import name_from_words
+    from spatial_manip.scene import Scene, SceneObject, Viewpoint
+
+    def cand(label, entry, cost, **more):
+        return {"label": label, "category": "reference", "id": entry, "tie": True, "cost": cost, **more}
+    slab = SceneObject("object_2", "object", "object", (1.32, 0.107, 0.22), (0.194, 0.049, 0.265),
+                       extra={"candidates": [cand("cheval mirror", "cheval_mirror", 0.482),
+                                             cand("mona lisa", "mona_lisa", 0.333)],
+                              "gate_fits": {"cheval mirror": 0.482, "mona lisa": 0.333}})
+    scrap = SceneObject("object_3", "object", "object", (1.448, -0.034, -0.015), (0.133, 0.052, 0.067),
+                        extra={"candidates": [cand("mona lisa", "mona_lisa", 0.488, piece=True)],
+                               "gate_fits": {"mona lisa": 0.488}})
+    view = Viewpoint(np.zeros(3), np.array([1.0, 0.0, 0.0]))
+    scene = Scene(view, view, [slab, scrap], [])
+    named, notes = name_from_words(scene, "pick up a book that lies between the picture frame and the mona lisa")
+    assert named.get("mona_lisa").center.tolist() == [1.32, 0.107, 0.22] and len(notes) == 1
+    assert named.get("object_3").label == "object"
+    other = SceneObject("object_4", "object", "object", (1.40, 0.3, 0.0), (0.12, 0.05, 0.06),
+                        extra={"candidates": [cand("mona lisa", "mona_lisa", 0.45, piece=True)]})
+    scene = Scene(view, view, [scrap, other], [])
+    assert name_from_words(scene, "pick up a book on the mona lisa's right") == (scene, [])
+
+
 def _tied(oid, centre, *ties):
     from spatial_manip.scene import SceneObject
 
