@@ -92,12 +92,13 @@ def test_balanced_counts(big):
 
 
 def test_deterministic_for_a_seed():
-    # 3-scene pools: building a pool scene's MuJoCo world and render is nearly all the time
-    a = tasks.generate("smoke", 10, seed=5, pool_size=3)
-    b = tasks.generate("smoke", 10, seed=5, pool_size=3)
+    # 2-scene pools: building a pool scene's MuJoCo world and render is nearly all the time (6.5 s
+    # of CPU a generation with 3 scenes per kind, 3.3 s with 2; still 10 tasks of 6 families)
+    a = tasks.generate("smoke", 10, seed=5, pool_size=2)
+    b = tasks.generate("smoke", 10, seed=5, pool_size=2)
     assert [t.to_dict() for t, _ in a] == [t.to_dict() for t, _ in b]
     assert [s.to_dict() for _, s in a] == [s.to_dict() for _, s in b]
-    c = tasks.generate("smoke", 10, seed=6, pool_size=3)
+    c = tasks.generate("smoke", 10, seed=6, pool_size=2)
     assert [t.to_dict() for t, _ in a] != [t.to_dict() for t, _ in c]
 
 
