@@ -15,6 +15,7 @@ of sampling angles):
      widens right beside the pads: an edge or corner pinched, not a thickness) and centring;
      with the target's perceived box, a closing axis that runs away from the camera has its far
      contact hidden: the width and centre reach past where the box ends there (a bottle's back);
+     a slab's (a book's) reach its box's ends on both sides, seen or not;
   5. pass 2 on the whole scene: the deepest insertion that keeps the gripper's bodies (fingers,
      knuckles, palm and base of the real 2F-85, open as the arm opens them, along their approach
      path) free of scene points; too shallow = collision;
@@ -614,15 +615,22 @@ class AntipodalProposer:
         the object's hidden back, and the seen points end short of it (a bottle seen from the
         front is half its diameter deep). Closing across the view, both contacts are on the
         silhouette; past a bowl's wall the camera sees into the bowl: both kept as measured. The
-        hidden end moves `slack_m` further (the box's end there is a guess)."""
-        g = self.gripper
+        hidden end moves `slack_m` further (the box's end there is a guess).
+        A slab's (square_thin_ratio: a book, a plate) faces are flat and its box fits them: both
+        ends reach at least where its box ends, seen or not. A lying book seen as a 4 cm strip of
+        its top (the rest out of the camera's sight) passed as 4 cm wide across its 11.3 cm, and
+        the top grasp closing across it had both fingers on the book (pick-110-00012)."""
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
             ymid = (ymin + ymax) / 2
             measured = np.isfinite(x0) & np.isfinite(ymid)
-            centre = origins + a * np.where(measured, x0 + g.max_depth_m / 2, 0.0)[:, None] \
-                + c * np.where(measured, ymid, 0.0)[:, None]
+            near = origins + a * np.where(measured, x0, 0.0)[:, None] + c * np.where(measured, ymid, 0.0)[:, None]
+        centre = near + a * (self.gripper.max_depth_m / 2)
         s_in, s_out = box.chords(centre, c)
+        missed = measured & np.isnan(s_in)
+        if missed.any():
+            centre[missed] = near[missed] + a[missed] * self._pad_depth_in_box(box, near[missed], a[missed])[:, None]
+            s_in[missed], s_out[missed] = box.chords(centre[missed], c[missed])
         cv = np.einsum("ij,ij->i", c, _unit(centre))
         hidden = measured & np.isfinite(s_in) & (np.abs(cv) > self.config.hidden_side_cos)
         if seen is not None and hidden.any():
@@ -632,7 +640,21 @@ class AntipodalProposer:
         # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
         hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out) + slack_m), ymax)
         lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in) - slack_m), ymin)
+        if is_slab(box, self.config.square_thin_ratio):
+            boxed = measured & np.isfinite(s_in)
+            hi = np.where(boxed, np.maximum(hi, ymid + np.nan_to_num(s_out)), hi)
+            lo = np.where(boxed, np.minimum(lo, ymid + np.nan_to_num(s_in)), lo)
         return lo, hi
+
+    def _pad_depth_in_box(self, box: ObjectBox, near: np.ndarray, approach: np.ndarray) -> np.ndarray:
+        """How deep past each near boundary `near` (along `approach`) the middle of the part of the
+        fingers' depth inside `box` lies (half the fingers' depth where none is). Half the fingers'
+        depth (17.5 mm) down from a lying 1.5 cm book's top lies in its pedestal: the line across
+        the pads there misses the book's box."""
+        t_in, t_out = box.chords(near, approach)
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.maximum(t_in, 0.0), np.minimum(t_out, self.gripper.max_depth_m)
+            return np.where(lo < hi, (lo + hi) / 2, self.gripper.max_depth_m / 2)
 
     def _pad_shift(self, box: ObjectBox, R, origins, margin_m: float) -> np.ndarray:
         """How far to slide each grasp along its pads' height axis so that the pads lie on the

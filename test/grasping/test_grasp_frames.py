@@ -22,6 +22,8 @@ boxes stood within 2 cm of these).
   box of the plant ends at the foliage the camera saw, 6 cm short of its hidden far side; on that
   box the kept grasp's pre-grasp and approach put the wrist in the plant (session 38 and 39: a
   pre_grasp contact). The motion check tries the neighbours' hidden sides first.
+- pick-110-00012: the small red book lying on its pedestal, a 4 cm strip of its 11.3 cm width
+  seen: its top grasp across the width closed on nothing (session 38, realistic and ideal).
 - objects-109-00000: the standing barbecue-sauce bottle (5 x 3.3 cm, 11.4 cm tall), 1.5 m away, on
   perception's box (the front the camera saw, 1 cm nearer the camera and 1.2 cm short at the
   back): its side grasp closing along the view swept the far finger along the hidden back and
@@ -228,3 +230,17 @@ def test_the_book_behind_the_plant_is_reached_clear_of_its_hidden_foliage(servic
         m.setattr(CollisionWorld, "with_hidden_sides", lambda self, scene, keep=(): self)
         assert touches_at_the_grasp(), "the frame's failure: the measured boxes' grasp reaches into the plant"
     assert touches_at_the_grasp() == []
+
+
+def test_a_lying_book_wider_than_the_opening_seen_as_a_strip_is_pinched_across_its_thickness(service):
+    """pick-110-00012: the small red book (11.3 cm wide, 1.5 cm thick) lying on its pedestal, of
+    which the camera saw a 4 cm strip of its top. Half the fingers' depth below its top (in the
+    pedestal) the line across the pads missed its box and the seen strip was taken for its width:
+    the best grasp closed from above across its 11.3 cm, both fingers on the book, and closed on
+    nothing (realistic and ideal sensing). A slab's grasp opens across its box: the best closes
+    across the book's thickness."""
+    res, box = _propose(service, "pick-110-00012")
+    assert res.success, res.message
+    R = res.grasps.rotation_matrices
+    thickness = box.rotation[:, int(np.argmin(box.size))]
+    assert abs(float(R[0, :, 1] @ thickness)) > 0.99, (R[0, :, 1] @ box.rotation).round(2)
