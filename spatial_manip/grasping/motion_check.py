@@ -36,9 +36,11 @@ class MotionCheckConfig:
     """The `motion_check` section of grasp.yaml."""
 
     enabled: bool = True
-    time_budget_s: float = 1.5        # per request, for the RRT searches: none starts after this (the
+    time_budget_s: float = 1.5        # per check, for the RRT searches: none starts after this (the
     #                                   best grasp's always does); a search may overrun it by plan_budget_s.
-    #                                   Both count the check's own work (`WorkClock`), not the wall clock
+    #                                   Both count the check's own work (`WorkClock`), not the wall clock.
+    #                                   A request whose grasps do not clear the neighbours' hidden sides is
+    #                                   checked twice (GraspService._motion_stage), so may spend it twice
     plan_budget_s: float = 0.5        # per RRT search (capped by what is left of the request's)
     target_clearance_m: float = 0.03  # cloud points this close to the target box are the target or
     #                                   its support surface: the fingers must be allowed near them
@@ -120,8 +122,8 @@ class MotionReport:
     not_checked: int = 0                          # grasps ranked below k reached at once (none needing a search)
     elapsed_s: float = 0.0                        # checking the grasps
     world_s: float = 0.0                          # building the world (not in the time budget)
-    # why the grasps were checked on the measured boxes after all: none cleared the neighbours'
-    # hidden sides (GraspService._motion_stage; "" = kept clear of them, or none to clear)
+    # why the grasps were checked on the measured boxes too: fewer than asked cleared the
+    # neighbours' hidden sides (GraspService._motion_stage; "" = kept clear of them, or none to clear)
     hidden_sides: str = ""
 
     def tcp_trace(self, index: int, kinematics, step_rad: float = 0.05) -> np.ndarray:
@@ -146,7 +148,7 @@ class MotionReport:
         if self.out_of_time:
             s += "; stopped at the time budget"
         if self.hidden_sides:
-            s += f"; on the measured boxes: {self.hidden_sides}"
+            s += f"; checked on the measured boxes too: {self.hidden_sides}"
         return s
 
 

@@ -339,16 +339,14 @@ class GraspService:
             return self.motion.filter(q_now, tcp, pre, w, scene, context.target.id, k, stop=self._stop_if_asked,
                                       admit=reach.clear_at)
         # first around the neighbours' hidden sides (motion.world.HIDDEN_DEPTH_MAX_M: the camera saw
-        # their fronts only), then, when no grasp clears those, around the boxes as measured
+        # their fronts only), then, when fewer than k grasps clear those, around the boxes as measured
         cautious = world.with_hidden_sides(scene, keep=[context.target.id])
         first = None
         if len(cautious.obstacles) > len(world.obstacles) and self.motion.start_problem(q_now, cautious) is None:
             first = check(cautious)
-        report = first if first is not None and first.kept else check(world)
+        report = first if first is not None and len(first.kept) >= k else check(world)
         if first is not None and report is not first:
-            report.elapsed_s += first.elapsed_s
-            report.hidden_sides = (f"none of {first.checked} checked cleared the neighbours' hidden sides"
-                                   + (f" (first: {first.drops[0]})" if first.drops else ""))
+            report = _cautious_first(first, report, k)
         report.world_s = world_s
         return ranked[np.asarray(report.kept, int)], report
 
@@ -484,3 +482,20 @@ def _cloud_object(points: np.ndarray) -> SceneObject:
         raise InvalidGoalError("the request cloud has no finite point")
     lo, hi = p.min(0), p.max(0)
     return SceneObject(TARGET_ID, "target", "target", (lo + hi) / 2, np.maximum(hi - lo, 1e-3))
+
+
+def _cautious_first(cautious: MotionReport, measured: MotionReport, k: int) -> MotionReport:
+    """The grasps kept clear of the neighbours' hidden sides first, then the best of those the
+    measured boxes allow, up to k: a prior never costs a grasp the measured world has (a
+    pick-and-place's set-down filter or a retry may need more than the cautious few)."""
+    extra = [i for i in measured.kept if i not in cautious.kept][:k - len(cautious.kept)]
+    out = measured
+    out.kept = [*cautious.kept, *extra]
+    out.paths = {**{i: measured.paths[i] for i in extra}, **cautious.paths}
+    out.approaches = {**{i: measured.approaches[i] for i in extra}, **cautious.approaches}
+    out.elapsed_s += cautious.elapsed_s
+    out.out_of_time = out.out_of_time or cautious.out_of_time
+    ran_out = " (stopped at the time budget)" if cautious.out_of_time else ""
+    out.hidden_sides = (f"{len(cautious.kept)} of {cautious.checked} checked cleared the neighbours' hidden "
+                        f"sides{ran_out}" + (f" (first refused: {cautious.drops[0]})" if cautious.drops else ""))
+    return out

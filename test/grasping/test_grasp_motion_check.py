@@ -105,15 +105,18 @@ def test_a_grasp_clear_of_a_neighbours_hidden_side_is_preferred(setup):
     assert seen.success and seen.motion.kept[0] == 0       # a book's box is complete: the best grasp leads
     res = _request(setup, scene=scene.with_objects(scene.objects + [_behind(0.16)]), q_now=setup[4])
     assert res.success, res.message
-    assert res.motion.kept == [1] and abs(res.grasps.translations[0][1] - (-0.11)) < 1e-9   # the +y end's
-    assert "plant" in res.motion.drops[0].body and not res.motion.hidden_sides
+    # the +y end's first; the -y end's, whose fingers meet the plant's hidden side, after it: the
+    # measured boxes allow it, and a set-down filter or a retry may need it
+    assert res.motion.kept == [1, 0] and abs(res.grasps.translations[0][1] - (-0.11)) < 1e-9
+    assert res.motion.drops == [] and "1 of 2 checked cleared the neighbours' hidden sides" in res.message
+    assert "(first refused: #0" in res.message and "plant" in res.message
 
 
 def test_when_no_grasp_clears_the_hidden_sides_the_measured_boxes_decide(setup):
     scene = _scene().with_objects([o for o in _scene().objects if o.id != "board"])
     res = _request(setup, scene=scene.with_objects(scene.objects + [_behind(0.26)]), q_now=setup[4])
     assert res.success and res.motion.kept[0] == 0 and res.motion.drops == [], res.message
-    assert "on the measured boxes: none of 2 checked cleared the neighbours' hidden sides (first: #0" in res.message
+    assert "on the measured boxes too: 0 of 2 checked cleared the neighbours' hidden sides (first refused: #0" in res.message
     assert "plant" in res.message
 
 
