@@ -641,10 +641,29 @@ class AntipodalProposer:
         hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out) + slack_m), ymax)
         lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in) - slack_m), ymin)
         if is_slab(box, self.config.square_thin_ratio):
+            s_in, s_out = self._across_slab(box, centre, c, s_in, s_out)
             boxed = measured & np.isfinite(s_in)
             hi = np.where(boxed, np.maximum(hi, ymid + np.nan_to_num(s_out)), hi)
             lo = np.where(boxed, np.minimum(lo, ymid + np.nan_to_num(s_in)), lo)
         return lo, hi
+
+    @staticmethod
+    def _across_slab(box: ObjectBox, centre: np.ndarray, closing: np.ndarray, s_in: np.ndarray, s_out: np.ndarray):
+        """(s_in, s_out) where the slab `box` ends along each closing line; a line closing across
+        the slab's face (its width or length, not its thickness) that misses the box (pads half
+        past a lying book's end) takes the faces' ends across it all the same: the fingers must
+        straddle the whole width wherever along the book they close (pick-110-00012: a top grasp
+        at the book's end closed 5 cm across its 11.3 cm)."""
+        R = np.asarray(box.rotation, float)
+        k = np.argmax(np.abs(closing @ R), axis=1)
+        rows = np.isnan(s_in) & (k != int(np.argmin(box.size)))
+        s_in, s_out = s_in.copy(), s_out.copy()
+        for axis in np.unique(k[rows]):
+            on = rows & (k == axis)
+            size = np.full(3, 1e3)
+            size[axis] = np.asarray(box.size, float)[axis]
+            s_in[on], s_out[on] = ObjectBox(box.center, size, R).chords(centre[on], closing[on])
+        return s_in, s_out
 
     def _pad_depth_in_box(self, box: ObjectBox, near: np.ndarray, approach: np.ndarray) -> np.ndarray:
         """How deep past each near boundary `near` (along `approach`) the middle of the part of the
