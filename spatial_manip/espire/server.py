@@ -13,10 +13,10 @@ timeout), nor a known session's reply after a subscriber left (its sockets may b
 Such a reply waits, without blocking the server, for a subscription that joined
 shortly before the request or after it (an idle subscriber that joined long ago is not the new
 session's), at most JOIN_WAIT_S. A first reply that went out on a guess (on a join that may have
-been another client's, or when the wait ran out) is sent again on every join within RESEND_S
-until its session speaks again, so a SUB that connects late on a loaded machine still hears it.
-Clients skip replies whose uid they did not ask for (ESPIRE's gives up after 10 in a row, hence
-the copies stop as soon as the session is known to have heard).
+been another client's, or when the wait ran out) is sent again on the next RESENDS_MAX joins
+within RESEND_S until its session speaks again, so a SUB that connects late on a loaded machine
+still hears it. Clients skip replies whose uid they did not ask for (ESPIRE's gives up after 10 in
+a row, hence the copies stop as soon as the session is known to have heard, and are few).
 Malformed input is answered at once.
 """
 from __future__ import annotations
@@ -37,6 +37,7 @@ from spatial_manip.sim.sensing import IDEAL, SensingProfile
 JOIN_WAIT_S = 0.5        # longest a new session's first reply waits for its SUB to join
 RECENT_JOIN_S = 2.0      # a subscription at most this old when a new session speaks may be its own
 RESEND_S = 10.0          # how long a first reply sent on a guess is re-sent on each new join
+RESENDS_MAX = 3          # and at most this often: ESPIRE's client gives up after 10 foreign replies in a row
 
 
 @dataclass
@@ -92,9 +93,9 @@ class EspireServer:
         self.last_leave = float("-inf")          # when a subscriber last left the reply port
         self.joins: deque = deque()      # times of subscriptions no session has been matched with
         self.held_replies: list = []     # (deadline, sid, reply bytes): new sessions' first replies, unsent
-        # sid -> (deadline, reply bytes): the same, sent, resent on each new join until that session
-        # speaks again (it heard it) or RESEND_S passed
-        self.sent_first: dict[str, tuple[float, bytes]] = {}
+        # sid -> (deadline, reply bytes, re-sends left): the same, sent, re-sent on each new join
+        # until that session speaks again (it heard it), RESEND_S passed or RESENDS_MAX were sent
+        self.sent_first: dict[str, tuple[float, bytes, int]] = {}
         self.stats = Stats()
         self._episode_t0 = 0.0
         self.ctx = zmq.Context()
@@ -153,8 +154,8 @@ class EspireServer:
             self.joins.append(now)
             # a first reply sent on a guess may have missed its own SUB: send it again (a client
             # that got it skips the copy by its uid)
-            self.sent_first = {sid: (d, r) for sid, (d, r) in self.sent_first.items() if d > now}
-            for _, reply in self.sent_first.values():
+            self.sent_first = {sid: (d, r, n - 1) for sid, (d, r, n) in self.sent_first.items() if d > now and n > 0}
+            for _, reply, _ in self.sent_first.values():
                 self.pub.send(reply)
             if self.held_replies:          # a SUB joined: whoever waited for it can hear now
                 self.joins.popleft()
@@ -169,7 +170,7 @@ class EspireServer:
     def _send_first(self, sid: str, reply: bytes) -> None:
         """Send a new session's first reply, and keep it to send again on the joins that follow
         (the join it went out on may not have been its session's SUB)."""
-        self.sent_first[sid] = (time.monotonic() + RESEND_S, reply)
+        self.sent_first[sid] = (time.monotonic() + RESEND_S, reply, RESENDS_MAX)
         self.pub.send(reply)
 
     def _publish(self, reply: bytes, sid: str, new_session: bool) -> None:

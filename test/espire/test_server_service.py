@@ -14,7 +14,7 @@ import zmq
 
 from spatial_manip.espire import protocol as proto
 from spatial_manip.espire.client import EspireProtocolClient
-from spatial_manip.espire.server import JOIN_WAIT_S, RECENT_JOIN_S, EspireServer
+from spatial_manip.espire.server import JOIN_WAIT_S, RECENT_JOIN_S, RESENDS_MAX, EspireServer
 from spatial_manip.sim import tasks
 
 
@@ -106,6 +106,35 @@ def test_a_first_reply_is_not_repeated_once_its_session_speaks_again(served):
     finally:
         for j in joiners:
             j.close(0)
+        ctx.term()
+
+
+def test_a_first_reply_nobody_confirms_is_re_sent_a_few_times_only(served):
+    """A session that asks once and is gone (a crashed client, a task-listing tool) never says it
+    heard its reply: the joins that follow re-send it RESENDS_MAX times, not once each."""
+    _, ports = served
+    ctx = zmq.Context()
+    watcher, push = ctx.socket(zmq.SUB), ctx.socket(zmq.PUSH)
+    joiners = []
+    try:
+        watcher.connect(f"tcp://127.0.0.1:{ports['client_port']}")
+        watcher.setsockopt_string(zmq.SUBSCRIBE, "")
+        push.connect(f"tcp://127.0.0.1:{ports['server_port']}")
+        time.sleep(RECENT_JOIN_S + 0.3)          # the watcher's join is old news: the reply is a guess
+        push.send(proto.encode_request("once-1", "GET_TASK_LIST", {"sid": str(uuid.uuid4())}))
+        time.sleep(JOIN_WAIT_S + 0.5)
+        for _ in range(RESENDS_MAX + 3):
+            joiners.append(ctx.socket(zmq.SUB))
+            joiners[-1].connect(f"tcp://127.0.0.1:{ports['client_port']}")
+            joiners[-1].setsockopt_string(zmq.SUBSCRIBE, "")
+            time.sleep(0.2)
+        copies = 0
+        while watcher.poll(2000):
+            copies += proto.decode_reply(watcher.recv()).get("uid") == "once-1"
+        assert 2 <= copies <= 1 + RESENDS_MAX, copies
+    finally:
+        for sock in (watcher, push, *joiners):
+            sock.close(0)
         ctx.term()
 
 
