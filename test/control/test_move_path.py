@@ -212,10 +212,11 @@ def test_ur_rtde_path_whose_script_does_not_start_is_abandoned_not_run_late(ur_a
         assert dashboard("emulator hold_scripts 3") == "scripts held"
         if link_lost:
             threading.Timer(0.3, dashboard, args=("emulator drop 0.5",)).start()
-        t0 = time.monotonic()
+        # the error itself says the move gave up at its limit: a move that waited for the held script
+        # would have run it (and a link lost for ever would hang the test); a bound on the time it
+        # took (2.5 s) failed a fresh-clone run at load 18
         with pytest.raises(MotionFailedError, match="did not start the re-uploaded control script"):
             ur_arm.move_path(_path_from(q0), 1.0, 2.0)
-        assert time.monotonic() - t0 < 2.5
     finally:
         ur_arm.config = config
     time.sleep(3.0)  # the held script runs now; its path must not
