@@ -560,9 +560,13 @@ class Agent:
                 raise SpatialManipError(result.error["message"], result.error["code"])
             return result
 
-        if reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None:
+        if (reflection is not None and reflection.retry == RETRY_PLACE and scene.held_object() is not None
+                and reflection.named_ids):
             # the pick worked and the object is in the fingers: its words describe nothing on the
-            # table any more; plan the place part again on this look
+            # table any more; plan the place part again on this look. A goal that began with the
+            # object in hand (no pick, nothing named) is planned whole again, as the first time:
+            # split as a pick-and-place, "place the book lying flat on the shelf" lost its pose
+            # and was set down upright (books place-112-00013)
             trace.event("retry_place", holding=scene.held_object().id, instruction=goal.instruction)
             pick, place = None, replan_place(scene, goal.instruction, plan_one)
         else:

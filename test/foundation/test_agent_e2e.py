@@ -239,6 +239,31 @@ def test_a_failed_place_with_the_book_in_hand_plans_the_place_again_not_the_pick
         ports.close()
 
 
+def test_a_place_that_began_with_the_book_in_hand_is_planned_again_with_its_pose_words(demo_scene, tmp_path):
+    """A place goal whose set-down failed is planned again as the first time, pose words and all:
+    read as a pick-and-place ("take [the book lying flat], put it on the shelf"), books
+    place-112-00013's retry lost its pose, set the book down upright and reported success. (Here
+    "standing upright": this book, held from the top, cannot be set down flat at all.)"""
+    seed, scene = demo_scene
+    ports = SimPorts(scene, seed)
+    try:
+        out, _, _ = _run(ports, PICK_WORDS)
+        assert out.success, out.message
+        in_hand = ports.world.export_scene()
+    finally:
+        ports.close()
+    ports = FailingMotions(in_hand, seed, fail=MOTION_PLACE)
+    try:
+        out, _, _ = _run(ports, "place the book standing upright 15 cm to the right of the rubik's cube", attempts=2,
+                         trace_dir=tmp_path)
+        events = json.loads((tmp_path / "trace.json").read_text())["events"]
+        assert [e["holding"] for e in events if e["kind"] == "retry_place"] == []
+        programs = [e["program"] for e in events if e["kind"] == "decision"]
+        assert len(programs) == 2 and all("pose=upright" in p for p in programs), programs
+    finally:
+        ports.close()
+
+
 def test_a_dry_run_refuses_a_place_the_arm_cannot_make_and_moves_nothing(demo_scene):
     """A real run would find before moving that nothing carries the book 5 m away (geometry.support:
     the plan refuses it); a dry run says so too instead of 'would pick_and_place'."""
