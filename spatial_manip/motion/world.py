@@ -31,9 +31,9 @@ CLOUD_EXPLAINED_M = 0.02  # cloud points this close to a modelled box are that b
 # One depth view sees an object's near side and top; its far side is hidden behind it, and a box
 # fitted to what was seen ends at the last surface seen. A potted plant's foliage reached 3.5-5 cm
 # past its perceived box on the side away from the camera, and the gripper, at a pre-grasp clear of
-# the box and of the cloud (no returns there), brushed it. Where the scene holds `hidden_sides`
-# (`with_hidden_side`), an object's footprint is taken to be as deep, along the camera's horizontal
-# view, as it is wide across it, grown away from the camera by at most this much. Books keep their
+# the box and of the cloud (no returns there), brushed it. In the world `with_hidden_sides` builds,
+# an object's footprint is taken to be as deep, along the camera's horizontal view, as it is wide
+# across it, grown away from the camera by at most this much (`with_hidden_side`). Books keep their
 # boxes (perception completes a book's hidden thickness from its size class), and so do fixtures
 # (configured). A prior, not a measurement: a statue seen edge-on is as thin as it looks, so the
 # grasp service prefers grasps clear of these sides and falls back to the measured boxes.
