@@ -624,7 +624,7 @@ class Agent:
         T_obj = make_transform(obj.rotation, obj.center)
         tcps, place_pose = _tcp_poses(grasps), None
         if decision.place_pose is not None:    # a pick-and-place: only grasps it can set down as asked
-            grasps, tcps, place_pose = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision)
+            grasps, tcps, place_pose = self._grasps_that_place(grasps, tcps, T_obj, obj.size, decision, cancel)
         errors, tried = [], []
         for g, T_tcp in self._grasps_to_try(grasps, tcps, decision, tried):
             start = self.ports.tcp_pose()
@@ -674,8 +674,8 @@ class Agent:
             more = self._asked_grasps(decision.pick_id, limit)
             yield from untried(zip(more, _tcp_poses(more)), (*decision.failed_grasps, *(T for _, T in tried)))
 
-    def _grasps_that_place(self, grasps: GraspGroup, tcps, T_obj, size,
-                           decision) -> tuple[GraspGroup, list, np.ndarray]:
+    def _grasps_that_place(self, grasps: GraspGroup, tcps, T_obj, size, decision,
+                           cancel: threading.Event | None = None) -> tuple[GraspGroup, list, np.ndarray]:
         """The grasps (and TCP poses) with which the object can be set down at the planned place
         in its pose class (a book held by its edge with a finger under it cannot be laid flat),
         and the set-down they make. Checked before the arm moves, so a task that cannot finish is
@@ -688,7 +688,7 @@ class Agent:
             for k, (g, T_tcp) in enumerate(zip(grasps, tcps)):
                 try:
                     self._fit_place(decision, entry, (), np.asarray(size, float), invert(T_obj) @ T_tcp,
-                                    g.width, places=[T_place])
+                                    g.width, places=[T_place], cancel=cancel)
                     kept.append((k, T_tcp))
                 except UnreachableError as e:
                     why = e.message
@@ -711,13 +711,13 @@ class Agent:
         planned = grasped.place_pose if grasped else None
         try:
             T_obj, T_tcp = self._fit_place(decision, entry, decision.avoid_place_poses, h.size, h.T_object_tcp,
-                                           h.width_m, planned=planned)
+                                           h.width_m, planned=planned, cancel=cancel)
         except UnreachableError as e:
             # held as it came (no pick this goal chose the grasp for this place): set it down where
             # it can go as held, and grasp it again so that it can go here (once a goal)
             if grasped is not None or not decision.may_regrasp:
                 raise
-            found, why_not = self._regrasp(decision, slot, entry, h, e.message)
+            found, why_not = self._regrasp(decision, slot, entry, h, e.message, cancel)
             if found is None:
                 raise UnreachableError(f"{e.message}; nor after a regrasp ({why_not})") from e
             T_obj, T_tcp, regrasp = found
@@ -725,7 +725,7 @@ class Agent:
         return _through_entry(SetDown(object_id=h.object_id, object_pose=T_obj, tcp_pose=T_tcp, size=h.size, slot=slot,
                                       regrasp=regrasp, note=note), entry)
 
-    def _regrasp(self, decision: Decision, slot, entry, h: InHand, why: str):
+    def _regrasp(self, decision: Decision, slot, entry, h: InHand, why: str, cancel: threading.Event | None = None):
         """((T_obj, T_tcp) of the planned set-down, Regrasp), or (None, why not): the held object
         set down where it can go as it is held, in any pose class (a book held by its side edge
         stands in the slot spine out), then grasped again with the same grasp slid out towards
@@ -739,17 +739,17 @@ class Agent:
         for T_obj_tcp in shallower_grasps(h.T_object_tcp, h.size):
             try:
                 fits.append((T_obj_tcp, self._fit_place(decision, entry, decision.avoid_place_poses, h.size, T_obj_tcp,
-                                                        h.width_m)))
+                                                        h.width_m, cancel=cancel)))
             except UnreachableError:
                 continue
         if not fits:
             return None, "no grasp slid out towards the edge it holds makes it"
         try:   # as held, in any pose class: where the planned place is, or along its slot
             A_obj, A_tcp = self._fit_place(replace(decision, any_pose_class=True), entry, (), h.size, h.T_object_tcp,
-                                           h.width_m)
+                                           h.width_m, cancel=cancel)
         except UnreachableError as e:
             return None, f"it cannot be set down as held to be grasped again: {e.message}"
-        reach = self._arm_reach()
+        reach = self._arm_reach().until(cancel)
         for T_obj_tcp, (T_obj, T_tcp) in fits:
             G = A_obj @ T_obj_tcp
             if not reach.reaches(back_off(G, REGRASP_PRE_M), G):
@@ -827,19 +827,22 @@ class Agent:
             time.sleep(0.05)
 
     def _fit_place(self, decision: Decision, entry, avoid, size, T_obj_tcp, width_m,
-                   places: list | None = None, planned: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   places: list | None = None, planned: np.ndarray | None = None,
+                   cancel: threading.Event | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(object pose, TCP pose) that set an object of `size` held by `T_obj_tcp` down at the
         planned place: the planned rotation turned (keeping its pose class unless the words
         named none) until the fingers clear the support and the arm reaches it
         (grasping.place_fit); rotations of set-downs that failed before (`avoid`) go last.
         `places`: the object poses to try, in order; by default `planned` (the one a
         pick-and-place's grasps were chosen for; None: the decision's) and, in a slot where that
-        cannot be made, other places along the slot (grasping.place_fit.slot_positions)."""
+        cannot be made, other places along the slot (grasping.place_fit.slot_positions). `cancel` (the
+        goal's), once set, ends the fitting with CanceledError at its next arm check."""
         place_pose = planned if planned is not None else decision.place_pose
         if size is None:
             return place_pose, place_pose @ T_obj_tcp
         moved = self._held_id or decision.pick_id
-        reach = self._arm_reach().around(decision.scene, moved, size, T_obj_tcp) if moved else self._arm_reach()
+        reach = self._arm_reach().until(cancel)
+        reach = reach.around(decision.scene, moved, size, T_obj_tcp) if moved else reach
         if places is None:
             slot = slot_at(decision.scene, place_pose) if entry is not None else None
             places = self._places_to_try(decision, place_pose, slot, size)

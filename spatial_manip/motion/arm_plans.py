@@ -11,12 +11,14 @@ ROS-free; `control.primitives` executes these plans on any `Arm`.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
+import threading
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from spatial_manip.errors import SpatialManipError, UnreachableError
+from spatial_manip.errors import CanceledError, SpatialManipError, UnreachableError
 from spatial_manip.motion.base import JointPath, MotionPlanner
 from spatial_manip.motion.carry import carry_refusal
 from spatial_manip.motion.cartesian import clear_of_contact, straight_segment
@@ -300,13 +302,23 @@ class ArmReach:
     """What a place pose needs for the arm to set something down there: arm configurations that
     clear the arm itself and the safety envelope (an analytic IK solution may fold the forearm
     through the base), and a straight move in from the pre-place pose along which they stay
-    clear, around the scene when one is given (`around`). `grasping.place_fit` asks it."""
+    clear, around the scene when one is given (`around`). `grasping.place_fit` asks it once per
+    rotation it tries (hundreds for a pick-and-place's grasps): a goal's cancel ends the asking
+    (`until`) rather than waits for the last answer."""
 
-    def __init__(self, planner: MotionPlanner, scene=None, held: Attached | None = None):
+    def __init__(self, planner: MotionPlanner, scene=None, held: Attached | None = None,
+                 cancel: threading.Event | None = None):
         self.planner, self.kin = planner, planner.envelope.kin
-        self.scene, self.held = scene, held
+        self.scene, self.held, self.cancel = scene, held, cancel
         self.world = scene_world(scene, held, [held.name] if held is not None else [])
         self._checker = CollisionChecker(planner.robot, CollisionWorld(), planner.envelope, 0.0)
+
+    def until(self, cancel: threading.Event | None) -> "ArmReach":
+        """This reach, its checks refused with CanceledError once `cancel` is set (a goal's: its
+        place fit took 8.5 s at load 5-9 and the cancel was seen only as the arm goal was sent)."""
+        reach = copy.copy(self)
+        reach.cancel = cancel
+        return reach
 
     def around(self, scene, object_id: str, size, T_object_tcp) -> "ArmReach":
         """This reach around `scene`, carrying `object_id` (of `size`, held at T_object_tcp) and
@@ -314,14 +326,17 @@ class ArmReach:
         if scene is None:
             return self
         held = Attached(object_id, np.asarray(size, float), np.linalg.inv(np.asarray(T_object_tcp, float)))
-        return ArmReach(self.planner, scene.with_objects([o for o in scene.objects if o.id != object_id]), held)
+        return ArmReach(self.planner, scene.with_objects([o for o in scene.objects if o.id != object_id]), held,
+                        self.cancel)
 
     def ik_all(self, T_base_tcp, q_ref=None) -> list[np.ndarray]:
+        self._refuse_if_canceled()
         return [q for q in self.kin.ik_all(T_base_tcp, q_ref) if self._checker.problem(q) is None]
 
     def reaches(self, pre_T, T_base_tcp) -> bool:
         """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear,
         touching only what the object will rest on."""
+        self._refuse_if_canceled()
         allowed = ArmPlans.place_support(self.scene, self.held, T_base_tcp)
         for q in self.ik_all(pre_T):
             try:
@@ -331,6 +346,10 @@ class ArmReach:
             except SpatialManipError:
                 continue
         return False
+
+    def _refuse_if_canceled(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise CanceledError("the goal was canceled while its set-down was being fitted; the arm did not move")
 
 
 def arm_reach(arm_config_file: str = "", backend: str = "", model: str = "") -> ArmReach:
