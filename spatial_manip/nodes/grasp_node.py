@@ -355,10 +355,11 @@ class GraspNode(Node):
                 _renice(self._job_tid, self._nice)
 
     def _ahead_job_stale(self) -> bool:
-        """Whether the job under way can no longer be kept (a newer look, an arm motion): its
-        proposing stops at its next step rather than spend the CPU a goal needs."""
+        """Whether the job under way can no longer be kept (a newer look, an arm motion, the node
+        stopping): its proposing stops at its next step rather than spend the CPU a goal needs, or
+        keep a stopping node (`close`) waiting for it."""
         job = self._job
-        return job is not None and self.ahead.stale(job)
+        return self._stop.is_set() or job is not None and self.ahead.stale(job)
 
     def _run_ahead(self, job: Job, warned: list[str]) -> None:
         """Propose for one job and hand the result back. Never raises (it runs on a thread of its

@@ -43,6 +43,9 @@ SEGMENTERS_WITHOUT_WORDS = ("classical", "ground_truth")
 AFTER_GOAL_S = 0.25
 # how long a stop waits for start-up's preparation (open3d's import, the arm's model: 4-10 s loaded)
 PREPARE_JOIN_S = 10.0
+# how long a stop waits for the last goal's trace images (drawn beside the goal; the process ends
+# after `close`, runner.end_process): an image takes 0.15-0.45 s under load
+DRAWN_WAIT_S = 1.0
 
 
 def _one_of(key: str, name: str, names: list[str]) -> None:
@@ -210,6 +213,11 @@ class PlannerNode(Node):
         # library that starts threads (open3d) aborted the process ("terminate called without an
         # active exception", exit -6) in about half the runs of the SIGINT test
         self._preparing.join(timeout=PREPARE_JOIN_S)
+        try:
+            self.pipeline.wait_drawn(timeout_s=DRAWN_WAIT_S)
+        except TimeoutError:
+            self.get_logger().warn(f"the last goal's trace images were not all written within {DRAWN_WAIT_S:g} s "
+                                   "of the stop; its trace.json lists those that were")
         self.ports.close()
 
 

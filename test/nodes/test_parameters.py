@@ -113,26 +113,35 @@ def test_shared_params_files_and_qos_overrides_are_accepted_misspellings_are_not
 
 
 @pytest.mark.ros
-def test_planner_node_stops_on_sigint_with_use_sim_time_and_no_clock(tmp_path):
-    """Its wake timer ran on ROS time: with use_sim_time and no /clock it never fired, and the
-    node ignored SIGINT and SIGTERM."""
+@pytest.mark.parametrize("node", ["planner_node", "grasp_node"])
+def test_a_node_stops_on_sigint_and_ends_without_the_interpreters_teardown(node, tmp_path):
+    """With use_sim_time and no /clock: planner_node's wake timer ran on ROS time, never fired,
+    and the node ignored SIGINT and SIGTERM. Once stopped and cleaned up, a node's process ends
+    there (runner.end_process): the interpreter's teardown after it (every module cleared, the heap
+    collected) kept an idle grasp_node 3.5 s at load 15, and grasp_node overran the launcher's 5 s
+    grace at the end of `make demo` at load 18-24. An exit hook of the interpreter's never runs."""
     import os
     import signal
     import subprocess
-    import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "spatial_manip.nodes.planner_node", "--ros-args",
-                             "-p", "use_sim_time:=true", "-p", f"trace_dir:={tmp_path}"], cwd=tmp_path,
+    torn_down = "the interpreter tore itself down"
+    code = (f"import atexit, sys; atexit.register(print, {torn_down!r}, flush=True); "
+            f"from spatial_manip.nodes.{node} import main; sys.exit(main())")
+    proc = subprocess.Popen([sys.executable, "-c", code, "--ros-args", "-p", "use_sim_time:=true"]
+                            + (["-p", f"trace_dir:={tmp_path}"] if node == "planner_node" else []), cwd=tmp_path,
                             env={**os.environ, "ROS_DOMAIN_ID": str(private_domain_id()), "PYTHONUNBUFFERED": "1"},
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
+        said = []
         for line in proc.stdout:
+            said.append(line)
             if "ready" in line:
                 break
         proc.send_signal(signal.SIGINT)
-        t0 = time.monotonic()
-        assert proc.wait(timeout=20) == 0
-        assert time.monotonic() - t0 < 15.0           # about 1 s unloaded, 3.6 s at load 30 on 2 cores
+        rest, _ = proc.communicate(timeout=60)
+        said.append(rest)
+        assert proc.returncode == 0, "".join(said)
+        assert torn_down not in rest and "Traceback" not in rest, "".join(said)
     finally:
         if proc.poll() is None:
             proc.kill()
