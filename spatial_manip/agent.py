@@ -282,9 +282,13 @@ class Agent:
     """The stages `InstructionPipeline` drives, over I/O `ports`."""
 
     def __init__(self, ports: Ports, config: AgentConfig = AgentConfig(), *,
-                 warn: Callable[[str], None] = lambda text: None, segmenter_config: dict | None = None):
-        """`segmenter_config`: the segmenter backend's settings (perception.yaml's section)."""
+                 warn: Callable[[str], None] = lambda text: None, segmenter_config: dict | None = None,
+                 interrupt: Callable[[], bool] = lambda: False):
+        """`segmenter_config`: the segmenter backend's settings (perception.yaml's section).
+        `interrupt()`: asked with each look's own `should_stop` (`perceive`): True stops any look,
+        a goal's or an idle one (planner_node: the running goal was canceled, the node stops)."""
         self.ports, self.config, self._warn = ports, config, warn
+        self._interrupt = interrupt
         self._segmenter_config = dict(segmenter_config or {})
         self._warned: set[str] = set()
         self._segmenter = self._planner = self._reach = None
@@ -407,7 +411,9 @@ class Agent:
     def perceive(self, obs: RGBDObservation, instruction: str = "", should_stop=None) -> Perceived:
         """`instruction`: the words this look serves (an open-vocabulary segmenter asks for them).
         `should_stop()`: asked as the segmenter's stages end (one that has a `should_stop`: the
-        classical one), True stops the look with CanceledError, nothing published."""
+        classical one) with the agent's `interrupt()`: True stops the look with CanceledError,
+        nothing published. A goal's look asks `interrupt()` alone: a cancel during its segmenting
+        was answered only after it (up to 10 s in the cancel soak at load 19)."""
         ws, hints = self._workspace()
         if instruction:
             base = hints if hints is not None else SegmentationHints.from_scene(ws) if ws is not None else SegmentationHints()
@@ -421,12 +427,12 @@ class Agent:
             q = None
         t1 = time.perf_counter()
         stop_as_was = getattr(segmenter, "should_stop", None)
-        if should_stop is not None and stop_as_was is not None:
-            segmenter.should_stop = should_stop
+        if stop_as_was is not None:
+            segmenter.should_stop = lambda: self._interrupt() or (should_stop is not None and should_stop())
         try:
             scene = perceive_with_workspace(segmenter, masked, ws, hints)
         finally:
-            if should_stop is not None and stop_as_was is not None:
+            if stop_as_was is not None:
                 segmenter.should_stop = stop_as_was
         t2 = time.perf_counter()
         if ws is not None and "ground_z" in ws.extra:     # the cell's floor: the planner keeps every link above it

@@ -69,14 +69,15 @@ class PlannerNode(Node):
         looks_config = LookAheadConfig(max_age_s=float(self.p["look_max_age_s"]),
                                        cpu_share=float(self.p["look_cpu_share"]))
         self.ports = PlannerPorts(self, self.group, self.p)
+        self._busy = threading.Lock()
+        self._cancel = self.ports.goal_cancel
+        self._stopping = False
         self.agent = Agent(self.ports, AgentConfig.from_params(self.p), warn=self.get_logger().warn,
-                           segmenter_config=segmenter_config)
+                           segmenter_config=segmenter_config, interrupt=self._look_unwanted)
         self.looks = LookAhead(self.agent, looks_config, joints=self.ports.joint_positions,
                                workspace=lambda: self.ports.workspace()[0],
                                words_matter=self.p["segmenter"] not in SEGMENTERS_WITHOUT_WORDS)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None, looks=self.looks)
-        self._busy = threading.Lock()
-        self._cancel = self.ports.goal_cancel
         # looking ahead while idle, so that a goal can reason at once on a fresh look (issue 42)
         self._stop_looking = threading.Event()
         self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,
@@ -87,7 +88,6 @@ class PlannerNode(Node):
         # than by the first goal's look (which waits for this if it comes first)
         self._preparing = threading.Thread(target=self._prepare, name="prepare", daemon=True)
         self._preparing.start()
-        self._stopping = False
         self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
         self._server = ActionServer(
@@ -102,6 +102,11 @@ class PlannerNode(Node):
         except Exception as e:  # the first goal builds them again, and says what fails
             self.get_logger().warn(f"could not prepare perception at start-up ({type(e).__name__}: {e}); "
                                    "the first goal's look will")
+
+    def _look_unwanted(self) -> bool:
+        """A look serves no one once the node stops, or once the goal running (the one it is for,
+        or one waiting behind an idle look) was canceled."""
+        return self._stopping or (self._cancel.is_set() and self._busy.locked())
 
     def _may_look_ahead(self) -> bool:
         """No goal runs and the camera's images, intrinsics and pose have all come."""

@@ -723,3 +723,38 @@ def test_the_program_planner_gets_the_reach_of_the_arm_the_graph_drives():
         assert planner.config.reach.shoulder_z_m == DH_PRESETS[model]["d1"]
         assert planner.config.reach == load_reach(config.arm_config_file, config.arm_backend, model)
         assert planner.config.reach.workspace_max_m is not None
+
+
+class _StagedSegmenter:
+    """Stops at its first stage's end when its `should_stop` says so, as the classical one does."""
+
+    def __init__(self):
+        self.should_stop = lambda: False
+
+    def segment(self, obs, *, hints=None):
+        from spatial_manip.errors import CanceledError
+        if self.should_stop():
+            raise CanceledError("segmenting stopped after planes: its look is no longer wanted")
+        return []
+
+
+def test_a_look_stops_at_a_stage_end_once_the_agent_is_interrupted_and_the_segmenter_keeps_its_own_stop():
+    """planner_node interrupts every look once the goal running was canceled or the node stops: a
+    goal's look, which passes no `should_stop`, took the cancel soak's answer to 10 s at load 19."""
+    from spatial_manip.errors import CanceledError
+    interrupted, segmenter = [False], _StagedSegmenter()
+    own_stop = segmenter.should_stop
+    agent = Agent(FakePorts(), interrupt=lambda: interrupted[0])
+    agent._segmenter = segmenter
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.observation import RGBDObservation
+    obs = RGBDObservation(rgb=np.zeros((120, 160, 3), np.uint8), depth_m=np.zeros((120, 160), np.float32),
+                          intrinsics=CameraIntrinsics.from_fovy(160, 120, 43.3), T_base_cam=np.eye(4))
+    interrupted[0] = True
+    for look_stop in (None, lambda: False):      # a goal's look, an idle one
+        with pytest.raises(CanceledError, match="no longer wanted"):
+            agent.perceive(obs, should_stop=look_stop)
+        assert segmenter.should_stop is own_stop
+    interrupted[0] = False
+    with pytest.raises(CanceledError, match="no longer wanted"):     # an idle look's own reason still stops it
+        agent.perceive(obs, should_stop=lambda: True)
