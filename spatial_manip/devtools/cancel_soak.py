@@ -224,13 +224,14 @@ def summary(records: list[CancelRecord]) -> str:
     if not counted:
         return f"[cancel-soak] none of {len(records)} cancels ended CANCELED with joint samples after it"
     worst = max(counted, key=lambda r: r.motion_after_rad)
+    slowest = max(counted, key=lambda r: r.answer_s)     # where a cancel still waits on work that ignores it
     moving = sum(r.moving_at_cancel for r in counted)
     answers = np.array([r.answer_s for r in counted])
     return (f"[cancel-soak] {len(counted)} cancels answered CANCELED ({moving} with the arm moving at the cancel) of "
             f"{len(records)} sent; worst joint motion after CANCELED {worst.motion_after_rad:.4f} rad "
             f"({worst.transition} +{worst.delay_s * 1000:.0f} ms); cancel -> answer median "
-            f"{np.median(answers):.2f} s, max {answers.max():.2f} s; {unmeasured} CANCELED without joint samples after "
-            f"the answer")
+            f"{np.median(answers):.2f} s, max {slowest.answer_s:.2f} s ({slowest.transition} "
+            f"+{slowest.delay_s * 1000:.0f} ms); {unmeasured} CANCELED without joint samples after the answer")
 
 
 def line(r: CancelRecord) -> str:
