@@ -339,7 +339,8 @@ class GraspService:
             return self.motion.filter(q_now, tcp, pre, w, scene, context.target.id, k, stop=self._stop_if_asked,
                                       admit=reach.clear_at)
         # first around the neighbours' hidden sides (motion.world.HIDDEN_DEPTH_MAX_M: the camera saw
-        # their fronts only), then, when fewer than k grasps clear those, around the boxes as measured
+        # their fronts only) and a margin round them (NEIGHBOUR_MARGIN_M: perception's error, more where
+        # it named one wrongly), then, when fewer than k grasps clear those, around the boxes as measured
         cautious = world.with_hidden_sides(scene, keep=[context.target.id])
         first = None
         if len(cautious.obstacles) > len(world.obstacles) and self.motion.start_problem(q_now, cautious) is None:
