@@ -68,6 +68,25 @@ def test_a_table_footprint_spans_an_occluded_edge_but_not_a_distant_slice_at_its
     assert sup.tolist() == [1, -1]
 
 
+def test_a_slice_across_object_tops_the_camera_sees_the_table_through_is_no_surface():
+    # strips of object tops 8 cm above the table, 2 cm apart (one empty cell: one patch of 0.18 m2),
+    # and the table seen between them: a surface would hide the table under it (planes.SEEN_THROUGH_SHARE)
+    camera = np.array([-0.8, 0.0, 0.9])
+    tops = np.vstack([_grid_points(x, x + 0.02, -0.3, 0.3, 0.08) for x in np.arange(0.3, 0.9, 0.04)])
+    table = _grid_points(0.1, 1.0, -0.7, 0.7, 0.0)
+    between = ((table[:, 0] - 0.3) % 0.04 >= 0.02) | (np.abs(table[:, 1]) > 0.3) | (table[:, 0] < 0.3)
+    cloud = np.vstack([table[between], tops])
+    sliced = fit_horizontal_planes(cloud, np.random.default_rng(0), max_planes=2)
+    assert sorted(round(p.z0, 2) for p in sliced) == [0.0, 0.08]          # without the camera: taken for a surface
+    planes = fit_horizontal_planes(cloud, np.random.default_rng(0), max_planes=2, camera_m=camera)
+    assert [round(p.z0, 2) for p in planes] == [0.0]
+    # a board at that height, whose top hides the table under it, stays a surface
+    board = _grid_points(0.3, 0.9, -0.3, 0.3, 0.08)
+    hidden = table[(table[:, 0] < 0.3) | (np.abs(table[:, 1]) > 0.3) | (table[:, 0] > 0.9)]
+    planes = fit_horizontal_planes(np.vstack([hidden, board]), np.random.default_rng(0), max_planes=2, camera_m=camera)
+    assert sorted(round(p.z0, 2) for p in planes) == [0.0, 0.08]
+
+
 def test_fixtures_are_hints_with_their_parts_and_are_not_expected():
     robot = Viewpoint(np.zeros(3), np.array([1.0, 0, 0]))
     part = {"center": [0.5, 0.0, 0.035], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}
