@@ -50,8 +50,10 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
     if finish is not None:
         signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        node = make_node()
+        # the executor before the node: a Ctrl-C just after the node says "ready" used to land inside
+        # the executor's constructor, whose half-built object then complained when collected
         executor = SingleThreadedExecutor() if threads == 1 else MultiThreadedExecutor(num_threads=threads)
+        node = make_node()
         executor.add_node(node)
         if finish is not None:
             # on the steady clock: with use_sim_time and no /clock a ROS-time timer never fires,
@@ -64,7 +66,7 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
         print(refusal(getattr(make_node, "__name__", "node"), e), file=sys.stderr)
         return 1
     except (KeyboardInterrupt, ExternalShutdownException):
-        if finish is not None and executor is not None:
+        if finish is not None and node is not None:
             _spin_until(executor, finish(node), FINISH_S)
     except _rclpy.RCLError:
         if rclpy.ok():
