@@ -15,6 +15,7 @@ import enum
 import threading
 import time
 import unicodedata
+import concurrent.futures
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
@@ -242,7 +243,7 @@ class Stages(Protocol):
     def perceive(self, obs: RGBDObservation) -> Perceived: ...
     def reason(self, seen: Perceived, goal: GoalRequest, reflection: Reflection | None, trace: Trace) -> Decision: ...
     # a dry run: refuse a place the arm could not make, as a real run finds before the arm moves
-    def check_place(self, decision: Decision, seen: Perceived) -> None: ...
+    def check_place(self, decision: Decision, seen: Perceived, cancel: threading.Event) -> None: ...
     def propose_grasps(self, decision: Decision, seen: Perceived) -> GraspGroup: ...
     def pick(self, grasps: GraspGroup, decision: Decision, cancel: threading.Event) -> Grasped: ...
     def set_down(self, decision: Decision, grasped: Grasped | None, cancel: threading.Event) -> SetDown: ...
@@ -326,8 +327,13 @@ class InstructionPipeline:
         return outcome
 
     def wait_drawn(self, timeout_s: float | None = None) -> None:
-        """Wait until the last goal's trace images are written and its trace.json lists them."""
-        self._drawing.submit(lambda: None).result(timeout=timeout_s)     # one thread, in order: all before it are done
+        """Wait until the last goal's trace images are written and its trace.json lists them.
+        Raises the built-in TimeoutError when `timeout_s` runs out (on Python 3.10 the future's own
+        is another class)."""
+        try:
+            self._drawing.submit(lambda: None).result(timeout=timeout_s)     # one thread, in order: all before it are done
+        except concurrent.futures.TimeoutError as e:
+            raise TimeoutError(f"trace images still being drawn after {timeout_s} s") from e
 
     # --- one attempt --------------------------------------------------------------------------
     def _enter(self, stage: Stage, detail: str, attempt: int, goal: GoalRequest, trace: Trace,
@@ -365,7 +371,7 @@ class InstructionPipeline:
         self._overlay(trace, "overlay_decision", f"attempt {attempt}: perceived boxes (cyan), targets (magenta), "
                       "place pose (axes, lime box)", seen, decision)
         if goal.dry_run:     # what a real run checks before the arm moves, a dry run checks too
-            self.agent.check_place(decision, seen)
+            self.agent.check_place(decision, seen, cancel)
             outcome.message = _with_notes(f"dry run: would {decision.action} "
                                           f"{', '.join(decision.target_ids) or 'at the computed pose'}", decision)
             return

@@ -78,7 +78,10 @@ class Trace:
         fname = f"{len(self.data['images']):02d}_{name}.png"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            Image.fromarray(np.ascontiguousarray(rgb)).save(folder / fname)
+            # written under another name, then renamed: a process ended mid-write leaves no broken PNG
+            part = folder / f"{fname}.part"
+            Image.fromarray(np.ascontiguousarray(rgb)).save(part, format="PNG")
+            os.replace(part, folder / fname)
         except OSError as e:
             self._unwritable(e, folder)
             return None

@@ -222,8 +222,9 @@ class PlannerNode(Node):
             self.pipeline.wait_drawn(timeout_s=DRAWN_WAIT_S)
         except TimeoutError:
             self.get_logger().warn(f"the last goal's trace images were not all written within {DRAWN_WAIT_S:g} s "
-                                   "of the stop; its trace.json lists those that were")
-        self.ports.close()
+                                   "of the stop; its trace.json says images_pending and lists none of them")
+        finally:
+            self.ports.close()      # the arm's stop: runs whatever the waits above did
 
 
 def main(args=None) -> int:

@@ -54,7 +54,7 @@ class FakeAgent:
     def clear_view(self, cancel):
         pass
 
-    def check_place(self, decision, seen):
+    def check_place(self, decision, seen, cancel=None):
         pass
 
     def propose_grasps(self, decision, seen):
@@ -153,6 +153,19 @@ def test_a_regrasp_is_traced_and_made_at_most_once_a_goal(tmp_path):
     events = json.loads(open(out.trace_path).read())["events"]
     traced = [e for e in events if e["kind"] == "regrasp"]
     assert len(traced) == 1 and traced[0]["reason"] == "a finger under it" and traced[0]["slid_m"] == 0.01
+
+
+def test_waiting_for_trace_images_past_its_limit_raises_the_built_in_timeout(tmp_path):
+    """planner_node's stop catches TimeoutError from this wait and then stops the arm: on Python 3.10
+    a future's timeout is another class, which would skip the stop."""
+    p = InstructionPipeline(FakeAgent(), trace_dir=str(tmp_path))
+    release = threading.Event()
+    p._drawing.submit(release.wait)       # an image still being drawn
+    with pytest.raises(TimeoutError, match="still being drawn") as raised:
+        p.wait_drawn(0.05)
+    assert type(raised.value) is TimeoutError
+    release.set()
+    p.wait_drawn(10)
 
 
 def test_a_failed_grasp_replans_the_pick():
