@@ -604,22 +604,22 @@ class Agent:
                                     "'base': the grasp service must answer in the robot base frame", ErrorCode.INTERNAL)
         return grasps
 
-    def check_place(self, decision: Decision, seen: Perceived) -> None:
+    def check_place(self, decision: Decision, seen: Perceived, cancel: threading.Event | None = None) -> None:
         """For a dry run: UnreachableError when the planned place cannot be made, as a real run
         would find before the arm moves (with the grasps proposed for a pick-and-place, else with
-        the object in hand)."""
+        the object in hand); CanceledError once `cancel` is set."""
         if decision.place_pose is None:
             return
         if decision.pick_id is not None:
             obj = decision.scene.get(decision.pick_id)
             grasps = self.propose_grasps(decision, seen)
             self._grasps_that_place(grasps, _tcp_poses(grasps), make_transform(obj.rotation, obj.center),
-                                    obj.size, decision)
+                                    obj.size, decision, cancel)
         elif self._in_hand is not None:
             h = self._holding
             slot, entry = _slot_entry(decision)
             try:
-                self._fit_place(decision, entry, (), h.size, h.T_object_tcp, h.width_m)
+                self._fit_place(decision, entry, (), h.size, h.T_object_tcp, h.width_m, cancel=cancel)
             except UnreachableError as e:      # a real run would regrasp when it can
                 if not decision.may_regrasp or self._regrasp(decision, slot, entry, h, e.message)[0] is None:
                     raise
@@ -848,6 +848,7 @@ class Agent:
             return place_pose, place_pose @ T_obj_tcp
         moved = self._held_id or decision.pick_id
         reach = self._arm_reach().until(cancel)
+        reach.refuse_if_canceled()     # also when no rotation comes as far as an arm check
         reach = reach.around(decision.scene, moved, size, T_obj_tcp) if moved else reach
         if places is None:
             slot = slot_at(decision.scene, place_pose) if entry is not None else None

@@ -330,13 +330,13 @@ class ArmReach:
                         self.cancel)
 
     def ik_all(self, T_base_tcp, q_ref=None) -> list[np.ndarray]:
-        self._refuse_if_canceled()
+        self.refuse_if_canceled()
         return [q for q in self.kin.ik_all(T_base_tcp, q_ref) if self._checker.problem(q) is None]
 
     def reaches(self, pre_T, T_base_tcp) -> bool:
         """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear,
         touching only what the object will rest on."""
-        self._refuse_if_canceled()
+        self.refuse_if_canceled()
         allowed = ArmPlans.place_support(self.scene, self.held, T_base_tcp)
         for q in self.ik_all(pre_T):
             try:
@@ -347,9 +347,10 @@ class ArmReach:
                 continue
         return False
 
-    def _refuse_if_canceled(self) -> None:
+    def refuse_if_canceled(self) -> None:
+        """CanceledError once the goal's cancel is set (`until`)."""
         if self.cancel is not None and self.cancel.is_set():
-            raise CanceledError("the goal was canceled while its set-down was being fitted; the arm did not move")
+            raise CanceledError("the goal was canceled while its set-down was being fitted; the set-down was not sent")
 
 
 def arm_reach(arm_config_file: str = "", backend: str = "", model: str = "") -> ArmReach:

@@ -111,7 +111,7 @@ class _Agent:
         return Decision("pick_and_place", ("book_2",), pick_id="book_2",
                         place_pose=make_transform(np.eye(3), [1.2, 0, 0.1]))
 
-    def check_place(self, decision, seen):
+    def check_place(self, decision, seen, cancel=None):
         pass
 
     def propose_grasps(self, decision, seen):

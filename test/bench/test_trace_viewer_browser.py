@@ -79,7 +79,7 @@ class ScriptedAgent:
     def clear_view(self, cancel):
         pass
 
-    def check_place(self, decision, seen):
+    def check_place(self, decision, seen, cancel=None):
         pass
 
     def propose_grasps(self, decision, seen):

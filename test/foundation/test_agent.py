@@ -378,6 +378,30 @@ def test_a_cancel_while_a_pick_and_places_set_down_is_fitted_ends_the_fitting_at
     assert len(checks) == 3 and ports.requests == []
 
 
+def test_a_dry_runs_place_check_canceled_before_it_starts_asks_the_arm_model_nothing(monkeypatch):
+    """A dry run's place check fits the same set-downs (8-22 s under load); a cancel set before it
+    ends it before the first arm check, even where no rotation would come as far as one."""
+    from spatial_manip.errors import CanceledError
+    from spatial_manip.motion.arm_plans import ArmReach
+    from spatial_manip.scene import Region
+    slot = Region("slot_r4c3", "slot", center=[0.97, -0.569, -0.284], size=[0.44, 0.56, 0.344],
+                  rotation=np.diag([-1.0, -1.0, 1.0]))
+    T_place = np.diag([-1.0, -1.0, 1.0, 1.0])
+    T_place[:3, 3] = [0.97, -0.569, -0.327]
+    decision, T_obj = _book_into_the_far_slot(slot, T_place)
+    grasp = np.array([[0, 0, 1.0, -0.084], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])
+    checks = []
+    monkeypatch.setattr(ArmReach, "reaches", lambda self, pre_T, T: checks.append(pre_T) or True)
+    agent = Agent(FakePorts(), AgentConfig(arm_backend="sim"))
+    monkeypatch.setattr(agent, "propose_grasps", lambda decision, seen: _grasps([0.9] * 3, width=0.039,
+                                                                                poses=[T_obj @ grasp] * 3))
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CanceledError, match="the set-down was not sent"):
+        agent.check_place(decision, None, cancel)
+    assert checks == []
+
+
 def test_a_book_too_wide_to_lay_flat_as_held_is_stood_up_only_when_the_words_name_no_pose_and_the_result_says_so():
     """The demo: its flat book (11.1 cm wide, wider than the 2F-85 opens) can be held only across its
     1.6 cm thickness, from the side where it overhangs its pedestal; laid flat on the table, the lower
