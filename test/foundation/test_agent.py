@@ -348,19 +348,25 @@ def _book_into_the_far_slot(slot, T_place) -> tuple[Decision, np.ndarray]:
     return decision, make_transform(np.eye(3), book.center)
 
 
-def test_a_cancel_while_a_pick_and_places_set_down_is_fitted_ends_the_fitting_at_its_next_arm_check(monkeypatch):
-    """The fit asks the arm model about dozens of rotations per grasp (75 here, 8.5 s in the cancel
-    soak at load 5-9, 22 s in a test at load 20) before the pick's motion is sent: a cancel made
-    during one of them ends the pick at the next, and no motion is sent."""
-    from spatial_manip.errors import CanceledError
-    from spatial_manip.motion.arm_plans import ArmReach
+def _a_grasped_book_into_the_bottom_right_slot() -> tuple[Decision, np.ndarray, np.ndarray]:
+    """A pick-and-place of a book into the shelf's bottom right slot, the book's pose, and a grasp of it
+    (in its frame) from the side."""
     from spatial_manip.scene import Region
     slot = Region("slot_r4c3", "slot", center=[0.97, -0.569, -0.284], size=[0.44, 0.56, 0.344],
                   rotation=np.diag([-1.0, -1.0, 1.0]))
     T_place = np.diag([-1.0, -1.0, 1.0, 1.0])
     T_place[:3, 3] = [0.97, -0.569, -0.327]
     decision, T_obj = _book_into_the_far_slot(slot, T_place)
-    grasp = np.array([[0, 0, 1.0, -0.084], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])
+    return decision, T_obj, np.array([[0, 0, 1.0, -0.084], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])
+
+
+def test_a_cancel_while_a_pick_and_places_set_down_is_fitted_ends_the_fitting_at_its_next_arm_check(monkeypatch):
+    """The fit asks the arm model about dozens of rotations per grasp (75 here, 8.5 s in the cancel
+    soak at load 5-9, 22 s in a test at load 20) before the pick's motion is sent: a cancel made
+    during one of them ends the pick at the next, and no motion is sent."""
+    from spatial_manip.errors import CanceledError
+    from spatial_manip.motion.arm_plans import ArmReach
+    decision, T_obj, grasp = _a_grasped_book_into_the_bottom_right_slot()
     cancel, checks, reaches = threading.Event(), [], ArmReach.reaches
 
     def canceled_during_the_second(self, pre_T, T_base_tcp):
@@ -383,13 +389,7 @@ def test_a_dry_runs_place_check_canceled_before_it_starts_asks_the_arm_model_not
     ends it before the first arm check, even where no rotation would come as far as one."""
     from spatial_manip.errors import CanceledError
     from spatial_manip.motion.arm_plans import ArmReach
-    from spatial_manip.scene import Region
-    slot = Region("slot_r4c3", "slot", center=[0.97, -0.569, -0.284], size=[0.44, 0.56, 0.344],
-                  rotation=np.diag([-1.0, -1.0, 1.0]))
-    T_place = np.diag([-1.0, -1.0, 1.0, 1.0])
-    T_place[:3, 3] = [0.97, -0.569, -0.327]
-    decision, T_obj = _book_into_the_far_slot(slot, T_place)
-    grasp = np.array([[0, 0, 1.0, -0.084], [0, 1.0, 0, 0], [-1.0, 0, 0, 0], [0, 0, 0, 1]])
+    decision, T_obj, grasp = _a_grasped_book_into_the_bottom_right_slot()
     checks = []
     monkeypatch.setattr(ArmReach, "reaches", lambda self, pre_T, T: checks.append(pre_T) or True)
     agent = Agent(FakePorts(), AgentConfig(arm_backend="sim"))
