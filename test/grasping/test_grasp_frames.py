@@ -161,6 +161,25 @@ def test_no_grasp_closes_across_the_bowls_seen_empty_middle(service):
 SEEN_BBQ_BOTTLE = ([0.439, 0.277, 0.054], [0.035, 0.027, 0.11], [[0.6, -0.8, 0.0], [0.8, 0.6, 0.0], [0.0, 0.0, 1.0]])
 
 
+def _motion_checked_beside_the_truth(service, frame: str, target_id: str, *, true_neighbour: str,
+                                     look_answer: str | None = None):
+    """For a recorded frame and the scene perception made of it (data/<frame>-seen.json): the look,
+    that scene, the target's box (asserted within 3 cm of the simulator's `look_answer`, by default
+    the task's answer), a grasp
+    service with a motion check, and a probe of the simulator's box of `true_neighbour`."""
+    look, _ = record_frames.load(FRAMES / frame)
+    scene = Scene.from_dict(json.loads((DATA / f"{frame}-seen.json").read_text()))
+    target = scene.get(target_id)
+    assert np.linalg.norm(target.center - look.truth.get(look_answer or look.task.answer[0]).center) < 0.03
+    box = TargetBox(target.center, target.size, target.rotation, target.id)
+    planner = make_planner(load_arm_config(None, arm_overrides("sim", "")), {"seed": 1})
+    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, MotionCheck(planner))
+    neighbour = look.truth.get(true_neighbour)
+    truth = CollisionWorld()
+    truth.add_box(neighbour.id, neighbour.center, neighbour.size, neighbour.rotation)
+    return look, scene, box, checked, CollisionChecker(planner.robot, truth, planner.envelope, 0.0)
+
+
 def _finger_sweep_clearance_m(service, grasps, body: ObjectBox, approach_m: float) -> np.ndarray:
     """(n, 2): per grasp, how close each finger's inner face comes to `body` (an upright elliptic
     cylinder inscribed in the box: a bottle's section) over its straight approach from approach_m
@@ -211,17 +230,8 @@ def test_the_book_behind_the_plant_is_reached_clear_of_its_hidden_foliage(servic
     frame (data/pick-110-00009-seen.json: the agent's perceive stage at 2e9f1c2, the plant's box 7 cm
     deep where the plant is 15 cm), against the simulator's box of the plant: in the plant when the
     measured boxes alone decide, clear of it when the neighbours' hidden sides are tried first."""
-    look, _ = record_frames.load(FRAMES / "pick-110-00009")
-    scene = Scene.from_dict(json.loads((DATA / "pick-110-00009-seen.json").read_text()))
-    target = scene.get("book_yellow_medium")           # the task's answer, book_2, as perception boxed it
-    assert np.linalg.norm(target.center - look.truth.get(look.task.answer[0]).center) < 0.03
-    box = TargetBox(target.center, target.size, target.rotation, target.id)
-    planner = make_planner(load_arm_config(None, arm_overrides("sim", "")), {"seed": 1})
-    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, MotionCheck(planner))
-    plant = look.truth.get("near_2")
-    true_plant = CollisionWorld()
-    true_plant.add_box(plant.id, plant.center, plant.size, plant.rotation)
-    probe = CollisionChecker(planner.robot, true_plant, planner.envelope, 0.0)
+    look, scene, box, checked, probe = _motion_checked_beside_the_truth(
+        service, "pick-110-00009", "book_yellow_medium", true_neighbour="near_2")   # book_2, the task's answer
 
     def touches_at_the_grasp() -> list:
         res = checked.propose_for_box(look.obs.depth_m, look.obs.intrinsics, look.obs.T_base_cam, box, 1, scene=scene,
@@ -258,18 +268,9 @@ def test_the_book_beside_the_clock_named_a_book_is_reached_clear_of_the_clock(se
     side. On the measured boxes the best two grasps include one whose wrist goes through the clock (the
     simulator's box of it); with the neighbours NEIGHBOUR_MARGIN_M larger in the cautious world, the two
     kept pass it by a centimetre and more."""
-    look, _ = record_frames.load(FRAMES / "pick-112-00001")
-    scene = Scene.from_dict(json.loads((DATA / "pick-112-00001-seen.json").read_text()))
-    target = scene.get("book_white_small")
-    assert np.linalg.norm(target.center - look.truth.get("book_4").center) < 0.03
+    look, scene, box, checked, probe = _motion_checked_beside_the_truth(
+        service, "pick-112-00001", "book_white_small", look_answer="book_4", true_neighbour="near_1")
     assert scene.get("book_red_medium").category == "book"       # the clock, named a book
-    box = TargetBox(target.center, target.size, target.rotation, target.id)
-    planner = make_planner(load_arm_config(None, arm_overrides("sim", "")), {"seed": 1})
-    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, MotionCheck(planner))
-    clock = look.truth.get("near_1")
-    true_clock = CollisionWorld()
-    true_clock.add_box(clock.id, clock.center, clock.size, clock.rotation)
-    probe = CollisionChecker(planner.robot, true_clock, planner.envelope, 0.0)
 
     def kept_touching(padding_m: float) -> list:
         """Per kept grasp, the configurations at its pre-grasp and along its approach within padding_m of the clock."""
