@@ -15,8 +15,8 @@ import enum
 import threading
 import time
 import unicodedata
-import concurrent.futures
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field, replace
 from typing import Callable, Protocol
 
@@ -332,7 +332,7 @@ class InstructionPipeline:
         is another class)."""
         try:
             self._drawing.submit(lambda: None).result(timeout=timeout_s)     # one thread, in order: all before it are done
-        except concurrent.futures.TimeoutError as e:
+        except FutureTimeoutError as e:
             raise TimeoutError(f"trace images still being drawn after {timeout_s} s") from e
 
     # --- one attempt --------------------------------------------------------------------------

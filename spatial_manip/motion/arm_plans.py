@@ -336,7 +336,6 @@ class ArmReach:
     def reaches(self, pre_T, T_base_tcp) -> bool:
         """Whether some clear configuration at pre_T moves straight to T_base_tcp staying clear,
         touching only what the object will rest on."""
-        self.refuse_if_canceled()
         allowed = ArmPlans.place_support(self.scene, self.held, T_base_tcp)
         for q in self.ik_all(pre_T):
             try:
