@@ -83,6 +83,14 @@ def _propose(service, name, q_now=None, **proposer):
         service.proposer.config = saved
 
 
+def _motion_checked(service, planner) -> GraspService:
+    """`service` with a motion check on `planner`, on budgets no loaded machine runs out: under CI's
+    load the cautious check stopped at its 1.5 s with one grasp kept, and the measured world's
+    second (through the clock) made up the two. These tests judge the worlds, not the budget."""
+    unhurried = MotionCheck(planner, MotionCheckConfig(time_budget_s=60.0, plan_budget_s=10.0))
+    return GraspService(service.proposer, service.gripper, service.config, service.kinematics, unhurried)
+
+
 def test_the_book_on_its_wedge_is_grasped_by_a_tilted_top_pinch(service):
     res, _ = _propose(service, "pick-63-00012", slab_tilts_deg=())
     assert not res.success and "collide" in res.message, res.message
@@ -116,10 +124,7 @@ def test_the_book_on_its_wedge_between_two_neighbours_is_reached_by_a_shallower_
     assert not res.success and "collide" in res.message, res.message
     joints = record_frames.load(FRAMES / "pick-101-00000")[0].joints
     planner = make_planner(load_arm_config(None, arm_overrides("sim", "")))
-    # budgets no loaded machine runs out: under CI's load the cautious check stopped at 1.5 s with
-    # one grasp kept, and the measured world's second (through the clock) made up the two
-    unhurried = MotionCheck(planner, MotionCheckConfig(time_budget_s=60.0, plan_budget_s=10.0))
-    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, unhurried)
+    checked = _motion_checked(service, planner)
     res, box = _propose(checked, "pick-101-00000", q_now=joints)
     assert res.success and res.motion.kept and not res.motion.skipped, res.message
     slab = ObjectBox(box.center, box.size, box.rotation)
@@ -176,10 +181,7 @@ def _motion_checked_beside_the_truth(service, frame: str, target_id: str, *, tru
     assert np.linalg.norm(target.center - look.truth.get(look_answer or look.task.answer[0]).center) < 0.03
     box = TargetBox(target.center, target.size, target.rotation, target.id)
     planner = make_planner(load_arm_config(None, arm_overrides("sim", "")), {"seed": 1})
-    # budgets no loaded machine runs out: under CI's load the cautious check stopped at 1.5 s with
-    # one grasp kept, and the measured world's second (through the clock) made up the two
-    unhurried = MotionCheck(planner, MotionCheckConfig(time_budget_s=60.0, plan_budget_s=10.0))
-    checked = GraspService(service.proposer, service.gripper, service.config, service.kinematics, unhurried)
+    checked = _motion_checked(service, planner)
     neighbour = look.truth.get(true_neighbour)
     truth = CollisionWorld()
     truth.add_box(neighbour.id, neighbour.center, neighbour.size, neighbour.rotation)
