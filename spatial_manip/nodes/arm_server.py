@@ -161,6 +161,14 @@ class ArmActionServer:
         self.action.destroy()
         self.node.destroy_timer(self.timer)
 
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Whether no motion runs, waiting up to `timeout_s` for the running one to end (after
+        `arm.stop()`, its goal ends once the backend has stopped the arm)."""
+        if not self._busy.acquire(timeout=timeout_s):
+            return False
+        self._busy.release()
+        return True
+
     # ---- action --------------------------------------------------------------------------
     def _on_goal(self, goal) -> GoalResponse:
         if self._busy.locked():
