@@ -99,6 +99,9 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("segmentation_topic", "sim/segmentation", "simulator segmentation (the ground_truth segmenter only)"),
         IMAGE_QOS,
         Param("observation_timeout_s", 5.0, "how long a goal waits for a synchronized RGB-D pair", POSITIVE, runtime=True),
+        Param("observation_retry_s", 5.0, "none came in that time: how much longer a look waits, once, before "
+              "NO_OBSERVATION (a loaded cell's camera is slow, not gone; the goal's feedback says so; 0: no "
+              "second wait)", (0.0, 120.0), runtime=True),
         Param("max_skew_s", 0.05, "colour/depth stamps further apart are not a pair", NON_NEGATIVE),
         Param("segmenter", DEFAULT_SEGMENTER, "perception backend (\"\": perception.yaml's)"),
         Param("perception_config_file", "", "the segmenters' settings (\"\": config/params/perception.yaml)"),

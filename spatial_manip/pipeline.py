@@ -281,6 +281,7 @@ class InstructionPipeline:
         self._seen_last: Perceived | None = None   # the running pick's latest look (a pick may look again)
         self._relooks_left = MAX_RELOOKS           # the running goal's
         self._regrasped = False                    # the running goal set its held object down to grasp it again
+        self._at: tuple[Stage, float, int] | None = None   # the running goal's stage, progress and attempt
 
     def run(self, goal: GoalRequest, cancel: threading.Event) -> Outcome:
         trace = self._trace = Trace(self.trace_dir, goal.__dict__)
@@ -307,6 +308,7 @@ class InstructionPipeline:
             outcome.message = f"internal error: {type(e).__name__}: {e}"
             trace.event("error", code="INTERNAL", message=outcome.message)
             self._safe_stop()
+        self._at = None
         if cancel.is_set() and not outcome.success and outcome.error_code != ErrorCode.CANCELED.value:
             # a failure while the cancel was on its way is the cancel; a CanceledError keeps its own
             # words, which say how the stop went (an arm server killed mid-motion never confirms
@@ -325,6 +327,16 @@ class InstructionPipeline:
         if drawing:
             self._drawing.submit(trace.images_written)
         return outcome
+
+    def note(self, detail: str) -> None:
+        """Tell the running goal's client (feedback, at the stage under way) and its trace something
+        a stage's I/O met (a camera slow to deliver: the look waits once more); nothing when no goal runs."""
+        at, trace = self._at, self._trace
+        if at is None:
+            return
+        stage, progress, attempt = at
+        trace.event("note", stage=stage.value, detail=detail)
+        self.feedback(stage, detail, progress, attempt)
 
     def wait_drawn(self, timeout_s: float | None = None) -> None:
         """Wait until the last goal's trace images are written and its trace.json lists them.
@@ -347,7 +359,9 @@ class InstructionPipeline:
         self._moved = self._moved or stage is Stage.MOVING
         span = 1.0 / goal.max_attempts
         at = STAGE_PROGRESS[progress_of or stage]
-        self.feedback(stage, detail, min(1.0, (attempt - 1 + at) * span), attempt)
+        progress = min(1.0, (attempt - 1 + at) * span)
+        self._at = (stage, progress, attempt)
+        self.feedback(stage, detail, progress, attempt)
 
     def _attempt(self, goal, attempt, cancel, trace, reflection, outcome) -> None:
         self._decision = self._set_down = None

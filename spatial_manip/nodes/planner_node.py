@@ -78,6 +78,7 @@ class PlannerNode(Node):
                                workspace=lambda: self.ports.workspace()[0],
                                words_matter=self.p["segmenter"] not in SEGMENTERS_WITHOUT_WORDS)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None, looks=self.looks)
+        self.ports.on_camera_wait = self._camera_wait
         # looking ahead while idle, so that a goal can reason at once on a fresh look (issue 42)
         self._stop_looking = threading.Event()
         self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,
@@ -102,6 +103,11 @@ class PlannerNode(Node):
         except Exception as e:  # the first goal builds them again, and says what fails
             self.get_logger().warn(f"could not prepare perception at start-up ({type(e).__name__}: {e}); "
                                    "the first goal's look will")
+
+    def _camera_wait(self, note: str) -> None:
+        """A look waits once more for a slow camera: logged, and the running goal's client told."""
+        self.get_logger().warn(note)
+        self.pipeline.note(note)
 
     def _look_unwanted(self) -> bool:
         """A look serves no one once the node stops, or once the goal running (the one it is for,

@@ -545,3 +545,29 @@ def test_a_book_not_seen_near_where_it_stood_after_the_touch_fails_the_pick_sayi
     assert not out.success and out.error_code == "GRASP_FAILED" and agent.picks == [("book_1", 0)]
     assert "looking again, no book was seen within 0.12 m of where book_1 stood" in out.message
     assert [e.get("found", "-") for e in events if e["kind"] == "relook_found"] == [None]
+
+
+class SlowCameraAgent(FakeAgent):
+    """A camera that delivers only on a second wait, which the ports announce (`note`) as they begin it."""
+
+    def __init__(self):
+        super().__init__()
+        self.pipeline = None
+
+    def observe(self, cancel):
+        self.pipeline.note("no synchronized RGB-D pair within 5 s: waiting once more, up to 5 s")
+        return super().observe(cancel)
+
+
+def test_a_note_from_the_ports_reaches_the_goals_feedback_and_trace_at_the_stage_under_way(tmp_path):
+    agent, fb = SlowCameraAgent(), []
+    p = agent.pipeline = InstructionPipeline(agent, feedback=lambda *a: fb.append(a), trace_dir=str(tmp_path / "goal"))
+    out = p.run(validate_goal("pick the book", "pick"), threading.Event())
+    assert out.success
+    assert [(f[0].value, f[2], f[3]) for f in fb[:2]] == [("perceiving", 0.0, 1), ("perceiving", 0.0, 1)]
+    assert "waiting once more" in fb[1][1]
+    p.wait_drawn(30.0)
+    notes = [e for e in read_when_drawn(out.trace_path, timeout_s=0.0)["events"] if e["kind"] == "note"]
+    assert [(e["stage"], "waiting once more" in e["detail"]) for e in notes] == [("perceiving", True)]
+    p.note("an idle look's camera wait")                  # no goal runs: nobody to tell
+    assert len(fb) == 5 + 1

@@ -169,7 +169,8 @@ def ports():
     ctx = rclpy.Context()
     rclpy.init(args=[], context=ctx, domain_id=231)
     node = rclpy.create_node("planner_observe_test", context=ctx)
-    params = {**defaults("planner_node"), "observation_timeout_s": 1.5, "trace_dir": ""}
+    # no second wait for a slow camera but in the tests of it, which set observation_retry_s
+    params = {**defaults("planner_node"), "observation_timeout_s": 1.5, "observation_retry_s": 0.0, "trace_dir": ""}
     try:
         yield PlannerPorts(node, ReentrantCallbackGroup(), params)
     finally:
@@ -266,3 +267,59 @@ def test_a_camera_slowed_by_load_is_waited_for_some_of_its_periods_not_the_fixed
     obs = ports.observe(threading.Event())                           # 2.5 s: beyond the 1.5 s timeout
     sender.join()
     assert obs is not None
+
+
+def test_a_look_with_no_pair_in_its_time_waits_once_more_and_says_so(ports):
+    """pick-116-00005 at load 17: no RGB-D pair within the look's wait, NO_OBSERVATION at once. A
+    look waits observation_retry_s once more, telling the goal (`on_camera_wait`), and takes the
+    frame that comes then."""
+    notes = []
+    ports.on_camera_wait = notes.append
+    ports.p["observation_retry_s"] = 3.0
+    sender = threading.Thread(target=lambda: (time.sleep(2.0), _camera_frame(ports, time.time())), daemon=True)
+    sender.start()
+    obs = ports.observe(threading.Event())                      # 2 s: beyond the 1.5 s wait, within the retry
+    sender.join()
+    assert obs is not None and len(notes) == 1
+    assert "no synchronized RGB-D pair within 1.5 s" in notes[0] and "waiting once more, up to 3 s" in notes[0]
+
+
+def test_the_second_wait_is_bounded_and_a_cancel_ends_it(ports):
+    """Nothing at all: NO_OBSERVATION after both waits, which the message adds up; a cancel during
+    the second wait ends the look as canceled, not as missing frames."""
+    from spatial_manip.errors import CanceledError, NoObservationError
+
+    ports.p.update(observation_timeout_s=0.2, observation_retry_s=0.3)
+    notes = []
+    ports.on_camera_wait = notes.append
+    with pytest.raises(NoObservationError, match=r"within 0.5 s \(missing: colour image"):
+        ports.observe(threading.Event())
+    assert len(notes) == 1
+    cancel = threading.Event()
+    ports.on_camera_wait = lambda note: cancel.set()             # canceled as the second wait begins
+    with pytest.raises(CanceledError):
+        ports.observe(cancel)
+
+
+def test_no_second_wait_when_the_retry_is_off_or_the_goal_was_canceled(ports):
+    from spatial_manip.errors import CanceledError, NoObservationError
+
+    notes = []
+    ports.on_camera_wait = notes.append
+    ports.p["observation_timeout_s"] = 0.2
+    with pytest.raises(NoObservationError, match="within 0.2 s"):
+        ports.observe(threading.Event())                         # observation_retry_s 0
+    ports.p["observation_retry_s"] = 5.0
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CanceledError):
+        ports.observe(cancel)
+    assert notes == []
+
+
+def test_the_retry_is_validated_at_start_up():
+    from spatial_manip.parameters import NODE_PARAMETERS
+
+    retry = next(p for p in NODE_PARAMETERS["planner_node"] if p.name == "observation_retry_s")
+    assert retry.problem(0.0) is None and retry.problem(5.0) is None
+    assert "outside [0, 120]" in retry.problem(-1.0) and "outside [0, 120]" in retry.problem(600.0)
