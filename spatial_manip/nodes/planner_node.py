@@ -41,8 +41,6 @@ SEGMENTERS_WITHOUT_WORDS = ("classical", "ground_truth")
 # for (3-28 ms a goal, latency-bench seed 71 at load 10-13; more with many traces kept). The memory is
 # not handed back when a new goal has started by then (its own end does it)
 AFTER_GOAL_S = 0.25
-# how long a stop waits for start-up's preparation (open3d's import, the arm's model: 4-10 s loaded)
-PREPARE_JOIN_S = 10.0
 # how long a stop waits for the last goal's trace images (drawn beside the goal; the process ends
 # after `close`, runner.end_process): an image takes 0.15-0.45 s under load
 DRAWN_WAIT_S = 1.0
@@ -220,10 +218,9 @@ class PlannerNode(Node):
     def close(self) -> None:
         self._stop_looking.set()
         self._looker.join(timeout=2.0)
-        # a stop right after start-up: the interpreter exiting while preparation is inside a native
-        # library that starts threads (open3d) aborted the process ("terminate called without an
-        # active exception", exit -6) in about half the runs of the SIGINT test
-        self._preparing.join(timeout=PREPARE_JOIN_S)
+        # start-up's preparation is not waited for: the process ends after `close` without the
+        # interpreter's teardown (runner.end_process), whose exit while preparation was inside a native
+        # library that starts threads (open3d) aborted it ("terminate called without an active exception")
         try:
             self.pipeline.wait_drawn(timeout_s=DRAWN_WAIT_S)
         except TimeoutError:
