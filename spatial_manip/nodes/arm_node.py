@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable
 
 from rclpy.node import Node
 
@@ -28,13 +27,10 @@ from spatial_manip.control.ur_version import check_model, controller_version
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config
 from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import MotionFailedError
-from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer
+from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer, release_devices
 
 PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "ur_type": "", "state_rate_hz": 50.0,
           "frame_id": "base", "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
-# on shutdown, how long the stopped arm's motion may take to end before the link is closed (the
-# ur_driver backend's cancel waits stop_timeout_s, 2 s, for the controller; the launcher gives 3-5 s)
-STOP_WAIT_S = 2.0
 
 
 class ReopeningGripper:
@@ -126,32 +122,6 @@ class ArmNode(Node):
 
     def shutdown(self):
         release_devices(self.arm, self.gripper, motion_ended=self.server.wait_idle, warn=self.get_logger().warning)
-
-
-def release_devices(arm, gripper, *, motion_ended: Callable[[float], bool] | None = None,
-                    warn: Callable[[str], None] = lambda msg: None) -> None:
-    """A stopping node's devices: the arm stopped first, whatever its backend (a motion still
-    under way when the node stops must not go on without its server; `stop()` on an idle arm does
-    nothing), and the motion's end awaited (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the
-    ur_driver backend's stop cancels its trajectory goal through the link closed next); then the
-    gripper's socket and the arm's link closed. Each step runs even if one before it failed (`warn`
-    says which): a failed stop must not leave the link open, nor a failed disconnect the arm moving."""
-    steps = [("stop the arm", arm.stop)]
-    if motion_ended is not None:
-        steps.append(("see the motion end", lambda: _ended_or_raise(motion_ended)))
-    if gripper is not None and hasattr(gripper, "disconnect"):
-        steps.append(("disconnect the gripper", gripper.disconnect))
-    steps.append(("close the arm's link", arm.close))
-    for what, step in steps:
-        try:
-            step()
-        except Exception as e:  # noqa: BLE001 -- the remaining steps still run
-            warn(f"on shutdown, could not {what} ({type(e).__name__}: {e})")
-
-
-def _ended_or_raise(motion_ended: Callable[[float], bool]) -> None:
-    if not motion_ended(STOP_WAIT_S):
-        raise MotionFailedError(f"the running motion had not ended {STOP_WAIT_S:g} s after the stop")
 
 
 def _check_controller_model(cfg: dict) -> None:

@@ -8,7 +8,8 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
   `MotionPrimitives` (transits planned around the goal's `scene` and `obstacle_cloud`, every
   command passing the SafetyEnvelope first); feedback per phase; one
   goal at a time (others are rejected); cancel sets an Event that makes the primitives call
-  `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions.
+  `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions. A
+  stopping node stops its arm and waits for the motion to end before closing it (`release_devices`).
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
   (PoseStamped in `base`) at `state_rate_hz`; `~/robot_program_running` (Bool) and
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
+from typing import Callable
 
 import numpy as np
 from geometry_msgs.msg import Point, PoseStamped
@@ -41,7 +43,7 @@ from visualization_msgs.msg import MarkerArray
 
 from spatial_manip.control.kinematics import JOINT_NAMES
 from spatial_manip.control.primitives import MotionPrimitives, approach_direction
-from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, SpatialManipError
+from spatial_manip.errors import CanceledError, ErrorCode, InvalidGoalError, MotionFailedError, SpatialManipError
 from spatial_manip.nodes import convert
 from spatial_manip.motion.arm_plans import scene_world
 from spatial_manip.motion.markers import motion_markers
@@ -50,6 +52,9 @@ from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.msg import JointPath, PreGraspPaths
 
 ACTION_NAME = "spatial_manip/arm_motion"
+# a stopping node: how long the stopped arm's motion may take to end before its link is closed (the
+# ur_driver backend's cancel waits stop_timeout_s, 2 s, for the controller; the launcher gives 3-5 s)
+STOP_WAIT_S = 2.0
 MARKER_TOPIC = "spatial_manip/arm_motion_markers"
 PRE_GRASP_PATHS_TOPIC = "spatial_manip/pre_grasp_paths"
 MAX_HINTS = 20          # paths kept from one message (grasp_node sends the few grasps it kept)
@@ -346,3 +351,29 @@ class ArmActionServer:
             self.node.get_logger().info("arm recovered on request: protective stop unlocked, script running")
         except SpatialManipError as e:
             self.node.get_logger().error(f"recover failed: {e.message}")
+
+
+def release_devices(arm, gripper, *, motion_ended: Callable[[float], bool] | None = None,
+                    warn: Callable[[str], None] = lambda msg: None) -> None:
+    """A stopping node's devices: the arm stopped first, whatever its backend (a motion still
+    under way when the node stops must not go on without its server; `stop()` on an idle arm does
+    nothing), and the motion's end awaited (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the
+    ur_driver backend's stop cancels its trajectory goal through the link closed next); then the
+    gripper's socket and the arm's link closed. Each step runs even if one before it failed (`warn`
+    says which): a failed stop must not leave the link open, nor a failed disconnect the arm moving."""
+    steps = [("stop the arm", arm.stop)]
+    if motion_ended is not None:
+        steps.append(("see the motion end", lambda: _ended_or_raise(motion_ended)))
+    if gripper is not None and hasattr(gripper, "disconnect"):
+        steps.append(("disconnect the gripper", gripper.disconnect))
+    steps.append(("close the arm's link", arm.close))
+    for what, step in steps:
+        try:
+            step()
+        except Exception as e:  # noqa: BLE001 -- the remaining steps still run
+            warn(f"on shutdown, could not {what} ({type(e).__name__}: {e})")
+
+
+def _ended_or_raise(motion_ended: Callable[[float], bool]) -> None:
+    if not motion_ended(STOP_WAIT_S):
+        raise MotionFailedError(f"the running motion had not ended {STOP_WAIT_S:g} s after the stop")

@@ -1,11 +1,11 @@
-"""arm_node's shutdown over a test double of the Arm protocol (control/base.py): the arm is
+"""A stopping node's arm (arm_node's shutdown, sim_node's) over a test double of the Arm protocol (control/base.py): the arm is
 stopped first, whatever the backend, the running motion's end awaited, and every device
 released even when a step before it fails."""
 import pytest
 
 pytest.importorskip("rclpy")
 
-from spatial_manip.nodes.arm_node import STOP_WAIT_S, release_devices  # noqa: E402
+from spatial_manip.nodes.arm_server import STOP_WAIT_S, release_devices  # noqa: E402
 
 
 class RecordingArm:
