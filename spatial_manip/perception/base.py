@@ -304,7 +304,9 @@ class ExpectedObject:
     `views`: ((size_m, rgb), ...) of each view enrolment took of it turned all the way round
     (a library entry's `extra["views"]`): what it looks like from each side. `colours`: the
     colour names enrolment read of its pixels (a library entry's `colours`, most first): a white
-    mug's median colour may have a hue its white does not (labelling._clearly_hued)."""
+    mug's median colour may have a hue its white does not (labelling._clearly_hued). `shape`:
+    the shape enrolment recorded ("box", "cylinder", "sphere", "irregular"; a library entry's
+    `extra["shape"]`), when known: what one view of it shows of its depth (labelling._flatter_than)."""
 
     label: str
     category: str = "object"
@@ -314,6 +316,7 @@ class ExpectedObject:
     placement: str | None = None
     views: tuple = ()
     colours: tuple = ()
+    shape: str | None = None
 
     def __post_init__(self):
         if self.size_m is not None:
@@ -394,7 +397,7 @@ class SegmentationHints:
         expected = tuple(
             ExpectedObject(label=o.label, category=o.category, size_m=tuple(o.size),
                            colour=_scene_colour(o), id=o.id, placement=_placement(o), views=_views(o),
-                           colours=tuple(o.extra.get("colours") or ()))
+                           colours=tuple(o.extra.get("colours") or ()), shape=o.extra.get("shape"))
             # the held object is known from the grasp (the agent adds it), never a segment to
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)

@@ -141,7 +141,8 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
     match_cost, when known) with no side forgiven the range noise's lengthening and its height
     matched with the entry's (match_cost's `upright`), and not a sliver of it (SLIVER_SHARE).
     A 9 x 3.3 x 10.4 cm piece of a mug fit the 10.9 x 9.8 x 4.7 cm yellow bowl 0.43 with its
-    height taken for the bowl's width (objects-76-00014): a bowl does not stand 10 cm high.
+    height taken for the bowl's width (objects-76-00014): a bowl does not stand 10 cm high. Nor is
+    a fit to an irregular object whose depth the detection's points do not show (_flatter_than).
     The noise allowance keeps a close object from losing its name to a larger one its noisy
     sides happen to fit (the rubik's cube and the carton), but a fit that
     only the allowance makes good is the noise's, not the object's: a 131-pixel piece of a teddy
@@ -152,9 +153,29 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
         return True
     if (match_cost(det, exp) if cost is None else cost) > sure_cost:
         return False
-    if _sliver(det, exp) or hue_contradicts(det, exp):
+    if _sliver(det, exp) or hue_contradicts(det, exp) or _flatter_than(det, exp):
         return False
     return match_cost(det, exp, noise_allowance=False, upright=True) <= sure_cost
+
+
+# What one view sees of an irregular object (a statue, a plant, a mug, a scale: enrolled with
+# shape "irregular") spans some of its depth: the surface it turns to the camera is no plane. A
+# detection whose points lie closer to one plane (flattest_spread_m) than this share of the
+# entry's thinnest side, in every enrolled view, is something flat, not that object: three books'
+# spines standing together on a shelf 2.5 m away, one 6.9 x 2.1 x 22 cm cluster whose points spread
+# 1.6 cm across, their blended colour the pagoda statue's (13.7 x 10.8 x 20.8 cm), fit the statue
+# 0.25 with two sides lower bounds, and were named it (place-120-00001, -00007).
+FLAT_SHARE = 0.25
+
+
+def _flatter_than(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether `det`'s points are flatter than any view of the irregular `exp` (FLAT_SHARE). False
+    for other shapes (a box seen face-on shows a plane), without a listed size, or too few points."""
+    if exp.shape != "irregular" or exp.size_m is None:
+        return False
+    spread = flattest_spread_m(det)
+    thinnest = min(float(np.min(size)) for size in (exp.size_m, *(v[0] for v in exp.views)))
+    return spread is not None and spread < FLAT_SHARE * thinnest
 
 
 def hue_contradicts(det: Detection, exp: ExpectedObject) -> bool:

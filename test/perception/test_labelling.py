@@ -938,3 +938,34 @@ def test_pixels_mostly_gray_leave_the_name_of_an_entry_near_gray_or_enrolled_whi
     # read white, an entry whose median colour has a clear hue has no clear hue either
     frame = ExpectedObject("picture frame", "reference", (0.2164, 0.045, 0.1782), (173, 139, 69))
     assert hue_contradicts(shaded, frame) and not hue_contradicts(shaded, replace(frame, colours=("yellow", "white")))
+
+
+PAGODA = (0.1366, 0.108, 0.2081)
+
+
+def test_points_flatter_than_any_view_of_an_irregular_object_take_no_name_of_it():
+    """place-120-00001 (realistic, frames/place-120-00001): three books' spines standing together on
+    a shelf 2.5 m away, one 6.9 x 2.1 x 22 cm cluster (its width and depth lower bounds) whose
+    points spread 1.6 cm across, their blended colour the pagoda statue's, fit the statue 0.25 and
+    were named it. What one view sees of an irregular object spans some of its depth: points that
+    close to one plane are something flat (labelling._flatter_than). The statue's own points, spread
+    through its box, keep its name; so does a flat face of an entry enrolled as a box."""
+    from spatial_manip.perception.labelling import FLAT_SHARE, SURE_COST, flattest_spread_m, sure_fit
+    rng = np.random.default_rng(5)
+    pagoda = ExpectedObject("pagoda statue", "reference", PAGODA, (162, 69, 115), id="pagoda_statue", shape="irregular")
+    mask = np.zeros((48, 64), bool)
+    mask[10:30, 20:30] = True
+
+    def seen(size):
+        points = np.array([0.77, -0.35, -0.29]) + rng.uniform(-0.5, 0.5, (600, 3)) * np.asarray(size)
+        d = Detection("", "object", "object", mask, 0.5, _yaw_box_around(points), (112, 50, 83))
+        d.extra.update(lower_bound_sides=[True, True, False], range_smear_m=[0.027, 0.017, 0.011])
+        return d
+    spines = seen((0.069, 0.02, 0.22))
+    assert match_cost(spines, pagoda) <= SURE_COST and flattest_spread_m(spines) < FLAT_SHARE * min(PAGODA)  # the premise
+    assign_labels([spines], [pagoda])
+    assert spines.label == "object" and spines.id != "pagoda_statue"
+    statue = seen((0.13, 0.1, 0.2))
+    assign_labels([statue], [pagoda])
+    assert statue.id == "pagoda_statue"
+    assert sure_fit(seen((0.069, 0.02, 0.22)), replace(pagoda, shape="box"))
