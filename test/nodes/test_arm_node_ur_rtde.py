@@ -211,7 +211,9 @@ def test_dropped_connection_is_reported_then_reconnected(stack):
 
     res, _, _ = run_goal(client, goal, on_feedback=drop)
     assert not res.success and res.error_code == "MOTION_FAILED"
-    assert "connection" in res.message
+    # the drop named, whether it met the moveL under way ("connection to the controller lost") or,
+    # on a loaded machine, before its send ("not sent: ... the link ... just dropped")
+    assert "connection" in res.message or ("not sent" in res.message and "just dropped" in res.message), res.message
     # the next goal is served once the node has its link back; a goal sent before that is refused
     # unsent ("reconnecting"), as the node says to send it again. A fixed 0.6 s wait failed a -n 2
     # whole-suite run at load 10-20 (still reconnecting then)
