@@ -142,7 +142,8 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
     matched with the entry's (match_cost's `upright`), and not a sliver of it (SLIVER_SHARE).
     A 9 x 3.3 x 10.4 cm piece of a mug fit the 10.9 x 9.8 x 4.7 cm yellow bowl 0.43 with its
     height taken for the bowl's width (objects-76-00014): a bowl does not stand 10 cm high. Nor is
-    a fit to an irregular object whose depth the detection's points do not show (_flatter_than).
+    a fit to an irregular object whose depth the detection's points do not show (_flatter_than),
+    nor to one the detection stands taller than (_taller_than).
     The noise allowance keeps a close object from losing its name to a larger one its noisy
     sides happen to fit (the rubik's cube and the carton), but a fit that
     only the allowance makes good is the noise's, not the object's: a 131-pixel piece of a teddy
@@ -153,7 +154,7 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
         return True
     if (match_cost(det, exp) if cost is None else cost) > sure_cost:
         return False
-    if _sliver(det, exp) or hue_contradicts(det, exp) or _flatter_than(det, exp):
+    if _sliver(det, exp) or hue_contradicts(det, exp) or _flatter_than(det, exp) or _taller_than(det, exp):
         return False
     return match_cost(det, exp, noise_allowance=False, upright=True) <= sure_cost
 
@@ -176,6 +177,25 @@ def _flatter_than(det: Detection, exp: ExpectedObject) -> bool:
     spread = flattest_spread_m(det)
     thinnest = min(float(np.min(size)) for size in (exp.size_m, *(v[0] for v in exp.views)))
     return spread is not None and spread < FLAT_SHARE * thinnest
+
+
+# An object stands as tall as it was enrolled standing, seen from any side (its last side, in its
+# fused size and every view's): an upright ("yaw") box taller than that by more than this share,
+# past the range noise's smear along its height, is not that object. A side of the footprint may
+# measure longer than enrolled (a plant's foliage turned), the height may not: the red alarm clock
+# 2.5 m away, seen as a 9.8 x 4 x 16 cm column shaded to 150/49/50, fit the red coffee mug's red
+# side (13.2 cm tall) 0.32 and the clock 0.47, and was named the mug (place-120-00003).
+TALLER_SHARE = 0.12
+
+
+def _taller_than(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether `det`'s upright box stands taller than `exp` in every enrolled size (TALLER_SHARE).
+    False for another box, or without a listed size."""
+    if exp.size_m is None or det.box.mode != "yaw":
+        return False
+    smear = det.extra.get("range_smear_m") or (0.0, 0.0, 0.0)
+    tallest = max(float(size[2]) for size in (exp.size_m, *(v[0] for v in exp.views)))
+    return float(det.box.size[2]) - float(smear[2]) > (1.0 + TALLER_SHARE) * tallest
 
 
 def hue_contradicts(det: Detection, exp: ExpectedObject) -> bool:

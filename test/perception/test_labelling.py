@@ -969,3 +969,38 @@ def test_points_flatter_than_any_view_of_an_irregular_object_take_no_name_of_it(
     assign_labels([statue], [pagoda])
     assert statue.id == "pagoda_statue"
     assert sure_fit(seen((0.069, 0.02, 0.22)), replace(pagoda, shape="box"))
+
+
+def test_an_upright_box_taller_than_an_object_stands_takes_no_name_of_it():
+    """place-120-00003 (realistic, frames/place-120-00003): the red alarm clock 2.5 m away, seen as a
+    9.8 x 4 x 16 cm column (its width and depth lower bounds) shaded to 150/49/50, fit the red coffee
+    mug's enrolled red side (13.2 cm tall) 0.32 and the clock 0.47, and was named the mug. An object
+    stands as tall as it was enrolled from every side (labelling._taller_than): the mug's name is no
+    sure fit, and the clock, left between itself and the mug, is named by the words. A column of the
+    mug's own height keeps the mug's name."""
+    from spatial_manip.camera_model import CameraIntrinsics
+    from spatial_manip.observation import RGBDObservation
+    from spatial_manip.perception.base import detections_to_scene
+    from spatial_manip.perception.labelling import NAME_MARGIN, SURE_COST, TALLER_SHARE, name_from_words
+    mug = ExpectedObject("mug", "mug", (0.0914, 0.0777, 0.1314), (146, 99, 96), id="red_coffee_mug",
+                         views=(((0.1248, 0.0772, 0.1317), (129, 48, 49)),))
+    clock = ExpectedObject("alarm clock", "reference", (0.1289, 0.0667, 0.1672), (197, 35, 35), id="alarm_clock")
+
+    def column(height):
+        d = _seen((0.098, 0.04, height), (0.94, -0.34, -0.02), (150, 49, 50))
+        d.box = replace(d.box, mode="yaw")
+        d.extra.update(lower_bound_sides=[True, True, False], range_smear_m=[0.004, 0.031, 0.005])
+        return d
+    tall = column(0.16)
+    assert match_cost(tall, mug) + NAME_MARGIN < match_cost(tall, clock) <= SURE_COST           # the premise
+    assert 0.16 - 0.005 > (1 + TALLER_SHARE) * 0.1317
+    assign_labels([tall], [mug, clock])
+    assert tall.label != "mug" and tall.id != "red_coffee_mug"
+    assert [c["id"] for c in tall.extra["candidates"]][:2] == ["alarm_clock", "red_coffee_mug"]
+    obs = RGBDObservation(rgb=np.full((48, 64, 3), 200, np.uint8), depth_m=np.ones((48, 64), np.float32),
+                          intrinsics=CameraIntrinsics(64, 48, 50.0, 50.0, 32.0, 24.0), T_base_cam=np.eye(4))
+    named, _ = name_from_words(detections_to_scene([tall], obs), "put the book next to the alarm clock")
+    assert [o.label for o in named.objects] == ["alarm clock"]
+    short = column(0.13)
+    assign_labels([short], [mug, clock])
+    assert short.id == "red_coffee_mug"
