@@ -77,6 +77,7 @@ class PlannerNode(Node):
                                words_matter=self.p["segmenter"] not in SEGMENTERS_WITHOUT_WORDS)
         self.pipeline = InstructionPipeline(self.agent, trace_dir=None, looks=self.looks)
         self.ports.on_camera_wait = self._camera_wait
+        self.ports.goal_waiting = self._busy.locked
         # looking ahead while idle, so that a goal can reason at once on a fresh look (issue 42)
         self._stop_looking = threading.Event()
         self._looker = threading.Thread(target=self.looks.idle_loop, name="look_ahead", daemon=True,

@@ -175,7 +175,9 @@ class PlannerPorts:
         # look passes the node's stop Event there
         self.goal_cancel = threading.Event()
         self._warned: set[str] = set()
-        # told when a look waits once more for a slow camera (planner_node: the running goal's feedback)
+        # whether a look that found no frame in its wait waits once more (planner_node: only while a
+        # goal runs or waits; an idle look held the look lock twice as long for no one), and who is told
+        self.goal_waiting: Callable[[], bool] = lambda: True
         self.on_camera_wait: Callable[[str], None] = lambda note: None
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         # reliable delivery keeps large images whole on a loaded machine, but only matches
@@ -316,9 +318,9 @@ class PlannerPorts:
         obs, refused_stamp_s = frame_of_workspace(self.buffer, since_s, timeout_s=timeout, cancel=cancel,
                                                   arrived_after_s=arrived_after_s)
         retry_s = float(self.p["observation_retry_s"])
-        if obs is None and retry_s > 0 and not cancel.is_set():
-            # once more: a loaded cell's camera delivers late rather than never (pick-116-00005 at load 17
-            # had no pair within 5 s and failed at once); the person is told, and a cancel still ends it
+        if obs is None and retry_s > 0 and not cancel.is_set() and self.goal_waiting():
+            # once more, for a goal: a loaded cell's camera delivers late rather than never; the person
+            # is told, and a cancel still ends it
             self.on_camera_wait(f"no synchronized RGB-D pair within {timeout:g} s (missing: "
                                 f"{self._missing(workspace_s, arm_s, refused_stamp_s)}); the camera may be slowed "
                                 f"by load: waiting once more, up to {retry_s:g} s")

@@ -272,14 +272,16 @@ def test_a_camera_slowed_by_load_is_waited_for_some_of_its_periods_not_the_fixed
 def test_a_look_with_no_pair_in_its_time_waits_once_more_and_says_so(ports):
     """pick-116-00005 at load 17: no RGB-D pair within the look's wait, NO_OBSERVATION at once. A
     look waits observation_retry_s once more, telling the goal (`on_camera_wait`), and takes the
-    frame that comes then."""
+    frame that comes then (sent as the second wait begins: no race with the first)."""
     notes = []
-    ports.on_camera_wait = notes.append
+
+    def told(note: str) -> None:
+        notes.append(note)
+        _camera_frame(ports, time.time())
+
+    ports.on_camera_wait = told
     ports.p["observation_retry_s"] = 3.0
-    sender = threading.Thread(target=lambda: (time.sleep(2.0), _camera_frame(ports, time.time())), daemon=True)
-    sender.start()
-    obs = ports.observe(threading.Event())                      # 2 s: beyond the 1.5 s wait, within the retry
-    sender.join()
+    obs = ports.observe(threading.Event())
     assert obs is not None and len(notes) == 1
     assert "no synchronized RGB-D pair within 1.5 s" in notes[0] and "waiting once more, up to 3 s" in notes[0]
 
@@ -314,6 +316,20 @@ def test_no_second_wait_when_the_retry_is_off_or_the_goal_was_canceled(ports):
     cancel.set()
     with pytest.raises(CanceledError):
         ports.observe(cancel)
+    assert notes == []
+
+
+def test_an_idle_look_does_not_wait_twice(ports):
+    """With no goal running or waiting, a look that found nothing ends after its one wait: an idle
+    look holds the look lock, and a goal arriving would wait out both."""
+    from spatial_manip.errors import NoObservationError
+
+    notes = []
+    ports.on_camera_wait = notes.append
+    ports.goal_waiting = lambda: False
+    ports.p.update(observation_timeout_s=0.2, observation_retry_s=30.0)
+    with pytest.raises(NoObservationError, match="within 0.2 s"):
+        ports.observe(threading.Event())
     assert notes == []
 
 
