@@ -9,7 +9,8 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
   command passing the SafetyEnvelope first); feedback per phase; one
   goal at a time (others are rejected); cancel sets an Event that makes the primitives call
   `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions. A
-  stopping node stops its arm and waits for the motion to end before closing it (`release_devices`).
+  stopping node cancels the running goal, refuses new ones and stops the arm (`stop_motion`), then
+  waits for the motion to end before closing the arm's link (`release_devices`).
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
   (PoseStamped in `base`) at `state_rate_hz`; `~/robot_program_running` (Bool) and
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
@@ -144,6 +145,7 @@ class ArmActionServer:
         # (under _cancel_lock) so the goal never starts moving
         self._cancel_lock = threading.Lock()
         self._canceled_early: set[bytes] = set()
+        self._stopping = False   # the node is stopping (stop_motion): no goal may move the arm any more
         self._last_status = None
         self._gripper_width = gripper_max_width_m
         group = ReentrantCallbackGroup()
@@ -166,6 +168,17 @@ class ArmActionServer:
         self.action.destroy()
         self.node.destroy_timer(self.timer)
 
+    def stop_motion(self) -> None:
+        """A stopping node's stop: the running goal canceled, so its next phase never starts (a bare
+        `arm.stop()` landing between moves, while the fingers close or a pick is planned, is lost:
+        each backend clears its stop when the next move starts), every later goal refused or
+        canceled before it moves, and the arm stopped."""
+        with self._cancel_lock:
+            self._stopping = True
+            if self._cancel is not None:
+                self._cancel.set()
+        self.arm.stop()
+
     def wait_idle(self, timeout_s: float) -> bool:
         """Whether no motion runs, waiting up to `timeout_s` for the running one to end (after
         `arm.stop()`, its goal ends once the backend has stopped the arm)."""
@@ -176,6 +189,9 @@ class ArmActionServer:
 
     # ---- action --------------------------------------------------------------------------
     def _on_goal(self, goal) -> GoalResponse:
+        if self._stopping:
+            self.node.get_logger().warning("ArmMotion goal rejected: the node is stopping")
+            return GoalResponse.REJECT
         if self._busy.locked():
             self.node.get_logger().warning("ArmMotion goal rejected: another motion is running")
             return GoalResponse.REJECT
@@ -190,12 +206,13 @@ class ArmActionServer:
         return CancelResponse.ACCEPT
 
     def _goal_cancel_event(self, goal_handle) -> threading.Event:
-        """The running goal's cancel Event, already set when its cancel came before it ran."""
+        """The running goal's cancel Event, already set when its cancel came before it ran or the
+        node is stopping."""
         cancel = threading.Event()
         with self._cancel_lock:
             self._cancel = cancel
             goal_id = bytes(goal_handle.goal_id.uuid)
-            if goal_id in self._canceled_early or goal_handle.is_cancel_requested:
+            if goal_id in self._canceled_early or goal_handle.is_cancel_requested or self._stopping:
                 cancel.set()
             self._canceled_early.clear()    # one goal at a time: older ids can never run
         return cancel
@@ -226,7 +243,11 @@ class ArmActionServer:
             goal_handle.succeed()
         except CanceledError as e:
             result.error_code, result.message = ErrorCode.CANCELED.value, str(e)
-            goal_handle.canceled()
+            if goal_handle.is_cancel_requested:
+                goal_handle.canceled()
+            else:   # stop_motion's: rclpy ends a goal CANCELED only after its client asked for that
+                result.message = f"the arm's node is stopping: {e}"
+                goal_handle.abort()
         except SpatialManipError as e:
             result.error_code, result.message = e.code.value, e.message
             self.node.get_logger().error(f"ArmMotion failed: {e.code.value}: {e.message}")
@@ -353,15 +374,18 @@ class ArmActionServer:
             self.node.get_logger().error(f"recover failed: {e.message}")
 
 
-def release_devices(arm, gripper, *, motion_ended: Callable[[float], bool] | None = None,
+def release_devices(arm, gripper, *, stop_motion: Callable[[], None] | None = None,
+                    motion_ended: Callable[[float], bool] | None = None,
                     warn: Callable[[str], None] = lambda msg: None) -> None:
     """A stopping node's devices: the arm stopped first, whatever its backend (a motion still
     under way when the node stops must not go on without its server; `stop()` on an idle arm does
-    nothing), and the motion's end awaited (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the
-    ur_driver backend's stop cancels its trajectory goal through the link closed next); then the
-    gripper's socket and the arm's link closed. Each step runs even if one before it failed (`warn`
-    says which): a failed stop must not leave the link open, nor a failed disconnect the arm moving."""
-    steps = [("stop the arm", arm.stop)]
+    nothing), through `stop_motion` when a server runs goals on it (ArmActionServer.stop_motion:
+    its goal's next phase must not start either), and the motion's end awaited
+    (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the ur_driver backend's stop cancels its
+    trajectory goal through the link closed next); then the gripper's socket and the arm's link
+    closed. Each step runs even if one before it failed (`warn` says which): a failed stop must not
+    leave the link open, nor a failed disconnect the arm moving."""
+    steps = [("stop the arm", stop_motion or arm.stop)]
     if motion_ended is not None:
         steps.append(("see the motion end", lambda: _ended_or_raise(motion_ended)))
     if gripper is not None and hasattr(gripper, "disconnect"):

@@ -366,7 +366,8 @@ def _stop(node: "SimNode") -> None:
     """The arm first, as arm_node stops it: a motion under way would go on stepping the world the
     camera thread closes when it ends (the arm on the node's world leaves closing it to that thread)."""
     server = node.arm_server
-    release_devices(server.arm, None, motion_ended=server.wait_idle, warn=node.get_logger().warning)
+    release_devices(server.arm, None, stop_motion=server.stop_motion, motion_ended=server.wait_idle,
+                    warn=node.get_logger().warning)
     node._stop.set()
     node._camera_thread.join(timeout=5)
 

@@ -1,11 +1,21 @@
 """A stopping node's arm (arm_node's shutdown, sim_node's) over a test double of the Arm protocol (control/base.py): the arm is
 stopped first, whatever the backend, the running motion's end awaited, and every device
-released even when a step before it fails."""
+released even when a step before it fails; a stop that lands between two moves of a goal ends
+the goal (ArmActionServer.stop_motion)."""
+import threading
+import types
+
+import numpy as np
 import pytest
 
-pytest.importorskip("rclpy")
+rclpy = pytest.importorskip("rclpy")
 
-from spatial_manip.nodes.arm_server import STOP_WAIT_S, release_devices  # noqa: E402
+from rclpy.action import GoalResponse  # noqa: E402
+
+from spatial_manip.control.primitives import _Runner  # noqa: E402
+from spatial_manip.errors import ErrorCode  # noqa: E402
+from spatial_manip.nodes.arm_server import STOP_WAIT_S, ArmActionServer, release_devices  # noqa: E402
+from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 
 class RecordingArm:
@@ -62,3 +72,95 @@ def test_a_failed_stop_or_a_motion_that_does_not_end_still_releases_everything_a
     assert len(warnings) == 2
     assert "could not stop the arm (RuntimeError: arm.stop failed)" in warnings[0]
     assert f"had not ended {STOP_WAIT_S:g} s after the stop" in warnings[1]
+
+
+def test_a_server_stops_the_arm_through_its_stop_motion_not_the_arms_stop():
+    calls = []
+    release_devices(RecordingArm(calls), None, stop_motion=lambda: calls.append("stop_motion"))
+    assert calls == ["stop_motion", "arm.close"]
+
+
+class BetweenMovesArm:
+    """An arm whose stop is lost once the next move starts, as every backend's is (each clears its
+    stop flag when a move begins); records the moves that start."""
+
+    def __init__(self):
+        self.moves, self.stopped = [], threading.Event()
+
+    def stop(self) -> None:
+        self.stopped.set()
+
+    def move_j(self, q) -> None:
+        self.moves.append(np.asarray(q, float))
+
+    def tcp_pose(self) -> np.ndarray:
+        return np.eye(4)
+
+    def close(self) -> None:
+        pass
+
+
+class CloseThenLift:
+    """Primitives whose HOME closes the fingers (no arm motion: the phase ends when the arm hears
+    the stop, as a real close ends by itself) and then lifts, through the primitives' own phases."""
+
+    def __init__(self, arm):
+        self.arm, self.closing = arm, threading.Event()
+
+    def home(self, *, speed_scale, progress, cancel, scene):
+        run = _Runner(self.arm, progress, cancel, total=2)
+
+        def close_fingers():
+            self.closing.set()
+            return self.arm.stopped.wait(5.0)
+        run.phase("close", "the fingers close", close_fingers)
+        run.phase("lift", "up", lambda: self.arm.move_j(np.zeros(6)))
+        return types.SimpleNamespace(object_held=False, tcp_path=[])
+
+
+class GoalHandle:
+    def __init__(self):
+        self.request = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME)
+        self.goal_id = types.SimpleNamespace(uuid=[7] * 16)
+        self.is_cancel_requested, self.ended = False, []
+
+    def publish_feedback(self, _feedback) -> None:
+        pass
+
+    def succeed(self) -> None:
+        self.ended.append("succeeded")
+
+    def canceled(self) -> None:
+        self.ended.append("canceled")
+
+    def abort(self) -> None:
+        self.ended.append("aborted")
+
+
+@pytest.fixture
+def node():
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node("arm_release_test", context=context)
+    yield node
+    node.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def test_a_stop_between_two_moves_ends_the_goal_and_refuses_the_next(node):
+    """The stop lands while the fingers close: the lift after it must not start, nor any later goal."""
+    arm = BetweenMovesArm()
+    primitives = CloseThenLift(arm)
+    server = ArmActionServer(node, arm, None, primitives, action_name="/arm_release_test")
+    handle, results = GoalHandle(), []
+    goal = threading.Thread(target=lambda: results.append(server._execute(handle)))
+    goal.start()
+    assert primitives.closing.wait(10.0)
+    release_devices(arm, None, stop_motion=server.stop_motion, motion_ended=server.wait_idle)
+    goal.join(10.0)
+    assert arm.moves == []
+    # aborted, CANCELED: rclpy ends a goal canceled only when its client asked for it
+    assert handle.ended == ["aborted"] and results[0].error_code == ErrorCode.CANCELED.value
+    assert "the arm's node is stopping" in results[0].message
+    assert server._on_goal(None) == GoalResponse.REJECT
+    server.destroy()
