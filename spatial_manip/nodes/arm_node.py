@@ -120,8 +120,16 @@ class ArmNode(Node):
         else:
             self.get_logger().warning(msg)
 
+    def finish(self):
+        """On Ctrl-C or SIGTERM, while every rclpy context still runs (the joint_trajectory and
+        ur_driver backends stop the arm through their own): the running goal canceled and the arm
+        stopped, so its client gets a result; returns a predicate that is true once no goal runs."""
+        self.server.stop_motion()
+        return lambda: self.server.wait_idle(0.0)
+
     def shutdown(self):
-        release_devices(self.arm, self.gripper, motion_ended=self.server.wait_idle, warn=self.get_logger().warning)
+        release_devices(self.arm, self.gripper, stop_motion=self.server.stop_motion, motion_ended=self.server.wait_idle,
+                        warn=self.get_logger().warning)
 
 
 def _check_controller_model(cfg: dict) -> None:
@@ -136,7 +144,7 @@ def _check_controller_model(cfg: dict) -> None:
 
 
 def main(args=None) -> int:
-    return spin_node(ArmNode, args=args, threads=4, close=lambda n: n.shutdown())
+    return spin_node(ArmNode, args=args, threads=4, close=lambda n: n.shutdown(), finish=lambda n: n.finish())
 
 
 if __name__ == "__main__":

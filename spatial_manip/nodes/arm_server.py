@@ -53,8 +53,10 @@ from spatial_manip_interfaces.action import ArmMotion
 from spatial_manip_interfaces.msg import JointPath, PreGraspPaths
 
 ACTION_NAME = "spatial_manip/arm_motion"
-# a stopping node: how long the stopped arm's motion may take to end before its link is closed (the
-# ur_driver backend's cancel waits stop_timeout_s, 2 s, for the controller; the launcher gives 3-5 s)
+# a stopping node: how long the stopped arm's motion may take to end before its link is closed. The
+# ur_driver backend's cancel waits up to stop_timeout_s (2 s) for the cancel's answer and as long again
+# for the arm to stand still: 4 s, which arm_node's finish (runner.FINISH_S, 2.5 s, the stop sent at
+# its start) and this wait cover together; the launcher gives 3-5 s
 STOP_WAIT_S = 2.0
 MARKER_TOPIC = "spatial_manip/arm_motion_markers"
 PRE_GRASP_PATHS_TOPIC = "spatial_manip/pre_grasp_paths"
