@@ -308,7 +308,8 @@ class InstructionPipeline:
             outcome.message = f"internal error: {type(e).__name__}: {e}"
             trace.event("error", code="INTERNAL", message=outcome.message)
             self._safe_stop()
-        self._at = None
+        finally:   # whatever ends the goal (a KeyboardInterrupt too), no stage runs any more
+            self._at = None
         if cancel.is_set() and not outcome.success and outcome.error_code != ErrorCode.CANCELED.value:
             # a failure while the cancel was on its way is the cancel; a CanceledError keeps its own
             # words, which say how the stop went (an arm server killed mid-motion never confirms

@@ -86,8 +86,7 @@ class PlannerNode(Node):
         self._looker.start()
         # the segmenter, the arm's model and the point-cloud library, built beside start-up rather
         # than by the first goal's look (which waits for this if it comes first)
-        self._preparing = threading.Thread(target=self._prepare, name="prepare", daemon=True)
-        self._preparing.start()
+        threading.Thread(target=self._prepare, name="prepare", daemon=True).start()
         self._memtrace = GoalMemoryTrace.from_env()   # off unless SPATIAL_MANIP_MEMTRACE names a file
         self._log_pub = self.create_publisher(String, "spatial_manip/instruction_log", 10)
         self._server = ActionServer(
