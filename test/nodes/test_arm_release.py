@@ -16,6 +16,7 @@ from spatial_manip.control.primitives import _Runner  # noqa: E402
 from spatial_manip.errors import ErrorCode  # noqa: E402
 from spatial_manip.nodes.arm_server import STOP_WAIT_S, ArmActionServer, release_devices  # noqa: E402
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
+from test_action_client import node  # noqa: E402,F401  (a node in a private rclpy context)
 
 
 class RecordingArm:
@@ -135,16 +136,6 @@ class GoalHandle:
 
     def abort(self) -> None:
         self.ended.append("aborted")
-
-
-@pytest.fixture
-def node():
-    context = rclpy.context.Context()
-    rclpy.init(context=context)
-    node = rclpy.create_node("arm_release_test", context=context)
-    yield node
-    node.destroy_node()
-    rclpy.shutdown(context=context)
 
 
 def test_a_stop_between_two_moves_ends_the_goal_and_refuses_the_next(node):
