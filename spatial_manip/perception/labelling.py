@@ -175,8 +175,13 @@ def _flatter_than(det: Detection, exp: ExpectedObject) -> bool:
     if exp.shape != "irregular" or exp.size_m is None:
         return False
     spread = flattest_spread_m(det)
-    thinnest = min(float(np.min(size)) for size in (exp.size_m, *(v[0] for v in exp.views)))
+    thinnest = min(float(np.min(size)) for size in _enrolled_sizes(exp))
     return spread is not None and spread < FLAT_SHARE * thinnest
+
+
+def _enrolled_sizes(exp: ExpectedObject) -> tuple:
+    """Every size enrolment measured of `exp`: its fused size and each view's."""
+    return (exp.size_m, *(v[0] for v in exp.views))
 
 
 # An object stands as tall as it was enrolled standing, seen from any side (its last side, in its
@@ -194,7 +199,7 @@ def _taller_than(det: Detection, exp: ExpectedObject) -> bool:
     if exp.size_m is None or det.box.mode != "yaw":
         return False
     smear = det.extra.get("range_smear_m") or (0.0, 0.0, 0.0)
-    tallest = max(float(size[2]) for size in (exp.size_m, *(v[0] for v in exp.views)))
+    tallest = max(float(size[2]) for size in _enrolled_sizes(exp))
     return float(det.box.size[2]) - float(smear[2]) > (1.0 + TALLER_SHARE) * tallest
 
 
