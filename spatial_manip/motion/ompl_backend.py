@@ -37,7 +37,6 @@ class OmplPlanner:
 
         ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan
         self.robot, self.envelope, self.config = robot, envelope, config
-        _seed_once(config.seed)
         c = envelope.config
         self.v_max = c.max_joint_speed_rad_s * config.speed_scale
         self.a_max = c.max_joint_accel_rad_s2 * config.speed_scale
@@ -158,6 +157,7 @@ class OmplPlanner:
         """RRTConnect for what is `left` of the plan's `budget` (seconds)."""
         from ompl import base as ob, geometric as og
 
+        _restart_seed_sequence(self.config.seed)
         space = ob.RealVectorStateSpace(6)
         bounds = ob.RealVectorBounds(6)
         lo, hi = self._window(start, goals)
@@ -251,16 +251,22 @@ def _spaced(q: np.ndarray, step_rad: float) -> list[np.ndarray]:
     return out
 
 
-_SEEDED: list = []
-
-
-def _seed_once(seed: int | None) -> None:
-    """OMPL has one process-wide seed, settable only before its first random number."""
+def _restart_seed_sequence(seed: int | None) -> None:
+    """Restart OMPL's process-wide seed sequence at `seed` before a search builds its sampler,
+    nearest-neighbour structure and simplifier (each takes the sequence's next seed), so a seeded
+    plan draws the same given the same inputs, whatever was planned before it in the process
+    (seeded once per process, a test's paths changed with the tests run before it). OMPL logs
+    every restart after the first draw as an error ("not deterministic"); it is silenced here."""
+    if seed is None:
+        return
     from ompl import util as ou
 
-    if seed is not None and not _SEEDED:
+    level = ou.getLogLevel()
+    ou.setLogLevel(ou.LogLevel.LOG_NONE)
+    try:
         ou.RNG.setSeed(int(seed))
-        _SEEDED.append(int(seed))
+    finally:
+        ou.setLogLevel(level)
 
 
 def _state(space, q: np.ndarray):

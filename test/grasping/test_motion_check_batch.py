@@ -15,7 +15,6 @@ import pytest
 ou = pytest.importorskip("ompl.util")
 pytest.importorskip("pinocchio")
 
-from ompl_seed import reseed_ompl  # noqa: E402
 from spatial_manip.control.config import arm_overrides, load_arm_config  # noqa: E402
 from spatial_manip.grasping.motion_check import MotionCheck, MotionCheckConfig, _with_target  # noqa: E402
 from spatial_manip.motion.arm_plans import SUPPORT_GAP_M, ArmPlans  # noqa: E402
@@ -24,7 +23,7 @@ from spatial_manip.motion.factory import make_planner  # noqa: E402
 from spatial_manip.motion.world import CollisionWorld, support_ids  # noqa: E402
 from spatial_manip.scene import Scene, SceneObject  # noqa: E402
 
-# OMPL's seed for every case, restarted per case (_reseed_ompl). The kept sets depend on the RRT's
+# OMPL's seed, restarted by the planner before every search. The kept sets depend on the RRT's
 # draws: with 3, book_flat's grasps 8, 10 and 12 are not reached (deterministically, alone or in the
 # suite); with 4 every case keeps its old set
 PLANNER_SEED = 4
@@ -52,15 +51,7 @@ def planners():
             for b in ("", "sim")}
 
 
-def _reseed_ompl() -> None:
-    """OMPL seeds every planner's and sampler's generator from one process-wide seed sequence,
-    which the suite's earlier tests have drawn from: restarted here (as the planners' config did
-    once, PLANNER_SEED), every search below draws what it draws in a fresh process."""
-    reseed_ompl(PLANNER_SEED)
-
-
 def _run(planners, r, config: MotionCheckConfig, k: int | None = None):
-    _reseed_ompl()
     check = MotionCheck(planners[r["arm_backend"]], config)
     target = SceneObject.from_dict(r["target"])
     scene = _with_target(Scene.from_dict(r["scene"]), target)
@@ -76,7 +67,7 @@ def _run(planners, r, config: MotionCheckConfig, k: int | None = None):
 # In the whole suite (two fresh-clone runs of session 19, quiet and loaded) the demo's request
 # kept a grasp whose path ends where the independent straight-approach re-check touches the table,
 # while the file alone passed: the RRT paths depended on the OMPL draws of the tests before it.
-# _run now restarts OMPL's seed sequence, so every case plans as it does alone, in any order
+# The planner now restarts OMPL's seed sequence per search, so every case plans as it does alone, in any order
 @pytest.mark.parametrize("r", REQUESTS, ids=[r["source"].split(",")[0].replace(" ", "_") for r in REQUESTS])
 def test_every_grasp_is_checked_and_the_old_kept_set_kept(planners, r):
     report, _, (check, world, scene, tcp) = _run(planners, r, MotionCheckConfig(time_budget_s=120.0, plan_budget_s=3.0))
@@ -205,7 +196,6 @@ def test_time_the_check_is_off_the_cpu_is_not_spent_from_its_budget(planners):
     alone, cpu_s, _ = _run(planners, r, MotionCheckConfig(time_budget_s=60.0, plan_budget_s=3.0))
     assert not alone.out_of_time
     budget = MotionCheckConfig(time_budget_s=max(1.5, 2 * cpu_s), plan_budget_s=3.0)
-    _reseed_ompl()
     check = MotionCheck(planners[r["arm_backend"]], budget)
     scene = _with_target(Scene.from_dict(r["scene"]), SceneObject.from_dict(r["target"]))
     world = CollisionWorld.from_scene(scene, cloud=np.array(r["clutter"]).reshape(-1, 3), voxel_m=budget.cloud_voxel_m,

@@ -14,7 +14,6 @@ pytest.importorskip("ompl")
 pytest.importorskip("pinocchio")
 pytest.importorskip("toppra")
 
-from ompl_seed import reseed_ompl  # noqa: E402
 from spatial_manip.control.base import straight_driven_path  # noqa: E402
 from spatial_manip.control.primitives import MotionPrimitives, PrimitivesConfig  # noqa: E402
 from spatial_manip.control.safety import Box, SafetyEnvelope  # noqa: E402
@@ -48,10 +47,9 @@ def ends(planner, home):
 
 def produced(planner, home) -> dict[str, np.ndarray]:
     """Each producer's waypoints, as it hands them on: a search around a wall, a detour served as
-    a hint, a straight joint move, the way home. OMPL's seed sequence is restarted first: the
-    planner's own seed holds only in a fresh process, and in the whole suite (make test at
-    32678b6) the search drew a path whose timing missed the joint caps."""
-    reseed_ompl(5)
+    a hint, a straight joint move, the way home. The planner restarts OMPL's seed sequence per
+    search: seeded once per process, in the whole suite (make test at 32678b6) the search drew a
+    path whose timing missed the joint caps."""
     start, goal = ends(planner, home)
     searched = planner.plan(start, goal, table(wall=True))
     checker = planner.checker(table(), start)

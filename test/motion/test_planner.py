@@ -97,6 +97,23 @@ def test_timing_respects_the_envelope_joint_caps(planner, home):
     np.testing.assert_allclose(np.diff(path.q, axis=0), (path.qd[:-1] + path.qd[1:]) / 2 * dt[:, None], atol=2e-3)
 
 
+def test_a_seeded_search_draws_the_same_whatever_drew_before_it(planner, home):
+    """OMPL seeds each sampler, nearest-neighbour structure and simplifier from one process-wide
+    sequence; seeded once per process, a test's RRT paths changed with the tests run before it
+    (test_grasp_frames' clock frame, whole-suite runs only). The planner restarts the sequence per
+    search: the same search after other draws (other tests' planners) finds the same path."""
+    from ompl import util as ou
+
+    kin = planner.envelope.kin
+    start, goal = kin.ik(pose([0.45, -0.30, 0.12]), home), kin.ik(pose([0.45, 0.30, 0.12]), home)
+    first = planner.plan(start, goal, wall_world())
+    [ou.RNG().uniform01() for _ in range(5)]                 # what earlier searches would have drawn
+    planner.plan(kin.ik(pose([0.45, 0.30, 0.12]), home), start, wall_world())
+    again = planner.plan(start, goal, wall_world())
+    assert (first.found_by, again.found_by) == ("search", "search")
+    np.testing.assert_array_equal(again.waypoints, first.waypoints)
+
+
 def test_pose_goal_reaches_the_pose(planner, home):
     T = pose([0.40, 0.25, 0.30])
     path = planner.plan(home, T, table_world(), phase="pre_grasp")
