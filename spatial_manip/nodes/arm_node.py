@@ -27,7 +27,7 @@ from spatial_manip.control.ur_version import check_model, controller_version
 from spatial_manip.control.factory import make_arm_from_config, make_gripper_from_config
 from spatial_manip.motion.arm_plans import make_primitives
 from spatial_manip.errors import MotionFailedError
-from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer, release_devices
+from spatial_manip.nodes.arm_server import ACTION_NAME, ArmActionServer
 
 PARAMS = {"config_file": "", "arm.backend": "", "arm.host": "", "ur_type": "", "state_rate_hz": 50.0,
           "frame_id": "base", "reconnect_max_delay_s": 0.0}   # 0: arm.yaml's (or the backend's) value
@@ -121,16 +121,12 @@ class ArmNode(Node):
             self.get_logger().warning(msg)
 
     def finish(self):
-        """On Ctrl-C or SIGTERM, while every rclpy context still runs (the joint_trajectory and
-        ur_driver backends stop the arm through their own): the running goal canceled and the arm
-        stopped, so its client gets a result; returns a predicate that is true once no goal runs."""
-        self.server.stop_motion()
-        return lambda: self.server.wait_idle(0.0)
+        """On Ctrl-C or SIGTERM, while every rclpy context still runs: the joint_trajectory and
+        ur_driver backends stop the arm through their own."""
+        return self.server.finish()
 
     def shutdown(self):
-        release_devices(self.arm, self.gripper, stop_motion=self.server.stop_motion, motion_ended=self.server.wait_idle,
-                        warn=self.get_logger().warning)
-
+        self.server.release(self.gripper)
 
 def _check_controller_model(cfg: dict) -> None:
     """Refuse a model preset (ur_type) the controller contradicts: a UR5e's kinematics on a CB3

@@ -10,7 +10,7 @@ Reusable by every node that owns an arm (arm_node with ur_rtde, sim_node with Mu
   goal at a time (others are rejected); cancel sets an Event that makes the primitives call
   `arm.stop()` at once; errors come back as `error_code` + `message`, never as exceptions. A
   stopping node cancels the running goal, refuses new ones and stops the arm (`stop_motion`), then
-  waits for the motion to end before closing the arm's link (`release_devices`).
+  waits for the motion to end before closing the arm's link (`release`).
 - `/joint_states` (UR joint names + the gripper joint) and `/tcp_pose_broadcaster/pose`
   (PoseStamped in `base`) at `state_rate_hz`; `~/robot_program_running` (Bool) and
   `/spatial_manip/arm_status` (String, on change) report the controller's state.
@@ -180,6 +180,23 @@ class ArmActionServer:
             if self._cancel is not None:
                 self._cancel.set()
         self.arm.stop()
+
+    def finish(self) -> Callable[[], bool]:
+        """On Ctrl-C or SIGTERM, while the node's rclpy context still runs (spin_node's `finish`):
+        the running goal canceled and the arm stopped, so the goal's client gets its result; returns
+        a predicate that is true once no goal runs. A stop that fails is logged, not raised: the
+        node's `release` stops the arm again before its devices close."""
+        try:
+            self.stop_motion()
+        except Exception as e:  # noqa: BLE001 -- release() runs next and tries the stop again
+            self.node.get_logger().error(f"on stop, could not stop the arm ({type(e).__name__}: {e})")
+        return lambda: self.wait_idle(0.0)
+
+    def release(self, gripper) -> None:
+        """A stopping node's devices released: the arm stopped through `stop_motion`, the motion's
+        end awaited, then `gripper` (None when the arm's own) and the arm's link closed."""
+        release_devices(self.arm, gripper, stop_motion=self.stop_motion, motion_ended=self.wait_idle,
+                        warn=self.node.get_logger().warning)
 
     def wait_idle(self, timeout_s: float) -> bool:
         """Whether no motion runs, waiting up to `timeout_s` for the running one to end (after
@@ -376,20 +393,16 @@ class ArmActionServer:
             self.node.get_logger().error(f"recover failed: {e.message}")
 
 
-def release_devices(arm, gripper, *, stop_motion: Callable[[], None] | None = None,
-                    motion_ended: Callable[[float], bool] | None = None,
+def release_devices(arm, gripper, *, stop_motion: Callable[[], None], motion_ended: Callable[[float], bool],
                     warn: Callable[[str], None] = lambda msg: None) -> None:
-    """A stopping node's devices: the arm stopped first, whatever its backend (a motion still
-    under way when the node stops must not go on without its server; `stop()` on an idle arm does
-    nothing), through `stop_motion` when a server runs goals on it (ArmActionServer.stop_motion:
-    its goal's next phase must not start either), and the motion's end awaited
-    (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the ur_driver backend's stop cancels its
-    trajectory goal through the link closed next); then the gripper's socket and the arm's link
+    """A stopping node's devices: the arm stopped first through `stop_motion`, whatever its backend
+    (ArmActionServer.stop_motion: a motion still under way must not go on without its server, nor
+    its goal's next phase start; `stop()` on an idle arm does nothing), and the motion's end
+    awaited (`motion_ended(timeout_s)`, at most STOP_WAIT_S: the ur_driver backend's stop cancels
+    its trajectory goal through the link closed next); then the gripper's socket and the arm's link
     closed. Each step runs even if one before it failed (`warn` says which): a failed stop must not
     leave the link open, nor a failed disconnect the arm moving."""
-    steps = [("stop the arm", stop_motion or arm.stop)]
-    if motion_ended is not None:
-        steps.append(("see the motion end", lambda: _ended_or_raise(motion_ended)))
+    steps = [("stop the arm", stop_motion), ("see the motion end", lambda: _ended_or_raise(motion_ended))]
     if gripper is not None and hasattr(gripper, "disconnect"):
         steps.append(("disconnect the gripper", gripper.disconnect))
     steps.append(("close the arm's link", arm.close))

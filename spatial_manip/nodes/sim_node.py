@@ -41,7 +41,7 @@ from spatial_manip.camera.types import metres_to_mm
 from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ConfigError, SpatialManipError
 from spatial_manip.nodes import convert
-from spatial_manip.nodes.arm_server import ArmActionServer, release_devices
+from spatial_manip.nodes.arm_server import ArmActionServer
 from spatial_manip.scene import Scene, SceneFormatError
 from spatial_manip.sim.library import catalogue_workspace, library_for
 from spatial_manip.motion.world import support_ids
@@ -359,15 +359,14 @@ def _listed(value) -> list:
 
 
 def main(args=None) -> int:
-    return spin_node(SimNode, args=args, threads=4, close=_stop)
+    # finish: on Ctrl-C a goal's client gets its result (CANCELED) before the node exits
+    return spin_node(SimNode, args=args, threads=4, close=_stop, finish=lambda n: n.arm_server.finish())
 
 
 def _stop(node: "SimNode") -> None:
     """The arm first, as arm_node stops it: a motion under way would go on stepping the world the
     camera thread closes when it ends (the arm on the node's world leaves closing it to that thread)."""
-    server = node.arm_server
-    release_devices(server.arm, None, stop_motion=server.stop_motion, motion_ended=server.wait_idle,
-                    warn=node.get_logger().warning)
+    node.arm_server.release(None)
     node._stop.set()
     node._camera_thread.join(timeout=5)
 

@@ -1,7 +1,7 @@
-"""A stopping node's arm (arm_node's shutdown, sim_node's) over a test double of the Arm protocol (control/base.py): the arm is
-stopped first, whatever the backend, the running motion's end awaited, and every device
-released even when a step before it fails; a stop that lands between two moves of a goal ends
-the goal (ArmActionServer.stop_motion)."""
+"""A stopping node's arm (arm_node's shutdown, sim_node's: ArmActionServer.finish and release)
+over a test double of the Arm protocol (control/base.py): the arm is stopped first, whatever the
+backend, the running motion's end awaited, and every device released even when a step before it
+fails; a stop that lands between two moves of a goal ends the goal (ArmActionServer.stop_motion)."""
 import threading
 import types
 
@@ -53,7 +53,8 @@ def test_shutdown_stops_the_arm_waits_for_the_motion_then_releases_the_devices()
         calls.append("motion ended")
         return True
 
-    release_devices(RecordingArm(calls), RecordingGripper(calls), motion_ended=motion_ended)
+    arm = RecordingArm(calls)
+    release_devices(arm, RecordingGripper(calls), stop_motion=arm.stop, motion_ended=motion_ended)
     assert calls == ["arm.stop", "motion ended", "gripper.disconnect", "arm.close"]
     assert waits == [STOP_WAIT_S]
 
@@ -61,13 +62,15 @@ def test_shutdown_stops_the_arm_waits_for_the_motion_then_releases_the_devices()
 def test_an_idle_arm_without_a_gripper_is_stopped_and_closed():
     """The ur_driver backend's node had no stop on shutdown at all; stop() on an idle arm is safe."""
     calls = []
-    release_devices(RecordingArm(calls), None)
+    arm = RecordingArm(calls)
+    release_devices(arm, None, stop_motion=arm.stop, motion_ended=lambda _t: True)
     assert calls == ["arm.stop", "arm.close"]
 
 
 def test_a_failed_stop_or_a_motion_that_does_not_end_still_releases_everything_and_says_so():
     calls, warnings = [], []
-    release_devices(RecordingArm(calls, fail="arm.stop"), RecordingGripper(calls), motion_ended=lambda _t: False,
+    arm = RecordingArm(calls, fail="arm.stop")
+    release_devices(arm, RecordingGripper(calls), stop_motion=arm.stop, motion_ended=lambda _t: False,
                     warn=warnings.append)
     assert calls == ["arm.stop", "gripper.disconnect", "arm.close"]
     assert len(warnings) == 2
@@ -77,7 +80,8 @@ def test_a_failed_stop_or_a_motion_that_does_not_end_still_releases_everything_a
 
 def test_a_server_stops_the_arm_through_its_stop_motion_not_the_arms_stop():
     calls = []
-    release_devices(RecordingArm(calls), None, stop_motion=lambda: calls.append("stop_motion"))
+    release_devices(RecordingArm(calls), None, stop_motion=lambda: calls.append("stop_motion"),
+                    motion_ended=lambda _t: True)
     assert calls == ["stop_motion", "arm.close"]
 
 
@@ -147,11 +151,25 @@ def test_a_stop_between_two_moves_ends_the_goal_and_refuses_the_next(node):
     goal = threading.Thread(target=lambda: results.append(server._execute(handle)))
     goal.start()
     assert primitives.closing.wait(10.0)
-    release_devices(arm, None, stop_motion=server.stop_motion, motion_ended=server.wait_idle)
+    server.release(None)
     goal.join(10.0)
     assert arm.moves == []
     # aborted, CANCELED: rclpy ends a goal canceled only when its client asked for it
     assert handle.ended == ["aborted"] and results[0].error_code == ErrorCode.CANCELED.value
     assert "the arm's node is stopping" in results[0].message
     assert server._on_goal(None) == GoalResponse.REJECT
+    server.destroy()
+
+
+def test_a_stop_that_fails_on_ctrl_c_is_logged_and_the_node_still_waits_for_its_goal(node):
+    """finish() runs inside spin_node's interrupt handler: an arm whose stop raises must not end the
+    node before release() tries the stop again and closes the link."""
+    calls = []
+    arm = RecordingArm(calls, fail="arm.stop")
+    server = ArmActionServer(node, arm, None, CloseThenLift(arm), action_name="/arm_finish_test")
+    idle = server.finish()
+    assert calls == ["arm.stop"] and idle()
+    assert server._on_goal(None) == GoalResponse.REJECT     # stopping: no later goal moves the arm
+    server.release(None)
+    assert calls == ["arm.stop", "arm.stop", "arm.close"]
     server.destroy()
