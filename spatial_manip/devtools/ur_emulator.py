@@ -23,7 +23,7 @@ Test hooks on the dashboard port (not UR commands):
   `emulator drop [seconds]`   close every RTDE connection and refuse new ones for a while
   `emulator hold_scripts [S]` a script uploaded in the next S seconds (1) starts only when they end
                               (a controller slow to start its program)
-  `emulator state`            one line of JSON (q, tcp pose, moving, safety)
+  `emulator state`            one line of JSON (q, tcp pose, moving, safety, scripts held)
 Run in its OWN process: ur_rtde holds the GIL in its constructors (TOOLCHAIN.md).
 """
 from __future__ import annotations
@@ -159,6 +159,7 @@ class URControllerEmulator:
         self._sync_path = False            # a blocking path: the script never writes "finished"
         self._executing = self._busy = False
         self._hold_scripts_until = 0.0     # monotonic time: uploads before it start only then
+        self._held_scripts = 0             # held uploads not started yet (a test waits for them)
         self._rtde_socks: set[socket.socket] = set()
         self._servers: list[socketserver.TCPServer] = []
         self._stop = threading.Event()
@@ -485,7 +486,9 @@ class URControllerEmulator:
         held_s = self._hold_scripts_until - time.monotonic()
         if held_s > 0:
             self.log(f"script of {len(script)} bytes held for {held_s:.1f} s")
-            threading.Timer(held_s, self._start_program, args=(script,)).start()
+            with self.lock:
+                self._held_scripts += 1
+            threading.Timer(held_s, self._start_held, args=(script,)).start()
             return
         path, other = parse_move_path(script.decode(errors="replace"))
         with self.lock:
@@ -508,6 +511,13 @@ class URControllerEmulator:
             self._write_async(-1)
         self.log(f"script of {len(script)} bytes received: program running"
                  + (f" (move path of {len(path) + len(other)} waypoints)" if path or other else ""))
+
+    def _start_held(self, script: bytes):
+        try:
+            self._start_program(script)
+        finally:
+            with self.lock:
+                self._held_scripts -= 1
 
     # ---- dashboard (29999) ----------------------------------------------------------------
     def _serve_dashboard(self, sock: socket.socket):
@@ -546,7 +556,8 @@ class URControllerEmulator:
             if len(parts) > 1 and parts[1] == "state":
                 q, _, tcp = self.arm.state()
                 return json.dumps({"q": q.tolist(), "tcp": tcp.tolist(), "moving": self.arm.moving,
-                                   "protective_stop": self.protective_stop, "script_running": self.script_running})
+                                   "protective_stop": self.protective_stop, "script_running": self.script_running,
+                                   "held_scripts": self._held_scripts})
             return "unknown emulator command"
         if low == "stop":   # the controller's "stop running program": the arm brakes with it
             with self.lock:
