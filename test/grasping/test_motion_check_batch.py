@@ -38,8 +38,9 @@ ARM_MODEL_DROPS = {"grasp-bench book_upright seed 2": {5: "upper_arm_link touche
 # 13 were dropped in about half the runs ("pre_grasp: forearm_link touches robotiq_base", an arm
 # configuration the search reached or not), at session 31's start (5d83c69) as at its end; and at load
 # 8-22 (sessions 34-35, 7c93cdf and 32678b6) grasps 7, 9 and 11 in most runs ("wrist_1_link touches
-# robotiq_base"): OMPL's simplification stops at a wall-clock limit, so load changes the draws of every
-# search after it. The others must still be kept every time
+# robotiq_base"): OMPL's simplification stops at a wall-clock limit, so load changes a search's path
+# (and, before the seed sequence was restarted per search, the draws of every search after it). The
+# others must still be kept every time
 SOMETIMES_KEPT = {"grasp-bench book_upright seed 2": {4, 7, 9, 11, 12, 13}}
 
 
