@@ -123,8 +123,9 @@ class Episode:
         # the profile's effects are drawn from the task's scene seed: the same task, the same draw
         self.adapter = oracle.SimWorldAdapter(scene, sensing=sensing, seed=int(task.scene_seed))
         self.world = self.adapter.world
-        _reseed_planner()                 # each episode plans as if the server had just started
-        self.motions = sim_primitives(self.world, STOW_Q)     # the robot's primitives and planner
+        # the robot's primitives and planner; the planner restarts OMPL's seed sequence at arm.yaml's sim
+        # motion.seed before every search, so each episode plans as if the server had just started
+        self.motions = sim_primitives(self.world, STOW_Q)
         self._arm = ArmReach(self.motions.plans.planner)
         if task.action == "pick" and scene.held_object() is None:
             # look with the arm folded away, as the generator checked visibility (tasks.observable)
@@ -764,25 +765,6 @@ def _rotated_about(T: np.ndarray, R_frame: np.ndarray, centre, delta_deg) -> np.
     out[:3, :3] = Rw @ T[:3, :3]
     out[:3, 3] = centre + Rw @ (T[:3, 3] - centre)
     return out
-
-
-PLANNER_SEED = 1
-
-
-def _reseed_planner() -> None:
-    """Restart the motion planner's random sequence (OMPL's process-wide seed generator, which
-    seeds each new planner): without it an episode's plans depend on every plan made before it
-    in the server's life. OMPL reports a re-seed as an error; it is silenced here."""
-    try:
-        from ompl import util as ou
-    except ImportError:           # another motion backend: nothing to reseed
-        return
-    level = ou.getLogLevel()
-    ou.setLogLevel(ou.LogLevel.LOG_NONE)
-    try:
-        ou.RNG.setSeed(PLANNER_SEED)
-    finally:
-        ou.setLogLevel(level)
 
 
 def _axis_offsets_deg(R_now: np.ndarray, R_goal: np.ndarray, R_frame: np.ndarray) -> list:
