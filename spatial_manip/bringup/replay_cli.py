@@ -26,8 +26,8 @@ def add_arguments(p) -> None:
     p.add_argument("--loop", action="store_true", help="play again from the start when done")
     p.add_argument("--topics", nargs="+", default=[], help="only these topics (default: all)")
     p.add_argument("--clock", action="store_true",
-                   help="publish the recording's time on /clock (like ros2 bag play --clock); with "
-                        "`spatial-manip launch replay use_sim_time:=true` the planner answers goals on the replayed frames")
+                   help="publish the recording's time on /clock (like ros2 bag play --clock): the replay graph's nodes "
+                        "(`spatial-manip launch replay`) run on it, so the planner answers goals on the replayed frames")
     p.add_argument("--wait-subscribers", type=float, default=0.0,
                    help="wait up to this many seconds for a subscriber before starting (lost messages otherwise)")
     p.add_argument("--ack-timeout", type=float, default=ACK_TIMEOUT_S,
