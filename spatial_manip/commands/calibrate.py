@@ -71,7 +71,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--camera-info-topic", default="/camera/color/camera_info")
     p.add_argument("--joint-states-topic", default="/joint_states")
     p.add_argument("--robot-model", default="ur5e", choices=("ur5", "ur5e"),
-                   help="--ros, --bag: DH preset for joints -> flange (kinematics.model in config/params/arm.yaml)")
+                   help="--ros, --bag: DH preset for joints -> flange: your arm's, as arm.model in "
+                        "config/params/arm.yaml or ur_type at launch (default ur5e)")
     p.add_argument("--dpi", type=float, default=300.0, help="--print-board: printer resolution")
 
 
