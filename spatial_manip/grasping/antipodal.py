@@ -512,12 +512,16 @@ class AntipodalProposer:
         ymin = np.where(inside, y, np.inf).min(axis=1)
         ymax = np.where(inside, y, -np.inf).max(axis=1)
         seen_width = ymax - ymin
-        lo_end, hi_end = (ymin, ymax) if box is None else self._complete_hidden_side(box, R, origins, x0, ymin, ymax,
-                                                                                     seen, hidden_slack_m)
+        lo_end, hi_end, faces = ((ymin, ymax, np.zeros(len(R), bool)) if box is None else
+                                 self._complete_hidden_side(box, R, origins, x0, ymin, ymax, seen, hidden_slack_m))
         width = hi_end - lo_end
-        # a width below min_object_width_m means one visible face and a hidden far side: unsafe
+        # a width below min_object_width_m means one visible face and a hidden far side: unsafe,
+        # unless a slab's box puts both faces the pads close on (across its thickness). A 1.6 cm
+        # book leaning edge-on to the camera 1.7 m away shows its top edge as a 2-7 mm strip (a
+        # pixel or two, the noise along the view, not across it): every pinch of its free top was
+        # refused, and the grasps left were low on its face, their fingers in its wedge
         ok = (count >= cfg.min_grasp_points) & (width <= g.max_width_m - 2 * margin) & np.isfinite(x0) \
-            & (seen_width >= cfg.min_object_width_m) & ~truncated
+            & ((seen_width >= cfg.min_object_width_m) | faces) & ~truncated
         if not ok.any():
             return None
         R, origins, q, inside, idx, valid, spans = R[ok], origins[ok], q[ok], inside[ok], idx[ok], valid[ok], spans[ok]
@@ -619,7 +623,9 @@ class AntipodalProposer:
         A slab's (square_thin_ratio: a book, a plate) faces are flat and its box fits them: both
         ends reach at least where its box ends, seen or not. A lying book seen as a 4 cm strip of
         its top (the rest out of the camera's sight) passed as 4 cm wide across its 11.3 cm, and
-        the top grasp closing across it had both fingers on the book (pick-110-00012)."""
+        the top grasp closing across it had both fingers on the book (pick-110-00012).
+        Also returns which candidates close across a slab's thickness on its box: both their
+        contacts are the slab's faces, where its box puts them."""
         a, c = R[:, :, 0], R[:, :, 1]
         with np.errstate(invalid="ignore"):
             ymid = (ymin + ymax) / 2
@@ -640,12 +646,15 @@ class AntipodalProposer:
         # +y runs away from the camera where closing . view > 0: the hidden end is hi, else lo
         hi = np.where(hidden & (cv > 0), np.maximum(ymax, ymid + np.nan_to_num(s_out) + slack_m), ymax)
         lo = np.where(hidden & (cv < 0), np.minimum(ymin, ymid + np.nan_to_num(s_in) - slack_m), ymin)
+        faces = np.zeros(len(R), bool)
         if is_slab(box, self.config.square_thin_ratio):
             s_in, s_out = self._across_slab(box, centre, c, s_in, s_out)
             boxed = measured & np.isfinite(s_in)
             hi = np.where(boxed, np.maximum(hi, ymid + np.nan_to_num(s_out)), hi)
             lo = np.where(boxed, np.minimum(lo, ymid + np.nan_to_num(s_in)), lo)
-        return lo, hi
+            thickness = int(np.argmin(box.size))
+            faces = boxed & (np.argmax(np.abs(c @ np.asarray(box.rotation, float)), axis=1) == thickness)
+        return lo, hi, faces
 
     @staticmethod
     def _across_slab(box: ObjectBox, centre: np.ndarray, closing: np.ndarray, s_in: np.ndarray, s_out: np.ndarray):

@@ -268,29 +268,29 @@ class GraspService:
         return gap if cfg.table_gap_min_m <= abs(gap) <= cfg.table_gap_max_m else 0.0
 
     def _fixture_points(self, scene, box: TargetBox) -> np.ndarray:
-        """(N, 3) base-frame points filling the scene's fixtures (category `support`) and, with
-        neighbour_boxes, its other objects but the table and what is held, near the target, on a
-        fixture_spacing_m grid, outside the target's own box."""
+        """(N, 3) base-frame points filling the scene's fixtures (category `support`, each by its
+        parts when it has them) and, with neighbour_boxes, its other objects but the table and
+        what is held, near the target, on a fixture_spacing_m grid, outside the target's own box."""
         step = self.config.fixture_spacing_m
         if scene is None or step <= 0:
             return np.zeros((0, 3))
         reach = np.abs(box.rotation) @ (box.size / 2) + self.config.scene_margin_m
         lo, hi = box.center - reach, box.center + reach
-        parts = []
+        filled = []
         for o in scene.objects:
             if o.id == box.object_id or not self._solid(o, box):
                 continue
-            c, size, R = (np.asarray(v, float) for v in (o.center, o.size, o.rotation))
-            ext = np.abs(R) @ (size / 2)
-            if np.any(c + ext < lo) or np.any(c - ext > hi):
-                continue
-            axes = [np.linspace(-h, h, max(2, int(np.ceil(2 * h / step)) + 1)) for h in size / 2]
-            if np.prod([len(a) for a in axes]) > 200_000:      # a plinth, not a pedestal: its faces are seen
-                continue
-            grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3) @ R.T + c
-            keep = np.all((grid >= lo) & (grid <= hi), axis=1) & ~points_in_box(grid, box)
-            parts.append(grid[keep])
-        return np.concatenate(parts) if parts else np.zeros((0, 3))
+            for c, size, R in _solid_boxes(o):
+                ext = np.abs(R) @ (size / 2)
+                if np.any(c + ext < lo) or np.any(c - ext > hi):
+                    continue
+                axes = [np.linspace(-h, h, max(2, int(np.ceil(2 * h / step)) + 1)) for h in size / 2]
+                if np.prod([len(a) for a in axes]) > 200_000:      # a plinth, not a pedestal: its faces are seen
+                    continue
+                grid = np.stack(np.meshgrid(*axes, indexing="ij"), -1).reshape(-1, 3) @ R.T + c
+                keep = np.all((grid >= lo) & (grid <= hi), axis=1) & ~points_in_box(grid, box)
+                filled.append(grid[keep])
+        return np.concatenate(filled) if filled else np.zeros((0, 3))
 
     def _solid(self, o, box: TargetBox) -> bool:
         """Whether scene object `o` is an obstacle the fingers must keep out of: a fixture, or a
@@ -470,6 +470,17 @@ def _in_camera(box: TargetBox, T_base_cam) -> ObjectBox:
     T_cam_base = tf.invert(np.asarray(T_base_cam, float))
     return ObjectBox(tf.apply(T_cam_base, box.center[None])[0], np.asarray(box.size, float),
                      T_cam_base[:3, :3] @ box.rotation)
+
+
+def _solid_boxes(o) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(centre, size, rotation) of each solid box of scene object `o`: a fixture's parts
+    (`extra["parts"]`, as the motion check's world holds them), else its own box. A wedge's box
+    is its parts' level hull: filled whole, it stood beside the free top of the book leaning on
+    it (the part above the slanted wedge), and the pinches there stopped short of their depth."""
+    parts = o.extra.get("parts") if isinstance(getattr(o, "extra", None), dict) else None
+    boxes = parts or [{"center": o.center, "size": o.size, "rotation": o.rotation}]
+    return [(np.asarray(b["center"], float), np.asarray(b["size"], float),
+             np.asarray(b.get("rotation", np.eye(3)), float).reshape(3, 3)) for b in boxes]
 
 
 def _as_object(box: TargetBox) -> SceneObject:
