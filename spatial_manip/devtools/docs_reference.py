@@ -72,7 +72,10 @@ def interfaces_page() -> str:
 def parameters_page() -> str:
     return (HEADER + "# Node parameters reference\n\n"
             "Each node's parameters as the node declares them (`ros2 param describe` shows the same); "
-            "the table lives in `spatial_manip/parameters.py`.\n\n" + markdown())
+            "the table lives in `spatial_manip/parameters.py`. A graph (`config/graphs/`) starts a node with its "
+            "file in `config/params/`, whose values win over these defaults (camera.yaml, for one, sets the L515's "
+            "resolutions). arm_node and grasp_node read most of their settings from the "
+            "YAML their `config_file` names (arm.yaml, grasp.yaml), not from parameters.\n\n" + markdown())
 
 
 def pages() -> dict[str, str]:
