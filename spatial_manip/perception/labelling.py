@@ -264,8 +264,27 @@ def _piece_of(det: Detection, exp: ExpectedObject) -> bool:
     corner fit the 41 x 16 x 42 cm cheval mirror 0.44 and the scale 0.54, and was named the mirror
     (place-84-00015). assign_labels names no piece so; the words still may (name_from_words: a
     tie, or the one detection that fits the named object at all: the mona lisa seen from behind
-    as its 18 cm canvas, pick-66-00001)."""
-    return is_piece(det.box.size, exp.size_m)
+    as its 18 cm canvas, pick-66-00001). Nor is an upright box whose height is a lower bound (its
+    top hidden or cut by the image's edge) and spans less than PIECE_SHARE of the entry's height
+    (_hidden_height_piece)."""
+    return is_piece(det.box.size, exp.size_m) or _hidden_height_piece(det, exp)
+
+
+def _hidden_height_piece(det: Detection, exp: ExpectedObject) -> bool:
+    """Whether `det`'s upright ("yaw") box has a height that is a lower bound (`lower_bound_sides`)
+    spanning less than PIECE_SHARE of the height `exp` was enrolled standing at (its tallest
+    enrolled size's last side): the rest of the object would stand where nothing is seen, and a
+    shortfall there costs match_cost a quarter, so any taller entry of its colour fits it. A
+    distant plant's brown pot under its foliage, 30 x 13.5 x 15 cm with its top hidden, fit the
+    42 cm tall cheval mirror 0.41 and the copper scale 0.51, and was named the mirror (pick-121-00002,
+    pick-123-00004). An irregular entry (a plant) is exempt: its foliage, its pot hidden below it,
+    shows the colour and breadth it was enrolled by, and is the plant (a juniper seen so on the
+    shelf's far side, pick-112-00005; a philadelphus shrub, pick-84-00002)."""
+    sides = det.extra.get("lower_bound_sides")
+    if exp.size_m is None or exp.shape == "irregular" or det.box.mode != "yaw" or sides is None or not sides[2]:
+        return False
+    tallest = max(float(size[2]) for size in _enrolled_sizes(exp))
+    return float(det.box.size[2]) < PIECE_SHARE * tallest
 
 
 def is_piece(measured_size, whole_size) -> bool:
