@@ -653,7 +653,10 @@ class AntipodalProposer:
             hi = np.where(boxed, np.maximum(hi, ymid + np.nan_to_num(s_out)), hi)
             lo = np.where(boxed, np.minimum(lo, ymid + np.nan_to_num(s_in)), lo)
             thickness = int(np.argmin(box.size))
-            faces = boxed & (np.argmax(np.abs(c @ np.asarray(box.rotation, float)), axis=1) == thickness)
+            # only a closing across the view: both faces were seen edge-on. Along the view the far
+            # face is hidden and the box's thickness a guess, which the seen-width guard is for
+            across = np.abs(cv) <= self.config.hidden_side_cos
+            faces = boxed & across & (np.argmax(np.abs(c @ np.asarray(box.rotation, float)), axis=1) == thickness)
         return lo, hi, faces
 
     @staticmethod

@@ -6,6 +6,7 @@ connects to whichever is easiest). A straight joint move that is already safe sk
 """
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -35,7 +36,7 @@ class OmplPlanner:
         import toppra.algorithm  # noqa: F401  the timing's library, loaded here (1-2 s) and not by the first
         #                          plan: the first pick's plan took 2 s against 0.2-1 s for the next (issue 42)
 
-        ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan
+        ou.setLogLevel(ou.LogLevel.LOG_WARN)     # OMPL's INFO lines would flood every plan (_restart_seed_sequence too)
         self.robot, self.envelope, self.config = robot, envelope, config
         c = envelope.config
         self.v_max = c.max_joint_speed_rad_s * config.speed_scale
@@ -251,22 +252,28 @@ def _spaced(q: np.ndarray, step_rad: float) -> list[np.ndarray]:
     return out
 
 
+_SEED_LOCK = threading.Lock()
+
+
 def _restart_seed_sequence(seed: int | None) -> None:
     """Restart OMPL's process-wide seed sequence at `seed` before a search builds its sampler,
     nearest-neighbour structure and simplifier (each takes the sequence's next seed), so a seeded
     plan draws the same given the same inputs, whatever was planned before it in the process
-    (seeded once per process, a test's paths changed with the tests run before it). OMPL logs
-    every restart after the first draw as an error ("not deterministic"); it is silenced here."""
+    (seeded once per process, a test's paths changed with the tests run before it). One search at
+    a time: searches on several threads at once (grasp_node's) share the sequence, so their draws
+    interleave. OMPL logs every restart after the first draw as an error ("not deterministic"); it
+    is silenced here, under a lock, and the planner's own level (LOG_WARN) set again after it: a
+    level saved and restored by two threads at once could stay silenced for good."""
     if seed is None:
         return
     from ompl import util as ou
 
-    level = ou.getLogLevel()
-    ou.setLogLevel(ou.LogLevel.LOG_NONE)
-    try:
-        ou.RNG.setSeed(int(seed))
-    finally:
-        ou.setLogLevel(level)
+    with _SEED_LOCK:
+        ou.setLogLevel(ou.LogLevel.LOG_NONE)
+        try:
+            ou.RNG.setSeed(int(seed))
+        finally:
+            ou.setLogLevel(ou.LogLevel.LOG_WARN)
 
 
 def _state(space, q: np.ndarray):

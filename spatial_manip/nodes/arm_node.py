@@ -121,12 +121,14 @@ class ArmNode(Node):
             self.get_logger().warning(msg)
 
     def finish(self):
-        """On Ctrl-C or SIGTERM, while every rclpy context still runs: the joint_trajectory and
-        ur_driver backends stop the arm through their own."""
+        """On Ctrl-C or SIGTERM, while every rclpy context still runs (the joint_trajectory and
+        ur_driver backends stop the arm through their own): ArmActionServer.finish, whose predicate
+        is true once no goal runs."""
         return self.server.finish()
 
     def shutdown(self):
         self.server.release(self.gripper)
+
 
 def _check_controller_model(cfg: dict) -> None:
     """Refuse a model preset (ur_type) the controller contradicts: a UR5e's kinematics on a CB3

@@ -76,6 +76,11 @@ def spin_node(make_node: Callable, *, args=None, threads: int | None = 1,
     finally:
         if node is not None:
             if close is not None:
+                # a second Ctrl-C or SIGTERM would cut the release short (the gripper's socket and
+                # the arm's link left open, the camera thread running); each of its waits is bounded,
+                # and a launcher that runs out of patience kills the process
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
                 close(node)
             node.destroy_node()
         rclpy.try_shutdown()

@@ -97,13 +97,16 @@ def test_timing_respects_the_envelope_joint_caps(planner, home):
     np.testing.assert_allclose(np.diff(path.q, axis=0), (path.qd[:-1] + path.qd[1:]) / 2 * dt[:, None], atol=2e-3)
 
 
-def test_a_seeded_search_draws_the_same_whatever_drew_before_it(planner, home):
+def test_a_seeded_search_draws_the_same_whatever_drew_before_it(arm_cfg, home):
     """OMPL seeds each sampler, nearest-neighbour structure and simplifier from one process-wide
     sequence; seeded once per process, a test's RRT paths changed with the tests run before it
     (test_grasp_frames' clock frame, whole-suite runs only). The planner restarts the sequence per
     search: the same search after other draws (other tests' planners) finds the same path."""
     from ompl import util as ou
 
+    # simplified to convergence: cut short by its 0.05 s default, how far simplification gets (and
+    # how many numbers it draws) depends on the machine's load, not on the seed
+    planner = make_planner(arm_cfg, {"seed": 5, "simplify_s": 5.0})
     kin = planner.envelope.kin
     start, goal = kin.ik(pose([0.45, -0.30, 0.12]), home), kin.ik(pose([0.45, 0.30, 0.12]), home)
     first = planner.plan(start, goal, wall_world())
