@@ -416,9 +416,9 @@ def _holds_measured(d, size, cfg: CatalogueFitConfig) -> bool:
     """Whether a box of catalogue `size` holds `d`'s measured box, each side shortened by the range
     noise's spread along it (`extra["range_smear_m"]`, as labelling.match_cost forgives it) and
     allowed `inside_tol_m`, sides matched in sorted order. Points smeared along the line of sight
-    outgrow a thin object's box though the object fits: the pillar bookend 2.5 m away (15.8 x 7.1 x
-    13.2 cm), boxed 17.1 x 9.8 x 12.2 cm with 3 cm of range noise along its 9.8 cm depth, was
-    renamed the deeper newton's cradle, whose box held the smear (place-122-00002)."""
+    outgrow a thin object's box though the object fits: a bookend 2.5 m away, boxed 2.7 cm deeper
+    than it is by 3 cm of range noise, was renamed a deeper entry whose box held the smear (a
+    regression frame in test/perception/frames)."""
     smear = np.asarray(d.extra.get("range_smear_m") or (0.0, 0.0, 0.0), float)
     shed = np.maximum(np.asarray(d.box.size, float) - smear, 0.0)
     return bool(np.all(np.sort(shed) <= np.sort(np.asarray(size, float)) + cfg.inside_tol_m))

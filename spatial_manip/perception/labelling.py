@@ -162,10 +162,10 @@ def sure_fit(det: Detection, exp: ExpectedObject, sure_cost: float = SURE_COST, 
 # What one view sees of an irregular object (a statue, a plant, a mug, a scale: enrolled with
 # shape "irregular") spans some of its depth: the surface it turns to the camera is no plane. A
 # detection whose points lie closer to one plane (flattest_spread_m) than this share of the
-# entry's thinnest side, in every enrolled view, is something flat, not that object: three books'
-# spines standing together on a shelf 2.5 m away, one 6.9 x 2.1 x 22 cm cluster whose points spread
-# 1.6 cm across, their blended colour the pagoda statue's (13.7 x 10.8 x 20.8 cm), fit the statue
-# 0.25 with two sides lower bounds, and were named it (place-120-00001, -00007).
+# entry's thinnest side, in every enrolled view, is something flat, not that object: book spines
+# standing together on a distant shelf, one cluster whose points spread under 2 cm, their blended
+# colour an irregular statue's, fit the statue with two sides lower bounds and were named it (the
+# regression frames in test/perception/frames say which).
 FLAT_SHARE = 0.25
 
 
@@ -187,9 +187,9 @@ def _enrolled_sizes(exp: ExpectedObject) -> tuple:
 # An object stands as tall as it was enrolled standing, seen from any side (its last side, in its
 # fused size and every view's): an upright ("yaw") box taller than that by more than this share,
 # past the range noise's smear along its height, is not that object. A side of the footprint may
-# measure longer than enrolled (a plant's foliage turned), the height may not: the red alarm clock
-# 2.5 m away, seen as a 9.8 x 4 x 16 cm column shaded to 150/49/50, fit the red coffee mug's red
-# side (13.2 cm tall) 0.32 and the clock 0.47, and was named the mug (place-120-00003).
+# measure longer than enrolled (a plant's foliage turned), the height may not: a distant red clock
+# seen as a 16 cm column fit a 13 cm red mug's side better than its own entry, and was named the mug
+# (a regression frame in test/perception/frames).
 TALLER_SHARE = 0.12
 
 
@@ -274,12 +274,11 @@ def _hidden_height_piece(det: Detection, exp: ExpectedObject) -> bool:
     """Whether `det`'s upright ("yaw") box has a height that is a lower bound (`lower_bound_sides`)
     spanning less than PIECE_SHARE of the height `exp` was enrolled standing at (its tallest
     enrolled size's last side): the rest of the object would stand where nothing is seen, and a
-    shortfall there costs match_cost a quarter, so any taller entry of its colour fits it. A
-    distant plant's brown pot under its foliage, 30 x 13.5 x 15 cm with its top hidden, fit the
-    42 cm tall cheval mirror 0.41 and the copper scale 0.51, and was named the mirror (pick-121-00002,
-    pick-123-00004). An irregular entry (a plant) is exempt: its foliage, its pot hidden below it,
-    shows the colour and breadth it was enrolled by, and is the plant (a juniper seen so on the
-    shelf's far side, pick-112-00005; a philadelphus shrub, pick-84-00002)."""
+    shortfall there costs match_cost a quarter, so any taller entry of its colour fits it: a
+    distant plant's pot under its foliage, its top hidden, fit a taller upright entry of its colour
+    best and was named it. An irregular entry (a plant) is exempt: its foliage, its pot hidden below
+    it, shows the colour and breadth it was enrolled by. Both cases are regression frames in
+    test/perception/frames."""
     sides = det.extra.get("lower_bound_sides")
     if exp.size_m is None or exp.shape == "irregular" or det.box.mode != "yaw" or sides is None or not sides[2]:
         return False
