@@ -120,15 +120,6 @@ class ArmNode(Node):
         else:
             self.get_logger().warning(msg)
 
-    def finish(self):
-        """On Ctrl-C or SIGTERM, while every rclpy context still runs (the joint_trajectory and
-        ur_driver backends stop the arm through their own): ArmActionServer.finish, whose predicate
-        is true once no goal runs."""
-        return self.server.finish()
-
-    def shutdown(self):
-        self.server.release(self.gripper)
-
 
 def _check_controller_model(cfg: dict) -> None:
     """Refuse a model preset (ur_type) the controller contradicts: a UR5e's kinematics on a CB3
@@ -142,7 +133,10 @@ def _check_controller_model(cfg: dict) -> None:
 
 
 def main(args=None) -> int:
-    return spin_node(ArmNode, args=args, threads=4, close=lambda n: n.shutdown(), finish=lambda n: n.finish())
+    # finish runs while every rclpy context still does (the joint_trajectory and ur_driver backends
+    # stop the arm through their own); close releases the devices, the arm stopped first
+    return spin_node(ArmNode, args=args, threads=4, close=lambda n: n.server.release(n.gripper),
+                     finish=lambda n: n.server.finish())
 
 
 if __name__ == "__main__":
