@@ -115,6 +115,29 @@ class SceneObject:
         """The 8 box corners in world, shape (8, 3)."""
         return box_corners(self.center, self.size, self.rotation)
 
+    @property
+    def has_parts(self) -> bool:
+        """Whether the cell configured this fixture as part boxes (`extra["parts"]`: a shelf's
+        panels, a wedge's steps): its own box is then their hull, partly air."""
+        return bool(self.extra.get("parts"))
+
+    def solid_boxes(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(centre, size, rotation) in world of each solid box of this object: a fixture's parts,
+        else its own box. A SceneFormatError names the object and the part that is malformed."""
+        if not self.has_parts:
+            return [(self.center, self.size, self.rotation)]
+        return [self._part_box(part, k) for k, part in enumerate(self.extra["parts"])]
+
+    def _part_box(self, part, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        where = f"object {self.id!r}: parts[{k}]"
+        if not isinstance(part, dict):
+            raise SceneFormatError(f"{where} must be an object with center, size and rotation, got {part!r}")
+        size = _vec(part, "size", where)
+        if np.any(size <= 0):
+            raise SceneFormatError(f"{where}: 'size' must be positive, got {size.tolist()}")
+        rotation = _vec(part, "rotation", where, 9).reshape(3, 3) if "rotation" in part else np.eye(3)
+        return _vec(part, "center", where), size, rotation
+
     @classmethod
     def from_dict(cls, d: dict, index: int = 0) -> "SceneObject":
         where = f"objects[{index}]" + (f" ({d.get('id')!r})" if isinstance(d, dict) and "id" in d else "")

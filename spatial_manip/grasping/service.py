@@ -280,7 +280,9 @@ class GraspService:
         for o in scene.objects:
             if o.id == box.object_id or not self._solid(o, box):
                 continue
-            for c, size, R in _solid_boxes(o):
+            # a fixture by its parts: a wedge's own box is their level hull, and filled whole it stood
+            # beside the free top of the book leaning on it, where the pinches stopped short of their depth
+            for c, size, R in o.solid_boxes():
                 ext = np.abs(R) @ (size / 2)
                 if np.any(c + ext < lo) or np.any(c - ext > hi):
                     continue
@@ -470,17 +472,6 @@ def _in_camera(box: TargetBox, T_base_cam) -> ObjectBox:
     T_cam_base = tf.invert(np.asarray(T_base_cam, float))
     return ObjectBox(tf.apply(T_cam_base, box.center[None])[0], np.asarray(box.size, float),
                      T_cam_base[:3, :3] @ box.rotation)
-
-
-def _solid_boxes(o) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(centre, size, rotation) of each solid box of scene object `o`: a fixture's parts
-    (`extra["parts"]`, as the motion check's world holds them), else its own box. A wedge's box
-    is its parts' level hull: filled whole, it stood beside the free top of the book leaning on
-    it (the part above the slanted wedge), and the pinches there stopped short of their depth."""
-    parts = o.extra.get("parts") if isinstance(getattr(o, "extra", None), dict) else None
-    boxes = parts or [{"center": o.center, "size": o.size, "rotation": o.rotation}]
-    return [(np.asarray(b["center"], float), np.asarray(b["size"], float),
-             np.asarray(b.get("rotation", np.eye(3)), float).reshape(3, 3)) for b in boxes]
 
 
 def _as_object(box: TargetBox) -> SceneObject:

@@ -174,12 +174,8 @@ class CollisionWorld:
         return world
 
     def _add_object(self, o) -> None:
-        parts = o.extra.get("parts") if isinstance(o.extra, dict) else None
-        if parts:
-            for k, p in enumerate(parts):
-                self.add_box(f"{o.id}/part{k}", p["center"], p["size"], p.get("rotation"), owner=o.id)
-        else:
-            self.add_box(o.id, o.center, o.size, o.rotation)
+        for k, (center, size, rotation) in enumerate(o.solid_boxes()):
+            self.add_box(f"{o.id}/part{k}" if o.has_parts else o.id, center, size, rotation, owner=o.id)
 
     def with_hidden_sides(self, scene, keep: Sequence[str] = ()) -> "CollisionWorld":
         """This world plus, for each of the scene's objects it holds as one box (not `keep`: the

@@ -347,19 +347,6 @@ class FixturePart:
     size: np.ndarray
     rotation: np.ndarray
 
-    @classmethod
-    def from_dict(cls, d: Mapping) -> "FixturePart":
-        """From {"center": 3, "size": 3 positive, "rotation": 3x3} in metres; ValueError naming
-        what is wrong otherwise."""
-        try:
-            part = cls(np.asarray(d["center"], float).reshape(3), np.asarray(d["size"], float).reshape(3),
-                       np.asarray(d["rotation"], float).reshape(3, 3))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"a fixture part needs center (3), size (3) and rotation (3x3), got {d!r}: {e}") from e
-        if not all(np.all(np.isfinite(a)) for a in (part.center, part.size, part.rotation)) or np.any(part.size <= 0):
-            raise ValueError(f"a fixture part must be finite with a positive size, got {d!r}")
-        return part
-
 
 @dataclass(frozen=True)
 class SegmentationHints:
@@ -402,8 +389,8 @@ class SegmentationHints:
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)
         work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
-        fixtures = tuple(part for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
-                         for part in _fixture_parts(o))
+        fixtures = tuple(FixturePart(*box) for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
+                         for box in o.solid_boxes())
         supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
         if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
             g = float(scene.extra["ground_z"])
@@ -431,14 +418,6 @@ def over_any(point, parts, margin_m: float = 0.0) -> bool:
         if np.all(np.abs(local[:2]) <= np.asarray(part.size[:2]) / 2 + margin_m):
             return True
     return False
-
-
-def _fixture_parts(o: SceneObject) -> list[FixturePart]:
-    """A fixture's configured part boxes (`extra["parts"]`), or its own box without them."""
-    parts = o.extra.get("parts")
-    if parts:
-        return [FixturePart.from_dict(p) for p in parts]
-    return [_own_box(o)]
 
 
 def _own_box(o: SceneObject) -> FixturePart:
