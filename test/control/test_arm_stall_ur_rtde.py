@@ -3,7 +3,8 @@
 The emulator process (`spatial-manip ur-emulator`) is frozen with SIGSTOP for 8 and for 12 s while the arm
 runs a moveL (and for as long as arm_node takes to answer, if longer) and then resumed, like a
 controller (or its link) that stopped answering for a while. arm_node answers MOTION_FAILED while
-the controller is still frozen (its call_timeout_s); the stop it sent before answering is what the
+the controller is still frozen, and says why: its link watch found the controller silent (its call_timeout_s),
+not a move that outlived move_timeout_s; the stop it sent before answering is what the
 controller acts on when it answers again, so the arm never finishes the interrupted moveL by
 itself: after the resume it stands still until a new goal, which then works.
 ur_rtde's ports are fixed: like test_arm_reconnect_ur_rtde.py, this module runs on its own.
@@ -21,6 +22,8 @@ pytest.importorskip("rtde_control")
 
 from test_arm_reconnect_ur_rtde import down_pose, emu_state, run_goal, stack, wait_for  # noqa: E402,F401
 
+from std_msgs.msg import String  # noqa: E402
+
 from spatial_manip_interfaces.action import ArmMotion  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.ros]
@@ -33,6 +36,8 @@ HANG_S = 60.0
 @pytest.mark.parametrize("freeze_s", [8.0, 12.0])
 def test_a_controller_frozen_mid_movel_does_not_finish_the_move_when_it_resumes(stack, freeze_s):
     node, client, procs = stack
+    status = []
+    node.create_subscription(String, "/spatial_manip/arm_status", lambda m: status.append(m.data), 10)
     res, _ = run_goal(client, ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_HOME))
     assert res.success, res.message
     goal = ArmMotion.Goal(motion=ArmMotion.Goal.MOTION_WAYPOINTS, speed_scale=0.1)
@@ -56,6 +61,10 @@ def test_a_controller_frozen_mid_movel_does_not_finish_the_move_when_it_resumes(
         assert "at" in frozen, "the emulator never reported the arm moving"
         answered_s = time.monotonic() - frozen["at"]             # answered while the controller is frozen
         assert not res.success and res.error_code == "MOTION_FAILED", (res.error_code, res.message)
+        # the stall is what ended the move (the link counted lost), not the move's own time limit
+        # ("did not finish within"), which would answer only long after the freeze began
+        assert res.message.startswith("moveL interrupted: connection to the controller lost"), res.message
+        assert "not resumed" in res.message and "send a new goal" in res.message, res.message
         time.sleep(max(0.0, frozen["at"] + freeze_s - time.monotonic()))
     finally:
         os.kill(procs["emu"].pid, signal.SIGCONT)
@@ -68,6 +77,7 @@ def test_a_controller_frozen_mid_movel_does_not_finish_the_move_when_it_resumes(
     state = emu_state()
     assert not state["moving"], (state, res.message)
     assert max(travel) < STILL_RAD, f"the arm moved {max(travel):.4f} rad after the resume without a goal"
+    assert any(s.startswith("connection to the controller lost") for s in status), status   # and said so
     print(f"frozen {freeze_s:g} s mid-moveL: MOTION_FAILED {answered_s:.1f} s into the freeze, "
           f"{max(travel):.4f} rad of joint motion after the resume")
 
