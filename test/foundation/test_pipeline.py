@@ -269,6 +269,22 @@ def test_max_attempts_left_at_zero_means_the_configured_default():
     assert validate_goal("pick the book", "auto", False, 2, default_attempts=3).max_attempts == 2
 
 
+def test_the_goal_message_says_what_max_attempts_accepts():
+    """ExecuteInstruction.action's comment (and so docs/reference/interfaces.md) gives the range
+    validate_goal enforces and says that 0 is the configured default (it said "must be >= 1")."""
+    from pathlib import Path
+
+    from spatial_manip.pipeline import MAX_ATTEMPTS_LIMIT
+
+    action = Path(__file__).resolve().parents[2] / "spatial_manip_interfaces" / "action" / "ExecuteInstruction.action"
+    [line] = [ln for ln in action.read_text().splitlines() if ln.startswith("int32 max_attempts")]
+    comment = line.split("#", 1)[1]
+    assert f"1..{MAX_ATTEMPTS_LIMIT}" in comment and "0 (the default)" in comment and "default_max_attempts" in comment
+    validate_goal("pick the book", "auto", False, MAX_ATTEMPTS_LIMIT)
+    with pytest.raises(InvalidGoalError, match="max_attempts"):
+        validate_goal("pick the book", "auto", False, MAX_ATTEMPTS_LIMIT + 1)
+
+
 def test_validate_goal_normalises_whitespace_and_kind_numbers():
     g = validate_goal("  pick   the\nbook ", 3)
     assert g.instruction == "pick the book" and g.task_kind == "pick_and_place"
