@@ -8,7 +8,9 @@ import json
 import signal
 import sys
 
-from spatial_manip.bringup.goal_client import KINDS, send_goal, spinning_node
+from spatial_manip.bringup.goal_client import ACTION_NAME, KINDS, send_goal, spinning_node
+from spatial_manip.bringup.graph import GraphError
+from spatial_manip.bringup.launch_args import ros_namespace
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -20,6 +22,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=180.0, help="seconds to wait for the result")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--server-timeout", type=float, default=20.0, help="seconds to wait for the action server")
+    p.add_argument("--namespace", type=_namespace, default="",
+                   help="the cell's namespace, as launched with namespace:=NS (default: the root namespace)")
+
+
+def _namespace(value: str) -> str:
+    try:
+        return ros_namespace(value, given_as="--namespace ")
+    except GraphError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
 
 
 def result_dict(report) -> dict:
@@ -44,7 +55,7 @@ def run(args) -> int:
         with spinning_node("spatial_manip_goal_client", threads=1) as node:
             report = send_goal(node, args.instruction, kind=args.kind, dry_run=args.dry_run,
                                max_attempts=args.attempts, timeout_s=args.timeout, on_feedback=show,
-                               server_timeout_s=args.server_timeout)
+                               server_timeout_s=args.server_timeout, action_name=args.namespace + ACTION_NAME)
     except TimeoutError as e:
         print(f"spatial-manip goal: {e}", file=sys.stderr)
         return 2

@@ -13,6 +13,7 @@ from typing import Callable
 from spatial_manip.nodes.futures import wait_future
 
 KINDS = {"auto": 0, "pick": 1, "place": 2, "pick_and_place": 3}
+ACTION_NAME = "/spatial_manip/execute_instruction"   # planner_node's, in the root namespace
 
 
 @contextlib.contextmanager
@@ -176,7 +177,7 @@ def _action_client(node, action_name: str):
 def send_goal(node, instruction: str, *, kind: str | int = "auto", dry_run: bool = False,
               max_attempts: int = 0, timeout_s: float = 180.0, server_timeout_s: float = 20.0,
               on_feedback: Callable | None = None, cancel_after_s: float | None = None,
-              action_name: str = "/spatial_manip/execute_instruction") -> GoalReport:
+              action_name: str = ACTION_NAME) -> GoalReport:
     """Send a goal from `node` (spun by the caller's executor in another thread).
     `max_attempts` 0 leaves the server's configured default. Ctrl-C while the goal runs cancels
     it and waits for the server's answer, so the arm is stopped before the caller exits

@@ -98,7 +98,7 @@ def apply_launch_arguments(graph: Graph, values: dict[str, str]) -> Graph:
         if arg.choices and value not in arg.choices:
             raise GraphError(f"launch argument {name}:={value!r} is not one of {', '.join(arg.choices)}")
         if name == "namespace":
-            nodes = [replace(n, namespace=_namespace(value)) for n in nodes]
+            nodes = [replace(n, namespace=ros_namespace(value)) for n in nodes]
             continue
         for i, n in enumerate(nodes):
             params = {param: value for node, param in arg.targets if node in (EVERY_NODE, n.name)}
@@ -118,8 +118,10 @@ def _with_implied(values: dict[str, str], known: dict[str, LaunchArgument]) -> d
     return out
 
 
-def _namespace(value: str) -> str:
+def ros_namespace(value: str, given_as: str = "launch argument namespace:=") -> str:
+    """The absolute namespace ("/cell1") of `value` ("cell1", "/cell1/"; "" or "/": the root, ""),
+    or a GraphError naming how the value was given (`given_as`)."""
     if not _NAMESPACE.fullmatch(value):
-        raise GraphError(f"launch argument namespace:={value!r} is not a ROS namespace (names of letters, "
-                         "digits and _ separated by /, e.g. cell1)")
-    return "/" + value.strip("/")
+        raise GraphError(f"{given_as}{value!r} is not a ROS namespace (names of letters, digits and _ "
+                         "separated by /, e.g. cell1)")
+    return "/" + value.strip("/") if value.strip("/") else ""

@@ -98,7 +98,7 @@ def test_the_goal_command_prints_one_line_and_exits_2_when_the_server_is_lost(mo
                                   error="the action server stopped answering 6 s ago (...)")
     monkeypatch.setattr(goal_cli, "send_goal", lambda *a, **kw: lost)
     args = goal_cli.argparse.Namespace(instruction="pick the book", kind="auto", dry_run=False, attempts=0,
-                                       timeout=180.0, json=False, server_timeout=20.0)
+                                       timeout=180.0, json=False, server_timeout=20.0, namespace="")
     assert goal_cli.run(args) == 2
     err = capsys.readouterr().err.strip()
     assert err == "spatial-manip goal: server_lost: the action server stopped answering 6 s ago (...)"
