@@ -9,6 +9,33 @@ VENV=$ROOT/.venv
 PY=${PYTHON:-python3}
 log() { printf '[setup] %s\n' "$*"; }
 
+# --- 0. Python, before anything is installed ---------------------------------------------
+# The ROS 2 wheels (requirements-ros.txt) are built for CPython 3.11; an apt ROS 2 underlay brings
+# its own Python (Humble 3.10, Jazzy 3.12). Creating the venv needs ensurepip (Debian and Ubuntu
+# ship it apart, as python3.X-venv).
+if ! command -v "$PY" >/dev/null 2>&1; then
+  log "no '$PY' found: Python 3.11 is needed. Install it:  sudo apt-get install -y python3.11 python3.11-venv"
+  log "then:  PYTHON=python3.11 bash scripts/setup.sh"
+  exit 1
+fi
+# With an apt ROS 2 sourced (ROS_DISTRO set and rclpy importable), the venv sees its packages
+# and no ROS wheels are installed.
+if [ -n "${ROS_DISTRO:-}" ] && "$PY" -c 'import rclpy' 2>/dev/null; then UNDERLAY=apt; else UNDERLAY=wheels; fi
+pyver=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+if [ "$UNDERLAY" = apt ]; then wanted="3.10 3.11 3.12"; else wanted="3.11"; fi
+case " $wanted " in
+  *" $pyver "*) ;;
+  *) log "'$PY' is Python $pyver; the ROS 2 wheels this installs need Python 3.11 (or source an apt ROS 2" \
+         "Humble or Jazzy first). Install it:  sudo apt-get install -y python3.11 python3.11-venv"
+     log "then:  PYTHON=python3.11 bash scripts/setup.sh"
+     exit 1 ;;
+esac
+if [ ! -x "$VENV/bin/python" ] && ! "$PY" -c 'import ensurepip' 2>/dev/null; then
+  log "'$PY' (Python $pyver) cannot create the virtual environment: its venv module (ensurepip) is missing."
+  log "Install it:  sudo apt-get install -y python$pyver-venv"
+  exit 1
+fi
+
 # --- 1. System packages -----------------------------------------------------------------
 # chromium: the trace viewer's browser test drives Debian's build through Playwright
 # liburdfdom-tools: check_urdf, the test that urdf/ parses as robot_state_publisher parses it
@@ -28,10 +55,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# --- 2. Virtual environment ---------------------------------------------------------------
-# With an apt ROS 2 sourced (ROS_DISTRO set and rclpy importable), the venv sees its packages
-# and no ROS wheels are installed.
-if [ -n "${ROS_DISTRO:-}" ] && "$PY" -c 'import rclpy' 2>/dev/null; then UNDERLAY=apt; else UNDERLAY=wheels; fi
+# --- 2. Virtual environment (UNDERLAY: step 0) ---------------------------------------------
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating .venv ($UNDERLAY ROS 2)"
   if [ "$UNDERLAY" = apt ]; then "$PY" -m venv --system-site-packages "$VENV"; else "$PY" -m venv "$VENV"; fi
