@@ -2,6 +2,8 @@
 import ast
 import pathlib
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "spatial_manip"
 
 
@@ -75,20 +77,27 @@ from spatial_manip.devtools import import_graph as graph  # noqa: E402  (the tes
 KNOWN_BREACHES: dict[tuple[str, str], str] = {}
 
 
-def test_every_component_has_a_layer():
-    assert not graph.unlayered(graph.all_imports())
+@pytest.fixture(scope="module")
+def imports():
+    """Every import of the tree, parsed once for the module's tests (a parse of the whole tree is
+    most of each test's time: 18-36 s apiece at load 11); a tuple, so no test can change it for
+    the next."""
+    return tuple(graph.all_imports())
 
 
-def test_every_import_follows_the_layer_order():
-    breaches = {(i.file, graph.component(i.module).split(".")[0]) for i in graph.layer_breaches(graph.all_imports())}
+def test_every_component_has_a_layer(imports):
+    assert not graph.unlayered(imports)
+
+
+def test_every_import_follows_the_layer_order(imports):
+    breaches = {(i.file, graph.component(i.module).split(".")[0]) for i in graph.layer_breaches(imports)}
     assert breaches - set(KNOWN_BREACHES) == set(), "new imports against the layer order (see LAYERS)"
     assert set(KNOWN_BREACHES) - breaches == set(), "fixed: take these out of KNOWN_BREACHES"
 
 
-def test_no_import_cycles_between_components_in_function_imports_too():
+def test_no_import_cycles_between_components_in_function_imports_too(imports):
     """A late import is still a dependency: a cycle through one is a cycle (issue 41 ended the last
     two, geometry <-> observation <-> scene and sim <-> workspace)."""
-    imports = graph.all_imports()
     assert graph.cycles(graph.edges(imports)) == []
     assert graph.cycles(graph.edges(imports, module_level_only=False)) == []
 
@@ -107,10 +116,10 @@ def test_the_analysis_sees_in_function_imports_and_their_comments(tmp_path):
 LATE_IMPORTS_LEFT: set[str] = set()
 
 
-def test_own_modules_are_imported_at_the_top_or_say_why_not():
+def test_own_modules_are_imported_at_the_top_or_say_why_not(imports):
     """An in-function import of spatial_manip.* carries a comment saying why it waits (an optional
     backend, ROS only on one path, a layer above that may not be imported at module level)."""
-    late = {i.file for i in graph.in_function(graph.all_imports())["own"] if not i.commented}
+    late = {i.file for i in graph.in_function(imports)["own"] if not i.commented}
     assert late - LATE_IMPORTS_LEFT == set(), "move these imports to the top, or say in a comment why they wait"
     assert LATE_IMPORTS_LEFT - late == set(), "done: take these out of LATE_IMPORTS_LEFT"
 
@@ -135,9 +144,9 @@ def test_clis_benches_and_evaluations_live_above_the_core():
     assert set(TOOLS_LEFT_IN_CORE) - left == set(), "moved: take these out of TOOLS_LEFT_IN_CORE"
 
 
-def test_no_product_module_imports_the_tools():
+def test_no_product_module_imports_the_tools(imports):
     """bench/, commands/, devtools/ and cli.py import the core; nothing of the product imports them."""
-    offenders = [f"{i.file}:{i.line} {i.module}" for i in graph.all_imports()
+    offenders = [f"{i.file}:{i.line} {i.module}" for i in imports
                  if graph.component(i.module) in graph.TOOL_PACKAGES and not graph.is_tool(i.file)
                  and graph.file_component(i.file) != "bringup"]
     assert not offenders, offenders
