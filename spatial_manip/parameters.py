@@ -153,9 +153,8 @@ NODE_PARAMETERS: dict[str, tuple[Param, ...]] = {
         Param("max_grasps", 10, "grasps returned at most", (1, 1000)),
         Param("pixel_stride", 2, "depth pixels sampled every this many", (1, 32)),
         Param("max_frame_age_s", 0.0, "refuse older depth (0: any age)", NON_NEGATIVE),
-        Param("workspace_min_m", [-0.2, -0.8, -0.05], "grasps outside this box (base frame) are dropped", (-5.0, 5.0)),
-        Param("workspace_max_m", [1.0, 0.8, 0.8], "upper corner of that box", (-5.0, 5.0)),
-        Param("arm_config_file", "", "arm.yaml for the IK reachability filter (\"\": the default file)"),
+        Param("arm_config_file", "", "arm.yaml: its safety workspace drops grasps outside it, its kinematics "
+              "the unreachable ones (\"\": the default file)"),
         Param("arm_backend", "", "that file's per-backend overrides (sim: the model's TCP)"),
         Param("ur_type", "", "arm model preset of that file (\"\": its arm.model): ur5 | ur5e",
               choices=("", "ur5", "ur5e")),

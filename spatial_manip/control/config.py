@@ -207,6 +207,13 @@ def load_home_q(path: str | Path | None = None, backend: str = "", model: str = 
     return tuple(float(v) for v in _for_backend(path, backend, model)["primitives"]["home_q"])
 
 
+def load_workspace(path: str | Path | None = None, backend: str = "", model: str = "") -> tuple[tuple, tuple]:
+    """The TCP's allowed box (safety.workspace_min_m, _max_m in arm.yaml, with `backend`'s
+    overrides), base frame: the one workspace a cell sets, read by whoever keeps the arm in it."""
+    workspace = SafetyConfig.from_config(_for_backend(path, backend, model)["safety"]).workspace
+    return tuple(workspace.min_m), tuple(workspace.max_m)
+
+
 def arm_overrides(backend: str = "", model: str = "") -> dict:
     """load_arm_config's overrides choosing a backend and a model preset ("" = the file's)."""
     return {**({"arm.backend": backend} if backend else {}), **({"arm.model": model} if model else {})}

@@ -32,7 +32,7 @@ from spatial_manip_interfaces.srv import ProposeGrasps
 from visualization_msgs.msg import Marker, MarkerArray
 
 import spatial_manip.grasping  # noqa: F401  (registers the "grasp" role)
-from spatial_manip.control.config import arm_overrides, load_arm_config, load_home_q, load_kinematics
+from spatial_manip.control.config import arm_overrides, load_arm_config, load_home_q, load_kinematics, load_workspace
 from spatial_manip.errors import ErrorCode
 from spatial_manip.geometry.pointcloud import preload_point_cloud_library
 from spatial_manip.grasping.gripper import GripperGeometry, load_grasp_config
@@ -131,12 +131,17 @@ class GraspNode(Node):
         self.get_logger().info(f"grasp_node ready: backend {backend}, service {p['service']}")
 
     def _grasp_service(self, p: dict, gripper, backend: str, backend_cfg: dict) -> GraspService:
-        return GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper,
-                            ServiceConfig(workspace_min_m=tuple(p["workspace_min_m"]),
-                                          workspace_max_m=tuple(p["workspace_max_m"]),
-                                          pixel_stride=p["pixel_stride"], max_grasps=p["max_grasps"],
-                                          reference_q=self._home_q(p)),
+        return GraspService(make("grasp", backend, gripper=gripper, **backend_cfg), gripper, self.service_config(p),
                             kinematics=self._kinematics(p), motion=self._motion_check(p))
+
+    @classmethod
+    def service_config(cls, p: dict) -> ServiceConfig:
+        """The grasp service's settings from the node's parameters. Its workspace box is the arm's
+        safety workspace (arm.yaml, `arm_backend`'s overrides): a grasp whose TCP lies outside it
+        is one the arm's envelope would refuse, and a cell sets its workspace once."""
+        lo, hi = load_workspace(p["arm_config_file"], p["arm_backend"], p["ur_type"])
+        return ServiceConfig(workspace_min_m=lo, workspace_max_m=hi, pixel_stride=p["pixel_stride"],
+                             max_grasps=p["max_grasps"], reference_q=cls._home_q(p))
 
     # ---- inputs ------------------------------------------------------------------------------
     @staticmethod
