@@ -476,16 +476,17 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
 def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standing: set, planes,
                           cfg: CatalogueFitConfig, edges: "_LazyEdges") -> None:
     """Give each candidate a detection was left between (`tie`: the instruction's words may name
-    it, labelling.name_from_words) whose entry is placed distant (`standing`) and lists a size its
-    catalogue box posed on the depth (resting on its support, rest_on_support),
+    it, labelling.name_from_words) whose entry is placed distant (`standing`), or any entry when no
+    side of the detection was measured in full (_unmeasured), and lists a size, its catalogue box
+    posed on the depth (resting on its support, rest_on_support),
     as `candidate["box"]` (centre, size, rotation), which the words' name takes with it: a distant
     painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's, and a
     distance to it measured from that piece is 20 cm off (pick-66-00001)."""
     for d in detections:
-        # a distant entry's only (standing): a near object's piece lies near its centre, and each
-        # fit costs 0.3-1 s of the look (issue 42)
-        tied = [c for c in d.extra.get("candidates") or () if c.get("tie") and c.get("id") in standing
-                and sizes.get(c.get("id")) is not None]
+        # a distant entry's only (standing), or a piece's with every side a lower bound: a near
+        # object's piece lies near its centre, and each fit costs 0.3-1 s of the look (issue 42)
+        tied = [c for c in d.extra.get("candidates") or () if c.get("tie")
+                and (c.get("id") in standing or _unmeasured(d)) and sizes.get(c.get("id")) is not None]
         if not tied:
             continue
         pts = base_cloud(obs, d.mask)[0]
@@ -495,6 +496,17 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
             box = rest_on_support(obs, d.mask, pts, box, plane, cfg)     # as its name would (complete_from_catalogue)
             if box is not None:
                 c["box"] = {"center": box.center.tolist(), "size": box.size.tolist(), "rotation": box.rotation.tolist()}
+
+
+def _unmeasured(d) -> bool:
+    """Whether every side of `d`'s box is a lower bound (`extra["lower_bound_sides"]`): the piece
+    of an object hidden all round (behind the arm, a board and its neighbours) may lie anywhere in
+    it, so its own box's centre says little of the object's. A teddy bear on a shelf 2.7 m away,
+    23% in view beside the robot's stand, seen as an 8 x 5.5 x 13.6 cm piece with its centre 8 cm
+    from the bear's, was named by the words there, and no slot lay to its left; its catalogue box
+    posed on the depth lies 5 cm from it (a regression frame in test/perception/frames)."""
+    sides = d.extra.get("lower_bound_sides")
+    return sides is not None and len(sides) > 0 and all(sides)
 
 
 def _id_the_unnamed(detections) -> None:
