@@ -362,6 +362,8 @@ class SegmentationHints:
     - `fixtures`: the boxes of the cell's configured fixtures (`FixturePart`);
     - `work_areas`: the boxes of its work surfaces (the table, a shelf), which say what an
       expected object's `placement` means;
+    - `shelves`: the boxes of its shelves, whose levels hold books above all (labelling's
+      SHELF_BOOK_MARGIN_FACTOR);
     - `instruction`: the words this look serves, which an open-vocabulary backend asks its
       detector for (`with_instruction`)."""
 
@@ -370,6 +372,7 @@ class SegmentationHints:
     supports: tuple = ()
     fixtures: tuple = ()
     work_areas: tuple = ()
+    shelves: tuple = ()
     instruction: str = ""
 
     def with_instruction(self, instruction: str) -> "SegmentationHints":
@@ -389,13 +392,15 @@ class SegmentationHints:
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)
         work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
+        shelves = tuple(_own_box(o) for o in scene.objects if o.category == "shelf")
         fixtures = tuple(FixturePart(*box) for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for box in o.solid_boxes())
         supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
         if "ground_z" in scene.extra:     # the cell's floor: a view that shows little of it still has it
             g = float(scene.extra["ground_z"])
             supports += ((g, (-FLOOR_HALF_SIDE_M, -FLOOR_HALF_SIDE_M), (FLOOR_HALF_SIDE_M, FLOOR_HALF_SIDE_M)),)
-        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas)
+        return cls(objects=objects, expected=expected, fixtures=fixtures, supports=supports, work_areas=work_areas,
+                   shelves=shelves)
 
 
 def _placement(o: SceneObject) -> str | None:

@@ -158,7 +158,7 @@ class ClassicalSegmenter:
         timer.lap("clusters")
         detections.sort(key=lambda d: (round(d.box.center[0], 2), -d.box.center[1]))
         assign_labels(detections, hints.expected, max_cost=cfg.match_max_cost, work_areas=hints.work_areas,
-                      name_margin=cfg.name_margin)
+                      shelves=hints.shelves, name_margin=cfg.name_margin)
         detections = [d for d in detections if d.category not in UNREPORTED_CATEGORIES]
         timer.lap("labels")
         if cfg.catalogue_fit:

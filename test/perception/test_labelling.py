@@ -1004,3 +1004,32 @@ def test_an_upright_box_taller_than_an_object_stands_takes_no_name_of_it():
     short = column(0.13)
     assign_labels([short], [mug, clock])
     assert short.id == "red_coffee_mug"
+
+
+def test_a_name_on_a_shelf_must_beat_every_books_fit_by_twice_the_margin():
+    """place-125-00001 (realistic, frames/place-125-00001): books standing together on a shelf's
+    bottom row 2.6 m away, one 11.4 x 6.7 x 23.3 cm brown cluster, fit the armento rider 0.19 and
+    a book 0.31, and were named the rider. On a shelf, which holds books above all, the rider's
+    name needs twice the margin over a book's fit: refused, both stay candidates for the words.
+    On a table the plain margin names it (the rider seen in full there fits a book 0.09 worse)."""
+    from spatial_manip.perception.base import FixturePart
+    from spatial_manip.perception.labelling import NAME_MARGIN, SHELF_BOOK_MARGIN_FACTOR
+    rider = ExpectedObject("armento rider", "reference", (0.2269, 0.0662, 0.2392), (70, 44, 25), id="armento_rider")
+    brown = ExpectedObject("book", "book", (0.2767, 0.2182, 0.0418), (150, 93, 40), id="book_brown_large")
+    shelf = FixturePart(np.array([0.975, -0.07, 0.175]), np.array([0.45, 1.49, 2.15]), np.eye(3))
+
+    def cluster():
+        box = Box3D(np.array([0.82, -0.64, -0.33]), np.array([0.114, 0.067, 0.233]), np.eye(3), "yaw", 500, 500, 1.0,
+                    0.001)
+        return Detection("", "object", "object", np.ones((4, 4), bool), 0.5, box, (113, 78, 39),
+                         extra={"lower_bound_sides": [True, False, False], "along_sight": [True, False, False],
+                                "range_smear_m": [0.029, 0.014, 0.01]})
+    seen = cluster()
+    book, own = (max(match_cost(seen, e), match_cost(seen, e, upright=True)) for e in (brown, rider))
+    assert NAME_MARGIN <= book - own < SHELF_BOOK_MARGIN_FACTOR * NAME_MARGIN     # the premise
+    assign_labels([seen], [rider, brown], work_areas=[shelf], shelves=[shelf])
+    assert seen.label == "object" and seen.extra["refused"] == "armento rider or book"
+    assert [c["label"] for c in seen.extra["candidates"][:2]] == ["armento rider", "book"]
+    on_a_table = cluster()
+    assign_labels([on_a_table], [rider, brown], work_areas=[shelf])
+    assert on_a_table.label == "armento rider"
