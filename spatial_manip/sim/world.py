@@ -165,6 +165,8 @@ class SimWorld:
             self._index()
             self._gripper_due_s = 0.0   # physics time by which the fingers reach their last command
             self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
+            self._builds = getattr(self, "_builds", 0) + 1    # which model a view key belongs to
+            self._clean_frame: tuple | None = None     # (view key, rgb, depth, seg): render's last drawing
         release_freed_memory()
 
     def _apply_sensing(self) -> None:
@@ -675,18 +677,35 @@ class SimWorld:
             zfar = 0.99 * self.model.vis.map.zfar * self.model.stat.extent
             frame = dict(intrinsics=self.intrinsics, T_base_cam=self.T_base_cam, stamp_s=stamp_s,
                          segment_ids={i: oid for i, oid in enumerate(self.meta.object_ids)})
-        rgb = r.render().copy()
-        r.enable_depth_rendering()
-        try:
-            depth = r.render().astype(np.float32)
-        finally:
-            r.disable_depth_rendering()
-        seg, geom = _seg_of(r, geom_seg)
-        depth[(geom < 0) | (depth >= zfar)] = 0.0
+            key, drawn = self._view_key(), self._clean_frame
+        if drawn is not None and drawn[0] == key:
+            # nothing the renderer draws has moved since: the same pixels, without drawing them
+            # again (a still world between motions is most of a goal; a frame is 3 GL passes of
+            # 0.2 s CPU, and the camera draws 5 a second); the sensor's noise below stays per frame
+            rgb, depth, seg = (a.copy() for a in drawn[1:])
+        else:
+            rgb = r.render().copy()
+            r.enable_depth_rendering()
+            try:
+                depth = r.render().astype(np.float32)
+            finally:
+                r.disable_depth_rendering()
+            seg, geom = _seg_of(r, geom_seg)
+            depth[(geom < 0) | (depth >= zfar)] = 0.0
+            with self.lock:
+                self._clean_frame = (key, rgb.copy(), depth.copy(), seg.copy())
         depth = sensing.shift_depth(depth)      # registered to colour a few pixels off
         if sensing.depth_noise is not None:
             depth = sensing.depth_noise.apply(depth, rng)
         return RGBDObservation(rgb=rgb, depth_m=depth, segmentation=seg, **frame)
+
+    def _view_key(self) -> tuple:
+        """What a frame's clean pixels follow from (the caller holds the lock): the model (each reset
+        builds one, with its episode's lights), the colours (visible_fractions hides geoms for a
+        while), the camera (an ESPIRE ego view moves it) and every pose the renderer draws."""
+        m, d = self.model, self.data
+        return (self._builds, *(a.tobytes() for a in (m.geom_rgba, m.cam_fovy, d.cam_xpos, d.cam_xmat, d.light_xpos,
+                                                       d.light_xdir, d.geom_xpos, d.geom_xmat, d.site_xpos, d.site_xmat)))
 
     def pose_arm(self, q) -> None:
         """Put the arm at joints `q` instantly, without moving anything else (to look from a pose)."""
