@@ -8,7 +8,8 @@ What a lidar-style RealSense L515 does to a clean depth image, in order:
 - quantisation: the ROS driver publishes 16-bit millimetres.
 
 Usage: `noisy = L515Noise().apply(depth_m, rng)` (float32 metres, 0 = no return). Every draw
-comes from the Generator passed in, so a seed reproduces a frame exactly.
+comes from the Generator passed in, so a seed reproduces a frame exactly. A camera watching a still
+scene prepares its clean depth once (`prepare`) and draws each frame's noise on it (`apply_to`).
 """
 from __future__ import annotations
 
@@ -52,23 +53,57 @@ class L515Noise:
         return self.sigma_base_m + self.sigma_quad_m_per_m2 * np.asarray(z_m) ** 2
 
     def apply(self, depth_m: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.apply_to(self.prepare(depth_m), rng)
+
+    def prepare(self, depth_m: np.ndarray) -> CleanDepth:
+        """What a frame's noise takes from its clean depth alone: a camera watching a still scene
+        prepares it once and draws each frame's noise on it (`apply_to`)."""
         d = np.asarray(depth_m, np.float64)
         valid = np.isfinite(d) & (d > 0)
         d = np.where(valid, d, 0.0)
-        out = d + rng.standard_normal(d.shape) * self.sigma_m(d)
         near, far = _edge_neighbours(d, valid)
-        edge = far > near + self.edge_jump_m
-        fly = edge & (rng.random(d.shape) < self.flying_prob)
-        mix = rng.random(d.shape)
-        out = np.where(fly, near + mix * (far - near), out)
-        holes = edge & ~fly & (rng.random(d.shape) < self.edge_hole_prob / max(1 - self.flying_prob, 1e-9))
+        return CleanDepth(d, valid, self.sigma_m(d), near, far, far > near + self.edge_jump_m)
+
+    def apply_to(self, clean: CleanDepth, rng: np.random.Generator) -> np.ndarray:
+        """One frame's noise on `clean` (float32 metres, 0 = no return); `clean` is left as it was."""
+        d, shape = clean.depth_m, clean.depth_m.shape
+        out = d + rng.standard_normal(shape) * clean.sigma_m
+        fly = clean.edge & (rng.random(shape) < self.flying_prob)
+        mix = rng.random(shape)
+        out = np.where(fly, clean.near_m + mix * (clean.far_m - clean.near_m), out)
+        holes = clean.edge & ~fly & (rng.random(shape) < self.edge_hole_prob / max(1 - self.flying_prob, 1e-9))
         if self.hole_blob_prob > 0:
-            seeds = rng.random(d.shape) < self.hole_blob_prob
-            holes |= ndimage.binary_dilation(seeds, iterations=self.hole_blob_radius_px)
-        out[holes | ~valid] = 0.0
+            holes |= _diamonds(rng.random(shape) < self.hole_blob_prob, self.hole_blob_radius_px)
+        out[holes | ~clean.valid] = 0.0
         if self.quantum_m > 0:
             out = np.round(out / self.quantum_m) * self.quantum_m
         return np.maximum(out, 0.0).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class CleanDepth:
+    """A clean depth image as L515Noise.apply_to takes it (L515Noise.prepare)."""
+    depth_m: np.ndarray         # float64 metres, 0 where there is no return
+    valid: np.ndarray           # where there is one
+    sigma_m: np.ndarray         # the range noise's standard deviation per pixel
+    near_m: np.ndarray          # the nearest and farthest valid depth around each pixel
+    far_m: np.ndarray
+    edge: np.ndarray            # depth edges: where flying pixels and edge holes come
+
+
+def _diamonds(seeds: np.ndarray, radius_px: int) -> np.ndarray:
+    """`seeds` grown by `radius_px` steps of 4-connected neighbours, as ndimage.binary_dilation
+    with its default cross `radius_px` times, for the few seeds of hole blobs: placed around each
+    seed instead of filtering the whole image."""
+    out = np.zeros_like(seeds)
+    v, u = np.nonzero(seeds)
+    h, w = seeds.shape
+    for dv in range(-radius_px, radius_px + 1):
+        for du in range(abs(dv) - radius_px, radius_px - abs(dv) + 1):
+            vv, uu = v + dv, u + du
+            inside = (vv >= 0) & (vv < h) & (uu >= 0) & (uu < w)
+            out[vv[inside], uu[inside]] = True
+    return out
 
 
 def _edge_neighbours(d: np.ndarray, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -166,7 +166,7 @@ class SimWorld:
             self._gripper_due_s = 0.0   # physics time by which the fingers reach their last command
             self._init_robot(scene)     # the renderer is rebuilt for the new model on the next render
             self._builds = getattr(self, "_builds", 0) + 1    # which model a view key belongs to
-            self._clean_frame: tuple | None = None     # (view key, rgb, depth, seg): render's last drawing
+            self._clean_frame: tuple | None = None     # (view key, rgb, seg, depth as the noise takes it): the last drawing
         release_freed_memory()
 
     def _apply_sensing(self) -> None:
@@ -682,7 +682,7 @@ class SimWorld:
             # nothing the renderer draws has moved since: the same pixels, without drawing them
             # again (a still world between motions is most of a goal; a frame is 3 GL passes of
             # 0.2 s CPU, and the camera draws 5 a second); the sensor's noise below stays per frame
-            rgb, depth, seg = (a.copy() for a in drawn[1:])
+            rgb, seg, sensed = drawn[1].copy(), drawn[2].copy(), drawn[3]
         else:
             rgb = r.render().copy()
             r.enable_depth_rendering()
@@ -692,11 +692,11 @@ class SimWorld:
                 r.disable_depth_rendering()
             seg, geom = _seg_of(r, geom_seg)
             depth[(geom < 0) | (depth >= zfar)] = 0.0
+            depth = sensing.shift_depth(depth)      # registered to colour a few pixels off
+            sensed = sensing.depth_noise.prepare(depth) if sensing.depth_noise is not None else depth
             with self.lock:
-                self._clean_frame = (key, rgb.copy(), depth.copy(), seg.copy())
-        depth = sensing.shift_depth(depth)      # registered to colour a few pixels off
-        if sensing.depth_noise is not None:
-            depth = sensing.depth_noise.apply(depth, rng)
+                self._clean_frame = (key, rgb.copy(), seg.copy(), sensed)
+        depth = sensing.depth_noise.apply_to(sensed, rng) if sensing.depth_noise is not None else sensed.copy()
         return RGBDObservation(rgb=rgb, depth_m=depth, segmentation=seg, **frame)
 
     def _view_key(self) -> tuple:
