@@ -34,7 +34,7 @@ from spatial_manip.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.attributes import book_size_class
-from spatial_manip.perception.labelling import one_name_per_space, refuse, rename, sure_fit
+from spatial_manip.perception.labelling import one_name_per_space, refuse, rename, sure_fit, words_may_name
 from spatial_manip.perception.planes import plane_under
 
 
@@ -475,17 +475,18 @@ def complete_from_catalogue(obs: RGBDObservation, detections, expected, planes,
 
 def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standing: set, planes,
                           cfg: CatalogueFitConfig, edges: "_LazyEdges") -> None:
-    """Give each candidate a detection was left between (`tie`: the instruction's words may name
-    it, labelling.name_from_words) whose entry is placed distant (`standing`), or any entry when no
-    side of the detection was measured in full (_unmeasured), and lists a size, its catalogue box
-    posed on the depth (resting on its support, rest_on_support),
-    as `candidate["box"]` (centre, size, rotation), which the words' name takes with it: a distant
-    painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's, and a
-    distance to it measured from that piece is 20 cm off (pick-66-00001)."""
+    """Give each candidate the words may name a detection after (labelling.words_may_name: a tie,
+    not a book) whose entry is placed distant (`standing`), or any entry when no side of the
+    detection was measured in full (_unmeasured), and lists a size, its catalogue box posed on the
+    depth (a distant entry's resting on its support, rest_on_support, as complete_from_catalogue
+    poses it), as `candidate["box"]` (centre, size, rotation), which the words' name takes with it:
+    a distant painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's,
+    and a distance to it measured from that piece is 20 cm off (pick-66-00001)."""
     for d in detections:
         # a distant entry's only (standing), or a piece's with every side a lower bound: a near
-        # object's piece lies near its centre, and each fit costs 0.3-1 s of the look (issue 42)
-        tied = [c for c in d.extra.get("candidates") or () if c.get("tie")
+        # object's piece lies near its centre, and each fit costs 0.3-1 s of the look (issue 42);
+        # a book's never, since the words never name one (its fit would be thrown away)
+        tied = [c for c in d.extra.get("candidates") or () if words_may_name(c)
                 and (c.get("id") in standing or _unmeasured(d)) and sizes.get(c.get("id")) is not None]
         if not tied:
             continue
@@ -493,18 +494,18 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
         plane = plane_under(pts, planes) if planes else None
         for c in tied:
             box = _fit_either(obs, d.mask, pts, np.asarray(sizes[c["id"]], float), d.box, plane, cfg, edges())
-            box = rest_on_support(obs, d.mask, pts, box, plane, cfg)     # as its name would (complete_from_catalogue)
+            if c["id"] in standing:
+                box = rest_on_support(obs, d.mask, pts, box, plane, cfg)    # as its name would pose it
             if box is not None:
                 c["box"] = {"center": box.center.tolist(), "size": box.size.tolist(), "rotation": box.rotation.tolist()}
 
 
 def _unmeasured(d) -> bool:
     """Whether every side of `d`'s box is a lower bound (`extra["lower_bound_sides"]`): the piece
-    of an object hidden all round (behind the arm, a board and its neighbours) may lie anywhere in
-    it, so its own box's centre says little of the object's. A teddy bear on a shelf 2.7 m away,
-    23% in view beside the robot's stand, seen as an 8 x 5.5 x 13.6 cm piece with its centre 8 cm
-    from the bear's, was named by the words there, and no slot lay to its left; its catalogue box
-    posed on the depth lies 5 cm from it (a regression frame in test/perception/frames)."""
+    of an object hidden all round (behind the arm, a board, its neighbours or the image's edge) may
+    lie anywhere in the object, so its own box's centre says little of the object's, and a place
+    or distance measured from it may be off by half the object's size (a regression frame in
+    test/perception/frames, place-124-00008, keeps the episode)."""
     sides = d.extra.get("lower_bound_sides")
     return sides is not None and len(sides) > 0 and all(sides)
 

@@ -854,6 +854,12 @@ def _candidate(e: ExpectedObject, *, tie: bool = False, cost: float | None = Non
             **({"size_m": [round(float(x), 4) for x in e.size_m]} if e.size_m is not None else {})}
 
 
+def words_may_name(candidate: dict) -> bool:
+    """Whether name_from_words may name a detection after `candidate` (one of its
+    `extra["candidates"]`): a tie, and not a book ("book" is the planner's own noun)."""
+    return bool(candidate.get("tie")) and candidate["category"] != "book"
+
+
 def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     """`scene` with a detection whose name was refused between two listed objects it fits surely
     and about equally (its `extra["candidates"]` marked `tie`) named after the one the instruction
@@ -882,7 +888,7 @@ def name_from_words(scene: Scene, instruction: str) -> tuple[Scene, list[str]]:
     hits: dict[str, list] = {}
     for o in scene.objects:
         tied = [(rank, c) for rank, c in enumerate(o.extra.get("candidates") or ())
-                if c.get("tie") and c["category"] != "book" and names(c["label"])]
+                if words_may_name(c) and names(c["label"])]
         unnamed = [(rank, c) for rank, c in tied if c["label"] not in present]
         # else a second object of a name the scene holds, after an entry no detection holds (a second
         # mug may be the porcelain mug while the red one is named), when the words name no other tie
