@@ -392,7 +392,7 @@ class SegmentationHints:
             # match: a floor lamp's sliver took the held book's entry and was lost (place-23-00009)
             for o in scene.objects if (include_support or o.category not in UNREPORTED_CATEGORIES) and not o.held)
         work_areas = tuple(_own_box(o) for o in scene.objects if o.category in WORK_SURFACE_CATEGORIES)
-        shelves = tuple(_own_box(o) for o in scene.objects if o.category == "shelf")
+        shelves = tuple(_own_box(o) for o in scene.objects if o.category in SHELF_CATEGORIES)
         fixtures = tuple(FixturePart(*box) for o in scene.objects if o.category in FIXTURE_PART_CATEGORIES
                          for box in o.solid_boxes())
         supports = tuple(_slot_floor(r) for r in scene.regions if r.kind == "slot")
@@ -413,6 +413,7 @@ def _placement(o: SceneObject) -> str | None:
 # Fixtures whose configured boxes a segmenter removes from the depth.
 FIXTURE_PART_CATEGORIES = ("table", "support", "shelf")
 WORK_SURFACE_CATEGORIES = ("table", "shelf")   # where "near" objects stand
+SHELF_CATEGORIES = ("shelf",)   # work surfaces that hold books above all (labelling.SHELF_BOOK_MARGIN_FACTOR)
 
 
 def over_any(point, parts, margin_m: float = 0.0) -> bool:

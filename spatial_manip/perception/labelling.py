@@ -478,12 +478,13 @@ UNMEASURED_MARGIN_FACTOR = 2.0
 # A shelf holds books above all, and the library lists each other object once: a detection standing
 # in a shelf that a book fits nearly as well as another object is more likely a book (or books
 # standing together), so the other name must beat every book's fit by this many times the margin.
-# Books standing together on a shelf 2.6 m away, one 21.8 x 8 x 25.9 cm brown cluster, fit the
-# armento rider 0.16 and a book 0.26; a white book's spine, 4.1 x 3.1 x 11.5 cm, fit the white
-# bottle 0.12 and a book 0.21 (regression frames in test/perception/frames). On a table, where
-# the cell's books lie among its other objects, the plain margin stands: the rider seen in full
-# there fits a book 0.09 worse than itself. Refused, the name stays a candidate the instruction's
-# words may choose (name_from_words).
+# Books standing together on a shelf 2.6 m away, one 11.4 x 6.7 x 23.3 cm cluster, fit another
+# entry 0.19 and a book 0.31 (frame place-125-00001); a book's spine 2.2 m away, 2.8 x 2.3 x
+# 12.7 cm, fit another entry 0.18 and a book 0.33 (frame place-126-00004): a gap of 0.15, inside
+# twice the margin (0.16) by only 0.01: the factor has little room below 2. On a table,
+# where the cell's books lie among its other objects, the plain margin stands: an object seen in
+# full there may fit a book only 0.09 worse than itself. Refused, the name stays a candidate the
+# instruction's words may choose (name_from_words).
 SHELF_BOOK_MARGIN_FACTOR = 2.0
 
 
