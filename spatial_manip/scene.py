@@ -126,7 +126,10 @@ class SceneObject:
         else its own box. A SceneFormatError names the object and the part that is malformed."""
         if not self.has_parts:
             return [(self.center, self.size, self.rotation)]
-        return [self._part_box(part, k) for k, part in enumerate(self.extra["parts"])]
+        parts = self.extra["parts"]
+        if not isinstance(parts, (list, tuple)):
+            raise SceneFormatError(f"object {self.id!r}: 'parts' must be a list of boxes, got {parts!r}")
+        return [self._part_box(part, k) for k, part in enumerate(parts)]
 
     def _part_box(self, part, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         where = f"object {self.id!r}: parts[{k}]"
@@ -154,7 +157,7 @@ class SceneObject:
         if np.any(size <= 0):
             raise SceneFormatError(f"{where}: 'size' must be positive, got {size.tolist()}")
         known = {"id", "label", "category", "center", "size", "rotation", "oriented", "size_class", "held"}
-        return cls(
+        obj = cls(
             id=str(_req(d, "id", where)),
             label=str(_req(d, "label", where)),
             category=str(_req(d, "category", where)),
@@ -166,6 +169,8 @@ class SceneObject:
             held=bool(d.get("held", False)),
             extra={k: v for k, v in d.items() if k not in known},
         )
+        obj.solid_boxes()     # a malformed part is refused as the file is read, not when a planner first uses it
+        return obj
 
     def to_dict(self) -> dict:
         d = {

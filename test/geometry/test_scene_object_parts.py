@@ -46,3 +46,16 @@ def test_the_segmenter_and_the_motion_planner_see_the_same_parts():
     obstacles = CollisionWorld.from_scene(scene).obstacles
     assert [(o.name, o.owner) for o in obstacles] == [("wedge/part0", "wedge"), ("wedge/part1", "wedge")]
     assert np.allclose(obstacles[0].pose[:3, :3], TURNED)
+
+
+@pytest.mark.parametrize("parts, why", [([PARTS[0], {"center": [0.5, 0.0, 0.1]}], r"parts\[1\].*missing required key 'size'"),
+                                        ([PARTS[0], PARTS[1], "a box"], r"parts\[2\].*must be an object"),
+                                        ({"center": [0, 0, 0]}, "'parts' must be a list of boxes")])
+def test_a_malformed_part_is_refused_as_the_scene_is_read(parts, why):
+    """Not later, when a segmenter or planner first asks for the fixture's solid boxes."""
+    you = Viewpoint([-0.9, 0.0, 0.6], [1.0, 0.0, 0.0])
+    good = Scene(viewer=you, robot=you, objects=[_wedge()]).to_dict()
+    assert [o.id for o in Scene.from_dict(good).objects] == ["wedge"]
+    good["objects"][0]["parts"] = parts
+    with pytest.raises(SceneFormatError, match=rf"object 'wedge': {why}"):
+        Scene.from_dict(good)
