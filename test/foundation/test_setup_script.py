@@ -20,11 +20,31 @@ def _fake_python(folder: Path, version: str, has_ensurepip: bool) -> Path:
     return py
 
 
+# Commands that install or check system packages: each found first on the script's PATH is a fake
+# that writes its call to installer-calls and fails, so the test can never install anything (the
+# suite may run as root, where a regressed check would reach a real apt-get).
+INSTALLERS = ("apt-get", "apt", "dpkg", "sudo")
+
+
+def _fake_installers(tmp_path: Path) -> Path:
+    bin_dir = tmp_path / "fake-bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name in INSTALLERS:
+        fake = bin_dir / name
+        fake.write_text(f'#!/bin/sh\necho "{name} $*" >> "{tmp_path / "installer-calls"}"\nexit 1\n')
+        fake.chmod(0o755)
+    return bin_dir
+
+
 def _setup(tmp_path: Path, python: str) -> subprocess.CompletedProcess:
     (tmp_path / "scripts").mkdir(exist_ok=True)
     shutil.copy(ROOT / "scripts" / "setup.sh", tmp_path / "scripts" / "setup.sh")
-    return subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHON": python}, timeout=60)
+    path = f"{_fake_installers(tmp_path)}:/usr/bin:/bin"
+    done = subprocess.run(["bash", str(tmp_path / "scripts" / "setup.sh")], capture_output=True, text=True,
+                          env={"PATH": path, "HOME": str(tmp_path), "PYTHON": python}, timeout=60)
+    calls = tmp_path / "installer-calls"
+    assert not calls.exists(), f"setup.sh ran a package command before refusing: {calls.read_text()}"
+    return done
 
 
 @pytest.mark.parametrize("version, ensurepip, expected", [
