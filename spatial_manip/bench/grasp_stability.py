@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from spatial_manip.camera.types import metres_to_mm
-from spatial_manip.control.config import load_home_q, load_kinematics
+from spatial_manip.control.config import load_home_q, load_kinematics, load_workspace
 from spatial_manip.control.primitives import pre_grasp_poses
 from spatial_manip.errors import UnreachableError
 from spatial_manip.grasping.gripper import load_grasp_config
@@ -48,7 +48,12 @@ def make_service() -> GraspService:
     branch than the arm that executes), without the motion stage."""
     gripper, backend, cfg = load_grasp_config(params_file("grasp.yaml"), "")
     return GraspService(make("grasp", backend, gripper=gripper, **cfg), gripper,
-                        ServiceConfig(reference_q=load_home_q(backend="sim")), kinematics=load_kinematics(backend="sim"))
+                        _sim_config(), kinematics=load_kinematics(backend="sim"))
+
+
+def _sim_config() -> ServiceConfig:
+    lo, hi = load_workspace(backend="sim")      # the sim arm's safety workspace, as grasp_node's
+    return ServiceConfig(workspace_min_m=lo, workspace_max_m=hi, reference_q=load_home_q(backend="sim"))
 
 
 def grasp_angle_deg(Ra: np.ndarray, Rb: np.ndarray) -> float:

@@ -36,8 +36,10 @@ from spatial_manip.scene import SceneObject
 
 @dataclass(frozen=True, kw_only=True)
 class ServiceConfig:
-    workspace_min_m: tuple = (-0.2, -0.8, -0.05)   # reachable grasp points, base frame
-    workspace_max_m: tuple = (1.0, 0.8, 0.8)
+    # the box grasp points must lie in, base frame: the arm's safety workspace
+    # (control.config.load_workspace), which the cell sets once; None (both) keeps every grasp point
+    workspace_min_m: tuple | None = None
+    workspace_max_m: tuple | None = None
     max_upward_approach: float = 0.2               # approach . z_base above this = from below
     crop_margin_m: float = 0.01                    # target box inflation
     scene_margin_m: float = 0.15                   # collision context kept around the target
@@ -71,9 +73,14 @@ class ServiceConfig:
     reference_q: tuple | None = None               # joints the arm starts from (its home/ready)
 
     def __post_init__(self):
-        lo, hi = np.asarray(self.workspace_min_m, float), np.asarray(self.workspace_max_m, float)
-        if lo.shape != (3,) or hi.shape != (3,) or np.any(lo >= hi):
-            raise ValueError(f"workspace box must be 3 mins below 3 maxes, got {self.workspace_min_m} {self.workspace_max_m}")
+        if (self.workspace_min_m is None) != (self.workspace_max_m is None):
+            raise ValueError(f"workspace box needs both its mins and maxes or neither, got {self.workspace_min_m} "
+                             f"{self.workspace_max_m}")
+        if self.workspace_min_m is not None:
+            lo, hi = np.asarray(self.workspace_min_m, float), np.asarray(self.workspace_max_m, float)
+            if lo.shape != (3,) or hi.shape != (3,) or np.any(lo >= hi):
+                raise ValueError(f"workspace box must be 3 mins below 3 maxes, got {self.workspace_min_m} "
+                                 f"{self.workspace_max_m}")
         if self.pixel_stride < 1 or self.max_grasps < 1:
             raise ValueError("pixel_stride and max_grasps must be >= 1")
         if not (np.isfinite(self.fixture_spacing_m) and (self.fixture_spacing_m == 0 or self.fixture_spacing_m >= 0.002)):
@@ -219,8 +226,7 @@ class GraspService:
         self._stop_if_asked()
         base = gg.transform(T_base_cam, frame_id="base")
         n_all = len(base)
-        lo, hi = np.asarray(cfg.workspace_min_m), np.asarray(cfg.workspace_max_m)
-        inside = np.all((base.translations >= lo) & (base.translations <= hi), axis=1)
+        inside = self._in_workspace(base.translations)
         not_below = base.approaches[:, 2] <= cfg.max_upward_approach
         base = base[inside & not_below].sort_by_score()
         k = max_grasps if max_grasps > 0 else cfg.max_grasps
@@ -245,6 +251,14 @@ class GraspService:
             return GraspResult(base, ErrorCode.GRASP_FAILED.value, f"no valid grasp: {why}{note}", dt, name, report)
         return GraspResult(base, "", f"{len(base)} grasps (of {n_all} proposed) in {dt * 1000:.0f} ms{note}", dt,
                            name, report)
+
+    def _in_workspace(self, points: np.ndarray) -> np.ndarray:
+        """Which of `points` (base frame) lie in the configured workspace box (all, with none set)."""
+        cfg = self.config
+        if cfg.workspace_min_m is None:
+            return np.ones(len(points), bool)
+        lo, hi = np.asarray(cfg.workspace_min_m, float), np.asarray(cfg.workspace_max_m, float)
+        return np.all((points >= lo) & (points <= hi), axis=1)
 
     def _table_gap_m(self, pts_base: np.ndarray, scene, box: TargetBox, local: np.ndarray | None = None) -> float:
         """How far up the depth's table must move to lie on the scene's table top (a level box,

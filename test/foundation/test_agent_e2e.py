@@ -15,7 +15,7 @@ import pytest
 
 from spatial_manip.agent import MOTION_HOME, MOTION_PICK, MOTION_PLACE, Agent, AgentConfig, MotionResult
 from spatial_manip.bench.demo import DEFAULT_INSTRUCTION, DEFAULT_SCENE_SEED, find_scene
-from spatial_manip.control.config import load_home_q, load_kinematics
+from spatial_manip.control.config import load_home_q, load_kinematics, load_workspace
 from spatial_manip.control.primitives import approach_direction
 from spatial_manip.sim.arm import sim_primitives
 from spatial_manip.errors import ErrorCode, GraspFailedError, SpatialManipError
@@ -48,8 +48,10 @@ class SimPorts:
         gripper, backend, cfg = load_grasp_config(GRASP_YAML)
         # grasp_node's core with the sim's arm: IK and link clearance at the grasp and pre-grasp.
         # Without grasp.yaml's motion check, whose time budget would make the run depend on load.
+        lo, hi = load_workspace("", "sim")      # the sim arm's safety workspace, as grasp_node's
         self.grasps = GraspService(make("grasp", backend, gripper=gripper, **cfg), gripper,
-                                   ServiceConfig(reference_q=load_home_q("", "sim")),
+                                   ServiceConfig(workspace_min_m=lo, workspace_max_m=hi,
+                                                 reference_q=load_home_q("", "sim")),
                                    kinematics=load_kinematics("", "sim"))
         self.obs = self.scene = None
         self.motions_run: list[str] = []

@@ -59,6 +59,21 @@ def test_the_refusal_says_why():
     assert "1 with the arm's links in the scene" in res.message
 
 
+def test_the_workspace_box_keeps_the_grasps_inside_it_and_none_keeps_every_one():
+    """The box is the arm's safety workspace its caller passes (grasp_node: load_workspace); no
+    default box stands beside it."""
+    assert ServiceConfig().workspace_min_m is None and ServiceConfig().workspace_max_m is None
+    low = ServiceConfig(link_clearance_m=None, reference_q=load_home_q(backend="sim"),
+                        workspace_min_m=(-0.2, -0.75, -0.05), workspace_max_m=(0.95, 0.75, 0.2))
+    svc = GraspService(FixedGrasps(_grasps()), GripperGeometry(), low, kinematics=load_kinematics(backend="sim"))
+    res = svc.propose_for_cloud(_table(), np.eye(4))
+    assert res.success and res.grasps.translations[:, 2].tolist() == [0.03]     # the one at 25 cm is above it
+    with pytest.raises(ValueError, match="both its mins and maxes or neither"):
+        ServiceConfig(workspace_min_m=(-0.2, -0.75, -0.05))
+    with pytest.raises(ValueError, match="3 mins below 3 maxes"):
+        ServiceConfig(workspace_min_m=(0.0, 0.0, 0.0), workspace_max_m=(1.0, 1.0, 0.0))
+
+
 def test_bad_link_settings_are_refused_by_name():
     with pytest.raises(ValueError, match="link_clearance_m"):
         ServiceConfig(link_clearance_m=-0.01)
