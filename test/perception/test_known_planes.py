@@ -100,16 +100,25 @@ def test_fixtures_are_hints_with_their_parts_and_are_not_expected():
 
 
 @pytest.mark.parametrize("part, says", [
-    ({"center": [0.5, 0.0], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "center (3)"),
-    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.1, 0.07]}, "rotation"),
-    ({"center": [0.5, 0.0, float("nan")], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "finite"),
-    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.0, 0.07], "rotation": np.eye(3).tolist()}, "positive size"),
+    ({"center": [0.5, 0.0], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "'center' must be 3 numbers"),
+    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.1, 0.07], "rotation": [1.0, 0.0]}, "'rotation' must be 9 numbers"),
+    ({"center": [0.5, 0.0, float("nan")], "size": [0.2, 0.1, 0.07], "rotation": np.eye(3).tolist()}, "non-finite"),
+    ({"center": [0.5, 0.0, 0.0], "size": [0.2, 0.0, 0.07], "rotation": np.eye(3).tolist()}, "'size' must be positive"),
 ])
 def test_a_malformed_fixture_part_is_refused_by_name(part, says):
     robot = Viewpoint(np.zeros(3), np.array([1.0, 0, 0]))
     pedestal = SceneObject("support_1", "pedestal", "support", np.zeros(3), np.ones(3) * 0.1, extra={"parts": [part]})
-    with pytest.raises(ValueError, match=re.escape(says)):
+    with pytest.raises(ValueError, match=re.escape("object 'support_1': parts[0]") + ".*" + re.escape(says)):
         SegmentationHints.from_scene(Scene(robot, robot, [pedestal], []))
+
+
+def test_a_fixture_part_without_a_rotation_stands_square():
+    robot = Viewpoint(np.zeros(3), np.array([1.0, 0, 0]))
+    part = {"center": [0.5, 0.0, 0.035], "size": [0.2, 0.1, 0.07]}
+    pedestal = SceneObject("support_1", "pedestal", "support", np.zeros(3), np.ones(3) * 0.1, extra={"parts": [part]})
+    (fixture,) = SegmentationHints.from_scene(Scene(robot, robot, [pedestal], [])).fixtures
+    np.testing.assert_allclose(fixture.size, [0.2, 0.1, 0.07])
+    np.testing.assert_allclose(fixture.rotation, np.eye(3))
 
 
 def test_a_floor_that_is_a_small_share_of_the_view_is_still_found():
