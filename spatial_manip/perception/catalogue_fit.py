@@ -34,7 +34,8 @@ from spatial_manip.transforms import box_corners
 from spatial_manip.observation import RGBDObservation
 from spatial_manip.perception.cloud import base_cloud
 from spatial_manip.perception.attributes import book_size_class
-from spatial_manip.perception.labelling import one_name_per_space, refuse, rename, sure_fit, words_may_name
+from spatial_manip.perception.labelling import (no_side_measured, one_name_per_space, refuse, rename, sure_fit,
+                                                words_may_name)
 from spatial_manip.perception.planes import plane_under
 
 
@@ -477,7 +478,7 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
                           cfg: CatalogueFitConfig, edges: "_LazyEdges") -> None:
     """Give each candidate the words may name a detection after (labelling.words_may_name: a tie,
     not a book) whose entry is placed distant (`standing`), or any entry when no side of the
-    detection was measured in full (_unmeasured), and lists a size, its catalogue box posed on the
+    detection was measured in full (labelling.no_side_measured; frame place-124-00008), and lists a size, its catalogue box posed on the
     depth (a distant entry's resting on its support, rest_on_support, as complete_from_catalogue
     poses it), as `candidate["box"]` (centre, size, rotation), which the words' name takes with it:
     a distant painting seen as a 15 cm piece of its canvas has its centre 21 cm from the painting's,
@@ -487,7 +488,7 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
         # object's piece lies near its centre, and each fit costs 0.3-1 s of the look (issue 42);
         # a book's never, since the words never name one (its fit would be thrown away)
         tied = [c for c in d.extra.get("candidates") or () if words_may_name(c)
-                and (c.get("id") in standing or _unmeasured(d)) and sizes.get(c.get("id")) is not None]
+                and (c.get("id") in standing or no_side_measured(d)) and sizes.get(c.get("id")) is not None]
         if not tied:
             continue
         pts = base_cloud(obs, d.mask)[0]
@@ -498,16 +499,6 @@ def _pose_tied_candidates(obs: RGBDObservation, detections, sizes: dict, standin
                 box = rest_on_support(obs, d.mask, pts, box, plane, cfg)    # as its name would pose it
             if box is not None:
                 c["box"] = {"center": box.center.tolist(), "size": box.size.tolist(), "rotation": box.rotation.tolist()}
-
-
-def _unmeasured(d) -> bool:
-    """Whether every side of `d`'s box is a lower bound (`extra["lower_bound_sides"]`): the piece
-    of an object hidden all round (behind the arm, a board, its neighbours or the image's edge) may
-    lie anywhere in the object, so its own box's centre says little of the object's, and a place
-    or distance measured from it may be off by half the object's size (a regression frame in
-    test/perception/frames, place-124-00008, keeps the episode)."""
-    sides = d.extra.get("lower_bound_sides")
-    return sides is not None and len(sides) > 0 and all(sides)
 
 
 def _id_the_unnamed(detections) -> None:

@@ -505,9 +505,15 @@ def _shelf_book_rival(against: np.ndarray, expected, chosen: int, standing: floa
 def name_margin_for(d: Detection, entry: ExpectedObject, name_margin: float) -> float:
     """The margin by which `d`'s name after `entry` must beat another label's fit
     (UNMEASURED_MARGIN_FACTOR)."""
-    sides = d.extra.get("lower_bound_sides")
-    unmeasured = sides is not None and all(sides) and entry.category != "book"
+    unmeasured = no_side_measured(d) and entry.category != "book"
     return name_margin * (UNMEASURED_MARGIN_FACTOR if unmeasured else 1.0)
+
+
+def no_side_measured(d: Detection) -> bool:
+    """Whether every side of `d`'s box is a lower bound (`extra["lower_bound_sides"]`, one flag per
+    side): the piece of an object hidden all round, which may lie anywhere in the object."""
+    sides = d.extra.get("lower_bound_sides")
+    return sides is not None and all(sides)
 
 
 def book_shaped(d: Detection) -> bool:
